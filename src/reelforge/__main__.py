@@ -1,0 +1,3 @@
+from reelforge.cli import main
+
+main()

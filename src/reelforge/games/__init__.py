@@ -1,0 +1,1 @@
+"""One package per game; see :mod:`reelforge.games.registry`."""

@@ -1,0 +1,114 @@
+"""Forge of Fortunes reference rules, step by step, with audit events.
+
+Draw order (the kernel consumes draws in exactly this order):
+every spin, paid or re-spin, draws one stop per reel: reel 1, reel 2, reel 3,
+each uniform over its strip's length.
+
+Paid spin: ``GOLD GOLD GOLD`` triggers Forging Re-Spins on the first runner;
+exactly two GOLD on reels 1-2 (reel 3 not GOLD) pays the two-of-a-kind award.
+Each re-spin, in order: any SLAG ends the feature paying the current runner;
+else GOLD GOLD GOLD advances (reaching the top ends it paying the top);
+else COAL on reel 3 moves back one runner unless the runner is safe;
+else nothing changes.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+from reelforge.draws import DrawSource
+from reelforge.game import RulesError, StepResult
+from reelforge.games.forge_of_fortunes.build import COAL, GOLD, SLAG, SYMBOL_NAMES, Build, StripSet
+
+PAID, FEATURE, DONE = "paid", "feature", "done"
+
+
+def new_state() -> dict[str, Any]:
+    return {"phase": PAID, "runner": None, "respins": 0, "total_win_x": "0"}
+
+
+def spin_reels(strips: StripSet, draws: DrawSource) -> tuple[list[int], str]:
+    """Draw one stop per reel; return the stops and the three symbols shown."""
+    stops = [draws.draw(len(strip)) for strip in strips.reels]
+    return stops, "".join(strip[s] for strip, s in zip(strips.reels, stops))
+
+
+def _reels_event(stops: list[int], symbols: str, strip_set: str) -> dict[str, Any]:
+    return {"type": "reels", "strip_set": strip_set, "stops": stops,
+            "symbols": [SYMBOL_NAMES[s] for s in symbols]}
+
+
+def play_paid_spin(build: Build, draws: DrawSource) -> tuple[list[dict[str, Any]], Fraction, int | None]:
+    """The paid spin: events, its win (x bet) and the starting runner if triggered."""
+    stops, symbols = spin_reels(build.base, draws)
+    events = [_reels_event(stops, symbols, "base")]
+    if symbols == GOLD * 3:
+        events.append({"type": "trigger", "feature": "forging_respins", "runner": 0,
+                       "runner_x": str(build.ladder[0])})
+        return events, Fraction(0), 0
+    if symbols[0] == GOLD and symbols[1] == GOLD:
+        win = build.two_of_a_kind_x
+        events.append({"type": "win", "combination": "two_of_a_kind", "symbol": "GOLD", "reels": [1, 2],
+                       "coins": build.two_of_a_kind_coins, "win_x": str(win)})
+        return events, win, None
+    return events, Fraction(0), None
+
+
+def play_respin(build: Build, runner: int, draws: DrawSource) -> tuple[list[dict[str, Any]], int, bool]:
+    """One re-spin from ``runner``: events, the new runner, and whether the feature ended."""
+    set_name = build.runner_sets[runner]
+    stops, symbols = spin_reels(build.feature_sets[set_name], draws)
+    events = [_reels_event(stops, symbols, set_name)]
+    ladder = build.ladder
+
+    def move(kind: str, to: int) -> dict[str, Any]:
+        return {"type": "ladder", "move": kind, "from": runner, "to": to,
+                "from_x": str(ladder[runner]), "to_x": str(ladder[to])}
+
+    if SLAG in symbols:
+        events.append(move("slag_end", runner))
+        return events, runner, True
+    if symbols == GOLD * 3:
+        new = runner + 1
+        if new == build.top:
+            events.append(move("top_reached", new))
+            return events, new, True
+        events.append(move("advance", new))
+        return events, new, False
+    if symbols[2] == COAL:
+        if runner in build.safe:
+            events.append(move("coal_safe", runner))
+            return events, runner, False
+        events.append(move("coal_back", runner - 1))
+        return events, runner - 1, False
+    events.append(move("nothing", runner))
+    return events, runner, False
+
+
+def play_step(build: Build, state: dict[str, Any], draws: DrawSource) -> StepResult:
+    """Play the next step of a round from ``state`` (not mutated)."""
+    phase = state.get("phase")
+    if phase == PAID:
+        events, win, runner = play_paid_spin(build, draws)
+        if runner is None:
+            events.append({"type": "round_end", "total_win_x": str(win)})
+            return StepResult("paid_spin", events, win, win, True, None,
+                              {"phase": DONE, "runner": None, "respins": 0, "total_win_x": str(win)})
+        return StepResult("paid_spin", events, Fraction(0), Fraction(0), False, "respin",
+                          {"phase": FEATURE, "runner": runner, "respins": 0, "total_win_x": "0"})
+    if phase == FEATURE:
+        runner = int(state["runner"])
+        if not 0 <= runner < build.top:
+            raise RulesError(f"invalid feature state: runner {runner}")
+        events, runner, ended = play_respin(build, runner, draws)
+        respins = int(state.get("respins", 0)) + 1
+        if ended:
+            win = Fraction(build.ladder[runner])
+            events.append({"type": "award", "runner": runner, "win_x": str(win), "respins": respins})
+            events.append({"type": "round_end", "total_win_x": str(win)})
+            return StepResult("respin", events, win, win, True, None,
+                              {"phase": DONE, "runner": runner, "respins": respins, "total_win_x": str(win)})
+        return StepResult("respin", events, Fraction(0), Fraction(0), False, "respin",
+                          {"phase": FEATURE, "runner": runner, "respins": respins, "total_win_x": "0"})
+    raise RulesError("the round is finished; no step is left to play")

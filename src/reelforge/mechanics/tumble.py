@@ -47,4 +47,10 @@ def collapse_board(board: np.ndarray, removed: np.ndarray) -> np.ndarray:
     return empties
 
 
-collapse_board_nb = njit(cache=True)(collapse_board)
+@njit(cache=True)
+def collapse_board_nb(board: np.ndarray, removed: np.ndarray) -> np.ndarray:
+    """Numba twin of :func:`collapse_board`."""
+    empties = np.zeros(board.shape[0], dtype=np.int64)
+    for c in range(board.shape[0]):
+        empties[c] = collapse_column_nb(board[c], removed[c])
+    return empties

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -122,7 +122,7 @@ def build_names() -> list[str]:
     return list_builds(BUILDS_DIR)
 
 
-@lru_cache(maxsize=None)
+@cache
 def load_build(name: str) -> Build:
     """Load a shipped build by name."""
     return parse_build(read_build(BUILDS_DIR, name, GAME_ID), name)

@@ -22,7 +22,14 @@ from fractions import Fraction
 import numpy as np
 
 from reelforge.games.forge_of_fortunes.build import (
-    BLANK, COAL, GOLD, REFERENCE_LADDER, REFERENCE_SAFE, SLAG, Build, StripSet,
+    BLANK,
+    COAL,
+    GOLD,
+    REFERENCE_LADDER,
+    REFERENCE_SAFE,
+    SLAG,
+    Build,
+    StripSet,
 )
 from reelforge.games.forge_of_fortunes.exact import exact
 

@@ -62,6 +62,7 @@ from reelforge.games.forge_of_gems.build import (
     parse_build,
     reward_name,
 )
+from reelforge.stats import volatility_level
 
 BUILD_NAMES = ("96.2", "94.2", "91.2", "87.2", "84.2")
 
@@ -323,7 +324,8 @@ def write_builds(builds: list[Build], note: str) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("command", choices=("calibrate", "verify"))
+    ap.add_argument("command", choices=("calibrate", "verify", "simulate"))
+    ap.add_argument("--rounds", type=int, default=10_000_000, help="simulate: plain rounds per build")
     ap.add_argument("--spins", type=int, default=100_000_000, help="paid spins in the paid-spin stratum")
     ap.add_argument("--features", type=int, default=4_000_000, help="20-spin features in the feature stratum")
     ap.add_argument("--seed", type=int, default=None)
@@ -331,6 +333,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", type=Path, default=None, help="verify: write the figures here")
     args = ap.parse_args(argv)
     seed = args.seed if args.seed is not None else (20261129 if args.command == "calibrate" else 9620842)
+    if args.command == "simulate":
+        return _plain(args.rounds, seed, args.json)
     threshold = 15000 * 300
     st = sample(args.spins, args.features, seed, threshold)
     print(f"sampled {st.spins:,} paid spins and {st.features:,} features in {st.seconds:.0f} s", file=sys.stderr)
@@ -353,6 +357,32 @@ def main(argv: list[str] | None = None) -> int:
               f"free spins 1 in {1 / e['free_spin_frequency']:.0f}")
     if args.json:
         args.json.write_text(json.dumps(out, indent=1, default=str))
+    return 0
+
+
+def _plain(rounds: int, seed: int, path: Path | None) -> int:
+    """Cross-check: plain full-round simulation of every shipped build with the production kernel."""
+    from reelforge.games.forge_of_gems.game import ForgeOfGems
+    game = ForgeOfGems()
+    out = []
+    for i, name in enumerate(BUILD_NAMES):
+        build = game.load_build(name)
+        start = time.time()
+        acc = game.simulate_chunk(build, rounds, np.random.SeedSequence([seed, i]))
+        dt = time.time() - start
+        lo, hi = acc.rtp_ci99()
+        extra = game.extra_summary(build, acc)
+        row = {"build": name, "rounds": rounds, "rtp": acc.rtp, "ci99": [lo, hi], "sd_x": acc.sd,
+               "volatility_level": volatility_level(acc.sd),
+               "components": acc.component_rtp(), "hit_rate": acc.hit_rate, "max_win_x": acc.max_win / acc.unit,
+               "rounds_per_second": rounds / dt, "extra": extra}
+        out.append(row)
+        print(f"{name}: rtp {100 * acc.rtp:.2f}% 99% CI [{100 * lo:.2f}, {100 * hi:.2f}] sd {acc.sd:.1f} "
+              f"max {acc.max_win / acc.unit:.0f}x caps {acc.counter('cap_hits')} "
+              f"free spins 1 in {rounds / max(acc.counter('free_spin_triggers'), 1):.0f} "
+              f"({rounds / dt:,.0f} rounds/s)")
+    if path:
+        path.write_text(json.dumps(out, indent=1, default=str))
     return 0
 
 

@@ -82,7 +82,7 @@ class WeightedTable:
 
     weights: tuple[int, ...]
 
-    @property
+    @cached_property
     def total(self) -> int:
         return sum(self.weights)
 

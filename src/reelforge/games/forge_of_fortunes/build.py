@@ -98,6 +98,8 @@ def parse_build(data: dict[str, Any], name: str) -> Build:
     missing = [v for v in safe_values if v not in ladder]
     if missing:
         raise BuildError(f"{where}: safe runners {missing} are not on the ladder")
+    if ladder[0] not in safe_values or ladder[-1] not in safe_values:
+        raise BuildError(f"{where}: the first and the top runner must be safe (Coal has nowhere to move them)")
     base = _strip_set(data.get("base"), f"{where} [base]", GOLD + SLAG + BLANK, coal_reel3=False)
     feature = require(data, "feature", dict, where)
     sets_raw = require(feature, "sets", dict, f"{where} [feature]")

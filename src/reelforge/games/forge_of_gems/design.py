@@ -46,7 +46,7 @@ from typing import Any
 
 import numpy as np
 
-from reelforge.calibration import Estimate, mean_estimate
+from reelforge.calibration import Estimate, bisect_int, mean_estimate
 from reelforge.games.forge_of_gems import kernel
 from reelforge.games.forge_of_gems.build import (
     BUILDS_DIR,
@@ -88,7 +88,8 @@ FS_SPLIT_3 = (0.6, 0.4)
 """Class 3 free-spin weight shared 60/40 between 8 and 10 spins; the prize weight is the knob."""
 MARKS = (8, 10, 15, 20)
 """Feature lengths the seed's rewards use."""
-UNIT_GUESS = 560
+TAIL_THRESHOLD = 15000 * 300
+"""Features at least this many coins are kept for the cap correction (below any build's cap minus prize)."""
 
 
 def gembox_weights(prize3: int) -> dict[int, list[int]]:
@@ -283,36 +284,44 @@ def estimate(st: Strata, build: Build) -> dict[str, Any]:
     }
 
 
-def calibrate(st: Strata) -> list[Build]:
-    """Choose each build's unit, then its class-3 prize weight, on the tuning sample."""
-    builds = []
+def calibrate_one(st: Strata, name: str, target: float) -> Build:
+    """One build's unit (coarse, at the middle prize weight), then its class-3 prize weight (fine)."""
     mid = GEMBOX_TOTAL * 2 // 5
-    for name in BUILD_NAMES:
-        target = float(name) / 100
 
-        def rtp_of(unit: int, prize3: int, name: str = name) -> float:
-            return estimate(st, make_build(name, unit, prize3))["rtp"]
+    def rtp_of(unit: int, prize3: int) -> float:
+        return estimate(st, make_build(name, unit, prize3))["rtp"]
 
-        # RTP falls as the unit grows; find the unit that hits the target at the middle weight.
-        lo, hi = 320, 3000
-        while hi - lo > 1:
-            mu = (lo + hi) // 2
-            if rtp_of(mu, mid) > target:
-                lo = mu
-            else:
-                hi = mu
-        unit = lo
-        # RTP falls as the prize weight grows (free spins are worth more than 20x).
-        a, b = 0, GEMBOX_TOTAL
-        while b - a > 1:
-            w = (a + b) // 2
-            if rtp_of(unit, w) > target:
-                a = w
-            else:
-                b = w
-        prize3 = a if abs(rtp_of(unit, a) - target) <= abs(rtp_of(unit, b) - target) else b
-        builds.append(make_build(name, unit, prize3))
-    return builds
+    # The largest unit whose RTP is still above the target: the prize weight then only has to go up.
+    lo, hi = 320, 3000
+    while hi - lo > 1:
+        mu = (lo + hi) // 2
+        if rtp_of(mu, mid) > target:
+            lo = mu
+        else:
+            hi = mu
+    unit = lo
+    prize3 = bisect_int(lambda w: rtp_of(unit, w), 0, GEMBOX_TOTAL, target)
+    return make_build(name, unit, prize3)
+
+
+def calibrate(st: Strata) -> list[Build]:
+    """Every shipped build, tuned on the sample ``st``."""
+    return [calibrate_one(st, name, float(name) / 100) for name in BUILD_NAMES]
+
+
+def tune_build(name: str, rtp: float | None = None, out: Path | None = None, spins: int = 60_000_000,
+               features: int = 3_000_000, seed: int = 20261129) -> dict[str, Any]:
+    """``reelforge tune forge-of-gems --build NAME [-t rtp=...]``: sample, tune one build, write it."""
+    st = sample(spins, features, seed, TAIL_THRESHOLD)
+    build = calibrate_one(st, name, rtp if rtp is not None else float(name) / 100)
+    path = Path(out) if out else BUILDS_DIR / f"{name}.toml"
+    path.write_text(build_to_toml(build, comment=f"Forge of Gems build {name}: written by "
+                                  f"reelforge.games.forge_of_gems.design (do not edit by hand).\n"
+                                  f"Tuned on seed {seed}: {st.spins:,} paid spins, {st.features:,} features."))
+    e = estimate(st, build)
+    e["written"] = str(path)
+    e["note"] = "figures on the tuning sample; run the design's 'verify' on an independent sample to report"
+    return e
 
 
 def write_builds(builds: list[Build], note: str) -> None:
@@ -335,8 +344,7 @@ def main(argv: list[str] | None = None) -> int:
     seed = args.seed if args.seed is not None else (20261129 if args.command == "calibrate" else 9620842)
     if args.command == "simulate":
         return _plain(args.rounds, seed, args.json)
-    threshold = 15000 * 300
-    st = sample(args.spins, args.features, seed, threshold)
+    st = sample(args.spins, args.features, seed, TAIL_THRESHOLD)
     print(f"sampled {st.spins:,} paid spins and {st.features:,} features in {st.seconds:.0f} s", file=sys.stderr)
     if args.command == "calibrate":
         builds = calibrate(st)

@@ -47,11 +47,14 @@ COUNTERS = (
     "free_spin_triggers", "free_spins_played", "cap_hits",
     "paid_spin_hits", "paid_spin_cascades", "multiplier_landings",
     "ways_243", "ways_244_to_999", "ways_1000_to_4999", "ways_5000_to_36288",
+    "triggers",
 )
+"""``triggers`` counts GEMBOX awards (the feature; the summary's feature rate)."""
 K_GEMBOX = 0
 K_REWARD = 3
 K_TRIGGERS, K_FS_PLAYED, K_CAP, K_PAID_HITS, K_PAID_CASCADES, K_MULT = 12, 13, 14, 15, 16, 17
 K_WAYS = 18
+K_FEATURE = 22
 
 # Spin result slots.
 R_MULT, R_SCAT, R_CAPPED, R_WAYS, R_CASC, R_MULT_LANDINGS, R_FIRST_SCAT = range(7)
@@ -333,6 +336,7 @@ def run_rounds(rng, cell_code, cell_total, forge_base, forge_free, targets, payt
             if k > 2:
                 k = 2
             counters[K_GEMBOX + k] += 1
+            counters[K_FEATURE] += 1
             j = gembox[k, draw(rng, gembox_total[k])]
             counters[K_REWARD + 3 * k + j] += 1
             prize = prize_units[k, j]

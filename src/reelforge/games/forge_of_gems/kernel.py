@@ -363,13 +363,15 @@ def run_rounds(rng, cell_code, cell_total, forge_base, forge_free, targets, payt
 
 @njit(cache=True)
 def run_base_spins(rng, cell_code, cell_total, forge_base, targets, paytable, limits, cap_units, rounds,
-                   n_cls, sum_b, max_b):
+                   n_cls, sum_b, max_b, hist_b, bin_width):
     """Paid spins alone (no GEMBOX, no features), for the stratified calibration.
 
     Per spin: B (units) and the scatter class (0: fewer than 3, 1..3: 3, 4, 5+) of the first
     board (``i``) and of the final board (``f``). Fills ``n_cls[i, f]`` (counts), ``sum_b[i, f]``
-    (sum of B) and ``sum_b[4, 0]`` (sum of B squared, float), ``max_b[0]`` the largest B.
+    (sum of B) and ``sum_b[4, 0]`` (sum of B squared, float), ``max_b[0]`` the largest B, and
+    ``hist_b[f, B // bin_width]`` (last bin: everything above) for the cap correction.
     """
+    nb = hist_b.shape[1]
     board = np.empty((REELS, ROWS), dtype=np.int64)
     forge = np.empty(REELS, dtype=np.int64)
     removed = np.zeros((REELS, ROWS), dtype=np.bool_)
@@ -386,6 +388,8 @@ def run_base_spins(rng, cell_code, cell_total, forge_base, targets, paytable, li
         n_cls[ci, cf] += 1
         sum_b[ci, cf] += b
         sum_b[4, 0] += float(b) * float(b)
+        bi = b // bin_width
+        hist_b[cf, bi if bi < nb else nb - 1] += 1
         if b > max_b[0]:
             max_b[0] = b
 

@@ -275,8 +275,15 @@ def estimate(st: Strata, build: Build) -> dict[str, Any]:
     rtp = Estimate(base.value, base.var + feat_var)
     # Cap: E[(B + prize + F - cap)+] for GEMBOX rounds, B between 0 and the largest seen.
     pmax = max(p for r in GEMBOX_REWARDS.values() for p, _ in r) * U
-    if st.tail_threshold > cap - pmax - st.max_b:
-        raise ValueError(f"tail threshold {st.tail_threshold} too high for unit {U}")
+    # Largest paid-spin win that was followed by a GEMBOX (upper edge of its bin).
+    b_trig = 0
+    for ci in (1, 2, 3):
+        nz = np.nonzero(st.hist_b[ci])[0]
+        if len(nz):
+            b_trig = max(b_trig, st.max_b if nz[-1] == HIST_BINS - 1 else int(nz[-1] + 1) * HIST_WIDTH)
+    if st.tail_threshold > cap - pmax - b_trig:
+        raise ValueError(f"tail threshold {st.tail_threshold} too high for unit {U}: features below it could "
+                         f"reach the cap after a paid-spin win of {b_trig} coins")
     if st.max_b >= cap:
         raise ValueError("a paid spin alone reached the cap in the sample: the estimator needs that handled")
     lo = hi = 0.0

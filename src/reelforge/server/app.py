@@ -24,10 +24,11 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 import reelforge
 from reelforge.server.auth import Principal, authenticate, check_player_name, open_session
 from reelforge.server.config import DEFAULT_DATABASE, MAX_BET, ServerConfig
-from reelforge.server.db import open_database, read_transaction, write_transaction
+from reelforge.server.db import open_database, read_transaction
 from reelforge.server.errors import ApiError
 from reelforge.server.rounds import DrawFactory, RoundService, dumps, request_hash, to_jsonable
 from reelforge.server.schema import players
+from reelforge.server.store import transaction
 from reelforge.server.verify import verify_round
 from reelforge.server.wallet import ledger_page, lock_player, post_entry, utcnow
 
@@ -287,18 +288,18 @@ def create_app(config: ServerConfig, database_url: str | None = None, *, engine:
         check_player_name(player)
         key = _idem_key(key)
         req = request_hash(kind, player, amount)
-        with write_transaction(engine) as conn:
-            row = conn.execute(select(players.c.id).where(players.c.name == player)).first()
+        with transaction(engine) as tx:
+            row = tx.one("player_by_name", {"name": player})
             if row is None:
                 raise ApiError(404, "player_not_found", f"no player {player!r} (open a session for it first)")
-            locked = lock_player(conn, row.id)
+            player_id, balance, currency = lock_player(tx, row[0])
 
             def act() -> tuple[int, dict[str, Any]]:
-                balance = post_entry(conn, row.id, locked.balance, kind,
-                                     amount if kind == "deposit" else -amount, None, utcnow())
-                return 200, {"player": player, "balance": balance, "currency": locked.currency}
+                new_balance = post_entry(tx, player_id, balance, kind,
+                                         amount if kind == "deposit" else -amount, None, utcnow())
+                return 200, {"player": player, "balance": new_balance, "currency": currency}
 
-            return respond(service._idempotent(conn, "operator", key, req, act))
+            return respond(service._idempotent(tx, "operator", key, req, act))
 
     @app.post("/api/v1/operator/players/{player}/deposits", tags=["operator"])
     def deposit(player: Annotated[str, Path(max_length=64)], body: AmountRequest,

@@ -7,7 +7,9 @@ complete paid rounds: start the round (stake debited, paid spin), then every
 remaining step until it finishes, each request with its own Idempotency-Key.
 
 Reports completed paid rounds per second, requests per second, p50/p99/max
-latency per request, and checks afterwards that every stored round verifies
+latency per request, the CPU time the server (all its processes) and the
+clients spent per round (a figure that does not depend on what else the
+machine is running, unlike the rate), and checks afterwards that every stored round verifies
 (``reelforge verify --all``).
 
     python bench/server_bench.py [--clients 16] [--seconds 20] [--workers 2] [--game forge-of-fortunes]
@@ -93,6 +95,20 @@ class Client(threading.Thread):
                 self.rounds += 1
 
 
+def group_cpu_seconds(pgid: int) -> float:
+    """CPU seconds (user + system) used so far by every process in a process group (Linux /proc)."""
+    total = 0
+    tick = os.sysconf("SC_CLK_TCK")
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == pgid:  # field 5 (pgrp), counted after the command name
+            total += int(fields[11]) + int(fields[12])  # utime, stime
+    return total / tick
+
+
 def percentile(values: list[float], q: float) -> float:
     values = sorted(values)
     return values[min(len(values) - 1, int(q * len(values)))]
@@ -129,8 +145,11 @@ def main() -> None:
                    for i in range(args.clients)]
         for c in clients:
             c.start()
+        time.sleep(max(0.0, start_at - time.monotonic()))
+        cpu0, client0 = group_cpu_seconds(server.pid), time.process_time()
         for c in clients:
             c.join()
+        server_cpu, client_cpu = group_cpu_seconds(server.pid) - cpu0, time.process_time() - client0
     finally:
         os.killpg(server.pid, signal.SIGINT)
         try:
@@ -150,6 +169,9 @@ def main() -> None:
         "latency_ms": {"p50": round(percentile(latencies, 0.50) * 1000, 2),
                        "p99": round(percentile(latencies, 0.99) * 1000, 2),
                        "max": round(max(latencies) * 1000, 2)} if latencies else None,
+        "server_cpu_ms_per_round": round(server_cpu / rounds * 1000, 3) if rounds else None,
+        "client_cpu_ms_per_round": round(client_cpu / rounds * 1000, 3) if rounds else None,
+        "load_average_1min": os.getloadavg()[0],
         "errors": errors[:5], "error_count": len(errors),
         "verify": verify.stdout.strip().splitlines()[-1] if verify.stdout else verify.stderr.strip(),
         "cpus": os.cpu_count(),

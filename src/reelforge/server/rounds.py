@@ -40,6 +40,7 @@ from sqlalchemy import Engine, select
 from reelforge.draws import DrawSource, RecordingDraws, SecureDraws
 from reelforge.game import Game, RulesError
 from reelforge.games.registry import get_game
+from reelforge.server.auth import SessionToken, session_principal
 from reelforge.server.config import GameConfig, ServerConfig
 from reelforge.server.db import read_transaction
 from reelforge.server.errors import ApiError
@@ -69,7 +70,8 @@ def to_jsonable(value: Any) -> Any:
 
 
 def dumps(value: Any) -> str:
-    return json.dumps(value, default=to_jsonable, separators=(",", ":"), sort_keys=True)
+    """Compact JSON (Fractions as strings)."""
+    return json.dumps(value, default=to_jsonable, separators=(",", ":"), ensure_ascii=False)
 
 
 def money(bet: int, x: Fraction) -> int:
@@ -78,7 +80,7 @@ def money(bet: int, x: Fraction) -> int:
 
 
 def request_hash(*parts: Any) -> str:
-    return hashlib.sha256(dumps(parts).encode()).hexdigest()
+    return hashlib.sha256(json.dumps(parts, sort_keys=True, default=to_jsonable).encode()).hexdigest()
 
 
 @dataclass
@@ -143,27 +145,34 @@ class RoundService:
 
     # -- idempotency --------------------------------------------------------------
     def _idempotent(self, tx: Tx, scope: str, key: str, req_hash: str,
-                    action: Callable[[], tuple[int, dict[str, Any]]]) -> tuple[int, dict[str, Any]]:
+                    action: Callable[[], tuple[int, dict[str, Any]]]) -> tuple[int, dict[str, Any], str]:
         """Run ``action`` once per (scope, key); a retry returns the stored first answer.
 
         The caller holds the player's row lock, so a concurrent retry waits
         here and then finds the stored answer. Refusals (4xx raised as
         :class:`ApiError`) roll back and are not stored: they changed nothing.
+        Returns the status, the body and the body as JSON text (encoded once).
         """
         row = tx.one("idem_get", {"scope": scope, "key": key})
         if row is not None:
             if row[0] != req_hash:
                 raise ApiError(409, "idempotency_key_reused",
                                "this Idempotency-Key was already used for a different request")
-            return row[1], json.loads(row[2])
+            return row[1], json.loads(row[2]), row[2]
         status, body = action()
+        text = dumps(body)
         tx.run("idem_put", {"scope": scope, "key": key, "request_sha256": req_hash, "status_code": status,
-                            "response": dumps(body), "created_at": tx.ts(utcnow())})
-        return status, body
+                            "response": text, "created_at": tx.ts(utcnow())})
+        return status, body, text
 
     # -- rounds -------------------------------------------------------------------
-    def start_round(self, player_id: int, game_id: str, bet: int, auto_adjust_bet: bool,
-                    buy_feature: bool | str | None, key: str) -> tuple[int, dict[str, Any]]:
+    @staticmethod
+    def _player_id(tx: Tx, player: int | SessionToken) -> int:
+        """A player id as given, or the session token's player (checked in this transaction)."""
+        return player if isinstance(player, int) else session_principal(tx, player).player_id
+
+    def start_round(self, player: int | SessionToken, game_id: str, bet: int, auto_adjust_bet: bool,
+                    buy_feature: bool | str | None, key: str) -> tuple[int, dict[str, Any], str]:
         """Debit the stake, create the round and play its first step."""
         active = self.active(game_id)
         mode = self.resolve_mode(active, buy_feature)
@@ -177,6 +186,7 @@ class RoundService:
         req = request_hash("start", game_id, bet, auto_adjust_bet, buy_feature)
 
         with transaction(self.engine) as tx:
+            player_id = self._player_id(tx, player)
             _, balance, _ = lock_player(tx, player_id)
 
             def act() -> tuple[int, dict[str, Any]]:
@@ -212,10 +222,12 @@ class RoundService:
 
             return self._idempotent(tx, f"player:{player_id}", key, req, act)
 
-    def play_step(self, player_id: int, round_id: int, action: str | None, key: str) -> tuple[int, dict[str, Any]]:
+    def play_step(self, player: int | SessionToken, round_id: int, action: str | None,
+                  key: str) -> tuple[int, dict[str, Any], str]:
         """Play the next step of the player's unfinished round."""
         req = request_hash("step", round_id, action)
         with transaction(self.engine) as tx:
+            player_id = self._player_id(tx, player)
             _, balance, _ = lock_player(tx, player_id)
 
             def act() -> tuple[int, dict[str, Any]]:

@@ -78,7 +78,7 @@ def db_url(request: pytest.FixtureRequest, tmp_path) -> Iterator[str]:
 def demo_config(**overrides: Any) -> ServerConfig:
     from dataclasses import replace
 
-    return replace(load_config(None), expiry_check_seconds=0, **overrides)
+    return replace(load_config(None), **{"expiry_check_seconds": 0, **overrides})
 
 
 @dataclass
@@ -180,13 +180,19 @@ def make_server(db_url: str) -> Iterator[Any]:
     """Factory: ``make_server(config=None)`` -> a running :class:`Server` on the test database."""
     made: list[Server] = []
     engine_holder: dict[str, Any] = {}
+    extra_engines: list[Any] = []
 
-    def make(config: ServerConfig | None = None) -> Server:
+    def make(config: ServerConfig | None = None, own_engine: bool = False) -> Server:
+        """A server on the test database; ``own_engine``: its own connection pool, like another process."""
         config = config or demo_config()
         if "engine" not in engine_holder:
             engine_holder["engine"] = open_database(db_url)
+        engine = engine_holder["engine"]
+        if own_engine:
+            engine = open_database(db_url)
+            extra_engines.append(engine)
         draws = SwitchableDraws()
-        app = create_app(config, engine=engine_holder["engine"], draw_source_factory=lambda: draws)
+        app = create_app(config, engine=engine, draw_source_factory=lambda: draws)
         client = TestClient(app)
         client.__enter__()
         server = Server(client, app, draws, config, db_url)
@@ -196,6 +202,8 @@ def make_server(db_url: str) -> Iterator[Any]:
     yield make
     for server in made:
         server.client.__exit__(None, None, None)
+    for engine in extra_engines:
+        engine.dispose()
     if "engine" in engine_holder:
         engine = engine_holder["engine"]
         check_wallets(engine)

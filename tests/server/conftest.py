@@ -54,25 +54,38 @@ def _pg_admin_url() -> str | None:
     return os.environ.get(PG_ENV) or None
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def db_url(request: pytest.FixtureRequest, tmp_path) -> Iterator[str]:
-    """A fresh, empty database URL of each back end."""
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'server.db'}"
-        return
+@pytest.fixture(scope="session")
+def pg_database() -> Iterator[str | None]:
+    """One migrated PostgreSQL database per test process (tests empty it before use)."""
     admin = _pg_admin_url()
     if admin is None:
-        pytest.skip(f"{PG_ENV} is not set (.ci/run starts PostgreSQL and sets it)")
-    name = f"rf_{uuid.uuid4().hex[:16]}"
+        yield None
+        return
+    name = f"rf_test_{uuid.uuid4().hex[:12]}"
     engine = create_engine(admin, isolation_level="AUTOCOMMIT")
     with engine.connect() as conn:
         conn.execute(text(f'CREATE DATABASE "{name}"'))
-    try:
-        yield make_url(admin).set(database=name).render_as_string(hide_password=False)
-    finally:
-        with engine.connect() as conn:
-            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        engine.dispose()
+    url = make_url(admin).set(database=name).render_as_string(hide_password=False)
+    open_database(url).dispose()
+    yield url
+    with engine.connect() as conn:
+        conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    engine.dispose()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db_url(request: pytest.FixtureRequest, tmp_path, pg_database) -> Iterator[str]:
+    """An empty database of each back end: a new SQLite file, or the process's PostgreSQL database emptied."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'server.db'}"
+        return
+    if pg_database is None:
+        pytest.skip(f"{PG_ENV} is not set (.ci/run starts PostgreSQL and sets it)")
+    engine = create_engine(pg_database)
+    with engine.begin() as conn:
+        conn.execute(text("TRUNCATE players, sessions, rounds, steps, ledger, idempotency RESTART IDENTITY CASCADE"))
+    engine.dispose()
+    yield pg_database
 
 
 def demo_config(**overrides: Any) -> ServerConfig:

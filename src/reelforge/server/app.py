@@ -25,7 +25,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 import reelforge
 from reelforge.server.auth import Principal, authenticate, bearer, check_player_name, open_session
 from reelforge.server.config import DEFAULT_DATABASE, MAX_BET, ServerConfig
-from reelforge.server.db import is_sqlite, open_database, read_transaction
+from reelforge.server.db import Checkpointer, is_sqlite, open_database, read_transaction
 from reelforge.server.errors import ApiError
 from reelforge.server.rounds import DrawFactory, RoundService, dumps, request_hash, to_jsonable
 from reelforge.server.schema import players
@@ -136,6 +136,9 @@ def create_app(config: ServerConfig, database_url: str | None = None, *, engine:
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI):
+        checkpointer = Checkpointer(engine) if is_sqlite(engine) else None
+        if checkpointer is not None:
+            checkpointer.start()
         thread = None
         if config.expiry_check_seconds > 0:
             try:
@@ -148,6 +151,8 @@ def create_app(config: ServerConfig, database_url: str | None = None, *, engine:
         stop.set()
         if thread is not None:
             thread.join(timeout=5)
+        if checkpointer is not None:
+            checkpointer.stop()
 
     app = FastAPI(title="reelforge game server", version=reelforge.__version__, lifespan=lifespan,
                   description="Wallets, step-by-step rounds, history and audit replay. Amounts are integer minor "
@@ -213,7 +218,7 @@ def create_app(config: ServerConfig, database_url: str | None = None, *, engine:
         help_ = active.game.help(active.build)
         game_list.append({
             "id": gid, "title": active.game.title, "version": active.game.version, "build": active.config.build,
-            "rtp": str(help_.get("rtp", getattr(active.build, "rtp", ""))),
+            "rtp": help_.get("rtp", float(getattr(active.build, "rtp", 0)) or None),
             "bet_ladder": list(active.config.bet_ladder), "max_win_x": active.game.max_win_x,
             "modes": list(active.game.modes), "step_actions": list(active.game.step_actions),
             "feature_buy_price_x": (None if (p := active.game.feature_buy_price_x(active.build)) is None

@@ -224,6 +224,8 @@ def create_app(config: ServerConfig, database_url: str | None = None, *, engine:
             "feature_buy_price_x": (None if (p := active.game.feature_buy_price_x(active.build)) is None
                                     else str(p)),
             "currency": config.currency,
+            # Whether floor(bet * win_x) is exact for every bet of the ladder (see rounds.money).
+            "exact_wins": all(b % active.game.win_unit(active.build) == 0 for b in active.config.bet_ladder),
         })
     game_list_json = dumps(game_list)
 

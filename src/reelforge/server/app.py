@@ -80,11 +80,13 @@ def _idem_key(key: str | None) -> str:
 
 
 def _rtp(help_: dict[str, Any], build: Any) -> float | None:
-    """The active build's RTP as a number (games give it as a float, a decimal string or a fraction)."""
+    """The active build's RTP as a fraction of stakes (0.962); games give it as a float, a decimal
+    string, a fraction or a percentage (96.2: no slot returns more than all stakes, so above 1 is percent)."""
     value = help_.get("rtp", getattr(build, "rtp", None))
     if value is None:
         return None
-    return float(Fraction(str(value)))
+    rtp = Fraction(str(value))
+    return float(rtp / 100 if rtp > 1 else rtp)
 
 
 def _validation_message(errors: list[dict[str, Any]]) -> str:

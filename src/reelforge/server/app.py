@@ -130,6 +130,7 @@ def create_app(config: ServerConfig, database_url: str | None = None, *, engine:
     from the configuration file, the environment or the command line, so a
     production server always draws from the OS CSPRNG.
     """
+    owns_engine = engine is None
     engine = engine or open_database(database_url or config.database or DEFAULT_DATABASE)
     service = RoundService(engine, config, draw_source_factory) if draw_source_factory else \
         RoundService(engine, config)
@@ -163,6 +164,8 @@ def create_app(config: ServerConfig, database_url: str | None = None, *, engine:
             thread.join(timeout=5)
         if checkpointer is not None:
             checkpointer.stop()
+        if owns_engine:
+            engine.dispose()  # closes the pool; SQLite folds and removes its WAL on the last close
 
     app = FastAPI(title="reelforge game server", version=reelforge.__version__, lifespan=lifespan,
                   description="Wallets, step-by-step rounds, history and audit replay. Amounts are integer minor "

@@ -12,7 +12,7 @@ clients spent per round (a figure that does not depend on what else the
 machine is running, unlike the rate), and checks afterwards that every stored round verifies
 (``reelforge verify --all``).
 
-    python bench/server_bench.py [--clients 16] [--seconds 20] [--workers 2] [--game forge-of-fortunes]
+    python bench/server_bench.py [--clients 16] [--seconds 20] [--workers 1] [--db URL] [--game forge-of-fortunes]
 """
 
 from __future__ import annotations
@@ -119,7 +119,9 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=16)
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--warmup", type=float, default=3.0)
-    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--workers", type=int, default=1,
+                        help="server processes; on SQLite one is best (writers serialise on the file lock, "
+                             "and a second process only adds lock waits); use PostgreSQL to scale out")
     parser.add_argument("--game", default="forge-of-fortunes")
     parser.add_argument("--bet", type=int, default=None, help="default: the lowest ladder value")
     parser.add_argument("--db", default=None, help="database URL (default: a fresh SQLite file)")

@@ -24,6 +24,24 @@ def _config(path: Path | None, demo: bool) -> ServerConfig:
         raise typer.BadParameter(str(exc), param_hint="--config") from exc
 
 
+def _existing_database(url: str):
+    """Open an existing database (verify and expire never create one; a typo would verify nothing)."""
+    from sqlalchemy.engine import make_url
+
+    from reelforge.server.db import DatabaseError, open_database
+
+    try:
+        parsed = make_url(url)
+    except Exception as exc:  # noqa: BLE001 - any unparsable URL is the user's typo
+        raise typer.BadParameter(f"not a database URL: {url!r}", param_hint="--db") from exc
+    if parsed.get_backend_name() == "sqlite" and not Path(parsed.database or "").is_file():
+        raise typer.BadParameter(f"no SQLite database at {parsed.database!r}", param_hint="--db")
+    try:
+        return open_database(url)
+    except DatabaseError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--db") from exc
+
+
 def serve(
     config: Path | None = typer.Option(None, "--config", help="operator configuration (TOML)"),
     demo: bool = typer.Option(False, "--demo", help="use the packaged demo configuration (demo sessions)"),
@@ -75,15 +93,11 @@ def verify(
     as_json: bool = typer.Option(False, "--json", help="one JSON object per round"),
 ) -> None:
     """Replay stored rounds through the rules engine and report every mismatch (exit 1 if any)."""
-    from reelforge.server.db import DatabaseError, open_database
     from reelforge.server.verify import verify_all, verify_round
 
     if (round_id is None) == (not all_rounds):
         raise typer.BadParameter("give exactly one of --round ID or --all")
-    try:
-        engine = open_database(db)
-    except DatabaseError as exc:
-        raise typer.BadParameter(str(exc), param_hint="--db") from exc
+    engine = _existing_database(db)
     if round_id is not None:
         result = verify_round(engine, round_id)
         if result is None:
@@ -117,7 +131,6 @@ def expire(
     """Void every round unfinished longer than the expiry (stake refunded, pays void, reason recorded)."""
     from dataclasses import replace
 
-    from reelforge.server.db import DatabaseError, open_database
     from reelforge.server.rounds import RoundService
 
     cfg = _config(config, False) if config is not None else ServerConfig()
@@ -125,10 +138,7 @@ def expire(
     if days is not None:
         cfg = replace(cfg, round_expiry_days=days)
     url = db or cfg.database or DEFAULT_DATABASE
-    try:
-        engine = open_database(url)
-    except DatabaseError as exc:
-        raise typer.BadParameter(str(exc), param_hint="--db") from exc
+    engine = _existing_database(url)
     n = RoundService(engine, cfg).expire()
     engine.dispose()
     typer.echo(f"{n} round(s) unfinished for more than {cfg.round_expiry_days:g} days voided")

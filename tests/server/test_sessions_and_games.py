@@ -119,3 +119,15 @@ def test_configuration_chooses_the_active_build(make_server):
     player = server.session()
     rnd = player.finish(player.start(game_id, base.games[game_id].bet_ladder[0]))
     assert rnd["build"] == other[-1]
+
+
+def test_concurrent_first_sessions_create_one_player(server):
+    from concurrent.futures import ThreadPoolExecutor
+
+    from reelforge.server.auth import open_session
+
+    with ThreadPoolExecutor(8) as pool:
+        sessions = list(pool.map(lambda _: open_session(server.engine, server.config, "newcomer", None), range(8)))
+    assert len({s["token"] for s in sessions}) == 8
+    player = server.session("newcomer")
+    assert player.balance() == server.config.demo_balance  # one player, one demo deposit

@@ -72,6 +72,8 @@ def open_session(engine: Engine, config: ServerConfig, name: str, operator_key: 
     token = secrets.token_urlsafe(32)
     now = utcnow()
     expires = now + timedelta(minutes=config.session_ttl_minutes)
+    # The driver's own IntegrityError (the hot path runs on driver connections, unwrapped).
+    integrity_errors = (IntegrityError, engine.dialect.loaded_dbapi.IntegrityError)
     for attempt in range(2):
         try:
             with transaction(engine) as tx:
@@ -80,7 +82,7 @@ def open_session(engine: Engine, config: ServerConfig, name: str, operator_key: 
                                           "created_at": tx.ts(now), "expires_at": tx.ts(expires)})
             return {"token": token, "player": player, "balance": balance, "currency": currency,
                     "expires_at": iso(expires)}
-        except IntegrityError:
+        except integrity_errors:
             # Another process created the same player between our read and insert; read it now.
             if attempt:
                 raise

@@ -38,11 +38,20 @@ def test_demo_sessions_open_by_name_with_the_demo_balance(server):
 
 
 def test_sessions_expire(make_server):
+    from datetime import timedelta
+
+    from reelforge.server.wallet import utcnow
+
     server = make_server(demo_config(session_ttl_minutes=0.0005))  # 30 ms
     player = server.session()
     time.sleep(0.1)
     r = player.get("/api/v1/wallet")
     assert r.status_code == 401 and r.json()["error"] == "session_expired"
+    # Old expired sessions are purged by the periodic check.
+    assert server.service.purge_sessions(utcnow()) == 0
+    assert server.service.purge_sessions(utcnow() + timedelta(days=2)) == 1
+    r = player.get("/api/v1/wallet")
+    assert r.status_code == 401 and r.json()["error"] == "unknown_token"
 
 
 def test_operator_mode_refuses_demo_sessions_and_accepts_the_operator(make_server):

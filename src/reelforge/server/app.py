@@ -142,6 +142,7 @@ def create_app(config: ServerConfig, database_url: str | None = None, *, engine:
                 n = service.expire()
                 if n:
                     log.info("voided %d expired round(s)", n)
+                service.purge_sessions()
             except Exception:  # noqa: BLE001 - the periodic check must survive a database hiccup
                 log.exception("periodic expiry check failed")
 

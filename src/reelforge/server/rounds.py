@@ -324,6 +324,17 @@ class RoundService:
         return (f"expired: unfinished for more than {self.config.round_expiry_days:g} days "
                 f"(started {iso(parse_ts(rnd['created_at']))}); stake refunded, pays void")
 
+    def purge_sessions(self, now: datetime | None = None) -> int:
+        """Delete sessions that expired more than a day ago (their tokens are refused anyway)."""
+        from sqlalchemy import delete
+
+        from reelforge.server.db import write_transaction
+        from reelforge.server.schema import sessions
+
+        cutoff = (now or utcnow()) - timedelta(days=1)
+        with write_transaction(self.engine) as conn:
+            return conn.execute(delete(sessions).where(sessions.c.expires_at < cutoff)).rowcount
+
     def expire(self, now: datetime | None = None, batch: int = 500) -> int:
         """Void every round unfinished longer than the expiry; return how many were voided.
 

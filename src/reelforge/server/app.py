@@ -8,6 +8,7 @@ answer; the same key with a different request is a 409).
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 from contextlib import asynccontextmanager
@@ -244,17 +245,13 @@ def create_app(config: ServerConfig, database_url: str | None = None, *, engine:
     game_list_json = dumps(game_list)
 
     @app.get("/api/v1/games", tags=["games"])
-    def list_games() -> JSONResponse:
+    def list_games() -> Response:
         """Games offered: active build, RTP, bet ladder (total bets, minor units), max win, feature-buy price."""
-        import json
-
-        return JSONResponse(json.loads(game_list_json))
+        return Response(game_list_json, media_type="application/json")
 
     @app.get("/api/v1/games/{game}/help", tags=["games"])
     def game_help(game: GameId) -> JSONResponse:
         """Help: title, game id, version, active build and RTP, rules, paytable, bet ladder, max win."""
-        import json
-
         active = service.active(game)
         body = json.loads(dumps(active.game.help(active.build)))
         body.update({"game": game, "title": active.game.title, "version": active.game.version,

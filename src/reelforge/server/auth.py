@@ -60,6 +60,13 @@ def _get_or_create_player(tx: Tx, name: str, config: ServerConfig) -> tuple[int,
     return player_id, name, balance, config.currency
 
 
+def ensure_demo_player(engine: Engine, config: ServerConfig, name: str = "demo") -> int:
+    """Create the demo player (with the demo balance) unless it exists; return its balance."""
+    check_player_name(name)
+    with transaction(engine) as tx:
+        return _get_or_create_player(tx, name, config)[2]
+
+
 def open_session(engine: Engine, config: ServerConfig, name: str, operator_key: str | None) -> dict[str, Any]:
     """Open a session for ``name``; return the token (shown once), player, balance and currency."""
     check_player_name(name)

@@ -54,6 +54,7 @@ def serve(
     import uvicorn
 
     from reelforge.server.app import create_app
+    from reelforge.server.auth import ensure_demo_player
     from reelforge.server.db import DatabaseError, open_database
 
     if config is None and not demo:
@@ -61,14 +62,17 @@ def serve(
     cfg = _config(config, demo)
     url = db or cfg.database or DEFAULT_DATABASE
     try:
-        open_database(url).dispose()  # create or migrate once before any worker starts
+        engine = open_database(url)  # create or migrate once before any worker starts
     except DatabaseError as exc:
         raise typer.BadParameter(str(exc), param_hint="--db") from exc
+    demo_balance = ensure_demo_player(engine, cfg) if cfg.demo else None
+    engine.dispose()
     shown = "localhost" if host in ("0.0.0.0", "::") else host
     typer.echo(f"reelforge server ({cfg.mode} mode) on {url}")
     typer.echo(f"Open http://{shown}:{port}/  (API: http://{shown}:{port}/docs, OpenAPI: /openapi.json)")
     if cfg.demo:
-        typer.echo(f"Demo player: POST http://{shown}:{port}/api/v1/sessions with {{\"player\": \"demo\"}}")
+        typer.echo(f"Demo player 'demo' (balance {demo_balance} minor units): "
+                   f"POST http://{shown}:{port}/api/v1/sessions with {{\"player\": \"demo\"}}")
     if workers == 1:
         uvicorn.run(create_app(cfg, url), host=host, port=port, log_level="warning", access_log=False)
         return

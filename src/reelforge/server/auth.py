@@ -32,6 +32,8 @@ class Principal:
 
     player_id: int
     player: str
+    balance: int | None = None
+    """Only when looked up with the row lock (the balance is then current)."""
 
 
 def token_hash(token: str) -> str:
@@ -113,14 +115,15 @@ def bearer(authorization: str | None) -> SessionToken:
     return SessionToken(token_hash(token.strip()))
 
 
-def session_principal(tx: Tx, token: SessionToken) -> Principal:
-    """The player a session token belongs to, looked up in ``tx`` (401 when unknown or expired)."""
-    row = tx.one("session", {"token": token.sha256})
+def session_principal(tx: Tx, token: SessionToken, lock: bool = False) -> Principal:
+    """The player a session token belongs to, looked up in ``tx`` (401 when unknown or expired);
+    ``lock``: also lock the player's row and read the balance, in the same statement."""
+    row = tx.one("session_lock" if lock else "session", {"token": token.sha256})
     if row is None:
         raise ApiError(401, "unknown_token", "unknown session token")
     if parse_ts(row[0]) <= utcnow():
         raise ApiError(401, "session_expired", "the session has expired; open a new one")
-    return Principal(player_id=row[1], player=row[2])
+    return Principal(player_id=row[1], player=row[2], balance=row[3] if lock else None)
 
 
 def authenticate(engine: Engine, authorization: str | None) -> Principal:

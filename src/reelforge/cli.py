@@ -439,6 +439,11 @@ def tune(
         console.print(result)
 
 
+from reelforge.server.commands import register as register_server  # noqa: E402
+
+register_server(app)  # serve, verify, expire
+
+
 def main() -> None:
     """Entry point: bad input is one line on stderr and exit status 2."""
     try:

@@ -84,6 +84,7 @@ class PlayerRecord:
 
     name: str
     start_balance: int | None = None
+    deposits: int = 0
     costs: int = 0
     wins: int = 0
     round_ids: set[int] = field(default_factory=set)
@@ -93,7 +94,9 @@ class PlayerRecord:
 
     @property
     def expected_balance(self) -> int | None:
-        return None if self.start_balance is None else self.start_balance - self.costs + self.wins
+        if self.start_balance is None:
+            return None
+        return self.start_balance + self.deposits - self.costs + self.wins
 
 
 class Player:

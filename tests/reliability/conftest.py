@@ -121,7 +121,7 @@ def operator_config(folder: Path) -> tuple[Path, str]:
     return path, key
 
 
-@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+@pytest.fixture(scope="session", params=["sqlite", "postgresql"])
 def live(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServers]:
     """Two server processes sharing one database and one loopback socket (operator mode)."""
     folder = tmp_path_factory.mktemp(f"live-{request.param}")

@@ -78,3 +78,41 @@ class Hardening:
                     "headers": [(b"content-type", b"application/json"),
                                 (b"content-length", str(len(payload)).encode()), (b"connection", b"close")]})
         await send({"type": "http.response.body", "body": payload})
+
+
+ERROR_SCHEMA = {
+    "title": "Error", "type": "object", "required": ["error", "detail"],
+    "properties": {"error": {"type": "string", "description": "machine-readable code, e.g. bet_not_on_ladder"},
+                   "detail": {"type": "string", "description": "what is wrong, for people"}},
+}
+
+
+def document_errors(app: Any) -> None:
+    """Make the OpenAPI description tell the truth about refusals.
+
+    FastAPI documents a 422 with its own ``HTTPValidationError`` shape (a list
+    of validation errors), but this server answers every refusal, 422
+    included, with ``{"error": code, "detail": message}``. Here every
+    operation documents ``4XX`` and ``422`` with that shape instead, so
+    clients and schema-driven tests (schemathesis) can rely on it.
+    """
+    original = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is not None:
+            return app.openapi_schema
+        schema = original()
+        components = schema.setdefault("components", {}).setdefault("schemas", {})
+        components.pop("HTTPValidationError", None)
+        components.pop("ValidationError", None)
+        components["Error"] = ERROR_SCHEMA
+        error = {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
+        for item in schema.get("paths", {}).values():
+            for operation in item.values():
+                responses = operation.setdefault("responses", {})
+                responses["422"] = {"description": "invalid request (the body or a parameter)", **error}
+                responses["4XX"] = {"description": "refused; nothing changed", **error}
+        app.openapi_schema = schema
+        return schema
+
+    app.openapi = openapi

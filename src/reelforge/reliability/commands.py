@@ -29,6 +29,7 @@ def soak(
     seconds: float = typer.Option(30.0, "--seconds", min=0.1, max=86400.0, help="how long players start rounds"),
     kill_every: float | None = typer.Option(None, "--kill-every", min=0.05,
                                             help="SIGKILL and restart the server every ~SECONDS (random)"),
+    kills: int | None = typer.Option(None, "--kills", min=1, help="with --kill-every: end the run after N kills"),
     seed: int | None = typer.Option(None, "--seed", help="seed of the kill timing (not of the game's draws)"),
     as_json: bool = typer.Option(False, "--json", help="print one JSON object"),
 ) -> None:
@@ -37,7 +38,7 @@ def soak(
     Exits 1 unless everything reconciles (no 5xx, no lost or duplicated money, every round finished and verified).
     """
     try:
-        result = run_soak(db=db, clients=clients, seconds=seconds, kill_every=kill_every, seed=seed)
+        result = run_soak(db=db, clients=clients, seconds=seconds, kill_every=kill_every, max_kills=kills, seed=seed)
     except SoakError as exc:
         raise typer.BadParameter(str(exc)) from exc
     if as_json:

@@ -102,13 +102,15 @@ class PlayerRecord:
 class Player:
     """A simulated player: opens a session, then plays full rounds until told to stop."""
 
-    def __init__(self, base_url: str, name: str, bet: int, counters: Counters, hard_deadline: float) -> None:
+    def __init__(self, base_url: str, name: str, bet: int, counters: Counters, hard_deadline: float,
+                 done: threading.Event | None = None) -> None:
         self.client = httpx.AsyncClient(base_url=base_url, timeout=httpx.Timeout(60.0),
                                         limits=httpx.Limits(max_connections=1, max_keepalive_connections=1))
         self.record = PlayerRecord(name)
         self.bet = bet
         self.counters = counters
         self.hard_deadline = hard_deadline
+        self.done = done or threading.Event()
         self.headers: dict[str, str] = {}
 
     async def request(self, method: str, path: str, body: dict[str, Any] | None = None,
@@ -143,9 +145,25 @@ class Player:
             except ValueError:
                 return r.status_code, r.text
 
+    async def open_session(self) -> bool:
+        """Open the player's session (before the clock starts); False when that failed."""
+        rec = self.record
+        try:
+            status, body = await self.request("POST", "/api/v1/sessions", {"player": rec.name})
+        except TimeoutError as exc:
+            self.counters.unexpected.append(f"{rec.name}: {exc}")
+            return False
+        if status != 201:
+            self.counters.unexpected.append(f"{rec.name}: session {status} {body}")
+            return False
+        self.headers = {"Authorization": f"Bearer {body['token']}"}
+        rec.start_balance = body["balance"]
+        return True
+
     async def run(self, stop_at: float) -> None:
         try:
-            await self._run(stop_at)
+            if self.headers:
+                await self._run(stop_at)
         except TimeoutError as exc:
             self.counters.unexpected.append(f"{self.record.name}: {exc}")
             self.record.unfinished_at_end = self.record.open_round is not None
@@ -154,13 +172,7 @@ class Player:
 
     async def _run(self, stop_at: float) -> None:
         rec = self.record
-        status, body = await self.request("POST", "/api/v1/sessions", {"player": rec.name})
-        if status != 201:
-            self.counters.unexpected.append(f"{rec.name}: session {status} {body}")
-            return
-        self.headers = {"Authorization": f"Bearer {body['token']}"}
-        rec.start_balance = body["balance"]
-        while time.monotonic() < stop_at:
+        while time.monotonic() < stop_at and not self.done.is_set():
             status, rnd = await self.request("POST", f"/api/v1/games/{GAME}/rounds", {"bet": self.bet},
                                              uuid.uuid4().hex)
             if status != 201:
@@ -212,15 +224,19 @@ class Killer(threading.Thread):
         self.stop = threading.Event()
         self.downtimes: list[float] = []
         self.error: BaseException | None = None
+        self.done = threading.Event()
+        """Set when ``max_kills`` kills are done (players then stop starting rounds)."""
 
     def run(self) -> None:
         try:
             while not self.stop.wait(self.rng.uniform(0.5, 1.5) * self.every):
+                self.downtimes.append(self.supervisor.restart())
                 if self.max_kills is not None and len(self.downtimes) >= self.max_kills:
                     return
-                self.downtimes.append(self.supervisor.restart())
         except BaseException as exc:  # noqa: BLE001 - reported by the soak
             self.error = exc
+        finally:
+            self.done.set()
 
 
 def reconcile(db_url: str, records: list[PlayerRecord]) -> dict[str, Any]:
@@ -324,7 +340,11 @@ def run_soak(db: str | None = None, clients: int = 32, seconds: float = 30.0, ki
              max_kills: int | None = None, bet: int | None = None, seed: int | None = None,
              hard_timeout: float | None = None, workdir: str | Path | None = None,
              keep: bool = False) -> dict[str, Any]:
-    """Run the soak and return its figures (see the module docstring); never leaves a process behind."""
+    """Run the soak and return its figures (see the module docstring); never leaves a process behind.
+
+    With ``kill_every``, a server process is SIGKILLed and restarted every ~``kill_every`` seconds;
+    with ``max_kills`` too, the run ends after that many kills (or after ``seconds``, whichever is first).
+    """
     if not 1 <= clients <= MAX_CLIENTS:
         raise SoakError(f"clients must be in [1, {MAX_CLIENTS}], got {clients}")
     if not 0 < seconds <= MAX_SECONDS:
@@ -348,23 +368,31 @@ def run_soak(db: str | None = None, clients: int = 32, seconds: float = 30.0, ki
             bet = next(g for g in games if g["id"] == GAME)["bet_ladder"][0]
         counters = Counters()
         killer = Killer(supervisor, kill_every, seed, max_kills) if kill_every else None
-        t0 = time.monotonic()
-        stop_at = t0 + seconds
-        hard_deadline = t0 + hard_timeout
-        plist = [Player(supervisor.base_url, f"soak-{run_id}-{i}", bet, counters, hard_deadline)
+        hard_deadline = time.monotonic() + hard_timeout + 120.0
+        plist = [Player(supervisor.base_url, f"soak-{run_id}-{i}", bet, counters, hard_deadline,
+                        killer.done if killer is not None and max_kills is not None else None)
                  for i in range(clients)]
+        clock: dict[str, float] = {}
 
         async def drive() -> None:
-            await asyncio.gather(*(p.run(stop_at) for p in plist))
+            # Sessions first (they are not part of the figures), then the clock starts.
+            await asyncio.gather(*(p.open_session() for p in plist))
+            counters.latencies.clear()
+            counters.statuses.clear()
+            clock["t0"] = time.monotonic()
+            for p in plist:
+                p.hard_deadline = clock["t0"] + hard_timeout
+            if killer is not None:
+                killer.start()
+            await asyncio.gather(*(p.run(clock["t0"] + seconds) for p in plist))
 
-        if killer is not None:
-            killer.start()
         try:
             asyncio.run(drive())
         finally:
-            if killer is not None:
+            if killer is not None and killer.is_alive():
                 killer.stop.set()
                 killer.join(timeout=180)
+        t0 = clock.get("t0", time.monotonic())
         elapsed = time.monotonic() - t0
         supervisor.close()
         log_text = (tmp / "server.log").read_text(errors="replace")

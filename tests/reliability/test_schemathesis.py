@@ -30,7 +30,7 @@ from reelforge.server.config import load_config
 
 from .conftest import check_database, fresh_database, operator_config
 
-EXAMPLES = 10
+EXAMPLES = 6
 CHECKS = [not_a_server_error, status_code_conformance, response_schema_conformance, content_type_conformance,
           negative_data_rejection]
 

@@ -7,10 +7,12 @@ complete paid rounds: start the round (stake debited, paid spin), then every
 remaining step until it finishes, each request with its own Idempotency-Key.
 
 Reports completed paid rounds per second, requests per second, p50/p99/max
-latency per request, and checks afterwards that every stored round verifies
+latency per request, the CPU time the server (all its processes) and the
+clients spent per round (a figure that does not depend on what else the
+machine is running, unlike the rate), and checks afterwards that every stored round verifies
 (``reelforge verify --all``).
 
-    python bench/server_bench.py [--clients 16] [--seconds 20] [--workers 2] [--game forge-of-fortunes]
+    python bench/server_bench.py [--clients 16] [--seconds 20] [--workers 1] [--db URL] [--game forge-of-fortunes]
 """
 
 from __future__ import annotations
@@ -93,6 +95,20 @@ class Client(threading.Thread):
                 self.rounds += 1
 
 
+def group_cpu_seconds(pgid: int) -> float:
+    """CPU seconds (user + system) used so far by every process in a process group (Linux /proc)."""
+    total = 0
+    tick = os.sysconf("SC_CLK_TCK")
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == pgid:  # field 5 (pgrp), counted after the command name
+            total += int(fields[11]) + int(fields[12])  # utime, stime
+    return total / tick
+
+
 def percentile(values: list[float], q: float) -> float:
     values = sorted(values)
     return values[min(len(values) - 1, int(q * len(values)))]
@@ -103,7 +119,9 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=16)
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--warmup", type=float, default=3.0)
-    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--workers", type=int, default=1,
+                        help="server processes; on SQLite one is best (writers serialise on the file lock, "
+                             "and a second process only adds lock waits); use PostgreSQL to scale out")
     parser.add_argument("--game", default="forge-of-fortunes")
     parser.add_argument("--bet", type=int, default=None, help="default: the lowest ladder value")
     parser.add_argument("--db", default=None, help="database URL (default: a fresh SQLite file)")
@@ -129,8 +147,11 @@ def main() -> None:
                    for i in range(args.clients)]
         for c in clients:
             c.start()
+        time.sleep(max(0.0, start_at - time.monotonic()))
+        cpu0, client0 = group_cpu_seconds(server.pid), time.process_time()
         for c in clients:
             c.join()
+        server_cpu, client_cpu = group_cpu_seconds(server.pid) - cpu0, time.process_time() - client0
     finally:
         os.killpg(server.pid, signal.SIGINT)
         try:
@@ -150,6 +171,9 @@ def main() -> None:
         "latency_ms": {"p50": round(percentile(latencies, 0.50) * 1000, 2),
                        "p99": round(percentile(latencies, 0.99) * 1000, 2),
                        "max": round(max(latencies) * 1000, 2)} if latencies else None,
+        "server_cpu_ms_per_round": round(server_cpu / rounds * 1000, 3) if rounds else None,
+        "client_cpu_ms_per_round": round(client_cpu / rounds * 1000, 3) if rounds else None,
+        "load_average_1min": os.getloadavg()[0],
         "errors": errors[:5], "error_count": len(errors),
         "verify": verify.stdout.strip().splitlines()[-1] if verify.stdout else verify.stderr.strip(),
         "cpus": os.cpu_count(),

@@ -87,17 +87,35 @@ def open_session(engine: Engine, config: ServerConfig, name: str, operator_key: 
     raise AssertionError("unreachable")
 
 
-def authenticate(engine: Engine, authorization: str | None) -> Principal:
-    """The player a ``Authorization: Bearer <token>`` header belongs to (401 when missing, unknown or expired)."""
+@dataclass(frozen=True)
+class SessionToken:
+    """A bearer token, hashed, not yet checked (checked inside the request's own transaction)."""
+
+    sha256: str
+
+
+def bearer(authorization: str | None) -> SessionToken:
+    """The session token of an ``Authorization: Bearer <token>`` header (401 when missing or malformed)."""
     if not authorization:
         raise ApiError(401, "missing_token", "missing Authorization: Bearer <token> header (open a session first)")
     scheme, _, token = authorization.partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
         raise ApiError(401, "bad_token", "the Authorization header must be 'Bearer <token>'")
-    with transaction(engine, write=False) as tx:
-        row = tx.one("session", {"token": token_hash(token.strip())})
+    return SessionToken(token_hash(token.strip()))
+
+
+def session_principal(tx: Tx, token: SessionToken) -> Principal:
+    """The player a session token belongs to, looked up in ``tx`` (401 when unknown or expired)."""
+    row = tx.one("session", {"token": token.sha256})
     if row is None:
         raise ApiError(401, "unknown_token", "unknown session token")
     if parse_ts(row[0]) <= utcnow():
         raise ApiError(401, "session_expired", "the session has expired; open a new one")
     return Principal(player_id=row[1], player=row[2])
+
+
+def authenticate(engine: Engine, authorization: str | None) -> Principal:
+    """The player a ``Authorization: Bearer <token>`` header belongs to (401 when missing, unknown or expired)."""
+    token = bearer(authorization)
+    with transaction(engine, write=False) as tx:
+        return session_principal(tx, token)

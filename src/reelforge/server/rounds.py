@@ -40,6 +40,7 @@ from sqlalchemy import Engine, select
 from reelforge.draws import DrawSource, RecordingDraws, SecureDraws
 from reelforge.game import Game, RulesError
 from reelforge.games.registry import get_game
+from reelforge.server.auth import SessionToken, session_principal
 from reelforge.server.config import GameConfig, ServerConfig
 from reelforge.server.db import read_transaction
 from reelforge.server.errors import ApiError
@@ -69,7 +70,8 @@ def to_jsonable(value: Any) -> Any:
 
 
 def dumps(value: Any) -> str:
-    return json.dumps(value, default=to_jsonable, separators=(",", ":"), sort_keys=True)
+    """Compact JSON (Fractions as strings)."""
+    return json.dumps(value, default=to_jsonable, separators=(",", ":"), ensure_ascii=False)
 
 
 def money(bet: int, x: Fraction) -> int:
@@ -78,7 +80,7 @@ def money(bet: int, x: Fraction) -> int:
 
 
 def request_hash(*parts: Any) -> str:
-    return hashlib.sha256(dumps(parts).encode()).hexdigest()
+    return hashlib.sha256(json.dumps(parts, sort_keys=True, default=to_jsonable).encode()).hexdigest()
 
 
 @dataclass
@@ -143,27 +145,34 @@ class RoundService:
 
     # -- idempotency --------------------------------------------------------------
     def _idempotent(self, tx: Tx, scope: str, key: str, req_hash: str,
-                    action: Callable[[], tuple[int, dict[str, Any]]]) -> tuple[int, dict[str, Any]]:
+                    action: Callable[[], tuple[int, dict[str, Any]]]) -> tuple[int, dict[str, Any], str]:
         """Run ``action`` once per (scope, key); a retry returns the stored first answer.
 
         The caller holds the player's row lock, so a concurrent retry waits
         here and then finds the stored answer. Refusals (4xx raised as
         :class:`ApiError`) roll back and are not stored: they changed nothing.
+        Returns the status, the body and the body as JSON text (encoded once).
         """
         row = tx.one("idem_get", {"scope": scope, "key": key})
         if row is not None:
             if row[0] != req_hash:
                 raise ApiError(409, "idempotency_key_reused",
                                "this Idempotency-Key was already used for a different request")
-            return row[1], json.loads(row[2])
+            return row[1], json.loads(row[2]), row[2]
         status, body = action()
+        text = dumps(body)
         tx.run("idem_put", {"scope": scope, "key": key, "request_sha256": req_hash, "status_code": status,
-                            "response": dumps(body), "created_at": tx.ts(utcnow())})
-        return status, body
+                            "response": text, "created_at": tx.ts(utcnow())})
+        return status, body, text
 
     # -- rounds -------------------------------------------------------------------
-    def start_round(self, player_id: int, game_id: str, bet: int, auto_adjust_bet: bool,
-                    buy_feature: bool | str | None, key: str) -> tuple[int, dict[str, Any]]:
+    @staticmethod
+    def _player_id(tx: Tx, player: int | SessionToken) -> int:
+        """A player id as given, or the session token's player (checked in this transaction)."""
+        return player if isinstance(player, int) else session_principal(tx, player).player_id
+
+    def start_round(self, player: int | SessionToken, game_id: str, bet: int, auto_adjust_bet: bool,
+                    buy_feature: bool | str | None, key: str) -> tuple[int, dict[str, Any], str]:
         """Debit the stake, create the round and play its first step."""
         active = self.active(game_id)
         mode = self.resolve_mode(active, buy_feature)
@@ -177,6 +186,7 @@ class RoundService:
         req = request_hash("start", game_id, bet, auto_adjust_bet, buy_feature)
 
         with transaction(self.engine) as tx:
+            player_id = self._player_id(tx, player)
             _, balance, _ = lock_player(tx, player_id)
 
             def act() -> tuple[int, dict[str, Any]]:
@@ -203,19 +213,19 @@ class RoundService:
                        "bet": chosen, "requested_bet": bet, "cost": cost, "status": "open", "state": state,
                        "next_step": None, "step_count": 0, "total_win_x": "0", "win": 0, "void_reason": None,
                        "created_at": now, "updated_at": now, "finished_at": None}
-                rnd["id"] = tx.one("insert_round", {**rnd, "created_at": tx.ts(now), "updated_at": tx.ts(now)})[0]
-                new_balance = post_entry(tx, player_id, balance, "stake" if mode == "paid" else "feature_buy",
-                                         -cost, rnd["id"], now)
                 step_rows: list[dict[str, Any]] = []
-                new_balance = self._play(tx, active.game, active.build, rnd, step_rows, None, new_balance)
+                new_balance = self._play(tx, active.game, active.build, rnd, step_rows, None, balance,
+                                         stake_kind="stake" if mode == "paid" else "feature_buy")
                 return 201, self.round_json(rnd, step_rows, new_balance)
 
             return self._idempotent(tx, f"player:{player_id}", key, req, act)
 
-    def play_step(self, player_id: int, round_id: int, action: str | None, key: str) -> tuple[int, dict[str, Any]]:
+    def play_step(self, player: int | SessionToken, round_id: int, action: str | None,
+                  key: str) -> tuple[int, dict[str, Any], str]:
         """Play the next step of the player's unfinished round."""
         req = request_hash("step", round_id, action)
         with transaction(self.engine) as tx:
+            player_id = self._player_id(tx, player)
             _, balance, _ = lock_player(tx, player_id)
 
             def act() -> tuple[int, dict[str, Any]]:
@@ -238,9 +248,16 @@ class RoundService:
             return self._idempotent(tx, f"player:{player_id}", key, req, act)
 
     def _play(self, tx: Tx, game: Game, build: Any, rnd: dict[str, Any], step_rows: list[dict[str, Any]],
-              action: str | None, balance: int) -> int:
-        """Play one step of ``rnd`` and persist it (``rnd`` and ``step_rows`` are updated in place)."""
+              action: str | None, balance: int, stake_kind: str | None = None) -> int:
+        """Play one step of ``rnd`` and persist it (``rnd`` and ``step_rows`` are updated in place);
+        return the player's balance afterwards.
+
+        A new round (no ``id`` yet; ``stake_kind`` says how its cost is debited) is inserted only
+        after its first step is played, with the state after it, and then debited: a round that
+        its paid spin finishes never passes through the open-round indexes.
+        """
         recorder = RecordingDraws(self.draw_factory())
+        malfunction = None
         try:
             step = game.play_step(build, json.loads(rnd["state"]), recorder, action)
             events, new_state = dumps(step.events), dumps(step.state)
@@ -248,24 +265,42 @@ class RoundService:
         except RulesError as exc:
             raise ApiError(409, "rules_refused", str(exc)) from exc
         except Exception as exc:  # noqa: BLE001 - a malfunction voids the round instead of failing the request
-            log.exception("malfunction in round %s step %s", rnd["id"], rnd["step_count"] + 1)
-            return self._void(tx, rnd, balance,
-                              f"malfunction during step {rnd['step_count'] + 1}: {type(exc).__name__}: {exc}")
+            log.exception("malfunction in round %s step %s", rnd.get("id", "(new)"), rnd["step_count"] + 1)
+            malfunction = f"malfunction during step {rnd['step_count'] + 1}: {type(exc).__name__}: {exc}"
         now = utcnow()
+        new = "id" not in rnd
+        if malfunction is not None:
+            if not new:
+                return self._void(tx, rnd, balance, malfunction)
+            rnd.update(status="void", void_reason=malfunction, win=0, next_step=None, updated_at=now,
+                       finished_at=now)
+            self._insert(tx, rnd)
+            balance = post_entry(tx, rnd["player_id"], balance, stake_kind, -rnd["cost"], rnd["id"], now)
+            return post_entry(tx, rnd["player_id"], balance, "refund", rnd["cost"], rnd["id"], now) \
+                if rnd["cost"] else balance
         row = {"idx": rnd["step_count"], "kind": step.kind, "action": action, "draws": dumps(recorder.take()),
                "events": events, "win_x": str(win_x), "total_win_x": str(total_x), "finished": bool(step.finished),
                "next_step": step.next_step, "state": new_state, "created_at": now}
-        tx.run("insert_step", {**row, "round_id": rnd["id"], "created_at": tx.ts(now)})
-        step_rows.append(row)
         rnd.update(state=new_state, step_count=rnd["step_count"] + 1, total_win_x=str(total_x),
                    next_step=step.next_step, updated_at=now)
         if step.finished:
-            win = money(rnd["bet"], total_x)
-            rnd.update(status="finished", win=win, finished_at=now, next_step=None)
-            if win:
-                balance = post_entry(tx, rnd["player_id"], balance, "win", win, rnd["id"], now)
-        self._save(tx, rnd)
+            rnd.update(status="finished", win=money(rnd["bet"], total_x), finished_at=now, next_step=None)
+        if new:
+            self._insert(tx, rnd)
+            balance = post_entry(tx, rnd["player_id"], balance, stake_kind, -rnd["cost"], rnd["id"], now)
+        else:
+            self._save(tx, rnd)
+        tx.run("insert_step", {**row, "round_id": rnd["id"], "created_at": tx.ts(now)})
+        step_rows.append(row)
+        if step.finished and rnd["win"]:
+            balance = post_entry(tx, rnd["player_id"], balance, "win", rnd["win"], rnd["id"], now)
         return balance
+
+    @staticmethod
+    def _insert(tx: Tx, rnd: dict[str, Any]) -> None:
+        rnd["id"] = tx.one("insert_round", {**rnd, "created_at": tx.ts(rnd["created_at"]),
+                                            "updated_at": tx.ts(rnd["updated_at"]),
+                                            "finished_at": tx.ts(rnd["finished_at"])})[0]
 
     @staticmethod
     def _save(tx: Tx, rnd: dict[str, Any]) -> None:

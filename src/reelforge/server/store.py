@@ -100,7 +100,9 @@ class Tx:
         """A timestamp parameter, stored the way SQLAlchemy stores it."""
         if value is None or not self.sqlite:
             return value
-        return value.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S.%f")
+        if value.utcoffset():
+            value = value.astimezone(UTC)
+        return value.replace(tzinfo=None).isoformat(" ", "microseconds")
 
     def run(self, name: str, params: dict[str, Any]) -> None:
         self.cursor.execute(self.sql[name], params)

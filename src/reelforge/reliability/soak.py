@@ -399,11 +399,15 @@ def run_soak(db: str | None = None, clients: int = 32, seconds: float = 30.0, ki
         records = [p.record for p in plist]
         recon = reconcile(db_url, records)
         internal_errors = log_text.count("internal error") + log_text.count("Traceback")
+        tokens = [p.headers["Authorization"].split()[-1] for p in plist if p.headers]
+        tokens_in_log = sum(t in log_text for t in tokens)
         errors_5xx = sum(n for s, n in counters.statuses.items() if s >= 500)
         unfinishable = recon["open_rounds_left"] + sum(r.unfinished_at_end for r in records)
         problems = list(recon["problems"])
         if killer is not None and killer.error is not None:
             problems.append(f"the killer failed: {killer.error!r}")
+        if tokens_in_log:
+            problems.append(f"{tokens_in_log} session token(s) appear in the server log")
         reconciled = (not problems and recon["lost_or_duplicated_money"] == 0 and unfinishable == 0
                       and recon["verify_failures"] == 0 and not counters.unexpected and errors_5xx == 0)
         lat = counters.latencies
@@ -428,6 +432,7 @@ def run_soak(db: str | None = None, clients: int = 32, seconds: float = 30.0, ki
             "kills": supervisor.kills,
             "restart_p50_ms": round(_percentile(killer.downtimes, 0.5) * 1000, 1) if killer else None,
             "server_log_internal_errors": internal_errors,
+            "tokens_in_server_log": tokens_in_log,
             "rounds_stored": recon["rounds_stored"],
             "rounds_verified": recon["rounds_verified"],
             "total_staked": recon["total_staked"],

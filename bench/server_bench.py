@@ -127,8 +127,12 @@ def main() -> None:
     parser.add_argument("--db", default=None, help="database URL (default: a fresh SQLite file)")
     args = parser.parse_args()
 
-    tmp = tempfile.mkdtemp(prefix="reelforge-bench-")
-    db = args.db or f"sqlite:///{Path(tmp) / 'bench.db'}"
+    with tempfile.TemporaryDirectory(prefix="reelforge-bench-") as tmp:
+        print(json.dumps(run(args, args.db or f"sqlite:///{Path(tmp) / 'bench.db'}"), indent=2))
+
+
+def run(args: argparse.Namespace, db: str) -> dict:
+    """Start the server on ``db``, run the clients, stop the server, verify; return the figures."""
     port = free_port()
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1] / "src")}
     server = subprocess.Popen(
@@ -178,11 +182,7 @@ def main() -> None:
         "verify": verify.stdout.strip().splitlines()[-1] if verify.stdout else verify.stderr.strip(),
         "cpus": os.cpu_count(),
     }
-    print(json.dumps(result, indent=2))
-    if not args.db:
-        for f in Path(tmp).glob("*"):
-            f.unlink()
-        Path(tmp).rmdir()
+    return result
 
 
 if __name__ == "__main__":

@@ -167,9 +167,13 @@ class RoundService:
 
     # -- rounds -------------------------------------------------------------------
     @staticmethod
-    def _player_id(tx: Tx, player: int | SessionToken) -> int:
-        """A player id as given, or the session token's player (checked in this transaction)."""
-        return player if isinstance(player, int) else session_principal(tx, player).player_id
+    def _lock(tx: Tx, player: int | SessionToken) -> tuple[int, int]:
+        """``(player_id, balance)`` with the player's row locked: a player id as given, or the session
+        token's player (checked, and locked, by the same statement)."""
+        if isinstance(player, int):
+            return player, lock_player(tx, player)[1]
+        who = session_principal(tx, player, lock=True)
+        return who.player_id, who.balance
 
     def start_round(self, player: int | SessionToken, game_id: str, bet: int, auto_adjust_bet: bool,
                     buy_feature: bool | str | None, key: str) -> tuple[int, dict[str, Any], str]:
@@ -186,8 +190,7 @@ class RoundService:
         req = request_hash("start", game_id, bet, auto_adjust_bet, buy_feature)
 
         with transaction(self.engine) as tx:
-            player_id = self._player_id(tx, player)
-            _, balance, _ = lock_player(tx, player_id)
+            player_id, balance = self._lock(tx, player)
 
             def act() -> tuple[int, dict[str, Any]]:
                 open_round = tx.one("open_round", {"player_id": player_id, "game": game_id})
@@ -225,8 +228,7 @@ class RoundService:
         """Play the next step of the player's unfinished round."""
         req = request_hash("step", round_id, action)
         with transaction(self.engine) as tx:
-            player_id = self._player_id(tx, player)
-            _, balance, _ = lock_player(tx, player_id)
+            player_id, balance = self._lock(tx, player)
 
             def act() -> tuple[int, dict[str, Any]]:
                 rnd = self._own_round(tx, player_id, round_id, lock=True)
@@ -323,6 +325,17 @@ class RoundService:
     def _expiry_reason(self, rnd: dict[str, Any]) -> str:
         return (f"expired: unfinished for more than {self.config.round_expiry_days:g} days "
                 f"(started {iso(parse_ts(rnd['created_at']))}); stake refunded, pays void")
+
+    def purge_sessions(self, now: datetime | None = None) -> int:
+        """Delete sessions that expired more than a day ago (their tokens are refused anyway)."""
+        from sqlalchemy import delete
+
+        from reelforge.server.db import write_transaction
+        from reelforge.server.schema import sessions
+
+        cutoff = (now or utcnow()) - timedelta(days=1)
+        with write_transaction(self.engine) as conn:
+            return conn.execute(delete(sessions).where(sessions.c.expires_at < cutoff)).rowcount
 
     def expire(self, now: datetime | None = None, batch: int = 500) -> int:
         """Void every round unfinished longer than the expiry; return how many were voided.

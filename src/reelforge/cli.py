@@ -443,6 +443,10 @@ from reelforge.server.commands import register as register_server  # noqa: E402
 
 register_server(app)  # serve, verify, expire
 
+from reelforge.reliability.commands import register as register_reliability  # noqa: E402
+
+register_reliability(app)  # soak
+
 
 def main() -> None:
     """Entry point: bad input is one line on stderr and exit status 2."""

@@ -28,6 +28,7 @@ from reelforge.server.auth import Principal, authenticate, bearer, check_player_
 from reelforge.server.config import DEFAULT_DATABASE, MAX_BET, ServerConfig
 from reelforge.server.db import Checkpointer, is_sqlite, open_database, read_transaction
 from reelforge.server.errors import ApiError
+from reelforge.server.hardening import Hardening, document_errors
 from reelforge.server.rounds import DrawFactory, RoundService, dumps, request_hash, to_jsonable
 from reelforge.server.schema import players
 from reelforge.server.store import transaction
@@ -176,6 +177,8 @@ def create_app(config: ServerConfig, database_url: str | None = None, *, engine:
     app.state.service = service
     app.state.engine = engine
     app.state.config = config
+    app.add_middleware(Hardening, max_body=MAX_BODY)  # chunked-body limit, security headers
+    document_errors(app)  # OpenAPI: every refusal is {error, detail}
 
     # -- errors: always JSON, always naming the problem ---------------------------------
     @app.exception_handler(ApiError)

@@ -1,0 +1,64 @@
+"""Command-line command ``reelforge soak`` (registered into the project's Typer app by :func:`register`)."""
+
+from __future__ import annotations
+
+import json
+
+import typer
+
+from reelforge.reliability.soak import MAX_CLIENTS, SoakError, run_soak
+
+TABLE_ROWS = [
+    ("backend", "database back end"), ("clients", "concurrent players"), ("seconds", "wall time (s)"),
+    ("rounds", "rounds played to the end"), ("feature_rounds", "rounds with a feature (more than one step)"),
+    ("steps", "steps played"), ("rounds_per_second", "rounds per second"), ("p50_ms", "latency p50 (ms)"),
+    ("p99_ms", "latency p99 (ms)"), ("max_ms", "latency max (ms)"), ("errors_5xx", "5xx answers"),
+    ("unexpected_answers", "unexpected answers"), ("kills", "server processes SIGKILLed"),
+    ("restart_p50_ms", "restart until serving, p50 (ms)"),
+    ("transport_errors_retried", "requests cut by a kill, retried (same key)"),
+    ("rounds_verified", "rounds verified by replay"), ("verify_failures", "verify failures"),
+    ("total_staked", "total staked (minor units)"), ("total_won", "total won (minor units)"),
+    ("lost_or_duplicated_money", "lost or duplicated money (minor units)"),
+    ("unfinishable_rounds", "unfinishable rounds"), ("reconciled", "ledger reconciles exactly"),
+]
+
+
+def soak(
+    db: str | None = typer.Option(None, "--db", help="database URL (default: a fresh SQLite file, deleted after)"),
+    clients: int = typer.Option(32, "--clients", min=1, max=MAX_CLIENTS, help="concurrent simulated players"),
+    seconds: float = typer.Option(30.0, "--seconds", min=0.1, max=86400.0, help="how long players start rounds"),
+    kill_every: float | None = typer.Option(None, "--kill-every", min=0.05,
+                                            help="SIGKILL and restart the server every ~SECONDS (random)"),
+    kills: int | None = typer.Option(None, "--kills", min=1, help="with --kill-every: end the run after N kills"),
+    seed: int | None = typer.Option(None, "--seed", help="seed of the kill timing (not of the game's draws)"),
+    as_json: bool = typer.Option(False, "--json", help="print one JSON object"),
+) -> None:
+    """Load and crash soak: start the server, drive it over loopback, reconcile the ledger and verify every round.
+
+    Exits 1 unless everything reconciles (no 5xx, no lost or duplicated money, every round finished and verified).
+    """
+    try:
+        result = run_soak(db=db, clients=clients, seconds=seconds, kill_every=kill_every, max_kills=kills, seed=seed)
+    except SoakError as exc:
+        raise typer.BadParameter(str(exc)) from exc
+    if as_json:
+        typer.echo(json.dumps(result, sort_keys=True))
+    else:
+        from rich.console import Console
+        from rich.table import Table
+
+        table = Table(title="reelforge soak")
+        table.add_column("figure")
+        table.add_column("value", justify="right")
+        for key, label in TABLE_ROWS:
+            table.add_row(label, str(result[key]))
+        Console().print(table)
+        for problem in result["problems"]:
+            typer.echo(f"problem: {problem}", err=True)
+    if not result["reconciled"]:
+        raise typer.Exit(1)
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``soak`` to the project's CLI."""
+    app.command("soak")(soak)

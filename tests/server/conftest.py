@@ -1,0 +1,208 @@
+"""Fixtures for the game-server tests: a server per test on SQLite and, when
+REELFORGE_TEST_PG_URL is set (.ci/run always sets it), on PostgreSQL.
+
+After every test the wallet invariants are checked for every player and
+every stored round must pass the audit replay.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy import create_engine, select, text
+from sqlalchemy.engine import make_url
+
+from reelforge.draws import DrawSource, SecureDraws
+from reelforge.server.app import create_app
+from reelforge.server.config import ServerConfig, load_config
+from reelforge.server.db import open_database
+from reelforge.server.schema import LEDGER_KINDS, ledger, players
+from reelforge.server.verify import verify_all
+
+PG_ENV = "REELFORGE_TEST_PG_URL"
+
+
+class SwitchableDraws:
+    """The test-only draw source handed to ``create_app(draw_source_factory=...)``.
+
+    Tests point it at a seeded stream (to reach a feature deterministically)
+    or at a failing source (to provoke a malfunction); by default it draws
+    from the OS CSPRNG like production.
+    """
+
+    def __init__(self) -> None:
+        self.source: DrawSource = SecureDraws()
+
+    def draw(self, n: int) -> int:
+        return self.source.draw(n)
+
+
+class BrokenDraws:
+    """A draw source that fails, as a broken entropy device would."""
+
+    def draw(self, n: int) -> int:
+        raise OSError("entropy source unavailable")
+
+
+def _pg_admin_url() -> str | None:
+    return os.environ.get(PG_ENV) or None
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db_url(request: pytest.FixtureRequest, tmp_path) -> Iterator[str]:
+    """A fresh, empty database URL of each back end."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'server.db'}"
+        return
+    admin = _pg_admin_url()
+    if admin is None:
+        pytest.skip(f"{PG_ENV} is not set (.ci/run starts PostgreSQL and sets it)")
+    name = f"rf_{uuid.uuid4().hex[:16]}"
+    engine = create_engine(admin, isolation_level="AUTOCOMMIT")
+    with engine.connect() as conn:
+        conn.execute(text(f'CREATE DATABASE "{name}"'))
+    try:
+        yield make_url(admin).set(database=name).render_as_string(hide_password=False)
+    finally:
+        with engine.connect() as conn:
+            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        engine.dispose()
+
+
+def demo_config(**overrides: Any) -> ServerConfig:
+    from dataclasses import replace
+
+    return replace(load_config(None), expiry_check_seconds=0, **overrides)
+
+
+@dataclass
+class Server:
+    """One server under test: its HTTP client, database and draw source."""
+
+    client: TestClient
+    app: Any
+    draws: SwitchableDraws
+    config: ServerConfig
+    url: str
+    tampered: set[int] = field(default_factory=set)
+
+    @property
+    def engine(self):
+        return self.app.state.engine
+
+    @property
+    def service(self):
+        return self.app.state.service
+
+    def session(self, player: str = "alice") -> Player:
+        r = self.client.post("/api/v1/sessions", json={"player": player})
+        assert r.status_code == 201, r.text
+        return Player(self, r.json()["token"], player)
+
+
+@dataclass
+class Player:
+    server: Server
+    token: str
+    name: str
+
+    @property
+    def headers(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.token}"}
+
+    def key(self) -> dict[str, str]:
+        return {**self.headers, "Idempotency-Key": uuid.uuid4().hex}
+
+    def get(self, path: str, **kw: Any):
+        return self.server.client.get(path, headers=self.headers, **kw)
+
+    def start(self, game: str, bet: int, key: str | None = None, expect: int = 201, **body: Any) -> dict[str, Any]:
+        headers = self.key() if key is None else {**self.headers, "Idempotency-Key": key}
+        r = self.server.client.post(f"/api/v1/games/{game}/rounds", json={"bet": bet, **body}, headers=headers)
+        assert r.status_code == expect, r.text
+        return r.json()
+
+    def step(self, round_id: int, action: str | None = None, key: str | None = None,
+             expect: int = 200) -> dict[str, Any]:
+        headers = self.key() if key is None else {**self.headers, "Idempotency-Key": key}
+        body = {} if action is None else {"action": action}
+        r = self.server.client.post(f"/api/v1/rounds/{round_id}/steps", json=body, headers=headers)
+        assert r.status_code == expect, r.text
+        return r.json()
+
+    def finish(self, rnd: dict[str, Any]) -> dict[str, Any]:
+        """Play a round's remaining steps."""
+        while rnd["status"] == "open":
+            rnd = self.step(rnd["id"])
+        return rnd
+
+    def balance(self) -> int:
+        r = self.get("/api/v1/wallet")
+        assert r.status_code == 200, r.text
+        return r.json()["balance"]
+
+
+def check_wallets(engine) -> None:
+    """Ledger invariants for every player: balance = deposits - withdrawals - stakes - buys + wins + refunds,
+    each entry's balance_after is the running sum, and no balance is ever negative."""
+    with engine.connect() as conn:
+        for player in conn.execute(select(players)).all():
+            entries = conn.execute(select(ledger).where(ledger.c.player_id == player.id)
+                                   .order_by(ledger.c.id)).all()
+            running = 0
+            totals = dict.fromkeys(LEDGER_KINDS, 0)
+            for e in entries:
+                running += e.amount
+                totals[e.kind] += e.amount
+                assert e.balance_after == running >= 0, (player.name, e)
+                if e.kind in ("deposit", "win", "refund"):
+                    assert e.amount > 0, e
+                else:
+                    assert e.amount < 0, e
+            assert player.balance == running == (
+                totals["deposit"] + totals["withdrawal"] + totals["stake"] + totals["feature_buy"]
+                + totals["win"] + totals["refund"]), (player.name, totals)
+
+
+def check_all_rounds_verify(engine, skip: set[int]) -> None:
+    bad = [r for r in verify_all(engine) if not r["ok"] and r["round"] not in skip]
+    assert not bad, bad
+
+
+@pytest.fixture
+def make_server(db_url: str) -> Iterator[Any]:
+    """Factory: ``make_server(config=None)`` -> a running :class:`Server` on the test database."""
+    made: list[Server] = []
+    engine_holder: dict[str, Any] = {}
+
+    def make(config: ServerConfig | None = None) -> Server:
+        config = config or demo_config()
+        if "engine" not in engine_holder:
+            engine_holder["engine"] = open_database(db_url)
+        draws = SwitchableDraws()
+        app = create_app(config, engine=engine_holder["engine"], draw_source_factory=lambda: draws)
+        client = TestClient(app)
+        client.__enter__()
+        server = Server(client, app, draws, config, db_url)
+        made.append(server)
+        return server
+
+    yield make
+    for server in made:
+        server.client.__exit__(None, None, None)
+    if "engine" in engine_holder:
+        engine = engine_holder["engine"]
+        check_wallets(engine)
+        check_all_rounds_verify(engine, set().union(*(s.tampered for s in made)))
+        engine.dispose()
+
+
+@pytest.fixture
+def server(make_server) -> Server:
+    return make_server()

@@ -1,0 +1,303 @@
+"""The browser client against a real game server: lobby, a round of each game,
+a feature interrupted by a reload and finished, feature buy, history with the
+audit ledger and verify, errors in words, retries after a lost connection,
+bet controls and the space bar, on phone and desktop viewports."""
+
+from __future__ import annotations
+
+import json
+import re
+from fractions import Fraction
+from functools import cache
+
+import pytest
+from playwright.sync_api import expect
+
+from reelforge.draws import SecureDraws, SeededDraws
+from reelforge.game import RoundResult
+from reelforge.games.registry import get_game
+from reelforge.server.config import load_config
+from reelforge.server.rounds import dumps
+
+from .conftest import screenshot
+from .helpers import (
+    displayed_balance,
+    displayed_bet,
+    idle,
+    last_round,
+    open_game,
+    play_round,
+    press_spin,
+    set_bet,
+    sign_in,
+    unique_player,
+)
+
+DEMO = load_config(None)
+GAMES = list(DEMO.games)
+BUY_GAMES = [g for g in GAMES if get_game(g).feature_buy_price_x(get_game(g).load_build(DEMO.games[g].build))]
+
+
+@cache
+def long_feature_seed(game_id: str, mode: str = "paid", min_steps: int = 4) -> tuple[int, RoundResult]:
+    """The first seed (0, 1, 2...) whose round has ``min_steps`` to ``min_steps + 2`` steps (a feature,
+    short enough to keep the test fast): pointing the server's test-only draw source at
+    ``SeededDraws(seed)`` makes it play exactly this round."""
+    game = get_game(game_id)
+    build = game.load_build(DEMO.games[game_id].build)
+    for seed in range(20_000):
+        result = game.play_round(build, SeededDraws(seed), mode)
+        if min_steps <= len(result.steps) <= min_steps + 2:
+            return seed, result
+    raise AssertionError(f"no {game_id} round with {min_steps} to {min_steps + 2} steps in 20,000 seeds")
+
+
+def assert_same_round(api_round: dict, expected: RoundResult) -> None:
+    assert [s["kind"] for s in api_round["steps"]] == [s.kind for s in expected.steps]
+    for got, exp in zip(api_round["steps"], expected.steps):
+        assert got["events"] == json.loads(dumps(exp.events))
+    assert api_round["total_win_x"] == str(Fraction(expected.total_win))
+
+
+def check_resumed_view(page, game_id: str, api_round: dict) -> None:
+    """What the table must show after a reload, per game."""
+    expect(page.get_by_test_id("stage")).to_have_attribute("data-resumed", str(api_round["id"]))
+    if game_id == "forge-of-fortunes":
+        runner = api_round["state"]["runner"]
+        expect(page.get_by_test_id("fof-ladder")).to_have_attribute("data-marker", str(runner))
+        expect(page.get_by_test_id(f"runner-{runner}")).to_have_class(re.compile(r"\bmarker\b"))
+        symbols = api_round["steps"][-1]["events"][0]["symbols"]
+        expect(page.locator(".fof-reels")).to_have_attribute("data-symbols", " ".join(symbols))
+
+
+def no_horizontal_overflow(page) -> None:
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= page.viewport_size["width"], f"page is {width}px wide on a {page.viewport_size['width']}px screen"
+
+
+@pytest.fixture(autouse=True)
+def secure_draws_after(web_server):
+    yield
+    web_server.draws.source = SecureDraws()
+
+
+def test_lobby_lists_every_game_with_its_rtp_and_max_win(new_page, web_server):
+    page = new_page(phone=True)
+    sign_in(page, unique_player("lobby"))
+    for g in web_server.games:
+        card = page.get_by_test_id(f"game-card-{g['id']}")
+        expect(card).to_contain_text(g["title"])
+        rtp = float(g["rtp"]) * 100 if float(g["rtp"]) <= 1 else float(g["rtp"])
+        expect(card.get_by_test_id("lobby-rtp")).to_have_text(re.compile(rf"^{rtp:g}%$"))
+        expect(card.get_by_test_id("lobby-max-win")).to_have_text(f"{g['max_win_x']:,}x")
+    no_horizontal_overflow(page)
+    screenshot(page, "lobby-phone")
+    assert not page.js_errors
+
+
+@pytest.mark.parametrize("phone", [False, True], ids=["desktop", "phone"])
+@pytest.mark.parametrize("game_id", GAMES)
+def test_play_a_round_and_the_balance_follows_the_api(new_page, web_server, game_id, phone):
+    page = new_page(phone=phone)
+    token = sign_in(page, unique_player("round"))
+    start = web_server.balance(token)
+    assert displayed_balance(page) == start
+    open_game(page, game_id, turbo=phone)  # desktop plays with the animations on
+    expect(page.get_by_test_id("stage")).to_have_attribute("data-game", game_id)
+    play_round(page)
+    rnd = last_round(web_server, token)
+    assert rnd["status"] == "finished" and rnd["game"] == game_id
+    assert web_server.balance(token) == start - rnd["cost"] + rnd["paid"] == displayed_balance(page)
+    if rnd["paid"]:
+        expect(page.get_by_test_id("win")).to_have_attribute("data-minor", str(rnd["paid"]))
+    screenshot(page, f"{game_id}-{'phone' if phone else 'desktop'}")
+    if phone:
+        no_horizontal_overflow(page)
+    assert not page.js_errors
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_a_feature_interrupted_by_a_reload_resumes_where_it_stopped(new_page, web_server, game_id):
+    seed, expected = long_feature_seed(game_id)
+    page = new_page()
+    token = sign_in(page, unique_player("resume"))
+    start = web_server.balance(token)
+    open_game(page, game_id)
+    web_server.draws.source = SeededDraws(seed)
+    assert press_spin(page) == "open"  # the paid spin triggers the feature
+    assert press_spin(page) == "open"  # one step of the feature
+    expect(page.get_by_test_id("bet-minus")).to_be_disabled()
+    expect(page.get_by_test_id("bet-plus")).to_be_disabled()
+    before = last_round(web_server, token)
+    assert before["status"] == "open" and len(before["steps"]) == 2
+
+    page.reload()
+    assert idle(page) == "open"
+    check_resumed_view(page, game_id, before)
+    expect(page.get_by_test_id("message")).to_contain_text("resumed")
+    expect(page.get_by_test_id("bet")).to_have_attribute("data-minor", str(before["bet"]))
+    screenshot(page, f"{game_id}-feature-resumed")
+
+    presses = play_round(page)
+    rnd = last_round(web_server, token)
+    assert rnd["id"] == before["id"] and rnd["status"] == "finished"
+    assert len(rnd["steps"]) == len(expected.steps) == 2 + presses
+    assert_same_round(rnd, expected)
+    assert web_server.balance(token) == start - rnd["cost"] + rnd["paid"] == displayed_balance(page)
+    expect(page.get_by_test_id("bet-minus")).to_be_enabled()
+    assert not page.js_errors
+
+
+@pytest.mark.parametrize("game_id", BUY_GAMES)
+def test_feature_buy_costs_its_price_and_plays_the_feature(new_page, web_server, game_id):
+    page = new_page(phone=True)
+    token = sign_in(page, unique_player("buy"))
+    start = web_server.balance(token)
+    open_game(page, game_id)
+    bet = displayed_bet(page)
+    game = next(g for g in web_server.games if g["id"] == game_id)
+    price = bet * Fraction(game["feature_buy_price_x"])
+    expect(page.get_by_test_id("buy")).to_have_attribute("data-price", str(int(price)))
+    page.get_by_test_id("buy").click()
+    expect(page.get_by_test_id("buy-confirm")).to_be_visible()
+    page.get_by_test_id("buy-yes").click()
+    play_round(page)
+    rnd = last_round(web_server, token)
+    assert rnd["mode"] != "paid" and rnd["cost"] == price and len(rnd["steps"]) > 1
+    assert web_server.balance(token) == start - rnd["cost"] + rnd["paid"] == displayed_balance(page)
+    screenshot(page, f"{game_id}-feature-buy-phone")
+
+
+def test_history_shows_every_step_and_verify_replays_the_round(new_page, web_server):
+    game_id = GAMES[0]
+    seed, expected = long_feature_seed(game_id, min_steps=3)
+    page = new_page()
+    token = sign_in(page, unique_player("history"))
+    open_game(page, game_id)
+    play_round(page)
+    web_server.draws.source = SeededDraws(seed)
+    play_round(page)
+    api_rounds = web_server.api("GET", "/rounds", token).json()["rounds"]
+    assert len(api_rounds) == 2
+
+    page.get_by_test_id("nav-history").click()
+    rows = page.locator("[data-testid^='history-row-']")
+    expect(rows).to_have_count(2)
+    newest = api_rounds[0]
+    page.get_by_test_id(f"history-row-{newest['id']}").click()
+    steps = page.locator("[data-testid^='step-']")
+    expect(steps).to_have_count(len(expected.steps))
+    for i, step in enumerate(expected.steps):
+        for ev in step.events:
+            expect(steps.nth(i).locator(f".event[data-type='{ev['type']}']").first).to_be_visible()
+    page.get_by_test_id("verify").click()
+    result = page.get_by_test_id("verify-result")
+    expect(result).to_have_attribute("data-ok", "true")
+    expect(result).to_contain_text("Verified")
+    screenshot(page, "history-round-verified")
+    assert web_server.api("GET", f"/rounds/{newest['id']}/verify", token).json()["ok"] is True
+    assert not page.js_errors
+
+
+def test_insufficient_balance_is_explained_and_auto_adjust_lowers_the_bet(new_page, web_server):
+    game_id = GAMES[0]
+    ladder = DEMO.games[game_id].bet_ladder
+    low, high = ladder[3], ladder[4]  # the balance will cover ``low`` but not ``high``
+    player = unique_player("poor")
+    page = new_page(phone=True)
+    token = sign_in(page, player)
+    left = (low + high) // 2
+    web_server.withdraw(player, web_server.balance(token) - left)
+    page.reload()
+    expect(page.get_by_test_id("balance")).to_have_attribute("data-minor", str(left))
+    open_game(page, game_id)
+    if page.get_by_test_id("auto-adjust").is_checked():
+        page.get_by_test_id("auto-adjust").click()
+    set_bet(page, list(ladder), high)
+
+    press_spin(page)
+    notice = page.get_by_test_id("notice")
+    expect(notice).to_be_visible()
+    expect(notice).to_contain_text("Insufficient balance")
+    assert web_server.api("GET", "/rounds", token).json()["rounds"] == []
+    assert displayed_balance(page) == web_server.balance(token) == left
+    screenshot(page, "insufficient-balance-phone")
+
+    page.get_by_test_id("auto-adjust").click()
+    play_round(page)
+    rnd = last_round(web_server, token)
+    assert rnd["requested_bet"] == high and rnd["bet"] == low and rnd["bet_adjusted"]
+    assert displayed_bet(page) == low
+    assert displayed_balance(page) == web_server.balance(token) == left - low + rnd["paid"]
+
+
+def test_a_lost_connection_retries_the_same_request_with_the_same_key(new_page, web_server):
+    """The first answer to the round start and to a step is lost after the server acted: the client
+    retries with the same Idempotency-Key, the server answers from its record, nothing happens twice."""
+    game_id = GAMES[0]
+    seed, expected = long_feature_seed(game_id, min_steps=3)
+    page = new_page()
+    token = sign_in(page, unique_player("netloss"))
+    start = web_server.balance(token)
+    open_game(page, game_id)
+    page.evaluate("""() => { window.__notices = [];
+        new MutationObserver(() => window.__notices.push(document.getElementById('notice-text').textContent))
+          .observe(document.getElementById('notice-text'), {childList: true, characterData: true, subtree: true}); }""")
+    keys: dict[str, list[str]] = {"start": [], "step": []}
+
+    def drop_first_answer(kind):
+        def handler(route):
+            keys[kind].append(route.request.headers["idempotency-key"])
+            if len(keys[kind]) == 1:
+                route.fetch()  # the server plays it...
+                route.abort("connectionreset")  # ...and the answer never arrives
+            else:
+                route.continue_()
+        return handler
+
+    page.route("**/api/v1/games/*/rounds", drop_first_answer("start"))
+    page.route("**/api/v1/rounds/*/steps", drop_first_answer("step"))
+    web_server.draws.source = SeededDraws(seed)
+    play_round(page)
+
+    for kind in ("start", "step"):
+        assert len(keys[kind]) >= 2 and keys[kind][0] == keys[kind][1], keys
+    rounds = web_server.api("GET", "/rounds", token).json()["rounds"]
+    assert len(rounds) == 1
+    rnd = last_round(web_server, token)
+    assert_same_round(rnd, expected)
+    assert web_server.balance(token) == start - rnd["cost"] + rnd["paid"] == displayed_balance(page)
+    notices = page.evaluate("window.__notices")
+    assert any("Connection lost" in n and "Retrying" in n for n in notices), notices
+    assert not page.js_errors
+
+
+def test_bet_moves_along_the_ladder_and_the_space_bar_spins(new_page, web_server):
+    game_id = GAMES[0]
+    ladder = list(DEMO.games[game_id].bet_ladder)
+    page = new_page()
+    token = sign_in(page, unique_player("bets"))
+    open_game(page, game_id)
+    set_bet(page, ladder, ladder[0])
+    expect(page.get_by_test_id("bet-minus")).to_be_disabled()
+    page.get_by_test_id("bet-plus").click()
+    assert displayed_bet(page) == ladder[1]
+    expect(page.get_by_test_id("bet")).to_have_text(re.compile(r"\d"))
+    set_bet(page, ladder, ladder[-1])
+    expect(page.get_by_test_id("bet-plus")).to_be_disabled()
+    set_bet(page, ladder, ladder[2])
+
+    play_round(page, key=True)
+    rnd = last_round(web_server, token)
+    assert rnd["bet"] == ladder[2] and rnd["status"] == "finished"
+
+    page.get_by_test_id("help-toggle").click()
+    help_box = page.get_by_test_id("help")
+    expect(help_box).to_be_visible()
+    help_ = web_server.api("GET", f"/games/{game_id}/help").json()
+    expect(help_box).to_contain_text(help_["build"])
+    expect(help_box.get_by_test_id("paytable")).to_be_visible()
+    expect(help_box).to_contain_text(f"{help_['max_win_x']:,}x")
+    screenshot(page, f"{game_id}-help-desktop")
+    page.get_by_test_id("help-close").click()
+    expect(help_box).to_be_hidden()

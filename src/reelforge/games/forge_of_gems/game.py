@@ -1,0 +1,149 @@
+"""Forge of Gems as a :class:`reelforge.game.Game`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from reelforge.draws import DrawSource
+from reelforge.game import Game, StepResult
+from reelforge.games.forge_of_gems import build as build_mod
+from reelforge.games.forge_of_gems import kernel, rules
+from reelforge.games.forge_of_gems.build import (
+    CAP_X,
+    COPY_LIMITS,
+    FORGE,
+    GEMBOX_REWARDS,
+    MAX_WAYS,
+    PAYING,
+    Build,
+    reward_name,
+)
+from reelforge.stats import Accumulator, Tally, bucket_edges_units, wilson_ci
+
+SUB_CHUNK = 1_000_000
+"""Rounds per kernel call: keeps a chunk's int64 sum of squared wins far from overflow."""
+
+RULES_TEXT = [
+    "FORGE OF GEMS is a 5-reel, 3-row cascading slot with up to 36,288 ways to win.",
+    "Ways pay left to right from reel 1; a cell split into 2 or 3 copies counts that many times. "
+    "Only the longest win per symbol is paid; all symbols' wins are added.",
+    "WILD substitutes for all symbols except SCATTER and FORGE REEL symbols; it does not pay on its own.",
+    "Winning symbols are removed, the symbols above fall, the column's FORGE REEL symbol cascades into the "
+    "lowest empty position, the other positions are refilled, and the board is evaluated again.",
+    "Vertical WILD turns every symbol except SCATTER on its reel into WILD. Horizontal WILD turns its symbol "
+    "and matching symbols on its row into WILD.",
+    "Vertical Splitter splits matching symbols on its reel. Horizontal Splitter is WILD and splits the "
+    "symbols on its row except SCATTER. Symbols split up to three; reels hold at most 9, 9, 8, 8, 7 copies.",
+    "Multiplier raises the win multiplier by one; it applies to later wins. Blank does nothing.",
+    "The win multiplier resets every paid spin, never during FREE SPINS.",
+    "3 or more SCATTERs after the last cascade award the GEMBOX: 3 SCATTERs 20x, 8 or 10 FREE SPINS; "
+    "4 SCATTERs 30x, 10 or 15 FREE SPINS; 5+ SCATTERs 40x plus 10 FREE SPINS, 15 or 20 FREE SPINS.",
+    "FREE SPINS use the triggering bet; the FORGE REEL has no Blanks and shows at least one Multiplier. "
+    "FREE SPINS cannot be retriggered.",
+    "The maximum win is 20,000x the total bet; the round ends when it is reached.",
+    "Malfunction voids all pays and plays.",
+]
+
+
+class ForgeOfGems(Game):
+    id = "forge-of-gems"
+    title = "Forge of Gems"
+    reference_id = "Play'n GO Forge of Gems (2022)"
+    version = "1.0"
+    max_win_x = CAP_X
+    modes = ("paid",)
+    step_actions = ("open",)
+
+    def build_names(self) -> list[str]:
+        return build_mod.build_names()
+
+    def load_build(self, name: str) -> Build:
+        return build_mod.load_build(name)
+
+    def start_round(self, build: Build, mode: str = "paid") -> dict[str, Any]:
+        self.check_mode(mode)
+        return rules.new_state()
+
+    def play_step(self, build: Build, state: dict[str, Any], draws: DrawSource,
+                  action: str | None = None) -> StepResult:
+        return rules.play_step(build, state, draws, action)
+
+    def help(self, build: Build) -> dict[str, Any]:
+        paytable = {p: {str(k): str(build.pay_x(s, k)) for k in (3, 4, 5)} for s, p in enumerate(PAYING)}
+        return {
+            "title": self.title, "game_id": self.id, "version": self.version, "build": build.name,
+            "rtp": str(build.rtp), "rules": RULES_TEXT,
+            "paytable_x_per_way": paytable, "max_ways": MAX_WAYS, "copy_limits": list(COPY_LIMITS),
+            "forge_symbols": list(FORGE),
+            "gembox": {str(k): [reward_name(k, j) for j in range(3)] for k in GEMBOX_REWARDS},
+            "max_win_x": build.cap_x,
+        }
+
+    # -- mathematics ------------------------------------------------------------
+    def win_unit(self, build: Build) -> int:
+        return build.unit
+
+    def new_accumulator(self, build: Build, mode: str = "paid") -> Accumulator:
+        self.check_mode(mode)
+        return Accumulator(unit=build.unit, cap_units=build.cap_units, stake_units=build.unit,
+                           component_names=rules.COMPONENTS, counter_names=kernel.COUNTERS)
+
+    def _run(self, build: Build, rounds: int, rng: np.random.Generator, acc: Accumulator | None,
+             out: np.ndarray) -> None:
+        edges = bucket_edges_units(build.unit)
+        done = 0
+        while done < rounds:
+            n = min(SUB_CHUNK, rounds - done)
+            tally = Tally.empty(len(rules.COMPONENTS), len(kernel.COUNTERS))
+            kernel.simulate(build, n, rng, tally.totals, tally.components, tally.hist, edges, tally.counters,
+                            out[done: done + n] if out.shape[0] else out)
+            if acc is not None:
+                acc.add_tally(tally)
+            done += n
+
+    def simulate_chunk(self, build: Build, rounds: int, seed: int | np.random.SeedSequence,
+                       mode: str = "paid") -> Accumulator:
+        acc = self.new_accumulator(build, mode)
+        rng = np.random.Generator(np.random.PCG64(seed))
+        self._run(build, rounds, rng, acc, np.zeros(0, dtype=np.int64))
+        return acc
+
+    def kernel_round_wins(self, build: Build, rounds: int, seed: int | np.random.SeedSequence,
+                          mode: str = "paid") -> np.ndarray:
+        self.check_mode(mode)
+        out = np.zeros(rounds, dtype=np.int64)
+        self._run(build, rounds, np.random.Generator(np.random.PCG64(seed)), None, out)
+        return out
+
+    def extra_summary(self, build: Build, acc: Accumulator) -> dict[str, Any]:
+        n = acc.rounds
+        if not n:
+            return {}
+
+        def freq(count: int) -> dict[str, Any]:
+            lo, hi = wilson_ci(count, n)
+            return {"count": count, "probability": count / n, "one_in": (n / count) if count else None,
+                    "ci99": [lo, hi]}
+
+        c = acc.counter
+        gembox = {}
+        for k in (3, 4, 5):
+            label = f"{k}+" if k == 5 else str(k)
+            gembox[label] = {"awarded": freq(c(f"gembox_s{k}")),
+                             "rewards": {reward_name(k, j): freq(c(f"reward_{reward_name(k, j)}"))
+                                         for j in range(3)}}
+        triggers = c("free_spin_triggers")
+        return {
+            "gembox": gembox,
+            "free_spins": {"triggers": freq(triggers),
+                           "average_free_spins": c("free_spins_played") / triggers if triggers else None},
+            "cap_hits": freq(c("cap_hits")),
+            "paid_spin_hit_rate": c("paid_spin_hits") / n,
+            "cascades_per_paid_spin": c("paid_spin_cascades") / n,
+            "multiplier_landings_per_round": c("multiplier_landings") / n,
+            "first_board_ways": {k[5:]: c(k) / n for k in kernel.COUNTERS if k.startswith("ways_")},
+            "win_unit": build.unit, "cap_x": build.cap_x,
+        }
+

@@ -1,0 +1,433 @@
+"""Forge of Gems fast kernel (numba): the rules of :mod:`.rules` on flat arrays.
+
+Same board encoding (cell code = symbol * 4 + copies, ``EMPTY`` = -1, board
+``[column, row]``), same draw order, same gravity (the shared
+``collapse_column_nb``). Weighted draws index expanded tables (one entry per
+unit of weight), which picks the same entry as the reference's cumulative
+search. Nothing is allocated per round: the board, forge reel and scratch
+buffers are made once per chunk.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from reelforge.games.forge_of_gems.build import (
+    COPY_LIMITS,
+    F_HSPLIT,
+    F_HWILD,
+    F_MULT,
+    F_SCATTER,
+    F_VSPLIT,
+    F_VWILD,
+    GEMBOX_REWARDS,
+    N_PAY,
+    REELS,
+    ROWS,
+    SCATTER,
+    WILD,
+    Build,
+)
+from reelforge.mechanics.rng import draw
+from reelforge.mechanics.tally import tally_round
+from reelforge.mechanics.tumble import EMPTY, collapse_column_nb
+
+N_NORMAL = N_PAY + 2
+MIN_LENGTH = 3
+
+# Counter layout (names in :data:`COUNTERS`).
+COUNTERS = (
+    "gembox_s3", "gembox_s4", "gembox_s5",
+    "reward_s3_prize20", "reward_s3_fs8", "reward_s3_fs10",
+    "reward_s4_prize30", "reward_s4_fs10", "reward_s4_fs15",
+    "reward_s5_prize40_fs10", "reward_s5_fs15", "reward_s5_fs20",
+    "free_spin_triggers", "free_spins_played", "cap_hits",
+    "paid_spin_hits", "paid_spin_cascades", "multiplier_landings",
+    "ways_243", "ways_244_to_999", "ways_1000_to_4999", "ways_5000_to_36288",
+)
+K_GEMBOX = 0
+K_REWARD = 3
+K_TRIGGERS, K_FS_PLAYED, K_CAP, K_PAID_HITS, K_PAID_CASCADES, K_MULT = 12, 13, 14, 15, 16, 17
+K_WAYS = 18
+
+# Spin result slots.
+R_MULT, R_SCAT, R_CAPPED, R_WAYS, R_CASC, R_MULT_LANDINGS, R_FIRST_SCAT = range(7)
+
+
+@dataclass
+class Tables:
+    """A build flattened for the kernel."""
+
+    cell_code: np.ndarray      # [5, max_total] cell code per unit of weight
+    cell_total: np.ndarray     # [5]
+    forge_base: np.ndarray     # expanded forge ids
+    forge_free: np.ndarray
+    targets: np.ndarray        # expanded paying symbol ids
+    gembox: np.ndarray         # [3, max_total] expanded reward index, classes 3, 4, 5
+    gembox_total: np.ndarray   # [3]
+    prize_units: np.ndarray    # [3, 3]
+    spins: np.ndarray          # [3, 3]
+    paytable: np.ndarray       # [N_PAY, 6] units per way
+    limits: np.ndarray         # [5]
+    cap_units: int
+
+
+_TABLES: dict[int, Tables] = {}
+
+
+def tables(build: Build) -> Tables:
+    """The kernel tables of ``build`` (cached per build object)."""
+    key = id(build)
+    cached = _TABLES.get(key)
+    if cached is not None and cached.cap_units == build.cap_units:
+        return cached
+    totals = np.array([c.table.total for c in build.cells], dtype=np.int64)
+    cell_code = np.zeros((REELS, int(totals.max())), dtype=np.int64)
+    for r, c in enumerate(build.cells):
+        idx = c.table.expanded()
+        cell_code[r, : len(idx)] = [c.entries[i][0] * 4 + c.entries[i][1] for i in idx]
+    g_tot = np.array([build.gembox[k].total for k in (3, 4, 5)], dtype=np.int64)
+    gembox = np.zeros((3, int(g_tot.max())), dtype=np.int64)
+    for i, k in enumerate((3, 4, 5)):
+        e = build.gembox[k].expanded()
+        gembox[i, : len(e)] = e
+    prize = np.array([[p * build.unit for p, _ in GEMBOX_REWARDS[k]] for k in (3, 4, 5)], dtype=np.int64)
+    spins = np.array([[s for _, s in GEMBOX_REWARDS[k]] for k in (3, 4, 5)], dtype=np.int64)
+    t = Tables(cell_code=cell_code, cell_total=totals, forge_base=build.forge_base.expanded(),
+               forge_free=build.forge_free.expanded(), targets=build.targets.expanded(), gembox=gembox,
+               gembox_total=g_tot, prize_units=prize, spins=spins,
+               paytable=np.array(build.paytable, dtype=np.int64), limits=np.array(COPY_LIMITS, dtype=np.int64),
+               cap_units=build.cap_units)
+    _TABLES[key] = t
+    return t
+
+
+@njit(cache=True, inline="always")
+def _col_copies(board, c):
+    return (board[c, 0] & 3) + (board[c, 1] & 3) + (board[c, 2] & 3)
+
+
+@njit(cache=True, inline="always")
+def _draw_cell(rng, cell_code, cell_total, limits, board, c, r):
+    cell = cell_code[c, draw(rng, cell_total[c])]
+    copies = cell & 3
+    if copies > 1:
+        others = 0
+        for rr in range(ROWS):
+            if rr != r:
+                x = board[c, rr]
+                others += 1 if x == EMPTY else (x & 3)
+        room = limits[c] - others
+        if copies > room:
+            copies = room if room > 1 else 1
+            cell = (cell & ~3) | copies
+    return cell
+
+
+@njit(cache=True, inline="always")
+def _gain(board, limits, c, r):
+    cell = board[c, r]
+    if (cell & 3) >= 3:
+        return
+    if _col_copies(board, c) >= limits[c]:
+        return
+    board[c, r] = cell + 1
+
+
+@njit(cache=True)
+def _spin(rng, cell_code, cell_total, forge_tab, targets, paytable, limits, cap_units,
+          free, multiplier, total_before, board, forge, removed, counts, land, res):
+    """One spin and its cascades; returns the units it adds (capped). Fills ``res``."""
+    for c in range(REELS):
+        for r in range(ROWS):
+            board[c, r] = EMPTY
+    for c in range(REELS):
+        for r in range(ROWS):
+            board[c, r] = _draw_cell(rng, cell_code, cell_total, limits, board, c, r)
+    nf = forge_tab.shape[0]
+    has_mult = False
+    for c in range(REELS):
+        forge[c] = forge_tab[draw(rng, nf)]
+        if forge[c] == F_MULT:
+            has_mult = True
+    if free and not has_mult:
+        forge[draw(rng, REELS)] = F_MULT
+    ways_first = 1
+    first_scat = 0
+    for c in range(REELS):
+        ways_first *= _col_copies(board, c)
+        for r in range(ROWS):
+            if (board[c, r] >> 2) == SCATTER:
+                first_scat += 1
+    nt = targets.shape[0]
+    win = 0
+    cascades = 0
+    mult_landings = 0
+    capped = 0
+    while True:
+        # Copies per reel and symbol.
+        for c in range(REELS):
+            for s in range(N_NORMAL):
+                counts[c, s] = 0
+            for r in range(ROWS):
+                x = board[c, r]
+                counts[c, x >> 2] += x & 3
+        amount = 0
+        any_win = False
+        for c in range(REELS):
+            for r in range(ROWS):
+                removed[c, r] = False
+        for s in range(N_PAY):
+            ways = 1
+            wild_ways = 1
+            k = 0
+            for c in range(REELS):
+                w = counts[c, WILD]
+                m = counts[c, s] + w
+                if m == 0:
+                    break
+                ways *= m
+                wild_ways *= w
+                k += 1
+            if k >= MIN_LENGTH and ways > wild_ways:
+                pay = paytable[s, k]
+                if pay > 0:
+                    any_win = True
+                    amount += pay * (ways - wild_ways) * multiplier
+                    for c in range(k):
+                        for r in range(ROWS):
+                            sym = board[c, r] >> 2
+                            if sym == s or sym == WILD:
+                                removed[c, r] = True
+        if not any_win:
+            break
+        if total_before + win + amount >= cap_units:
+            win = cap_units - total_before
+            capped = 1
+            break
+        win += amount
+        cascades += 1
+        n_land = 0
+        for c in range(REELS):
+            empty = collapse_column_nb(board[c], removed[c])
+            if empty > 0:
+                land[n_land, 0] = c
+                land[n_land, 1] = empty - 1
+                land[n_land, 2] = forge[c]
+                land[n_land, 3] = -1
+                n_land += 1
+        for i in range(n_land):
+            c = land[i, 0]
+            if land[i, 2] == F_SCATTER:
+                board[c, land[i, 1]] = SCATTER * 4 + 1
+            else:
+                t = targets[draw(rng, nt)]
+                land[i, 3] = t
+                board[c, land[i, 1]] = t * 4 + 1
+        for c in range(REELS):
+            for r in range(ROWS):
+                if board[c, r] == EMPTY:
+                    board[c, r] = _draw_cell(rng, cell_code, cell_total, limits, board, c, r)
+        for i in range(n_land):
+            c = land[i, 0]
+            r = land[i, 1]
+            f = land[i, 2]
+            t = land[i, 3]
+            if f == F_VWILD:
+                for rr in range(ROWS):
+                    x = board[c, rr]
+                    if (x >> 2) != SCATTER:
+                        board[c, rr] = WILD * 4 + (x & 3)
+            elif f == F_HWILD:
+                for cc in range(REELS):
+                    x = board[cc, r]
+                    sym = x >> 2
+                    if (cc == c or sym == t) and sym != SCATTER:
+                        board[cc, r] = WILD * 4 + (x & 3)
+            elif f == F_VSPLIT:
+                for rr in range(ROWS):
+                    if (board[c, rr] >> 2) == t:
+                        _gain(board, limits, c, rr)
+            elif f == F_HSPLIT:
+                x = board[c, r]
+                if (x >> 2) != SCATTER:
+                    board[c, r] = WILD * 4 + (x & 3)
+                for cc in range(REELS):
+                    if (board[cc, r] >> 2) != SCATTER:
+                        _gain(board, limits, cc, r)
+            elif f == F_MULT:
+                multiplier += 1
+                mult_landings += 1
+        for i in range(n_land):
+            forge[land[i, 0]] = forge_tab[draw(rng, nf)]
+    scat = 0
+    for c in range(REELS):
+        for r in range(ROWS):
+            if (board[c, r] >> 2) == SCATTER:
+                scat += 1
+    res[R_MULT] = multiplier
+    res[R_SCAT] = scat
+    res[R_CAPPED] = capped
+    res[R_WAYS] = ways_first
+    res[R_CASC] = cascades
+    res[R_MULT_LANDINGS] = mult_landings
+    res[R_FIRST_SCAT] = first_scat
+    return win
+
+
+@njit(cache=True)
+def _free_spins(rng, cell_code, cell_total, forge_free, targets, paytable, limits, cap_units,
+                n_spins, total_before, board, forge, removed, counts, land, res, counters):
+    """Play a free-spin feature of ``n_spins``; returns its units (capped with the round)."""
+    mult = 1
+    total = 0
+    for _ in range(n_spins):
+        counters[K_FS_PLAYED] += 1
+        w = _spin(rng, cell_code, cell_total, forge_free, targets, paytable, limits, cap_units,
+                  True, mult, total_before + total, board, forge, removed, counts, land, res)
+        total += w
+        mult = res[R_MULT]
+        counters[K_MULT] += res[R_MULT_LANDINGS]
+        if res[R_CAPPED]:
+            break
+    return total
+
+
+@njit(cache=True)
+def run_rounds(rng, cell_code, cell_total, forge_base, forge_free, targets, paytable, limits, cap_units,
+               gembox, gembox_total, prize_units, spins, rounds,
+               totals, comps, hist, edges, counters, out_wins):
+    """Simulate ``rounds`` paid rounds into the tally buffers (and ``out_wins`` if sized)."""
+    board = np.empty((REELS, ROWS), dtype=np.int64)
+    forge = np.empty(REELS, dtype=np.int64)
+    removed = np.zeros((REELS, ROWS), dtype=np.bool_)
+    counts = np.zeros((REELS, N_NORMAL), dtype=np.int64)
+    land = np.zeros((REELS, 4), dtype=np.int64)
+    res = np.zeros(8, dtype=np.int64)
+    keep = out_wins.shape[0] >= rounds
+    for i in range(rounds):
+        base = _spin(rng, cell_code, cell_total, forge_base, targets, paytable, limits, cap_units,
+                     False, 1, 0, board, forge, removed, counts, land, res)
+        total = base
+        comps[0] += base
+        counters[K_MULT] += res[R_MULT_LANDINGS]
+        counters[K_PAID_CASCADES] += res[R_CASC]
+        if base > 0:
+            counters[K_PAID_HITS] += 1
+        ways = res[R_WAYS]
+        if ways == 243:
+            counters[K_WAYS] += 1
+        elif ways < 1000:
+            counters[K_WAYS + 1] += 1
+        elif ways < 5000:
+            counters[K_WAYS + 2] += 1
+        else:
+            counters[K_WAYS + 3] += 1
+        if res[R_CAPPED]:
+            counters[K_CAP] += 1
+        elif res[R_SCAT] >= 3:
+            k = res[R_SCAT] - 3
+            if k > 2:
+                k = 2
+            counters[K_GEMBOX + k] += 1
+            j = gembox[k, draw(rng, gembox_total[k])]
+            counters[K_REWARD + 3 * k + j] += 1
+            prize = prize_units[k, j]
+            if total + prize >= cap_units:
+                comps[1] += cap_units - total
+                total = cap_units
+                counters[K_CAP] += 1
+            else:
+                comps[1] += prize
+                total += prize
+                n = spins[k, j]
+                if n > 0:
+                    counters[K_TRIGGERS] += 1
+                    f = _free_spins(rng, cell_code, cell_total, forge_free, targets, paytable, limits, cap_units,
+                                    n, total, board, forge, removed, counts, land, res, counters)
+                    comps[2] += f
+                    total += f
+                    if total >= cap_units:
+                        counters[K_CAP] += 1
+        if keep:
+            out_wins[i] = total
+        tally_round(totals, hist, edges, cap_units, total)
+
+
+@njit(cache=True)
+def run_base_spins(rng, cell_code, cell_total, forge_base, targets, paytable, limits, cap_units, rounds,
+                   n_cls, sum_b, max_b):
+    """Paid spins alone (no GEMBOX, no features), for the stratified calibration.
+
+    Per spin: B (units) and the scatter class (0: fewer than 3, 1..3: 3, 4, 5+) of the first
+    board (``i``) and of the final board (``f``). Fills ``n_cls[i, f]`` (counts), ``sum_b[i, f]``
+    (sum of B) and ``sum_b[4, 0]`` (sum of B squared, float), ``max_b[0]`` the largest B.
+    """
+    board = np.empty((REELS, ROWS), dtype=np.int64)
+    forge = np.empty(REELS, dtype=np.int64)
+    removed = np.zeros((REELS, ROWS), dtype=np.bool_)
+    counts = np.zeros((REELS, N_NORMAL), dtype=np.int64)
+    land = np.zeros((REELS, 4), dtype=np.int64)
+    res = np.zeros(8, dtype=np.int64)
+    for _ in range(rounds):
+        b = _spin(rng, cell_code, cell_total, forge_base, targets, paytable, limits, cap_units,
+                  False, 1, 0, board, forge, removed, counts, land, res)
+        ci = res[R_FIRST_SCAT] - 2
+        ci = 0 if ci < 0 else (3 if ci > 3 else ci)
+        cf = res[R_SCAT] - 2
+        cf = 0 if cf < 0 else (3 if cf > 3 else cf)
+        n_cls[ci, cf] += 1
+        sum_b[ci, cf] += b
+        sum_b[4, 0] += float(b) * float(b)
+        if b > max_b[0]:
+            max_b[0] = b
+
+
+@njit(cache=True)
+def run_features(rng, cell_code, cell_total, forge_free, targets, paytable, limits, cap_units, count,
+                 marks, sums, cross, tail, tail_threshold, n_tail):
+    """``count`` free-spin features of ``marks[-1]`` spins, started alone (multiplier 1).
+
+    The win after ``marks[j]`` spins is a feature of ``marks[j]`` spins (same process, prefix),
+    so one run estimates every feature length. Fills ``sums[j]`` (int), ``cross[j, l]`` (float
+    sums of products), and keeps features whose longest win reaches ``tail_threshold`` in ``tail``.
+    """
+    board = np.empty((REELS, ROWS), dtype=np.int64)
+    forge = np.empty(REELS, dtype=np.int64)
+    removed = np.zeros((REELS, ROWS), dtype=np.bool_)
+    counts = np.zeros((REELS, N_NORMAL), dtype=np.int64)
+    land = np.zeros((REELS, 4), dtype=np.int64)
+    res = np.zeros(8, dtype=np.int64)
+    nm = marks.shape[0]
+    vals = np.zeros(nm, dtype=np.int64)
+    for _ in range(count):
+        mult = 1
+        total = 0
+        j = 0
+        for spin in range(1, marks[nm - 1] + 1):
+            total += _spin(rng, cell_code, cell_total, forge_free, targets, paytable, limits, cap_units,
+                           True, mult, total, board, forge, removed, counts, land, res)
+            mult = res[R_MULT]
+            if spin == marks[j]:
+                vals[j] = total
+                j += 1
+        for a in range(nm):
+            sums[a] += vals[a]
+            for b2 in range(nm):
+                cross[a, b2] += float(vals[a]) * float(vals[b2])
+        if vals[nm - 1] >= tail_threshold and n_tail[0] < tail.shape[0]:
+            for a in range(nm):
+                tail[n_tail[0], a] = vals[a]
+            n_tail[0] += 1
+
+
+def simulate(build: Build, rounds: int, rng: np.random.Generator, totals: np.ndarray, comps: np.ndarray,
+             hist: np.ndarray, edges: np.ndarray, counters: np.ndarray, out_wins: np.ndarray) -> None:
+    """Run :func:`run_rounds` on ``build``'s tables."""
+    t = tables(build)
+    run_rounds(rng, t.cell_code, t.cell_total, t.forge_base, t.forge_free, t.targets, t.paytable, t.limits,
+               t.cap_units, t.gembox, t.gembox_total, t.prize_units, t.spins, rounds,
+               totals, comps, hist, edges, counters, out_wins)

@@ -55,6 +55,34 @@ class SwitchableDraws:
         return self.source.draw(n)
 
 
+def test_config():
+    """The packaged demo configuration, plus every registered game it does not list yet (with its
+    default build and a bet ladder of multiples of the build's win unit, so every win pays exactly),
+    plus an operator key so a test can move money with the operator API."""
+    from reelforge.game import BuildError
+    from reelforge.games.registry import game_ids, get_game
+    from reelforge.server.config import GameConfig, load_config
+
+    config = load_config(None)
+    games = dict(config.games)
+    for gid in game_ids():
+        if gid in games:
+            continue
+        game = get_game(gid)
+        try:
+            name = game.default_build()
+            build = game.load_build(name)
+        except (IndexError, BuildError):
+            continue  # a game without a shipped build cannot be offered yet
+        unit = game.win_unit(build)
+        games[gid] = GameConfig(gid, name, tuple(unit * k for k in (1, 2, 5, 10, 20)))
+    return replace(config, games=games, expiry_check_seconds=0,
+                   api_key_sha256=hashlib.sha256(OPERATOR_KEY.encode()).hexdigest())
+
+
+test_config.__test__ = False  # a helper, not a test
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -92,11 +120,8 @@ def web_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebServer]:
     import uvicorn
 
     from reelforge.server.app import create_app
-    from reelforge.server.config import load_config
 
-    # The packaged demo configuration, plus an operator key so a test can move money with the operator API.
-    config = replace(load_config(None), expiry_check_seconds=0,
-                     api_key_sha256=hashlib.sha256(OPERATOR_KEY.encode()).hexdigest())
+    config = test_config()
     db = tmp_path_factory.mktemp("web") / "web.db"
     draws = SwitchableDraws()
     app = create_app(config, f"sqlite:///{db}", draw_source_factory=lambda: draws)

@@ -16,10 +16,9 @@ from playwright.sync_api import expect
 from reelforge.draws import SecureDraws, SeededDraws
 from reelforge.game import RoundResult
 from reelforge.games.registry import get_game
-from reelforge.server.config import load_config
 from reelforge.server.rounds import dumps
 
-from .conftest import screenshot
+from .conftest import screenshot, test_config
 from .helpers import (
     displayed_balance,
     displayed_bet,
@@ -33,23 +32,23 @@ from .helpers import (
     unique_player,
 )
 
-DEMO = load_config(None)
+DEMO = test_config()
 GAMES = list(DEMO.games)
 BUY_GAMES = [g for g in GAMES if get_game(g).feature_buy_price_x(get_game(g).load_build(DEMO.games[g].build))]
 
 
 @cache
 def long_feature_seed(game_id: str, mode: str = "paid", min_steps: int = 4) -> tuple[int, RoundResult]:
-    """The first seed (0, 1, 2...) whose round has ``min_steps`` to ``min_steps + 2`` steps (a feature,
+    """The first seed (0, 1, 2...) whose round has ``min_steps`` to ``min_steps + 8`` steps (a feature,
     short enough to keep the test fast): pointing the server's test-only draw source at
     ``SeededDraws(seed)`` makes it play exactly this round."""
     game = get_game(game_id)
     build = game.load_build(DEMO.games[game_id].build)
     for seed in range(20_000):
         result = game.play_round(build, SeededDraws(seed), mode)
-        if min_steps <= len(result.steps) <= min_steps + 2:
+        if min_steps <= len(result.steps) <= min_steps + 8:
             return seed, result
-    raise AssertionError(f"no {game_id} round with {min_steps} to {min_steps + 2} steps in 20,000 seeds")
+    raise AssertionError(f"no {game_id} round with {min_steps} to {min_steps + 8} steps in 20,000 seeds")
 
 
 def assert_same_round(api_round: dict, expected: RoundResult) -> None:
@@ -87,8 +86,9 @@ def test_lobby_lists_every_game_with_its_rtp_and_max_win(new_page, web_server):
     for g in web_server.games:
         card = page.get_by_test_id(f"game-card-{g['id']}")
         expect(card).to_contain_text(g["title"])
-        rtp = float(g["rtp"]) * 100 if float(g["rtp"]) <= 1 else float(g["rtp"])
-        expect(card.get_by_test_id("lobby-rtp")).to_have_text(re.compile(rf"^{rtp:g}%$"))
+        rtp = Fraction(g["rtp"])  # games give it as a fraction of 1 ("0.962") or in percent ("481/5")
+        percent = float(rtp * 100 if rtp <= 1 else rtp)
+        expect(card.get_by_test_id("lobby-rtp")).to_have_text(re.compile(rf"^{percent:g}%$"))
         expect(card.get_by_test_id("lobby-max-win")).to_have_text(f"{g['max_win_x']:,}x")
     no_horizontal_overflow(page)
     screenshot(page, "lobby-phone")
@@ -144,7 +144,8 @@ def test_a_feature_interrupted_by_a_reload_resumes_where_it_stopped(new_page, we
     assert len(rnd["steps"]) == len(expected.steps) == 2 + presses
     assert_same_round(rnd, expected)
     assert web_server.balance(token) == start - rnd["cost"] + rnd["paid"] == displayed_balance(page)
-    expect(page.get_by_test_id("bet-minus")).to_be_enabled()
+    expect(page.get_by_test_id("controls")).to_have_attribute("data-state", "idle")
+    expect(page.get_by_test_id("auto-adjust")).to_be_enabled()  # the bet controls are free again
     assert not page.js_errors
 
 
@@ -301,3 +302,50 @@ def test_bet_moves_along_the_ladder_and_the_space_bar_spins(new_page, web_server
     screenshot(page, f"{game_id}-help-desktop")
     page.get_by_test_id("help-close").click()
     expect(help_box).to_be_hidden()
+
+
+GG_CHARS = {"G": "GOLD_NUGGET", "R": "RUBY", "A": "AMETHYST", "S": "SAPPHIRE", "E": "EMERALD", "B": "BRONZE_ORE",
+            "P": "PINK_STONE", "L": "BLUE_STONE", "X": "SCATTER"}
+CASCADE_GAMES = {
+    # game id -> (test id of its board, the board an event shows as the grid's data-board text)
+    "forge-of-gems": ("fog-board", lambda b: "|".join(",".join(col) for col in b)),
+    "gemstones-gold": ("gg-board", lambda b: "|".join(",".join(GG_CHARS[ch] for ch in reel) for reel in b)),
+}
+
+
+def cascade_seed(game_id: str, cascades: int = 2) -> tuple[int, RoundResult]:
+    """The first seed whose paid spin has at least ``cascades`` cascade events."""
+    game = get_game(game_id)
+    build = game.load_build(DEMO.games[game_id].build)
+    for seed in range(5000):
+        result = game.play_round(build, SeededDraws(seed))
+        if sum(e["type"] == "cascade" for e in result.steps[0].events) >= cascades:
+            return seed, result
+    raise AssertionError(f"no {game_id} paid spin with {cascades} cascades in 5,000 seeds")
+
+
+@pytest.mark.parametrize("game_id", [g for g in GAMES if g in CASCADE_GAMES])
+def test_cascades_play_out_one_board_at_a_time(new_page, web_server, game_id):
+    """With animations on, every board of the spin (the first, each cascade's, the last) is shown in turn."""
+    testid, board_text = CASCADE_GAMES[game_id]
+    seed, expected = cascade_seed(game_id)
+    page = new_page()
+    sign_in(page, unique_player("cascade"))
+    open_game(page, game_id, turbo=False)
+    page.evaluate("""(testid) => { window.__boards = [];
+        const grid = document.querySelector(`[data-testid='${testid}']`);
+        new MutationObserver(() => { const b = grid.dataset.board;
+            if (window.__boards[window.__boards.length - 1] !== b) window.__boards.push(b); })
+          .observe(grid, {attributes: true, attributeFilter: ['data-board']}); }""", testid)
+    web_server.draws.source = SeededDraws(seed)
+    press_spin(page)
+    shown = page.evaluate("window.__boards")
+    wanted = []
+    for ev in expected.steps[0].events:
+        for key in ("board", "final_board"):
+            if key in ev and (not wanted or wanted[-1] != board_text(ev[key])):
+                wanted.append(board_text(ev[key]))
+    assert len(wanted) >= 3
+    it = iter(shown)
+    assert all(any(b == s for s in it) for b in wanted), (wanted, shown)  # in order, none skipped
+    screenshot(page, f"{game_id}-cascades-desktop")

@@ -174,7 +174,8 @@ async function openLobby(token) {
 }
 
 function formatRtp(rtp) {
-  const v = Number(rtp);
+  const f = parseFraction(rtp); // "0.962", "481/5" (percent) or a number
+  const v = f ? f.n / f.d : NaN;
   if (!Number.isFinite(v)) return String(rtp);
   const pct = v <= 1 ? v * 100 : v;
   return `${pct.toLocaleString(undefined, { maximumFractionDigits: 3 })}%`;
@@ -391,12 +392,16 @@ function valueText(key, v) {
   return String(v);
 }
 
-function tableOf(rows) {
+function tableOf(rows, key = "paytable") {
+  // A table named ..._x... holds multiples of the bet ("paytable_x_per_way").
+  const xTable = /_x(_|$)/.test(key);
+  const cellText = (c, v) => (xTable && c !== "symbol" && c !== "key" && typeof v === "string" && parseFraction(v)
+    ? formatX(v) : valueText(c, v));
   const cols = [];
   rows.forEach((r) => Object.keys(r).forEach((k) => { if (!cols.includes(k)) cols.push(k); }));
-  return el("div.table-wrap", {}, el("table.paytable", { "data-testid": "paytable" },
+  return el("div.table-wrap", {}, el("table.paytable", { "data-testid": key.startsWith("paytable") ? "paytable" : `help-${key}` },
     el("thead", {}, el("tr", {}, ...cols.map((c) => el("th", { text: words(c.replace(/_x$/, "")) + (c.endsWith("_x") ? " (x bet)" : "") })))),
-    el("tbody", {}, ...rows.map((r) => el("tr", {}, ...cols.map((c) => el("td", { text: valueText(c, r[c]) })))))));
+    el("tbody", {}, ...rows.map((r) => el("tr", {}, ...cols.map((c) => el("td", { text: cellText(c, r[c]) })))))));
 }
 
 function renderHelp(help) {
@@ -411,23 +416,31 @@ function renderHelp(help) {
   if (help.feature_buy_price_x) facts.push(["Feature buy price", `${formatX(help.feature_buy_price_x)} total bet`]);
   const known = new Set(["title", "game", "game_id", "version", "build", "rtp", "rules", "paytable", "max_win_x",
     "bet_ladder", "currency", "feature_buy_price_x"]);
+  // Every other field: plain values as facts, tables (paytables, reward lists) as tables.
+  const tables = [];
+  const asTable = (key, v) => {
+    if (Array.isArray(v) && v.length && v.every((r) => r && typeof r === "object" && !Array.isArray(r))) return tableOf(v, key);
+    if (v && typeof v === "object" && !Array.isArray(v)) {
+      const rows = Object.entries(v).map(([name, pays]) => (pays && typeof pays === "object" && !Array.isArray(pays)
+        ? { [key.startsWith("paytable") ? "symbol" : "key"]: name, ...pays }
+        : { [key.startsWith("paytable") ? "symbol" : "key"]: name, value: valueText(key, pays) }));
+      return tableOf(rows, key);
+    }
+    return null;
+  };
   for (const [k, v] of Object.entries(help)) {
-    if (!known.has(k) && (typeof v !== "object" || Array.isArray(v))) facts.push([words(k.replace(/_x$/, "")), valueText(k, v)]);
+    if (known.has(k) && k !== "paytable") continue;
+    const t = v && typeof v === "object" ? asTable(k, v) : null;
+    if (t) tables.push([k, t]);
+    else if (!known.has(k)) facts.push([words(k.replace(/_x$/, "")), valueText(k, v)]);
   }
-  const paytable = help.paytable;
-  let payEl = null;
-  if (Array.isArray(paytable) && paytable.length && typeof paytable[0] === "object") payEl = tableOf(paytable);
-  else if (paytable && typeof paytable === "object") {
-    const rows = Object.entries(paytable).map(([symbol, pays]) => (typeof pays === "object" && !Array.isArray(pays)
-      ? { symbol, ...pays } : { symbol, pays: compact(pays) }));
-    payEl = tableOf(rows);
-  }
-  const rules = Array.isArray(help.rules) ? help.rules.join("\n") : String(help.rules || "");
+  tables.sort(([a], [b]) => (b.startsWith("paytable") ? 1 : 0) - (a.startsWith("paytable") ? 1 : 0));
+  const rules = Array.isArray(help.rules) ? help.rules.join("\n\n") : String(help.rules || "");
   box.replaceChildren(
     el("div.help-head", {}, el("h2", { text: "Paytable & help" }),
       el("button.ghost", { type: "button", "data-testid": "help-close", onclick: () => toggleHelp(false), text: "Close" })),
     el("dl.help-facts", { "data-testid": "help-facts" }, ...facts.flatMap(([k, v]) => [el("dt", { text: k }), el("dd", { text: v })])),
-    payEl ? el("h3", { text: "Paytable" }) : null, payEl,
+    ...tables.flatMap(([k, t]) => [el("h3", { text: k === "paytable" ? "Paytable" : words(k.replace(/_x_/, "_").replace(/_x$/, "")) }), t]),
     el("h3", { text: "Rules" }),
     ...rules.split(/\n\s*\n/).map((p) => el("p.rules", { text: p.replace(/\n/g, " ") })),
   );

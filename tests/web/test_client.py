@@ -349,3 +349,55 @@ def test_cascades_play_out_one_board_at_a_time(new_page, web_server, game_id):
     it = iter(shown)
     assert all(any(b == s for s in it) for b in wanted), (wanted, shown)  # in order, none skipped
     screenshot(page, f"{game_id}-cascades-desktop")
+
+
+def render_steps(page, module: str, steps: list, round_: dict | None = None, fast: bool = True) -> None:
+    """Load a game's renderer module in the page and play ``steps`` (step dicts as the server sends them)."""
+    page.goto("/#/render-test")
+    page.evaluate("""async ({module, steps, round, fast}) => {
+        const m = await import(`/js/games/${module}.js`);
+        const holder = document.createElement('div');
+        holder.className = 'stage';
+        holder.dataset.testid = 'render-test';
+        document.querySelector('main').replaceChildren(holder);
+        const r = m.create(holder, {game: {}, help: {}, money: (v) => String(v)});
+        r.newRound(round);
+        const anim = {fast: () => fast, wait: (ms) => new Promise((ok) => setTimeout(ok, fast ? 0 : ms))};
+        for (const s of steps) await r.playStep(s, round, anim);
+        window.__status = r.status(round);
+    }""", {"module": module, "steps": steps, "round": round_ or {"status": "open", "mode": "paid"}, "fast": fast})
+
+
+def test_gemstones_gold_renderer_draws_the_worked_example(new_page, web_server):
+    """The seed's worked example (values 5x, 20x, 3x; blockers removed 5x+20x, 5x, 5x; only 5x applies),
+    played by the rules engine on the hand-built board of the Gemstones Gold tests, drawn by the client."""
+    from reelforge.draws import RecordedDraws
+    from tests.games.gemstones_gold.scenario import free_draws, paid_draws, scenario_build
+
+    game, build = get_game("gemstones-gold"), scenario_build()
+    paid = game.play_step(build, game.start_round(build, "paid"), RecordedDraws(paid_draws([(0, 5), (1, 20), (2, 3)])))
+    free = game.play_step(build, game.start_round(build, "buy"), RecordedDraws(free_draws([5, 20, 3, 2, 2, 2])))
+    as_json = [{"kind": s.kind, "events": json.loads(dumps(s.events))} for s in (paid, free)]
+    page = new_page(phone=True)
+    render_steps(page, "gemstones-gold", as_json[:1])
+    lane = page.get_by_test_id
+    expect(lane("gg-lane-1")).to_have_attribute("data-blockers", "0")
+    expect(lane("gg-lane-1")).to_contain_text("5x")
+    expect(lane("gg-lane-2")).to_have_attribute("data-blockers", "2")
+    expect(lane("gg-lane-2")).not_to_contain_text("20x")  # still hidden under its blockers
+    expect(lane("gg-lane-3")).to_have_attribute("data-blockers", "3")
+    expect(lane("gg-lane-4")).to_have_attribute("data-value", "")
+    expect(page.get_by_test_id("gg-sum")).to_have_attribute("data-sum", "5")
+    expect(page.get_by_test_id("gg-sum")).to_contain_text("5x")
+    final = paid.events[-2]["final_board"]
+    expect(page.get_by_test_id("gg-board")).to_have_attribute(
+        "data-board", "|".join(",".join(GG_CHARS[ch] for ch in reel) for reel in final))
+    expect(page.get_by_test_id("gg-free-spins")).to_be_hidden()
+    screenshot(page, "gemstones-gold-worked-example-phone")
+
+    render_steps(page, "gemstones-gold", as_json[1:], {"status": "open", "mode": "buy"})
+    expect(page.get_by_test_id("gg-free-spins")).to_have_attribute("data-value", "9")
+    expect(page.get_by_test_id("gg-total-multiplier")).to_have_attribute("data-value", "7")
+    expect(page.get_by_test_id("gg-sum")).to_contain_text("5x + 2x = 7x")
+    screenshot(page, "gemstones-gold-free-spin-phone")
+    assert not page.js_errors

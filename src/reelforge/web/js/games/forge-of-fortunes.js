@@ -34,6 +34,11 @@ const MOVE_WORDS = {
   nothing: () => "No change: re-spin again",
 };
 
+/** Lobby artwork: the winning line. */
+export function art() {
+  return ["GOLD", "GOLD", "GOLD"].map((n) => `<span class="art-symbol">${SYMBOLS[n]}</span>`).join("");
+}
+
 function symbolCell(name) {
   const key = SYMBOLS[name] ? name : "BLANK";
   return el("div.fof-symbol", { "data-symbol": name, title: name, html: SYMBOLS[key] });

@@ -32,6 +32,11 @@ function forgeTile(name) {
 
 const pretty = (s) => String(s).replace(/_/g, " ");
 
+/** Lobby artwork. */
+export function art() {
+  return ["DIAMOND", "WILD", "SCATTER", "TOPAZ"].map((n) => `<span class="art-symbol">${symbolSvg(n)}</span>`).join("");
+}
+
 export function create(root, _ctx) {
   const grid = makeGrid(5, 3, "fog-board");
   const forgeRow = el("div.fog-forge-reel", { "data-testid": "fog-forge-reel" });

@@ -12,13 +12,14 @@ const GEM_SHAPES = {
   nugget: "M16 58 L28 28 L56 16 L80 30 L88 58 L70 80 L38 84 Z",
   pebble: "M14 56 C14 30 36 16 54 18 C76 20 88 36 86 56 C84 76 66 86 48 84 C28 82 14 72 14 56 Z",
   triangle: "M50 10 L90 84 L10 84 Z",
+  cushion: "M26 12 L74 12 Q88 12 88 26 L88 74 Q88 88 74 88 L26 88 Q12 88 12 74 L12 26 Q12 12 26 12 Z",
 };
 
 const PALETTE = {
   GOLD_NUGGET: ["nugget", "#ffe27a", "#c98a0a"],
   RUBY: ["heart", "#ff6b7d", "#a3001e"],
   AMETHYST: ["hexagon", "#d59bff", "#6a1fa8"],
-  SAPPHIRE: ["oval", "#7fb2ff", "#143f9e"],
+  SAPPHIRE: ["cushion", "#7fb2ff", "#143f9e"],
   EMERALD: ["octagon", "#6ef0a0", "#0a7a3e"],
   DIAMOND: ["diamond", "#f4fbff", "#7fb3d6"],
   TOPAZ: ["triangle", "#ffc46b", "#b35a00"],

@@ -11,7 +11,7 @@
 //   cap_reached {win_x, forfeited_spins}, round_end {total_win_x, ...}
 
 import { el, formatX } from "../util.js";
-import { makeGrid } from "./gems.js";
+import { makeGrid, symbolSvg } from "./gems.js";
 
 const CHARS = { G: "GOLD_NUGGET", R: "RUBY", A: "AMETHYST", S: "SAPPHIRE", E: "EMERALD", B: "BRONZE_ORE",
   P: "PINK_STONE", L: "BLUE_STONE", X: "SCATTER" };
@@ -23,6 +23,11 @@ function names(board) {
 }
 
 const pretty = (s) => String(s).replace(/_/g, " ").toLowerCase().replace(/\b\w/g, (m) => m.toUpperCase());
+
+/** Lobby artwork. */
+export function art() {
+  return ["RUBY", "GOLD_NUGGET", "SAPPHIRE", "AMETHYST", "EMERALD"].map((n) => `<span class="art-symbol">${symbolSvg(n)}</span>`).join("");
+}
 
 export function create(root, _ctx) {
   const grid = makeGrid(REELS, 6, "gg-board");

@@ -138,16 +138,17 @@ def print_summary(s: dict[str, Any]) -> None:
     console.print(d)
 
 
-def _progress_bar(total_rounds: int):
+def _progress_bar(total_rounds: int | None):
     """A rich progress callback (rounds, rounds/s, running RTP and interval) or None off a terminal."""
     if not sys.stdout.isatty():
         return None, None
     from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
-    progress = Progress(TextColumn("[bold]simulating"), BarColumn(), TextColumn("{task.completed:,}/{task.total:,}"),
+    progress = Progress(TextColumn("[bold]simulating"), BarColumn(), TextColumn("{task.fields[done]}"),
                         TextColumn("{task.fields[rate]}"), TextColumn("{task.fields[rtp]}"), TimeRemainingColumn(),
                         console=console, transient=True)
-    task = progress.add_task("sim", total=total_rounds, rate="", rtp="")
+    task = progress.add_task("sim", total=total_rounds, rate="", rtp="", done="")
+    of = f"/{total_rounds:,}" if total_rounds else ""
     import time
 
     t0 = time.perf_counter()
@@ -155,33 +156,56 @@ def _progress_bar(total_rounds: int):
     def update(acc) -> None:
         lo, hi = acc.rtp_ci99()
         rate = acc.rounds / max(time.perf_counter() - t0, 1e-9)
-        progress.update(task, completed=acc.rounds, rate=f"{rate:,.0f} rounds/s",
+        progress.update(task, completed=acc.rounds, done=f"{acc.rounds:,}{of} rounds", rate=f"{rate:,.0f} rounds/s",
                         rtp=f"RTP {acc.rtp * 100:.4f}% [{lo * 100:.4f}, {hi * 100:.4f}]")
 
     return progress, update
 
 
-def run_simulation(game_id: str, build_name: str | None, rounds: int, seed: int | None, workers: int | None,
-                   mode: str, quiet: bool) -> dict[str, Any]:
-    from reelforge.analysis.simulate import simulate
+def parse_precision(value: str | None) -> float | None:
+    if value is None:
+        return None
+    try:
+        p = float(value)
+    except ValueError:
+        fail(f"--precision must be a positive number of percentage points, got {value!r}")
+    if not (math.isfinite(p) and p > 0):
+        fail(f"--precision must be a positive number of percentage points, got {value!r}")
+    return p
+
+
+def run_simulation(game_id: str, build_name: str | None, rounds: int | None, seed: int | None,
+                   workers: int | None, mode: str, quiet: bool, precision: float | None = None,
+                   backend: str = "local", address: str | None = None) -> tuple[dict[str, Any], Any]:
+    from reelforge.analysis.simulate import BACKENDS, simulate
     from reelforge.analysis.summary import simulation_summary
 
+    if backend not in BACKENDS:
+        fail(f"unknown backend {backend!r}; backends: {', '.join(BACKENDS)}")
+    if address is not None and backend != "ray":
+        fail("--address needs --backend ray")
     game, build = load(game_id, build_name, mode)
     progress, update = (None, None) if quiet else _progress_bar(rounds)
-    if progress:
-        with progress:
-            res = simulate(game.id, build.name, rounds, seed, workers, mode, update)
-    else:
-        res = simulate(game.id, build.name, rounds, seed, workers, mode)
+    kwargs = dict(rounds=rounds, seed=seed, workers=workers, mode=mode, precision_pp=precision,
+                  backend=backend, address=address)
+    try:
+        if progress:
+            with progress:
+                res = simulate(game.id, build.name, progress=update, **kwargs)
+        else:
+            res = simulate(game.id, build.name, **kwargs)
+    except ConnectionError as exc:
+        fail(f"cannot reach the Ray cluster: {exc}")
     s = simulation_summary(game, build, res.accumulator, mode, res.seed, res.seconds, res.interrupted)
-    s["workers"] = res.workers
+    s.update({"workers": res.workers, "backend": res.backend, "precision_pp": res.precision_pp,
+              "rounds_per_second": res.accumulator.rounds / res.seconds if res.seconds else None})
     if mode == "paid":
         ex = game.exact(build)
         if ex is not None:
             lo, hi = s["rtp_ci99"]
             s["exact_rtp"] = float(ex["rtp"])
             s["exact_rtp_inside_ci99"] = bool(lo <= ex["rtp"] <= hi)
-    return s
+    return s, res
 
 
 @app.command()
@@ -205,14 +229,23 @@ def games(as_json: bool = typer.Option(False, "--json", help="One JSON object.")
     console.print(t)
 
 
+BACKEND_OPT = typer.Option("local", "--backend", help="local (worker processes) or ray.")
+ADDRESS_OPT = typer.Option(None, "--address", help="Ray cluster address (default: start a local Ray).")
+PRECISION_OPT = typer.Option(None, "--precision", help="Stop when the 99% RTP half-width is below this (pp).")
+
+
 @app.command()
 def summary(
     game: str = typer.Argument(..., help="Game id (see `reelforge games`)."),
     build: str = typer.Option(None, "--build", "-b", help="Build name (default: the highest RTP)."),
     mode: str = typer.Option("paid", "--mode", help="Round mode: paid, or buy where the game has a feature buy."),
     rounds: str = typer.Option(None, "--rounds", "-n", help="Simulate this many rounds instead of exact maths."),
+    precision: str = PRECISION_OPT,
     seed: str = typer.Option(None, "--seed", help="Seed for a simulation."),
     workers: str = typer.Option(None, "--workers", "-w", help="Worker processes (default: all cores)."),
+    backend: str = BACKEND_OPT,
+    address: str = ADDRESS_OPT,
+    out: str = typer.Option(None, "--out", "-o", help="Also write a report with plots (.html or .md)."),
     as_json: bool = typer.Option(False, "--json", help="One JSON object."),
 ) -> None:
     """The Game Rules Summary of a build: exact where the game allows, else simulated."""
@@ -220,12 +253,24 @@ def summary(
 
     n = parse_positive_int(rounds, "--rounds")
     w = parse_positive_int(workers, "--workers")
+    p = parse_precision(precision)
     s_seed = parse_seed(seed)
+    if out is not None and not out.lower().endswith((".html", ".htm", ".md")):
+        fail(f"--out must end in .html or .md, got {out!r}")
     g, b = load(game, build, mode)
-    if n is None and mode == "paid" and g.exact(b) is not None:
+    checkpoints = None
+    if n is None and p is None and mode == "paid" and g.exact(b) is not None:
         s = exact_summary(g, b)
     else:
-        s = run_simulation(g.id, b.name, n or 10_000_000, s_seed, w, mode, quiet=as_json)
+        s, res = run_simulation(g.id, b.name, n if (n or p) else 10_000_000, s_seed, w, mode, quiet=as_json,
+                                precision=p, backend=backend, address=address)
+        checkpoints = res.checkpoints
+    if out is not None:
+        from reelforge.analysis.report import write_report
+
+        write_report(out, g, b, s, mode=mode, seed=s_seed, workers=w, checkpoints=checkpoints)
+        if not as_json:
+            console.print(f"report written to {out}")
     emit_json(s) if as_json else print_summary(s)
 
 
@@ -233,18 +278,25 @@ def summary(
 def simulate(
     game: str = typer.Argument(..., help="Game id (see `reelforge games`)."),
     build: str = typer.Option(None, "--build", "-b", help="Build name (default: the highest RTP)."),
-    rounds: str = typer.Option(..., "--rounds", "-n", help="Rounds to simulate (e.g. 1e8)."),
-    seed: str = typer.Option(None, "--seed", help="Seed (default: random, printed)."),
+    rounds: str = typer.Option(None, "--rounds", "-n", help="Rounds to simulate (e.g. 1e8); a ceiling with --precision."),
+    precision: str = PRECISION_OPT,
+    seed: str = typer.Option(None, "--seed", help="Seed (default: random, reported)."),
     workers: str = typer.Option(None, "--workers", "-w", help="Worker processes (default: all cores)."),
     mode: str = typer.Option("paid", "--mode", help="Round mode: paid, or buy where the game has one."),
+    backend: str = BACKEND_OPT,
+    address: str = ADDRESS_OPT,
     as_json: bool = typer.Option(False, "--json", help="One JSON object."),
 ) -> None:
-    """Simulate a build with the fast kernel; the same seed gives the same totals for any --workers."""
+    """Simulate a build with the fast kernel; the same seed gives the same totals for any --workers or backend."""
     n = parse_positive_int(rounds, "--rounds")
     w = parse_positive_int(workers, "--workers")
+    p = parse_precision(precision)
     s_seed = parse_seed(seed)
+    if n is None and p is None:
+        fail("give --rounds N or --precision P (or both: --rounds is then a ceiling)")
     load(game, build, mode)
-    s = run_simulation(game, build, n, s_seed, w, mode, quiet=as_json)
+    s, _ = run_simulation(game, build, n, s_seed, w, mode, quiet=as_json, precision=p, backend=backend,
+                          address=address)
     if as_json:
         emit_json(s)
         return
@@ -284,6 +336,55 @@ def bench(
 
 
 @app.command()
+def compare(
+    game: str = typer.Argument(..., help="Game id."),
+    rounds: str = typer.Option(None, "--rounds", "-n", help="Rounds per build where a simulation is needed (default 1e7)."),
+    seed: str = typer.Option(None, "--seed", help="Seed for simulations (default 2026)."),
+    workers: str = typer.Option(None, "--workers", "-w", help="Worker processes (default: all cores)."),
+    as_json: bool = typer.Option(False, "--json", help="One JSON object."),
+) -> None:
+    """All builds of a game side by side (exact where the game allows, else simulated)."""
+    from reelforge.analysis.summary import exact_summary
+
+    n = parse_positive_int(rounds, "--rounds")
+    w = parse_positive_int(workers, "--workers")
+    s_seed = parse_seed(seed)
+    g, _ = load(game, None)
+    rows = []
+    for name in g.build_names():
+        b = g.load_build(name)
+        if n is None and g.exact(b) is not None:
+            rows.append(exact_summary(g, b))
+        else:
+            rows.append(run_simulation(g.id, name, n or 10_000_000, 2026 if s_seed is None else s_seed, w, "paid",
+                                       quiet=True)[0])
+    if as_json:
+        emit_json({"game": g.id, "builds": rows})
+        return
+    t = Table(title=f"{g.title}: all builds")
+    t.add_column("figure", style="bold")
+    for r in rows:
+        t.add_column(r["build"], justify="right")
+
+    def row(label: str, fn) -> None:
+        t.add_row(label, *[fn(r) for r in rows])
+
+    row("method", lambda r: r["method"] if r["method"] == "exact" else f"sim {r['rounds']:,}")
+    row("RTP", lambda r: f"{r['rtp'] * 100:.4f}%")
+    row("RTP 99% CI", lambda r: "exact" if r["method"] == "exact"
+        else f"{r['rtp_ci99'][0] * 100:.3f}..{r['rtp_ci99'][1] * 100:.3f}")
+    row("house edge", lambda r: f"{r['house_edge'] * 100:.3f}%")
+    for comp in rows[0]["rtp_split"]:
+        row(f"RTP {comp}", lambda r, c=comp: f"{r['rtp_split'][c] * 100:.3f}")
+    row("hit rate", lambda r: f"{r['hit_rate'] * 100:.3f}%")
+    row("feature 1 in", lambda r: f"{r['feature_frequency_one_in']:,.1f}" if r.get("feature_frequency_one_in") else "-")
+    row("SD (x bet)", lambda r: f"{r['sd']:.2f}")
+    row("volatility", lambda r: str(r["volatility_level"]))
+    row("max win 1 in", lambda r: f"{1 / r['max_win_probability']:,.0f}" if r.get("max_win_probability") else "-")
+    console.print(t)
+
+
+@app.command()
 def tune(
     game: str = typer.Argument(..., help="Game id."),
     build: str = typer.Option(..., "--build", "-b", help="Name of the build to write (e.g. 96.2)."),
@@ -318,6 +419,11 @@ def tune(
         emit_json(result)
     else:
         console.print(result)
+
+
+from reelforge.server.commands import register as register_server  # noqa: E402
+
+register_server(app)  # serve, verify, expire
 
 
 def main() -> None:

@@ -54,31 +54,44 @@ def _pg_admin_url() -> str | None:
     return os.environ.get(PG_ENV) or None
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def db_url(request: pytest.FixtureRequest, tmp_path) -> Iterator[str]:
-    """A fresh, empty database URL of each back end."""
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'server.db'}"
-        return
+@pytest.fixture(scope="session")
+def pg_database() -> Iterator[str | None]:
+    """One migrated PostgreSQL database per test process (tests empty it before use)."""
     admin = _pg_admin_url()
     if admin is None:
-        pytest.skip(f"{PG_ENV} is not set (.ci/run starts PostgreSQL and sets it)")
-    name = f"rf_{uuid.uuid4().hex[:16]}"
+        yield None
+        return
+    name = f"rf_test_{uuid.uuid4().hex[:12]}"
     engine = create_engine(admin, isolation_level="AUTOCOMMIT")
     with engine.connect() as conn:
         conn.execute(text(f'CREATE DATABASE "{name}"'))
-    try:
-        yield make_url(admin).set(database=name).render_as_string(hide_password=False)
-    finally:
-        with engine.connect() as conn:
-            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        engine.dispose()
+    url = make_url(admin).set(database=name).render_as_string(hide_password=False)
+    open_database(url).dispose()
+    yield url
+    with engine.connect() as conn:
+        conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    engine.dispose()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db_url(request: pytest.FixtureRequest, tmp_path, pg_database) -> Iterator[str]:
+    """An empty database of each back end: a new SQLite file, or the process's PostgreSQL database emptied."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'server.db'}"
+        return
+    if pg_database is None:
+        pytest.skip(f"{PG_ENV} is not set (.ci/run starts PostgreSQL and sets it)")
+    engine = create_engine(pg_database)
+    with engine.begin() as conn:
+        conn.execute(text("TRUNCATE players, sessions, rounds, steps, ledger, idempotency RESTART IDENTITY CASCADE"))
+    engine.dispose()
+    yield pg_database
 
 
 def demo_config(**overrides: Any) -> ServerConfig:
     from dataclasses import replace
 
-    return replace(load_config(None), expiry_check_seconds=0, **overrides)
+    return replace(load_config(None), **{"expiry_check_seconds": 0, **overrides})
 
 
 @dataclass
@@ -180,13 +193,19 @@ def make_server(db_url: str) -> Iterator[Any]:
     """Factory: ``make_server(config=None)`` -> a running :class:`Server` on the test database."""
     made: list[Server] = []
     engine_holder: dict[str, Any] = {}
+    extra_engines: list[Any] = []
 
-    def make(config: ServerConfig | None = None) -> Server:
+    def make(config: ServerConfig | None = None, own_engine: bool = False) -> Server:
+        """A server on the test database; ``own_engine``: its own connection pool, like another process."""
         config = config or demo_config()
         if "engine" not in engine_holder:
             engine_holder["engine"] = open_database(db_url)
+        engine = engine_holder["engine"]
+        if own_engine:
+            engine = open_database(db_url)
+            extra_engines.append(engine)
         draws = SwitchableDraws()
-        app = create_app(config, engine=engine_holder["engine"], draw_source_factory=lambda: draws)
+        app = create_app(config, engine=engine, draw_source_factory=lambda: draws)
         client = TestClient(app)
         client.__enter__()
         server = Server(client, app, draws, config, db_url)
@@ -196,6 +215,8 @@ def make_server(db_url: str) -> Iterator[Any]:
     yield make
     for server in made:
         server.client.__exit__(None, None, None)
+    for engine in extra_engines:
+        engine.dispose()
     if "engine" in engine_holder:
         engine = engine_holder["engine"]
         check_wallets(engine)

@@ -334,6 +334,58 @@ def test_concurrent_requests_never_overdraw_or_double_play(make_server):
     assert player.balance() >= 0
 
 
+def test_two_server_processes_share_one_database_safely(make_server):
+    """Two servers with separate connection pools (as two processes would have) on one wallet."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from reelforge.server.auth import authenticate
+    from reelforge.server.errors import ApiError
+
+    probe = demo_config()
+    game_id = next(iter(probe.games))
+    bet = probe.games[game_id].bet_ladder[-1]
+    first = make_server(demo_config(demo_balance=5 * bet))
+    second = make_server(demo_config(demo_balance=5 * bet), own_engine=True)
+    player = first.session("shared")
+    who = authenticate(first.engine, f"Bearer {player.token}")
+    services = [first.service, second.service]
+
+    def play(i: int) -> str:
+        service = services[i % 2]
+        try:
+            status, rnd, _ = service.start_round(who.player_id, game_id, bet, False, None, f"k{i}")
+            while rnd["status"] == "open":
+                status, rnd, _ = service.play_step(who.player_id, rnd["id"], None, f"k{i}-{len(rnd['steps'])}")
+            return rnd["status"]
+        except ApiError as exc:
+            return exc.code
+
+    with ThreadPoolExecutor(8) as pool:
+        outcomes = list(pool.map(play, range(24)))
+    assert set(outcomes) <= {"finished", "insufficient_balance", "unfinished_round", "round_not_open"}, outcomes
+    assert player.balance() >= 0
+
+
+def test_the_server_voids_expired_rounds_periodically(make_server):
+    import time
+
+    server = make_server(demo_config(expiry_check_seconds=0.05))
+    game_id = next(iter(server.config.games))
+    player = server.session()
+    server.draws.source = SeededDraws(feature_scenario(game_id).seed)
+    rnd = player.start(game_id, server.config.games[game_id].bet_ladder[0])
+    with server.engine.begin() as conn:
+        conn.execute(update(rounds).where(rounds.c.id == rnd["id"]).values(
+            created_at=utcnow() - timedelta(days=91)))
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        if player.get(f"/api/v1/rounds/{rnd['id']}").json()["status"] == "void":
+            break
+        time.sleep(0.05)
+    assert player.get(f"/api/v1/rounds/{rnd['id']}").json()["status"] == "void"
+    assert player.balance() == server.config.demo_balance
+
+
 def test_bets_are_paid_without_rounding_on_the_shipped_ladders():
     """Every ladder value is a multiple of the game's win unit, so floor(bet * win_x) never rounds."""
     config = demo_config()

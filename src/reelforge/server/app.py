@@ -17,19 +17,21 @@ from typing import Annotated, Any
 
 from fastapi import FastAPI, Header, Path, Query, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse, RedirectResponse
+from fastapi.responses import JSONResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr
 from sqlalchemy import Engine, select
+from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 import reelforge
-from reelforge.server.auth import Principal, authenticate, check_player_name, open_session
+from reelforge.server.auth import Principal, authenticate, bearer, check_player_name, open_session
 from reelforge.server.config import DEFAULT_DATABASE, MAX_BET, ServerConfig
-from reelforge.server.db import open_database, read_transaction, write_transaction
+from reelforge.server.db import Checkpointer, is_sqlite, open_database, read_transaction
 from reelforge.server.errors import ApiError
 from reelforge.server.rounds import DrawFactory, RoundService, dumps, request_hash, to_jsonable
 from reelforge.server.schema import players
+from reelforge.server.store import transaction
 from reelforge.server.verify import verify_round
 from reelforge.server.wallet import ledger_page, lock_player, post_entry, utcnow
 
@@ -95,6 +97,24 @@ def _validation_message(errors: list[dict[str, Any]]) -> str:
     return "; ".join(parts)
 
 
+class BodyLimit:
+    """Refuse request bodies over :data:`MAX_BODY` bytes with a 413 before anything reads them
+    (a plain ASGI middleware: Starlette's ``BaseHTTPMiddleware`` costs too much per request)."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            length = next((v for k, v in scope["headers"] if k == b"content-length"), None)
+            if length is not None and (not length.isdigit() or int(length) > MAX_BODY):
+                response = JSONResponse({"error": "body_too_large",
+                                         "detail": f"request bodies are limited to {MAX_BODY} bytes"}, status_code=413)
+                await response(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
 def create_app(config: ServerConfig, database_url: str | None = None, *, engine: Engine | None = None,
                draw_source_factory: DrawFactory | None = None) -> FastAPI:
     """The server app for ``config`` on ``database_url`` (schema migrated on creation).
@@ -120,6 +140,9 @@ def create_app(config: ServerConfig, database_url: str | None = None, *, engine:
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI):
+        checkpointer = Checkpointer(engine) if is_sqlite(engine) else None
+        if checkpointer is not None:
+            checkpointer.start()
         thread = None
         if config.expiry_check_seconds > 0:
             try:
@@ -132,10 +155,13 @@ def create_app(config: ServerConfig, database_url: str | None = None, *, engine:
         stop.set()
         if thread is not None:
             thread.join(timeout=5)
+        if checkpointer is not None:
+            checkpointer.stop()
 
     app = FastAPI(title="reelforge game server", version=reelforge.__version__, lifespan=lifespan,
                   description="Wallets, step-by-step rounds, history and audit replay. Amounts are integer minor "
                               "units; multiples of the bet are exact fractions in fields ending in _x.")
+    app.add_middleware(BodyLimit)
     app.state.service = service
     app.state.engine = engine
     app.state.config = config
@@ -162,20 +188,27 @@ def create_app(config: ServerConfig, database_url: str | None = None, *, engine:
         log.exception("internal error", exc_info=exc)
         return JSONResponse({"error": "internal_error", "detail": "internal server error"}, status_code=500)
 
-    @app.middleware("http")
-    async def _limit_body(request: Request, call_next):
-        length = request.headers.get("content-length")
-        if length is not None and (not length.isdigit() or int(length) > MAX_BODY):
-            return JSONResponse({"error": "body_too_large", "detail": f"request bodies are limited to {MAX_BODY} bytes"},
-                                status_code=413)
-        return await call_next(request)
+    inline = is_sqlite(engine)
+
+    async def call(fn: Any, *args: Any) -> Any:
+        """Run a database call: inline on SQLite, in the thread pool on PostgreSQL.
+
+        SQLite serialises writers anyway and a request's transaction takes
+        about a millisecond, so running it on the event loop saves the thread
+        hand-off (and the GIL ping-pong between loop and worker threads); on
+        PostgreSQL requests of different players proceed in parallel, so they
+        go to threads. Either way more processes (``--workers``) add capacity.
+        """
+        if inline:
+            return fn(*args)
+        return await run_in_threadpool(fn, *args)
 
     def principal(authorization: str | None) -> Principal:
         return authenticate(engine, authorization)
 
-    def respond(status_body: tuple[int, dict[str, Any]]) -> JSONResponse:
-        status, body = status_body
-        return JSONResponse(body, status_code=status)
+    def respond(result: tuple[int, dict[str, Any], str]) -> Response:
+        status, _body, text = result
+        return Response(text, status_code=status, media_type="application/json")
 
     # -- sessions ------------------------------------------------------------------------
     @app.post("/api/v1/sessions", tags=["sessions"], status_code=201)
@@ -189,7 +222,7 @@ def create_app(config: ServerConfig, database_url: str | None = None, *, engine:
         help_ = active.game.help(active.build)
         game_list.append({
             "id": gid, "title": active.game.title, "version": active.game.version, "build": active.config.build,
-            "rtp": str(help_.get("rtp", getattr(active.build, "rtp", ""))),
+            "rtp": help_.get("rtp", float(getattr(active.build, "rtp", 0)) or None),
             "bet_ladder": list(active.config.bet_ladder), "max_win_x": active.game.max_win_x,
             "modes": list(active.game.modes), "step_actions": list(active.game.step_actions),
             "feature_buy_price_x": (None if (p := active.game.feature_buy_price_x(active.build)) is None
@@ -238,21 +271,21 @@ def create_app(config: ServerConfig, database_url: str | None = None, *, engine:
 
     # -- rounds --------------------------------------------------------------------------------
     @app.post("/api/v1/games/{game}/rounds", tags=["rounds"], status_code=201)
-    def start_round(game: GameId, body: StartRoundRequest, authorization: Auth = None,
-                    idempotency_key: IdemKey = None) -> JSONResponse:
+    async def start_round(game: GameId, body: StartRoundRequest, authorization: Auth = None,
+                          idempotency_key: IdemKey = None) -> Response:
         """Start a round: debit the stake (or feature-buy price) and play the paid spin."""
-        who = principal(authorization)
+        token = bearer(authorization)
         key = _idem_key(idempotency_key)
-        return respond(service.start_round(who.player_id, game, body.bet, body.auto_adjust_bet,
-                                           body.buy_feature, key))
+        return respond(await call(service.start_round, token, game, body.bet, body.auto_adjust_bet,
+                                  body.buy_feature, key))
 
     @app.post("/api/v1/rounds/{round_id}/steps", tags=["rounds"])
-    def play_step(round_id: RoundId, body: StepRequest | None = None, authorization: Auth = None,
-                  idempotency_key: IdemKey = None) -> JSONResponse:
+    async def play_step(round_id: RoundId, body: StepRequest | None = None, authorization: Auth = None,
+                        idempotency_key: IdemKey = None) -> Response:
         """Play the next step of an unfinished round (re-spin, free spin, GEMBOX...)."""
-        who = principal(authorization)
+        token = bearer(authorization)
         key = _idem_key(idempotency_key)
-        return respond(service.play_step(who.player_id, round_id, body.action if body else None, key))
+        return respond(await call(service.play_step, token, round_id, body.action if body else None, key))
 
     @app.get("/api/v1/games/{game}/rounds/unfinished", tags=["rounds"])
     def unfinished(game: GameId, authorization: Auth = None) -> JSONResponse:
@@ -284,35 +317,35 @@ def create_app(config: ServerConfig, database_url: str | None = None, *, engine:
 
     # -- operator ---------------------------------------------------------------------------------
     def operator_transfer(player: str, amount: int, kind: str, key: str | None,
-                          x_operator_key: str | None) -> JSONResponse:
+                          x_operator_key: str | None) -> Response:
         if not config.check_api_key(x_operator_key):
             raise ApiError(401 if x_operator_key is None else 403, "operator_key_required",
                            "operator endpoints need the operator's X-Operator-Key header")
         check_player_name(player)
         key = _idem_key(key)
         req = request_hash(kind, player, amount)
-        with write_transaction(engine) as conn:
-            row = conn.execute(select(players.c.id).where(players.c.name == player)).first()
+        with transaction(engine) as tx:
+            row = tx.one("player_by_name", {"name": player})
             if row is None:
                 raise ApiError(404, "player_not_found", f"no player {player!r} (open a session for it first)")
-            locked = lock_player(conn, row.id)
+            player_id, balance, currency = lock_player(tx, row[0])
 
             def act() -> tuple[int, dict[str, Any]]:
-                balance = post_entry(conn, row.id, locked.balance, kind,
-                                     amount if kind == "deposit" else -amount, None, utcnow())
-                return 200, {"player": player, "balance": balance, "currency": locked.currency}
+                new_balance = post_entry(tx, player_id, balance, kind,
+                                         amount if kind == "deposit" else -amount, None, utcnow())
+                return 200, {"player": player, "balance": new_balance, "currency": currency}
 
-            return respond(service._idempotent(conn, "operator", key, req, act))
+            return respond(service._idempotent(tx, "operator", key, req, act))
 
     @app.post("/api/v1/operator/players/{player}/deposits", tags=["operator"])
     def deposit(player: Annotated[str, Path(max_length=64)], body: AmountRequest,
-                x_operator_key: OperatorKey = None, idempotency_key: IdemKey = None) -> JSONResponse:
+                x_operator_key: OperatorKey = None, idempotency_key: IdemKey = None) -> Response:
         """Operator: credit a player's wallet."""
         return operator_transfer(player, body.amount, "deposit", idempotency_key, x_operator_key)
 
     @app.post("/api/v1/operator/players/{player}/withdrawals", tags=["operator"])
     def withdraw(player: Annotated[str, Path(max_length=64)], body: AmountRequest,
-                 x_operator_key: OperatorKey = None, idempotency_key: IdemKey = None) -> JSONResponse:
+                 x_operator_key: OperatorKey = None, idempotency_key: IdemKey = None) -> Response:
         """Operator: debit a player's wallet (never below zero)."""
         return operator_transfer(player, body.amount, "withdrawal", idempotency_key, x_operator_key)
 

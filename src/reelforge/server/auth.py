@@ -15,14 +15,13 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-from sqlalchemy import Connection, Engine, insert, select
+from sqlalchemy import Engine
 from sqlalchemy.exc import IntegrityError
 
 from reelforge.server.config import ServerConfig
-from reelforge.server.db import read_transaction, write_transaction
 from reelforge.server.errors import ApiError
-from reelforge.server.schema import players, sessions
-from reelforge.server.wallet import as_utc, post_entry, utcnow
+from reelforge.server.store import Tx, parse_ts, transaction
+from reelforge.server.wallet import iso, post_entry, utcnow
 
 PLAYER_NAME = re.compile(r"^[A-Za-z0-9_.@-]{1,64}$")
 
@@ -46,27 +45,25 @@ def check_player_name(name: str) -> str:
     return name
 
 
-def _get_or_create_player(conn: Connection, name: str, config: ServerConfig) -> Any:
-    row = conn.execute(select(players).where(players.c.name == name).with_for_update()).first()
+def _get_or_create_player(tx: Tx, name: str, config: ServerConfig) -> tuple[int, str, int, str]:
+    row = tx.one("player_by_name", {"name": name})
     if row is not None:
-        if config.demo and not row.demo:
+        if config.demo and not row[4]:
             raise ApiError(403, "not_a_demo_player", f"player {name!r} is not a demo player")
-        return row
+        return row[:4]
     now = utcnow()
-    player_id = conn.execute(insert(players).values(
-        name=name, balance=0, currency=config.currency, demo=config.demo, created_at=now,
-    )).inserted_primary_key[0]
+    player_id = tx.one("insert_player", {"name": name, "balance": 0, "currency": config.currency,
+                                         "demo": config.demo, "created_at": tx.ts(now)})[0]
+    balance = 0
     if config.demo and config.demo_balance:
-        post_entry(conn, player_id, 0, "deposit", config.demo_balance, None, now)
-    return conn.execute(select(players).where(players.c.id == player_id)).one()
+        balance = post_entry(tx, player_id, 0, "deposit", config.demo_balance, None, now)
+    return player_id, name, balance, config.currency
 
 
 def open_session(engine: Engine, config: ServerConfig, name: str, operator_key: str | None) -> dict[str, Any]:
     """Open a session for ``name``; return the token (shown once), player, balance and currency."""
     check_player_name(name)
-    if config.demo:
-        pass
-    elif operator_key is None:
+    if not config.demo and operator_key is None:
         raise ApiError(401, "operator_key_required",
                        "this server runs in operator mode: sessions are opened by the operator's platform "
                        "with its X-Operator-Key header; demo sessions are refused")
@@ -74,16 +71,15 @@ def open_session(engine: Engine, config: ServerConfig, name: str, operator_key: 
         raise ApiError(403, "bad_operator_key", "the X-Operator-Key header is not the operator's API key")
     token = secrets.token_urlsafe(32)
     now = utcnow()
+    expires = now + timedelta(minutes=config.session_ttl_minutes)
     for attempt in range(2):
         try:
-            with write_transaction(engine) as conn:
-                player = _get_or_create_player(conn, name, config)
-                conn.execute(insert(sessions).values(
-                    token_sha256=token_hash(token), player_id=player.id, created_at=now,
-                    expires_at=now + timedelta(minutes=config.session_ttl_minutes)))
-                return {"token": token, "player": player.name, "balance": player.balance,
-                        "currency": player.currency,
-                        "expires_at": (now + timedelta(minutes=config.session_ttl_minutes)).isoformat()}
+            with transaction(engine) as tx:
+                player_id, player, balance, currency = _get_or_create_player(tx, name, config)
+                tx.run("insert_session", {"token_sha256": token_hash(token), "player_id": player_id,
+                                          "created_at": tx.ts(now), "expires_at": tx.ts(expires)})
+            return {"token": token, "player": player, "balance": balance, "currency": currency,
+                    "expires_at": iso(expires)}
         except IntegrityError:
             # Another process created the same player between our read and insert; read it now.
             if attempt:
@@ -91,21 +87,35 @@ def open_session(engine: Engine, config: ServerConfig, name: str, operator_key: 
     raise AssertionError("unreachable")
 
 
-def authenticate(engine: Engine, authorization: str | None) -> Principal:
-    """The player a ``Authorization: Bearer <token>`` header belongs to (401 when missing, unknown or expired)."""
+@dataclass(frozen=True)
+class SessionToken:
+    """A bearer token, hashed, not yet checked (checked inside the request's own transaction)."""
+
+    sha256: str
+
+
+def bearer(authorization: str | None) -> SessionToken:
+    """The session token of an ``Authorization: Bearer <token>`` header (401 when missing or malformed)."""
     if not authorization:
         raise ApiError(401, "missing_token", "missing Authorization: Bearer <token> header (open a session first)")
     scheme, _, token = authorization.partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
         raise ApiError(401, "bad_token", "the Authorization header must be 'Bearer <token>'")
-    with read_transaction(engine) as conn:
-        row = conn.execute(
-            select(sessions.c.expires_at, players.c.id, players.c.name)
-            .join(players, players.c.id == sessions.c.player_id)
-            .where(sessions.c.token_sha256 == token_hash(token.strip()))
-        ).first()
+    return SessionToken(token_hash(token.strip()))
+
+
+def session_principal(tx: Tx, token: SessionToken) -> Principal:
+    """The player a session token belongs to, looked up in ``tx`` (401 when unknown or expired)."""
+    row = tx.one("session", {"token": token.sha256})
     if row is None:
         raise ApiError(401, "unknown_token", "unknown session token")
-    if as_utc(row.expires_at) <= utcnow():
+    if parse_ts(row[0]) <= utcnow():
         raise ApiError(401, "session_expired", "the session has expired; open a new one")
-    return Principal(player_id=row.id, player=row.name)
+    return Principal(player_id=row[1], player=row[2])
+
+
+def authenticate(engine: Engine, authorization: str | None) -> Principal:
+    """The player a ``Authorization: Bearer <token>`` header belongs to (401 when missing, unknown or expired)."""
+    token = bearer(authorization)
+    with transaction(engine, write=False) as tx:
+        return session_principal(tx, token)

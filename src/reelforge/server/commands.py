@@ -52,12 +52,12 @@ def serve(
     if cfg.demo:
         typer.echo(f"Demo player: POST http://{shown}:{port}/api/v1/sessions with {{\"player\": \"demo\"}}")
     if workers == 1:
-        uvicorn.run(create_app(cfg, url), host=host, port=port, log_level="warning")
+        uvicorn.run(create_app(cfg, url), host=host, port=port, log_level="warning", access_log=False)
         return
     os.environ[ENV_CONFIG] = "" if demo else str(Path(config).resolve())
     os.environ[ENV_DB] = url
     uvicorn.run("reelforge.server.commands:app_from_env", factory=True, host=host, port=port, workers=workers,
-                log_level="warning")
+                log_level="warning", access_log=False)
 
 
 def app_from_env():

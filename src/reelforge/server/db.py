@@ -55,6 +55,10 @@ def make_engine(url: str) -> Engine:
             cursor.execute("PRAGMA synchronous=NORMAL")
             cursor.execute("PRAGMA foreign_keys=ON")
             cursor.execute("PRAGMA busy_timeout=30000")
+            # No checkpoint (and its fsync) inside a request's COMMIT: the server's
+            # checkpointer thread does it (see Checkpointer); a closing last connection
+            # checkpoints too, so command-line tools leave no WAL behind.
+            cursor.execute("PRAGMA wal_autocheckpoint=0")
             cursor.close()
 
         @event.listens_for(engine, "begin")
@@ -68,6 +72,48 @@ def make_engine(url: str) -> Engine:
             parsed = parsed.set(drivername="postgresql+psycopg")
         return create_engine(parsed, pool_size=20, max_overflow=10, pool_pre_ping=True)
     raise DatabaseError(f"unsupported database {backend!r}: use sqlite:///path.db or postgresql+psycopg://...")
+
+
+class Checkpointer:
+    """Moves a SQLite database's WAL into the database file in the background.
+
+    Automatic checkpoints would run inside some request's COMMIT and fsync
+    the database file there (doubling that request's cost); a passive
+    checkpoint every ``interval`` seconds runs beside writers and readers
+    instead and keeps the WAL small.
+    """
+
+    def __init__(self, engine: Engine, interval: float = 0.5) -> None:
+        self.engine = engine
+        self.interval = interval
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="reelforge-checkpoint", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=5)
+        self.checkpoint()
+
+    def checkpoint(self) -> None:
+        conn = self.engine.raw_connection()
+        try:
+            cursor = conn.cursor()
+            # The copy and the fsync happen beside the writers (PASSIVE); then, with
+            # nothing left to copy, TRUNCATE only waits for a quiet moment to reset the WAL.
+            cursor.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+            cursor.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+        finally:
+            conn.close()
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.interval):
+            try:
+                self.checkpoint()
+            except Exception:  # noqa: BLE001 - a busy database is retried next time
+                pass
 
 
 def is_sqlite(engine: Engine) -> bool:

@@ -35,16 +35,18 @@ from fractions import Fraction
 from typing import Any
 
 import numpy as np
-from sqlalchemy import Connection, Engine, insert, select, update
+from sqlalchemy import Engine, select
 
 from reelforge.draws import DrawSource, RecordingDraws, SecureDraws
 from reelforge.game import Game, RulesError
 from reelforge.games.registry import get_game
+from reelforge.server.auth import SessionToken, session_principal
 from reelforge.server.config import GameConfig, ServerConfig
-from reelforge.server.db import read_transaction, write_transaction
+from reelforge.server.db import read_transaction
 from reelforge.server.errors import ApiError
-from reelforge.server.schema import idempotency, players, rounds, steps
-from reelforge.server.wallet import as_utc, iso, lock_player, post_entry, utcnow
+from reelforge.server.schema import rounds
+from reelforge.server.store import Tx, parse_ts, transaction
+from reelforge.server.wallet import iso, lock_player, post_entry, utcnow
 
 log = logging.getLogger("reelforge.server")
 
@@ -68,7 +70,8 @@ def to_jsonable(value: Any) -> Any:
 
 
 def dumps(value: Any) -> str:
-    return json.dumps(value, default=to_jsonable, separators=(",", ":"), sort_keys=True)
+    """Compact JSON (Fractions as strings)."""
+    return json.dumps(value, default=to_jsonable, separators=(",", ":"), ensure_ascii=False)
 
 
 def money(bet: int, x: Fraction) -> int:
@@ -77,7 +80,7 @@ def money(bet: int, x: Fraction) -> int:
 
 
 def request_hash(*parts: Any) -> str:
-    return hashlib.sha256(dumps(parts).encode()).hexdigest()
+    return hashlib.sha256(json.dumps(parts, sort_keys=True, default=to_jsonable).encode()).hexdigest()
 
 
 @dataclass
@@ -141,28 +144,35 @@ class RoundService:
         return int(price) if price.denominator == 1 else None
 
     # -- idempotency --------------------------------------------------------------
-    def _idempotent(self, conn: Connection, scope: str, key: str, req_hash: str,
-                    action: Callable[[], tuple[int, dict[str, Any]]]) -> tuple[int, dict[str, Any]]:
+    def _idempotent(self, tx: Tx, scope: str, key: str, req_hash: str,
+                    action: Callable[[], tuple[int, dict[str, Any]]]) -> tuple[int, dict[str, Any], str]:
         """Run ``action`` once per (scope, key); a retry returns the stored first answer.
 
         The caller holds the player's row lock, so a concurrent retry waits
         here and then finds the stored answer. Refusals (4xx raised as
         :class:`ApiError`) roll back and are not stored: they changed nothing.
+        Returns the status, the body and the body as JSON text (encoded once).
         """
-        row = conn.execute(select(idempotency).where(idempotency.c.scope == scope, idempotency.c.key == key)).first()
+        row = tx.one("idem_get", {"scope": scope, "key": key})
         if row is not None:
-            if row.request_sha256 != req_hash:
+            if row[0] != req_hash:
                 raise ApiError(409, "idempotency_key_reused",
                                "this Idempotency-Key was already used for a different request")
-            return row.status_code, json.loads(row.response)
+            return row[1], json.loads(row[2]), row[2]
         status, body = action()
-        conn.execute(insert(idempotency).values(scope=scope, key=key, request_sha256=req_hash, status_code=status,
-                                                response=dumps(body), created_at=utcnow()))
-        return status, body
+        text = dumps(body)
+        tx.run("idem_put", {"scope": scope, "key": key, "request_sha256": req_hash, "status_code": status,
+                            "response": text, "created_at": tx.ts(utcnow())})
+        return status, body, text
 
     # -- rounds -------------------------------------------------------------------
-    def start_round(self, player_id: int, game_id: str, bet: int, auto_adjust_bet: bool,
-                    buy_feature: bool | str | None, key: str) -> tuple[int, dict[str, Any]]:
+    @staticmethod
+    def _player_id(tx: Tx, player: int | SessionToken) -> int:
+        """A player id as given, or the session token's player (checked in this transaction)."""
+        return player if isinstance(player, int) else session_principal(tx, player).player_id
+
+    def start_round(self, player: int | SessionToken, game_id: str, bet: int, auto_adjust_bet: bool,
+                    buy_feature: bool | str | None, key: str) -> tuple[int, dict[str, Any], str]:
         """Debit the stake, create the round and play its first step."""
         active = self.active(game_id)
         mode = self.resolve_mode(active, buy_feature)
@@ -175,111 +185,121 @@ class RoundService:
                            f"a {mode} round at bet {bet} would cost a fraction of a minor unit; choose another bet")
         req = request_hash("start", game_id, bet, auto_adjust_bet, buy_feature)
 
-        with write_transaction(self.engine) as conn:
-            player = lock_player(conn, player_id)
+        with transaction(self.engine) as tx:
+            player_id = self._player_id(tx, player)
+            _, balance, _ = lock_player(tx, player_id)
 
             def act() -> tuple[int, dict[str, Any]]:
-                open_id = conn.execute(select(rounds.c.id).where(
-                    rounds.c.player_id == player_id, rounds.c.game == game_id, rounds.c.status == "open")).scalar()
-                if open_id is not None:
+                open_round = tx.one("open_round", {"player_id": player_id, "game": game_id})
+                if open_round is not None:
                     raise ApiError(409, "unfinished_round",
-                                   f"round {open_id} of {game_id} is unfinished: play it to the end first "
+                                   f"round {open_round[0]} of {game_id} is unfinished: play it to the end first "
                                    f"(GET /api/v1/games/{game_id}/rounds/unfinished)")
                 chosen, cost = bet, self.cost(active, bet, mode)
-                if cost > player.balance:
+                if cost > balance:
                     if not auto_adjust_bet:
                         raise ApiError(402, "insufficient_balance",
-                                       f"balance {player.balance} does not cover the round's cost {cost}")
+                                       f"balance {balance} does not cover the round's cost {cost}")
                     fits = [v for v in ladder if v <= bet and (c := self.cost(active, v, mode)) is not None
-                            and c <= player.balance]
+                            and c <= balance]
                     if not fits:
                         raise ApiError(402, "insufficient_balance",
-                                       f"balance {player.balance} does not cover the lowest bet {ladder[0]}")
+                                       f"balance {balance} does not cover the lowest bet {ladder[0]}")
                     chosen = fits[-1]
                     cost = self.cost(active, chosen, mode)
                 now = utcnow()
-                state = active.game.start_round(active.build, mode)
-                round_id = conn.execute(insert(rounds).values(
-                    player_id=player_id, game=game_id, build=active.config.build, mode=mode, bet=chosen,
-                    requested_bet=bet, cost=cost, status="open", state=dumps(state), next_step=None, step_count=0,
-                    total_win_x="0", win=0, created_at=now, updated_at=now,
-                )).inserted_primary_key[0]
-                balance = post_entry(conn, player_id, player.balance, "stake" if mode == "paid" else "feature_buy",
-                                     -cost, round_id, now)
-                rnd = conn.execute(select(rounds).where(rounds.c.id == round_id)).one()
-                balance = self._play(conn, active.game, active.build, rnd, state, None, balance)
-                return 201, self.round_json(conn, round_id, balance)
+                state = dumps(active.game.start_round(active.build, mode))
+                rnd = {"player_id": player_id, "game": game_id, "build": active.config.build, "mode": mode,
+                       "bet": chosen, "requested_bet": bet, "cost": cost, "status": "open", "state": state,
+                       "next_step": None, "step_count": 0, "total_win_x": "0", "win": 0, "void_reason": None,
+                       "created_at": now, "updated_at": now, "finished_at": None}
+                rnd["id"] = tx.one("insert_round", {**rnd, "created_at": tx.ts(now), "updated_at": tx.ts(now)})[0]
+                new_balance = post_entry(tx, player_id, balance, "stake" if mode == "paid" else "feature_buy",
+                                         -cost, rnd["id"], now)
+                step_rows: list[dict[str, Any]] = []
+                new_balance = self._play(tx, active.game, active.build, rnd, step_rows, None, new_balance)
+                return 201, self.round_json(rnd, step_rows, new_balance)
 
-            return self._idempotent(conn, f"player:{player_id}", key, req, act)
+            return self._idempotent(tx, f"player:{player_id}", key, req, act)
 
-    def play_step(self, player_id: int, round_id: int, action: str | None, key: str) -> tuple[int, dict[str, Any]]:
+    def play_step(self, player: int | SessionToken, round_id: int, action: str | None,
+                  key: str) -> tuple[int, dict[str, Any], str]:
         """Play the next step of the player's unfinished round."""
         req = request_hash("step", round_id, action)
-        with write_transaction(self.engine) as conn:
-            player = lock_player(conn, player_id)
+        with transaction(self.engine) as tx:
+            player_id = self._player_id(tx, player)
+            _, balance, _ = lock_player(tx, player_id)
 
             def act() -> tuple[int, dict[str, Any]]:
-                rnd = self._own_round(conn, player_id, round_id, lock=True)
-                if rnd.status != "open":
-                    raise ApiError(409, "round_not_open", f"round {round_id} is {rnd.status}; no step is left to play")
-                game = get_game(rnd.game)
+                rnd = self._own_round(tx, player_id, round_id, lock=True)
+                if rnd["status"] != "open":
+                    raise ApiError(409, "round_not_open",
+                                   f"round {round_id} is {rnd['status']}; no step is left to play")
+                game = get_game(rnd["game"])
                 if action is not None and action not in game.step_actions:
                     raise ApiError(422, "unknown_action",
-                                   f"{rnd.game} steps take no action {action!r}; actions: {list(game.step_actions)}")
-                balance = player.balance
+                                   f"{rnd['game']} steps take no action {action!r}; actions: {list(game.step_actions)}")
+                step_rows = tx.steps(round_id)
                 if self._expired(rnd, utcnow()):
-                    balance = self._void(conn, rnd, balance, self._expiry_reason(rnd))
+                    new_balance = self._void(tx, rnd, balance, self._expiry_reason(rnd))
                 else:
-                    build = self.build(rnd.game, rnd.build)
-                    balance = self._play(conn, game, build, rnd, json.loads(rnd.state), action, balance)
-                return 200, self.round_json(conn, round_id, balance)
+                    build = self.build(rnd["game"], rnd["build"])
+                    new_balance = self._play(tx, game, build, rnd, step_rows, action, balance)
+                return 200, self.round_json(rnd, step_rows, new_balance)
 
-            return self._idempotent(conn, f"player:{player_id}", key, req, act)
+            return self._idempotent(tx, f"player:{player_id}", key, req, act)
 
-    def _play(self, conn: Connection, game: Game, build: Any, rnd: Any, state: dict[str, Any],
+    def _play(self, tx: Tx, game: Game, build: Any, rnd: dict[str, Any], step_rows: list[dict[str, Any]],
               action: str | None, balance: int) -> int:
-        """Play one step of ``rnd`` and persist it; return the player's balance afterwards."""
+        """Play one step of ``rnd`` and persist it (``rnd`` and ``step_rows`` are updated in place)."""
         recorder = RecordingDraws(self.draw_factory())
         try:
-            step = game.play_step(build, state, recorder, action)
+            step = game.play_step(build, json.loads(rnd["state"]), recorder, action)
             events, new_state = dumps(step.events), dumps(step.state)
             win_x, total_x = Fraction(step.win), Fraction(step.total_win)
         except RulesError as exc:
             raise ApiError(409, "rules_refused", str(exc)) from exc
         except Exception as exc:  # noqa: BLE001 - a malfunction voids the round instead of failing the request
-            log.exception("malfunction in round %s step %s", rnd.id, rnd.step_count + 1)
-            return self._void(conn, rnd, balance,
-                              f"malfunction during step {rnd.step_count + 1}: {type(exc).__name__}: {exc}")
+            log.exception("malfunction in round %s step %s", rnd["id"], rnd["step_count"] + 1)
+            return self._void(tx, rnd, balance,
+                              f"malfunction during step {rnd['step_count'] + 1}: {type(exc).__name__}: {exc}")
         now = utcnow()
-        conn.execute(insert(steps).values(
-            round_id=rnd.id, idx=rnd.step_count, kind=step.kind, action=action, draws=dumps(recorder.take()),
-            events=events, win_x=str(win_x), total_win_x=str(total_x), finished=step.finished,
-            next_step=step.next_step, state=new_state, created_at=now))
-        values: dict[str, Any] = dict(state=new_state, step_count=rnd.step_count + 1, total_win_x=str(total_x),
-                                      next_step=step.next_step, updated_at=now)
+        row = {"idx": rnd["step_count"], "kind": step.kind, "action": action, "draws": dumps(recorder.take()),
+               "events": events, "win_x": str(win_x), "total_win_x": str(total_x), "finished": bool(step.finished),
+               "next_step": step.next_step, "state": new_state, "created_at": now}
+        tx.run("insert_step", {**row, "round_id": rnd["id"], "created_at": tx.ts(now)})
+        step_rows.append(row)
+        rnd.update(state=new_state, step_count=rnd["step_count"] + 1, total_win_x=str(total_x),
+                   next_step=step.next_step, updated_at=now)
         if step.finished:
-            win = money(rnd.bet, total_x)
-            values.update(status="finished", win=win, finished_at=now, next_step=None)
+            win = money(rnd["bet"], total_x)
+            rnd.update(status="finished", win=win, finished_at=now, next_step=None)
             if win:
-                balance = post_entry(conn, rnd.player_id, balance, "win", win, rnd.id, now)
-        conn.execute(update(rounds).where(rounds.c.id == rnd.id).values(**values))
+                balance = post_entry(tx, rnd["player_id"], balance, "win", win, rnd["id"], now)
+        self._save(tx, rnd)
         return balance
 
-    def _void(self, conn: Connection, rnd: Any, balance: int, reason: str) -> int:
+    @staticmethod
+    def _save(tx: Tx, rnd: dict[str, Any]) -> None:
+        tx.run("update_round", {k: rnd[k] for k in ("id", "status", "state", "next_step", "step_count",
+                                                     "total_win_x", "win", "void_reason")}
+               | {"updated_at": tx.ts(rnd["updated_at"]), "finished_at": tx.ts(rnd["finished_at"])})
+
+    def _void(self, tx: Tx, rnd: dict[str, Any], balance: int, reason: str) -> int:
         """Void an open round: refund what it cost, pay nothing, record why."""
         now = utcnow()
-        conn.execute(update(rounds).where(rounds.c.id == rnd.id).values(
-            status="void", void_reason=reason, win=0, next_step=None, updated_at=now, finished_at=now))
-        if rnd.cost:
-            balance = post_entry(conn, rnd.player_id, balance, "refund", rnd.cost, rnd.id, now)
+        rnd.update(status="void", void_reason=reason, win=0, next_step=None, updated_at=now, finished_at=now)
+        self._save(tx, rnd)
+        if rnd["cost"]:
+            balance = post_entry(tx, rnd["player_id"], balance, "refund", rnd["cost"], rnd["id"], now)
         return balance
 
-    def _expired(self, rnd: Any, now: datetime) -> bool:
-        return as_utc(rnd.created_at) + timedelta(days=self.config.round_expiry_days) <= now
+    def _expired(self, rnd: dict[str, Any], now: datetime) -> bool:
+        return parse_ts(rnd["created_at"]) + timedelta(days=self.config.round_expiry_days) <= now
 
-    def _expiry_reason(self, rnd: Any) -> str:
+    def _expiry_reason(self, rnd: dict[str, Any]) -> str:
         return (f"expired: unfinished for more than {self.config.round_expiry_days:g} days "
-                f"(started {iso(rnd.created_at)}); stake refunded, pays void")
+                f"(started {iso(parse_ts(rnd['created_at']))}); stake refunded, pays void")
 
     def expire(self, now: datetime | None = None, batch: int = 500) -> int:
         """Void every round unfinished longer than the expiry; return how many were voided.
@@ -297,70 +317,65 @@ class RoundService:
             if not candidates:
                 return voided
             for round_id, player_id in candidates:
-                with write_transaction(self.engine) as conn:
-                    player = lock_player(conn, player_id)
-                    rnd = conn.execute(select(rounds).where(rounds.c.id == round_id).with_for_update()).one()
-                    if rnd.status == "open" and self._expired(rnd, now):
-                        self._void(conn, rnd, player.balance, self._expiry_reason(rnd))
+                with transaction(self.engine) as tx:
+                    _, balance, _ = lock_player(tx, player_id)
+                    rnd = tx.round(round_id, lock=True)
+                    if rnd["status"] == "open" and self._expired(rnd, now):
+                        self._void(tx, rnd, balance, self._expiry_reason(rnd))
                         voided += 1
             if len(candidates) < batch:
                 return voided
 
     # -- reading ----------------------------------------------------------------------
-    def _own_round(self, conn: Connection, player_id: int, round_id: int, lock: bool = False) -> Any:
-        query = select(rounds).where(rounds.c.id == round_id)
-        if lock:
-            query = query.with_for_update()
-        rnd = conn.execute(query).first()
+    @staticmethod
+    def _own_round(tx: Tx, player_id: int, round_id: int, lock: bool = False) -> dict[str, Any]:
+        rnd = tx.round(round_id, lock=lock)
         # A foreign round is reported exactly like a missing one.
-        if rnd is None or rnd.player_id != player_id:
+        if rnd is None or rnd["player_id"] != player_id:
             raise ApiError(404, "round_not_found", f"no round {round_id} for this player")
         return rnd
 
-    def round_json(self, conn: Connection, round_id: int, balance: int | None = None,
-                   rnd: Any = None) -> dict[str, Any]:
+    def round_json(self, rnd: dict[str, Any], step_rows: list[dict[str, Any]], balance: int) -> dict[str, Any]:
         """A round in full: every step with its draws, events, win and state."""
-        if rnd is None:
-            rnd = conn.execute(select(rounds).where(rounds.c.id == round_id)).one()
-        if balance is None:
-            balance = conn.execute(select(players.c.balance).where(players.c.id == rnd.player_id)).scalar_one()
-        step_rows = conn.execute(select(steps).where(steps.c.round_id == round_id).order_by(steps.c.idx)).all()
         body = self.summary_json(rnd)
         body["steps"] = [{
-            "index": s.idx, "kind": s.kind, "action": s.action, "draws": json.loads(s.draws),
-            "events": json.loads(s.events), "win_x": s.win_x, "win": money(rnd.bet, Fraction(s.win_x)),
-            "total_win_x": s.total_win_x, "finished": s.finished, "next_step": s.next_step,
-            "state": json.loads(s.state), "created_at": iso(s.created_at),
+            "index": s["idx"], "kind": s["kind"], "action": s["action"], "draws": json.loads(s["draws"]),
+            "events": json.loads(s["events"]), "win_x": s["win_x"], "win": money(rnd["bet"], Fraction(s["win_x"])),
+            "total_win_x": s["total_win_x"], "finished": bool(s["finished"]), "next_step": s["next_step"],
+            "state": json.loads(s["state"]), "created_at": iso(parse_ts(s["created_at"])),
         } for s in step_rows]
-        body["state"] = json.loads(rnd.state)
+        body["state"] = json.loads(rnd["state"])
         body["balance"] = balance
         return body
 
     def summary_json(self, rnd: Any) -> dict[str, Any]:
-        total_x = Fraction(rnd.total_win_x)
+        total_x = Fraction(rnd["total_win_x"])
         return {
-            "id": rnd.id, "game": rnd.game, "build": rnd.build, "mode": rnd.mode, "bet": rnd.bet,
-            "requested_bet": rnd.requested_bet, "bet_adjusted": rnd.bet != rnd.requested_bet, "cost": rnd.cost,
-            "currency": self.config.currency, "status": rnd.status, "next_step": rnd.next_step,
-            "step_count": rnd.step_count, "total_win_x": rnd.total_win_x,
-            "total_win": rnd.win if rnd.status != "open" else money(rnd.bet, total_x),
-            "paid": rnd.win, "void_reason": rnd.void_reason,
-            "created_at": iso(rnd.created_at), "updated_at": iso(rnd.updated_at), "finished_at": iso(rnd.finished_at),
+            "id": rnd["id"], "game": rnd["game"], "build": rnd["build"], "mode": rnd["mode"], "bet": rnd["bet"],
+            "requested_bet": rnd["requested_bet"], "bet_adjusted": rnd["bet"] != rnd["requested_bet"],
+            "cost": rnd["cost"], "currency": self.config.currency, "status": rnd["status"],
+            "next_step": rnd["next_step"], "step_count": rnd["step_count"], "total_win_x": rnd["total_win_x"],
+            "total_win": rnd["win"] if rnd["status"] != "open" else money(rnd["bet"], total_x),
+            "paid": rnd["win"], "void_reason": rnd["void_reason"],
+            "created_at": iso(parse_ts(rnd["created_at"])), "updated_at": iso(parse_ts(rnd["updated_at"])),
+            "finished_at": iso(parse_ts(rnd["finished_at"])),
         }
 
+    def _full(self, tx: Tx, rnd: dict[str, Any]) -> dict[str, Any]:
+        balance = tx.one("balance", {"id": rnd["player_id"]})[0]
+        return self.round_json(rnd, tx.steps(rnd["id"]), balance)
+
     def get_round(self, player_id: int, round_id: int) -> dict[str, Any]:
-        with read_transaction(self.engine) as conn:
-            rnd = self._own_round(conn, player_id, round_id)
-            return self.round_json(conn, round_id, rnd=rnd)
+        with transaction(self.engine, write=False) as tx:
+            return self._full(tx, self._own_round(tx, player_id, round_id))
 
     def unfinished(self, player_id: int, game_id: str) -> dict[str, Any]:
         self.active(game_id)
-        with read_transaction(self.engine) as conn:
-            rnd = conn.execute(select(rounds).where(rounds.c.player_id == player_id, rounds.c.game == game_id,
-                                                    rounds.c.status == "open")).first()
-            if rnd is None:
+        with transaction(self.engine, write=False) as tx:
+            row = tx.one("open_round", {"player_id": player_id, "game": game_id})
+            if row is None:
                 raise ApiError(404, "no_unfinished_round", f"no unfinished round of {game_id}")
-            return self.round_json(conn, rnd.id, rnd=rnd)
+            return self._full(tx, tx.round(row[0]))
 
     def history(self, player_id: int, limit: int, before: int | None, game_id: str | None) -> dict[str, Any]:
         """The player's rounds, newest first; ``next_before`` pages further."""
@@ -370,7 +385,7 @@ class RoundService:
         if game_id is not None:
             query = query.where(rounds.c.game == game_id)
         with read_transaction(self.engine) as conn:
-            rows = conn.execute(query.order_by(rounds.c.id.desc()).limit(limit + 1)).all()
+            rows = conn.execute(query.order_by(rounds.c.id.desc()).limit(limit + 1)).mappings().all()
         more = len(rows) > limit
         rows = rows[:limit]
-        return {"rounds": [self.summary_json(r) for r in rows], "next_before": rows[-1].id if more else None}
+        return {"rounds": [self.summary_json(r) for r in rows], "next_before": rows[-1]["id"] if more else None}

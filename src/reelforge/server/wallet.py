@@ -12,10 +12,11 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Connection, func, insert, select, update
+from sqlalchemy import Connection, func, select
 
 from reelforge.server.errors import ApiError
-from reelforge.server.schema import LEDGER_KINDS, ledger, players
+from reelforge.server.schema import LEDGER_KINDS, ledger
+from reelforge.server.store import Tx
 
 
 def utcnow() -> datetime:
@@ -34,15 +35,16 @@ def iso(value: datetime | None) -> str | None:
     return None if value is None else value.isoformat().replace("+00:00", "Z")
 
 
-def lock_player(conn: Connection, player_id: int) -> Any:
-    """The player's row, locked for the rest of the transaction (``FOR UPDATE``; SQLite holds the write lock)."""
-    row = conn.execute(select(players).where(players.c.id == player_id).with_for_update()).first()
+def lock_player(tx: Tx, player_id: int) -> tuple[int, int, str]:
+    """``(id, balance, currency)`` of the player, row locked for the rest of the transaction
+    (``FOR UPDATE`` on PostgreSQL; on SQLite the transaction already holds the write lock)."""
+    row = tx.one("lock_player", {"id": player_id})
     if row is None:
         raise ApiError(404, "player_not_found", "no such player")
     return row
 
 
-def post_entry(conn: Connection, player_id: int, balance: int, kind: str, amount: int,
+def post_entry(tx: Tx, player_id: int, balance: int, kind: str, amount: int,
                round_id: int | None, now: datetime) -> int:
     """Apply ``amount`` (signed minor units) to a locked player's ``balance``; return the new balance."""
     assert kind in LEDGER_KINDS, kind
@@ -50,9 +52,9 @@ def post_entry(conn: Connection, player_id: int, balance: int, kind: str, amount
     if new_balance < 0:
         raise ApiError(402, "insufficient_balance",
                        f"balance {balance} does not cover {-amount} ({kind})")
-    conn.execute(update(players).where(players.c.id == player_id).values(balance=new_balance))
-    conn.execute(insert(ledger).values(player_id=player_id, kind=kind, amount=amount, balance_after=new_balance,
-                                       round_id=round_id, created_at=now))
+    tx.run("set_balance", {"balance": new_balance, "id": player_id})
+    tx.run("ledger", {"player_id": player_id, "kind": kind, "amount": amount, "balance_after": new_balance,
+                      "round_id": round_id, "created_at": tx.ts(now)})
     return new_balance
 
 

@@ -8,9 +8,10 @@ and the volatility band. ``reelforge tune forge-of-fortunes`` calls
 :func:`calibrate` and writes the build file; the shipped builds are its output.
 
 Search: a continuous optimum is found first on the segment probabilities,
-rounded to strip counts, then an integer hill-climb on the exact figures
-(floats during the climb, Fractions for the final check) closes the RTP gap
-below 0.001 percentage points.
+rounded to strip counts, then the project's generic tuner
+(:mod:`reelforge.tuning`) climbs over the integer counts on the exact
+figures (floats during the climb, Fractions for the final check) and closes
+the RTP gap below 0.001 percentage points.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from reelforge.games.forge_of_fortunes.build import (
     StripSet,
 )
 from reelforge.games.forge_of_fortunes.exact import exact
+from reelforge.tuning import Param, TuningSpace, staged_climb
 
 SEGMENTS = ("2x-3x", "5x-8x", "10x-15x", "20x-30x", "50x-75x", "100x-200x", "500x-1000x")
 """Feature strip sets: one per pair of consecutive runners below the top."""
@@ -170,16 +172,46 @@ def continuous_start(t: Targets) -> Counts:
     return Counts(gold, slag, coal)
 
 
-def _score(c: Counts, t: Targets, rtp_scale: float = 1e-6) -> float:
-    """Lower is better: RTP to ``rtp_scale``, max-event odds inside +-2%, SD inside level 7."""
-    rtp, sd, pmax = _figures(c)
-    if pmax <= 0:
-        return 1e18
-    off = abs(math.log(pmax / t.p_max))
-    score = (abs(rtp - t.rtp) / rtp_scale) ** 2 + (max(0.0, off - 0.02) / 0.002) ** 2 + (off / 0.02) ** 2
-    if not 9.5 <= sd <= 13.5:
-        score += 1e6 * min(abs(sd - 9.5), abs(sd - 13.5)) ** 2
-    return score
+def _values(c: Counts) -> dict[str, int]:
+    v = {}
+    for seg in SEGMENTS:
+        for i in range(3):
+            v[f"{seg}.gold.{i + 1}"] = c.gold[seg][i]
+            v[f"{seg}.slag.{i + 1}"] = c.slag[seg][i]
+        v[f"{seg}.coal"] = c.coal[seg]
+    return v
+
+
+def _counts(v: dict[str, int]) -> Counts:
+    return Counts({seg: [v[f"{seg}.gold.{i}"] for i in (1, 2, 3)] for seg in SEGMENTS},
+                  {seg: [v[f"{seg}.slag.{i}"] for i in (1, 2, 3)] for seg in SEGMENTS},
+                  {seg: v[f"{seg}.coal"] for seg in SEGMENTS})
+
+
+def tuning_space(targets: Targets) -> TuningSpace:
+    """The feature strips' symbol counts as the generic tuner's free parameters.
+
+    Candidates are measured with the exact Markov-chain figures (in floats while
+    searching; :func:`exact` re-checks the result in rational arithmetic).
+    """
+    F = FEATURE_LENGTH
+    params = []
+    for seg in SEGMENTS:
+        params += [Param(f"{seg}.gold.{i}", 1, F) for i in (1, 2, 3)]
+        params += [Param(f"{seg}.slag.{i}", 0, F) for i in (1, 2, 3)]
+        params.append(Param(f"{seg}.coal", 0, F))
+
+    def measure(c: Counts) -> dict[str, float]:
+        rtp, sd, pmax = _figures(c)
+        return {"rtp": rtp, "sd": sd, "p_max": pmax}
+
+    return TuningSpace(
+        params=params, start=_values(continuous_start(targets)), make_build=_counts, measure=measure,
+        tolerances={"rtp": 1e-6, "p_max": 0.02},
+        valid=lambda v: _valid(_counts(v)),
+        # volatility level 7 with a margin, and the max-event odds inside +-3%
+        bands={"sd": (9.5, 13.5), "p_max": (targets.p_max * 0.97, targets.p_max * 1.03)},
+    )
 
 
 def _valid(c: Counts) -> bool:
@@ -193,48 +225,11 @@ def _valid(c: Counts) -> bool:
     return True
 
 
-def _neighbours(c: Counts) -> list[Counts]:
-    out = []
-    for seg in SEGMENTS:
-        for field_name, reel in [("gold", i) for i in range(3)] + [("slag", i) for i in range(3)] + [("coal", None)]:
-            for d in (-1, 1):
-                n = c.copy()
-                if reel is None:
-                    n.coal[seg] += d
-                else:
-                    getattr(n, field_name)[seg][reel] += d
-                if _valid(n):
-                    out.append(n)
-    return out
-
-
-def _climb(c: Counts, score, max_rounds: int) -> Counts:
-    """Best single move while one improves, else the best pair of moves; stop when neither does."""
-    best = score(c)
-    for _ in range(max_rounds):
-        singles = _neighbours(c)
-        scores = [score(n) for n in singles]
-        i = int(np.argmin(scores))
-        if scores[i] < best:
-            best, c = scores[i], singles[i]
-            continue
-        improved = False
-        for j in np.argsort(scores):
-            for n2 in _neighbours(singles[j]):
-                s2 = score(n2)
-                if s2 < best:
-                    best, c, improved = s2, n2, True
-        if not improved:
-            break
-    return c
-
-
-def calibrate(targets: Targets, start: Counts | None = None, max_rounds: int = 2000) -> Counts:
-    """Integer hill-climb toward ``targets``, loose on RTP first, then to 1e-6."""
-    c = (start or continuous_start(targets)).copy()
-    for rtp_scale in (1e-4, 1e-5, 1e-6):
-        c = _climb(c, lambda n, s=rtp_scale: _score(n, targets, s), max_rounds)
-    return c
+def calibrate(targets: Targets) -> Counts:
+    """Generic tuner from the continuous start: RTP tolerance tightened 1e-4 -> 1e-5 -> 1e-6."""
+    space = tuning_space(targets)
+    values = staged_climb(space, {"rtp": targets.rtp, "p_max": targets.p_max}, "rtp", (1e-4, 1e-5, 1e-6))
+    return _counts(values)
 
 
 def describe(build: Build) -> dict[str, float]:

@@ -146,6 +146,14 @@ class ForgeOfFortunes(Game):
                 "max_win_one_in": float(1 / r.max_win_probability), "hit_rate": float(r.hit_rate),
                 "sd": float(r.variance) ** 0.5}
 
+    def feature_picture(self, build: Build, summary: dict[str, Any]) -> dict[str, Any] | None:
+        ends = summary.get("feature_end_runner_probability")
+        if not ends:
+            return None
+        return {"title": "Forging Re-Spins: probability of ending on each runner (per feature)",
+                "labels": list(ends), "values": [v or 0.0 for v in ends.values()],
+                "xlabel": "ladder runner (x total bet)", "ylabel": "probability (log)", "log": True}
+
     def extra_summary(self, build: Build, acc: Accumulator) -> dict[str, Any]:
         trig = acc.counter("triggers")
         return {

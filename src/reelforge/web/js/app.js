@@ -530,6 +530,7 @@ async function openRound(id, token) {
   show("round");
   $("round-title").textContent = `Round #${id}`;
   $("verify-result").hidden = true;
+  $("round-resume").hidden = true;
   $("round-facts").replaceChildren();
   $("round-steps").replaceChildren();
   $("verify").dataset.round = String(id);
@@ -537,6 +538,8 @@ async function openRound(id, token) {
     const r = await api.round(id);
     if (token !== S.viewToken) return;
     $("round-title").textContent = `Round #${r.id} · ${gameTitle(r.game)}`;
+    $("round-resume").hidden = r.status !== "open";
+    $("round-resume").href = `#/game/${r.game}`;
     const facts = [
       ["Game", `${gameTitle(r.game)} (${r.game})`], ["Build", r.build], ["Mode", words(r.mode)],
       ["Bet", S.money(r.bet) + (r.bet_adjusted ? ` (asked ${S.money(r.requested_bet)}, auto adjusted)` : "")],

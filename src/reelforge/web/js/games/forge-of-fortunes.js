@@ -67,14 +67,14 @@ export function create(root, ctx) {
   let runner = null;
   let count = 0;
 
-  function setMarker(index, flash) {
+  function setMarker(index, flash, fast = false) {
     runner = index;
     ladderEl.classList.toggle("active", index !== null);
     rungs.forEach((r, i) => {
       r.classList.toggle("marker", i === index);
       r.classList.remove("flash-up", "flash-down", "flash-hold", "awarded");
     });
-    if (index !== null && flash) rungs[index].classList.add(flash);
+    if (index !== null && flash && !fast) rungs[index].classList.add(flash);
     ladderEl.dataset.marker = index === null ? "" : String(index);
   }
 
@@ -117,7 +117,7 @@ export function create(root, ctx) {
         reels.forEach((r) => r.classList.add("win"));
         say("GOLD GOLD GOLD! Forging Re-Spins: the marker starts on the first runner", "big");
         count = 0;
-        setMarker(Number(ev.runner ?? 0), "flash-up");
+        setMarker(Number(ev.runner ?? 0), "flash-up", anim.fast());
         await anim.wait(700);
       } else if (ev.type === "win") {
         (ev.reels || [1, 2]).forEach((n) => reels[n - 1] && reels[n - 1].classList.add("win"));
@@ -129,7 +129,7 @@ export function create(root, ctx) {
           slag_end: "flash-down" }[ev.move] || "";
         if (ev.move === "coal_back" || ev.move === "coal_safe") reels[2].classList.add("coal");
         else if (ev.move === "advance" || ev.move === "top_reached") reels.forEach((r) => r.classList.add("win"));
-        setMarker(Number(ev.to), flash);
+        setMarker(Number(ev.to), flash, anim.fast());
         say((MOVE_WORDS[ev.move] || (() => ev.move))(ev), ev.move === "slag_end" || ev.move === "coal_back" ? "bad" : "");
         await anim.wait(ev.move === "nothing" ? 150 : 550);
         reels[2].classList.remove("coal");

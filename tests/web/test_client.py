@@ -67,6 +67,23 @@ def check_resumed_view(page, game_id: str, api_round: dict) -> None:
         expect(page.get_by_test_id(f"runner-{runner}")).to_have_class(re.compile(r"\bmarker\b"))
         symbols = api_round["steps"][-1]["events"][0]["symbols"]
         expect(page.locator(".fof-reels")).to_have_attribute("data-symbols", " ".join(symbols))
+    events = [ev for step in api_round["steps"] for ev in step["events"]]
+    state = api_round["state"]
+    if game_id == "forge-of-gems":
+        last = [ev for ev in events if "forge_reel" in ev][-1]
+        expect(page.get_by_test_id("fog-forge-reel")).to_have_attribute("data-forge", ",".join(last["forge_reel"]))
+        expect(page.get_by_test_id("fog-board")).to_have_attribute(
+            "data-board", "|".join(",".join(col) for col in last["board"]))
+        expect(page.get_by_test_id("fog-multiplier")).to_have_attribute("data-value", str(state["multiplier"]))
+        if state["phase"] == "free":
+            expect(page.get_by_test_id("fog-free-spins")).to_have_attribute("data-value", str(state["free_left"]))
+    if game_id == "gemstones-gold":
+        last = [ev for ev in events if "final_board" in ev][-1]
+        expect(page.get_by_test_id("gg-board")).to_have_attribute(
+            "data-board", "|".join(",".join(GG_CHARS[ch] for ch in reel) for reel in last["final_board"]))
+        expect(page.get_by_test_id("gg-free-spins")).to_have_attribute("data-value", str(state["spins_left"]))
+        expect(page.get_by_test_id("gg-total-multiplier")).to_have_attribute(
+            "data-value", str(state["total_multiplier"]))
 
 
 def no_horizontal_overflow(page) -> None:
@@ -401,3 +418,31 @@ def test_gemstones_gold_renderer_draws_the_worked_example(new_page, web_server):
     expect(page.get_by_test_id("gg-sum")).to_contain_text("5x + 2x = 7x")
     screenshot(page, "gemstones-gold-free-spin-phone")
     assert not page.js_errors
+
+
+@pytest.mark.skipif("forge-of-gems" not in GAMES, reason="Forge of Gems is not offered")
+def test_the_gembox_waits_for_the_player_across_a_reload(new_page, web_server):
+    seed, expected = long_feature_seed("forge-of-gems", min_steps=2)
+    assert expected.steps[1].kind == "gembox"
+    page = new_page(phone=True)
+    token = sign_in(page, unique_player("gembox"))
+    open_game(page, "forge-of-gems")
+    web_server.draws.source = SeededDraws(seed)
+    assert press_spin(page) == "open"
+    for _ in range(2):  # before and after a reload the closed GEMBOX waits for the player
+        expect(page.get_by_test_id("fog-gembox")).to_have_attribute("data-state", "closed")
+        expect(page.get_by_test_id("spin")).to_have_text("OPEN GEMBOX")
+        page.reload()
+        assert idle(page) == "open"
+    screenshot(page, "forge-of-gems-gembox-waiting-phone")
+    press_spin(page)
+    expect(page.get_by_test_id("fog-gembox")).to_have_attribute("data-state", "opened")
+    reward = expected.steps[1].events[0]
+    spins = f"{reward['free_spins']} FREE SPINS" if reward["free_spins"] else None
+    if spins:
+        expect(page.get_by_test_id("fog-reward")).to_contain_text(spins)
+    rnd = last_round(web_server, token)
+    assert rnd["steps"][1]["kind"] == "gembox" and rnd["steps"][1]["action"] == "open"
+    screenshot(page, "forge-of-gems-gembox-opened-phone")
+    play_round(page)
+    assert_same_round(last_round(web_server, token), expected)

@@ -19,6 +19,7 @@ from sqlalchemy import create_engine, select, text
 from sqlalchemy.engine import make_url
 
 from reelforge.draws import DrawSource, SecureDraws
+from reelforge.games.registry import get_game
 from reelforge.server.app import create_app
 from reelforge.server.config import ServerConfig, load_config
 from reelforge.server.db import open_database
@@ -150,9 +151,20 @@ class Player:
         return r.json()
 
     def finish(self, rnd: dict[str, Any]) -> dict[str, Any]:
-        """Play a round's remaining steps."""
+        """Play a round's remaining steps. A game with step actions (e.g. ``open`` for a GEMBOX) gets its
+        first action on every step; a step that refuses it (409, nothing changed) is played without."""
+        actions = get_game(rnd["game"]).step_actions
         while rnd["status"] == "open":
-            rnd = self.step(rnd["id"])
+            if actions:
+                r = self.server.client.post(f"/api/v1/rounds/{rnd['id']}/steps", json={"action": actions[0]},
+                                            headers=self.key())
+                if r.status_code == 409 and r.json()["error"] == "rules_refused":
+                    rnd = self.step(rnd["id"])
+                    continue
+                assert r.status_code == 200, r.text
+                rnd = r.json()
+            else:
+                rnd = self.step(rnd["id"])
         return rnd
 
     def balance(self) -> int:

@@ -85,7 +85,7 @@ def test_games_list_shows_build_rtp_ladder_and_max_win(server):
         gconf = server.config.games[g["id"]]
         assert g["build"] == gconf.build and g["bet_ladder"] == list(gconf.bet_ladder) == sorted(g["bet_ladder"])
         assert g["max_win_x"] == game.max_win_x and g["title"] == game.title
-        assert g["rtp"]
+        assert isinstance(g["rtp"], float) and 0.5 < g["rtp"] < 1
         price = game.feature_buy_price_x(game.load_build(gconf.build))
         assert g["feature_buy_price_x"] == (None if price is None else str(Fraction(price)))
 
@@ -99,8 +99,9 @@ def test_help_names_the_game_version_build_rtp_rules_paytable_and_max_win(server
         assert body["game"] == game_id and body["title"] == game.title and body["version"] == game.version
         assert body["build"] == gconf.build and body["max_win_x"] == game.max_win_x
         assert body["bet_ladder"] == list(gconf.bet_ladder)
-        for key in ("rtp", "rules", "paytable"):
-            assert key in body, key
+        assert isinstance(body["rtp"], float) and 0.5 < body["rtp"] < 1
+        assert body["rules"]
+        assert any(key.startswith("paytable") for key in body), sorted(body)
 
 
 def test_configuration_chooses_the_active_build(make_server):

@@ -83,6 +83,16 @@ def _idem_key(key: str | None) -> str:
     return key
 
 
+def _rtp(help_: dict[str, Any], build: Any) -> float | None:
+    """The active build's RTP as a fraction of stakes (0.962); games give it as a float, a decimal
+    string, a fraction or a percentage (96.2: no slot returns more than all stakes, so above 1 is percent)."""
+    value = help_.get("rtp", getattr(build, "rtp", None))
+    if value is None:
+        return None
+    rtp = Fraction(str(value))
+    return float(rtp / 100 if rtp > 1 else rtp)
+
+
 def _validation_message(errors: list[dict[str, Any]]) -> str:
     parts = []
     for err in errors:
@@ -222,12 +232,14 @@ def create_app(config: ServerConfig, database_url: str | None = None, *, engine:
         help_ = active.game.help(active.build)
         game_list.append({
             "id": gid, "title": active.game.title, "version": active.game.version, "build": active.config.build,
-            "rtp": help_.get("rtp", float(getattr(active.build, "rtp", 0)) or None),
+            "rtp": _rtp(help_, active.build),
             "bet_ladder": list(active.config.bet_ladder), "max_win_x": active.game.max_win_x,
             "modes": list(active.game.modes), "step_actions": list(active.game.step_actions),
             "feature_buy_price_x": (None if (p := active.game.feature_buy_price_x(active.build)) is None
                                     else str(p)),
             "currency": config.currency,
+            # Whether floor(bet * win_x) is exact for every bet of the ladder (see rounds.money).
+            "exact_wins": all(b % active.game.win_unit(active.build) == 0 for b in active.config.bet_ladder),
         })
     game_list_json = dumps(game_list)
 
@@ -246,7 +258,7 @@ def create_app(config: ServerConfig, database_url: str | None = None, *, engine:
         active = service.active(game)
         body = json.loads(dumps(active.game.help(active.build)))
         body.update({"game": game, "title": active.game.title, "version": active.game.version,
-                     "build": active.config.build, "bet_ladder": list(active.config.bet_ladder),
+                     "build": active.config.build, "rtp": _rtp(body, active.build), "bet_ladder": list(active.config.bet_ladder),
                      "currency": config.currency, "max_win_x": active.game.max_win_x})
         price = active.game.feature_buy_price_x(active.build)
         body["feature_buy_price_x"] = None if price is None else str(Fraction(price))

@@ -182,3 +182,8 @@ class Game(ABC):
     def extra_summary(self, build: Any, acc: Accumulator) -> dict[str, Any]:
         """Game-specific figures for the summary from a simulation."""
         return {}
+
+    def feature_picture(self, build: Any, summary: dict[str, Any]) -> dict[str, Any] | None:
+        """The game's own report plot from a summary: ``{"title", "labels", "values", "xlabel",
+        "ylabel", "log"?}``, or None."""
+        return None

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -98,6 +98,8 @@ def parse_build(data: dict[str, Any], name: str) -> Build:
     missing = [v for v in safe_values if v not in ladder]
     if missing:
         raise BuildError(f"{where}: safe runners {missing} are not on the ladder")
+    if ladder[0] not in safe_values or ladder[-1] not in safe_values:
+        raise BuildError(f"{where}: the first and the top runner must be safe (Coal has nowhere to move them)")
     base = _strip_set(data.get("base"), f"{where} [base]", GOLD + SLAG + BLANK, coal_reel3=False)
     feature = require(data, "feature", dict, where)
     sets_raw = require(feature, "sets", dict, f"{where} [feature]")
@@ -122,7 +124,7 @@ def build_names() -> list[str]:
     return list_builds(BUILDS_DIR)
 
 
-@lru_cache(maxsize=None)
+@cache
 def load_build(name: str) -> Build:
     """Load a shipped build by name."""
     return parse_build(read_build(BUILDS_DIR, name, GAME_ID), name)

@@ -8,9 +8,10 @@ and the volatility band. ``reelforge tune forge-of-fortunes`` calls
 :func:`calibrate` and writes the build file; the shipped builds are its output.
 
 Search: a continuous optimum is found first on the segment probabilities,
-rounded to strip counts, then an integer hill-climb on the exact figures
-(floats during the climb, Fractions for the final check) closes the RTP gap
-below 0.001 percentage points.
+rounded to strip counts, then the project's generic tuner
+(:mod:`reelforge.tuning`) climbs over the integer counts on the exact
+figures (floats during the climb, Fractions for the final check) and closes
+the RTP gap below 0.001 percentage points.
 """
 
 from __future__ import annotations
@@ -22,30 +23,38 @@ from fractions import Fraction
 import numpy as np
 
 from reelforge.games.forge_of_fortunes.build import (
-    BLANK, COAL, GOLD, REFERENCE_LADDER, REFERENCE_SAFE, SLAG, Build, StripSet,
+    BLANK,
+    COAL,
+    GOLD,
+    REFERENCE_LADDER,
+    REFERENCE_SAFE,
+    SLAG,
+    Build,
+    StripSet,
 )
 from reelforge.games.forge_of_fortunes.exact import exact
+from reelforge.tuning import Param, TuningSpace, staged_climb
 
-SEGMENTS = ("low", "lower_mid", "upper_mid", "high")
-"""Feature strip sets: runners 2x-3x, 5x-15x, 20x-75x, 100x-1000x."""
-RUNNER_SETS = ("low",) * 2 + ("lower_mid",) * 4 + ("upper_mid",) * 4 + ("high",) * 4
-BASE_LENGTH = 60
-FEATURE_LENGTH = 60
+SEGMENTS = ("2x-3x", "5x-8x", "10x-15x", "20x-30x", "50x-75x", "100x-200x", "500x-1000x")
+"""Feature strip sets: one per pair of consecutive runners below the top."""
+RUNNER_SETS = tuple(SEGMENTS[r // 2] for r in range(len(REFERENCE_LADDER) - 1))
+BASE_LENGTH = 100
+FEATURE_LENGTH = 100
+BASE_GOLD = (37, 46, 15)
+"""Base reels 1..3 GOLD counts: hit rate 37*46/100^2 = 17.02%, trigger 1 in 39.2."""
+BASE_SLAG = (8, 8, 10)
 
 
 @dataclass
 class Counts:
-    """Integer symbol counts that define a build's strips."""
+    """Integer symbol counts of the feature strips (the base strips are fixed)."""
 
-    base_gold: list[int]                 # reels 1..3
-    base_slag: list[int]
     gold: dict[str, list[int]]           # per segment, reels 1..3
     slag: dict[str, list[int]]
     coal: dict[str, int]                 # reel 3 only
 
     def copy(self) -> "Counts":
-        return Counts(list(self.base_gold), list(self.base_slag),
-                      {k: list(v) for k, v in self.gold.items()},
+        return Counts({k: list(v) for k, v in self.gold.items()},
                       {k: list(v) for k, v in self.slag.items()}, dict(self.coal))
 
 
@@ -66,7 +75,7 @@ def spread(length: int, counts: dict[str, int]) -> str:
 
 
 def counts_to_build(c: Counts, name: str, rtp: Fraction) -> Build:
-    base = StripSet(tuple(spread(BASE_LENGTH, {GOLD: c.base_gold[i], SLAG: c.base_slag[i]})
+    base = StripSet(tuple(spread(BASE_LENGTH, {GOLD: BASE_GOLD[i], SLAG: BASE_SLAG[i]})
                           for i in range(3)))  # type: ignore[arg-type]
     sets = {}
     for seg in SEGMENTS:
@@ -86,72 +95,126 @@ def counts_to_build(c: Counts, name: str, rtp: Fraction) -> Build:
 # -- fast float evaluation for the search ------------------------------------
 _LADDER = np.array(REFERENCE_LADDER, dtype=float)
 _SAFE = {REFERENCE_LADDER.index(v) for v in REFERENCE_SAFE}
-_SEG_OF = [SEGMENTS.index(s) for s in RUNNER_SETS]
+_TOP = len(REFERENCE_LADDER) - 1
+_SEG_INDEX = np.array([SEGMENTS.index(s) for s in RUNNER_SETS])
+_P12 = BASE_GOLD[0] * BASE_GOLD[1] / BASE_LENGTH**2
+_P3 = BASE_GOLD[2] / BASE_LENGTH
 
 
-def _figures(c: Counts) -> tuple[float, float, float, float]:
-    """(rtp, sd, p_max, hit) from counts, in floats."""
-    L, F = BASE_LENGTH, FEATURE_LENGTH
-    p = [g / L for g in c.base_gold]
-    p12 = p[0] * p[1]
-    top = len(_LADDER) - 1
-    a = np.empty(top)
-    s = np.empty(top)
-    co = np.empty(top)
-    for r in range(top):
-        seg = SEGMENTS[_SEG_OF[r]]
-        g = [x / F for x in c.gold[seg]]
-        ns = [1 - x / F for x in c.slag[seg]]
-        a[r] = g[0] * g[1] * g[2]
-        s[r] = 1 - ns[0] * ns[1] * ns[2]
-        co[r] = ns[0] * ns[1] * c.coal[seg] / F if r not in _SAFE else 0.0
-    m = np.zeros((top, top))
-    for r in range(top):
-        m[r, r] = s[r] + a[r] + co[r]
-        if r + 1 < top:
-            m[r, r + 1] = -a[r]
-        if co[r]:
-            m[r, r - 1] = -co[r]
-    e0 = np.zeros(top)
+def _walk(a: np.ndarray, s: np.ndarray, co: np.ndarray) -> tuple[float, float, float]:
+    """(rtp, sd, p_max) from per-runner advance / slag / coal probabilities."""
+    co = np.where([r in _SAFE for r in range(_TOP)], 0.0, co)
+    m = np.diag(s + a + co)
+    m[np.arange(_TOP - 1), np.arange(1, _TOP)] = -a[:-1]
+    m[np.arange(1, _TOP), np.arange(_TOP - 1)] = -co[1:]
+    e0 = np.zeros(_TOP)
     e0[0] = 1
     visits = np.linalg.solve(m.T, e0)
     end = np.append(visits * s, visits[-1] * a[-1])
-    t = p12 * p[2]
-    rtp = p12 * (1 - p[2]) + t * float(end @ _LADDER)
-    m2 = p12 * (1 - p[2]) + t * float(end @ _LADDER ** 2)
-    return rtp, math.sqrt(max(m2 - rtp * rtp, 0.0)), t * end[-1], p12
+    t = _P12 * _P3
+    rtp = _P12 * (1 - _P3) + t * float(end @ _LADDER)
+    m2 = _P12 * (1 - _P3) + t * float(end @ _LADDER ** 2)
+    return rtp, math.sqrt(max(m2 - rtp * rtp, 0.0)), t * float(end[-1])
+
+
+def _figures(c: Counts) -> tuple[float, float, float]:
+    F = FEATURE_LENGTH
+    a = np.empty(len(SEGMENTS))
+    s = np.empty(len(SEGMENTS))
+    co = np.empty(len(SEGMENTS))
+    for k, seg in enumerate(SEGMENTS):
+        g = [x / F for x in c.gold[seg]]
+        ns = [1 - x / F for x in c.slag[seg]]
+        a[k] = g[0] * g[1] * g[2]
+        s[k] = 1 - ns[0] * ns[1] * ns[2]
+        co[k] = ns[0] * ns[1] * c.coal[seg] / F
+    return _walk(a[_SEG_INDEX], s[_SEG_INDEX], co[_SEG_INDEX])
 
 
 @dataclass(frozen=True)
 class Targets:
     rtp: float
-    p_max: float | None = 1e-5
-    hit: float = 0.1701
-    sd: tuple[float, float] = (9.6, 13.4)
-    """Stay inside volatility level 7 ([9, 14)) with a margin."""
+    p_max: float = 1e-5
+    sd: float = 11.5
+    """Middle of volatility level 7 ([9, 14))."""
 
 
-def _score(c: Counts, t: Targets, fixed_base: bool) -> float:
-    rtp, sd, pmax, hit = _figures(c)
-    score = (abs(rtp - t.rtp) / 1e-6) ** 2
-    if t.p_max is not None and pmax > 0:
-        score += (math.log(pmax / t.p_max) / 0.005) ** 2
-    elif pmax <= 0:
-        score += 1e12
-    if not fixed_base:
-        score += ((hit - t.hit) / 0.0005) ** 2
-    lo, hi = t.sd
-    if sd < lo:
-        score += ((lo - sd) / 0.05) ** 2 * 100
-    if sd > hi:
-        score += ((sd - hi) / 0.05) ** 2 * 100
-    return score
+def continuous_start(t: Targets) -> Counts:
+    """Solve for per-segment probabilities, then round them to strip counts."""
+    from scipy.optimize import least_squares
+
+    K = len(SEGMENTS)
+
+    def unpack(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        a = x[:K]
+        s = x[K:2 * K] * (0.97 - a)
+        return a, s, x[2 * K:] * (0.97 - a - s)
+
+    def residuals(x: np.ndarray) -> np.ndarray:
+        a, s, co = unpack(x)
+        rtp, sd, pmax = _walk(a[_SEG_INDEX], s[_SEG_INDEX], co[_SEG_INDEX])
+        return np.concatenate([[(rtp - t.rtp) / 1e-4, math.log(pmax / t.p_max) / 1e-3, (sd - t.sd) / 0.3],
+                               0.01 * (a - 0.6), 0.01 * (x[2 * K:] - 0.3)])
+
+    lo = np.array([0.15] * K + [0.04] * K + [0.05] * K)
+    hi = np.array([0.9] * K + [0.95] * K + [0.9] * K)
+    sol = least_squares(residuals, np.array([0.5] * K + [0.3] * K + [0.3] * K), bounds=(lo, hi))
+    a, s, co = unpack(sol.x)
+    F = FEATURE_LENGTH
+    gold, slag, coal = {}, {}, {}
+    for k, seg in enumerate(SEGMENTS):
+        g = round(F * a[k] ** (1 / 3))
+        per_reel_slag = 1 - (1 - s[k]) ** (1 / 3)
+        sl = [max(0, round(F * per_reel_slag))] * 3
+        gold[seg] = [g, g, g]
+        slag[seg] = sl
+        coal[seg] = max(0, min(F - g - sl[2], round(F * co[k] / (1 - sl[0] / F) ** 2)))
+    return Counts(gold, slag, coal)
+
+
+def _values(c: Counts) -> dict[str, int]:
+    v = {}
+    for seg in SEGMENTS:
+        for i in range(3):
+            v[f"{seg}.gold.{i + 1}"] = c.gold[seg][i]
+            v[f"{seg}.slag.{i + 1}"] = c.slag[seg][i]
+        v[f"{seg}.coal"] = c.coal[seg]
+    return v
+
+
+def _counts(v: dict[str, int]) -> Counts:
+    return Counts({seg: [v[f"{seg}.gold.{i}"] for i in (1, 2, 3)] for seg in SEGMENTS},
+                  {seg: [v[f"{seg}.slag.{i}"] for i in (1, 2, 3)] for seg in SEGMENTS},
+                  {seg: v[f"{seg}.coal"] for seg in SEGMENTS})
+
+
+def tuning_space(targets: Targets) -> TuningSpace:
+    """The feature strips' symbol counts as the generic tuner's free parameters.
+
+    Candidates are measured with the exact Markov-chain figures (in floats while
+    searching; :func:`exact` re-checks the result in rational arithmetic).
+    """
+    F = FEATURE_LENGTH
+    params = []
+    for seg in SEGMENTS:
+        params += [Param(f"{seg}.gold.{i}", 1, F) for i in (1, 2, 3)]
+        params += [Param(f"{seg}.slag.{i}", 0, F) for i in (1, 2, 3)]
+        params.append(Param(f"{seg}.coal", 0, F))
+
+    def measure(c: Counts) -> dict[str, float]:
+        rtp, sd, pmax = _figures(c)
+        return {"rtp": rtp, "sd": sd, "p_max": pmax}
+
+    return TuningSpace(
+        params=params, start=_values(continuous_start(targets)), make_build=_counts, measure=measure,
+        tolerances={"rtp": 1e-6, "p_max": 0.02},
+        valid=lambda v: _valid(_counts(v)),
+        # volatility level 7 with a margin, and the max-event odds inside +-3%
+        bands={"sd": (9.5, 13.5), "p_max": (targets.p_max * 0.97, targets.p_max * 1.03)},
+    )
 
 
 def _valid(c: Counts) -> bool:
-    for i in range(3):
-        if not (1 <= c.base_gold[i] and c.base_gold[i] + c.base_slag[i] <= BASE_LENGTH and c.base_slag[i] >= 0):
-            return False
     for seg in SEGMENTS:
         for i in range(3):
             used = c.gold[seg][i] + c.slag[seg][i] + (c.coal[seg] if i == 2 else 0)
@@ -162,61 +225,11 @@ def _valid(c: Counts) -> bool:
     return True
 
 
-def _neighbours(c: Counts, fixed_base: bool):
-    fields = []
-    if not fixed_base:
-        fields += [("base_gold", None, i) for i in range(3)]
-    for seg in SEGMENTS:
-        fields += [("gold", seg, i) for i in range(3)] + [("slag", seg, i) for i in range(3)] + [("coal", seg, None)]
-    for f in fields:
-        for d in (-1, 1):
-            n = c.copy()
-            target = getattr(n, f[0])
-            if f[1] is None:
-                target[f[2]] += d
-            elif f[2] is None:
-                target[f[1]] += d
-            else:
-                target[f[1]][f[2]] += d
-            if _valid(n):
-                yield n
-
-
-def starting_counts() -> Counts:
-    """A hand-made starting point: a generous low ladder, a harsh top segment."""
-    return Counts(
-        base_gold=[24, 25, 4], base_slag=[6, 6, 8],
-        gold={"low": [45, 45, 40], "lower_mid": [42, 42, 40], "upper_mid": [40, 40, 36], "high": [36, 36, 30]},
-        slag={"low": [2, 2, 3], "lower_mid": [3, 3, 4], "upper_mid": [4, 4, 6], "high": [7, 7, 9]},
-        coal={"low": 4, "lower_mid": 6, "upper_mid": 6, "high": 6},
-    )
-
-
-def calibrate(targets: Targets, start: Counts | None = None, fixed_base: bool = False,
-              max_rounds: int = 4000) -> Counts:
-    """Integer hill-climb (best single or paired move) from ``start`` toward ``targets``."""
-    c = (start or starting_counts()).copy()
-    best = _score(c, targets, fixed_base)
-    for _ in range(max_rounds):
-        improved = False
-        candidates = list(_neighbours(c, fixed_base))
-        scored = sorted(((_score(n, targets, fixed_base), i) for i, n in enumerate(candidates)))
-        if scored and scored[0][0] < best:
-            best, c = scored[0][0], candidates[scored[0][1]]
-            improved = True
-        else:
-            # pairs of moves: the first move from the best few singles, then any single
-            for _, i in scored[:12]:
-                for n2 in _neighbours(candidates[i], fixed_base):
-                    s2 = _score(n2, targets, fixed_base)
-                    if s2 < best:
-                        best, c, improved = s2, n2, True
-                        break
-                if improved:
-                    break
-        if not improved:
-            break
-    return c
+def calibrate(targets: Targets) -> Counts:
+    """Generic tuner from the continuous start: RTP tolerance tightened 1e-4 -> 1e-5 -> 1e-6."""
+    space = tuning_space(targets)
+    values = staged_climb(space, {"rtp": targets.rtp, "p_max": targets.p_max}, "rtp", (1e-4, 1e-5, 1e-6))
+    return _counts(values)
 
 
 def describe(build: Build) -> dict[str, float]:
@@ -225,3 +238,42 @@ def describe(build: Build) -> dict[str, float]:
     return {"rtp": float(r.rtp), "hit_rate": float(r.hit_rate), "p_max": float(r.max_win_probability),
             "one_in": float(1 / r.max_win_probability) if r.max_win_probability else float("inf"),
             "sd": math.sqrt(float(r.variance)), "trigger_one_in": float(1 / r.trigger)}
+
+
+def build_toml(build: Build, counts_note: str = "") -> str:
+    """Serialise a build as the TOML data file the loader reads."""
+    lines = [
+        "# Forge of Fortunes build, written by `reelforge tune forge-of-fortunes` (games/forge_of_fortunes/design.py).",
+        "# Strips: one character per stop: G Gold Nugget, S Slag, C Coal (feature reel 3 only), - blank.",
+    ]
+    if counts_note:
+        lines.append(f"# {counts_note}")
+    lines += [
+        'game = "forge-of-fortunes"',
+        f'name = "{build.name}"',
+        f'rtp = "{float(build.rtp):.6g}"',
+        f"coins = {build.coins}",
+        f"two_of_a_kind_coins = {build.two_of_a_kind_coins}",
+        f"max_stake = {build.max_stake}",
+        f"ladder = {list(build.ladder)}",
+        f"safe = {[build.ladder[i] for i in sorted(build.safe)]}",
+        "",
+        "[base]",
+        "reels = [",
+        *[f'  "{r}",' for r in build.base.reels],
+        "]",
+        "",
+        "[feature]",
+        "runner_sets = [",
+        *[f'  "{s}",  # runner {i + 1}: {build.ladder[i]}x' for i, s in enumerate(build.runner_sets)],
+        "]",
+    ]
+    for name, ss in build.feature_sets.items():
+        lines += ["", f'[feature.sets."{name}"]', "reels = [", *[f'  "{r}",' for r in ss.reels], "]"]
+    return "\n".join(lines) + "\n"
+
+
+def tune(name: str, rtp: Fraction, p_max: float = 1e-5, sd: float = 11.5) -> Build:
+    """Calibrate a build for ``rtp`` (a fraction, e.g. 0.962) and return it."""
+    counts = calibrate(Targets(rtp=float(rtp), p_max=p_max, sd=sd))
+    return counts_to_build(counts, name, Fraction(rtp))

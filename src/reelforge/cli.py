@@ -1,0 +1,434 @@
+"""The ``reelforge`` command line (one Typer app)."""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from fractions import Fraction
+from typing import Any, NoReturn
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+                  help="reelforge: slot-game mathematics engine and game server.")
+console = Console()
+err_console = Console(stderr=True)
+
+
+class CliError(Exception):
+    """Bad input: reported as one line on stderr, exit status 2."""
+
+
+def fail(message: str) -> NoReturn:
+    raise CliError(message)
+
+
+def parse_positive_int(value: str | None, name: str) -> int | None:
+    """Accept 1000000, 1_000_000 or 1e6; reject anything not a positive integer."""
+    if value is None:
+        return None
+    text = value.strip().replace("_", "")
+    try:
+        number = int(text)
+    except ValueError:
+        try:
+            f = float(text)
+        except ValueError:
+            fail(f"{name} must be a positive integer, got {value!r}")
+        if not math.isfinite(f) or f != int(f):
+            fail(f"{name} must be a positive integer, got {value!r}")
+        number = int(f)
+    if number < 1:
+        fail(f"{name} must be a positive integer (at least 1), got {value!r}")
+    return number
+
+
+def parse_seed(value: str | None) -> int | None:
+    if value is None:
+        return None
+    try:
+        seed = int(value)
+    except ValueError:
+        fail(f"--seed must be a non-negative integer, got {value!r}")
+    if seed < 0:
+        fail(f"--seed must be a non-negative integer, got {value!r}")
+    return seed
+
+
+def load(game_id: str, build_name: str | None, mode: str = "paid") -> tuple[Any, Any]:
+    """Game and build objects, or a clear error listing the valid ones."""
+    from reelforge.game import BuildError, RulesError
+    from reelforge.games.registry import UnknownGame, get_game
+
+    try:
+        game = get_game(game_id)
+        build = game.load_build(build_name or game.default_build())
+        game.check_mode(mode)
+        if mode != "paid":
+            game.stake_x(build, mode)
+    except (UnknownGame, BuildError, RulesError) as exc:
+        fail(str(exc))
+    return game, build
+
+
+def _json_default(o: Any) -> Any:
+    if isinstance(o, Fraction):
+        return float(o)
+    raise TypeError(f"not JSON serialisable: {type(o).__name__}")
+
+
+def emit_json(obj: Any) -> None:
+    sys.stdout.write(json.dumps(obj, default=_json_default, indent=2) + "\n")
+
+
+def _pct(x: float | None) -> str:
+    return "-" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x * 100:.4f}%"
+
+
+def print_summary(s: dict[str, Any]) -> None:
+    """A Game Rules Summary as a readable table."""
+    title = f"{s['title']} (game id {s['game_id']}, v{s['version']}) - build {s['build']}"
+    if s.get("mode", "paid") != "paid":
+        title += f" - mode {s['mode']}"
+    t = Table(title=title, show_header=False, title_justify="left")
+    t.add_column("figure", style="bold")
+    t.add_column("value")
+    method = "exact" if s["method"] == "exact" else f"simulation, {s['rounds']:,} rounds (seed {s.get('seed')})"
+    t.add_row("method", method)
+    if s["method"] != "exact":
+        lo, hi = s["rtp_ci99"]
+        rtp = f"{_pct(s['rtp'])}  (99% CI {_pct(lo)} .. {_pct(hi)})"
+    else:
+        rtp = f"{s['rtp'] * 100:.8f}% (exact; the fraction is in --json)"
+    t.add_row("RTP", rtp)
+    t.add_row("house edge", _pct(s["house_edge"]))
+    for k, v in s["rtp_split"].items():
+        t.add_row(f"  RTP from {k}", _pct(v))
+    hit = _pct(s["hit_rate"])
+    if s.get("hit_rate_ci99"):
+        hit += f"  (99% CI {_pct(s['hit_rate_ci99'][0])} .. {_pct(s['hit_rate_ci99'][1])})"
+    t.add_row("hit rate", hit)
+    for k, v in (s.get("hit_rate_split") or {}).items():
+        t.add_row(f"  hit rate: {k}", _pct(v))
+    if s.get("feature_frequency_one_in"):
+        t.add_row("feature frequency", f"1 in {s['feature_frequency_one_in']:,.2f} ({_pct(s['feature_rate'])})")
+    t.add_row("standard deviation", f"{s['sd']:.4f} x total bet")
+    t.add_row("volatility level", f"{s['volatility_level']} / 10")
+    if s["method"] == "exact":
+        one_in = s.get("max_win_one_in")
+        t.add_row("max win", f"{s['max_win_x']:,}x, probability {s['max_win_probability']:.6g}"
+                  + (f" (1 in {one_in:,.0f})" if one_in else ""))
+    else:
+        t.add_row("max win", f"{s['max_win_x']:,}x; observed max {s['max_win_observed_x']:,}x "
+                  f"({s['max_win_observed_count']} times); cap hits {s['max_win_count']}")
+    lo_st, hi_st = s["reference_stakes"]
+    t.add_row("reference stakes", f"{lo_st:.2f} .. {hi_st:,.2f}")
+    t.add_row("max exposure", f"{s['max_exposure']:,.2f} at stake {hi_st:,.2f}")
+    console.print(t)
+    d = Table(title="Win distribution (x total bet)", title_justify="left")
+    d.add_column("bucket")
+    d.add_column("probability", justify="right")
+    d.add_column("1 in", justify="right")
+    for row in s["distribution"]:
+        p = row["probability"]
+        d.add_row(row["bucket"], f"{p:.8f}", f"{1 / p:,.1f}" if p else "-")
+    console.print(d)
+
+
+def _progress_bar(total_rounds: int | None):
+    """A rich progress callback (rounds, rounds/s, running RTP and interval) or None off a terminal."""
+    if not sys.stdout.isatty():
+        return None, None
+    from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
+    progress = Progress(TextColumn("[bold]simulating"), BarColumn(), TextColumn("{task.fields[done]}"),
+                        TextColumn("{task.fields[rate]}"), TextColumn("{task.fields[rtp]}"), TimeRemainingColumn(),
+                        console=console, transient=True)
+    task = progress.add_task("sim", total=total_rounds, rate="", rtp="", done="")
+    of = f"/{total_rounds:,}" if total_rounds else ""
+    import time
+
+    t0 = time.perf_counter()
+
+    def update(acc) -> None:
+        lo, hi = acc.rtp_ci99()
+        rate = acc.rounds / max(time.perf_counter() - t0, 1e-9)
+        progress.update(task, completed=acc.rounds, done=f"{acc.rounds:,}{of} rounds", rate=f"{rate:,.0f} rounds/s",
+                        rtp=f"RTP {acc.rtp * 100:.4f}% [{lo * 100:.4f}, {hi * 100:.4f}]")
+
+    return progress, update
+
+
+def parse_precision(value: str | None) -> float | None:
+    if value is None:
+        return None
+    try:
+        p = float(value)
+    except ValueError:
+        fail(f"--precision must be a positive number of percentage points, got {value!r}")
+    if not (math.isfinite(p) and p > 0):
+        fail(f"--precision must be a positive number of percentage points, got {value!r}")
+    return p
+
+
+def run_simulation(game_id: str, build_name: str | None, rounds: int | None, seed: int | None,
+                   workers: int | None, mode: str, quiet: bool, precision: float | None = None,
+                   backend: str = "local", address: str | None = None) -> tuple[dict[str, Any], Any]:
+    from reelforge.analysis.simulate import BACKENDS, simulate
+    from reelforge.analysis.summary import simulation_summary
+
+    if backend not in BACKENDS:
+        fail(f"unknown backend {backend!r}; backends: {', '.join(BACKENDS)}")
+    if address is not None and backend != "ray":
+        fail("--address needs --backend ray")
+    game, build = load(game_id, build_name, mode)
+    progress, update = (None, None) if quiet else _progress_bar(rounds)
+    kwargs = dict(rounds=rounds, seed=seed, workers=workers, mode=mode, precision_pp=precision,
+                  backend=backend, address=address)
+    try:
+        if progress:
+            with progress:
+                res = simulate(game.id, build.name, progress=update, **kwargs)
+        else:
+            res = simulate(game.id, build.name, **kwargs)
+    except ConnectionError as exc:
+        fail(f"cannot reach the Ray cluster: {exc}")
+    s = simulation_summary(game, build, res.accumulator, mode, res.seed, res.seconds, res.interrupted)
+    s.update({"workers": res.workers, "backend": res.backend, "precision_pp": res.precision_pp,
+              "rounds_per_second": res.accumulator.rounds / res.seconds if res.seconds else None})
+    if mode == "paid":
+        ex = game.exact(build)
+        if ex is not None:
+            lo, hi = s["rtp_ci99"]
+            s["exact_rtp"] = float(ex["rtp"])
+            s["exact_rtp_inside_ci99"] = bool(lo <= ex["rtp"] <= hi)
+    return s, res
+
+
+@app.command()
+def games(as_json: bool = typer.Option(False, "--json", help="One JSON object.")) -> None:
+    """List the games and their builds."""
+    from reelforge.games.registry import all_games
+
+    rows = []
+    for g in all_games():
+        rows.append({"id": g.id, "title": g.title, "game_id": g.reference_id, "version": g.version,
+                     "max_win_x": g.max_win_x, "modes": list(g.modes), "builds": g.build_names()})
+    if as_json:
+        emit_json({"games": rows})
+        return
+    t = Table(title="reelforge games")
+    for col in ("id", "title", "game id", "version", "max win", "modes", "builds"):
+        t.add_column(col)
+    for r in rows:
+        t.add_row(r["id"], r["title"], r["game_id"], r["version"], f"{r['max_win_x']:,}x", ", ".join(r["modes"]),
+                  " ".join(r["builds"]))
+    console.print(t)
+
+
+BACKEND_OPT = typer.Option("local", "--backend", help="local (worker processes) or ray.")
+ADDRESS_OPT = typer.Option(None, "--address", help="Ray cluster address (default: start a local Ray).")
+PRECISION_OPT = typer.Option(None, "--precision", help="Stop when the 99% RTP half-width is below this (pp).")
+
+
+@app.command()
+def summary(
+    game: str = typer.Argument(..., help="Game id (see `reelforge games`)."),
+    build: str = typer.Option(None, "--build", "-b", help="Build name (default: the highest RTP)."),
+    mode: str = typer.Option("paid", "--mode", help="Round mode: paid, or buy where the game has a feature buy."),
+    rounds: str = typer.Option(None, "--rounds", "-n", help="Simulate this many rounds instead of exact maths."),
+    precision: str = PRECISION_OPT,
+    seed: str = typer.Option(None, "--seed", help="Seed for a simulation."),
+    workers: str = typer.Option(None, "--workers", "-w", help="Worker processes (default: all cores)."),
+    backend: str = BACKEND_OPT,
+    address: str = ADDRESS_OPT,
+    out: str = typer.Option(None, "--out", "-o", help="Also write a report with plots (.html or .md)."),
+    as_json: bool = typer.Option(False, "--json", help="One JSON object."),
+) -> None:
+    """The Game Rules Summary of a build: exact where the game allows, else simulated."""
+    from reelforge.analysis.summary import exact_summary
+
+    n = parse_positive_int(rounds, "--rounds")
+    w = parse_positive_int(workers, "--workers")
+    p = parse_precision(precision)
+    s_seed = parse_seed(seed)
+    if out is not None and not out.lower().endswith((".html", ".htm", ".md")):
+        fail(f"--out must end in .html or .md, got {out!r}")
+    g, b = load(game, build, mode)
+    checkpoints = None
+    if n is None and p is None and mode == "paid" and g.exact(b) is not None:
+        s = exact_summary(g, b)
+    else:
+        s, res = run_simulation(g.id, b.name, n if (n or p) else 10_000_000, s_seed, w, mode, quiet=as_json,
+                                precision=p, backend=backend, address=address)
+        checkpoints = res.checkpoints
+    if out is not None:
+        from reelforge.analysis.report import write_report
+
+        write_report(out, g, b, s, mode=mode, seed=s_seed, workers=w, checkpoints=checkpoints)
+        if not as_json:
+            console.print(f"report written to {out}")
+    emit_json(s) if as_json else print_summary(s)
+
+
+@app.command()
+def simulate(
+    game: str = typer.Argument(..., help="Game id (see `reelforge games`)."),
+    build: str = typer.Option(None, "--build", "-b", help="Build name (default: the highest RTP)."),
+    rounds: str = typer.Option(None, "--rounds", "-n", help="Rounds to simulate (e.g. 1e8); a ceiling with --precision."),
+    precision: str = PRECISION_OPT,
+    seed: str = typer.Option(None, "--seed", help="Seed (default: random, reported)."),
+    workers: str = typer.Option(None, "--workers", "-w", help="Worker processes (default: all cores)."),
+    mode: str = typer.Option("paid", "--mode", help="Round mode: paid, or buy where the game has one."),
+    backend: str = BACKEND_OPT,
+    address: str = ADDRESS_OPT,
+    as_json: bool = typer.Option(False, "--json", help="One JSON object."),
+) -> None:
+    """Simulate a build with the fast kernel; the same seed gives the same totals for any --workers or backend."""
+    n = parse_positive_int(rounds, "--rounds")
+    w = parse_positive_int(workers, "--workers")
+    p = parse_precision(precision)
+    s_seed = parse_seed(seed)
+    if n is None and p is None:
+        fail("give --rounds N or --precision P (or both: --rounds is then a ceiling)")
+    load(game, build, mode)
+    s, _ = run_simulation(game, build, n, s_seed, w, mode, quiet=as_json, precision=p, backend=backend,
+                          address=address)
+    if as_json:
+        emit_json(s)
+        return
+    print_summary(s)
+    if "exact_rtp" in s:
+        verdict = "inside" if s["exact_rtp_inside_ci99"] else "OUTSIDE"
+        console.print(f"exact RTP {_pct(s['exact_rtp'])} is {verdict} the simulation's 99% interval")
+    if s["interrupted"]:
+        console.print("[yellow]interrupted: figures cover the rounds simulated before Ctrl-C[/yellow]")
+
+
+@app.command()
+def bench(
+    game: str = typer.Argument(None, help="Game id (default: every game)."),
+    build: str = typer.Option(None, "--build", "-b", help="Build name (default: the highest RTP)."),
+    mode: str = typer.Option("paid", "--mode", help="Round mode."),
+    as_json: bool = typer.Option(False, "--json", help="JSON output."),
+) -> None:
+    """Kernel rounds per second per core, with this machine's raw random-number rate from the same run."""
+    from reelforge.analysis.bench import bench as run_bench
+    from reelforge.games.registry import game_ids
+
+    ids = [game] if game else game_ids()
+    for gid in ids:
+        load(gid, build if game else None, mode)
+    results = [run_bench(gid, build if game else None, mode) for gid in ids]
+    if as_json:
+        emit_json(results[0] if game else results)
+        return
+    t = Table(title="reelforge bench (one core)")
+    for col in ("game", "build", "mode", "rounds/s per core", "raw draws/s", "rounds per 10^6 raw draws"):
+        t.add_column(col)
+    for r in results:
+        t.add_row(r["game"], r["build"], r["mode"], f"{r['rounds_per_second_per_core']:,.0f}",
+                  f"{r['raw_draws_per_second']:,.0f}", f"{r['rounds_per_million_raw_draws']:,.0f}")
+    console.print(t)
+
+
+@app.command()
+def compare(
+    game: str = typer.Argument(..., help="Game id."),
+    rounds: str = typer.Option(None, "--rounds", "-n", help="Rounds per build where a simulation is needed (default 1e7)."),
+    seed: str = typer.Option(None, "--seed", help="Seed for simulations (default 2026)."),
+    workers: str = typer.Option(None, "--workers", "-w", help="Worker processes (default: all cores)."),
+    as_json: bool = typer.Option(False, "--json", help="One JSON object."),
+) -> None:
+    """All builds of a game side by side (exact where the game allows, else simulated)."""
+    from reelforge.analysis.summary import exact_summary
+
+    n = parse_positive_int(rounds, "--rounds")
+    w = parse_positive_int(workers, "--workers")
+    s_seed = parse_seed(seed)
+    g, _ = load(game, None)
+    rows = []
+    for name in g.build_names():
+        b = g.load_build(name)
+        if n is None and g.exact(b) is not None:
+            rows.append(exact_summary(g, b))
+        else:
+            rows.append(run_simulation(g.id, name, n or 10_000_000, 2026 if s_seed is None else s_seed, w, "paid",
+                                       quiet=True)[0])
+    if as_json:
+        emit_json({"game": g.id, "builds": rows})
+        return
+    t = Table(title=f"{g.title}: all builds")
+    t.add_column("figure", style="bold")
+    for r in rows:
+        t.add_column(r["build"], justify="right")
+
+    def row(label: str, fn) -> None:
+        t.add_row(label, *[fn(r) for r in rows])
+
+    row("method", lambda r: r["method"] if r["method"] == "exact" else f"sim {r['rounds']:,}")
+    row("RTP", lambda r: f"{r['rtp'] * 100:.4f}%")
+    row("RTP 99% CI", lambda r: "exact" if r["method"] == "exact"
+        else f"{r['rtp_ci99'][0] * 100:.3f}..{r['rtp_ci99'][1] * 100:.3f}")
+    row("house edge", lambda r: f"{r['house_edge'] * 100:.3f}%")
+    for comp in rows[0]["rtp_split"]:
+        row(f"RTP {comp}", lambda r, c=comp: f"{r['rtp_split'][c] * 100:.3f}")
+    row("hit rate", lambda r: f"{r['hit_rate'] * 100:.3f}%")
+    row("feature 1 in", lambda r: f"{r['feature_frequency_one_in']:,.1f}" if r.get("feature_frequency_one_in") else "-")
+    row("SD (x bet)", lambda r: f"{r['sd']:.2f}")
+    row("volatility", lambda r: str(r["volatility_level"]))
+    row("max win 1 in", lambda r: f"{1 / r['max_win_probability']:,.0f}" if r.get("max_win_probability") else "-")
+    console.print(t)
+
+
+@app.command()
+def tune(
+    game: str = typer.Argument(..., help="Game id."),
+    build: str = typer.Option(..., "--build", "-b", help="Name of the build to write (e.g. 96.2)."),
+    target: list[str] = typer.Option(None, "--target", "-t", help="name=value, e.g. rtp=0.962 (repeatable)."),
+    out: str = typer.Option(None, "--out", help="Output file (default: the game's builds folder)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the achieved figures as JSON."),
+) -> None:
+    """Calibrate a build toward targets and write its data file."""
+    from reelforge.games.registry import UnknownGame, get_game
+
+    try:
+        g = get_game(game)
+    except UnknownGame as exc:
+        fail(str(exc))
+    targets: dict[str, float] = {}
+    for item in target or []:
+        name, sep, value = item.partition("=")
+        try:
+            if not sep:
+                raise ValueError
+            targets[name.strip()] = float(value)
+        except ValueError:
+            fail(f"--target must look like name=number, got {item!r}")
+    tuner = getattr(g, "tune", None)
+    if tuner is None:
+        fail(f"{g.id} has no tuner yet")
+    try:
+        result = tuner(build, targets, out)
+    except ValueError as exc:
+        fail(str(exc))
+    if as_json:
+        emit_json(result)
+    else:
+        console.print(result)
+
+
+def main() -> None:
+    """Entry point: bad input is one line on stderr and exit status 2."""
+    try:
+        app()
+    except CliError as exc:
+        err_console.print(f"error: {exc}", highlight=False, soft_wrap=True)
+        sys.exit(2)
+
+
+if __name__ == "__main__":
+    main()

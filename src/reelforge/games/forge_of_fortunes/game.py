@@ -1,0 +1,176 @@
+"""Forge of Fortunes behind the common game interface."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from reelforge.draws import DrawSource
+from reelforge.game import Game, RulesError, StepResult
+from reelforge.games.forge_of_fortunes import build as builds
+from reelforge.games.forge_of_fortunes import kernel, rules
+from reelforge.games.forge_of_fortunes.build import Build
+from reelforge.games.forge_of_fortunes.exact import exact
+from reelforge.stats import Accumulator, Tally
+
+RULES_TEXT = """\
+Forge of Fortunes is a 3-reel, 1-row video slot with one fixed payline and 10 coins; total bet = 10 x coin value.
+Two Gold Nuggets on reels 1 and 2 (reel 3 not Gold) pay the two-of-a-kind award shown in the paytable.
+Three Gold Nuggets trigger Forging Re-Spins with the marker on the first runner of the prize ladder.
+Each re-spin: Slag on any reel ends the feature and pays the current runner; otherwise three Gold Nuggets
+move the marker up one runner (reaching the top runner ends the feature and pays it); otherwise Coal on
+reel 3 moves the marker back one runner unless the runner is safe; otherwise nothing changes.
+Coal appears only during the feature and only on reel 3. Slag blocks in the base game.
+The award is the runner reached last, not the highest visited; runner values are never added together.
+Safe runners: {safe}. Maximum win {top}x total bet. Malfunction voids all pays and plays."""
+
+
+class ForgeOfFortunes(Game):
+    id = "forge-of-fortunes"
+    title = "Forge of Fortunes"
+    reference_id = "622"
+    version = "1.0"
+    max_win_x = 2500
+    modes = ("paid",)
+
+    COMPONENTS = ("paid_spin", "feature")
+
+    def build_names(self) -> list[str]:
+        return builds.build_names()
+
+    def load_build(self, name: str) -> Build:
+        return builds.load_build(name)
+
+    def start_round(self, build: Build, mode: str = "paid") -> dict[str, Any]:
+        self.check_mode(mode)
+        return rules.new_state()
+
+    def play_step(self, build: Build, state: dict[str, Any], draws: DrawSource,
+                  action: str | None = None) -> StepResult:
+        if action not in (None, "spin", "respin"):
+            raise RulesError(f"unknown action {action!r} for {self.id}; steps take no action")
+        return rules.play_step(build, state, draws)
+
+    def help(self, build: Build) -> dict[str, Any]:
+        safe = ", ".join(f"{build.ladder[i]}x" for i in sorted(build.safe))
+        return {
+            "title": self.title, "game": self.id, "game_id": self.reference_id, "version": self.version,
+            "build": build.name, "rtp": float(build.rtp),
+            "rules": RULES_TEXT.format(safe=safe, top=build.ladder[-1]),
+            "paytable": [
+                {"combination": "GOLD GOLD on reels 1-2", "coins": build.two_of_a_kind_coins,
+                 "win_x": str(build.two_of_a_kind_x)},
+                {"combination": "GOLD GOLD GOLD", "award": "Forging Re-Spins"},
+            ],
+            "ladder_x": list(build.ladder), "safe_runners_x": [build.ladder[i] for i in sorted(build.safe)],
+            "max_win_x": self.max_win_x,
+        }
+
+    # -- mathematics ------------------------------------------------------------
+    def win_unit(self, build: Build) -> int:
+        return build.two_of_a_kind_x.denominator
+
+    def counter_names(self, build: Build) -> tuple[str, ...]:
+        return ("triggers", "respins") + tuple(f"end_{v}x" for v in build.ladder)
+
+    def new_accumulator(self, build: Build, mode: str = "paid") -> Accumulator:
+        self.check_mode(mode)
+        unit = self.win_unit(build)
+        return Accumulator(unit=unit, cap_units=build.ladder[-1] * unit, stake_units=unit,
+                           component_names=self.COMPONENTS, counter_names=self.counter_names(build))
+
+    def simulate_chunk(self, build: Build, rounds: int, seed: np.random.SeedSequence,
+                       mode: str = "paid") -> Accumulator:
+        acc = self.new_accumulator(build, mode)
+        tally = Tally.empty(len(self.COMPONENTS), len(acc.counter_names))
+        rng = np.random.Generator(np.random.PCG64(seed))
+        kernel.simulate(_tables(build, acc.unit), rng, rounds, tally.totals, tally.components, tally.hist,
+                        tally.counters)
+        acc.add_tally(tally)
+        return acc
+
+    def kernel_round_wins(self, build: Build, rounds: int, seed: int | np.random.SeedSequence,
+                          mode: str = "paid") -> np.ndarray:
+        rng = np.random.Generator(np.random.PCG64(seed))
+        return kernel.round_wins(_tables(build, self.win_unit(build)), rng, rounds)
+
+    def exact(self, build: Build) -> dict[str, Any]:
+        r = exact(build)
+        fm = r.feature
+        return {
+            "rtp": r.rtp, "rtp_split": {"paid_spin": r.rtp_paid, "feature": r.rtp_feature},
+            "hit_rate": r.hit_rate, "feature_rate": r.trigger, "variance": r.variance,
+            "max_win_x": r.max_win_x, "max_win_probability": r.max_win_probability,
+            "outcomes": r.outcomes,
+            "extra": {
+                "hit_rate_split": {"two_of_a_kind": float(build.two_of_a_kind_x and r.outcomes.get(
+                    build.two_of_a_kind_x, Fraction(0))), "feature": float(r.trigger)},
+                "expected_respins_per_feature": float(fm.expected_respins),
+                "feature_end_runner_probability": {
+                    f"{build.ladder[i]}x": float(p) for i, p in enumerate(fm.end_probability)},
+                "feature_expected_win_x": float(r.rtp_feature / r.trigger),
+            },
+        }
+
+    def tune(self, name: str, targets: dict[str, float], out: str | None = None) -> dict[str, Any]:
+        """Calibrate strips for ``targets`` (rtp, p_max, sd) and write the build file.
+
+        The RTP target defaults to the build name (``96.2`` -> 0.962); ``p_max``
+        to 1e-5 (the published 1 in 100,000); ``sd`` to 11.5 (volatility level 7).
+        """
+        from pathlib import Path
+
+        from reelforge.games.forge_of_fortunes import design
+
+        unknown = set(targets) - {"rtp", "p_max", "sd"}
+        if unknown:
+            raise ValueError(f"unknown target(s) {sorted(unknown)}; {self.id} tunes rtp, p_max, sd")
+        if "rtp" in targets:
+            rtp = Fraction(str(targets["rtp"]))
+        else:
+            try:
+                rtp = Fraction(name) / 100
+            except ValueError:
+                raise ValueError(f"give --target rtp=... (build name {name!r} is not a percentage)") from None
+        if not 0 < rtp < 1:
+            raise ValueError(f"rtp target must be between 0 and 1, got {float(rtp)}")
+        build = design.tune(name, rtp, targets.get("p_max", 1e-5), targets.get("sd", 11.5))
+        path = Path(out) if out else builds.BUILDS_DIR / f"{name}.toml"
+        path.write_text(design.build_toml(build))
+        r = exact(build)
+        return {"game": self.id, "build": name, "file": str(path), "method": "exact",
+                "rtp": float(r.rtp), "rtp_error_pp": float((r.rtp - rtp) * 100),
+                "max_win_probability": float(r.max_win_probability),
+                "max_win_one_in": float(1 / r.max_win_probability), "hit_rate": float(r.hit_rate),
+                "sd": float(r.variance) ** 0.5}
+
+    def feature_picture(self, build: Build, summary: dict[str, Any]) -> dict[str, Any] | None:
+        ends = summary.get("feature_end_runner_probability")
+        if not ends:
+            return None
+        return {"title": "Forging Re-Spins: probability of ending on each runner (per feature)",
+                "labels": list(ends), "values": [v or 0.0 for v in ends.values()],
+                "xlabel": "ladder runner (x total bet)", "ylabel": "probability (log)", "log": True}
+
+    def extra_summary(self, build: Build, acc: Accumulator) -> dict[str, Any]:
+        trig = acc.counter("triggers")
+        return {
+            "feature_triggers": trig,
+            "expected_respins_per_feature": acc.counter("respins") / trig if trig else None,
+            "feature_end_runner_probability": {
+                f"{v}x": (acc.counter(f"end_{v}x") / trig if trig else None) for v in build.ladder},
+        }
+
+
+_TABLES: dict[int, tuple[Build, kernel.Tables]] = {}
+
+
+def _tables(build: Build, unit: int) -> kernel.Tables:
+    """Kernel tables of a build, flattened once per build object."""
+    hit = _TABLES.get(id(build))
+    if hit is None or hit[0] is not build:
+        hit = (build, kernel.tables(build, unit))
+        _TABLES[id(build)] = hit
+    return hit[1]

@@ -1,0 +1,38 @@
+"""Reports: self-contained HTML/Markdown with every summary figure and embedded plots."""
+
+import base64
+import re
+
+from reelforge.analysis.report import write_report
+from reelforge.analysis.simulate import simulate
+from reelforge.analysis.summary import exact_summary, simulation_summary
+from reelforge.games.registry import get_game
+
+
+def test_html_report_from_a_simulation_embeds_four_plots_and_the_figures(tmp_path):
+    game = get_game("forge-of-fortunes")
+    build = game.load_build("91.2")
+    res = simulate(game.id, build.name, 400_000, seed=5, workers=1, chunk=1 << 16)
+    s = simulation_summary(game, build, res.accumulator, seed=5)
+    out = write_report(str(tmp_path / "report.html"), game, build, s, checkpoints=res.checkpoints)
+    text = out.read_text()
+    images = re.findall(r"data:image/png;base64,([A-Za-z0-9+/=]+)", text)
+    assert len(images) == 4  # distribution, convergence, split, ladder picture
+    assert all(base64.b64decode(i)[:8] == b"\x89PNG\r\n\x1a\n" for i in images)
+    for label in ("RTP 99% interval", "volatility level", "max exposure at max stake", "[1000,cap)",
+                  "RTP from feature", "Forging Re-Spins"):
+        assert label in text
+    assert "http" not in text.replace("http-equiv", "")  # nothing fetched from elsewhere
+
+
+def test_markdown_report_of_exact_figures(tmp_path):
+    game = get_game("forge-of-fortunes")
+    build = game.load_build("96.2")
+    s = exact_summary(game, build)
+    out = write_report(str(tmp_path / "r.md"), game, build, s, workers=1,
+                       checkpoints=simulate(game.id, build.name, 200_000, seed=1, workers=1,
+                                            chunk=1 << 15).checkpoints)
+    text = out.read_text()
+    assert text.startswith("# Forge of Fortunes - build 96.2")
+    assert "| method | exact |" in text
+    assert text.count("data:image/png;base64,") == 4

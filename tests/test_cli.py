@@ -1,0 +1,66 @@
+"""The command line, run as a user would: JSON contracts, worker-independent totals, bad input."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+KEYS = {"game", "build", "method", "rounds", "rtp", "rtp_ci99", "rtp_split", "hit_rate", "feature_rate", "sd",
+        "volatility_level", "max_win_x", "max_win_probability", "max_exposure", "distribution"}
+
+
+def cli(*args, check=True):
+    proc = subprocess.run([sys.executable, "-m", "reelforge", *args], capture_output=True, text=True, timeout=300)
+    if check:
+        assert proc.returncode == 0, proc.stderr
+    return proc
+
+
+def test_games_lists_forge_of_fortunes_builds():
+    out = json.loads(cli("games", "--json").stdout)
+    fof = next(g for g in out["games"] if g["id"] == "forge-of-fortunes")
+    assert fof["builds"] == ["96.2", "94.2", "91.2", "87.2", "84.2"]
+
+
+def test_exact_summary_json_contract():
+    s = json.loads(cli("summary", "forge-of-fortunes", "--build", "96.2", "--json").stdout)
+    assert KEYS <= s.keys()
+    assert s["method"] == "exact" and s["rounds"] is None
+    assert s["rtp_ci99"] == [s["rtp"], s["rtp"]]
+    assert abs(s["rtp"] - 0.962) < 1e-5
+    assert s["max_win_x"] == 2500 and s["max_exposure"] == 250000
+    assert s["volatility_level"] == 7
+    assert abs(sum(d["probability"] for d in s["distribution"]) - 1) < 1e-12
+    assert set(s["rtp_split"]) == {"paid_spin", "feature"}
+
+
+def test_simulate_gives_the_same_totals_whatever_the_worker_count():
+    args = ["simulate", "forge-of-fortunes", "--build", "94.2", "--rounds", "5000000", "--seed", "99", "--json"]
+    one = json.loads(cli(*args, "--workers", "1").stdout)
+    two = json.loads(cli(*args, "--workers", "2").stdout)
+    assert one["method"] == "simulation" and one["rounds"] == 5_000_000
+    for key in ("rtp", "hit_rate", "sd", "distribution", "rtp_split", "max_win_observed_x", "feature_rate"):
+        assert one[key] == two[key]
+    assert one["exact_rtp_inside_ci99"] in (True, False)
+    lo, hi = one["rtp_ci99"]
+    assert lo < one["rtp"] < hi
+
+
+@pytest.mark.parametrize("args, message", [
+    (["summary", "no-such-game"], "valid games: forge-of-fortunes"),
+    (["summary", "forge-of-fortunes", "--build", "99"], "valid builds: 96.2, 94.2, 91.2, 87.2, 84.2"),
+    (["simulate", "forge-of-fortunes", "--rounds", "0"], "--rounds must be a positive integer"),
+    (["simulate", "forge-of-fortunes", "--rounds", "-5"], "--rounds must be a positive integer"),
+    (["simulate", "forge-of-fortunes", "--rounds", "1.5"], "--rounds must be a positive integer"),
+    (["simulate", "forge-of-fortunes", "--rounds", "abc"], "--rounds must be a positive integer"),
+    (["simulate", "forge-of-fortunes", "--rounds", "100", "--workers", "0"], "--workers must be a positive"),
+    (["bench", "nope"], "unknown game"),
+])
+def test_bad_input_is_one_clear_line_and_a_non_zero_exit(args, message):
+    proc = cli(*args, check=False)
+    assert proc.returncode != 0
+    lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1, proc.stderr
+    assert message in lines[0]
+    assert "Traceback" not in proc.stderr

@@ -36,7 +36,7 @@ PAYING_ADD = sum(56 << (7 * s) for s in range(N_PAYING))
 PAYING_HIGH = sum(64 << (7 * s) for s in range(N_PAYING))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def spin_core(strips, lens, packed, pay, stops, board, q, counts, work) -> tuple[int, int]:
     """Play one spin's cascades from ``stops``.
 
@@ -107,7 +107,7 @@ def weighted(rng, values, cum) -> int:
     return values[i]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def paid_spin(rng, strips, lens, packed, pay, values, base_cum, stops, board, q, counts, work, lanes, vals):
     """The paid spin: ``(win coins, scatters, multiplier sum)`` (win before the round cap)."""
     for r in range(REELS):
@@ -182,7 +182,7 @@ def free_spins(rng, strips, lens, packed, pay, values, free_cum, stops, board, q
     return total - start_units
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def paid_round(rng, strips, lens, packed, pay, values, base_cum, free_cum, cap, bufs, out):
     """One paid round: returns ``(paid units, free units)``; ``out`` gets
     ``[triggered, spins played, retriggers, capped, paid multiplied]``."""

@@ -595,6 +595,14 @@ def calibrate(params: DesignParams | None = None, paid_n: int = 300_000_000, fea
     return cal
 
 
+def _decimal(x: Fraction) -> str:
+    """A price with a finite decimal expansion (tenths) as text: 561/10 -> '56.1'."""
+    whole, tenths = divmod(x * 10, 10)
+    if (x * 10).denominator != 1:
+        return str(x)
+    return f"{whole}.{tenths}" if tenths else str(whole)
+
+
 def build_toml(cal: Calibration, name: str = "96.71") -> str:
     """The build file text for a calibration."""
     def arr(xs) -> str:
@@ -606,7 +614,7 @@ def build_toml(cal: Calibration, name: str = "96.71") -> str:
         'game = "gemstones-gold"',
         f'name = "{name}"',
         'rtp = "0.9671"',
-        f'feature_buy_price_x = "{cal.price}"',
+        f'feature_buy_price_x = "{_decimal(cal.price)}"',
         "",
         "[paytable]  # published: coins per bet size x level for 8-9, 10-11, 12-14, 15+ (20 coins = total bet)",
     ]

@@ -151,3 +151,33 @@ def test_unknown_mode_and_action_are_refused():
         GAME.start_round(build, "turbo")
     with pytest.raises(RulesError):
         GAME.play_step(build, GAME.start_round(build), SeededDraws(1), action="open")
+
+
+def scatter_build(n_scatter_reels: int):
+    from reelforge.games.gemstones_gold.build import PUBLISHED_PAYTABLE, parse_build
+    strips = ["XGRASE"] * n_scatter_reels + ["GRASEB"] * (6 - n_scatter_reels)
+    data = {"game": "gemstones-gold", "name": "sc", "rtp": "0.9671", "feature_buy_price_x": "50",
+            "paytable": {k: list(v) for k, v in PUBLISHED_PAYTABLE.items()}, "reels": {"strips": strips},
+            "multipliers": {"values": [2, 3], "base_weights": [1, 1], "free_weights": [1, 1]}}
+    return parse_build(data, "sc")
+
+
+def test_three_scatters_award_10_free_spins_and_each_extra_scatter_2_more():
+    for reels, spins in ((2, 0), (3, 10), (4, 12), (6, 16)):
+        build = scatter_build(reels)
+        step = GAME.play_step(build, GAME.start_round(build), RecordedDraws([0] * 6 + [0, 0, 0, 0, 0, 0]))
+        awarded = [e for e in step.events if e["type"] == "free_spins_awarded"]
+        assert next(e for e in step.events if e["type"] == "spin_result")["scatters"] == reels
+        if spins:
+            assert awarded[0]["awarded"] == spins and step.state["spins_left"] == spins
+            assert not step.finished and step.next_step == "free_spin"
+        else:
+            assert not awarded and step.finished and step.total_win == 0
+
+
+def test_two_scatters_in_a_free_spin_award_five_more_every_time():
+    build = scatter_build(2)
+    _, win, m, awarded = rules.play_free_spin(build, 7, RecordedDraws([0] * 6 + [0] * 6))
+    assert awarded == 5 and win == 0 and m == 7          # no win: M unchanged
+    build3 = scatter_build(3)
+    assert rules.play_free_spin(build3, 0, RecordedDraws([0] * 12))[3] == 5   # always 5, not 5 + extras

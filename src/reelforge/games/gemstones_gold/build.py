@@ -93,6 +93,14 @@ class Build:
     """Strips as symbol indices (filled on load)."""
 
     @property
+    def base_total(self) -> int:
+        return sum(self.base_weights)
+
+    @property
+    def free_total(self) -> int:
+        return sum(self.free_weights)
+
+    @property
     def cap_units(self) -> int:
         return MAX_WIN_X * COINS_PER_BET
 
@@ -125,6 +133,11 @@ def flat_arrays(build: Build) -> dict[str, np.ndarray]:
         for s in range(n):
             for k in range(ROWS):
                 window[r, s, codes[(s + k) % n]] += 1
+    # the same counts packed 7 bits per symbol into one int64: summing six reels gives the board's
+    # counts in one addition per reel (fields stay below 128), see kernel.spin_core
+    packed = np.zeros((REELS, int(lens.max())), dtype=np.int64)
+    for sym in range(N_SYMBOLS):
+        packed += window[:, :, sym].astype(np.int64) << (7 * sym)
     pay = np.zeros((N_PAYING, 37), dtype=np.int64)
     for sym in range(N_PAYING):
         for cnt in range(37):
@@ -132,7 +145,7 @@ def flat_arrays(build: Build) -> dict[str, np.ndarray]:
     values = np.array(build.values, dtype=np.int64)
     base_cum = np.cumsum(np.array(build.base_weights, dtype=np.int64))
     free_cum = np.cumsum(np.array(build.free_weights, dtype=np.int64))
-    return {"strips": strips, "lens": lens, "window": window, "pay": pay, "values": values,
+    return {"strips": strips, "lens": lens, "window": window, "packed": packed, "pay": pay, "values": values,
             "base_cum": base_cum, "free_cum": free_cum}
 
 

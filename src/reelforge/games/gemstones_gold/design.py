@@ -80,7 +80,7 @@ WEIGHT_TOTAL = 1_000_000
 class DesignParams:
     """Integer design of the six strips (see the module docstring)."""
 
-    lengths: tuple[int, ...] = (135, 135, 135, 135, 135, 135)
+    lengths: tuple[int, ...] = (138, 138, 138, 138, 138, 138)
     stacks: tuple[str, ...] = ("PL", "PL", "PL", "PL", "PL", "PL")
     """Stack symbols per reel (one character per stack)."""
     background: tuple[int, ...] = (1, 1, 1, 1, 1, 1, 1, 1)
@@ -89,38 +89,35 @@ class DesignParams:
     scatters: tuple[int, ...] = (1, 1, 1, 1, 1, 1)
     stack_length: int = 6
     background_gap: int = 4
-    scatter_pair_gap: tuple[int, ...] = (0, 0, 0, 0, 0, 0)
-    """Per reel with 2 scatters: 0 spreads them like any item; d in 1..5 places the second
-    d stops after the first (both visible together more often, so fewer windows show one)."""
+    scatter_lead: tuple[int, ...] = (20, 20, 20, 20, 20, 20)
+    """Background symbols between a scatter and the stack below it on the strip."""
     """A background symbol differs from the previous ``background_gap`` paying symbols."""
 
 
 def make_strips(p: DesignParams) -> list[str]:
-    """Six strips: anti-clustered background, evenly spaced stacks and scatters."""
+    """Six strips: anti-clustered background with evenly spaced stacks; scatter i sits
+    ``scatter_lead[r]`` background symbols above stack i (closer = pulled in by cascades more often)."""
     strips = []
     weights = np.array(p.background, dtype=float)
     for r in range(REELS):
-        rng = np.random.default_rng([p.seed, r, p.lengths[r]])
+        rng = np.random.default_rng([p.seed, r])
         length = p.lengths[r]
-        # plan: item kinds at positions (stack start / scatter), the rest background
-        items = [("stack", SYMBOL_CHARS.index(ch)) for ch in p.stacks[r]]
-        pair_gap = p.scatter_pair_gap[r] if p.scatters[r] == 2 else 0
-        if pair_gap:
-            items.append(("pair", pair_gap))
-        else:
-            items += [("scatter", SCATTER)] * p.scatters[r]
-        order = rng.permutation(len(items))
-        items = [items[i] for i in order]
-        n_bg = length - p.stack_length * len(p.stacks[r]) - p.scatters[r] - max(pair_gap - 1, 0)
-        if n_bg < 6 * max(1, len(items)):
-            raise ValueError(f"reel {r + 1}: strip too short for its stacks")
-        gaps = [n_bg * (i + 1) // len(items) - n_bg * i // len(items) for i in range(len(items))]
+        stacks = [SYMBOL_CHARS.index(ch) for ch in p.stacks[r]]
+        if p.scatters[r] > len(stacks):
+            raise ValueError(f"reel {r + 1}: at most one scatter per stack")
+        n_bg = length - p.stack_length * len(stacks) - p.scatters[r]
+        gaps = [n_bg * (i + 1) // len(stacks) - n_bg * i // len(stacks) for i in range(len(stacks))]
+        lead = p.scatter_lead[r]
+        if min(gaps) < lead + 6:
+            raise ValueError(f"reel {r + 1}: strip too short for its stacks and scatter lead")
         seq: list[int] = []
         paying_tail: list[int] = []   # last paying symbols (scatters skipped)
-        for (kind, sym), gap in zip(items, gaps, strict=True):
+        for i, (sym, gap) in enumerate(zip(stacks, gaps, strict=True)):
             for k in range(gap):
+                if i < p.scatters[r] and k == gap - lead:
+                    seq.append(SCATTER)
                 banned = set(paying_tail[-p.background_gap:]) if p.background_gap else set()
-                if kind == "stack" and gap - k <= 5:
+                if gap - k <= 5:
                     banned.add(sym)      # keep the stack's symbol away from it
                 w = weights.copy()
                 for b in banned:
@@ -128,22 +125,8 @@ def make_strips(p: DesignParams) -> list[str]:
                 x = int(rng.choice(N_PAYING, p=w / w.sum()))
                 seq.append(x)
                 paying_tail.append(x)
-            if kind == "stack":
-                seq += [sym] * p.stack_length
-                paying_tail += [sym] * p.stack_length
-            elif kind == "pair":
-                seq.append(SCATTER)
-                for _ in range(sym - 1):
-                    w = weights.copy()
-                    for b in set(paying_tail[-p.background_gap:]):
-                        w[b] = 0.0
-                    x = int(rng.choice(N_PAYING, p=w / w.sum()))
-                    seq.append(x)
-                    paying_tail.append(x)
-                seq.append(SCATTER)
-            else:
-                seq.append(SCATTER)
-        # wrap-around: the strip is a loop; fix background repeats across the seam
+            seq += [sym] * p.stack_length
+            paying_tail += [sym] * p.stack_length
         strips.append("".join(SYMBOL_CHARS[v] for v in seq))
     return strips
 
@@ -213,9 +196,11 @@ def _reel_windows(strips: list[str]) -> list[np.ndarray]:
 
 def _joint(windows: list[np.ndarray], dims: list[int], caps: list[int]) -> float:
     vecs, mult, starts = [], [], [0]
+    radix = 7 ** np.arange(len(dims))
     for w in windows:
         sub = w[:, dims]
-        uniq, counts = np.unique(sub, axis=0, return_counts=True)
+        keys, first, counts = np.unique(sub @ radix, return_index=True, return_counts=True)
+        uniq = sub[first]
         vecs.append(uniq)
         mult.append(counts / w.shape[0])
         starts.append(starts[-1] + len(uniq))
@@ -248,7 +233,7 @@ def initial_board_probabilities(strips: list[str]) -> dict[str, float]:
 # -- conditional (Rao-Blackwell) estimators ----------------------------------
 
 @njit(cache=True)
-def _paid_boards(rng, n, strips, lens, window, pay, cap, sums, trans):
+def _paid_boards(rng, n, strips, lens, packed, pay, cap, sums, trans):
     """Boards only (stops drawn per round, no multiplier draws).
 
     ``sums``: [sum W, sum W*P0, sum W*m/2, sum (W*P0)^2, sum (W*m/2)^2, sum W*P0*W*m/2, hits]
@@ -258,12 +243,13 @@ def _paid_boards(rng, n, strips, lens, window, pay, cap, sums, trans):
     board = np.zeros((6, 6), dtype=np.int8)
     q = np.zeros(6, dtype=np.int64)
     counts = np.zeros(9, dtype=np.int64)
+    work = np.zeros(12, dtype=np.int64)
     for _ in range(n):
         init_sc = 0
         for r in range(6):
             stops[r] = draw(rng, lens[r])
-            init_sc += window[r, stops[r], 8]
-        w, sc = kernel.spin_core(strips, lens, window, pay, stops, board, q, counts)
+            init_sc += (packed[r, stops[r]] >> 56) & 127
+        w, sc = kernel.spin_core(strips, lens, packed, pay, stops, board, q, counts, work)
         trans[init_sc, sc] += 1
         if w > 0:
             m = 0
@@ -287,7 +273,7 @@ def _paid_boards(rng, n, strips, lens, window, pay, cap, sums, trans):
 
 
 @njit(cache=True)
-def _features(rng, n, spins0, strips, lens, window, pay, values, free_cum, cap, out):
+def _features(rng, n, spins0, strips, lens, packed, pay, values, free_cum, cap, out):
     """``n`` features of ``spins0`` initial spins, boards and values played.
 
     Per feature: A = sum W_t over spins with nothing revealed, B = sum W_t * C_t
@@ -298,6 +284,7 @@ def _features(rng, n, spins0, strips, lens, window, pay, values, free_cum, cap, 
     board = np.zeros((6, 6), dtype=np.int8)
     q = np.zeros(6, dtype=np.int64)
     counts = np.zeros(9, dtype=np.int64)
+    work = np.zeros(12, dtype=np.int64)
     vals = np.zeros(6, dtype=np.int64)
     for _ in range(n):
         a = 0.0
@@ -314,7 +301,7 @@ def _features(rng, n, spins0, strips, lens, window, pay, values, free_cum, cap, 
                 stops[r] = draw(rng, lens[r])
             for r in range(6):
                 vals[r] = kernel.weighted(rng, values, free_cum)
-            w, sc = kernel.spin_core(strips, lens, window, pay, stops, board, q, counts)
+            w, sc = kernel.spin_core(strips, lens, packed, pay, stops, board, q, counts, work)
             s = 0
             mr = 0
             if w > 0:
@@ -363,7 +350,7 @@ def paid_coefficients(build: Build, n: int, seed: int) -> dict:
     A = build.arrays
     sums = np.zeros(7)
     trans = np.zeros((7, 13), dtype=np.int64)
-    _paid_boards(np.random.Generator(np.random.PCG64(seed)), n, A["strips"], A["lens"], A["window"], A["pay"],
+    _paid_boards(np.random.Generator(np.random.PCG64(seed)), n, A["strips"], A["lens"], A["packed"], A["pay"],
                  build.cap_units, sums, trans)
     u = 20.0
     return {"n": n, "W": sums[0] / n / u, "a": sums[1] / n / u, "b": sums[2] / n / u,
@@ -375,7 +362,7 @@ def feature_coefficients(build: Build, spins: int, n: int, seed: int) -> dict:
     """Estimate A, B (x bet) of ``E[F] = A + B mu_free`` for features of ``spins`` initial spins."""
     A = build.arrays
     out = np.zeros(14)
-    _features(np.random.Generator(np.random.PCG64(seed)), n, spins, A["strips"], A["lens"], A["window"], A["pay"],
+    _features(np.random.Generator(np.random.PCG64(seed)), n, spins, A["strips"], A["lens"], A["packed"], A["pay"],
               A["values"], A["free_cum"], build.cap_units, out)
     u = 20.0
     return {"n": n, "A": out[0] / n / u, "B": out[1] / n / u, "AA": out[2] / n / u**2, "BB": out[3] / n / u**2,
@@ -386,12 +373,14 @@ def feature_coefficients(build: Build, spins: int, n: int, seed: int) -> dict:
 
 # -- weights ------------------------------------------------------------------
 
-def weights_for_mean(mu: float, values: tuple[int, ...] = VALUES, total: int = WEIGHT_TOTAL) -> tuple[int, ...]:
-    """Integer weights ``~ v ** -alpha`` whose mean value is ``mu`` (bisection on alpha)."""
+def weights_for_mean(mu: float, values: tuple[int, ...] = VALUES, total: int = WEIGHT_TOTAL,
+                     tail: float = 1.0) -> tuple[int, ...]:
+    """Integer weights ``~ v ** -alpha`` (times ``tail`` for values of 100 and more) whose mean
+    value is ``mu`` (bisection on alpha). A larger ``tail`` keeps the mean but fattens the top."""
     v = np.array(values, dtype=float)
 
     def weights(alpha: float) -> np.ndarray:
-        w = v ** -alpha
+        w = v ** -alpha * np.where(v >= 100, tail, 1.0)
         w = np.maximum(np.round(w / w.sum() * total), 1)
         return w
 
@@ -473,32 +462,15 @@ def _hit_estimate(exact: dict[str, float]) -> float:
     return exact["win"] + exact["nowin_trigger"]
 
 
-def search_strips(params: DesignParams, log: list[str]) -> tuple[DesignParams, list[str], dict[str, float]]:
-    """Adjust strip lengths (all, then one reel at a time) until the exact hit estimate is on target."""
-    def evaluate(p: DesignParams) -> tuple[float, list[str], dict[str, float]]:
-        strips = make_strips(p)
-        ex = initial_board_probabilities(strips)
-        return _hit_estimate(ex) - TARGET_HIT, strips, ex
-
-    best_err, best_strips, best_ex = evaluate(params)
-    log.append(f"start lengths {params.lengths}: hit {best_err + TARGET_HIT:.5f}")
-    improved = True
-    while improved and abs(best_err) > 0.0001:
-        improved = False
-        for r in range(REELS):
-            for delta in (-1, 1) if best_err < 0 else (1, -1):
-                lengths = list(params.lengths)
-                lengths[r] += delta
-                cand = DesignParams(**{**params.__dict__, "lengths": tuple(lengths)})
-                err, strips, ex = evaluate(cand)
-                if abs(err) < abs(best_err):
-                    params, best_err, best_strips, best_ex = cand, err, strips, ex
-                    log.append(f"lengths {params.lengths}: hit {err + TARGET_HIT:.5f}")
-                    improved = True
-                    break
-            if abs(best_err) <= 0.0001:
-                break
-    return params, best_strips, best_ex
+def initial_win(strips: list[str]) -> float:
+    """Exact P(initial board has a win) (inclusion-exclusion up to 4 symbols: 5 need 40 cells)."""
+    windows = _reel_windows(strips)
+    win = 0.0
+    for size in range(1, 5):
+        sign = 1.0 if size % 2 else -1.0
+        for combo in itertools.combinations(range(N_PAYING), size):
+            win += sign * _joint(windows, list(combo), [8] * size)
+    return win
 
 
 def initial_trigger(strips: list[str]) -> float:
@@ -506,39 +478,92 @@ def initial_trigger(strips: list[str]) -> float:
     return _joint(_reel_windows(strips), [SCATTER], [3])
 
 
-def search_scatters(params: DesignParams, target_initial: float, log: list[str]) -> DesignParams:
-    """Choose scatter counts (1 or 2 per reel) and pair gaps so the exact initial trigger
-    probability is closest to ``target_initial``."""
-    best, best_err = params, math.inf
+def measured_trigger(strips: list[str], boards: int, seed: int) -> float:
+    """Exact initial scatter distribution with simulated cascade transitions (post-stratified)."""
+    probe = build_from(strips, (1,) * len(VALUES), (1,) * len(VALUES))
+    trans = paid_coefficients(probe, boards, seed)["trans"]
+    windows = _reel_windows(strips)
+    ex = {f"scatters_ge_{j}": _joint(windows, [SCATTER], [j]) for j in range(1, 7)}
+    return sum(final_scatter_distribution(ex, trans).values())
+
+
+def search_trigger(params: DesignParams, log: list[str], seed: int, boards: int = 3_000_000) -> DesignParams:
+    """Scatter counts for the initial part (about 60% of the target), then the scatter lead
+    (distance above a stack) for the part cascades add, by bisection on simulated boards."""
+    best, best_gap = params, math.inf
     for n2 in range(REELS + 1):
         scatters = tuple(2 if r < n2 else 1 for r in range(REELS))
-        for gaps in itertools.product((0, 5, 4), repeat=n2):
-            cand = DesignParams(**{**params.__dict__, "scatters": scatters,
-                                   "scatter_pair_gap": tuple(gaps) + (0,) * (REELS - n2)})
-            err = abs(initial_trigger(make_strips(cand)) - target_initial)
-            if err < best_err:
-                best, best_err = cand, err
-    log.append(f"scatters {best.scatters} pair gaps {best.scatter_pair_gap}: initial trigger "
-               f"{target_initial + best_err:.6f} or {target_initial - best_err:.6f} (target {target_initial:.6f})")
-    return best
+        cand = DesignParams(**{**params.__dict__, "scatters": scatters})
+        init = initial_trigger(make_strips(cand))
+        if init < TARGET_TRIGGER and abs(init - 0.6 * TARGET_TRIGGER) < best_gap:
+            best, best_gap = cand, abs(init - 0.6 * TARGET_TRIGGER)
+    params = best
+    log.append(f"scatters per reel {params.scatters}: initial trigger {initial_trigger(make_strips(params)):.6f}")
+    lo, hi = 1, 24          # trigger falls as the lead grows
+    results: dict[int, float] = {}
+
+    def at(lead: int) -> float:
+        if lead not in results:
+            cand = DesignParams(**{**params.__dict__, "scatter_lead": (lead,) * REELS})
+            results[lead] = measured_trigger(make_strips(cand), boards, seed)
+            log.append(f"scatter lead {lead}: trigger {results[lead]:.6f}")
+        return results[lead]
+
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if at(mid) > TARGET_TRIGGER:
+            lo = mid
+        else:
+            hi = mid
+    lead = min((lo, hi), key=lambda d: abs(at(d) - TARGET_TRIGGER))
+    return DesignParams(**{**params.__dict__, "scatter_lead": (lead,) * REELS})
 
 
-def calibrate(params: DesignParams | None = None, paid_n: int = 50_000_000, feature_n: int = 2_000_000,
+def search_hit(strips: list[str], log: list[str], seed: int, gap: int = 4, tries: int = 400) -> list[str]:
+    """Local edits of background symbols (keeping six-in-a-row anti-clustering rules) until the
+    exact hit estimate is within 0.005 pp of the target."""
+    rng = np.random.default_rng([seed, 99])
+    strips = list(strips)
+    nowin_trig = initial_board_probabilities(strips)["nowin_trigger"]
+    err = initial_win(strips) + nowin_trig - TARGET_HIT
+    log.append(f"hit before edits {err + TARGET_HIT:.6f}")
+    for _ in range(tries):
+        if abs(err) < 0.00005:
+            break
+        r = int(rng.integers(REELS))
+        s = strips[r]
+        n = len(s)
+        pos = int(rng.integers(n))
+        run = [s[(pos + k) % n] for k in range(-6, 7)]
+        if run[6] == "X" or any(run[5 + j] == run[6] for j in (0, 2)):
+            continue          # never touch scatters or stacks
+        neighbours = {c for k, c in enumerate(run) if 6 - gap <= k <= 6 + gap and k != 6}
+        choices = [c for c in SYMBOL_CHARS[:N_PAYING] if c not in neighbours and c != run[6]]
+        if not choices:
+            continue
+        new = s[:pos] + choices[int(rng.integers(len(choices)))] + s[pos + 1:]
+        cand = strips[:r] + [new] + strips[r + 1:]
+        e = initial_win(cand) + nowin_trig - TARGET_HIT
+        if abs(e) < abs(err):
+            strips, err = cand, e
+            log.append(f"edit reel {r + 1} stop {pos}: hit {err + TARGET_HIT:.6f}")
+    return strips
+
+
+BASE_TAIL = 20.0
+FREE_TAIL = 30.0
+"""Tail factors of the value weights (see :func:`weights_for_mean`): chosen for a round-win SD of
+about 16x bet (volatility level 8, needs 14+) at the calibrated means."""
+
+
+def calibrate(params: DesignParams | None = None, paid_n: int = 300_000_000, feature_n: int = 5_000_000,
               seed: int = 20260711) -> Calibration:
     """Design the build: strips (hit rate, trigger rate), then the value weights (RTP split), then the price."""
-    params = params or DesignParams(lengths=(140, 139, 139, 140, 140, 140), scatters=(2, 1, 2, 1, 1, 1))
+    params = params or DesignParams()
     log: list[str] = []
-    # trigger: the initial board is exact; cascades add scatters at a rate measured on boards
-    for _ in range(2):
-        strips = make_strips(params)
-        probe = build_from(strips, (1,) * len(VALUES), (1,) * len(VALUES))
-        trans = paid_coefficients(probe, 2_000_000, seed + 1)["trans"]
-        final = trans[:, 3:].sum()
-        initial = trans[3:, :].sum()
-        ratio = final / initial
-        log.append(f"cascades raise the trigger rate by x{ratio:.4f} (2,000,000 boards)")
-        params = search_scatters(params, TARGET_TRIGGER / ratio, log)
-    params, strips, ex = search_strips(params, log)
+    params = search_trigger(params, log, seed + 1)
+    strips = search_hit(make_strips(params), log, seed)
+    ex = initial_board_probabilities(strips)
     probe = build_from(strips, (1,) * len(VALUES), (1,) * len(VALUES))
     paid = paid_coefficients(probe, paid_n, seed)
     cal = Calibration(params=params, strips=strips, exact=ex, paid=paid, log=log)
@@ -546,7 +571,7 @@ def calibrate(params: DesignParams | None = None, paid_n: int = 50_000_000, feat
     trig = sum(cal.final_scatters.values())
     log.append(f"trigger rate (exact initial + simulated cascades): {trig:.6f}")
     cal.mu_base = (TARGET_PAID - paid["a"]) / paid["b"]
-    cal.base_weights = weights_for_mean(cal.mu_base)
+    cal.base_weights = weights_for_mean(cal.mu_base, tail=BASE_TAIL)
     log.append(f"paid spin: W {paid['W']:.5f} a {paid['a']:.5f} b {paid['b']:.5f} -> mu_base {cal.mu_base:.4f} "
                f"(weights mean {mean_of(cal.base_weights):.4f})")
     # free spins: E[F_k] = A_k + B_k mu (cap neglected here, measured in verify)
@@ -560,7 +585,7 @@ def calibrate(params: DesignParams | None = None, paid_n: int = 50_000_000, feat
         total_b += pj * fc["B"]
         log.append(f"feature {k} spins (P {pj:.3e}): A {fc['A']:.4f} B {fc['B']:.4f} over {n} features")
     cal.mu_free = (TARGET_FREE - total_a) / total_b
-    cal.free_weights = weights_for_mean(cal.mu_free)
+    cal.free_weights = weights_for_mean(cal.mu_free, tail=FREE_TAIL)
     log.append(f"free spins: mu_free {cal.mu_free:.4f} (weights mean {mean_of(cal.free_weights):.4f})")
     f10 = cal.features.get(10) or feature_coefficients(probe, 10, feature_n, seed + 10)
     value10 = f10["A"] + f10["B"] * mean_of(cal.free_weights)
@@ -568,6 +593,14 @@ def calibrate(params: DesignParams | None = None, paid_n: int = 50_000_000, feat
     log.append(f"feature buy: E[10-spin feature] {value10:.4f}x -> price {cal.price}x "
                f"(buy RTP {value10 / float(cal.price):.5f})")
     return cal
+
+
+def _decimal(x: Fraction) -> str:
+    """A price with a finite decimal expansion (tenths) as text: 561/10 -> '56.1'."""
+    whole, tenths = divmod(x * 10, 10)
+    if (x * 10).denominator != 1:
+        return str(x)
+    return f"{whole}.{tenths}" if tenths else str(whole)
 
 
 def build_toml(cal: Calibration, name: str = "96.71") -> str:
@@ -581,7 +614,7 @@ def build_toml(cal: Calibration, name: str = "96.71") -> str:
         'game = "gemstones-gold"',
         f'name = "{name}"',
         'rtp = "0.9671"',
-        f'feature_buy_price_x = "{cal.price}"',
+        f'feature_buy_price_x = "{_decimal(cal.price)}"',
         "",
         "[paytable]  # published: coins per bet size x level for 8-9, 10-11, 12-14, 15+ (20 coins = total bet)",
     ]
@@ -597,11 +630,21 @@ def build_toml(cal: Calibration, name: str = "96.71") -> str:
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description="Calibrate the Gemstones Gold 96.71 build.")
-    ap.add_argument("--paid", type=int, default=50_000_000, help="boards for the paid-spin coefficients")
-    ap.add_argument("--features", type=int, default=2_000_000, help="features for the free-spin coefficients")
+    ap.add_argument("--paid", type=int, default=300_000_000, help="boards for the paid-spin coefficients")
+    ap.add_argument("--features", type=int, default=5_000_000, help="features for the free-spin coefficients")
     ap.add_argument("--seed", type=int, default=20260711)
     ap.add_argument("--write", action="store_true", help="write builds/96.71.toml")
+    ap.add_argument("--verify", action="store_true",
+                    help="instead of calibrating, print the stratified report (JSON) of the shipped build "
+                         "(--paid boards, --features features, --seed)")
     args = ap.parse_args(argv)
+    if args.verify:
+        import json
+
+        from reelforge.games.gemstones_gold.build import load_build
+        report = verify(load_build("96.71"), paid_n=args.paid, feature_n=args.features, seed=args.seed)
+        print(json.dumps(report, indent=1, default=float))
+        return
     cal = calibrate(paid_n=args.paid, feature_n=args.features, seed=args.seed)
     for line in cal.log:
         print(line)
@@ -632,7 +675,7 @@ def _comb(n: int, k: int) -> float:
 
 
 @njit(cache=True)
-def _paid_verify(rng, n, strips, lens, window, pay, mu, var_v, sums, trans):
+def _paid_verify(rng, n, strips, lens, packed, pay, mu, var_v, sums, trans):
     """Paid spins, conditional on the board (Rao-Blackwell over lanes and values).
 
     Per board, z = E[paid-spin win | board] = W (P(k=0) + mu E[k]) with k ~ hypergeometric
@@ -642,12 +685,13 @@ def _paid_verify(rng, n, strips, lens, window, pay, mu, var_v, sums, trans):
     board = np.zeros((6, 6), dtype=np.int8)
     q = np.zeros(6, dtype=np.int64)
     counts = np.zeros(9, dtype=np.int64)
+    work = np.zeros(12, dtype=np.int64)
     for _ in range(n):
         init_sc = 0
         for r in range(6):
             stops[r] = draw(rng, lens[r])
-            init_sc += window[r, stops[r], 8]
-        w, sc = kernel.spin_core(strips, lens, window, pay, stops, board, q, counts)
+            init_sc += (packed[r, stops[r]] >> 56) & 127
+        w, sc = kernel.spin_core(strips, lens, packed, pay, stops, board, q, counts, work)
         trans[init_sc, sc] += 1
         if w > 0:
             m = 0
@@ -698,7 +742,7 @@ def verify(build: Build, paid_n: int = 100_000_000, feature_n: int = 2_000_000, 
     mu_f, _ = _moments(build.free_weights, build.values)
     sums = np.zeros(5)
     trans = np.zeros((7, 13), dtype=np.int64)
-    _paid_verify(np.random.Generator(np.random.PCG64(seed)), paid_n, A["strips"], A["lens"], A["window"], A["pay"],
+    _paid_verify(np.random.Generator(np.random.PCG64(seed)), paid_n, A["strips"], A["lens"], A["packed"], A["pay"],
                  mu_b, var_b, sums, trans)
     u = 20.0
     paid = sums[0] / paid_n / u
@@ -712,7 +756,7 @@ def verify(build: Build, paid_n: int = 100_000_000, feature_n: int = 2_000_000, 
         k = spins_for(j)
         n = max(20_000, int(feature_n * pj / trig))
         out = np.zeros(14)
-        _features(np.random.Generator(np.random.PCG64([seed, k])), n, k, A["strips"], A["lens"], A["window"],
+        _features(np.random.Generator(np.random.PCG64([seed, k])), n, k, A["strips"], A["lens"], A["packed"],
                   A["pay"], A["values"], A["free_cum"], build.cap_units, out)
         # per-feature score Z = A + mu B - D (x bet); moments from the accumulated sums
         a, b, d = out[0] / u, out[1] / u, out[5] / u

@@ -103,11 +103,11 @@ class GemstonesGold(Game):
         a = build.arrays
         edges = bucket_edges_units(COINS_PER_BET)
         if mode == "paid":
-            kernel.simulate_paid(rng, rounds, a["strips"], a["lens"], a["window"], a["pay"], a["values"],
+            kernel.simulate_paid(rng, rounds, a["strips"], a["lens"], a["packed"], a["pay"], a["values"],
                                  a["base_cum"], a["free_cum"], build.cap_units, tally.totals, tally.components,
                                  tally.hist, edges, tally.counters)
         else:
-            kernel.simulate_buy(rng, rounds, a["strips"], a["lens"], a["window"], a["pay"], a["values"],
+            kernel.simulate_buy(rng, rounds, a["strips"], a["lens"], a["packed"], a["pay"], a["values"],
                                 a["free_cum"], build.cap_units, tally.totals, tally.components,
                                 tally.hist, edges, tally.counters)
         acc.add_tally(tally)
@@ -125,7 +125,7 @@ class GemstonesGold(Game):
         self.check_mode(mode)
         a = build.arrays
         rng = np.random.Generator(np.random.PCG64(seed))
-        return kernel.round_wins(rng, rounds, mode == "buy", a["strips"], a["lens"], a["window"], a["pay"],
+        return kernel.round_wins(rng, rounds, mode == "buy", a["strips"], a["lens"], a["packed"], a["pay"],
                                  a["values"], a["base_cum"], a["free_cum"], build.cap_units)
 
     def extra_summary(self, build: Build, acc: Accumulator) -> dict[str, Any]:

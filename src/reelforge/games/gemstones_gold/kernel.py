@@ -2,8 +2,8 @@
 
 Same draws in the same order as the reference engine (see its docstring), so
 fed the same seed both play identical rounds (tests/games/gemstones_gold).
-Speed: the first evaluation of a spin uses per-stop window counts
-(``window[reel, stop, symbol]``) so the ~65% of spins without a win never
+Speed: the first evaluation of a spin adds six per-stop packed counts
+(``packed[reel, stop]``, 7 bits per symbol) so the ~65% of spins without a win never
 build a board; buffers are allocated once per chunk; statistics stream into a
 :class:`reelforge.stats.Tally`.
 
@@ -31,27 +31,30 @@ N_PAYING = 8
 SCATTER = 8
 
 
-@njit(cache=True)
-def spin_core(strips, lens, window, pay, stops, board, q, counts) -> tuple[int, int]:
+PAYING_ADD = sum(56 << (7 * s) for s in range(N_PAYING))
+"""Added to packed counts: a paying field reaches bit 6 (64) exactly when its count is 8 or more."""
+PAYING_HIGH = sum(64 << (7 * s) for s in range(N_PAYING))
+
+
+@njit(cache=True, inline="always")
+def spin_core(strips, lens, packed, pay, stops, board, q, counts, work) -> tuple[int, int]:
     """Play one spin's cascades from ``stops``.
 
     Returns ``(W, scatters)``: the unmultiplied win in coins and the scatters on
     the final board; ``q[c]`` receives the number of winning cascades with a
     winning cell in column ``c`` (what removes blockers, one per cascade).
+    ``work`` (int64[12]) holds the refill pointers and one column's removal flags.
     """
-    for s in range(9):
-        counts[s] = 0
+    total_packed = 0
     for r in range(REELS):
         q[r] = 0
-        for s in range(9):
-            counts[s] += window[r, stops[r], s]
-    win_any = False
-    for s in range(N_PAYING):
-        if counts[s] >= 8:
-            win_any = True
-    if not win_any:
-        return 0, counts[SCATTER]
-    nabove = np.empty(REELS, dtype=np.int64)
+        total_packed += packed[r, stops[r]]
+    if (total_packed + PAYING_ADD) & PAYING_HIGH == 0:
+        return 0, (total_packed >> (7 * SCATTER)) & 127
+    for s in range(9):
+        counts[s] = (total_packed >> (7 * s)) & 127
+    nabove = work[0:REELS]
+    removed = work[REELS:2 * REELS]
     for r in range(REELS):
         n = lens[r]
         st = stops[r]
@@ -61,7 +64,6 @@ def spin_core(strips, lens, window, pay, stops, board, q, counts) -> tuple[int, 
                 p -= n
             board[r, k] = strips[r, p]
         nabove[r] = st - 1
-    removed = np.zeros(ROWS, dtype=np.bool_)
     total = 0
     while True:
         wmask = 0
@@ -76,10 +78,10 @@ def spin_core(strips, lens, window, pay, stops, board, q, counts) -> tuple[int, 
             for k in range(ROWS):
                 v = board[r, k]
                 if v < N_PAYING and (wmask >> v) & 1:
-                    removed[k] = True
+                    removed[k] = 1
                     hit = True
                 else:
-                    removed[k] = False
+                    removed[k] = 0
             if hit:
                 q[r] += 1
                 empty = collapse_column_nb(board[r], removed)
@@ -105,8 +107,8 @@ def weighted(rng, values, cum) -> int:
     return values[i]
 
 
-@njit(cache=True)
-def paid_spin(rng, strips, lens, window, pay, values, base_cum, stops, board, q, counts, lanes, vals):
+@njit(cache=True, inline="always")
+def paid_spin(rng, strips, lens, packed, pay, values, base_cum, stops, board, q, counts, work, lanes, vals):
     """The paid spin: ``(win coins, scatters, multiplier sum)`` (win before the round cap)."""
     for r in range(REELS):
         stops[r] = draw(rng, lens[r])
@@ -123,7 +125,7 @@ def paid_spin(rng, strips, lens, window, pay, values, base_cum, stops, board, q,
         lanes[REELS - 1 - i] = chosen  # keep chosen lanes at the end, placement order reversed
     for i in range(3):
         vals[i] = weighted(rng, values, base_cum)
-    w, sc = spin_core(strips, lens, window, pay, stops, board, q, counts)
+    w, sc = spin_core(strips, lens, packed, pay, stops, board, q, counts, work)
     s = 0
     if w > 0:
         for i in range(3):
@@ -135,7 +137,7 @@ def paid_spin(rng, strips, lens, window, pay, values, base_cum, stops, board, q,
 
 
 @njit(cache=True)
-def free_spins(rng, strips, lens, window, pay, values, free_cum, stops, board, q, counts, vals,
+def free_spins(rng, strips, lens, packed, pay, values, free_cum, stops, board, q, counts, work, vals,
                spins, start_units, cap, out):
     """Play a feature of ``spins`` free spins; the round already holds ``start_units``.
 
@@ -152,7 +154,7 @@ def free_spins(rng, strips, lens, window, pay, values, free_cum, stops, board, q
             stops[r] = draw(rng, lens[r])
         for r in range(REELS):
             vals[r] = weighted(rng, values, free_cum)
-        w, sc = spin_core(strips, lens, window, pay, stops, board, q, counts)
+        w, sc = spin_core(strips, lens, packed, pay, stops, board, q, counts, work)
         s = 0
         if w > 0:
             for r in range(REELS):
@@ -180,12 +182,12 @@ def free_spins(rng, strips, lens, window, pay, values, free_cum, stops, board, q
     return total - start_units
 
 
-@njit(cache=True)
-def paid_round(rng, strips, lens, window, pay, values, base_cum, free_cum, cap, bufs, out):
+@njit(cache=True, inline="always")
+def paid_round(rng, strips, lens, packed, pay, values, base_cum, free_cum, cap, bufs, out):
     """One paid round: returns ``(paid units, free units)``; ``out`` gets
     ``[triggered, spins played, retriggers, capped, paid multiplied]``."""
-    stops, board, q, counts, lanes, vals, fout = bufs
-    win, sc, s = paid_spin(rng, strips, lens, window, pay, values, base_cum, stops, board, q, counts, lanes, vals)
+    stops, board, q, counts, work, lanes, vals, fout = bufs
+    win, sc, s = paid_spin(rng, strips, lens, packed, pay, values, base_cum, stops, board, q, counts, work, lanes, vals)
     out[4] = 1 if s > 0 else 0
     if win >= cap:
         out[0] = 0
@@ -195,7 +197,7 @@ def paid_round(rng, strips, lens, window, pay, values, base_cum, free_cum, cap, 
         return cap, 0
     if sc >= 3:
         spins = 10 + 2 * (sc - 3)
-        f = free_spins(rng, strips, lens, window, pay, values, free_cum, stops, board, q, counts, vals,
+        f = free_spins(rng, strips, lens, packed, pay, values, free_cum, stops, board, q, counts, work, vals,
                        spins, win, cap, fout)
         out[0] = 1
         out[1] = fout[0]
@@ -212,18 +214,18 @@ def paid_round(rng, strips, lens, window, pay, values, base_cum, free_cum, cap, 
 @njit(cache=True)
 def make_bufs():
     return (np.zeros(REELS, dtype=np.int64), np.zeros((REELS, ROWS), dtype=np.int8),
-            np.zeros(REELS, dtype=np.int64), np.zeros(9, dtype=np.int64),
+            np.zeros(REELS, dtype=np.int64), np.zeros(9, dtype=np.int64), np.zeros(2 * REELS, dtype=np.int64),
             np.zeros(REELS, dtype=np.int64), np.zeros(REELS, dtype=np.int64), np.zeros(3, dtype=np.int64))
 
 
 @njit(cache=True)
-def simulate_paid(rng, rounds, strips, lens, window, pay, values, base_cum, free_cum, cap,
+def simulate_paid(rng, rounds, strips, lens, packed, pay, values, base_cum, free_cum, cap,
                   totals, comps, hist, edges, counters):
     """Simulate ``rounds`` paid rounds into a tally."""
     bufs = make_bufs()
     out = np.zeros(5, dtype=np.int64)
     for _ in range(rounds):
-        p, f = paid_round(rng, strips, lens, window, pay, values, base_cum, free_cum, cap, bufs, out)
+        p, f = paid_round(rng, strips, lens, packed, pay, values, base_cum, free_cum, cap, bufs, out)
         w = p + f
         comps[0] += p
         comps[1] += f
@@ -240,12 +242,12 @@ def simulate_paid(rng, rounds, strips, lens, window, pay, values, base_cum, free
 
 
 @njit(cache=True)
-def simulate_buy(rng, rounds, strips, lens, window, pay, values, free_cum, cap,
+def simulate_buy(rng, rounds, strips, lens, packed, pay, values, free_cum, cap,
                  totals, comps, hist, edges, counters):
     """Simulate ``rounds`` bought features (10 free spins each) into a tally."""
-    stops, board, q, counts, lanes, vals, fout = make_bufs()
+    stops, board, q, counts, work, lanes, vals, fout = make_bufs()
     for _ in range(rounds):
-        f = free_spins(rng, strips, lens, window, pay, values, free_cum, stops, board, q, counts, vals,
+        f = free_spins(rng, strips, lens, packed, pay, values, free_cum, stops, board, q, counts, work, vals,
                        10, 0, cap, fout)
         comps[1] += f
         counters[C_TRIG] += 1
@@ -259,17 +261,17 @@ def simulate_buy(rng, rounds, strips, lens, window, pay, values, free_cum, cap,
 
 
 @njit(cache=True)
-def round_wins(rng, rounds, buy, strips, lens, window, pay, values, base_cum, free_cum, cap):
+def round_wins(rng, rounds, buy, strips, lens, packed, pay, values, base_cum, free_cum, cap):
     """Per-round total wins (units) for conformance tests."""
     res = np.zeros(rounds, dtype=np.int64)
     bufs = make_bufs()
-    stops, board, q, counts, lanes, vals, fout = bufs
+    stops, board, q, counts, work, lanes, vals, fout = bufs
     out = np.zeros(5, dtype=np.int64)
     for i in range(rounds):
         if buy:
-            res[i] = free_spins(rng, strips, lens, window, pay, values, free_cum, stops, board, q, counts,
+            res[i] = free_spins(rng, strips, lens, packed, pay, values, free_cum, stops, board, q, counts, work,
                                 vals, 10, 0, cap, fout)
         else:
-            p, f = paid_round(rng, strips, lens, window, pay, values, base_cum, free_cum, cap, bufs, out)
+            p, f = paid_round(rng, strips, lens, packed, pay, values, base_cum, free_cum, cap, bufs, out)
             res[i] = p + f
     return res

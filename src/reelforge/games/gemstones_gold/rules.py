@@ -71,15 +71,19 @@ def x_of(units: int) -> str:
     return str(Fraction(units, COINS_PER_BET))
 
 
+_CHAR_CODES = np.frombuffer(SYMBOL_CHARS.encode("ascii"), dtype=np.uint8)
+
+
 def board_text(board: np.ndarray) -> list[str]:
     """A board as six strings, one per reel, top to bottom."""
-    return ["".join(SYMBOL_CHARS[int(v)] for v in board[r]) for r in range(REELS)]
+    text = _CHAR_CODES[board].tobytes().decode("ascii")
+    return [text[r * ROWS:(r + 1) * ROWS] for r in range(REELS)]
 
 
 def weighted_value(build: Build, free: bool, draws: DrawSource) -> int:
     """One multiplier value: a uniform draw over the total weight, mapped through the cumulative weights."""
     weights = build.free_weights if free else build.base_weights
-    x = draws.draw(sum(weights))
+    x = draws.draw(build.free_total if free else build.base_total)
     for value, w in zip(build.values, weights, strict=True):
         if x < w:
             return value
@@ -94,11 +98,8 @@ class Spin:
         self.build = build
         self.stops = stops
         self.codes = [build.strip_codes(r) for r in range(REELS)]
-        self.board = np.empty((REELS, ROWS), dtype=np.int64)
-        for r in range(REELS):
-            n = len(self.codes[r])
-            for k in range(ROWS):
-                self.board[r, k] = self.codes[r][(stops[r] + k) % n]
+        self.board = np.array([(self.codes[r] * 2)[stops[r]:stops[r] + ROWS] if stops[r] + ROWS > len(self.codes[r])
+                               else self.codes[r][stops[r]:stops[r] + ROWS] for r in range(REELS)], dtype=np.int64)
         self.next_above = [s - 1 for s in stops]   # strip index of the next refill per reel
         self.lanes = dict(sorted(lanes.items()))    # lane (0-based column) -> value
         self.blockers = {lane: blockers for lane in self.lanes}
@@ -123,8 +124,10 @@ class Spin:
             wins.append({"symbol": SYMBOL_NAMES[s], "count": c, "tier": tier_of(c) + 1,
                          "coins": pay, "amount_x": x_of(pay)})
         self.win_coins += coins
-        removed = np.isin(self.board, winners)
-        qualifying = [bool(removed[r].any()) for r in range(REELS)]
+        is_winner = np.zeros(N_SYMBOLS, dtype=bool)
+        is_winner[winners] = True
+        removed = is_winner[self.board]
+        qualifying = removed.any(axis=1).tolist()
         blockers = []
         for lane, value in self.lanes.items():
             before = self.blockers[lane]
@@ -138,6 +141,8 @@ class Spin:
                  "wins": wins, "cascade_win_x": x_of(coins), "columns_with_wins": [r + 1 for r in range(REELS) if qualifying[r]],
                  "blockers": blockers}
         for r in range(REELS):
+            if not qualifying[r]:
+                continue
             empty = collapse_column(self.board[r], removed[r])
             n = len(self.codes[r])
             for row in range(empty - 1, -1, -1):

@@ -82,7 +82,7 @@ class WeightedTable:
 
     weights: tuple[int, ...]
 
-    @property
+    @cached_property
     def total(self) -> int:
         return sum(self.weights)
 
@@ -236,7 +236,7 @@ def build_to_toml(build: Build, comment: str = "") -> str:
     lines = []
     for c in comment.splitlines():
         lines.append(f"# {c}".rstrip())
-    lines += [f'game = "{GAME_ID}"', f'name = "{build.name}"', f'rtp = "{build.rtp}"',
+    lines += [f'game = "{GAME_ID}"', f'name = "{build.name}"', f'rtp = "{float(build.rtp):g}"',
               f"unit = {build.unit}", f"cap_x = {build.cap_x}", f"max_stake = {build.max_stake}", "",
               "[paytable]  # units per way for 3, 4, 5 reels"]
     for s, p in enumerate(PAYING):

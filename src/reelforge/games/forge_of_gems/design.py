@@ -46,7 +46,7 @@ from typing import Any
 
 import numpy as np
 
-from reelforge.calibration import Estimate, mean_estimate
+from reelforge.calibration import Estimate, bisect_int, mean_estimate
 from reelforge.games.forge_of_gems import kernel
 from reelforge.games.forge_of_gems.build import (
     BUILDS_DIR,
@@ -88,7 +88,10 @@ FS_SPLIT_3 = (0.6, 0.4)
 """Class 3 free-spin weight shared 60/40 between 8 and 10 spins; the prize weight is the knob."""
 MARKS = (8, 10, 15, 20)
 """Feature lengths the seed's rewards use."""
-UNIT_GUESS = 560
+HIST_BINS = 20000
+HIST_WIDTH = 100
+TAIL_THRESHOLD = 15000 * 300
+"""Features at least this many coins are kept for the cap correction (below any build's cap minus prize)."""
 
 
 def gembox_weights(prize3: int) -> dict[int, list[int]]:
@@ -142,12 +145,30 @@ class Strata:
     n_cls: np.ndarray = field(default_factory=lambda: np.zeros((4, 4), dtype=np.int64))
     sum_b: np.ndarray = field(default_factory=lambda: np.zeros((5, 4), dtype=np.float64))
     max_b: int = 0
+    hist_b: np.ndarray = field(default_factory=lambda: np.zeros((4, HIST_BINS), dtype=np.int64))
+    """Paid-spin win B per final scatter class, in bins of HIST_WIDTH coins (last bin: the rest)."""
     features: int = 0
     sums: np.ndarray = field(default_factory=lambda: np.zeros(len(MARKS), dtype=np.int64))
     cross: np.ndarray = field(default_factory=lambda: np.zeros((len(MARKS), len(MARKS)), dtype=np.float64))
     tail: list[list[int]] = field(default_factory=list)
     tail_threshold: int = 0
     seconds: float = 0.0
+    seed: int = 0
+
+    def save(self, path: Path) -> None:
+        """Keep a sample (npz) so builds can be evaluated on it later."""
+        np.savez_compressed(path, spins=self.spins, n_cls=self.n_cls, sum_b=self.sum_b, max_b=self.max_b,
+                            hist_b=self.hist_b, features=self.features, sums=self.sums, cross=self.cross,
+                            tail=np.array(self.tail, dtype=np.int64).reshape(-1, len(MARKS)),
+                            tail_threshold=self.tail_threshold, seconds=self.seconds, seed=self.seed)
+
+    @classmethod
+    def load(cls, path: Path) -> "Strata":
+        d = np.load(path)
+        return cls(spins=int(d["spins"]), n_cls=d["n_cls"], sum_b=d["sum_b"], max_b=int(d["max_b"]),
+                   hist_b=d["hist_b"], features=int(d["features"]), sums=d["sums"], cross=d["cross"],
+                   tail=d["tail"].tolist(), tail_threshold=int(d["tail_threshold"]), seconds=float(d["seconds"]),
+                   seed=int(d["seed"]))
 
 
 def sample(n_spins: int, n_features: int, seed: int, tail_threshold: int, chunk: int = 2_000_000,
@@ -156,7 +177,7 @@ def sample(n_spins: int, n_features: int, seed: int, tail_threshold: int, chunk:
     t = kernel.tables(sampling_build())
     ss = np.random.SeedSequence(seed)
     base_seq, feat_seq = ss.spawn(2)
-    st = Strata(tail_threshold=tail_threshold)
+    st = Strata(tail_threshold=tail_threshold, seed=seed)
     start = time.time()
     sum_b = np.zeros((4, 4), dtype=np.int64)
     aux = np.zeros((5, 4), dtype=np.float64)
@@ -169,7 +190,7 @@ def sample(n_spins: int, n_features: int, seed: int, tail_threshold: int, chunk:
         max_b = np.zeros(1, dtype=np.int64)
         aux[:] = 0
         kernel.run_base_spins(rng, t.cell_code, t.cell_total, t.forge_base, t.targets, t.paytable, t.limits,
-                              t.cap_units, n, st.n_cls, aux, max_b)
+                              t.cap_units, n, st.n_cls, aux, max_b, st.hist_b, HIST_WIDTH)
         sum_b += aux[:4].astype(np.int64)
         st.sum_b[4, 0] += aux[4, 0]
         st.max_b = max(st.max_b, int(max_b[0]))
@@ -242,16 +263,32 @@ def estimate(st: Strata, build: Build) -> dict[str, Any]:
     if st.max_b >= cap:
         raise ValueError("a paid spin alone reached the cap in the sample: the estimator needs that handled")
     lo = hi = 0.0
+    tail = np.array(st.tail, dtype=np.float64).reshape(-1, len(MARKS))
     for ci, k in enumerate((3, 4, 5), start=1):
+        counts = st.hist_b[ci].astype(np.float64)
+        if counts.sum() == 0 or not len(tail):
+            continue
+        prob = counts / counts.sum()
+        low_edge = np.arange(HIST_BINS, dtype=np.float64) * HIST_WIDTH
+        high_edge = np.minimum(low_edge + HIST_WIDTH, float(st.max_b))
+        high_edge[-1] = float(st.max_b)
         for j in range(3):
             prize, spins = GEMBOX_REWARDS[k][j]
             if not spins:
                 continue
-            col = mark_of[spins]
-            excess_lo = sum(max(prize * U + f[col] - cap, 0) for f in st.tail)
-            excess_hi = sum(max(prize * U + st.max_b + f[col] - cap, 0) for f in st.tail)
-            lo += c[ci] * pi[k][j] * excess_lo / m / U
-            hi += c[ci] * pi[k][j] * excess_hi / m / U
+            f = tail[:, mark_of[spins]]
+            t = cap - prize * U - f          # the cap is passed when B > t
+            for edges, acc in ((low_edge, "lo"), (high_edge, "hi")):
+                # E over B of (B - t)+ with B at the bins' low (or high) edges, by suffix sums.
+                s0 = np.concatenate((np.cumsum(prob[::-1])[::-1], [0.0]))
+                s1 = np.concatenate((np.cumsum((prob * edges)[::-1])[::-1], [0.0]))
+                idx = np.searchsorted(edges, t, side="right")
+                excess = s1[idx] - t * s0[idx]
+                value = c[ci] * pi[k][j] * float(excess.sum()) / m / U
+                if acc == "lo":
+                    lo += value
+                else:
+                    hi += value
     rtp = Estimate(rtp.value - (lo + hi) / 2, rtp.var)
     bound = (hi - lo) / 2
     freq = {}
@@ -274,7 +311,7 @@ def estimate(st: Strata, build: Build) -> dict[str, Any]:
     return {
         "build": build.name, "unit": U, "gembox_weights": {k: list(build.gembox[k].weights) for k in (3, 4, 5)},
         "rtp": rtp.value, "ci99": [lo99, hi99], "half_width": rtp.half_width99 + bound,
-        "sd_of_estimate": rtp.sd, "cap_correction": (lo + hi) / 2, "cap_bound": bound,
+        "sd_of_estimate": rtp.sd, "sd_paid_spin_part": base.sd, "sd_feature_part": math.sqrt(feat_var), "cap_correction": (lo + hi) / 2, "cap_bound": bound,
         "paid_spin_rtp": st.sum_b[:4].sum() / N / U,
         "gembox_rtp": rtp.value - st.sum_b[:4].sum() / N / U,
         "round_sd_x_lower_bound": round_sd, "frequencies": freq, "free_spin_frequency": fs,
@@ -283,36 +320,44 @@ def estimate(st: Strata, build: Build) -> dict[str, Any]:
     }
 
 
-def calibrate(st: Strata) -> list[Build]:
-    """Choose each build's unit, then its class-3 prize weight, on the tuning sample."""
-    builds = []
+def calibrate_one(st: Strata, name: str, target: float) -> Build:
+    """One build's unit (coarse, at the middle prize weight), then its class-3 prize weight (fine)."""
     mid = GEMBOX_TOTAL * 2 // 5
-    for name in BUILD_NAMES:
-        target = float(name) / 100
 
-        def rtp_of(unit: int, prize3: int, name: str = name) -> float:
-            return estimate(st, make_build(name, unit, prize3))["rtp"]
+    def rtp_of(unit: int, prize3: int) -> float:
+        return estimate(st, make_build(name, unit, prize3))["rtp"]
 
-        # RTP falls as the unit grows; find the unit that hits the target at the middle weight.
-        lo, hi = 320, 3000
-        while hi - lo > 1:
-            mu = (lo + hi) // 2
-            if rtp_of(mu, mid) > target:
-                lo = mu
-            else:
-                hi = mu
-        unit = lo
-        # RTP falls as the prize weight grows (free spins are worth more than 20x).
-        a, b = 0, GEMBOX_TOTAL
-        while b - a > 1:
-            w = (a + b) // 2
-            if rtp_of(unit, w) > target:
-                a = w
-            else:
-                b = w
-        prize3 = a if abs(rtp_of(unit, a) - target) <= abs(rtp_of(unit, b) - target) else b
-        builds.append(make_build(name, unit, prize3))
-    return builds
+    # The largest unit whose RTP is still above the target: the prize weight then only has to go up.
+    lo, hi = 320, 3000
+    while hi - lo > 1:
+        mu = (lo + hi) // 2
+        if rtp_of(mu, mid) > target:
+            lo = mu
+        else:
+            hi = mu
+    unit = lo
+    prize3 = bisect_int(lambda w: rtp_of(unit, w), 0, GEMBOX_TOTAL, target)
+    return make_build(name, unit, prize3)
+
+
+def calibrate(st: Strata) -> list[Build]:
+    """Every shipped build, tuned on the sample ``st``."""
+    return [calibrate_one(st, name, float(name) / 100) for name in BUILD_NAMES]
+
+
+def tune_build(name: str, rtp: float | None = None, out: Path | None = None, spins: int = 60_000_000,
+               features: int = 3_000_000, seed: int = 20261129) -> dict[str, Any]:
+    """``reelforge tune forge-of-gems --build NAME [-t rtp=...]``: sample, tune one build, write it."""
+    st = sample(spins, features, seed, TAIL_THRESHOLD)
+    build = calibrate_one(st, name, rtp if rtp is not None else float(name) / 100)
+    path = Path(out) if out else BUILDS_DIR / f"{name}.toml"
+    path.write_text(build_to_toml(build, comment=f"Forge of Gems build {name}: written by "
+                                  f"reelforge.games.forge_of_gems.design (do not edit by hand).\n"
+                                  f"Tuned on seed {seed}: {st.spins:,} paid spins, {st.features:,} features."))
+    e = estimate(st, build)
+    e["written"] = str(path)
+    e["note"] = "figures on the tuning sample; run the design's 'verify' on an independent sample to report"
+    return e
 
 
 def write_builds(builds: list[Build], note: str) -> None:
@@ -331,12 +376,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=None)
     ap.add_argument("--write", action="store_true", help="calibrate: write the build files")
     ap.add_argument("--json", type=Path, default=None, help="verify: write the figures here")
+    ap.add_argument("--save", type=Path, default=None, help="keep the sample in this .npz file")
+    ap.add_argument("--load", type=Path, default=None, help="use a kept sample instead of simulating")
     args = ap.parse_args(argv)
     seed = args.seed if args.seed is not None else (20261129 if args.command == "calibrate" else 9620842)
     if args.command == "simulate":
         return _plain(args.rounds, seed, args.json)
-    threshold = 15000 * 300
-    st = sample(args.spins, args.features, seed, threshold)
+    if args.load:
+        st = Strata.load(args.load)
+        seed = st.seed
+    else:
+        st = sample(args.spins, args.features, seed, TAIL_THRESHOLD)
+        if args.save:
+            st.save(args.save)
     print(f"sampled {st.spins:,} paid spins and {st.features:,} features in {st.seconds:.0f} s", file=sys.stderr)
     if args.command == "calibrate":
         builds = calibrate(st)

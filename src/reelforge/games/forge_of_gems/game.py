@@ -117,6 +117,15 @@ class ForgeOfGems(Game):
         self._run(build, rounds, np.random.Generator(np.random.PCG64(seed)), None, out)
         return out
 
+    def tune(self, build_name: str, targets: dict[str, float], out: str | None = None) -> dict[str, Any]:
+        """Calibrate one build (``reelforge tune``): see :mod:`.design` (takes minutes)."""
+        from reelforge.games.forge_of_gems.design import tune_build
+
+        unknown = sorted(set(targets) - {"rtp"})
+        if unknown:
+            raise ValueError(f"forge-of-gems tunes only 'rtp' (as a fraction, e.g. rtp=0.962), not {unknown}")
+        return tune_build(build_name, targets.get("rtp"), out)
+
     def extra_summary(self, build: Build, acc: Accumulator) -> dict[str, Any]:
         n = acc.rounds
         if not n:

@@ -47,11 +47,14 @@ COUNTERS = (
     "free_spin_triggers", "free_spins_played", "cap_hits",
     "paid_spin_hits", "paid_spin_cascades", "multiplier_landings",
     "ways_243", "ways_244_to_999", "ways_1000_to_4999", "ways_5000_to_36288",
+    "triggers",
 )
+"""``triggers`` counts GEMBOX awards (the feature; the summary's feature rate)."""
 K_GEMBOX = 0
 K_REWARD = 3
 K_TRIGGERS, K_FS_PLAYED, K_CAP, K_PAID_HITS, K_PAID_CASCADES, K_MULT = 12, 13, 14, 15, 16, 17
 K_WAYS = 18
+K_FEATURE = 22
 
 # Spin result slots.
 R_MULT, R_SCAT, R_CAPPED, R_WAYS, R_CASC, R_MULT_LANDINGS, R_FIRST_SCAT = range(7)
@@ -333,6 +336,7 @@ def run_rounds(rng, cell_code, cell_total, forge_base, forge_free, targets, payt
             if k > 2:
                 k = 2
             counters[K_GEMBOX + k] += 1
+            counters[K_FEATURE] += 1
             j = gembox[k, draw(rng, gembox_total[k])]
             counters[K_REWARD + 3 * k + j] += 1
             prize = prize_units[k, j]
@@ -359,13 +363,15 @@ def run_rounds(rng, cell_code, cell_total, forge_base, forge_free, targets, payt
 
 @njit(cache=True)
 def run_base_spins(rng, cell_code, cell_total, forge_base, targets, paytable, limits, cap_units, rounds,
-                   n_cls, sum_b, max_b):
+                   n_cls, sum_b, max_b, hist_b, bin_width):
     """Paid spins alone (no GEMBOX, no features), for the stratified calibration.
 
     Per spin: B (units) and the scatter class (0: fewer than 3, 1..3: 3, 4, 5+) of the first
     board (``i``) and of the final board (``f``). Fills ``n_cls[i, f]`` (counts), ``sum_b[i, f]``
-    (sum of B) and ``sum_b[4, 0]`` (sum of B squared, float), ``max_b[0]`` the largest B.
+    (sum of B) and ``sum_b[4, 0]`` (sum of B squared, float), ``max_b[0]`` the largest B, and
+    ``hist_b[f, B // bin_width]`` (last bin: everything above) for the cap correction.
     """
+    nb = hist_b.shape[1]
     board = np.empty((REELS, ROWS), dtype=np.int64)
     forge = np.empty(REELS, dtype=np.int64)
     removed = np.zeros((REELS, ROWS), dtype=np.bool_)
@@ -382,6 +388,8 @@ def run_base_spins(rng, cell_code, cell_total, forge_base, targets, paytable, li
         n_cls[ci, cf] += 1
         sum_b[ci, cf] += b
         sum_b[4, 0] += float(b) * float(b)
+        bi = b // bin_width
+        hist_b[cf, bi if bi < nb else nb - 1] += 1
         if b > max_b[0]:
             max_b[0] = b
 

@@ -58,6 +58,7 @@ over the scatter class's reward weights.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -123,11 +124,11 @@ def ways_shown(board: np.ndarray) -> int:
 
 
 def _draw(table: WeightedTable, draws: DrawSource) -> int:
-    return table.pick(draws.draw(table.total))
+    return bisect_right(table.cumulative, draws.draw(table.total))
 
 
-def _room(col: np.ndarray, row: int, limit: int) -> int:
-    """Copies the cell at ``row`` may hold given the column's other cells."""
+def _room(col: Any, row: int, limit: int) -> int:
+    """Copies the cell at ``row`` may hold given the column's other cells (an empty one counts 1)."""
     others = 0
     for r in range(ROWS):
         if r != row:
@@ -136,12 +137,13 @@ def _room(col: np.ndarray, row: int, limit: int) -> int:
     return limit - others
 
 
-def draw_cell(build: Build, reel: int, col: np.ndarray, row: int, draws: DrawSource) -> int:
+def draw_cell(build: Build, reel: int, col: Any, row: int, draws: DrawSource) -> int:
     """Draw a fresh cell for ``col[row]`` from the reel's table, clamped to the copy limit."""
     table = build.cells[reel]
     symbol, copies = table.entries[_draw(table.table, draws)]
-    copies = max(1, min(copies, _room(col, row, COPY_LIMITS[reel])))
-    return code(symbol, copies)
+    if copies > 1:  # a single copy always fits
+        copies = max(1, min(copies, _room(col, row, COPY_LIMITS[reel])))
+    return symbol * 4 + copies
 
 
 @dataclass
@@ -231,7 +233,7 @@ class SpinResult:
     scatters: int
     capped: bool
     ways: int
-    """Total ways of the spin's first board."""
+    """Total ways of the spin's first board (0 when played without events)."""
     cascades: int
 
 
@@ -240,17 +242,18 @@ def play_spin(build: Build, draws: DrawSource, free: bool, multiplier: int, tota
     """One spin and all its cascades. ``events`` is None in fast (simulation) use."""
     unit = build.unit
     forge_table = build.forge_free if free else build.forge_base
-    board = np.empty((REELS, ROWS), dtype=np.int64)
-    board.fill(EMPTY)
+    first = [[EMPTY] * ROWS for _ in range(REELS)]
     for c in range(REELS):
+        col = first[c]
         for r in range(ROWS):
-            board[c, r] = draw_cell(build, c, board[c], r, draws)
+            col[r] = draw_cell(build, c, col, r, draws)
+    board = np.array(first, dtype=np.int64)
     forge = [_draw(forge_table, draws) for _ in range(REELS)]
     guaranteed = None
     if free and F_MULT not in forge:
         guaranteed = draws.draw(REELS)
         forge[guaranteed] = F_MULT
-    ways = ways_shown(board)
+    ways = ways_shown(board) if events is not None else 0
     if events is not None:
         ev: dict[str, Any] = {"type": "spin", "board": board_names(board), "ways": ways,
                               "forge_reel": [FORGE[f] for f in forge], "multiplier": multiplier}

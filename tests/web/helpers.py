@@ -22,6 +22,18 @@ def sign_in(page: Page, player: str) -> str:
     return page.evaluate("localStorage.getItem('rf.token')")
 
 
+def session(page: Page, server: Any, player: str) -> str:
+    """A demo session opened through the API and handed to the client (what the sign-in form does,
+    without its page load): the client finds the token in localStorage and opens the lobby."""
+    r = server.api("POST", "/sessions", json={"player": player})
+    assert r.status_code == 201, r.text
+    token = r.json()["token"]
+    page.add_init_script(f"localStorage.setItem('rf.token', {token!r})")
+    page.goto("/#/lobby")
+    expect(page.get_by_test_id("player")).to_have_text(player)
+    return token
+
+
 def open_game(page: Page, game_id: str, turbo: bool = True) -> None:
     page.get_by_test_id(f"game-card-{game_id}").click()
     idle(page)

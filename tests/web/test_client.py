@@ -127,6 +127,9 @@ def test_play_a_round_and_the_balance_follows_the_api(new_page, web_server, game
     rnd = last_round(web_server, token)
     assert rnd["status"] == "finished" and rnd["game"] == game_id
     assert web_server.balance(token) == start - rnd["cost"] + rnd["paid"] == displayed_balance(page)
+    ledger = web_server.api("GET", "/wallet/ledger", token).json()["entries"]
+    assert [(e["kind"], e["amount"]) for e in ledger if e["round_id"] == rnd["id"]][::-1] == \
+        [("stake", -rnd["cost"])] + ([("win", rnd["paid"])] if rnd["paid"] else [])
     if rnd["paid"]:
         expect(page.get_by_test_id("win")).to_have_attribute("data-minor", str(rnd["paid"]))
     screenshot(page, f"{game_id}-{'phone' if phone else 'desktop'}")
@@ -448,3 +451,22 @@ def test_the_gembox_waits_for_the_player_across_a_reload(new_page, web_server):
     screenshot(page, "forge-of-gems-gembox-opened-phone")
     play_round(page)
     assert_same_round(last_round(web_server, token), expected)
+
+
+def test_a_game_without_its_own_renderer_gets_the_generic_one(new_page, web_server):
+    """The generic renderer draws any board an event carries and lists the wins (here Forge of Gems' events)."""
+    seed, expected = cascade_seed("forge-of-gems") if "forge-of-gems" in GAMES else (None, None)
+    if expected is None:
+        pytest.skip("needs Forge of Gems events")
+    steps = [{"kind": s.kind, "events": json.loads(dumps(s.events))} for s in expected.steps[:1]]
+    page = new_page(phone=True)
+    render_steps(page, "generic", steps)
+    boards = [ev["board"] for ev in steps[0]["events"] if "board" in ev]
+    grid = page.get_by_test_id("board")
+    expect(grid.locator(".cell")).to_have_count(15)
+    for c, col in enumerate(boards[-1]):
+        for r, name in enumerate(col):
+            expect(grid.locator(f".cell[data-col='{c}'][data-row='{r}']")).to_have_attribute("data-symbol", name)
+    wins = [ev for ev in steps[0]["events"] if ev["type"] == "win"]
+    expect(page.get_by_test_id("event-log").locator("li.win")).to_have_count(len(wins))
+    assert not page.js_errors

@@ -6,12 +6,13 @@ import { compact, el, formatX, symbolHue, words } from "../util.js";
 
 /** The first 2-D array of symbols in an event (its "board"), with its field name. */
 export function findBoard(ev) {
-  for (const [key, value] of Object.entries(ev)) {
-    if (Array.isArray(value) && value.length && value.every((c) => Array.isArray(c)) && value[0].length) {
-      return { key, cells: value };
-    }
-  }
-  return null;
+  // A list of lists of symbols (not of numbers: [[col, row], ...] lists are positions), preferring a
+  // field named like a board.
+  const boards = Object.entries(ev).filter(([, v]) => Array.isArray(v) && v.length &&
+    v.every((c) => Array.isArray(c) && c.length) && !v.flat().every((x) => typeof x === "number"));
+  if (!boards.length) return null;
+  const [key, cells] = boards.find(([k]) => /board|grid|window|screen/.test(k)) || boards[0];
+  return { key, cells };
 }
 
 function label(cell) {

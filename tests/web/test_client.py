@@ -439,11 +439,14 @@ def test_the_gembox_waits_for_the_player_across_a_reload(new_page, web_server):
     open_game(page, "forge-of-gems")
     web_server.draws.source = SeededDraws(seed)
     assert press_spin(page) == "open"
-    for _ in range(2):  # before and after a reload the closed GEMBOX waits for the player
+    # The closed GEMBOX waits for the player: after a reload, and when the client is opened afresh.
+    for reopen in (page.reload, lambda: page.goto("/")):
         expect(page.get_by_test_id("fog-gembox")).to_have_attribute("data-state", "closed")
         expect(page.get_by_test_id("spin")).to_have_text("OPEN GEMBOX")
-        page.reload()
+        reopen()
+        expect(page.get_by_test_id("stage")).to_have_attribute("data-game", "forge-of-gems")
         assert idle(page) == "open"
+    expect(page.get_by_test_id("fog-gembox")).to_have_attribute("data-state", "closed")
     screenshot(page, "forge-of-gems-gembox-waiting-phone")
     press_spin(page)
     expect(page.get_by_test_id("fog-gembox")).to_have_attribute("data-state", "opened")

@@ -107,12 +107,15 @@ async function route() {
     }
   }
   const hash = location.hash || "#/lobby";
+  const first = firstRoute; // the page was just (re)opened
+  firstRoute = false;
   let m;
   if ((m = /^#\/game\/([\w.-]+)$/.exec(hash))) await openGame(m[1], token);
   else if (hash === "#/history") await openHistory(token);
   else if ((m = /^#\/round\/(\d+)$/.exec(hash))) await openRound(Number(m[1]), token);
-  else await openLobby(token);
+  else await openLobby(token, first);
 }
+let firstRoute = true;
 
 function signOut(message) {
   api.setToken(null);
@@ -150,7 +153,7 @@ $("login-form").addEventListener("submit", async (e) => {
 });
 
 // -- lobby -----------------------------------------------------------------------------------------------
-async function openLobby(token) {
+async function openLobby(token, resumeOpen = false) {
   show("lobby");
   const lobby = $("lobby");
   lobby.replaceChildren(...S.games.map((g) => el("a.card.game-card", {
@@ -165,12 +168,19 @@ async function openLobby(token) {
     g.feature_buy_price_x ? [el("dt", { text: "Feature buy" }), el("dd", { text: formatX(g.feature_buy_price_x) })] : null),
   el("span.resume-badge", { hidden: true, "data-testid": "resume-badge", text: "Unfinished round" }))));
   // Mark games with an unfinished round (they resume when opened).
+  const open = [];
   await Promise.all(S.games.map(async (g) => {
     try {
       const r = await api.unfinished(g.id);
+      if (r) open.push(g.id);
       if (r && token === S.viewToken) lobby.querySelector(`[data-game="${g.id}"] .resume-badge`).hidden = false;
     } catch { /* the badge is a hint only */ }
   }));
+  // Re-opening the client with a round unfinished goes straight back to it.
+  if (resumeOpen && open.length && token === S.viewToken) {
+    const g = S.games.find((x) => open.includes(x.id));
+    location.hash = `#/game/${g.id}`;
+  }
 }
 
 function formatRtp(rtp) {

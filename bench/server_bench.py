@@ -12,7 +12,7 @@ clients spent per round (a figure that does not depend on what else the
 machine is running, unlike the rate), and checks afterwards that every stored round verifies
 (``reelforge verify --all``).
 
-    python bench/server_bench.py [--clients 16] [--seconds 20] [--workers 2] [--game forge-of-fortunes]
+    python bench/server_bench.py [--clients 16] [--seconds 20] [--workers 1] [--db URL] [--game forge-of-fortunes]
 """
 
 from __future__ import annotations
@@ -119,14 +119,20 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=16)
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--warmup", type=float, default=3.0)
-    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--workers", type=int, default=1,
+                        help="server processes; on SQLite one is best (writers serialise on the file lock, "
+                             "and a second process only adds lock waits); use PostgreSQL to scale out")
     parser.add_argument("--game", default="forge-of-fortunes")
     parser.add_argument("--bet", type=int, default=None, help="default: the lowest ladder value")
     parser.add_argument("--db", default=None, help="database URL (default: a fresh SQLite file)")
     args = parser.parse_args()
 
-    tmp = tempfile.mkdtemp(prefix="reelforge-bench-")
-    db = args.db or f"sqlite:///{Path(tmp) / 'bench.db'}"
+    with tempfile.TemporaryDirectory(prefix="reelforge-bench-") as tmp:
+        print(json.dumps(run(args, args.db or f"sqlite:///{Path(tmp) / 'bench.db'}"), indent=2))
+
+
+def run(args: argparse.Namespace, db: str) -> dict:
+    """Start the server on ``db``, run the clients, stop the server, verify; return the figures."""
     port = free_port()
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1] / "src")}
     server = subprocess.Popen(
@@ -176,11 +182,7 @@ def main() -> None:
         "verify": verify.stdout.strip().splitlines()[-1] if verify.stdout else verify.stderr.strip(),
         "cpus": os.cpu_count(),
     }
-    print(json.dumps(result, indent=2))
-    if not args.db:
-        for f in Path(tmp).glob("*"):
-            f.unlink()
-        Path(tmp).rmdir()
+    return result
 
 
 if __name__ == "__main__":

@@ -115,6 +115,14 @@ def test_verify_and_expire_commands(server):
     assert result.exit_code == 1 and f"round {open_round['id'] - 1}: MISMATCH" in result.output
 
 
+def test_verify_and_expire_refuse_a_missing_database(tmp_path):
+    missing = f"sqlite:///{tmp_path / 'typo.db'}"
+    for args in (["verify", "--db", missing, "--all"], ["expire", "--db", missing]):
+        result = CliRunner().invoke(_cli(), args)
+        assert result.exit_code == 2 and "no SQLite database" in result.output, result.output
+    assert not (tmp_path / "typo.db").exists()
+
+
 def test_serve_needs_a_configuration():
     result = CliRunner().invoke(_cli(), ["serve"])
     assert result.exit_code != 0 and "--config" in result.output

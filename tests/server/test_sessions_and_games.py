@@ -38,11 +38,20 @@ def test_demo_sessions_open_by_name_with_the_demo_balance(server):
 
 
 def test_sessions_expire(make_server):
+    from datetime import timedelta
+
+    from reelforge.server.wallet import utcnow
+
     server = make_server(demo_config(session_ttl_minutes=0.0005))  # 30 ms
     player = server.session()
     time.sleep(0.1)
     r = player.get("/api/v1/wallet")
     assert r.status_code == 401 and r.json()["error"] == "session_expired"
+    # Old expired sessions are purged by the periodic check.
+    assert server.service.purge_sessions(utcnow()) == 0
+    assert server.service.purge_sessions(utcnow() + timedelta(days=2)) == 1
+    r = player.get("/api/v1/wallet")
+    assert r.status_code == 401 and r.json()["error"] == "unknown_token"
 
 
 def test_operator_mode_refuses_demo_sessions_and_accepts_the_operator(make_server):
@@ -119,3 +128,15 @@ def test_configuration_chooses_the_active_build(make_server):
     player = server.session()
     rnd = player.finish(player.start(game_id, base.games[game_id].bet_ladder[0]))
     assert rnd["build"] == other[-1]
+
+
+def test_concurrent_first_sessions_create_one_player(server):
+    from concurrent.futures import ThreadPoolExecutor
+
+    from reelforge.server.auth import open_session
+
+    with ThreadPoolExecutor(8) as pool:
+        sessions = list(pool.map(lambda _: open_session(server.engine, server.config, "newcomer", None), range(8)))
+    assert len({s["token"] for s in sessions}) == 8
+    player = server.session("newcomer")
+    assert player.balance() == server.config.demo_balance  # one player, one demo deposit

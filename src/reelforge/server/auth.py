@@ -32,6 +32,8 @@ class Principal:
 
     player_id: int
     player: str
+    balance: int | None = None
+    """Only when looked up with the row lock (the balance is then current)."""
 
 
 def token_hash(token: str) -> str:
@@ -60,6 +62,13 @@ def _get_or_create_player(tx: Tx, name: str, config: ServerConfig) -> tuple[int,
     return player_id, name, balance, config.currency
 
 
+def ensure_demo_player(engine: Engine, config: ServerConfig, name: str = "demo") -> int:
+    """Create the demo player (with the demo balance) unless it exists; return its balance."""
+    check_player_name(name)
+    with transaction(engine) as tx:
+        return _get_or_create_player(tx, name, config)[2]
+
+
 def open_session(engine: Engine, config: ServerConfig, name: str, operator_key: str | None) -> dict[str, Any]:
     """Open a session for ``name``; return the token (shown once), player, balance and currency."""
     check_player_name(name)
@@ -72,6 +81,8 @@ def open_session(engine: Engine, config: ServerConfig, name: str, operator_key: 
     token = secrets.token_urlsafe(32)
     now = utcnow()
     expires = now + timedelta(minutes=config.session_ttl_minutes)
+    # The driver's own IntegrityError (the hot path runs on driver connections, unwrapped).
+    integrity_errors = (IntegrityError, engine.dialect.loaded_dbapi.IntegrityError)
     for attempt in range(2):
         try:
             with transaction(engine) as tx:
@@ -80,7 +91,7 @@ def open_session(engine: Engine, config: ServerConfig, name: str, operator_key: 
                                           "created_at": tx.ts(now), "expires_at": tx.ts(expires)})
             return {"token": token, "player": player, "balance": balance, "currency": currency,
                     "expires_at": iso(expires)}
-        except IntegrityError:
+        except integrity_errors:
             # Another process created the same player between our read and insert; read it now.
             if attempt:
                 raise
@@ -104,14 +115,15 @@ def bearer(authorization: str | None) -> SessionToken:
     return SessionToken(token_hash(token.strip()))
 
 
-def session_principal(tx: Tx, token: SessionToken) -> Principal:
-    """The player a session token belongs to, looked up in ``tx`` (401 when unknown or expired)."""
-    row = tx.one("session", {"token": token.sha256})
+def session_principal(tx: Tx, token: SessionToken, lock: bool = False) -> Principal:
+    """The player a session token belongs to, looked up in ``tx`` (401 when unknown or expired);
+    ``lock``: also lock the player's row and read the balance, in the same statement."""
+    row = tx.one("session_lock" if lock else "session", {"token": token.sha256})
     if row is None:
         raise ApiError(401, "unknown_token", "unknown session token")
     if parse_ts(row[0]) <= utcnow():
         raise ApiError(401, "session_expired", "the session has expired; open a new one")
-    return Principal(player_id=row[1], player=row[2])
+    return Principal(player_id=row[1], player=row[2], balance=row[3] if lock else None)
 
 
 def authenticate(engine: Engine, authorization: str | None) -> Principal:

@@ -24,6 +24,24 @@ def _config(path: Path | None, demo: bool) -> ServerConfig:
         raise typer.BadParameter(str(exc), param_hint="--config") from exc
 
 
+def _existing_database(url: str):
+    """Open an existing database (verify and expire never create one; a typo would verify nothing)."""
+    from sqlalchemy.engine import make_url
+
+    from reelforge.server.db import DatabaseError, open_database
+
+    try:
+        parsed = make_url(url)
+    except Exception as exc:  # noqa: BLE001 - any unparsable URL is the user's typo
+        raise typer.BadParameter(f"not a database URL: {url!r}", param_hint="--db") from exc
+    if parsed.get_backend_name() == "sqlite" and not Path(parsed.database or "").is_file():
+        raise typer.BadParameter(f"no SQLite database at {parsed.database!r}", param_hint="--db")
+    try:
+        return open_database(url)
+    except DatabaseError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--db") from exc
+
+
 def serve(
     config: Path | None = typer.Option(None, "--config", help="operator configuration (TOML)"),
     demo: bool = typer.Option(False, "--demo", help="use the packaged demo configuration (demo sessions)"),
@@ -36,6 +54,7 @@ def serve(
     import uvicorn
 
     from reelforge.server.app import create_app
+    from reelforge.server.auth import ensure_demo_player
     from reelforge.server.db import DatabaseError, open_database
 
     if config is None and not demo:
@@ -43,14 +62,17 @@ def serve(
     cfg = _config(config, demo)
     url = db or cfg.database or DEFAULT_DATABASE
     try:
-        open_database(url).dispose()  # create or migrate once before any worker starts
+        engine = open_database(url)  # create or migrate once before any worker starts
     except DatabaseError as exc:
         raise typer.BadParameter(str(exc), param_hint="--db") from exc
+    demo_balance = ensure_demo_player(engine, cfg) if cfg.demo else None
+    engine.dispose()
     shown = "localhost" if host in ("0.0.0.0", "::") else host
     typer.echo(f"reelforge server ({cfg.mode} mode) on {url}")
     typer.echo(f"Open http://{shown}:{port}/  (API: http://{shown}:{port}/docs, OpenAPI: /openapi.json)")
     if cfg.demo:
-        typer.echo(f"Demo player: POST http://{shown}:{port}/api/v1/sessions with {{\"player\": \"demo\"}}")
+        typer.echo(f"Demo player 'demo' (balance {demo_balance} minor units): "
+                   f"POST http://{shown}:{port}/api/v1/sessions with {{\"player\": \"demo\"}}")
     if workers == 1:
         uvicorn.run(create_app(cfg, url), host=host, port=port, log_level="warning", access_log=False)
         return
@@ -75,15 +97,11 @@ def verify(
     as_json: bool = typer.Option(False, "--json", help="one JSON object per round"),
 ) -> None:
     """Replay stored rounds through the rules engine and report every mismatch (exit 1 if any)."""
-    from reelforge.server.db import DatabaseError, open_database
     from reelforge.server.verify import verify_all, verify_round
 
     if (round_id is None) == (not all_rounds):
         raise typer.BadParameter("give exactly one of --round ID or --all")
-    try:
-        engine = open_database(db)
-    except DatabaseError as exc:
-        raise typer.BadParameter(str(exc), param_hint="--db") from exc
+    engine = _existing_database(db)
     if round_id is not None:
         result = verify_round(engine, round_id)
         if result is None:
@@ -117,7 +135,6 @@ def expire(
     """Void every round unfinished longer than the expiry (stake refunded, pays void, reason recorded)."""
     from dataclasses import replace
 
-    from reelforge.server.db import DatabaseError, open_database
     from reelforge.server.rounds import RoundService
 
     cfg = _config(config, False) if config is not None else ServerConfig()
@@ -125,10 +142,7 @@ def expire(
     if days is not None:
         cfg = replace(cfg, round_expiry_days=days)
     url = db or cfg.database or DEFAULT_DATABASE
-    try:
-        engine = open_database(url)
-    except DatabaseError as exc:
-        raise typer.BadParameter(str(exc), param_hint="--db") from exc
+    engine = _existing_database(url)
     n = RoundService(engine, cfg).expire()
     engine.dispose()
     typer.echo(f"{n} round(s) unfinished for more than {cfg.round_expiry_days:g} days voided")

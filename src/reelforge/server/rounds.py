@@ -167,9 +167,13 @@ class RoundService:
 
     # -- rounds -------------------------------------------------------------------
     @staticmethod
-    def _player_id(tx: Tx, player: int | SessionToken) -> int:
-        """A player id as given, or the session token's player (checked in this transaction)."""
-        return player if isinstance(player, int) else session_principal(tx, player).player_id
+    def _lock(tx: Tx, player: int | SessionToken) -> tuple[int, int]:
+        """``(player_id, balance)`` with the player's row locked: a player id as given, or the session
+        token's player (checked, and locked, by the same statement)."""
+        if isinstance(player, int):
+            return player, lock_player(tx, player)[1]
+        who = session_principal(tx, player, lock=True)
+        return who.player_id, who.balance
 
     def start_round(self, player: int | SessionToken, game_id: str, bet: int, auto_adjust_bet: bool,
                     buy_feature: bool | str | None, key: str) -> tuple[int, dict[str, Any], str]:
@@ -186,8 +190,7 @@ class RoundService:
         req = request_hash("start", game_id, bet, auto_adjust_bet, buy_feature)
 
         with transaction(self.engine) as tx:
-            player_id = self._player_id(tx, player)
-            _, balance, _ = lock_player(tx, player_id)
+            player_id, balance = self._lock(tx, player)
 
             def act() -> tuple[int, dict[str, Any]]:
                 open_round = tx.one("open_round", {"player_id": player_id, "game": game_id})
@@ -213,11 +216,9 @@ class RoundService:
                        "bet": chosen, "requested_bet": bet, "cost": cost, "status": "open", "state": state,
                        "next_step": None, "step_count": 0, "total_win_x": "0", "win": 0, "void_reason": None,
                        "created_at": now, "updated_at": now, "finished_at": None}
-                rnd["id"] = tx.one("insert_round", {**rnd, "created_at": tx.ts(now), "updated_at": tx.ts(now)})[0]
-                new_balance = post_entry(tx, player_id, balance, "stake" if mode == "paid" else "feature_buy",
-                                         -cost, rnd["id"], now)
                 step_rows: list[dict[str, Any]] = []
-                new_balance = self._play(tx, active.game, active.build, rnd, step_rows, None, new_balance)
+                new_balance = self._play(tx, active.game, active.build, rnd, step_rows, None, balance,
+                                         stake_kind="stake" if mode == "paid" else "feature_buy")
                 return 201, self.round_json(rnd, step_rows, new_balance)
 
             return self._idempotent(tx, f"player:{player_id}", key, req, act)
@@ -227,8 +228,7 @@ class RoundService:
         """Play the next step of the player's unfinished round."""
         req = request_hash("step", round_id, action)
         with transaction(self.engine) as tx:
-            player_id = self._player_id(tx, player)
-            _, balance, _ = lock_player(tx, player_id)
+            player_id, balance = self._lock(tx, player)
 
             def act() -> tuple[int, dict[str, Any]]:
                 rnd = self._own_round(tx, player_id, round_id, lock=True)
@@ -250,9 +250,16 @@ class RoundService:
             return self._idempotent(tx, f"player:{player_id}", key, req, act)
 
     def _play(self, tx: Tx, game: Game, build: Any, rnd: dict[str, Any], step_rows: list[dict[str, Any]],
-              action: str | None, balance: int) -> int:
-        """Play one step of ``rnd`` and persist it (``rnd`` and ``step_rows`` are updated in place)."""
+              action: str | None, balance: int, stake_kind: str | None = None) -> int:
+        """Play one step of ``rnd`` and persist it (``rnd`` and ``step_rows`` are updated in place);
+        return the player's balance afterwards.
+
+        A new round (no ``id`` yet; ``stake_kind`` says how its cost is debited) is inserted only
+        after its first step is played, with the state after it, and then debited: a round that
+        its paid spin finishes never passes through the open-round indexes.
+        """
         recorder = RecordingDraws(self.draw_factory())
+        malfunction = None
         try:
             step = game.play_step(build, json.loads(rnd["state"]), recorder, action)
             events, new_state = dumps(step.events), dumps(step.state)
@@ -260,24 +267,42 @@ class RoundService:
         except RulesError as exc:
             raise ApiError(409, "rules_refused", str(exc)) from exc
         except Exception as exc:  # noqa: BLE001 - a malfunction voids the round instead of failing the request
-            log.exception("malfunction in round %s step %s", rnd["id"], rnd["step_count"] + 1)
-            return self._void(tx, rnd, balance,
-                              f"malfunction during step {rnd['step_count'] + 1}: {type(exc).__name__}: {exc}")
+            log.exception("malfunction in round %s step %s", rnd.get("id", "(new)"), rnd["step_count"] + 1)
+            malfunction = f"malfunction during step {rnd['step_count'] + 1}: {type(exc).__name__}: {exc}"
         now = utcnow()
+        new = "id" not in rnd
+        if malfunction is not None:
+            if not new:
+                return self._void(tx, rnd, balance, malfunction)
+            rnd.update(status="void", void_reason=malfunction, win=0, next_step=None, updated_at=now,
+                       finished_at=now)
+            self._insert(tx, rnd)
+            balance = post_entry(tx, rnd["player_id"], balance, stake_kind, -rnd["cost"], rnd["id"], now)
+            return post_entry(tx, rnd["player_id"], balance, "refund", rnd["cost"], rnd["id"], now) \
+                if rnd["cost"] else balance
         row = {"idx": rnd["step_count"], "kind": step.kind, "action": action, "draws": dumps(recorder.take()),
                "events": events, "win_x": str(win_x), "total_win_x": str(total_x), "finished": bool(step.finished),
                "next_step": step.next_step, "state": new_state, "created_at": now}
-        tx.run("insert_step", {**row, "round_id": rnd["id"], "created_at": tx.ts(now)})
-        step_rows.append(row)
         rnd.update(state=new_state, step_count=rnd["step_count"] + 1, total_win_x=str(total_x),
                    next_step=step.next_step, updated_at=now)
         if step.finished:
-            win = money(rnd["bet"], total_x)
-            rnd.update(status="finished", win=win, finished_at=now, next_step=None)
-            if win:
-                balance = post_entry(tx, rnd["player_id"], balance, "win", win, rnd["id"], now)
-        self._save(tx, rnd)
+            rnd.update(status="finished", win=money(rnd["bet"], total_x), finished_at=now, next_step=None)
+        if new:
+            self._insert(tx, rnd)
+            balance = post_entry(tx, rnd["player_id"], balance, stake_kind, -rnd["cost"], rnd["id"], now)
+        else:
+            self._save(tx, rnd)
+        tx.run("insert_step", {**row, "round_id": rnd["id"], "created_at": tx.ts(now)})
+        step_rows.append(row)
+        if step.finished and rnd["win"]:
+            balance = post_entry(tx, rnd["player_id"], balance, "win", rnd["win"], rnd["id"], now)
         return balance
+
+    @staticmethod
+    def _insert(tx: Tx, rnd: dict[str, Any]) -> None:
+        rnd["id"] = tx.one("insert_round", {**rnd, "created_at": tx.ts(rnd["created_at"]),
+                                            "updated_at": tx.ts(rnd["updated_at"]),
+                                            "finished_at": tx.ts(rnd["finished_at"])})[0]
 
     @staticmethod
     def _save(tx: Tx, rnd: dict[str, Any]) -> None:
@@ -300,6 +325,17 @@ class RoundService:
     def _expiry_reason(self, rnd: dict[str, Any]) -> str:
         return (f"expired: unfinished for more than {self.config.round_expiry_days:g} days "
                 f"(started {iso(parse_ts(rnd['created_at']))}); stake refunded, pays void")
+
+    def purge_sessions(self, now: datetime | None = None) -> int:
+        """Delete sessions that expired more than a day ago (their tokens are refused anyway)."""
+        from sqlalchemy import delete
+
+        from reelforge.server.db import write_transaction
+        from reelforge.server.schema import sessions
+
+        cutoff = (now or utcnow()) - timedelta(days=1)
+        with write_transaction(self.engine) as conn:
+            return conn.execute(delete(sessions).where(sessions.c.expires_at < cutoff)).rowcount
 
     def expire(self, now: datetime | None = None, batch: int = 500) -> int:
         """Void every round unfinished longer than the expiry; return how many were voided.

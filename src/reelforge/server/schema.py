@@ -74,7 +74,8 @@ rounds = Table(
 Index("ix_rounds_player_id", rounds.c.player_id, rounds.c.id)
 Index("uq_rounds_one_open_per_game", rounds.c.player_id, rounds.c.game, unique=True,
       sqlite_where=text("status = 'open'"), postgresql_where=text("status = 'open'"))
-Index("ix_rounds_open_created", rounds.c.status, rounds.c.created_at)
+Index("ix_rounds_open_created", rounds.c.created_at,  # the expiry scan; only open rounds are in it
+      sqlite_where=text("status = 'open'"), postgresql_where=text("status = 'open'"))
 
 steps = Table(
     "steps", metadata,

@@ -35,6 +35,8 @@ STEP_COLUMNS = ("idx", "kind", "action", "draws", "events", "win_x", "total_win_
 _SQL: dict[str, str] = {
     "session": "SELECT s.expires_at, p.id, p.name FROM sessions s JOIN players p ON p.id = s.player_id "
                "WHERE s.token_sha256 = :token",
+    "session_lock": "SELECT s.expires_at, p.id, p.name, p.balance FROM sessions s JOIN players p "
+                    "ON p.id = s.player_id WHERE s.token_sha256 = :token{lock_p}",
     "lock_player": "SELECT id, balance, currency FROM players WHERE id = :id{lock}",
     "set_balance": "UPDATE players SET balance = :balance WHERE id = :id",
     "ledger": "INSERT INTO ledger (player_id, kind, amount, balance_after, round_id, created_at) "
@@ -68,7 +70,7 @@ _SQL: dict[str, str] = {
 def _dialect_sql(pg: bool) -> dict[str, str]:
     out = {}
     for name, sql in _SQL.items():
-        sql = sql.replace("{lock}", " FOR UPDATE" if pg else "")
+        sql = sql.replace("{lock}", " FOR UPDATE" if pg else "").replace("{lock_p}", " FOR UPDATE OF p" if pg else "")
         if pg:
             sql = re.sub(r":(\w+)", r"%(\1)s", sql)
         out[name] = sql

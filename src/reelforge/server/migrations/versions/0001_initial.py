@@ -65,7 +65,8 @@ def upgrade() -> None:
     op.create_index("ix_rounds_player_id", "rounds", ["player_id", "id"])
     op.create_index("uq_rounds_one_open_per_game", "rounds", ["player_id", "game"], unique=True,
                     sqlite_where=sa.text("status = 'open'"), postgresql_where=sa.text("status = 'open'"))
-    op.create_index("ix_rounds_open_created", "rounds", ["status", "created_at"])
+    op.create_index("ix_rounds_open_created", "rounds", ["created_at"],
+                    sqlite_where=sa.text("status = 'open'"), postgresql_where=sa.text("status = 'open'"))
     op.create_table(
         "steps",
         sa.Column("round_id", sa.BigInteger, sa.ForeignKey("rounds.id"), primary_key=True),

@@ -658,9 +658,6 @@ def main(argv: list[str] | None = None) -> None:
         print(text)
 
 
-if __name__ == "__main__":
-    main()
-
 
 # -- verification (independent stratified simulation) --------------------------------
 
@@ -813,3 +810,7 @@ def verify(build: Build, paid_n: int = 100_000_000, feature_n: int = 2_000_000, 
         "paid_boards_that_could_cap": int(sums[4]),
         "feature_buy": buy, "features": feats, "exact_initial": ex,
     }
+
+
+if __name__ == "__main__":
+    main()

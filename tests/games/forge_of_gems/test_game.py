@@ -73,3 +73,8 @@ def test_extra_summary_reports_gembox_rewards_and_free_spin_frequency():
     assert 0 < extra["paid_spin_hit_rate"] < 1
     assert abs(sum(extra["first_board_ways"].values()) - 1) < 1e-12
     json.dumps(extra)
+
+
+def test_tune_accepts_only_an_rtp_target():
+    with pytest.raises(ValueError, match="tunes only 'rtp'"):
+        GAME.tune("96.2", {"sd": 40.0})

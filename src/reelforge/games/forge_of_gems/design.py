@@ -27,8 +27,15 @@ stratification with a control variate, all parts honest and independent:
 
 The builds are tuned on one sample (``calibrate``) and reported on an
 independent one (``verify``), so the reported interval is not fitted to its
-own noise. Run ``python -m reelforge.games.forge_of_gems.design calibrate``
-then ``... verify``.
+own noise. The shipped builds were made by (``M`` = ``python -m
+reelforge.games.forge_of_gems.design``; samples are kept as .npz)::
+
+    M calibrate --seed 20261129 --spins 100000000 --features 2500000 --save a.npz
+    M verify    --seed 9620842  --spins 250000000 --features 5000000 --save b.npz
+    M calibrate --load a.npz --load b.npz --write          # tune on both samples
+    M verify    --seed 31415926 --spins 250000000 --features 5000000   # the reported figures
+
+Each sample depends only on its seed and sizes (chunked SeedSequence streams).
 """
 
 from __future__ import annotations
@@ -162,6 +169,16 @@ class Strata:
                             tail=np.array(self.tail, dtype=np.int64).reshape(-1, len(MARKS)),
                             tail_threshold=self.tail_threshold, seconds=self.seconds, seed=self.seed)
 
+    def merge(self, other: "Strata") -> "Strata":
+        """Two independent samples as one (e.g. tune on everything simulated so far)."""
+        if other.tail_threshold != self.tail_threshold:
+            raise ValueError("samples with different tail thresholds cannot be merged")
+        return Strata(spins=self.spins + other.spins, n_cls=self.n_cls + other.n_cls, sum_b=self.sum_b + other.sum_b,
+                      max_b=max(self.max_b, other.max_b), hist_b=self.hist_b + other.hist_b,
+                      features=self.features + other.features, sums=self.sums + other.sums,
+                      cross=self.cross + other.cross, tail=self.tail + other.tail,
+                      tail_threshold=self.tail_threshold, seconds=self.seconds + other.seconds, seed=self.seed)
+
     @classmethod
     def load(cls, path: Path) -> "Strata":
         d = np.load(path)
@@ -258,8 +275,15 @@ def estimate(st: Strata, build: Build) -> dict[str, Any]:
     rtp = Estimate(base.value, base.var + feat_var)
     # Cap: E[(B + prize + F - cap)+] for GEMBOX rounds, B between 0 and the largest seen.
     pmax = max(p for r in GEMBOX_REWARDS.values() for p, _ in r) * U
-    if st.tail_threshold > cap - pmax - st.max_b:
-        raise ValueError(f"tail threshold {st.tail_threshold} too high for unit {U}")
+    # Largest paid-spin win that was followed by a GEMBOX (upper edge of its bin).
+    b_trig = 0
+    for ci in (1, 2, 3):
+        nz = np.nonzero(st.hist_b[ci])[0]
+        if len(nz):
+            b_trig = max(b_trig, st.max_b if nz[-1] == HIST_BINS - 1 else int(nz[-1] + 1) * HIST_WIDTH)
+    if st.tail_threshold > cap - pmax - b_trig:
+        raise ValueError(f"tail threshold {st.tail_threshold} too high for unit {U}: features below it could "
+                         f"reach the cap after a paid-spin win of {b_trig} coins")
     if st.max_b >= cap:
         raise ValueError("a paid spin alone reached the cap in the sample: the estimator needs that handled")
     lo = hi = 0.0
@@ -377,13 +401,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--write", action="store_true", help="calibrate: write the build files")
     ap.add_argument("--json", type=Path, default=None, help="verify: write the figures here")
     ap.add_argument("--save", type=Path, default=None, help="keep the sample in this .npz file")
-    ap.add_argument("--load", type=Path, default=None, help="use a kept sample instead of simulating")
+    ap.add_argument("--load", type=Path, action="append", default=None,
+                    help="use kept samples (repeatable: merged) instead of simulating")
     args = ap.parse_args(argv)
     seed = args.seed if args.seed is not None else (20261129 if args.command == "calibrate" else 9620842)
     if args.command == "simulate":
         return _plain(args.rounds, seed, args.json)
     if args.load:
-        st = Strata.load(args.load)
+        samples = [Strata.load(p) for p in args.load]
+        st = samples[0]
+        for other in samples[1:]:
+            st = st.merge(other)
         seed = st.seed
     else:
         st = sample(args.spins, args.features, seed, TAIL_THRESHOLD)
@@ -396,7 +424,8 @@ def main(argv: list[str] | None = None) -> int:
             e = estimate(st, b)
             print(f"{b.name}: unit {b.unit} gembox3 {list(b.gembox[3].weights)} tuned-sample rtp {e['rtp']:.5f}")
         if args.write:
-            write_builds(builds, f"Tuned on seed {seed}: {st.spins:,} paid spins, {st.features:,} features.")
+            seeds = ", ".join(str(Strata.load(p).seed) for p in args.load) if args.load else str(seed)
+            write_builds(builds, f"Tuned on seed(s) {seeds}: {st.spins:,} paid spins, {st.features:,} features.")
         return 0
     from reelforge.games.forge_of_gems.build import load_build
     out = []

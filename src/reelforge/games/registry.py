@@ -9,6 +9,7 @@ from reelforge.game import Game
 # game id -> "module:ClassName"; imported lazily so the CLI starts fast.
 GAME_CLASSES: dict[str, str] = {
     "forge-of-fortunes": "reelforge.games.forge_of_fortunes.game:ForgeOfFortunes",
+    "gemstones-gold": "reelforge.games.gemstones_gold.game:GemstonesGold",
     "forge-of-gems": "reelforge.games.forge_of_gems.game:ForgeOfGems",
 }
 

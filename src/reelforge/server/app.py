@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+import pathlib
 import threading
 from contextlib import asynccontextmanager
 from fractions import Fraction
@@ -18,6 +19,7 @@ from typing import Annotated, Any
 from fastapi import FastAPI, Header, Path, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, RedirectResponse, Response
+from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr
 from sqlalchemy import Engine, select
 from starlette.concurrency import run_in_threadpool
@@ -38,6 +40,8 @@ from reelforge.server.wallet import ledger_page, lock_player, post_entry, utcnow
 log = logging.getLogger("reelforge.server")
 
 MAX_BODY = 16 * 1024
+WEB_DIR = pathlib.Path(__file__).resolve().parent.parent / "web"
+"""The browser client's static files (``reelforge/web``)."""
 MAX_ID = 2**62
 GameId = Annotated[str, Path(min_length=1, max_length=64, description="game id, e.g. forge-of-fortunes")]
 RoundId = Annotated[int, Path(ge=1, le=MAX_ID, description="round id")]
@@ -368,9 +372,13 @@ def create_app(config: ServerConfig, database_url: str | None = None, *, engine:
         """Operator: debit a player's wallet (never below zero)."""
         return operator_transfer(player, body.amount, "withdrawal", idempotency_key, x_operator_key)
 
-    @app.get("/", include_in_schema=False)
-    def root() -> RedirectResponse:
-        return RedirectResponse("/docs")
+    # The browser client (static files, no build step), mounted last so the API routes win.
+    if WEB_DIR.is_dir():
+        app.mount("/", StaticFiles(directory=WEB_DIR, html=True), name="web")
+    else:  # an installation without the client: point browsers at the API docs
+        @app.get("/", include_in_schema=False)
+        def root() -> RedirectResponse:
+            return RedirectResponse("/docs")
 
     _ = to_jsonable
     return app

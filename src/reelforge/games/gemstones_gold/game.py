@@ -1,0 +1,168 @@
+"""Gemstones Gold as a :class:`reelforge.game.Game` (registered as ``gemstones-gold``)."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from reelforge.draws import DrawSource
+from reelforge.game import Game, RulesError, StepResult
+from reelforge.games.gemstones_gold import kernel, rules
+from reelforge.games.gemstones_gold.build import (
+    COINS_PER_BET,
+    MAX_WIN_X,
+    PUBLISHED_PAYTABLE,
+    SYMBOL_CHARS,
+    SYMBOL_NAMES,
+    Build,
+    build_names,
+    load_build,
+)
+from reelforge.stats import Accumulator, Tally, bucket_edges_units
+
+RULES_TEXT = [
+    "6 reels x 6 rows. 8 or more matching symbols anywhere on the board win by the paytable "
+    "(tiers 8-9, 10-11, 12-14, 15+; amounts per bet size x bet level, total bet = 20 x bet size x bet level).",
+    "Winning symbols explode, symbols above fall and new symbols drop in; the board is evaluated again "
+    "until no win remains. Each evaluation is one cascade.",
+    "Multiplier reel: at the start of each paid spin, 3 values (2x to 500x) are placed under 3 of the 6 "
+    "columns, each covered by 3 blockers. After each cascade with a win, every value whose column holds "
+    "at least one winning symbol of that cascade loses one blocker (one per cascade, however many symbols).",
+    "At the end of the spin the fully revealed values are added together and the spin's total win is "
+    "multiplied by that sum (5x and 20x give 25x). Values still covered do not count.",
+    "3 or more Scatters on the board after the last cascade award 10 free spins, plus 2 for each Scatter beyond 3.",
+    "Free spins: every spin places a value under each of the 6 columns, each covered by 2 blockers. "
+    "When a free spin reveals values, their sum is added to the total multiplier, which persists for the "
+    "feature, and the spin's win is multiplied by the total multiplier; a spin revealing nothing pays its "
+    "win unmultiplied. 2 or more Scatters in a free spin award 5 more free spins; retriggers are unlimited.",
+    "The maximum win of a round (paid spin plus feature) is 7,500x total bet; when it is reached the round "
+    "ends paying exactly 7,500x and remaining free spins are forfeited.",
+    "Feature Buy: buys 10 free spins for the price shown (a multiple of total bet).",
+    "Malfunction voids all pays and plays.",
+]
+
+
+class GemstonesGold(Game):
+    id = "gemstones-gold"
+    title = "Gemstones Gold"
+    reference_id = "1671262"
+    version = "1.0 r2"
+    max_win_x = MAX_WIN_X
+    modes = ("paid", "buy")
+
+    # -- builds -------------------------------------------------------------
+    def build_names(self) -> list[str]:
+        return build_names()
+
+    def load_build(self, name: str) -> Build:
+        return load_build(name)
+
+    # -- step machine ---------------------------------------------------------
+    def start_round(self, build: Build, mode: str = "paid") -> dict[str, Any]:
+        self.check_mode(mode)
+        return rules.new_state(mode)
+
+    def play_step(self, build: Build, state: dict[str, Any], draws: DrawSource,
+                  action: str | None = None) -> StepResult:
+        if action is not None:
+            raise RulesError(f"{self.id} steps take no action (got {action!r})")
+        return rules.play_step(build, state, draws)
+
+    # -- help -----------------------------------------------------------------
+    def help(self, build: Build) -> dict[str, Any]:
+        return {
+            "title": self.title, "game_id": self.id, "reference_id": self.reference_id, "version": self.version,
+            "build": build.name, "rtp": str(build.rtp), "rtp_percent": f"{float(build.rtp) * 100:.2f}",
+            "volatility": "High", "max_win_x": MAX_WIN_X, "rules": RULES_TEXT,
+            "paytable": {name: {"8-9": row[0], "10-11": row[1], "12-14": row[2], "15+": row[3]}
+                         for name, row in PUBLISHED_PAYTABLE.items()},
+            "paytable_unit": "bet size x bet level (total bet / 20)",
+            "symbols": dict(zip(SYMBOL_CHARS, SYMBOL_NAMES, strict=True)),
+            "multiplier_values": list(build.values),
+            "feature_buy_price_x": str(build.feature_buy_price_x),
+            "bet_sizes": ["0.01", "0.1", "0.5"], "bet_levels": list(range(1, 11)),
+        }
+
+    # -- mathematics --------------------------------------------------------------
+    def win_unit(self, build: Build) -> int:
+        return COINS_PER_BET
+
+    def new_accumulator(self, build: Build, mode: str = "paid") -> Accumulator:
+        self.check_mode(mode)
+        stake = COINS_PER_BET if mode == "paid" else int(build.feature_buy_price_x * COINS_PER_BET)
+        return Accumulator(unit=COINS_PER_BET, cap_units=build.cap_units, stake_units=stake,
+                           component_names=kernel.COMPONENTS, counter_names=kernel.COUNTERS)
+
+    def simulate_chunk(self, build: Build, rounds: int, seed: int | np.random.SeedSequence,
+                       mode: str = "paid") -> Accumulator:
+        acc = self.new_accumulator(build, mode)
+        tally = Tally.empty(len(kernel.COMPONENTS), len(kernel.COUNTERS))
+        rng = np.random.Generator(np.random.PCG64(seed))
+        a = build.arrays
+        edges = bucket_edges_units(COINS_PER_BET)
+        if mode == "paid":
+            kernel.simulate_paid(rng, rounds, a["strips"], a["lens"], a["packed"], a["pay"], a["values"],
+                                 a["base_cum"], a["free_cum"], build.cap_units, tally.totals, tally.components,
+                                 tally.hist, edges, tally.counters)
+        else:
+            kernel.simulate_buy(rng, rounds, a["strips"], a["lens"], a["packed"], a["pay"], a["values"],
+                                a["free_cum"], build.cap_units, tally.totals, tally.components,
+                                tally.hist, edges, tally.counters)
+        acc.add_tally(tally)
+        return acc
+
+    def simulate_features(self, build: Build, n: int, seed: int | np.random.SeedSequence) -> Accumulator:
+        """Stratum for a stratified estimate: ``n`` 10-spin features (what Feature Buy delivers),
+        each counted as one round with stake = the buy price. The paid game's free-spin share is
+        P(trigger) x E[feature]; see :func:`reelforge.games.gemstones_gold.design.verify` for the
+        full stratified report (trigger by scatter count, 12+ spin features)."""
+        return self.simulate_chunk(build, n, seed, mode="buy")
+
+    def kernel_round_wins(self, build: Build, rounds: int, seed: int | np.random.SeedSequence,
+                          mode: str = "paid") -> np.ndarray:
+        self.check_mode(mode)
+        a = build.arrays
+        rng = np.random.Generator(np.random.PCG64(seed))
+        return kernel.round_wins(rng, rounds, mode == "buy", a["strips"], a["lens"], a["packed"], a["pay"],
+                                 a["values"], a["base_cum"], a["free_cum"], build.cap_units)
+
+    def extra_summary(self, build: Build, acc: Accumulator) -> dict[str, Any]:
+        n = acc.rounds
+        if n == 0:
+            return {}
+        trig = acc.counter("triggers")
+        trig_hits = acc.counter("trigger_hits")
+        out: dict[str, Any] = {
+            "feature_buy_price_x": str(build.feature_buy_price_x),
+            "multiplier_mean_paid": float(build.mean_value(False)),
+            "multiplier_mean_free": float(build.mean_value(True)),
+            "cap_hits": acc.counter("cap_hits"),
+            "cap_probability": acc.counter("cap_hits") / n,
+        }
+        if acc.stake_units == COINS_PER_BET:
+            out.update({
+                "hit_rate_split": {
+                    "trigger_free_spins": trig_hits / n,
+                    "trigger_free_spins_ci99": list(acc.rate_ci99(trig_hits)),
+                    "win_without_trigger": (acc.hits - trig_hits) / n,
+                    "win_without_trigger_ci99": list(acc.rate_ci99(acc.hits - trig_hits)),
+                },
+                "trigger_rate": trig / n,
+                "trigger_rate_ci99": list(acc.rate_ci99(trig)),
+                "feature_frequency_1_in": (n / trig) if trig else None,
+                "paid_spins_multiplied_rate": acc.counter("paid_multiplied") / n,
+            })
+        if trig:
+            out.update({
+                "mean_free_spins_per_feature": acc.counter("free_spins_played") / trig,
+                "retriggers_per_feature": acc.counter("retriggers") / trig,
+                "mean_feature_win_x": acc.components[1] / trig / COINS_PER_BET,
+            })
+        return out
+
+
+def win_x(units: int) -> Fraction:
+    """Win units as a multiple of total bet."""
+    return Fraction(units, COINS_PER_BET)

@@ -1,0 +1,170 @@
+// Forge of Fortunes: three reels on one payline and the 15-runner prize ladder.
+// Driven by the step events of games/forge_of_fortunes/rules.py:
+//   {type:"reels", symbols:[...3], strip_set, stops}
+//   {type:"trigger", runner, runner_x}                      (paid spin, GOLD GOLD GOLD)
+//   {type:"win", combination, symbol, reels, coins, win_x}  (two of a kind)
+//   {type:"ladder", move:"advance|coal_back|coal_safe|nothing|slag_end|top_reached", from, to, from_x, to_x}
+//   {type:"award", runner, win_x, respins}, {type:"round_end", total_win_x}
+
+import { el, formatX } from "../util.js";
+
+const SYMBOLS = {
+  GOLD: `<svg viewBox="0 0 100 100" aria-hidden="true"><defs><linearGradient id="g-gold" x1="0" y1="0" x2="1" y2="1">
+      <stop offset="0" stop-color="#fff3a8"/><stop offset=".45" stop-color="#f5c22b"/><stop offset="1" stop-color="#a86a08"/></linearGradient></defs>
+      <path d="M18 58 L30 30 L55 20 L78 32 L86 58 L70 78 L40 82 Z" fill="url(#g-gold)" stroke="#7a4a00" stroke-width="3"/>
+      <path d="M32 36 L52 28 L62 40 L44 50 Z" fill="#fff8cf" opacity=".7"/></svg>`,
+  SLAG: `<svg viewBox="0 0 100 100" aria-hidden="true">
+      <path d="M14 62 Q18 36 40 30 Q56 18 74 32 Q92 44 84 66 Q72 84 48 82 Q20 82 14 62 Z" fill="#5b5550" stroke="#2b2724" stroke-width="3"/>
+      <path d="M30 52 L44 58 L52 48 L66 60" stroke="#d2691e" stroke-width="3" fill="none"/>
+      <circle cx="40" cy="42" r="4" fill="#3b3632"/><circle cx="64" cy="46" r="5" fill="#3b3632"/></svg>`,
+  COAL: `<svg viewBox="0 0 100 100" aria-hidden="true">
+      <path d="M20 60 L28 34 L52 22 L76 34 L84 60 L64 80 L36 80 Z" fill="#1a1a1d" stroke="#000" stroke-width="3"/>
+      <path d="M36 40 L52 30 L66 40 L52 50 Z" fill="#3a3a42"/>
+      <path d="M34 66 L48 58 L62 68" stroke="#ff4a1c" stroke-width="3" fill="none" opacity=".9"/></svg>`,
+  BLANK: `<svg viewBox="0 0 100 100" aria-hidden="true"><circle cx="50" cy="50" r="6" fill="#5a4636"/></svg>`,
+};
+const SPIN_SYMBOLS = ["GOLD", "BLANK", "SLAG", "BLANK", "GOLD", "COAL", "BLANK"];
+
+const MOVE_WORDS = {
+  advance: (e) => `GOLD GOLD GOLD: the marker climbs to ${formatX(e.to_x)}`,
+  top_reached: () => "The marker reaches the top runner: 2,500x!",
+  coal_back: (e) => `COAL: the marker falls back from ${formatX(e.from_x)} to ${formatX(e.to_x)}`,
+  coal_safe: (e) => `COAL, but ${formatX(e.from_x)} is a safe runner: the marker holds`,
+  slag_end: (e) => `SLAG: the feature ends on ${formatX(e.to_x)}`,
+  nothing: () => "No change: re-spin again",
+};
+
+/** Lobby artwork: the winning line. */
+export function art() {
+  return ["GOLD", "GOLD", "GOLD"].map((n) => `<span class="art-symbol">${SYMBOLS[n]}</span>`).join("");
+}
+
+function symbolCell(name) {
+  const key = SYMBOLS[name] ? name : "BLANK";
+  return el("div.fof-symbol", { "data-symbol": name, title: name, html: SYMBOLS[key] });
+}
+
+export function create(root, ctx) {
+  const help = ctx.help || {};
+  const ladder = (help.ladder_x || []).map(String);
+  const safe = new Set((help.safe_runners_x || []).map(String));
+
+  const reels = [0, 1, 2].map((i) => el("div.fof-reel", { "data-testid": `fof-reel-${i + 1}` }, symbolCell("BLANK")));
+  const banner = el("div.fof-banner", { "data-testid": "fof-banner" }, "Three Gold Nuggets start the Forging Re-Spins");
+  const payline = el("div.fof-payline");
+  const machine = el("div.fof-machine", {}, el("div.fof-reels", {}, payline, ...reels), banner);
+  const rungs = ladder.map((x, i) => el(
+    `li.fof-runner${safe.has(x) ? ".safe" : ""}`,
+    { "data-index": i, "data-x": x, "data-testid": `runner-${i}` },
+    el("span.fof-runner-x", { text: formatX(x) }),
+    safe.has(x) ? el("span.fof-safe", { title: "Safe runner: Coal cannot move the marker back", text: "SAFE" }) : null,
+  ));
+  const ladderEl = el("ol.fof-ladder", { "data-testid": "fof-ladder", "aria-label": "Prize ladder" }, ...rungs.slice().reverse());
+  const ladderBox = el("div.fof-ladder-box", {}, el("div.fof-ladder-title", { text: "Prize ladder" }), ladderEl);
+  const respins = el("div.fof-respins", { "data-testid": "fof-respins" });
+  root.append(el("div.fof", {}, machine, el("div.fof-side", {}, ladderBox, respins)));
+
+  let runner = null;
+  let count = 0;
+
+  function setMarker(index, flash, fast = false) {
+    runner = index;
+    ladderEl.classList.toggle("active", index !== null);
+    rungs.forEach((r, i) => {
+      r.classList.toggle("marker", i === index);
+      r.classList.remove("flash-up", "flash-down", "flash-hold", "awarded");
+    });
+    if (index !== null && flash && !fast) rungs[index].classList.add(flash);
+    ladderEl.dataset.marker = index === null ? "" : String(index);
+  }
+
+  function showReels(symbols) {
+    symbols.forEach((s, i) => reels[i].replaceChildren(symbolCell(s)));
+    root.querySelector(".fof-reels").dataset.symbols = symbols.join(" ");
+  }
+
+  async function spinReels(symbols, anim) {
+    if (anim.fast()) { showReels(symbols); return; }
+    reels.forEach((r) => {
+      r.classList.add("spinning");
+      r.replaceChildren(el("div.fof-strip", {}, ...SPIN_SYMBOLS.concat(SPIN_SYMBOLS).map(symbolCell)));
+    });
+    for (let i = 0; i < 3; i++) {
+      await anim.wait(i === 0 ? 380 : 220);
+      reels[i].classList.remove("spinning");
+      reels[i].replaceChildren(symbolCell(symbols[i]));
+      reels[i].classList.add("landed");
+      setTimeout(() => reels[i].classList.remove("landed"), 250);
+    }
+    root.querySelector(".fof-reels").dataset.symbols = symbols.join(" ");
+  }
+
+  function say(text, tone = "") {
+    banner.textContent = text;
+    banner.className = `fof-banner ${tone}`;
+  }
+
+  function updateRespins() {
+    respins.textContent = runner === null ? "" : `Re-spins played: ${count}`;
+  }
+
+  async function apply(step, anim) {
+    for (const ev of step.events) {
+      if (ev.type === "reels") {
+        reels.forEach((r) => r.classList.remove("win"));
+        await spinReels(ev.symbols, anim);
+      } else if (ev.type === "trigger") {
+        reels.forEach((r) => r.classList.add("win"));
+        say("GOLD GOLD GOLD! Forging Re-Spins: the marker starts on the first runner", "big");
+        count = 0;
+        setMarker(Number(ev.runner ?? 0), "flash-up", anim.fast());
+        await anim.wait(700);
+      } else if (ev.type === "win") {
+        (ev.reels || [1, 2]).forEach((n) => reels[n - 1] && reels[n - 1].classList.add("win"));
+        say(`Two Gold Nuggets on reels 1 and 2 pay ${formatX(ev.win_x)} the bet`, "win");
+        await anim.wait(400);
+      } else if (ev.type === "ladder") {
+        count += 1;
+        const flash = { advance: "flash-up", top_reached: "flash-up", coal_back: "flash-down", coal_safe: "flash-hold",
+          slag_end: "flash-down" }[ev.move] || "";
+        if (ev.move === "coal_back" || ev.move === "coal_safe") reels[2].classList.add("coal");
+        else if (ev.move === "advance" || ev.move === "top_reached") reels.forEach((r) => r.classList.add("win"));
+        setMarker(Number(ev.to), flash, anim.fast());
+        say((MOVE_WORDS[ev.move] || (() => ev.move))(ev), ev.move === "slag_end" || ev.move === "coal_back" ? "bad" : "");
+        await anim.wait(ev.move === "nothing" ? 150 : 550);
+        reels[2].classList.remove("coal");
+      } else if (ev.type === "award") {
+        setMarker(Number(ev.runner), "awarded");
+        rungs[Number(ev.runner)].classList.add("awarded");
+        say(`Forging Re-Spins pay ${formatX(ev.win_x)} the bet after ${ev.respins} re-spins`, "big");
+        await anim.wait(500);
+      }
+    }
+    updateRespins();
+  }
+
+  return {
+    newRound() {
+      setMarker(null);
+      count = 0;
+      reels.forEach((r) => r.classList.remove("win", "coal"));
+      say("Good luck!");
+      updateRespins();
+    },
+    playStep(step, _round, anim) { return apply(step, anim); },
+    restore(round) {
+      this.newRound();
+      const instant = { fast: () => true, wait: async () => {} };
+      // Replaying events draws the board exactly as the interrupted round left it.
+      return round.steps.reduce((p, s) => p.then(() => apply(s, instant)), Promise.resolve());
+    },
+    nextLabel(round) { return round.next_step === "respin" ? "RE-SPIN" : "CONTINUE"; },
+    nextAction() { return null; },
+    status(round) {
+      if (round && round.status === "open" && runner !== null) {
+        return `Forging Re-Spins: marker on ${formatX(ladder[runner] ?? "?")}${safe.has(ladder[runner]) ? " (safe)" : ""}`;
+      }
+      return "";
+    },
+  };
+}

@@ -1,0 +1,89 @@
+// Symbol art and a board grid shared by the cascade games (drawn as inline SVG,
+// so nothing depends on fonts or image files).
+
+import { el } from "../util.js";
+
+const GEM_SHAPES = {
+  diamond: "M50 10 L86 40 L50 90 L14 40 Z",
+  octagon: "M32 12 L68 12 L88 32 L88 68 L68 88 L32 88 L12 68 L12 32 Z",
+  oval: "M50 10 C78 10 90 30 90 50 C90 72 76 90 50 90 C24 90 10 72 10 50 C10 30 22 10 50 10 Z",
+  hexagon: "M30 12 L70 12 L90 50 L70 88 L30 88 L10 50 Z",
+  heart: "M50 88 L14 50 C2 36 12 14 30 14 C40 14 46 20 50 28 C54 20 60 14 70 14 C88 14 98 36 86 50 Z",
+  nugget: "M16 58 L28 28 L56 16 L80 30 L88 58 L70 80 L38 84 Z",
+  pebble: "M14 56 C14 30 36 16 54 18 C76 20 88 36 86 56 C84 76 66 86 48 84 C28 82 14 72 14 56 Z",
+  triangle: "M50 10 L90 84 L10 84 Z",
+  cushion: "M26 12 L74 12 Q88 12 88 26 L88 74 Q88 88 74 88 L26 88 Q12 88 12 74 L12 26 Q12 12 26 12 Z",
+};
+
+const PALETTE = {
+  GOLD_NUGGET: ["nugget", "#ffe27a", "#c98a0a"],
+  RUBY: ["heart", "#ff6b7d", "#a3001e"],
+  AMETHYST: ["hexagon", "#d59bff", "#6a1fa8"],
+  SAPPHIRE: ["cushion", "#7fb2ff", "#143f9e"],
+  EMERALD: ["octagon", "#6ef0a0", "#0a7a3e"],
+  DIAMOND: ["diamond", "#f4fbff", "#7fb3d6"],
+  TOPAZ: ["triangle", "#ffc46b", "#b35a00"],
+  BRONZE_ORE: ["pebble", "#e0a070", "#7a4320"],
+  PINK_STONE: ["pebble", "#ffb3d9", "#c0457f"],
+  BLUE_STONE: ["pebble", "#a8e4ff", "#2a7fb0"],
+};
+
+let gradId = 0;
+
+/** SVG markup for a symbol name (gems, card ranks, WILD, SCATTER). */
+export function symbolSvg(name) {
+  const id = `sg${gradId++}`;
+  if (name === "SCATTER") {
+    // the Red Flower Jewel
+    const petals = [0, 72, 144, 216, 288].map((a) =>
+      `<ellipse cx="50" cy="28" rx="14" ry="22" fill="url(#${id})" transform="rotate(${a} 50 50)"/>`).join("");
+    return `<svg viewBox="0 0 100 100" aria-hidden="true"><defs><radialGradient id="${id}"><stop offset="0" stop-color="#ffd0d0"/><stop offset="1" stop-color="#d0102a"/></radialGradient></defs>${petals}<circle cx="50" cy="50" r="12" fill="#ffd84a" stroke="#8a5a00" stroke-width="3"/></svg>`;
+  }
+  if (name === "WILD") {
+    return `<svg viewBox="0 0 100 100" aria-hidden="true"><rect x="6" y="22" width="88" height="56" rx="12" fill="#2a1a05" stroke="#ffd84a" stroke-width="5"/><text x="50" y="62" text-anchor="middle" font-size="28" font-weight="900" fill="#ffd84a" font-family="sans-serif">WILD</text></svg>`;
+  }
+  if (/^[AKQJ]$|^10$/.test(name)) {
+    const colour = { A: "#ff7a59", K: "#5fd0ff", Q: "#c08bff", J: "#7be07b" }[name] || "#ddd";
+    return `<svg viewBox="0 0 100 100" aria-hidden="true"><text x="50" y="72" text-anchor="middle" font-size="64" font-weight="900" fill="${colour}" stroke="#1a0f08" stroke-width="3" font-family="serif">${name}</text></svg>`;
+  }
+  const [shape, light, dark] = PALETTE[name] || ["pebble", "#cccccc", "#555555"];
+  return `<svg viewBox="0 0 100 100" aria-hidden="true"><defs><linearGradient id="${id}" x1="0" y1="0" x2="1" y2="1"><stop offset="0" stop-color="${light}"/><stop offset="1" stop-color="${dark}"/></linearGradient></defs><path d="${GEM_SHAPES[shape]}" fill="url(#${id})" stroke="rgba(0,0,0,.55)" stroke-width="3"/><path d="M36 30 L50 24 L58 34 L44 42 Z" fill="#fff" opacity=".45"/></svg>`;
+}
+
+/** A board grid of ``cols`` x ``rows`` cells, addressed [col][row] with row 0 at the top. */
+export function makeGrid(cols, rows, testid = "board") {
+  const root = el("div.gem-grid", { "data-testid": testid });
+  root.style.gridTemplateColumns = `repeat(${cols}, 1fr)`;
+  const cells = [];
+  for (let c = 0; c < cols; c++) cells.push([]);
+  for (let r = 0; r < rows; r++) {
+    for (let c = 0; c < cols; c++) {
+      const cell = el("div.gem-cell", { "data-col": c, "data-row": r });
+      cells[c][r] = cell;
+      root.append(cell);
+    }
+  }
+  return {
+    root,
+    cell: (c, r) => cells[c][r],
+    /** Draw a whole board: ``board[c][r]`` is a symbol name, or "NAME*n" for a split cell. */
+    set(board, { drop = false } = {}) {
+      board.forEach((col, c) => col.forEach((name, r) => {
+        const cell = cells[c][r];
+        const [sym, n] = String(name).split("*");
+        const copies = Number(n || 1);
+        cell.className = `gem-cell copies-${copies}${drop ? " drop" : ""}`;
+        cell.dataset.symbol = sym;
+        cell.dataset.copies = String(copies);
+        cell.title = copies > 1 ? `${sym} split in ${copies}` : sym;
+        cell.innerHTML = Array.from({ length: copies }, () => `<span class="gem">${symbolSvg(sym)}</span>`).join("");
+        if (drop) cell.style.animationDelay = `${c * 40 + r * 25}ms`;
+      }));
+      root.dataset.board = board.map((col) => col.join(",")).join("|");
+    },
+    mark(cls, predicate) {
+      cells.forEach((col, c) => col.forEach((cell, r) => cell.classList.toggle(cls, !!predicate(c, r, cell.dataset.symbol))));
+    },
+    clear(cls) { cells.forEach((col) => col.forEach((cell) => cell.classList.remove(cls))); },
+  };
+}

@@ -1,0 +1,170 @@
+// Gemstones Gold: the 6x6 tumbling board, the multiplier reel under it (one lane
+// per column: a value under blockers), the revealed values and their sum, free
+// spins remaining and the persistent total multiplier M.
+// Driven by games/gemstones_gold/rules.py events:
+//   spin {kind, stops, board:[6 strings, reel top->bottom], multiplier_reel:[{lane, value, blockers}]}
+//   cascade {index, board (as evaluated), wins:[{symbol,count,tier,coins,amount_x}], cascade_win_x,
+//            columns_with_wins, blockers:[{lane,value,removed,remaining,revealed_now}]}
+//   spin_result {kind, final_board, cascades, revealed_values, multiplier_sum, win_before_multiplier_x, win_x,
+//                scatters, total_multiplier_before/after, multiplier_applied}
+//   free_spins_awarded {scatters, awarded, remaining}, free_spins_remaining {played, remaining, total_multiplier_*}
+//   cap_reached {win_x, forfeited_spins}, round_end {total_win_x, ...}
+
+import { el, formatX } from "../util.js";
+import { makeGrid, symbolSvg } from "./gems.js";
+
+const CHARS = { G: "GOLD_NUGGET", R: "RUBY", A: "AMETHYST", S: "SAPPHIRE", E: "EMERALD", B: "BRONZE_ORE",
+  P: "PINK_STONE", L: "BLUE_STONE", X: "SCATTER" };
+const REELS = 6;
+
+/** Event boards are strings per reel ("GRPPPP"); the grid takes names per cell. */
+function names(board) {
+  return board.map((reel) => Array.from(reel, (ch) => CHARS[ch] || ch));
+}
+
+const pretty = (s) => String(s).replace(/_/g, " ").toLowerCase().replace(/\b\w/g, (m) => m.toUpperCase());
+
+/** Lobby artwork. */
+export function art() {
+  return ["RUBY", "GOLD_NUGGET", "SAPPHIRE", "AMETHYST", "EMERALD"].map((n) => `<span class="art-symbol">${symbolSvg(n)}</span>`).join("");
+}
+
+export function create(root, _ctx) {
+  const grid = makeGrid(REELS, 6, "gg-board");
+  const lanes = Array.from({ length: REELS }, (_, i) => el("div.gg-lane", { "data-lane": i + 1, "data-testid": `gg-lane-${i + 1}` }));
+  const laneRow = el("div.gg-lanes", { "data-testid": "gg-lanes" }, ...lanes);
+  const spinsBox = el("div.gg-counter", { "data-testid": "gg-free-spins" });
+  const multBox = el("div.gg-counter", { "data-testid": "gg-total-multiplier" });
+  const sumBox = el("div.gg-sum", { "data-testid": "gg-sum" });
+  const banner = el("div.gg-banner", { "data-testid": "gg-banner" });
+  const winsList = el("ul.gg-wins", { "data-testid": "gg-wins" });
+  root.append(el("div.gg", {},
+    el("div.gg-top", {}, spinsBox, multBox),
+    el("div.gg-frame", {}, grid.root, laneRow),
+    sumBox, banner, winsList));
+
+  let spinsLeft = 0;
+  let totalM = 0;
+  let inFeature = false;
+
+  function showCounters() {
+    spinsBox.hidden = !inFeature;
+    multBox.hidden = !inFeature;
+    spinsBox.innerHTML = `<span>Free spins left</span><strong>${spinsLeft}</strong>`;
+    multBox.innerHTML = `<span>Total multiplier</span><strong>${totalM ? totalM + "x" : "—"}</strong>`;
+    spinsBox.dataset.value = String(spinsLeft);
+    multBox.dataset.value = String(totalM);
+  }
+
+  function setLane(i, value, blockers) {
+    const lane = lanes[i];
+    lane.className = "gg-lane";
+    lane.dataset.value = value === null ? "" : String(value);
+    lane.dataset.blockers = blockers === null ? "" : String(blockers);
+    if (value === null) { lane.replaceChildren(el("span.gg-lane-empty", { text: "·" })); return; }
+    if (blockers > 0) {
+      lane.classList.add("blocked");
+      lane.replaceChildren(el("span.gg-lane-value", { text: "?" }),
+        el("span.gg-blockers", { title: `${blockers} blocker${blockers > 1 ? "s" : ""}` },
+          ...Array.from({ length: blockers }, () => el("i")), el("b", { text: String(blockers) })));
+    } else {
+      lane.classList.add("revealed");
+      lane.replaceChildren(el("span.gg-lane-value", { text: `${value}x` }));
+    }
+  }
+
+  function say(text, tone = "") { banner.textContent = text; banner.className = `gg-banner ${tone}`; }
+
+  async function apply(step, anim) {
+    for (const ev of step.events) {
+      if (ev.type === "spin") {
+        if (ev.kind === "free") {
+          inFeature = true;
+        }
+        winsList.replaceChildren();
+        sumBox.textContent = "";
+        grid.clear("win");
+        grid.clear("boom");
+        grid.set(names(ev.board), { drop: !anim.fast() });
+        const byLane = new Map(ev.multiplier_reel.map((m) => [m.lane - 1, m]));
+        for (let i = 0; i < REELS; i++) {
+          const m = byLane.get(i);
+          setLane(i, m ? m.value : null, m ? m.blockers : null);
+        }
+        say(ev.kind === "free" ? "Free spin" : "");
+        showCounters();
+        await anim.wait(450);
+      } else if (ev.type === "cascade") {
+        grid.set(names(ev.board));
+        const winners = new Set(ev.wins.map((w) => w.symbol));
+        grid.mark("win", (_c, _r, sym) => winners.has(sym));
+        winsList.append(...ev.wins.map((w) => el("li", { text: `Cascade ${ev.index}: ${w.count} × ${pretty(w.symbol)} pays ${formatX(w.amount_x)}` })));
+        say(`Cascade ${ev.index}: ${formatX(ev.cascade_win_x)}`, "win");
+        await anim.wait(500);
+        grid.mark("boom", (_c, _r, sym) => winners.has(sym));
+        for (const b of ev.blockers) {
+          setLane(b.lane - 1, b.value, b.remaining);
+          if (b.removed) lanes[b.lane - 1].classList.add(b.revealed_now ? "flash-reveal" : "flash-hit");
+        }
+        await anim.wait(350);
+      } else if (ev.type === "spin_result") {
+        grid.clear("win");
+        grid.set(names(ev.final_board), { drop: !anim.fast() && ev.cascades > 0 });
+        const revealed = ev.revealed_values || [];
+        sumBox.dataset.sum = String(ev.multiplier_sum);
+        if (revealed.length) {
+          sumBox.textContent = `Revealed ${revealed.map((v) => v + "x").join(" + ")} = ${ev.multiplier_sum}x`;
+        } else {
+          sumBox.textContent = ev.cascades ? "No multiplier revealed: the win is unmultiplied" : "";
+        }
+        if (ev.kind === "free" && ev.multiplier_sum > 0) totalM = ev.total_multiplier_after;
+        const before = ev.win_before_multiplier_x;
+        if (ev.win_x !== "0") {
+          const applied = ev.kind === "free" ? ev.multiplier_applied : (ev.multiplier_sum || 1);
+          say(applied > 1 ? `${formatX(before)} × ${applied} = ${formatX(ev.win_x)}` : `Spin win ${formatX(ev.win_x)}`, "big");
+        } else {
+          say(ev.scatters >= 3 ? "" : "No win");
+        }
+        showCounters();
+        await anim.wait(ev.win_x !== "0" ? 500 : 150);
+      } else if (ev.type === "free_spins_awarded") {
+        grid.mark("win", (_c, _r, sym) => sym === "SCATTER");
+        inFeature = true;
+        spinsLeft = ev.remaining;
+        say(`${ev.scatters} scatters: +${ev.awarded} free spins!`, "big");
+        showCounters();
+        await anim.wait(700);
+      } else if (ev.type === "free_spins_remaining") {
+        spinsLeft = ev.remaining;
+        totalM = ev.total_multiplier_after;
+        showCounters();
+      } else if (ev.type === "cap_reached") {
+        say(`Maximum win reached: ${formatX(ev.win_x)}`, "big");
+        await anim.wait(600);
+      }
+    }
+  }
+
+  return {
+    newRound(round) {
+      spinsLeft = 0;
+      totalM = 0;
+      inFeature = !!(round && round.mode && round.mode !== "paid");
+      if (round && round.state && round.state.spins_left) spinsLeft = round.state.spins_left;
+      showCounters();
+      say("");
+    },
+    playStep(step, _round, anim) { return apply(step, anim); },
+    restore(round) {
+      this.newRound(round);
+      const instant = { fast: () => true, wait: async () => {} };
+      return round.steps.reduce((p, s) => p.then(() => apply(s, instant)), Promise.resolve());
+    },
+    nextLabel() { return "FREE SPIN"; },
+    nextAction() { return null; },
+    status(round) {
+      if (!round || round.status !== "open") return "";
+      return `Free spins left: ${spinsLeft}, total multiplier ${totalM ? totalM + "x" : "not yet started"}`;
+    },
+  };
+}

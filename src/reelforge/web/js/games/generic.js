@@ -1,0 +1,84 @@
+// Generic renderer for a game without its own module: draws any board an
+// event carries (a list of columns or rows of symbols), lists the wins and
+// narrates every other event, one event at a time so cascades stay visible.
+
+import { compact, el, formatX, symbolHue, words } from "../util.js";
+
+/** The first 2-D array of symbols in an event (its "board"), with its field name. */
+export function findBoard(ev) {
+  // A list of lists of symbols (not of numbers: [[col, row], ...] lists are positions), preferring a
+  // field named like a board.
+  const boards = Object.entries(ev).filter(([, v]) => Array.isArray(v) && v.length &&
+    v.every((c) => Array.isArray(c) && c.length) && !v.flat().every((x) => typeof x === "number"));
+  if (!boards.length) return null;
+  const [key, cells] = boards.find(([k]) => /board|grid|window|screen/.test(k)) || boards[0];
+  return { key, cells };
+}
+
+function label(cell) {
+  if (cell === null || cell === undefined) return "";
+  if (typeof cell === "string") return cell;
+  if (Array.isArray(cell)) return cell.map(label).join("+");
+  if (typeof cell === "object") return cell.symbol ?? cell.s ?? compact(cell);
+  return String(cell);
+}
+
+/** A board as a grid; ``cells`` is a list of columns (reels), top to bottom. */
+export function boardGrid(cells, { columns = true, className = "" } = {}) {
+  const cols = columns ? cells : cells[0].map((_, c) => cells.map((row) => row[c]));
+  const nRows = Math.max(...cols.map((c) => c.length));
+  const grid = el(`div.board${className ? "." + className : ""}`, { "data-testid": "board" });
+  grid.style.gridTemplateColumns = `repeat(${cols.length}, 1fr)`;
+  for (let r = 0; r < nRows; r++) {
+    cols.forEach((col, c) => {
+      const name = label(col[r]);
+      const base = name.split("+")[0].split("x")[0];
+      const cell = el("div.cell", { "data-symbol": name, "data-row": r, "data-col": c, title: name });
+      cell.style.setProperty("--hue", symbolHue(base));
+      cell.append(el("span", { text: name.length > 6 ? name.slice(0, 5) + "…" : name }));
+      grid.append(cell);
+    });
+  }
+  return grid;
+}
+
+export function describeEvent(ev) {
+  const parts = Object.entries(ev)
+    .filter(([k]) => k !== "type")
+    .filter(([, v]) => !(Array.isArray(v) && v.length && v.every((c) => Array.isArray(c))))
+    .map(([k, v]) => `${k.replace(/_x$/, "")}=${k.endsWith("_x") ? formatX(v) : compact(v)}`);
+  return `${words(ev.type)}${parts.length ? ": " + parts.join(", ") : ""}`;
+}
+
+export function create(root, _ctx) {
+  const boardBox = el("div.generic-board", { "data-testid": "generic-board" }, el("p.muted", { text: "Press SPIN to play." }));
+  const log = el("ol.generic-log", { "data-testid": "event-log" });
+  root.append(el("div.generic", {}, boardBox, el("div.generic-side", {}, el("h3", { text: "Events" }), log)));
+
+  async function apply(step, anim) {
+    log.append(el("li.step-head", { text: words(step.kind) }));
+    for (const ev of step.events) {
+      const board = findBoard(ev);
+      if (board) {
+        boardBox.replaceChildren(el("div.board-caption", { text: `${words(ev.type)} (${board.key})` }), boardGrid(board.cells));
+      }
+      const isWin = /win/.test(ev.type || "") && ev.type !== "round_end";
+      log.append(el(`li${isWin ? ".win" : ""}`, { text: describeEvent(ev) }));
+      log.scrollTop = log.scrollHeight;
+      await anim.wait(board ? 450 : 120);
+    }
+  }
+
+  return {
+    newRound() { log.replaceChildren(); },
+    playStep(step, _round, anim) { return apply(step, anim); },
+    restore(round) {
+      this.newRound();
+      const instant = { fast: () => true, wait: async () => {} };
+      return round.steps.reduce((p, s) => p.then(() => apply(s, instant)), Promise.resolve());
+    },
+    nextLabel(round) { return round.next_step ? words(round.next_step).toUpperCase() : "CONTINUE"; },
+    nextAction() { return null; },
+    status() { return ""; },
+  };
+}

@@ -1,0 +1,83 @@
+// Small helpers shared by the client and the game renderers.
+
+/** Create an element: el("div.a.b", {attr: v}, child, ...). */
+export function el(spec, attrs = {}, ...children) {
+  const [tag, ...classes] = spec.split(".");
+  const node = document.createElement(tag || "div");
+  if (classes.length) node.className = classes.join(" ");
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k === "text") node.textContent = v;
+    else if (k === "html") node.innerHTML = v;
+    else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
+    else if (k === "dataset") Object.assign(node.dataset, v);
+    else node.setAttribute(k, v === true ? "" : String(v));
+  }
+  for (const c of children.flat()) {
+    if (c === null || c === undefined || c === false) continue;
+    node.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+  return node;
+}
+
+/** Money in minor units -> "€1.50" for the session's currency. */
+export function makeMoney(currency) {
+  let fmt;
+  try {
+    fmt = new Intl.NumberFormat(undefined, { style: "currency", currency: currency || "EUR" });
+  } catch {
+    fmt = new Intl.NumberFormat(undefined, { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+  }
+  const digits = fmt.resolvedOptions().maximumFractionDigits ?? 2;
+  const scale = 10 ** digits;
+  return (minor) => fmt.format(Number(minor) / scale);
+}
+
+/** "3/20" -> {n, d}; exact multiples of the bet travel as fraction strings. */
+export function parseFraction(text) {
+  if (text === null || text === undefined) return null;
+  const s = String(text).trim();
+  const m = /^(-?\d+)(?:\/(\d+))?$/.exec(s);
+  if (!m) {
+    const f = Number(s);
+    return Number.isFinite(f) ? { n: f, d: 1 } : null;
+  }
+  return { n: Number(m[1]), d: m[2] ? Number(m[2]) : 1 };
+}
+
+/** A multiple of the bet for display: "3/20" -> "0.15x", "2500" -> "2,500x". */
+export function formatX(text) {
+  const f = parseFraction(text);
+  if (!f) return String(text);
+  const v = f.n / f.d;
+  return `${v.toLocaleString(undefined, { maximumFractionDigits: 4 })}x`;
+}
+
+/** bet (minor units) times a fraction string, rounded down like the server pays. */
+export function times(bet, xText) {
+  const f = parseFraction(xText);
+  if (!f) return 0;
+  return Math.floor((bet * f.n) / f.d);
+}
+
+export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Human words for a step kind ("free_spin" -> "Free spin"). */
+export function words(kind) {
+  const s = String(kind || "").replace(/[_-]+/g, " ").trim();
+  return s ? s[0].toUpperCase() + s.slice(1) : "";
+}
+
+/** A stable colour for a symbol name (generic renderer). */
+export function symbolHue(name) {
+  let h = 0;
+  for (const ch of String(name)) h = (h * 31 + ch.charCodeAt(0)) % 360;
+  return h;
+}
+
+/** Compact JSON for an event field. */
+export function compact(value) {
+  if (value === null || value === undefined) return "";
+  if (typeof value === "string") return value;
+  return JSON.stringify(value);
+}

@@ -1,0 +1,95 @@
+"""What a player does in the browser, as small functions the tests read like prose."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from playwright.sync_api import Page, expect
+
+
+def unique_player(prefix: str) -> str:
+    return f"{prefix}-{uuid.uuid4().hex[:8]}"
+
+
+def sign_in(page: Page, player: str) -> str:
+    """Open the client, sign in as a demo player; return the session token the client keeps."""
+    page.goto("/")
+    page.get_by_test_id("login-name").fill(player)
+    page.get_by_test_id("login-submit").click()
+    expect(page.get_by_test_id("lobby")).to_be_visible()
+    expect(page.get_by_test_id("player")).to_have_text(player)
+    return page.evaluate("localStorage.getItem('rf.token')")
+
+
+def session(page: Page, server: Any, player: str) -> str:
+    """A demo session opened through the API and handed to the client (what the sign-in form does,
+    without its page load): the client finds the token in localStorage and opens the lobby."""
+    r = server.api("POST", "/sessions", json={"player": player})
+    assert r.status_code == 201, r.text
+    token = r.json()["token"]
+    page.add_init_script(f"localStorage.setItem('rf.token', {token!r})")
+    page.goto("/#/lobby")
+    expect(page.get_by_test_id("player")).to_have_text(player)
+    return token
+
+
+def open_game(page: Page, game_id: str, turbo: bool = True) -> None:
+    page.get_by_test_id(f"game-card-{game_id}").click()
+    idle(page)
+    turbo_box = page.get_by_test_id("turbo")
+    if turbo_box.is_checked() != turbo:
+        turbo_box.click()
+
+
+def idle(page: Page) -> str:
+    """Wait until no request or animation runs; return ``idle`` (no round) or ``open`` (round unfinished)."""
+    page.wait_for_function("['idle', 'open'].includes(document.body.dataset.roundState)")
+    return page.evaluate("document.body.dataset.roundState")
+
+
+def press_spin(page: Page, key: bool = False) -> str:
+    if key:
+        page.keyboard.press("Space")
+    else:
+        page.get_by_test_id("spin").click()
+    # spin() marks the round state busy synchronously inside the click/key handler, so idle() cannot race it.
+    return idle(page)
+
+
+def displayed_balance(page: Page) -> int:
+    return int(page.get_by_test_id("balance").get_attribute("data-minor"))
+
+
+def displayed_bet(page: Page) -> int:
+    return int(page.get_by_test_id("bet").get_attribute("data-minor"))
+
+
+def last_round(server: Any, token: str) -> dict[str, Any]:
+    r = server.api("GET", "/rounds?limit=1", token)
+    assert r.status_code == 200, r.text
+    (summary,) = r.json()["rounds"]
+    full = server.api("GET", f"/rounds/{summary['id']}", token)
+    assert full.status_code == 200, full.text
+    return full.json()
+
+
+def play_round(page: Page, key: bool = False, max_steps: int = 500) -> int:
+    """Press SPIN until the round is over; return how many presses it took."""
+    presses = 0
+    state = "idle"
+    while presses == 0 or state == "open":
+        state = press_spin(page, key)
+        presses += 1
+        assert presses <= max_steps, "round did not finish"
+    return presses
+
+
+def set_bet(page: Page, ladder: list[int], bet: int) -> None:
+    """Step the bet along the ladder with the minus/plus buttons until it shows ``bet``."""
+    for _ in range(len(ladder) + 1):
+        now = displayed_bet(page)
+        if now == bet:
+            return
+        page.get_by_test_id("bet-plus" if now < bet else "bet-minus").click()
+    raise AssertionError(f"could not reach bet {bet}")

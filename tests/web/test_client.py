@@ -1,0 +1,480 @@
+"""The browser client against a real game server: lobby, a round of each game,
+a feature interrupted by a reload and finished, feature buy, history with the
+audit ledger and verify, errors in words, retries after a lost connection,
+bet controls and the space bar, on phone and desktop viewports."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from fractions import Fraction
+from functools import cache
+
+import pytest
+
+if not os.environ.get("CI"):  # in CI the driver is a dev dependency and must be there
+    pytest.importorskip("playwright.sync_api")
+
+from playwright.sync_api import expect  # noqa: E402
+
+from reelforge.draws import SecureDraws, SeededDraws
+from reelforge.game import RoundResult
+from reelforge.games.registry import get_game
+from reelforge.server.rounds import dumps
+
+from .conftest import screenshot, test_config
+from .helpers import (
+    displayed_balance,
+    displayed_bet,
+    idle,
+    last_round,
+    open_game,
+    play_round,
+    press_spin,
+    session,
+    set_bet,
+    sign_in,
+    unique_player,
+)
+
+DEMO = test_config()
+GAMES = list(DEMO.games)
+BUY_GAMES = [g for g in GAMES if get_game(g).feature_buy_price_x(get_game(g).load_build(DEMO.games[g].build))]
+
+
+@cache
+def long_feature_seed(game_id: str, mode: str = "paid", min_steps: int = 4) -> tuple[int, RoundResult]:
+    """The first seed (0, 1, 2...) whose round has ``min_steps`` to ``min_steps + 8`` steps (a feature,
+    short enough to keep the test fast): pointing the server's test-only draw source at
+    ``SeededDraws(seed)`` makes it play exactly this round."""
+    game = get_game(game_id)
+    build = game.load_build(DEMO.games[game_id].build)
+    for seed in range(20_000):
+        result = game.play_round(build, SeededDraws(seed), mode)
+        if min_steps <= len(result.steps) <= min_steps + 8:
+            return seed, result
+    raise AssertionError(f"no {game_id} round with {min_steps} to {min_steps + 8} steps in 20,000 seeds")
+
+
+def assert_same_round(api_round: dict, expected: RoundResult) -> None:
+    assert [s["kind"] for s in api_round["steps"]] == [s.kind for s in expected.steps]
+    for got, exp in zip(api_round["steps"], expected.steps):
+        assert got["events"] == json.loads(dumps(exp.events))
+    assert api_round["total_win_x"] == str(Fraction(expected.total_win))
+
+
+def check_resumed_view(page, game_id: str, api_round: dict) -> None:
+    """What the table must show after a reload, per game."""
+    expect(page.get_by_test_id("stage")).to_have_attribute("data-resumed", str(api_round["id"]))
+    if game_id == "forge-of-fortunes":
+        runner = api_round["state"]["runner"]
+        expect(page.get_by_test_id("fof-ladder")).to_have_attribute("data-marker", str(runner))
+        expect(page.get_by_test_id(f"runner-{runner}")).to_have_class(re.compile(r"\bmarker\b"))
+        symbols = api_round["steps"][-1]["events"][0]["symbols"]
+        expect(page.locator(".fof-reels")).to_have_attribute("data-symbols", " ".join(symbols))
+    events = [ev for step in api_round["steps"] for ev in step["events"]]
+    state = api_round["state"]
+    if game_id == "forge-of-gems":
+        last = [ev for ev in events if "forge_reel" in ev][-1]
+        expect(page.get_by_test_id("fog-forge-reel")).to_have_attribute("data-forge", ",".join(last["forge_reel"]))
+        expect(page.get_by_test_id("fog-board")).to_have_attribute(
+            "data-board", "|".join(",".join(col) for col in last["board"]))
+        expect(page.get_by_test_id("fog-multiplier")).to_have_attribute("data-value", str(state["multiplier"]))
+        if state["phase"] == "free":
+            expect(page.get_by_test_id("fog-free-spins")).to_have_attribute("data-value", str(state["free_left"]))
+    if game_id == "gemstones-gold":
+        last = [ev for ev in events if "final_board" in ev][-1]
+        expect(page.get_by_test_id("gg-board")).to_have_attribute(
+            "data-board", "|".join(",".join(GG_CHARS[ch] for ch in reel) for reel in last["final_board"]))
+        expect(page.get_by_test_id("gg-free-spins")).to_have_attribute("data-value", str(state["spins_left"]))
+        expect(page.get_by_test_id("gg-total-multiplier")).to_have_attribute(
+            "data-value", str(state["total_multiplier"]))
+
+
+def no_horizontal_overflow(page) -> None:
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= page.viewport_size["width"], f"page is {width}px wide on a {page.viewport_size['width']}px screen"
+
+
+@pytest.fixture(autouse=True)
+def secure_draws_after(web_server):
+    yield
+    web_server.draws.source = SecureDraws()
+
+
+def test_lobby_lists_every_game_with_its_rtp_and_max_win(new_page, web_server):
+    page = new_page(phone=True)
+    sign_in(page, unique_player("lobby"))
+    for g in web_server.games:
+        card = page.get_by_test_id(f"game-card-{g['id']}")
+        expect(card).to_contain_text(g["title"])
+        rtp = Fraction(g["rtp"])  # games give it as a fraction of 1 ("0.962") or in percent ("481/5")
+        percent = float(rtp * 100 if rtp <= 1 else rtp)
+        expect(card.get_by_test_id("lobby-rtp")).to_have_text(re.compile(rf"^{percent:g}%$"))
+        expect(card.get_by_test_id("lobby-max-win")).to_have_text(f"{g['max_win_x']:,}x")
+    no_horizontal_overflow(page)
+    screenshot(page, "lobby-phone")
+    assert not page.js_errors
+
+
+@pytest.mark.parametrize("phone", [False, True], ids=["desktop", "phone"])
+@pytest.mark.parametrize("game_id", GAMES)
+def test_play_a_round_and_the_balance_follows_the_api(new_page, web_server, game_id, phone):
+    page = new_page(phone=phone)
+    token = sign_in(page, unique_player("round"))
+    start = web_server.balance(token)
+    assert displayed_balance(page) == start
+    # Forge of Fortunes on a desktop plays with the animations on (the cascade games have their own test).
+    open_game(page, game_id, turbo=phone or game_id != "forge-of-fortunes")
+    expect(page.get_by_test_id("stage")).to_have_attribute("data-game", game_id)
+    play_round(page)
+    rnd = last_round(web_server, token)
+    assert rnd["status"] == "finished" and rnd["game"] == game_id
+    assert web_server.balance(token) == start - rnd["cost"] + rnd["paid"] == displayed_balance(page)
+    ledger = web_server.api("GET", "/wallet/ledger", token).json()["entries"]
+    assert [(e["kind"], e["amount"]) for e in ledger if e["round_id"] == rnd["id"]][::-1] == \
+        [("stake", -rnd["cost"])] + ([("win", rnd["paid"])] if rnd["paid"] else [])
+    if rnd["paid"]:
+        expect(page.get_by_test_id("win")).to_have_attribute("data-minor", str(rnd["paid"]))
+    screenshot(page, f"{game_id}-{'phone' if phone else 'desktop'}")
+    if phone:
+        no_horizontal_overflow(page)
+    assert not page.js_errors
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_a_feature_interrupted_by_a_reload_resumes_where_it_stopped(new_page, web_server, game_id):
+    seed, expected = long_feature_seed(game_id)
+    page = new_page()
+    token = session(page, web_server, unique_player("resume"))
+    start = web_server.balance(token)
+    open_game(page, game_id)
+    web_server.draws.source = SeededDraws(seed)
+    assert press_spin(page) == "open"  # the paid spin triggers the feature
+    assert press_spin(page) == "open"  # one step of the feature
+    expect(page.get_by_test_id("bet-minus")).to_be_disabled()
+    expect(page.get_by_test_id("bet-plus")).to_be_disabled()
+    before = last_round(web_server, token)
+    assert before["status"] == "open" and len(before["steps"]) == 2
+
+    page.reload()
+    assert idle(page) == "open"
+    check_resumed_view(page, game_id, before)
+    expect(page.get_by_test_id("message")).to_contain_text("resumed")
+    expect(page.get_by_test_id("bet")).to_have_attribute("data-minor", str(before["bet"]))
+    screenshot(page, f"{game_id}-feature-resumed")
+
+    presses = play_round(page)
+    rnd = last_round(web_server, token)
+    assert rnd["id"] == before["id"] and rnd["status"] == "finished"
+    assert len(rnd["steps"]) == len(expected.steps) == 2 + presses
+    assert_same_round(rnd, expected)
+    assert web_server.balance(token) == start - rnd["cost"] + rnd["paid"] == displayed_balance(page)
+    expect(page.get_by_test_id("controls")).to_have_attribute("data-state", "idle")
+    expect(page.get_by_test_id("auto-adjust")).to_be_enabled()  # the bet controls are free again
+    assert not page.js_errors
+
+
+@pytest.mark.parametrize("game_id", BUY_GAMES)
+def test_feature_buy_costs_its_price_and_plays_the_feature(new_page, web_server, game_id):
+    page = new_page(phone=True)
+    token = session(page, web_server, unique_player("buy"))
+    start = web_server.balance(token)
+    open_game(page, game_id)
+    bet = displayed_bet(page)
+    game = next(g for g in web_server.games if g["id"] == game_id)
+    price = bet * Fraction(game["feature_buy_price_x"])
+    expect(page.get_by_test_id("buy")).to_have_attribute("data-price", str(int(price)))
+    page.get_by_test_id("buy").click()
+    expect(page.get_by_test_id("buy-confirm")).to_be_visible()
+    page.get_by_test_id("buy-yes").click()
+    play_round(page)
+    rnd = last_round(web_server, token)
+    assert rnd["mode"] != "paid" and rnd["cost"] == price and len(rnd["steps"]) > 1
+    assert web_server.balance(token) == start - rnd["cost"] + rnd["paid"] == displayed_balance(page)
+    screenshot(page, f"{game_id}-feature-buy-phone")
+
+
+def test_history_shows_every_step_and_verify_replays_the_round(new_page, web_server):
+    game_id = GAMES[0]
+    seed, expected = long_feature_seed(game_id, min_steps=3)
+    page = new_page()
+    token = session(page, web_server, unique_player("history"))
+    open_game(page, game_id)
+    play_round(page)
+    web_server.draws.source = SeededDraws(seed)
+    play_round(page)
+    api_rounds = web_server.api("GET", "/rounds", token).json()["rounds"]
+    assert len(api_rounds) == 2
+
+    page.get_by_test_id("nav-history").click()
+    rows = page.locator("[data-testid^='history-row-']")
+    expect(rows).to_have_count(2)
+    newest = api_rounds[0]
+    page.get_by_test_id(f"history-row-{newest['id']}").click()
+    steps = page.locator("[data-testid^='step-']")
+    expect(steps).to_have_count(len(expected.steps))
+    for i, step in enumerate(expected.steps):
+        for ev in step.events:
+            expect(steps.nth(i).locator(f".event[data-type='{ev['type']}']").first).to_be_visible()
+    page.get_by_test_id("verify").click()
+    result = page.get_by_test_id("verify-result")
+    expect(result).to_have_attribute("data-ok", "true")
+    expect(result).to_contain_text("Verified")
+    screenshot(page, "history-round-verified")
+    assert web_server.api("GET", f"/rounds/{newest['id']}/verify", token).json()["ok"] is True
+    assert not page.js_errors
+
+
+def test_insufficient_balance_is_explained_and_auto_adjust_lowers_the_bet(new_page, web_server):
+    game_id = GAMES[0]
+    ladder = DEMO.games[game_id].bet_ladder
+    low, high = ladder[3], ladder[4]  # the balance will cover ``low`` but not ``high``
+    player = unique_player("poor")
+    page = new_page(phone=True)
+    token = session(page, web_server, player)
+    left = (low + high) // 2
+    web_server.withdraw(player, web_server.balance(token) - left)
+    page.reload()
+    expect(page.get_by_test_id("balance")).to_have_attribute("data-minor", str(left))
+    open_game(page, game_id)
+    if page.get_by_test_id("auto-adjust").is_checked():
+        page.get_by_test_id("auto-adjust").click()
+    set_bet(page, list(ladder), high)
+
+    press_spin(page)
+    notice = page.get_by_test_id("notice")
+    expect(notice).to_be_visible()
+    expect(notice).to_contain_text("Insufficient balance")
+    assert web_server.api("GET", "/rounds", token).json()["rounds"] == []
+    assert displayed_balance(page) == web_server.balance(token) == left
+    screenshot(page, "insufficient-balance-phone")
+
+    page.get_by_test_id("auto-adjust").click()
+    play_round(page)
+    rnd = last_round(web_server, token)
+    assert rnd["requested_bet"] == high and rnd["bet"] == low and rnd["bet_adjusted"]
+    assert displayed_bet(page) == low
+    assert displayed_balance(page) == web_server.balance(token) == left - low + rnd["paid"]
+
+
+def test_a_lost_connection_retries_the_same_request_with_the_same_key(new_page, web_server):
+    """The first answer to the round start and to a step is lost after the server acted: the client
+    retries with the same Idempotency-Key, the server answers from its record, nothing happens twice."""
+    game_id = GAMES[0]
+    seed, expected = long_feature_seed(game_id, min_steps=3)
+    page = new_page()
+    token = session(page, web_server, unique_player("netloss"))
+    start = web_server.balance(token)
+    open_game(page, game_id)
+    page.evaluate("""() => { window.__notices = [];
+        new MutationObserver(() => window.__notices.push(document.getElementById('notice-text').textContent))
+          .observe(document.getElementById('notice-text'), {childList: true, characterData: true, subtree: true}); }""")
+    keys: dict[str, list[str]] = {"start": [], "step": []}
+
+    def drop_first_answer(kind):
+        def handler(route):
+            keys[kind].append(route.request.headers["idempotency-key"])
+            if len(keys[kind]) == 1:
+                route.fetch()  # the server plays it...
+                route.abort("connectionreset")  # ...and the answer never arrives
+            else:
+                route.continue_()
+        return handler
+
+    page.route("**/api/v1/games/*/rounds", drop_first_answer("start"))
+    page.route("**/api/v1/rounds/*/steps", drop_first_answer("step"))
+    web_server.draws.source = SeededDraws(seed)
+    play_round(page)
+
+    for kind in ("start", "step"):
+        assert len(keys[kind]) >= 2 and keys[kind][0] == keys[kind][1], keys
+    rounds = web_server.api("GET", "/rounds", token).json()["rounds"]
+    assert len(rounds) == 1
+    rnd = last_round(web_server, token)
+    assert_same_round(rnd, expected)
+    assert web_server.balance(token) == start - rnd["cost"] + rnd["paid"] == displayed_balance(page)
+    notices = page.evaluate("window.__notices")
+    assert any("Connection lost" in n and "Retrying" in n for n in notices), notices
+    assert not page.js_errors
+
+
+def test_bet_moves_along_the_ladder_and_the_space_bar_spins(new_page, web_server):
+    game_id = GAMES[0]
+    ladder = list(DEMO.games[game_id].bet_ladder)
+    page = new_page()
+    token = session(page, web_server, unique_player("bets"))
+    open_game(page, game_id)
+    set_bet(page, ladder, ladder[0])
+    expect(page.get_by_test_id("bet-minus")).to_be_disabled()
+    page.get_by_test_id("bet-plus").click()
+    assert displayed_bet(page) == ladder[1]
+    expect(page.get_by_test_id("bet")).to_have_text(re.compile(r"\d"))
+    set_bet(page, ladder, ladder[-1])
+    expect(page.get_by_test_id("bet-plus")).to_be_disabled()
+    set_bet(page, ladder, ladder[2])
+
+    play_round(page, key=True)
+    rnd = last_round(web_server, token)
+    assert rnd["bet"] == ladder[2] and rnd["status"] == "finished"
+
+    page.get_by_test_id("help-toggle").click()
+    help_box = page.get_by_test_id("help")
+    expect(help_box).to_be_visible()
+    help_ = web_server.api("GET", f"/games/{game_id}/help").json()
+    expect(help_box).to_contain_text(help_["build"])
+    expect(help_box.get_by_test_id("paytable")).to_be_visible()
+    expect(help_box).to_contain_text(f"{help_['max_win_x']:,}x")
+    screenshot(page, f"{game_id}-help-desktop")
+    page.get_by_test_id("help-close").click()
+    expect(help_box).to_be_hidden()
+
+
+GG_CHARS = {"G": "GOLD_NUGGET", "R": "RUBY", "A": "AMETHYST", "S": "SAPPHIRE", "E": "EMERALD", "B": "BRONZE_ORE",
+            "P": "PINK_STONE", "L": "BLUE_STONE", "X": "SCATTER"}
+CASCADE_GAMES = {
+    # game id -> (test id of its board, the board an event shows as the grid's data-board text)
+    "forge-of-gems": ("fog-board", lambda b: "|".join(",".join(col) for col in b)),
+    "gemstones-gold": ("gg-board", lambda b: "|".join(",".join(GG_CHARS[ch] for ch in reel) for reel in b)),
+}
+
+
+def cascade_seed(game_id: str, cascades: int = 2) -> tuple[int, RoundResult]:
+    """The first seed whose paid spin has at least ``cascades`` cascade events."""
+    game = get_game(game_id)
+    build = game.load_build(DEMO.games[game_id].build)
+    for seed in range(5000):
+        result = game.play_round(build, SeededDraws(seed))
+        if sum(e["type"] == "cascade" for e in result.steps[0].events) >= cascades:
+            return seed, result
+    raise AssertionError(f"no {game_id} paid spin with {cascades} cascades in 5,000 seeds")
+
+
+@pytest.mark.parametrize("game_id", [g for g in GAMES if g in CASCADE_GAMES])
+def test_cascades_play_out_one_board_at_a_time(new_page, web_server, game_id):
+    """With animations on, every board of the spin (the first, each cascade's, the last) is shown in turn."""
+    testid, board_text = CASCADE_GAMES[game_id]
+    seed, expected = cascade_seed(game_id)
+    page = new_page()
+    session(page, web_server, unique_player("cascade"))
+    open_game(page, game_id, turbo=False)
+    page.evaluate("""(testid) => { window.__boards = [];
+        const grid = document.querySelector(`[data-testid='${testid}']`);
+        new MutationObserver(() => { const b = grid.dataset.board;
+            if (window.__boards[window.__boards.length - 1] !== b) window.__boards.push(b); })
+          .observe(grid, {attributes: true, attributeFilter: ['data-board']}); }""", testid)
+    web_server.draws.source = SeededDraws(seed)
+    press_spin(page)
+    shown = page.evaluate("window.__boards")
+    wanted = []
+    for ev in expected.steps[0].events:
+        for key in ("board", "final_board"):
+            if key in ev and (not wanted or wanted[-1] != board_text(ev[key])):
+                wanted.append(board_text(ev[key]))
+    assert len(wanted) >= 3
+    it = iter(shown)
+    assert all(any(b == s for s in it) for b in wanted), (wanted, shown)  # in order, none skipped
+    screenshot(page, f"{game_id}-cascades-desktop")
+
+
+def render_steps(page, module: str, steps: list, round_: dict | None = None, fast: bool = True) -> None:
+    """Load a game's renderer module in the page and play ``steps`` (step dicts as the server sends them)."""
+    page.goto("/#/render-test")
+    page.evaluate("""async ({module, steps, round, fast}) => {
+        const m = await import(`/js/games/${module}.js`);
+        const holder = document.createElement('div');
+        holder.className = 'stage';
+        holder.dataset.testid = 'render-test';
+        document.querySelector('main').replaceChildren(holder);
+        const r = m.create(holder, {game: {}, help: {}, money: (v) => String(v)});
+        r.newRound(round);
+        const anim = {fast: () => fast, wait: (ms) => new Promise((ok) => setTimeout(ok, fast ? 0 : ms))};
+        for (const s of steps) await r.playStep(s, round, anim);
+        window.__status = r.status(round);
+    }""", {"module": module, "steps": steps, "round": round_ or {"status": "open", "mode": "paid"}, "fast": fast})
+
+
+def test_gemstones_gold_renderer_draws_the_worked_example(new_page, web_server):
+    """The seed's worked example (values 5x, 20x, 3x; blockers removed 5x+20x, 5x, 5x; only 5x applies),
+    played by the rules engine on the hand-built board of the Gemstones Gold tests, drawn by the client."""
+    from reelforge.draws import RecordedDraws
+    from tests.games.gemstones_gold.scenario import free_draws, paid_draws, scenario_build
+
+    game, build = get_game("gemstones-gold"), scenario_build()
+    paid = game.play_step(build, game.start_round(build, "paid"), RecordedDraws(paid_draws([(0, 5), (1, 20), (2, 3)])))
+    free = game.play_step(build, game.start_round(build, "buy"), RecordedDraws(free_draws([5, 20, 3, 2, 2, 2])))
+    as_json = [{"kind": s.kind, "events": json.loads(dumps(s.events))} for s in (paid, free)]
+    page = new_page(phone=True)
+    render_steps(page, "gemstones-gold", as_json[:1])
+    lane = page.get_by_test_id
+    expect(lane("gg-lane-1")).to_have_attribute("data-blockers", "0")
+    expect(lane("gg-lane-1")).to_contain_text("5x")
+    expect(lane("gg-lane-2")).to_have_attribute("data-blockers", "2")
+    expect(lane("gg-lane-2")).not_to_contain_text("20x")  # still hidden under its blockers
+    expect(lane("gg-lane-3")).to_have_attribute("data-blockers", "3")
+    expect(lane("gg-lane-4")).to_have_attribute("data-value", "")
+    expect(page.get_by_test_id("gg-sum")).to_have_attribute("data-sum", "5")
+    expect(page.get_by_test_id("gg-sum")).to_contain_text("5x")
+    final = paid.events[-2]["final_board"]
+    expect(page.get_by_test_id("gg-board")).to_have_attribute(
+        "data-board", "|".join(",".join(GG_CHARS[ch] for ch in reel) for reel in final))
+    expect(page.get_by_test_id("gg-free-spins")).to_be_hidden()
+    screenshot(page, "gemstones-gold-worked-example-phone")
+
+    render_steps(page, "gemstones-gold", as_json[1:], {"status": "open", "mode": "buy"})
+    expect(page.get_by_test_id("gg-free-spins")).to_have_attribute("data-value", "9")
+    expect(page.get_by_test_id("gg-total-multiplier")).to_have_attribute("data-value", "7")
+    expect(page.get_by_test_id("gg-sum")).to_contain_text("5x + 2x = 7x")
+    screenshot(page, "gemstones-gold-free-spin-phone")
+    assert not page.js_errors
+
+
+@pytest.mark.skipif("forge-of-gems" not in GAMES, reason="Forge of Gems is not offered")
+def test_the_gembox_waits_for_the_player_across_a_reload(new_page, web_server):
+    seed, expected = long_feature_seed("forge-of-gems", min_steps=2)
+    assert expected.steps[1].kind == "gembox"
+    page = new_page(phone=True)
+    token = session(page, web_server, unique_player("gembox"))
+    open_game(page, "forge-of-gems")
+    web_server.draws.source = SeededDraws(seed)
+    assert press_spin(page) == "open"
+    # The closed GEMBOX waits for the player: after a reload, and when the client is opened afresh.
+    for reopen in (page.reload, lambda: page.goto("/")):
+        expect(page.get_by_test_id("fog-gembox")).to_have_attribute("data-state", "closed")
+        expect(page.get_by_test_id("spin")).to_have_text("OPEN GEMBOX")
+        reopen()
+        expect(page.get_by_test_id("stage")).to_have_attribute("data-game", "forge-of-gems")
+        assert idle(page) == "open"
+    expect(page.get_by_test_id("fog-gembox")).to_have_attribute("data-state", "closed")
+    screenshot(page, "forge-of-gems-gembox-waiting-phone")
+    press_spin(page)
+    expect(page.get_by_test_id("fog-gembox")).to_have_attribute("data-state", "opened")
+    reward = expected.steps[1].events[0]
+    spins = f"{reward['free_spins']} FREE SPINS" if reward["free_spins"] else None
+    if spins:
+        expect(page.get_by_test_id("fog-reward")).to_contain_text(spins)
+    rnd = last_round(web_server, token)
+    assert rnd["steps"][1]["kind"] == "gembox" and rnd["steps"][1]["action"] == "open"
+    screenshot(page, "forge-of-gems-gembox-opened-phone")
+    play_round(page)
+    assert_same_round(last_round(web_server, token), expected)
+
+
+def test_a_game_without_its_own_renderer_gets_the_generic_one(new_page, web_server):
+    """The generic renderer draws any board an event carries and lists the wins (here Forge of Gems' events)."""
+    seed, expected = cascade_seed("forge-of-gems") if "forge-of-gems" in GAMES else (None, None)
+    if expected is None:
+        pytest.skip("needs Forge of Gems events")
+    steps = [{"kind": s.kind, "events": json.loads(dumps(s.events))} for s in expected.steps[:1]]
+    page = new_page(phone=True)
+    render_steps(page, "generic", steps)
+    boards = [ev["board"] for ev in steps[0]["events"] if "board" in ev]
+    grid = page.get_by_test_id("board")
+    expect(grid.locator(".cell")).to_have_count(15)
+    for c, col in enumerate(boards[-1]):
+        for r, name in enumerate(col):
+            expect(grid.locator(f".cell[data-col='{c}'][data-row='{r}']")).to_have_attribute("data-symbol", name)
+    wins = [ev for ev in steps[0]["events"] if ev["type"] == "win"]
+    expect(page.get_by_test_id("event-log").locator("li.win")).to_have_count(len(wins))
+    assert not page.js_errors

@@ -14,7 +14,7 @@ $(STAMP): pyproject.toml requirements.lock
 	touch $(STAMP)
 
 run: $(STAMP)
-	$(BIN)/reelforge summary forge-of-fortunes --build 96.2
+	$(BIN)/reelforge serve --demo
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests

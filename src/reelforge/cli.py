@@ -313,16 +313,34 @@ def bench(
     game: str = typer.Argument(None, help="Game id (default: every game)."),
     build: str = typer.Option(None, "--build", "-b", help="Build name (default: the highest RTP)."),
     mode: str = typer.Option("paid", "--mode", help="Round mode."),
+    scaling_run: bool = typer.Option(False, "--scaling", help="Driver rounds/s with 1 and 2 workers instead."),
+    ray_run: bool = typer.Option(False, "--ray", help="Same run on the local backend and on a local Ray instance."),
+    rounds: str = typer.Option(None, "--rounds", "-n", help="Rounds for --scaling / --ray (default 2e8)."),
     as_json: bool = typer.Option(False, "--json", help="JSON output."),
 ) -> None:
     """Kernel rounds per second per core, with this machine's raw random-number rate from the same run."""
-    from reelforge.analysis.bench import bench as run_bench
+    from reelforge.analysis import bench as b
     from reelforge.games.registry import game_ids
 
+    n = parse_positive_int(rounds, "--rounds") or 200_000_000
     ids = [game] if game else game_ids()
     for gid in ids:
         load(gid, build if game else None, mode)
-    results = [run_bench(gid, build if game else None, mode) for gid in ids]
+    if scaling_run or ray_run:
+        if not game:
+            fail("--scaling and --ray need a game")
+        results = []
+        if scaling_run:
+            results.append(b.scaling(game, build, n))
+        if ray_run:
+            results.append(b.ray_overhead(game, build, n))
+        if as_json:
+            emit_json(results[0] if len(results) == 1 else results)
+        else:
+            for r in results:
+                console.print(r)
+        return
+    results = [b.bench(gid, build if game else None, mode) for gid in ids]
     if as_json:
         emit_json(results[0] if game else results)
         return
@@ -419,6 +437,11 @@ def tune(
         emit_json(result)
     else:
         console.print(result)
+
+
+from reelforge.server.commands import register as register_server  # noqa: E402
+
+register_server(app)  # serve, verify, expire
 
 
 def main() -> None:

@@ -67,3 +67,46 @@ def bench(game_id: str, build_name: str | None = None, mode: str = "paid", repea
     raw = raw_draws_per_second()
     return {"game": game_id, "build": name, "mode": mode, "rounds_per_second_per_core": rps,
             "raw_draws_per_second": raw, "rounds_per_million_raw_draws": rps / raw * 1e6}
+
+
+def scaling(game_id: str, build_name: str | None, rounds: int, workers: tuple[int, ...] = (1, 2),
+            seed: int = 2026) -> dict:
+    """Rounds/s of the whole simulation driver for each worker count (same seed, same totals)."""
+    from reelforge.analysis.simulate import simulate
+
+    game = get_game(game_id)
+    name = build_name or game.default_build()
+    game.simulate_chunk(game.load_build(name), 1000, np.random.SeedSequence(1))  # warm the cache
+    out = {"game": game_id, "build": name, "rounds": rounds, "runs": []}
+    keys = set()
+    for w in workers:
+        r = simulate(game_id, name, rounds, seed=seed, workers=w)
+        keys.add(r.accumulator.key())
+        out["runs"].append({"workers": w, "seconds": r.seconds, "rounds_per_second": rounds / r.seconds})
+    base = out["runs"][0]["rounds_per_second"]
+    for run in out["runs"]:
+        run["speedup"] = run["rounds_per_second"] / base
+    out["identical_totals"] = len(keys) == 1
+    return out
+
+
+def ray_overhead(game_id: str, build_name: str | None, rounds: int, workers: int = 2, seed: int = 2026) -> dict:
+    """Time of the same run on the local backend and on a local Ray instance (started beforehand)."""
+    import ray
+
+    from reelforge.analysis.simulate import simulate
+
+    game = get_game(game_id)
+    name = build_name or game.default_build()
+    local = simulate(game_id, name, rounds, seed=seed, workers=workers)
+    t0 = time.perf_counter()
+    ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    startup = time.perf_counter() - t0
+    try:
+        remote = simulate(game_id, name, rounds, seed=seed, backend="ray")
+    finally:
+        ray.shutdown()
+    return {"game": game_id, "build": name, "rounds": rounds, "workers": workers,
+            "local_seconds": local.seconds, "ray_seconds": remote.seconds, "ray_startup_seconds": startup,
+            "ray_over_local": remote.seconds / local.seconds,
+            "identical_totals": local.accumulator.key() == remote.accumulator.key()}

@@ -1,0 +1,100 @@
+"""CPU cost of a paid round inside the game server, without the network.
+
+Complements ``server_bench.py``, whose rate depends on everything else the
+machine runs: this measures process CPU time (not wall time) per complete
+Forge of Fortunes round on a fresh SQLite file, twice:
+
+* ``asgi``: requests driven straight into the ASGI app (FastAPI routing,
+  validation, the round transaction, JSON), no sockets and no uvicorn;
+* ``service``: the round service alone (the transaction and the rules).
+
+    python bench/server_cpu.py [--rounds 2000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+from reelforge.server.app import create_app
+from reelforge.server.auth import bearer, open_session
+from reelforge.server.config import load_config
+
+
+async def _call(app, method: str, path: str, body: dict, headers: dict[str, str]) -> dict:
+    data = json.dumps(body).encode()
+    messages = [{"type": "http.request", "body": data, "more_body": False}]
+    out: list[dict] = []
+
+    async def receive() -> dict:
+        return messages.pop(0) if messages else {"type": "http.disconnect"}
+
+    async def send(message: dict) -> None:
+        out.append(message)
+
+    raw = [(k.lower().encode(), v.encode()) for k, v in headers.items()]
+    raw += [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode())]
+    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": method, "scheme": "http",
+             "path": path, "raw_path": path.encode(), "query_string": b"", "root_path": "", "headers": raw,
+             "client": ("127.0.0.1", 1), "server": ("127.0.0.1", 80)}
+    await app(scope, receive, send)
+    assert out[0]["status"] in (200, 201), out
+    return json.loads(out[1]["body"])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rounds", type=int, default=2000)
+    parser.add_argument("--game", default="forge-of-fortunes")
+    args = parser.parse_args()
+    config = load_config(None)
+    bet = config.games[args.game].bet_ladder[0]
+    with tempfile.TemporaryDirectory(prefix="reelforge-cpu-") as tmp:
+        app = create_app(config, f"sqlite:///{Path(tmp) / 'cpu.db'}")
+        service = app.state.service
+        token = open_session(app.state.engine, config, "cpu", None)["token"]
+        auth = {"Authorization": f"Bearer {token}"}
+
+        async def asgi_round() -> int:
+            rnd = await _call(app, "POST", f"/api/v1/games/{args.game}/rounds", {"bet": bet},
+                              {**auth, "Idempotency-Key": uuid.uuid4().hex})
+            requests = 1
+            while rnd["status"] == "open":
+                rnd = await _call(app, "POST", f"/api/v1/rounds/{rnd['id']}/steps", {},
+                                  {**auth, "Idempotency-Key": uuid.uuid4().hex})
+                requests += 1
+            return requests
+
+        def service_round() -> int:
+            token_ = bearer(f"Bearer {token}")
+            _, rnd, _ = service.start_round(token_, args.game, bet, False, None, uuid.uuid4().hex)
+            requests = 1
+            while rnd["status"] == "open":
+                _, rnd, _ = service.play_step(token_, rnd["id"], None, uuid.uuid4().hex)
+                requests += 1
+            return requests
+
+        async def run_asgi(n: int) -> int:
+            return sum([await asgi_round() for _ in range(n)])
+
+        result = {"game": args.game, "rounds": args.rounds}
+        for name, run in (("asgi", lambda n: asyncio.run(run_asgi(n))),
+                          ("service", lambda n: sum(service_round() for _ in range(n)))):
+            run(max(50, args.rounds // 20))  # warm up
+            cpu = time.process_time()
+            requests = run(args.rounds)
+            cpu = time.process_time() - cpu
+            result[name] = {"cpu_ms_per_round": round(cpu / args.rounds * 1000, 3),
+                            "cpu_ms_per_request": round(cpu / requests * 1000, 3),
+                            "requests_per_round": round(requests / args.rounds, 3)}
+        app.state.engine.dispose()
+    print(json.dumps(result, indent=2))
+
+
+if __name__ == "__main__":
+    main()

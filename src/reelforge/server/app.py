@@ -1,0 +1,373 @@
+"""The game server's HTTP API (FastAPI), versioned under ``/api/v1``.
+
+Build it with :func:`create_app`. Every refusal is a 4xx JSON body
+``{"error": code, "detail": message}``; money-changing requests need an
+``Idempotency-Key`` header (a retry with the same key returns the first
+answer; the same key with a different request is a 409).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from contextlib import asynccontextmanager
+from fractions import Fraction
+from typing import Annotated, Any
+
+from fastapi import FastAPI, Header, Path, Query, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse, RedirectResponse, Response
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr
+from sqlalchemy import Engine, select
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+import reelforge
+from reelforge.server.auth import Principal, authenticate, bearer, check_player_name, open_session
+from reelforge.server.config import DEFAULT_DATABASE, MAX_BET, ServerConfig
+from reelforge.server.db import Checkpointer, is_sqlite, open_database, read_transaction
+from reelforge.server.errors import ApiError
+from reelforge.server.rounds import DrawFactory, RoundService, dumps, request_hash, to_jsonable
+from reelforge.server.schema import players
+from reelforge.server.store import transaction
+from reelforge.server.verify import verify_round
+from reelforge.server.wallet import ledger_page, lock_player, post_entry, utcnow
+
+log = logging.getLogger("reelforge.server")
+
+MAX_BODY = 16 * 1024
+MAX_ID = 2**62
+GameId = Annotated[str, Path(min_length=1, max_length=64, description="game id, e.g. forge-of-fortunes")]
+RoundId = Annotated[int, Path(ge=1, le=MAX_ID, description="round id")]
+Limit = Annotated[int, Query(ge=1, le=100, description="page size (1-100)")]
+Before = Annotated[int | None, Query(ge=1, le=MAX_ID, description="only entries with a smaller id (paging)")]
+IdemKey = Annotated[str | None, Header(alias="Idempotency-Key", description="unique per money-changing request")]
+Auth = Annotated[str | None, Header(alias="Authorization", description="Bearer <session token>")]
+OperatorKey = Annotated[str | None, Header(alias="X-Operator-Key", description="the operator's API key")]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+class SessionRequest(_Strict):
+    player: StrictStr = Field(min_length=1, max_length=64, description="player name")
+
+
+class StartRoundRequest(_Strict):
+    bet: int = Field(ge=1, le=MAX_BET, description="total bet in minor units, a value of the game's bet ladder")
+    auto_adjust_bet: StrictBool = Field(False, description="lower the bet to the highest the balance covers")
+    buy_feature: StrictBool | Annotated[str, Field(max_length=32)] | None = Field(
+        None, description="true (or the mode name) to buy the game's feature")
+
+
+class StepRequest(_Strict):
+    action: Annotated[str, Field(min_length=1, max_length=32)] | None = Field(
+        None, description="optional step action (the game's step_actions)")
+
+
+class AmountRequest(_Strict):
+    amount: int = Field(ge=1, le=MAX_BET, description="minor units")
+
+
+def _idem_key(key: str | None) -> str:
+    if key is None:
+        raise ApiError(400, "missing_idempotency_key",
+                       "money-changing requests need an Idempotency-Key header (a unique string per request)")
+    if not 1 <= len(key) <= 200 or not key.isprintable() or not key.isascii():
+        raise ApiError(400, "bad_idempotency_key", "Idempotency-Key must be 1-200 printable ASCII characters")
+    return key
+
+
+def _rtp(help_: dict[str, Any], build: Any) -> float | None:
+    """The active build's RTP as a fraction of stakes (0.962); games give it as a float, a decimal
+    string, a fraction or a percentage (96.2: no slot returns more than all stakes, so above 1 is percent)."""
+    value = help_.get("rtp", getattr(build, "rtp", None))
+    if value is None:
+        return None
+    rtp = Fraction(str(value))
+    return float(rtp / 100 if rtp > 1 else rtp)
+
+
+def _validation_message(errors: list[dict[str, Any]]) -> str:
+    parts = []
+    for err in errors:
+        loc = ".".join(str(p) for p in err.get("loc", ()) if p != "body") or "body"
+        if err.get("type") == "missing" and loc == "body":
+            parts.append("request body: a JSON object is required")
+            continue
+        if err.get("type") == "extra_forbidden":
+            parts.append(f"{loc}: unknown field")
+            continue
+        parts.append(f"{loc}: {err.get('msg', 'invalid')}")
+    return "; ".join(parts)
+
+
+class BodyLimit:
+    """Refuse request bodies over :data:`MAX_BODY` bytes with a 413 before anything reads them
+    (a plain ASGI middleware: Starlette's ``BaseHTTPMiddleware`` costs too much per request)."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            length = next((v for k, v in scope["headers"] if k == b"content-length"), None)
+            if length is not None and (not length.isdigit() or int(length) > MAX_BODY):
+                response = JSONResponse({"error": "body_too_large",
+                                         "detail": f"request bodies are limited to {MAX_BODY} bytes"}, status_code=413)
+                await response(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
+def create_app(config: ServerConfig, database_url: str | None = None, *, engine: Engine | None = None,
+               draw_source_factory: DrawFactory | None = None) -> FastAPI:
+    """The server app for ``config`` on ``database_url`` (schema migrated on creation).
+
+    ``draw_source_factory`` exists for tests only (a seeded source that
+    reaches a feature deterministically); it is deliberately not settable
+    from the configuration file, the environment or the command line, so a
+    production server always draws from the OS CSPRNG.
+    """
+    owns_engine = engine is None
+    engine = engine or open_database(database_url or config.database or DEFAULT_DATABASE)
+    service = RoundService(engine, config, draw_source_factory) if draw_source_factory else \
+        RoundService(engine, config)
+    stop = threading.Event()
+
+    def expiry_loop() -> None:
+        while not stop.wait(config.expiry_check_seconds):
+            try:
+                n = service.expire()
+                if n:
+                    log.info("voided %d expired round(s)", n)
+                service.purge_sessions()
+            except Exception:  # noqa: BLE001 - the periodic check must survive a database hiccup
+                log.exception("periodic expiry check failed")
+
+    @asynccontextmanager
+    async def lifespan(_app: FastAPI):
+        checkpointer = Checkpointer(engine) if is_sqlite(engine) else None
+        if checkpointer is not None:
+            checkpointer.start()
+        thread = None
+        if config.expiry_check_seconds > 0:
+            try:
+                service.expire()
+            except Exception:  # noqa: BLE001
+                log.exception("expiry check on start failed")
+            thread = threading.Thread(target=expiry_loop, name="reelforge-expiry", daemon=True)
+            thread.start()
+        yield
+        stop.set()
+        if thread is not None:
+            thread.join(timeout=5)
+        if checkpointer is not None:
+            checkpointer.stop()
+        if owns_engine:
+            engine.dispose()  # closes the pool; SQLite folds and removes its WAL on the last close
+
+    app = FastAPI(title="reelforge game server", version=reelforge.__version__, lifespan=lifespan,
+                  description="Wallets, step-by-step rounds, history and audit replay. Amounts are integer minor "
+                              "units; multiples of the bet are exact fractions in fields ending in _x.")
+    app.add_middleware(BodyLimit)
+    app.state.service = service
+    app.state.engine = engine
+    app.state.config = config
+
+    # -- errors: always JSON, always naming the problem ---------------------------------
+    @app.exception_handler(ApiError)
+    async def _api_error(_request: Request, exc: ApiError) -> JSONResponse:
+        return JSONResponse(exc.body(), status_code=exc.status)
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:
+        errors = list(exc.errors())
+        kind = "malformed_json" if any(e.get("type") == "json_invalid" for e in errors) else "invalid_request"
+        detail = "the body is not valid JSON" if kind == "malformed_json" else _validation_message(errors)
+        return JSONResponse({"error": kind, "detail": detail}, status_code=422)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
+        return JSONResponse({"error": code, "detail": str(exc.detail)}, status_code=exc.status_code)
+
+    @app.exception_handler(Exception)
+    async def _internal(_request: Request, exc: Exception) -> JSONResponse:
+        log.exception("internal error", exc_info=exc)
+        return JSONResponse({"error": "internal_error", "detail": "internal server error"}, status_code=500)
+
+    inline = is_sqlite(engine)
+
+    async def call(fn: Any, *args: Any) -> Any:
+        """Run a database call: inline on SQLite, in the thread pool on PostgreSQL.
+
+        SQLite serialises writers anyway and a request's transaction takes
+        about a millisecond, so running it on the event loop saves the thread
+        hand-off (and the GIL ping-pong between loop and worker threads); on
+        PostgreSQL requests of different players proceed in parallel, so they
+        go to threads. Either way more processes (``--workers``) add capacity.
+        """
+        if inline:
+            return fn(*args)
+        return await run_in_threadpool(fn, *args)
+
+    def principal(authorization: str | None) -> Principal:
+        return authenticate(engine, authorization)
+
+    def respond(result: tuple[int, dict[str, Any], str]) -> Response:
+        status, _body, text = result
+        return Response(text, status_code=status, media_type="application/json")
+
+    # -- sessions ------------------------------------------------------------------------
+    @app.post("/api/v1/sessions", tags=["sessions"], status_code=201)
+    def create_session(body: SessionRequest, x_operator_key: OperatorKey = None) -> JSONResponse:
+        """Open a session: demo mode by player name; operator mode with the operator's X-Operator-Key."""
+        return JSONResponse(open_session(engine, config, body.player, x_operator_key), status_code=201)
+
+    # -- games ----------------------------------------------------------------------------
+    game_list = []
+    for gid, active in service.games.items():
+        help_ = active.game.help(active.build)
+        game_list.append({
+            "id": gid, "title": active.game.title, "version": active.game.version, "build": active.config.build,
+            "rtp": _rtp(help_, active.build),
+            "bet_ladder": list(active.config.bet_ladder), "max_win_x": active.game.max_win_x,
+            "modes": list(active.game.modes), "step_actions": list(active.game.step_actions),
+            "feature_buy_price_x": (None if (p := active.game.feature_buy_price_x(active.build)) is None
+                                    else str(p)),
+            "currency": config.currency,
+            # Whether floor(bet * win_x) is exact for every bet of the ladder (see rounds.money).
+            "exact_wins": all(b % active.game.win_unit(active.build) == 0 for b in active.config.bet_ladder),
+        })
+    game_list_json = dumps(game_list)
+
+    @app.get("/api/v1/games", tags=["games"])
+    def list_games() -> Response:
+        """Games offered: active build, RTP, bet ladder (total bets, minor units), max win, feature-buy price."""
+        return Response(game_list_json, media_type="application/json")
+
+    @app.get("/api/v1/games/{game}/help", tags=["games"])
+    def game_help(game: GameId) -> JSONResponse:
+        """Help: title, game id, version, active build and RTP, rules, paytable, bet ladder, max win."""
+        active = service.active(game)
+        body = json.loads(dumps(active.game.help(active.build)))
+        body.update({"game": game, "title": active.game.title, "version": active.game.version,
+                     "build": active.config.build, "rtp": _rtp(body, active.build), "bet_ladder": list(active.config.bet_ladder),
+                     "currency": config.currency, "max_win_x": active.game.max_win_x})
+        price = active.game.feature_buy_price_x(active.build)
+        body["feature_buy_price_x"] = None if price is None else str(Fraction(price))
+        return JSONResponse(json.loads(dumps(body)))
+
+    # -- wallet --------------------------------------------------------------------------------
+    @app.get("/api/v1/wallet", tags=["wallet"])
+    def wallet(authorization: Auth = None) -> JSONResponse:
+        """The player's balance."""
+        who = principal(authorization)
+        with read_transaction(engine) as conn:
+            row = conn.execute(select(players.c.balance, players.c.currency)
+                               .where(players.c.id == who.player_id)).one()
+        return JSONResponse({"player": who.player, "balance": row.balance, "currency": row.currency})
+
+    @app.get("/api/v1/wallet/ledger", tags=["wallet"])
+    def wallet_ledger(authorization: Auth = None, limit: Limit = 50, before: Before = None) -> JSONResponse:
+        """Every balance change, newest first, with the round it belongs to."""
+        who = principal(authorization)
+        with read_transaction(engine) as conn:
+            return JSONResponse(ledger_page(conn, who.player_id, limit, before))
+
+    # -- rounds --------------------------------------------------------------------------------
+    # The two hot endpoints read their headers from the request: FastAPI's header parameters cost
+    # about as much per request as the whole round transaction. The OpenAPI description still lists them.
+    money_headers = {"parameters": [
+        {"name": "Authorization", "in": "header", "required": True, "schema": {"type": "string"},
+         "description": "Bearer <session token>"},
+        {"name": "Idempotency-Key", "in": "header", "required": True, "schema": {"type": "string", "maxLength": 200},
+         "description": "unique per money-changing request; a retry with the same key returns the first answer"},
+    ]}
+
+    @app.post("/api/v1/games/{game}/rounds", tags=["rounds"], status_code=201, openapi_extra=money_headers)
+    async def start_round(game: GameId, body: StartRoundRequest, request: Request) -> Response:
+        """Start a round: debit the stake (or feature-buy price) and play the paid spin."""
+        token = bearer(request.headers.get("authorization"))
+        key = _idem_key(request.headers.get("idempotency-key"))
+        return respond(await call(service.start_round, token, game, body.bet, body.auto_adjust_bet,
+                                  body.buy_feature, key))
+
+    @app.post("/api/v1/rounds/{round_id}/steps", tags=["rounds"], openapi_extra=money_headers)
+    async def play_step(round_id: RoundId, request: Request, body: StepRequest | None = None) -> Response:
+        """Play the next step of an unfinished round (re-spin, free spin, GEMBOX...)."""
+        token = bearer(request.headers.get("authorization"))
+        key = _idem_key(request.headers.get("idempotency-key"))
+        return respond(await call(service.play_step, token, round_id, body.action if body else None, key))
+
+    @app.get("/api/v1/games/{game}/rounds/unfinished", tags=["rounds"])
+    def unfinished(game: GameId, authorization: Auth = None) -> JSONResponse:
+        """The player's unfinished round of a game, to resume it (404 when none)."""
+        who = principal(authorization)
+        return JSONResponse(service.unfinished(who.player_id, game))
+
+    @app.get("/api/v1/rounds", tags=["rounds"])
+    def history(authorization: Auth = None, limit: Limit = 20, before: Before = None,
+                game: Annotated[str | None, Query(max_length=64)] = None) -> JSONResponse:
+        """The player's rounds, newest first (page with ``before=next_before``)."""
+        who = principal(authorization)
+        return JSONResponse(service.history(who.player_id, limit, before, game))
+
+    @app.get("/api/v1/rounds/{round_id}", tags=["rounds"])
+    def get_round(round_id: RoundId, authorization: Auth = None) -> JSONResponse:
+        """One round in full: every step with its draws, events, win and state."""
+        who = principal(authorization)
+        return JSONResponse(service.get_round(who.player_id, round_id))
+
+    @app.get("/api/v1/rounds/{round_id}/verify", tags=["rounds"])
+    def verify(round_id: RoundId, authorization: Auth = None) -> JSONResponse:
+        """Replay the round's draws through the rules and compare with what was stored and paid."""
+        who = principal(authorization)
+        result = verify_round(engine, round_id, who.player_id)
+        if result is None:
+            raise ApiError(404, "round_not_found", f"no round {round_id} for this player")
+        return JSONResponse(result)
+
+    # -- operator ---------------------------------------------------------------------------------
+    def operator_transfer(player: str, amount: int, kind: str, key: str | None,
+                          x_operator_key: str | None) -> Response:
+        if not config.check_api_key(x_operator_key):
+            raise ApiError(401 if x_operator_key is None else 403, "operator_key_required",
+                           "operator endpoints need the operator's X-Operator-Key header")
+        check_player_name(player)
+        key = _idem_key(key)
+        req = request_hash(kind, player, amount)
+        with transaction(engine) as tx:
+            row = tx.one("player_by_name", {"name": player})
+            if row is None:
+                raise ApiError(404, "player_not_found", f"no player {player!r} (open a session for it first)")
+            player_id, balance, currency = lock_player(tx, row[0])
+
+            def act() -> tuple[int, dict[str, Any]]:
+                new_balance = post_entry(tx, player_id, balance, kind,
+                                         amount if kind == "deposit" else -amount, None, utcnow())
+                return 200, {"player": player, "balance": new_balance, "currency": currency}
+
+            return respond(service._idempotent(tx, "operator", key, req, act))
+
+    @app.post("/api/v1/operator/players/{player}/deposits", tags=["operator"])
+    def deposit(player: Annotated[str, Path(max_length=64)], body: AmountRequest,
+                x_operator_key: OperatorKey = None, idempotency_key: IdemKey = None) -> Response:
+        """Operator: credit a player's wallet."""
+        return operator_transfer(player, body.amount, "deposit", idempotency_key, x_operator_key)
+
+    @app.post("/api/v1/operator/players/{player}/withdrawals", tags=["operator"])
+    def withdraw(player: Annotated[str, Path(max_length=64)], body: AmountRequest,
+                 x_operator_key: OperatorKey = None, idempotency_key: IdemKey = None) -> Response:
+        """Operator: debit a player's wallet (never below zero)."""
+        return operator_transfer(player, body.amount, "withdrawal", idempotency_key, x_operator_key)
+
+    @app.get("/", include_in_schema=False)
+    def root() -> RedirectResponse:
+        return RedirectResponse("/docs")
+
+    _ = to_jsonable
+    return app

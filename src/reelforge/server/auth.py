@@ -1,0 +1,133 @@
+"""Player sessions: a random bearer token, stored only as its SHA-256, that expires.
+
+Demo mode: anyone opens a session for a demo player by name (created with the
+demo balance on first use). Operator mode: only a request carrying the
+operator's API key (``X-Operator-Key``) opens a session, for the operator's
+logged-in player.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import secrets
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+from sqlalchemy import Engine
+from sqlalchemy.exc import IntegrityError
+
+from reelforge.server.config import ServerConfig
+from reelforge.server.errors import ApiError
+from reelforge.server.store import Tx, parse_ts, transaction
+from reelforge.server.wallet import iso, post_entry, utcnow
+
+PLAYER_NAME = re.compile(r"^[A-Za-z0-9_.@-]{1,64}$")
+
+
+@dataclass(frozen=True)
+class Principal:
+    """Who a request acts for."""
+
+    player_id: int
+    player: str
+    balance: int | None = None
+    """Only when looked up with the row lock (the balance is then current)."""
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def check_player_name(name: str) -> str:
+    if not PLAYER_NAME.match(name):
+        raise ApiError(422, "invalid_player",
+                       "player must be 1-64 characters of letters, digits and _ . @ -")
+    return name
+
+
+def _get_or_create_player(tx: Tx, name: str, config: ServerConfig) -> tuple[int, str, int, str]:
+    row = tx.one("player_by_name", {"name": name})
+    if row is not None:
+        if config.demo and not row[4]:
+            raise ApiError(403, "not_a_demo_player", f"player {name!r} is not a demo player")
+        return row[:4]
+    now = utcnow()
+    player_id = tx.one("insert_player", {"name": name, "balance": 0, "currency": config.currency,
+                                         "demo": config.demo, "created_at": tx.ts(now)})[0]
+    balance = 0
+    if config.demo and config.demo_balance:
+        balance = post_entry(tx, player_id, 0, "deposit", config.demo_balance, None, now)
+    return player_id, name, balance, config.currency
+
+
+def ensure_demo_player(engine: Engine, config: ServerConfig, name: str = "demo") -> int:
+    """Create the demo player (with the demo balance) unless it exists; return its balance."""
+    check_player_name(name)
+    with transaction(engine) as tx:
+        return _get_or_create_player(tx, name, config)[2]
+
+
+def open_session(engine: Engine, config: ServerConfig, name: str, operator_key: str | None) -> dict[str, Any]:
+    """Open a session for ``name``; return the token (shown once), player, balance and currency."""
+    check_player_name(name)
+    if not config.demo and operator_key is None:
+        raise ApiError(401, "operator_key_required",
+                       "this server runs in operator mode: sessions are opened by the operator's platform "
+                       "with its X-Operator-Key header; demo sessions are refused")
+    if operator_key is not None and not config.check_api_key(operator_key):
+        raise ApiError(403, "bad_operator_key", "the X-Operator-Key header is not the operator's API key")
+    token = secrets.token_urlsafe(32)
+    now = utcnow()
+    expires = now + timedelta(minutes=config.session_ttl_minutes)
+    # The driver's own IntegrityError (the hot path runs on driver connections, unwrapped).
+    integrity_errors = (IntegrityError, engine.dialect.loaded_dbapi.IntegrityError)
+    for attempt in range(2):
+        try:
+            with transaction(engine) as tx:
+                player_id, player, balance, currency = _get_or_create_player(tx, name, config)
+                tx.run("insert_session", {"token_sha256": token_hash(token), "player_id": player_id,
+                                          "created_at": tx.ts(now), "expires_at": tx.ts(expires)})
+            return {"token": token, "player": player, "balance": balance, "currency": currency,
+                    "expires_at": iso(expires)}
+        except integrity_errors:
+            # Another process created the same player between our read and insert; read it now.
+            if attempt:
+                raise
+    raise AssertionError("unreachable")
+
+
+@dataclass(frozen=True)
+class SessionToken:
+    """A bearer token, hashed, not yet checked (checked inside the request's own transaction)."""
+
+    sha256: str
+
+
+def bearer(authorization: str | None) -> SessionToken:
+    """The session token of an ``Authorization: Bearer <token>`` header (401 when missing or malformed)."""
+    if not authorization:
+        raise ApiError(401, "missing_token", "missing Authorization: Bearer <token> header (open a session first)")
+    scheme, _, token = authorization.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise ApiError(401, "bad_token", "the Authorization header must be 'Bearer <token>'")
+    return SessionToken(token_hash(token.strip()))
+
+
+def session_principal(tx: Tx, token: SessionToken, lock: bool = False) -> Principal:
+    """The player a session token belongs to, looked up in ``tx`` (401 when unknown or expired);
+    ``lock``: also lock the player's row and read the balance, in the same statement."""
+    row = tx.one("session_lock" if lock else "session", {"token": token.sha256})
+    if row is None:
+        raise ApiError(401, "unknown_token", "unknown session token")
+    if parse_ts(row[0]) <= utcnow():
+        raise ApiError(401, "session_expired", "the session has expired; open a new one")
+    return Principal(player_id=row[1], player=row[2], balance=row[3] if lock else None)
+
+
+def authenticate(engine: Engine, authorization: str | None) -> Principal:
+    """The player a ``Authorization: Bearer <token>`` header belongs to (401 when missing, unknown or expired)."""
+    token = bearer(authorization)
+    with transaction(engine, write=False) as tx:
+        return session_principal(tx, token)

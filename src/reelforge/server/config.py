@@ -1,0 +1,201 @@
+"""Operator configuration: a TOML file that says how the server runs.
+
+Example (see ``demo.toml`` next to this module)::
+
+    [server]
+    mode = "operator"              # "demo": anyone opens a demo session by name
+    currency = "EUR"
+    demo_balance = 100000          # minor units, demo mode only
+    round_expiry_days = 90         # unfinished rounds older than this become void
+    session_ttl_minutes = 720
+    expiry_check_seconds = 3600    # the server's periodic expiry check (0: off)
+    database = "sqlite:///reelforge.db"   # optional; --db overrides it
+    api_key_sha256 = "<hex>"       # operator mode: SHA-256 of the operator's API key
+
+    [games.forge-of-fortunes]
+    build = "96.2"
+    # total bets in minor units: every product of one value from each factor list
+    bet_ladder = { factors = [[1, 2, 5, 10], [10]] }
+    # or an explicit list: bet_ladder = [10, 20, 50, 100]
+
+Only the games listed under ``[games]`` are offered. The test-only draw source
+cannot be set here (see :func:`reelforge.server.app.create_app`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from reelforge.game import BuildError
+from reelforge.games.registry import GAME_CLASSES, get_game
+
+DEMO_CONFIG = Path(__file__).resolve().parent / "demo.toml"
+DEFAULT_DATABASE = "sqlite:///reelforge.db"
+MAX_BET = 10**12
+"""Upper bound on any bet in minor units (keeps every amount far inside int64)."""
+
+
+class ConfigError(ValueError):
+    """The configuration is invalid; the message says what and where."""
+
+
+@dataclass(frozen=True)
+class GameConfig:
+    """One offered game: its active build and bet ladder (total bets, minor units, ascending)."""
+
+    game_id: str
+    build: str
+    bet_ladder: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    mode: str = "operator"
+    currency: str = "EUR"
+    demo_balance: int = 100_000
+    round_expiry_days: float = 90.0
+    session_ttl_minutes: float = 720.0
+    expiry_check_seconds: float = 3600.0
+    database: str | None = None
+    api_key_sha256: str | None = None
+    games: dict[str, GameConfig] = field(default_factory=dict)
+
+    @property
+    def demo(self) -> bool:
+        return self.mode == "demo"
+
+    def check_api_key(self, key: str | None) -> bool:
+        """Whether ``key`` is the operator's API key (constant-time comparison)."""
+        import hmac
+
+        if not key or not self.api_key_sha256:
+            return False
+        return hmac.compare_digest(hashlib.sha256(key.encode()).hexdigest(), self.api_key_sha256.lower())
+
+
+_SERVER_KEYS = {"mode", "currency", "demo_balance", "round_expiry_days", "session_ttl_minutes",
+                "expiry_check_seconds", "database", "api_key_sha256"}
+_GAME_KEYS = {"build", "bet_ladder"}
+
+
+def _number(section: dict[str, Any], key: str, default: float, where: str, positive: bool = True) -> float:
+    value = section.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ConfigError(f"{where}: '{key}' must be a number, got {value!r}")
+    if value < 0 or (positive and value == 0):
+        raise ConfigError(f"{where}: '{key}' must be {'positive' if positive else 'non-negative'}, got {value}")
+    return value
+
+
+def bet_ladder(raw: Any, where: str) -> tuple[int, ...]:
+    """Parse a bet ladder: a list of totals, or ``{factors = [[...], ...]}`` (all products)."""
+    if isinstance(raw, dict):
+        if set(raw) != {"factors"}:
+            raise ConfigError(f"{where}: a bet_ladder table holds exactly one key, 'factors'")
+        factors = raw["factors"]
+        if not isinstance(factors, list) or not factors or not all(isinstance(f, list) and f for f in factors):
+            raise ConfigError(f"{where}: bet_ladder.factors must be a list of non-empty lists of integers")
+        for f in factors:
+            _check_ints(f, where)
+        values = []
+        for combo in itertools.product(*factors):
+            total = 1
+            for v in combo:
+                total *= v
+            values.append(total)
+    elif isinstance(raw, list) and raw:
+        _check_ints(raw, where)
+        values = list(raw)
+    else:
+        raise ConfigError(f"{where}: 'bet_ladder' must be a non-empty list of totals or {{factors = [...]}}")
+    ladder = tuple(sorted(set(values)))
+    if ladder[-1] > MAX_BET:
+        raise ConfigError(f"{where}: bet {ladder[-1]} exceeds the maximum {MAX_BET}")
+    return ladder
+
+
+def _check_ints(values: list[Any], where: str) -> None:
+    for v in values:
+        if isinstance(v, bool) or not isinstance(v, int) or v <= 0:
+            raise ConfigError(f"{where}: bet ladder values must be positive integers (minor units), got {v!r}")
+
+
+def parse_config(data: dict[str, Any], where: str = "config") -> ServerConfig:
+    """Validate a parsed TOML configuration (builds are loaded to check they exist)."""
+    unknown = sorted(set(data) - {"server", "games"})
+    if unknown:
+        raise ConfigError(f"{where}: unknown section(s) {unknown}; expected [server] and [games.<id>]")
+    server = data.get("server", {})
+    if not isinstance(server, dict):
+        raise ConfigError(f"{where}: [server] must be a table")
+    bad = sorted(set(server) - _SERVER_KEYS)
+    if bad:
+        raise ConfigError(f"{where} [server]: unknown key(s) {bad}; valid: {sorted(_SERVER_KEYS)}")
+    mode = server.get("mode", "operator")
+    if mode not in ("demo", "operator"):
+        raise ConfigError(f"{where} [server]: mode must be 'demo' or 'operator', got {mode!r}")
+    currency = server.get("currency", "EUR")
+    if not isinstance(currency, str) or not currency.isalpha() or len(currency) != 3:
+        raise ConfigError(f"{where} [server]: currency must be a 3-letter code, got {currency!r}")
+    demo_balance = server.get("demo_balance", 100_000)
+    if isinstance(demo_balance, bool) or not isinstance(demo_balance, int) or not 0 <= demo_balance <= MAX_BET:
+        raise ConfigError(f"{where} [server]: demo_balance must be an integer in [0, {MAX_BET}] minor units")
+    api_key = server.get("api_key_sha256")
+    if api_key is not None:
+        if not isinstance(api_key, str) or len(api_key) != 64 or any(c not in "0123456789abcdefABCDEF" for c in api_key):
+            raise ConfigError(f"{where} [server]: api_key_sha256 must be 64 hex digits (SHA-256 of the key)")
+    if mode == "operator" and api_key is None:
+        raise ConfigError(f"{where} [server]: operator mode needs api_key_sha256 (no session could ever be opened)")
+    database = server.get("database")
+    if database is not None and not isinstance(database, str):
+        raise ConfigError(f"{where} [server]: database must be a URL string")
+
+    games_raw = data.get("games", {})
+    if not isinstance(games_raw, dict) or not games_raw:
+        raise ConfigError(f"{where}: at least one [games.<id>] section is needed")
+    games: dict[str, GameConfig] = {}
+    for game_id, section in games_raw.items():
+        gwhere = f"{where} [games.{game_id}]"
+        if game_id not in GAME_CLASSES:
+            raise ConfigError(f"{gwhere}: unknown game; valid games: {', '.join(GAME_CLASSES)}")
+        if not isinstance(section, dict):
+            raise ConfigError(f"{gwhere}: must be a table")
+        bad = sorted(set(section) - _GAME_KEYS)
+        if bad:
+            raise ConfigError(f"{gwhere}: unknown key(s) {bad}; valid: {sorted(_GAME_KEYS)}")
+        game = get_game(game_id)
+        build = str(section.get("build", game.default_build()))
+        try:
+            game.load_build(build)
+        except BuildError as exc:
+            raise ConfigError(f"{gwhere}: {exc}") from exc
+        if "bet_ladder" not in section:
+            raise ConfigError(f"{gwhere}: missing 'bet_ladder'")
+        games[game_id] = GameConfig(game_id, build, bet_ladder(section["bet_ladder"], gwhere))
+
+    return ServerConfig(
+        mode=mode, currency=currency.upper(), demo_balance=demo_balance,
+        round_expiry_days=_number(server, "round_expiry_days", 90, f"{where} [server]"),
+        session_ttl_minutes=_number(server, "session_ttl_minutes", 720, f"{where} [server]"),
+        expiry_check_seconds=_number(server, "expiry_check_seconds", 3600, f"{where} [server]", positive=False),
+        database=database, api_key_sha256=api_key, games=games,
+    )
+
+
+def load_config(path: str | Path | None) -> ServerConfig:
+    """Load a configuration file (``None``: the packaged demo configuration)."""
+    path = Path(path) if path is not None else DEMO_CONFIG
+    try:
+        text = path.read_text()
+    except OSError as exc:
+        raise ConfigError(f"cannot read configuration {path}: {exc.strerror}") from exc
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from exc
+    return parse_config(data, str(path))

@@ -1,0 +1,178 @@
+"""Database engine and migrations.
+
+SQLite (the embedded default) runs in WAL mode; every write transaction
+starts with ``BEGIN IMMEDIATE`` so writers queue for the database lock at the
+start instead of failing half way. PostgreSQL (``postgresql+psycopg://...``)
+relies on row locks: every money-changing transaction first locks the
+player's row (``SELECT ... FOR UPDATE``), so one player's requests are
+serialised while different players proceed in parallel, across any number of
+server processes.
+
+The schema is created or upgraded on start by Alembic (``migrations/``).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from sqlalchemy import Connection, Engine, create_engine, event, text
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError
+
+MIGRATIONS = Path(__file__).resolve().parent / "migrations"
+_PG_MIGRATION_LOCK = 0x72656C66  # advisory lock id: several processes may start at once
+
+
+class DatabaseError(ValueError):
+    """The database URL is unusable."""
+
+
+def make_engine(url: str) -> Engine:
+    """An engine for ``url`` with the transaction behaviour described above."""
+    try:
+        parsed = make_url(url)
+    except ArgumentError as exc:
+        raise DatabaseError(f"not a database URL: {url!r}") from exc
+    backend = parsed.get_backend_name()
+    if backend == "sqlite":
+        database = parsed.database or ""
+        if database in ("", ":memory:"):
+            # A memory database would vanish between connections; the server needs a file.
+            raise DatabaseError("SQLite needs a file path, e.g. sqlite:///reelforge.db")
+        Path(database).expanduser().resolve().parent.mkdir(parents=True, exist_ok=True)
+        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30},
+                               pool_size=20, max_overflow=10)
+
+        @event.listens_for(engine, "connect")
+        def _sqlite_connect(dbapi_connection, _record) -> None:  # pragma: no cover - driver hook
+            # Let SQLAlchemy's BEGIN (below) control transactions, not the driver.
+            dbapi_connection.isolation_level = None
+            cursor = dbapi_connection.cursor()
+            cursor.execute("PRAGMA journal_mode=WAL")
+            cursor.execute("PRAGMA synchronous=NORMAL")
+            cursor.execute("PRAGMA foreign_keys=ON")
+            cursor.execute("PRAGMA busy_timeout=30000")
+            # No checkpoint (and its fsync) inside a request's COMMIT: the server's
+            # checkpointer thread does it (see Checkpointer); a closing last connection
+            # checkpoints too, so command-line tools leave no WAL behind.
+            cursor.execute("PRAGMA wal_autocheckpoint=0")
+            cursor.close()
+
+        @event.listens_for(engine, "begin")
+        def _sqlite_begin(conn: Connection) -> None:  # pragma: no cover - driver hook
+            conn.exec_driver_sql("BEGIN" if conn.get_execution_options().get("readonly") else "BEGIN IMMEDIATE")
+
+        engine.info = {"sqlite_write_lock": threading.Lock()}  # type: ignore[attr-defined]
+        return engine
+    if backend == "postgresql":
+        if parsed.get_driver_name() not in ("psycopg", "psycopg2"):
+            parsed = parsed.set(drivername="postgresql+psycopg")
+        return create_engine(parsed, pool_size=20, max_overflow=10, pool_pre_ping=True)
+    raise DatabaseError(f"unsupported database {backend!r}: use sqlite:///path.db or postgresql+psycopg://...")
+
+
+class Checkpointer:
+    """Moves a SQLite database's WAL into the database file in the background.
+
+    Automatic checkpoints would run inside some request's COMMIT and fsync
+    the database file there (doubling that request's cost); a passive
+    checkpoint every ``interval`` seconds runs beside writers and readers
+    instead and keeps the WAL small.
+    """
+
+    def __init__(self, engine: Engine, interval: float = 0.5) -> None:
+        self.engine = engine
+        self.interval = interval
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="reelforge-checkpoint", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=5)
+        self.checkpoint()
+
+    def checkpoint(self) -> None:
+        conn = self.engine.raw_connection()
+        try:
+            cursor = conn.cursor()
+            # The copy and the fsync happen beside the writers (PASSIVE); then, with
+            # nothing left to copy, TRUNCATE only waits for a quiet moment to reset the WAL.
+            cursor.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+            cursor.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+        finally:
+            conn.close()
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.interval):
+            try:
+                self.checkpoint()
+            except Exception:  # noqa: BLE001 - a busy database is retried next time
+                pass
+
+
+def is_sqlite(engine: Engine) -> bool:
+    return engine.dialect.name == "sqlite"
+
+
+@contextmanager
+def write_transaction(engine: Engine) -> Iterator[Connection]:
+    """A read-write transaction (commits on success, rolls back on error).
+
+    On SQLite a process-local lock queues this process's writers before they
+    reach the database's own lock (which is still what guarantees
+    consistency, also across processes): waiting on a Python lock is much
+    cheaper than SQLite's sleep-and-retry busy handler.
+    """
+    lock = getattr(engine, "info", {}).get("sqlite_write_lock") if is_sqlite(engine) else None
+    if lock is None:
+        with engine.begin() as conn:
+            yield conn
+        return
+    with lock, engine.begin() as conn:
+        yield conn
+
+
+@contextmanager
+def read_transaction(engine: Engine) -> Iterator[Connection]:
+    """A read-only transaction (a consistent snapshot on both back ends)."""
+    with engine.connect() as conn:
+        conn = conn.execution_options(readonly=True)
+        with conn.begin():
+            yield conn
+
+
+def alembic_config(connection: Connection | None = None):  # -> alembic.config.Config
+    from alembic.config import Config
+
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS))
+    if connection is not None:
+        cfg.attributes["connection"] = connection
+    return cfg
+
+
+def migrate(engine: Engine) -> None:
+    """Create or upgrade the schema to the newest migration (safe to run from several processes)."""
+    from alembic import command
+
+    if is_sqlite(engine):
+        with write_transaction(engine) as conn:
+            command.upgrade(alembic_config(conn), "head")
+        return
+    with engine.begin() as conn:
+        conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _PG_MIGRATION_LOCK})
+        command.upgrade(alembic_config(conn), "head")
+
+
+def open_database(url: str) -> Engine:
+    """Engine for ``url`` with the schema migrated to the newest version."""
+    engine = make_engine(url)
+    migrate(engine)
+    return engine
+

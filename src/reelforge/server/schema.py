@@ -1,0 +1,122 @@
+"""Database tables (SQLAlchemy Core). The Alembic migrations under
+``migrations/versions`` create exactly these; a test checks they agree.
+
+Money is ``BigInteger`` minor units. Invariants the database itself enforces:
+a balance is never negative (CHECK), a player has at most one open round per
+game (partial unique index), a step index is unique within its round, an
+idempotency key is unique within its scope.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    CheckConstraint,
+    Column,
+    DateTime,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+    text,
+)
+
+metadata = MetaData()
+
+players = Table(
+    "players", metadata,
+    Column("id", BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True),
+    Column("name", String(64), nullable=False),
+    Column("balance", BigInteger, nullable=False),
+    Column("currency", String(3), nullable=False),
+    Column("demo", Boolean, nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    CheckConstraint("balance >= 0", name="ck_players_balance_nonnegative"),
+    UniqueConstraint("name", name="uq_players_name"),
+)
+
+sessions = Table(
+    "sessions", metadata,
+    Column("token_sha256", String(64), primary_key=True),
+    Column("player_id", BigInteger, ForeignKey("players.id"), nullable=False, index=True),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("expires_at", DateTime(timezone=True), nullable=False),
+)
+
+rounds = Table(
+    "rounds", metadata,
+    Column("id", BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True),
+    Column("player_id", BigInteger, ForeignKey("players.id"), nullable=False),
+    Column("game", String(64), nullable=False),
+    Column("build", String(64), nullable=False),
+    Column("mode", String(32), nullable=False),
+    Column("bet", BigInteger, nullable=False),
+    Column("requested_bet", BigInteger, nullable=False),
+    Column("cost", BigInteger, nullable=False),
+    Column("status", String(16), nullable=False),
+    Column("state", Text, nullable=False),
+    Column("next_step", String(32)),
+    Column("step_count", Integer, nullable=False),
+    Column("total_win_x", String(64), nullable=False),
+    Column("win", BigInteger, nullable=False),
+    Column("void_reason", Text),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("updated_at", DateTime(timezone=True), nullable=False),
+    Column("finished_at", DateTime(timezone=True)),
+    CheckConstraint("status in ('open', 'finished', 'void')", name="ck_rounds_status"),
+    CheckConstraint("bet > 0 and cost >= 0 and win >= 0", name="ck_rounds_amounts"),
+)
+Index("ix_rounds_player_id", rounds.c.player_id, rounds.c.id)
+Index("uq_rounds_one_open_per_game", rounds.c.player_id, rounds.c.game, unique=True,
+      sqlite_where=text("status = 'open'"), postgresql_where=text("status = 'open'"))
+Index("ix_rounds_open_created", rounds.c.created_at,  # the expiry scan; only open rounds are in it
+      sqlite_where=text("status = 'open'"), postgresql_where=text("status = 'open'"))
+
+steps = Table(
+    "steps", metadata,
+    Column("round_id", BigInteger, ForeignKey("rounds.id"), primary_key=True),
+    Column("idx", Integer, primary_key=True, autoincrement=False),
+    Column("kind", String(32), nullable=False),
+    Column("action", String(32)),
+    Column("draws", Text, nullable=False),
+    Column("events", Text, nullable=False),
+    Column("win_x", String(64), nullable=False),
+    Column("total_win_x", String(64), nullable=False),
+    Column("finished", Boolean, nullable=False),
+    Column("next_step", String(32)),
+    Column("state", Text, nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+)
+
+ledger = Table(
+    "ledger", metadata,
+    Column("id", BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True),
+    Column("player_id", BigInteger, ForeignKey("players.id"), nullable=False),
+    Column("kind", String(16), nullable=False),
+    Column("amount", BigInteger, nullable=False),
+    Column("balance_after", BigInteger, nullable=False),
+    Column("round_id", BigInteger, ForeignKey("rounds.id")),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    CheckConstraint("kind in ('deposit', 'withdrawal', 'stake', 'feature_buy', 'win', 'refund')",
+                    name="ck_ledger_kind"),
+    CheckConstraint("balance_after >= 0", name="ck_ledger_balance_nonnegative"),
+)
+Index("ix_ledger_player_id", ledger.c.player_id, ledger.c.id)
+Index("ix_ledger_round_id", ledger.c.round_id)
+
+idempotency = Table(
+    "idempotency", metadata,
+    Column("scope", String(80), primary_key=True),
+    Column("key", String(200), primary_key=True),
+    Column("request_sha256", String(64), nullable=False),
+    Column("status_code", Integer, nullable=False),
+    Column("response", Text, nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+)
+
+LEDGER_KINDS = ("deposit", "withdrawal", "stake", "feature_buy", "win", "refund")

@@ -1,0 +1,133 @@
+"""Audit replay: a stored round's draws go back through the rules engine and the
+result must match what was stored and paid.
+
+Checked for every round: each replayed step's kind, events, win, finished
+flag, next step and state against the stored step; the round's total win;
+and the money: the stake (or feature-buy price) debited once, the win
+credited once as ``floor(bet * total_win_x)`` for a finished round, the cost
+refunded and nothing paid for a void round, nothing paid yet for an open one.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from fractions import Fraction
+from typing import Any
+
+from sqlalchemy import Connection, Engine, select
+
+from reelforge.game import BuildError
+from reelforge.games.registry import UnknownGame, get_game
+from reelforge.server.db import read_transaction
+from reelforge.server.rounds import dumps, money
+from reelforge.server.schema import ledger, rounds, steps
+
+
+def _canon(raw: str) -> Any:
+    return json.loads(raw)
+
+
+def verify_round_row(conn: Connection, rnd: Any) -> list[str]:
+    """Differences between a stored round and its replay (empty: the round verifies)."""
+    diffs: list[str] = []
+    step_rows = conn.execute(select(steps).where(steps.c.round_id == rnd.id).order_by(steps.c.idx)).all()
+    if [s.idx for s in step_rows] != list(range(len(step_rows))):
+        diffs.append(f"step indices are not 0..{len(step_rows) - 1}: {[s.idx for s in step_rows]}")
+    if len(step_rows) != rnd.step_count:
+        diffs.append(f"round says {rnd.step_count} steps, {len(step_rows)} are stored")
+    try:
+        game = get_game(rnd.game)
+        build = game.load_build(rnd.build)
+    except (UnknownGame, BuildError) as exc:
+        return diffs + [f"cannot load {rnd.game} build {rnd.build}: {exc}"]
+
+    replayed: list[Any] = []
+    if step_rows:
+        try:
+            result = game.replay(build, rnd.mode, [json.loads(s.draws) for s in step_rows],
+                                 [s.action for s in step_rows])
+            replayed = result.steps
+        except Exception as exc:  # noqa: BLE001 - any failure to replay is a finding, not a crash
+            diffs.append(f"replay failed: {type(exc).__name__}: {exc}")
+
+    for stored, step in zip(step_rows, replayed, strict=False):
+        where = f"step {stored.idx}"
+        if step.kind != stored.kind:
+            diffs.append(f"{where}: kind {stored.kind!r} stored, {step.kind!r} replayed")
+        if _canon(dumps(step.events)) != _canon(stored.events):
+            diffs.append(f"{where}: events differ from the replay")
+        if str(Fraction(step.win)) != stored.win_x:
+            diffs.append(f"{where}: win {stored.win_x} stored, {Fraction(step.win)} replayed")
+        if str(Fraction(step.total_win)) != stored.total_win_x:
+            diffs.append(f"{where}: total win {stored.total_win_x} stored, {Fraction(step.total_win)} replayed")
+        if bool(step.finished) != bool(stored.finished):
+            diffs.append(f"{where}: finished {bool(stored.finished)} stored, {step.finished} replayed")
+        if step.next_step != stored.next_step:
+            diffs.append(f"{where}: next step {stored.next_step!r} stored, {step.next_step!r} replayed")
+        if _canon(dumps(step.state)) != _canon(stored.state):
+            diffs.append(f"{where}: state differs from the replay")
+
+    last_finished = bool(step_rows) and bool(step_rows[-1].finished)
+    total_x = Fraction(step_rows[-1].total_win_x) if step_rows else Fraction(0)
+    if rnd.total_win_x != str(total_x):
+        diffs.append(f"round total win {rnd.total_win_x} but its last step says {total_x}")
+
+    entries = conn.execute(select(ledger.c.kind, ledger.c.amount).where(ledger.c.round_id == rnd.id)).all()
+    by_kind: dict[str, list[int]] = {}
+    for kind, amount in entries:
+        by_kind.setdefault(kind, []).append(amount)
+    debit_kind = "stake" if rnd.mode == "paid" else "feature_buy"
+    if by_kind.pop(debit_kind, []) != [-rnd.cost]:
+        diffs.append(f"expected one {debit_kind} entry of {-rnd.cost}, found {[(k, a) for k, a in entries]}")
+    wins, refunds = by_kind.pop("win", []), by_kind.pop("refund", [])
+    if by_kind:
+        diffs.append(f"unexpected ledger entries for the round: {by_kind}")
+    if rnd.status == "finished":
+        expected = money(rnd.bet, total_x)
+        if not last_finished:
+            diffs.append("round is finished but its last step is not")
+        if rnd.win != expected:
+            diffs.append(f"round paid {rnd.win}, floor(bet * {total_x}) is {expected}")
+        if sum(wins) != expected or len(wins) > 1 or (expected and not wins):
+            diffs.append(f"ledger credited {wins} for a win of {expected}")
+        if refunds:
+            diffs.append(f"finished round has refunds {refunds}")
+    elif rnd.status == "void":
+        if rnd.win != 0 or wins:
+            diffs.append(f"void round paid {rnd.win} / credited {wins}")
+        if refunds != ([rnd.cost] if rnd.cost else []):
+            diffs.append(f"void round should refund its cost {rnd.cost} once, refunds {refunds}")
+        if not rnd.void_reason:
+            diffs.append("void round has no reason recorded")
+    elif rnd.status == "open":
+        if last_finished:
+            diffs.append("round is open but its last step finished it")
+        if wins or refunds or rnd.win:
+            diffs.append(f"open round already paid {wins} / refunded {refunds}")
+    else:
+        diffs.append(f"unknown status {rnd.status!r}")
+    return diffs
+
+
+def verify_round(engine: Engine, round_id: int, player_id: int | None = None) -> dict[str, Any] | None:
+    """``{"round": id, "ok", "differences"}`` for one round (None when missing or not the player's)."""
+    with read_transaction(engine) as conn:
+        rnd = conn.execute(select(rounds).where(rounds.c.id == round_id)).first()
+        if rnd is None or (player_id is not None and rnd.player_id != player_id):
+            return None
+        diffs = verify_round_row(conn, rnd)
+    return {"round": round_id, "ok": not diffs, "differences": diffs}
+
+
+def verify_all(engine: Engine, batch: int = 500) -> Iterator[dict[str, Any]]:
+    """Verify every stored round, oldest first."""
+    last = 0
+    while True:
+        with read_transaction(engine) as conn:
+            rows = conn.execute(select(rounds).where(rounds.c.id > last).order_by(rounds.c.id).limit(batch)).all()
+            results = [{"round": r.id, "ok": not (d := verify_round_row(conn, r)), "differences": d} for r in rows]
+        yield from results
+        if len(rows) < batch:
+            return
+        last = rows[-1].id

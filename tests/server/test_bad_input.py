@@ -1,0 +1,124 @@
+"""Bad input gets a 4xx JSON error naming the problem, never a 500, and changes nothing."""
+
+from __future__ import annotations
+
+import pytest
+from sqlalchemy import func, select
+
+from reelforge.server.schema import ledger, rounds
+
+
+def _count(server, table) -> int:
+    with server.engine.connect() as conn:
+        return conn.execute(select(func.count()).select_from(table)).scalar_one()
+
+
+def test_bad_requests_get_named_4xx_errors_and_change_nothing(server):
+    player = server.session()
+    game_id = next(iter(server.config.games))
+    bet = server.config.games[game_id].bet_ladder[0]
+    rounds_path = f"/api/v1/games/{game_id}/rounds"
+    ledger_before, balance_before = _count(server, ledger), player.balance()
+    k = player.key
+
+    cases = [
+        # (method, path, kwargs, status, error code, words the detail must contain)
+        ("post", "/api/v1/games/no-such-game/rounds", dict(json={"bet": bet}, headers=k()), 404, "unknown_game",
+         "no-such-game"),
+        ("get", "/api/v1/games/no-such-game/help", {}, 404, "unknown_game", "no-such-game"),
+        ("post", rounds_path, dict(json={"bet": bet + 1}, headers=k()), 422, "bet_not_on_ladder", "ladder"),
+        ("post", rounds_path, dict(content=b'{"bet": 10', headers={**k(), "content-type": "application/json"}),
+         422, "malformed_json", "JSON"),
+        ("post", rounds_path, dict(json={}, headers=k()), 422, "invalid_request", "bet"),
+        ("post", rounds_path, dict(json={"bet": bet, "coins": 5}, headers=k()), 422, "invalid_request", "coins"),
+        ("post", rounds_path, dict(json={"bet": str(bet)}, headers=k()), 422, "invalid_request", "bet"),
+        ("post", rounds_path, dict(json={"bet": bet + 0.5}, headers=k()), 422, "invalid_request", "bet"),
+        ("post", rounds_path, dict(json={"bet": float(bet)}, headers=k()), 422, "invalid_request", "bet"),
+        ("post", rounds_path, dict(json={"bet": True}, headers=k()), 422, "invalid_request", "bet"),
+        ("post", rounds_path, dict(json={"bet": -bet}, headers=k()), 422, "invalid_request", "bet"),
+        ("post", rounds_path, dict(json={"bet": 0}, headers=k()), 422, "invalid_request", "bet"),
+        ("post", rounds_path, dict(json={"bet": 10**40}, headers=k()), 422, "invalid_request", "bet"),
+        ("post", rounds_path, dict(content=b'{"bet": 1e400}', headers={**k(), "content-type": "application/json"}),
+         422, "invalid_request", "bet"),
+        ("post", rounds_path, dict(json={"bet": None}, headers=k()), 422, "invalid_request", "bet"),
+        ("post", rounds_path, dict(json=[bet], headers=k()), 422, "invalid_request", ""),
+        ("post", rounds_path, dict(json={"bet": bet, "auto_adjust_bet": "yes"}, headers=k()), 422,
+         "invalid_request", "auto_adjust_bet"),
+        ("post", rounds_path, dict(json={"bet": bet}, headers=player.headers), 400, "missing_idempotency_key",
+         "Idempotency-Key"),
+        ("post", rounds_path, dict(json={"bet": bet}, headers={**player.headers, "Idempotency-Key": "x" * 201}),
+         400, "bad_idempotency_key", "Idempotency-Key"),
+        ("post", rounds_path, dict(json={"bet": bet}, headers={"Idempotency-Key": "a"}), 401, "missing_token",
+         "Authorization"),
+        ("post", rounds_path, dict(json={"bet": bet}, headers={"Idempotency-Key": "a", "Authorization": "Bearer x"}),
+         401, "unknown_token", "token"),
+        ("get", "/api/v1/wallet", dict(headers={"Authorization": "Basic abc"}), 401, "bad_token", "Bearer"),
+        ("get", "/api/v1/wallet", {}, 401, "missing_token", "Authorization"),
+        ("get", "/api/v1/rounds/0", dict(headers=player.headers), 422, "invalid_request", "round_id"),
+        ("get", "/api/v1/rounds/-5", dict(headers=player.headers), 422, "invalid_request", "round_id"),
+        ("get", "/api/v1/rounds/abc", dict(headers=player.headers), 422, "invalid_request", "round_id"),
+        ("get", f"/api/v1/rounds/{10**30}", dict(headers=player.headers), 422, "invalid_request", "round_id"),
+        ("get", "/api/v1/rounds/123456", dict(headers=player.headers), 404, "round_not_found", "123456"),
+        ("post", "/api/v1/rounds/123456/steps", dict(json={}, headers=k()), 404, "round_not_found", "123456"),
+        ("post", "/api/v1/rounds/1/steps", dict(json={"action": 7}, headers=k()), 422, "invalid_request", "action"),
+        ("post", "/api/v1/rounds/1/steps", dict(json={"bet": bet}, headers=k()), 422, "invalid_request", "bet"),
+        ("get", "/api/v1/rounds", dict(params={"limit": 0}, headers=player.headers), 422, "invalid_request", "limit"),
+        ("get", "/api/v1/rounds", dict(params={"limit": 10**6}, headers=player.headers), 422, "invalid_request",
+         "limit"),
+        ("get", "/api/v1/rounds", dict(params={"before": -1}, headers=player.headers), 422, "invalid_request",
+         "before"),
+        ("get", "/api/v1/wallet/ledger", dict(params={"limit": "many"}, headers=player.headers), 422,
+         "invalid_request", "limit"),
+        ("get", f"/api/v1/games/{game_id}/rounds/unfinished", dict(headers=player.headers), 404,
+         "no_unfinished_round", game_id),
+        ("get", "/api/v1/no/such/path", {}, 404, "not_found", ""),
+        ("delete", "/api/v1/wallet", {}, 405, "method_not_allowed", ""),
+        ("post", rounds_path, dict(content=b"{" + b" " * 20000 + b"}", headers={**k(), "content-type":
+                                                                                  "application/json"}),
+         413, "body_too_large", "bytes"),
+        ("post", "/api/v1/sessions", dict(json={"player": "bad name!"}), 422, "invalid_player", "player"),
+        ("post", "/api/v1/sessions", dict(json={"player": "x" * 65}), 422, "invalid_request", "player"),
+        ("post", "/api/v1/sessions", dict(json={"name": "alice"}), 422, "invalid_request", "name"),
+        ("post", "/api/v1/operator/players/alice/deposits", dict(json={"amount": 5}, headers=k()), 401,
+         "operator_key_required", "X-Operator-Key"),
+    ]
+    for method, path, kwargs, status, code, words in cases:
+        r = getattr(server.client, method)(path, **kwargs)
+        assert r.status_code == status, (method, path, kwargs.get("json"), r.status_code, r.text)
+        body = r.json()
+        assert body["error"] == code, (path, body)
+        assert words in body["detail"], (path, body)
+    assert player.balance() == balance_before
+    assert _count(server, ledger) == ledger_before
+    assert _count(server, rounds) == 0
+
+
+def test_a_step_with_an_action_the_game_does_not_take_is_refused(server):
+    from reelforge.draws import SeededDraws
+    from reelforge.games.registry import get_game
+
+    from .scenarios import feature_scenario
+
+    game_id = next(iter(server.config.games))
+    player = server.session()
+    server.draws.source = SeededDraws(feature_scenario(game_id).seed)
+    rnd = player.start(game_id, server.config.games[game_id].bet_ladder[0])
+    action = "dance"
+    assert action not in get_game(game_id).step_actions
+    r = server.client.post(f"/api/v1/rounds/{rnd['id']}/steps", json={"action": action}, headers=player.key())
+    assert r.status_code == 422 and r.json()["error"] == "unknown_action"
+    assert len(player.get(f"/api/v1/rounds/{rnd['id']}").json()["steps"]) == 1
+    player.finish(rnd)
+
+
+@pytest.mark.parametrize("path", ["/openapi.json", "/docs"])
+def test_openapi_is_served(server, path):
+    r = server.client.get(path)
+    assert r.status_code == 200
+    if path == "/openapi.json":
+        paths = r.json()["paths"]
+        for p in ("/api/v1/sessions", "/api/v1/games", "/api/v1/games/{game}/help", "/api/v1/wallet",
+                  "/api/v1/wallet/ledger", "/api/v1/games/{game}/rounds", "/api/v1/rounds/{round_id}/steps",
+                  "/api/v1/games/{game}/rounds/unfinished", "/api/v1/rounds", "/api/v1/rounds/{round_id}",
+                  "/api/v1/rounds/{round_id}/verify"):
+            assert p in paths, p

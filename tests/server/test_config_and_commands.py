@@ -1,0 +1,131 @@
+"""Operator configuration, migrations and the serve/verify/expire commands."""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+
+import pytest
+import typer
+from sqlalchemy import update
+from typer.testing import CliRunner
+
+from reelforge.draws import SeededDraws
+from reelforge.server.commands import register
+from reelforge.server.config import ConfigError, bet_ladder, load_config, parse_config
+from reelforge.server.schema import rounds, steps
+from reelforge.server.wallet import utcnow
+
+from .scenarios import feature_scenario
+
+GAME = next(iter(load_config(None).games))
+
+
+def _cli() -> typer.Typer:
+    app = typer.Typer()
+
+    @app.callback()
+    def _root() -> None:
+        """reelforge (test harness)"""
+
+    register(app)
+    return app
+
+
+def test_bet_ladders_are_lists_or_products_of_factors():
+    assert bet_ladder([50, 10, 20, 10], "t") == (10, 20, 50)
+    # Gemstones-style: bet size x level x 20.
+    ladder = bet_ladder({"factors": [[1, 10, 50], list(range(1, 11)), [20]]}, "t")
+    assert ladder[0] == 20 and ladder[-1] == 10000 and len(ladder) == len(set(ladder))
+    for bad in ([], [0, 10], [1.5], [True], {"factors": []}, {"factors": [[1]], "x": 1}, "10", [10**13]):
+        with pytest.raises(ConfigError):
+            bet_ladder(bad, "t")
+
+
+@pytest.mark.parametrize("data, words", [
+    ({"server": {"mode": "demo"}, "games": {"no-such-game": {"bet_ladder": [10]}}}, "unknown game"),
+    ({"server": {"mode": "demo"}, "games": {}}, "at least one"),
+    ({"server": {"mode": "casino"}, "games": {GAME: {"bet_ladder": [10]}}}, "mode"),
+    ({"server": {"mode": "operator"}, "games": {GAME: {"bet_ladder": [10]}}}, "api_key_sha256"),
+    ({"server": {"mode": "demo", "colour": "red"}, "games": {GAME: {"bet_ladder": [10]}}}, "colour"),
+    ({"server": {"mode": "demo"}, "games": {GAME: {"bet_ladder": [10], "build": "1.0"}}}, "build"),
+    ({"server": {"mode": "demo"}, "games": {GAME: {}}}, "bet_ladder"),
+    ({"server": {"mode": "demo", "round_expiry_days": -1}, "games": {GAME: {"bet_ladder": [10]}}}, "round_expiry"),
+    ({"server": {"mode": "demo", "currency": "EURO"}, "games": {GAME: {"bet_ladder": [10]}}}, "currency"),
+    ({"servers": {}}, "unknown section"),
+])
+def test_invalid_configurations_are_refused_with_the_reason(data, words):
+    with pytest.raises(ConfigError, match=words):
+        parse_config(data)
+
+
+def test_demo_configuration_defaults():
+    cfg = load_config(None)
+    assert cfg.demo and cfg.round_expiry_days == 90 and cfg.currency == "EUR"
+    assert parse_config({"server": {"mode": "demo"}, "games": {GAME: {"bet_ladder": [10]}}}).round_expiry_days == 90
+
+
+def test_migrations_create_exactly_the_declared_schema(db_url):
+    from alembic.autogenerate import compare_metadata
+    from alembic.migration import MigrationContext
+
+    from reelforge.server.db import open_database
+    from reelforge.server.schema import metadata
+
+    engine = open_database(db_url)
+    open_database(db_url).dispose()  # a second start finds the schema current
+    with engine.connect() as conn:
+        diffs = compare_metadata(MigrationContext.configure(conn), metadata)
+    engine.dispose()
+    assert diffs == []
+
+
+def test_verify_and_expire_commands(server):
+    player = server.session()
+    bet = server.config.games[GAME].bet_ladder[0]
+    for _ in range(3):
+        player.finish(player.start(GAME, bet))
+    server.draws.source = SeededDraws(feature_scenario(GAME).seed)
+    open_round = player.start(GAME, bet)
+    runner = CliRunner()
+    cli = _cli()
+
+    result = runner.invoke(cli, ["verify", "--db", server.url, "--all"])
+    assert result.exit_code == 0, result.output
+    assert "4 round(s) verified: 4 ok, 0 mismatched" in result.output
+    result = runner.invoke(cli, ["verify", "--db", server.url, "--round", str(open_round["id"]), "--json"])
+    assert result.exit_code == 0 and json.loads(result.output)["ok"] is True
+    assert runner.invoke(cli, ["verify", "--db", server.url]).exit_code != 0  # neither --round nor --all
+
+    # Nothing is old enough yet; then the round is left 91 days.
+    result = runner.invoke(cli, ["expire", "--db", server.url])
+    assert result.exit_code == 0 and result.output.startswith("0 round(s)")
+    with server.engine.begin() as conn:
+        conn.execute(update(rounds).where(rounds.c.id == open_round["id"]).values(
+            created_at=utcnow() - timedelta(days=91)))
+    result = runner.invoke(cli, ["expire", "--db", server.url])
+    assert result.exit_code == 0 and result.output.startswith("1 round(s)"), result.output
+    assert player.get(f"/api/v1/rounds/{open_round['id']}").json()["status"] == "void"
+
+    # A tampered round makes verify fail and name it.
+    server.tampered.add(open_round["id"] - 1)
+    with server.engine.begin() as conn:
+        conn.execute(update(steps).where(steps.c.round_id == open_round["id"] - 1).values(draws="[0, 0, 0]"))
+    result = runner.invoke(cli, ["verify", "--db", server.url, "--all"])
+    assert result.exit_code == 1 and f"round {open_round['id'] - 1}: MISMATCH" in result.output
+
+
+def test_verify_and_expire_refuse_a_missing_database(tmp_path):
+    missing = f"sqlite:///{tmp_path / 'typo.db'}"
+    for args in (["verify", "--db", missing, "--all"], ["expire", "--db", missing]):
+        result = CliRunner().invoke(_cli(), args)
+        assert result.exit_code == 2 and "no SQLite database" in result.output, result.output
+    assert not (tmp_path / "typo.db").exists()
+
+
+def test_serve_needs_a_configuration():
+    result = CliRunner().invoke(_cli(), ["serve"])
+    assert result.exit_code != 0 and "--config" in result.output
+    result = CliRunner().invoke(_cli(), ["--help"])
+    for command in ("serve", "verify", "expire"):
+        assert command in result.output

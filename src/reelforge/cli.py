@@ -246,10 +246,12 @@ def summary(
     backend: str = BACKEND_OPT,
     address: str = ADDRESS_OPT,
     out: str = typer.Option(None, "--out", "-o", help="Also write a report with plots (.html or .md)."),
+    stratified: bool = typer.Option(False, "--stratified", help="Use the game's stratified estimate "
+                                    "(paid spins + trigger rate x feature value); --rounds = paid spins."),
     as_json: bool = typer.Option(False, "--json", help="One JSON object."),
 ) -> None:
     """The Game Rules Summary of a build: exact where the game allows, else simulated."""
-    from reelforge.analysis.summary import exact_summary
+    from reelforge.analysis.summary import exact_summary, stratified_summary
 
     n = parse_positive_int(rounds, "--rounds")
     w = parse_positive_int(workers, "--workers")
@@ -259,6 +261,15 @@ def summary(
         fail(f"--out must end in .html or .md, got {out!r}")
     g, b = load(game, build, mode)
     checkpoints = None
+    if stratified:
+        if mode != "paid" or out is not None:
+            fail("--stratified works for paid rounds without --out")
+        try:
+            s = stratified_summary(g, b, n or 100_000_000, 2026 if s_seed is None else s_seed)
+        except ValueError as exc:
+            fail(str(exc))
+        emit_json(s) if as_json else console.print(s)
+        return
     if n is None and p is None and mode == "paid" and g.exact(b) is not None:
         s = exact_summary(g, b)
     else:

@@ -183,6 +183,13 @@ class Game(ABC):
         """Game-specific figures for the summary from a simulation."""
         return {}
 
+    def stratified(self, build: Any, rounds: int, seed: int) -> dict[str, Any] | None:
+        """A stratified estimate for games with rare features (paid spins simulated alone,
+        plus trigger rate x feature value, each with its own interval, combined), as summary
+        fields (``rtp``, ``rtp_ci99``, ``rtp_split``, ``hit_rate``...), or None where the game
+        has none. ``rounds`` is the paid-spin budget."""
+        return None
+
     def feature_picture(self, build: Any, summary: dict[str, Any]) -> dict[str, Any] | None:
         """The game's own report plot from a summary: ``{"title", "labels", "values", "xlabel",
         "ylabel", "log"?}``, or None."""

@@ -113,3 +113,19 @@ def simulation_summary(game: Game, build: Any, acc: Accumulator, mode: str = "pa
     })
     out.update(game.extra_summary(build, acc))
     return out
+
+
+def stratified_summary(game: Game, build: Any, rounds: int, seed: int) -> dict[str, Any]:
+    """Summary from the game's stratified estimate (see :meth:`Game.stratified`)."""
+    est = game.stratified(build, rounds, seed)
+    if est is None:
+        raise ValueError(f"{game.id} has no stratified estimate; use a plain simulation")
+    out = _identity(game, build, "stratified", "paid")
+    out.update({"seed": seed, "distribution": [], "house_edge": 1 - est["rtp"]})
+    out.update(est)
+    lo, hi = est["rtp_ci99"]
+    out["rtp_ci99_half_width_pp"] = (hi - lo) / 2 * 100
+    out["volatility_level"] = volatility_level(est["sd"])
+    rate = est.get("feature_rate")
+    out["feature_frequency_one_in"] = 1 / rate if rate else None
+    return out

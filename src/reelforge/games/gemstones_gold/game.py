@@ -50,6 +50,7 @@ class GemstonesGold(Game):
     reference_id = "1671262"
     version = "1.0 r2"
     max_win_x = MAX_WIN_X
+    reference_stakes = (0.20, 100)
     modes = ("paid", "buy")
 
     # -- builds -------------------------------------------------------------
@@ -119,6 +120,24 @@ class GemstonesGold(Game):
         P(trigger) x E[feature]; see :func:`reelforge.games.gemstones_gold.design.verify` for the
         full stratified report (trigger by scatter count, 12+ spin features)."""
         return self.simulate_chunk(build, n, seed, mode="buy")
+
+    def stratified(self, build: Build, rounds: int, seed: int) -> dict[str, Any]:
+        """The design module's stratified estimate (paid boards with the multiplier reel
+        integrated exactly, features per spin count, exact trigger probabilities)."""
+        from reelforge.games.gemstones_gold.design import verify
+
+        v = verify(build, paid_n=rounds, feature_n=max(rounds // 60, 100_000), seed=seed)
+        return {
+            "rounds": rounds, "feature_rounds": sum(v["feature_counts"].values()),
+            "rtp": v["rtp"], "rtp_ci99": v["rtp_ci99"],
+            "rtp_split": {"paid_spins": v["rtp_paid"], "free_spins": v["rtp_free"]},
+            "rtp_split_ci99": {"paid_spins": v["rtp_paid_ci99"], "free_spins": v["rtp_free_ci99"]},
+            "hit_rate": v["hit_rate"], "hit_rate_ci99": v["hit_rate_ci99"],
+            "hit_rate_split": v["hit_split"],
+            "feature_rate": v["trigger_rate"], "feature_rate_ci99": v["trigger_rate_ci99"],
+            "sd": v["sd"], "max_win_probability": v["cap_probability"],
+            "feature_buy": v["feature_buy"],
+        }
 
     def kernel_round_wins(self, build: Build, rounds: int, seed: int | np.random.SeedSequence,
                           mode: str = "paid") -> np.ndarray:

@@ -387,23 +387,28 @@ def test_the_server_voids_expired_rounds_periodically(make_server):
 
 
 def test_bets_are_paid_without_rounding_on_the_shipped_ladders():
-    """Where a cent ladder can be exact (the win unit divides 100.00), every ladder value is a multiple
-    of the game's win unit, so floor(bet * win_x) never rounds; a game whose unit cannot divide a cent
-    ladder (e.g. 471 units per bet) rounds down by less than one minor unit per round, and says so."""
+    """Every shipped game's win unit divides 100.00 and every ladder value is a multiple of it, so
+    floor(bet * win_x) never rounds: money is never lost or invented."""
     config = demo_config()
     for game_id, gconf in config.games.items():
         game = get_game(game_id)
         build = game.load_build(gconf.build)
         unit = game.win_unit(build)
         exact = all(bet % unit == 0 for bet in gconf.bet_ladder)
-        if 10000 % unit == 0:
-            assert exact, (game_id, unit, [b for b in gconf.bet_ladder if b % unit])
+        assert 10000 % unit == 0, (game_id, unit)
+        assert exact, (game_id, unit, [b for b in gconf.bet_ladder if b % unit])
         for bet in gconf.bet_ladder:
             for k in (1, unit - 1, 7 * unit + 1):
                 x = Fraction(k, unit)
-                assert 0 <= bet * x - money(bet, x) < 1
+                assert bet * x == money(bet, x)
             for mode in game.modes:
                 assert (bet * game.stake_x(build, mode)).denominator == 1, (game_id, bet, mode)
+
+
+def test_the_game_list_says_every_demo_game_pays_exact_wins(server):
+    games = server.client.get("/api/v1/games").json()
+    assert {g["id"]: g["exact_wins"] for g in games} == {g["id"]: True for g in games}
+    assert "forge-of-gems" in {g["id"] for g in games}
 
 
 def test_the_demo_configuration_offers_every_registered_game():

@@ -174,6 +174,13 @@ def parse_precision(value: str | None) -> float | None:
     return p
 
 
+def parse_run_options(rounds: str | None, workers: str | None, precision: str | None,
+                      seed: str | None) -> tuple[int | None, int | None, float | None, int | None]:
+    """The numeric options shared by summary and simulate, checked."""
+    return (parse_positive_int(rounds, "--rounds"), parse_positive_int(workers, "--workers"),
+            parse_precision(precision), parse_seed(seed))
+
+
 def run_simulation(game_id: str, build_name: str | None, rounds: int | None, seed: int | None,
                    workers: int | None, mode: str, quiet: bool, precision: float | None = None,
                    backend: str = "local", address: str | None = None) -> tuple[dict[str, Any], Any]:
@@ -229,6 +236,9 @@ def games(as_json: bool = typer.Option(False, "--json", help="One JSON object.")
     console.print(t)
 
 
+BUILD_OPT = typer.Option(None, "--build", "-b", help="Build name (default: the highest RTP).")
+WORKERS_OPT = typer.Option(None, "--workers", "-w", help="Worker processes (default: all cores).")
+JSON_OPT = typer.Option(False, "--json", help="One JSON object.")
 BACKEND_OPT = typer.Option("local", "--backend", help="local (worker processes) or ray.")
 ADDRESS_OPT = typer.Option(None, "--address", help="Ray cluster address (default: start a local Ray).")
 PRECISION_OPT = typer.Option(None, "--precision", help="Stop when the 99% RTP half-width is below this (pp).")
@@ -237,26 +247,23 @@ PRECISION_OPT = typer.Option(None, "--precision", help="Stop when the 99% RTP ha
 @app.command()
 def summary(
     game: str = typer.Argument(..., help="Game id (see `reelforge games`)."),
-    build: str = typer.Option(None, "--build", "-b", help="Build name (default: the highest RTP)."),
+    build: str = BUILD_OPT,
     mode: str = typer.Option("paid", "--mode", help="Round mode: paid, or buy where the game has a feature buy."),
     rounds: str = typer.Option(None, "--rounds", "-n", help="Simulate this many rounds instead of exact maths."),
     precision: str = PRECISION_OPT,
     seed: str = typer.Option(None, "--seed", help="Seed for a simulation."),
-    workers: str = typer.Option(None, "--workers", "-w", help="Worker processes (default: all cores)."),
+    workers: str = WORKERS_OPT,
     backend: str = BACKEND_OPT,
     address: str = ADDRESS_OPT,
     out: str = typer.Option(None, "--out", "-o", help="Also write a report with plots (.html or .md)."),
     stratified: bool = typer.Option(False, "--stratified", help="Use the game's stratified estimate "
                                     "(paid spins + trigger rate x feature value); --rounds = paid spins."),
-    as_json: bool = typer.Option(False, "--json", help="One JSON object."),
+    as_json: bool = JSON_OPT,
 ) -> None:
     """The Game Rules Summary of a build: exact where the game allows, else simulated."""
     from reelforge.analysis.summary import exact_summary, stratified_summary
 
-    n = parse_positive_int(rounds, "--rounds")
-    w = parse_positive_int(workers, "--workers")
-    p = parse_precision(precision)
-    s_seed = parse_seed(seed)
+    n, w, p, s_seed = parse_run_options(rounds, workers, precision, seed)
     if out is not None and not out.lower().endswith((".html", ".htm", ".md")):
         fail(f"--out must end in .html or .md, got {out!r}")
     g, b = load(game, build, mode)
@@ -288,21 +295,18 @@ def summary(
 @app.command()
 def simulate(
     game: str = typer.Argument(..., help="Game id (see `reelforge games`)."),
-    build: str = typer.Option(None, "--build", "-b", help="Build name (default: the highest RTP)."),
+    build: str = BUILD_OPT,
     rounds: str = typer.Option(None, "--rounds", "-n", help="Rounds to simulate (e.g. 1e8); a ceiling with --precision."),
     precision: str = PRECISION_OPT,
     seed: str = typer.Option(None, "--seed", help="Seed (default: random, reported)."),
-    workers: str = typer.Option(None, "--workers", "-w", help="Worker processes (default: all cores)."),
+    workers: str = WORKERS_OPT,
     mode: str = typer.Option("paid", "--mode", help="Round mode: paid, or buy where the game has one."),
     backend: str = BACKEND_OPT,
     address: str = ADDRESS_OPT,
-    as_json: bool = typer.Option(False, "--json", help="One JSON object."),
+    as_json: bool = JSON_OPT,
 ) -> None:
     """Simulate a build with the fast kernel; the same seed gives the same totals for any --workers or backend."""
-    n = parse_positive_int(rounds, "--rounds")
-    w = parse_positive_int(workers, "--workers")
-    p = parse_precision(precision)
-    s_seed = parse_seed(seed)
+    n, w, p, s_seed = parse_run_options(rounds, workers, precision, seed)
     if n is None and p is None:
         fail("give --rounds N or --precision P (or both: --rounds is then a ceiling)")
     load(game, build, mode)
@@ -322,7 +326,7 @@ def simulate(
 @app.command()
 def bench(
     game: str = typer.Argument(None, help="Game id (default: every game)."),
-    build: str = typer.Option(None, "--build", "-b", help="Build name (default: the highest RTP)."),
+    build: str = BUILD_OPT,
     mode: str = typer.Option("paid", "--mode", help="Round mode."),
     scaling_run: bool = typer.Option(False, "--scaling", help="Driver rounds/s with 1 and 2 workers instead."),
     ray_run: bool = typer.Option(False, "--ray", help="Same run on the local backend and on a local Ray instance."),
@@ -369,8 +373,8 @@ def compare(
     game: str = typer.Argument(..., help="Game id."),
     rounds: str = typer.Option(None, "--rounds", "-n", help="Rounds per build where a simulation is needed (default 1e7)."),
     seed: str = typer.Option(None, "--seed", help="Seed for simulations (default 2026)."),
-    workers: str = typer.Option(None, "--workers", "-w", help="Worker processes (default: all cores)."),
-    as_json: bool = typer.Option(False, "--json", help="One JSON object."),
+    workers: str = WORKERS_OPT,
+    as_json: bool = JSON_OPT,
 ) -> None:
     """All builds of a game side by side (exact where the game allows, else simulated)."""
     from reelforge.analysis.summary import exact_summary

@@ -36,3 +36,16 @@ def test_markdown_report_of_exact_figures(tmp_path):
     assert text.startswith("# Forge of Fortunes - build 96.2")
     assert "| method | exact |" in text
     assert text.count("data:image/png;base64,") == 4
+
+
+def test_forge_of_gems_report_draws_the_gembox_rewards(tmp_path):
+    game = get_game("forge-of-gems")
+    build = game.load_build("96.2")
+    res = simulate(game.id, build.name, 300_000, seed=11, workers=1, chunk=1 << 16)
+    s = simulation_summary(game, build, res.accumulator, seed=11)
+    pic = game.feature_picture(build, s)
+    assert pic is not None and len(pic["labels"]) == 9 == len(pic["values"])
+    total_gembox = sum(v["awarded"]["count"] for v in s["gembox"].values())
+    assert abs(sum(pic["values"]) * s["rounds"] - total_gembox) < 1e-6
+    out = write_report(str(tmp_path / "fog.html"), game, build, s, checkpoints=res.checkpoints)
+    assert "GEMBOX rewards" in out.read_text()

@@ -126,6 +126,19 @@ class ForgeOfGems(Game):
             raise ValueError(f"forge-of-gems tunes only 'rtp' (as a fraction, e.g. rtp=0.962), not {unknown}")
         return tune_build(build_name, targets.get("rtp"), out)
 
+    def feature_picture(self, build: Any, summary: dict[str, Any]) -> dict[str, Any] | None:
+        """GEMBOX rewards per paid round, by scatter class and reward (the report's game plot)."""
+        gembox = summary.get("gembox")
+        if not gembox:
+            return None
+        labels, values = [], []
+        for scatters, entry in gembox.items():
+            for reward, freq in entry["rewards"].items():
+                labels.append(f"{scatters} scatters: {reward}")
+                values.append(freq["probability"])
+        return {"title": "GEMBOX rewards (probability per paid round)", "labels": labels, "values": values,
+                "xlabel": "scatter class: reward", "ylabel": "probability (log)", "log": True}
+
     def extra_summary(self, build: Build, acc: Accumulator) -> dict[str, Any]:
         n = acc.rounds
         if not n:

@@ -26,3 +26,15 @@ def test_games_without_a_stratified_estimate_say_so():
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 2
     assert "no stratified estimate" in proc.stderr
+
+
+def test_forge_of_gems_stratified_summary():
+    proc = subprocess.run([sys.executable, "-m", "reelforge", "summary", "forge-of-gems", "--build", "94.2",
+                           "--stratified", "--rounds", "300000", "--seed", "3", "--json"],
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    s = json.loads(proc.stdout)
+    lo, hi = s["rtp_ci99"]
+    assert s["method"] == "stratified" and lo < s["rtp"] < hi
+    assert abs(sum(s["rtp_split"].values()) - s["rtp"]) < 1e-9
+    assert s["feature_rate"] > 0

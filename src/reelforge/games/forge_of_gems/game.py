@@ -126,6 +126,22 @@ class ForgeOfGems(Game):
             raise ValueError(f"forge-of-gems tunes only 'rtp' (as a fraction, e.g. rtp=0.962), not {unknown}")
         return tune_build(build_name, targets.get("rtp"), out)
 
+    def stratified(self, build: Any, rounds: int, seed: int) -> dict[str, Any]:
+        """The design module's stratified estimate: ``rounds`` paid spins alone (first-board
+        scatter class as control variate) plus features simulated alone, cap corrected."""
+        from reelforge.games.forge_of_gems import design
+
+        st = design.sample(rounds, max(rounds // 20, 50_000), seed, design.TAIL_THRESHOLD, log=False)
+        e = design.estimate(st, build)
+        return {
+            "rounds": rounds, "feature_rounds": e["features"],
+            "rtp": e["rtp"], "rtp_ci99": e["ci99"],
+            "rtp_split": {"paid_spins": e["paid_spin_rtp"], "gembox": e["gembox_rtp"]},
+            "sd": e["round_sd_x_lower_bound"], "sd_is_lower_bound": True,
+            "feature_rate": e["free_spin_frequency"], "gembox_frequencies": e["frequencies"],
+            "cap_correction": e["cap_correction"],
+        }
+
     def feature_picture(self, build: Any, summary: dict[str, Any]) -> dict[str, Any] | None:
         """GEMBOX rewards per paid round, by scatter class and reward (the report's game plot)."""
         gembox = summary.get("gembox")

@@ -300,16 +300,19 @@ def _free_spins(rng, cell_code, cell_total, forge_free, targets, paytable, limit
 
 
 @njit(cache=True)
+def _workspace():
+    """The per-worker buffers a spin works in (made once per kernel call, reused every round)."""
+    return (np.empty((REELS, ROWS), dtype=np.int64), np.empty(REELS, dtype=np.int64),
+            np.zeros((REELS, ROWS), dtype=np.bool_), np.zeros((REELS, N_NORMAL), dtype=np.int64),
+            np.zeros((REELS, 4), dtype=np.int64), np.zeros(8, dtype=np.int64))
+
+
+@njit(cache=True)
 def run_rounds(rng, cell_code, cell_total, forge_base, forge_free, targets, paytable, limits, cap_units,
                gembox, gembox_total, prize_units, spins, rounds,
                totals, comps, hist, edges, counters, out_wins):
     """Simulate ``rounds`` paid rounds into the tally buffers (and ``out_wins`` if sized)."""
-    board = np.empty((REELS, ROWS), dtype=np.int64)
-    forge = np.empty(REELS, dtype=np.int64)
-    removed = np.zeros((REELS, ROWS), dtype=np.bool_)
-    counts = np.zeros((REELS, N_NORMAL), dtype=np.int64)
-    land = np.zeros((REELS, 4), dtype=np.int64)
-    res = np.zeros(8, dtype=np.int64)
+    board, forge, removed, counts, land, res = _workspace()
     keep = out_wins.shape[0] >= rounds
     for i in range(rounds):
         base = _spin(rng, cell_code, cell_total, forge_base, targets, paytable, limits, cap_units,
@@ -372,12 +375,7 @@ def run_base_spins(rng, cell_code, cell_total, forge_base, targets, paytable, li
     ``hist_b[f, B // bin_width]`` (last bin: everything above) for the cap correction.
     """
     nb = hist_b.shape[1]
-    board = np.empty((REELS, ROWS), dtype=np.int64)
-    forge = np.empty(REELS, dtype=np.int64)
-    removed = np.zeros((REELS, ROWS), dtype=np.bool_)
-    counts = np.zeros((REELS, N_NORMAL), dtype=np.int64)
-    land = np.zeros((REELS, 4), dtype=np.int64)
-    res = np.zeros(8, dtype=np.int64)
+    board, forge, removed, counts, land, res = _workspace()
     for _ in range(rounds):
         b = _spin(rng, cell_code, cell_total, forge_base, targets, paytable, limits, cap_units,
                   False, 1, 0, board, forge, removed, counts, land, res)
@@ -403,12 +401,7 @@ def run_features(rng, cell_code, cell_total, forge_free, targets, paytable, limi
     so one run estimates every feature length. Fills ``sums[j]`` (int), ``cross[j, l]`` (float
     sums of products), and keeps features whose longest win reaches ``tail_threshold`` in ``tail``.
     """
-    board = np.empty((REELS, ROWS), dtype=np.int64)
-    forge = np.empty(REELS, dtype=np.int64)
-    removed = np.zeros((REELS, ROWS), dtype=np.bool_)
-    counts = np.zeros((REELS, N_NORMAL), dtype=np.int64)
-    land = np.zeros((REELS, 4), dtype=np.int64)
-    res = np.zeros(8, dtype=np.int64)
+    board, forge, removed, counts, land, res = _workspace()
     nm = marks.shape[0]
     vals = np.zeros(nm, dtype=np.int64)
     for _ in range(count):

@@ -232,6 +232,22 @@ def initial_board_probabilities(strips: list[str]) -> dict[str, float]:
 
 # -- conditional (Rao-Blackwell) estimators ----------------------------------
 
+@njit(cache=True, inline="always")
+def _board(rng, strips, lens, packed, pay, stops, board, q, counts, work):
+    """Draw the stops and play the board's cascades: (win in coins, initial scatters, final
+    scatters, columns whose lane would be fully revealed)."""
+    init_sc = 0
+    for r in range(6):
+        stops[r] = draw(rng, lens[r])
+        init_sc += (packed[r, stops[r]] >> 56) & 127
+    w, sc = kernel.spin_core(strips, lens, packed, pay, stops, board, q, counts, work)
+    m = 0
+    for r in range(6):
+        if q[r] >= 3:
+            m += 1
+    return w, init_sc, sc, m
+
+
 @njit(cache=True)
 def _paid_boards(rng, n, strips, lens, packed, pay, cap, sums, trans):
     """Boards only (stops drawn per round, no multiplier draws).
@@ -245,17 +261,9 @@ def _paid_boards(rng, n, strips, lens, packed, pay, cap, sums, trans):
     counts = np.zeros(9, dtype=np.int64)
     work = np.zeros(12, dtype=np.int64)
     for _ in range(n):
-        init_sc = 0
-        for r in range(6):
-            stops[r] = draw(rng, lens[r])
-            init_sc += (packed[r, stops[r]] >> 56) & 127
-        w, sc = kernel.spin_core(strips, lens, packed, pay, stops, board, q, counts, work)
+        w, init_sc, sc, m = _board(rng, strips, lens, packed, pay, stops, board, q, counts, work)
         trans[init_sc, sc] += 1
         if w > 0:
-            m = 0
-            for r in range(6):
-                if q[r] >= 3:
-                    m += 1
             p0 = 0.0
             if m <= 3:
                 p0 = 1.0
@@ -700,17 +708,9 @@ def _paid_verify(rng, n, strips, lens, packed, pay, mu, var_v, sums, trans):
     counts = np.zeros(9, dtype=np.int64)
     work = np.zeros(12, dtype=np.int64)
     for _ in range(n):
-        init_sc = 0
-        for r in range(6):
-            stops[r] = draw(rng, lens[r])
-            init_sc += (packed[r, stops[r]] >> 56) & 127
-        w, sc = kernel.spin_core(strips, lens, packed, pay, stops, board, q, counts, work)
+        w, init_sc, sc, m = _board(rng, strips, lens, packed, pay, stops, board, q, counts, work)
         trans[init_sc, sc] += 1
         if w > 0:
-            m = 0
-            for r in range(6):
-                if q[r] >= 3:
-                    m += 1
             e1 = 0.0
             e2 = 0.0
             for k in range(4):

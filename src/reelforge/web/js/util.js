@@ -81,3 +81,10 @@ export function compact(value) {
   if (typeof value === "string") return value;
   return JSON.stringify(value);
 }
+
+// Replays a round's steps with animations off: how a renderer redraws an
+// interrupted round exactly as it was left.
+export function replaySteps(steps, apply) {
+  const instant = { fast: () => true, wait: async () => {} };
+  return steps.reduce((p, s) => p.then(() => apply(s, instant)), Promise.resolve());
+}

@@ -6,7 +6,7 @@
 //   {type:"ladder", move:"advance|coal_back|coal_safe|nothing|slag_end|top_reached", from, to, from_x, to_x}
 //   {type:"award", runner, win_x, respins}, {type:"round_end", total_win_x}
 
-import { el, formatX } from "../util.js";
+import { el, formatX, replaySteps } from "../util.js";
 
 const SYMBOLS = {
   GOLD: `<svg viewBox="0 0 100 100" aria-hidden="true"><defs><linearGradient id="g-gold" x1="0" y1="0" x2="1" y2="1">
@@ -154,9 +154,8 @@ export function create(root, ctx) {
     playStep(step, _round, anim) { return apply(step, anim); },
     restore(round) {
       this.newRound();
-      const instant = { fast: () => true, wait: async () => {} };
       // Replaying events draws the board exactly as the interrupted round left it.
-      return round.steps.reduce((p, s) => p.then(() => apply(s, instant)), Promise.resolve());
+      return replaySteps(round.steps, apply);
     },
     nextLabel(round) { return round.next_step === "respin" ? "RE-SPIN" : "CONTINUE"; },
     nextAction() { return null; },

@@ -9,7 +9,7 @@
 //   gembox_awarded {scatters, scatter_class}; gembox_reward {scatter_class, reward, prize_x, free_spins}
 //   free_spins_awarded {free_spins}; free_spins_remaining {played, remaining, multiplier}; cap; round_end
 
-import { el, formatX } from "../util.js";
+import { el, formatX, replaySteps } from "../util.js";
 import { makeGrid, symbolSvg } from "./gems.js";
 
 const FORGE_ART = {
@@ -175,8 +175,7 @@ export function create(root, _ctx) {
     playStep(step, _round, anim) { return apply(step, anim); },
     restore(round) {
       this.newRound(round);
-      const instant = { fast: () => true, wait: async () => {} };
-      return round.steps.reduce((p, s) => p.then(() => apply(s, instant)), Promise.resolve());
+      return replaySteps(round.steps, apply);
     },
     nextLabel(round) { return round.next_step === "gembox" ? "OPEN GEMBOX" : "FREE SPIN"; },
     nextAction(round) { return round.next_step === "gembox" ? "open" : null; },

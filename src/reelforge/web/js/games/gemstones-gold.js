@@ -10,7 +10,7 @@
 //   free_spins_awarded {scatters, awarded, remaining}, free_spins_remaining {played, remaining, total_multiplier_*}
 //   cap_reached {win_x, forfeited_spins}, round_end {total_win_x, ...}
 
-import { el, formatX } from "../util.js";
+import { el, formatX, replaySteps } from "../util.js";
 import { makeGrid, symbolSvg } from "./gems.js";
 
 const CHARS = { G: "GOLD_NUGGET", R: "RUBY", A: "AMETHYST", S: "SAPPHIRE", E: "EMERALD", B: "BRONZE_ORE",
@@ -157,8 +157,7 @@ export function create(root, _ctx) {
     playStep(step, _round, anim) { return apply(step, anim); },
     restore(round) {
       this.newRound(round);
-      const instant = { fast: () => true, wait: async () => {} };
-      return round.steps.reduce((p, s) => p.then(() => apply(s, instant)), Promise.resolve());
+      return replaySteps(round.steps, apply);
     },
     nextLabel() { return "FREE SPIN"; },
     nextAction() { return null; },

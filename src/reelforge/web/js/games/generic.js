@@ -2,7 +2,7 @@
 // event carries (a list of columns or rows of symbols), lists the wins and
 // narrates every other event, one event at a time so cascades stay visible.
 
-import { compact, el, formatX, symbolHue, words } from "../util.js";
+import { compact, el, formatX, replaySteps, symbolHue, words } from "../util.js";
 
 /** The first 2-D array of symbols in an event (its "board"), with its field name. */
 export function findBoard(ev) {
@@ -74,8 +74,7 @@ export function create(root, _ctx) {
     playStep(step, _round, anim) { return apply(step, anim); },
     restore(round) {
       this.newRound();
-      const instant = { fast: () => true, wait: async () => {} };
-      return round.steps.reduce((p, s) => p.then(() => apply(s, instant)), Promise.resolve());
+      return replaySteps(round.steps, apply);
     },
     nextLabel(round) { return round.next_step ? words(round.next_step).toUpperCase() : "CONTINUE"; },
     nextAction() { return null; },

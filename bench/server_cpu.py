@@ -72,10 +72,10 @@ def main() -> None:
 
         def service_round() -> int:
             token_ = bearer(f"Bearer {token}")
-            _, rnd, _ = service.start_round(token_, args.game, bet, False, None, uuid.uuid4().hex)
+            rnd = service.start_round(token_, args.game, bet, False, None, uuid.uuid4().hex).body
             requests = 1
             while rnd["status"] == "open":
-                _, rnd, _ = service.play_step(token_, rnd["id"], None, uuid.uuid4().hex)
+                rnd = service.play_step(token_, rnd["id"], None, uuid.uuid4().hex).body
                 requests += 1
             return requests
 

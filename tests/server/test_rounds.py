@@ -61,6 +61,27 @@ def test_every_step_kind_of_every_game_plays_through_http(server, game_id):
         assert ledger_of(server, rnd["id"]) == expected_entries
         assert player.get(f"/api/v1/rounds/{rnd['id']}/verify").json() == {
             "round": rnd["id"], "ok": True, "differences": []}
+        # The last step's answer (its JSON spliced from the stored step text) is the stored round.
+        assert player.get(f"/api/v1/rounds/{rnd['id']}").json() == rnd
+
+
+def test_round_text_is_exactly_the_json_of_round_json(server):
+    """The hot path's answer text, made without re-encoding the stored steps, is byte for byte
+    what encoding the round's dictionary gives."""
+    from reelforge.server.store import transaction
+
+    game_id = next(iter(server.config.games))
+    scenario = feature_scenario(game_id)
+    player = server.session()
+    server.draws.source = SeededDraws(scenario.seed)
+    rnd = player.finish(player.start(game_id, server.config.games[game_id].bet_ladder[0]))
+    assert len(rnd["steps"]) > 1
+    with transaction(server.engine, write=False) as tx:
+        stored, step_rows = tx.round(rnd["id"]), tx.steps(rnd["id"])
+    stored["void_reason"] = "état: void ✓ \"quoted\"\n"  # non-ASCII, quotes and escapes encode alike too
+    text = server.service.round_text(stored, step_rows, 12345)
+    assert text == dumps(server.service.round_json(stored, step_rows, 12345))
+    assert json.loads(text)["steps"] == rnd["steps"]
 
 
 @pytest.mark.parametrize("game_id", [g for g in game_ids() if len(get_game(g).modes) > 1])
@@ -315,7 +336,7 @@ def test_concurrent_requests_never_overdraw_or_double_play(make_server):
 
     # The same key from many threads at once starts exactly one round.
     def same_key(_: int) -> int:
-        return server.service.start_round(who.player_id, game_id, ladder[0], False, None, "same-key")[1]["id"]
+        return server.service.start_round(who.player_id, game_id, ladder[0], False, None, "same-key").body["id"]
 
     with ThreadPoolExecutor(8) as pool:
         assert len(set(pool.map(same_key, range(8)))) == 1
@@ -323,7 +344,7 @@ def test_concurrent_requests_never_overdraw_or_double_play(make_server):
 
     def start(i: int) -> str:
         try:
-            return server.service.start_round(who.player_id, game_id, bet, False, None, f"c{i}")[1]["status"]
+            return server.service.start_round(who.player_id, game_id, bet, False, None, f"c{i}").body["status"]
         except ApiError as exc:
             return exc.code
 
@@ -353,9 +374,9 @@ def test_two_server_processes_share_one_database_safely(make_server):
     def play(i: int) -> str:
         service = services[i % 2]
         try:
-            status, rnd, _ = service.start_round(who.player_id, game_id, bet, False, None, f"k{i}")
+            rnd = service.start_round(who.player_id, game_id, bet, False, None, f"k{i}").body
             while rnd["status"] == "open":
-                status, rnd, _ = service.play_step(who.player_id, rnd["id"], None, f"k{i}-{len(rnd['steps'])}")
+                rnd = service.play_step(who.player_id, rnd["id"], None, f"k{i}-{len(rnd['steps'])}").body
             return rnd["status"]
         except ApiError as exc:
             return exc.code

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import logging
 import pathlib
+import re
 import threading
 from contextlib import asynccontextmanager
 from fractions import Fraction
@@ -20,7 +21,7 @@ from fastapi import FastAPI, Header, Path, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr, ValidationError
 from sqlalchemy import Engine, select
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -127,6 +128,105 @@ class BodyLimit:
         await self.app(scope, receive, send)
 
 
+class HotPath:
+    """Serves the two money endpoints (start a round, play a step) straight from ASGI.
+
+    FastAPI's request machinery (routing through every route, dependency
+    solving, the exception-handling layers) costs about as much CPU per
+    request as the round transaction itself, and these two endpoints carry
+    nearly all the traffic. A well-formed request (the path, a JSON body
+    that the endpoint's pydantic model accepts) is answered here by the same
+    service calls the routes make; anything else (a malformed path, body or
+    content type) goes on, body and all, to the FastAPI route, which gives
+    the usual refusals. So the API, its validation and its error answers are
+    those of the routes, which also keep documenting the endpoints (OpenAPI).
+    This middleware runs inside the hardening layers (body limits, security
+    headers) like every route.
+    """
+
+    START = re.compile(r"/api/v1/games/([^/]{1,64})/rounds")
+    STEP = re.compile(r"/api/v1/rounds/([1-9][0-9]{0,18})/steps")
+
+    def __init__(self, app: Any, start: Any, step: Any) -> None:
+        self.app = app
+        self.start = start
+        self.step = step
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or scope["method"] != "POST" or scope.get("root_path"):
+            await self.app(scope, receive, send)
+            return
+        path = scope["path"]
+        start = self.START.fullmatch(path)
+        step = None if start else self.STEP.fullmatch(path)
+        if start is None and step is None:
+            await self.app(scope, receive, send)
+            return
+        headers = dict(scope["headers"])  # the last of a repeated header, as Starlette's headers.get
+        content_type = headers.get(b"content-type", b"").partition(b";")[0].strip().lower()
+        chunks = []
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":
+                return  # the client went away
+            chunks.append(message.get("body", b""))
+            if not message.get("more_body", False):
+                break
+        body = b"".join(chunks)
+        answer = None
+        if content_type == b"application/json":
+            answer = self._answer(start, step, body, headers)
+        if answer is None:  # not a well-formed request: the route answers (and refuses) it
+            sent = False
+
+            async def replay() -> dict[str, Any]:
+                nonlocal sent
+                if not sent:
+                    sent = True
+                    return {"type": "http.request", "body": body, "more_body": False}
+                return await receive()
+
+            await self.app(scope, replay, send)
+            return
+        status, text = await answer
+        payload = text.encode()
+        await send({"type": "http.response.start", "status": status,
+                    "headers": [(b"content-length", str(len(payload)).encode()),
+                                (b"content-type", b"application/json")]})
+        await send({"type": "http.response.body", "body": payload})
+
+    def _answer(self, start: re.Match | None, step: re.Match | None, body: bytes,
+                headers: dict[bytes, bytes]) -> Any:
+        """The coroutine answering a well-formed request, or None to leave the request to the route."""
+        try:
+            if start is not None:
+                request = StartRoundRequest.model_validate(json.loads(body))
+                args: tuple = (start.group(1), request)
+                handler = self.start
+            else:
+                round_id = int(step.group(1))
+                if round_id > MAX_ID:
+                    return None
+                action = StepRequest.model_validate(json.loads(body)).action if body else None
+                args = (round_id, action)
+                handler = self.step
+        except (ValueError, ValidationError):  # JSONDecodeError and UnicodeDecodeError are ValueErrors
+            return None
+        return self._guarded(handler, headers, args)
+
+    @staticmethod
+    async def _guarded(handler: Any, headers: dict[bytes, bytes], args: tuple) -> tuple[int, str]:
+        try:
+            return await handler(_header(headers, b"authorization"), _header(headers, b"idempotency-key"), *args)
+        except ApiError as exc:
+            return exc.status, dumps(exc.body())
+
+
+def _header(headers: dict[bytes, bytes], name: bytes) -> str | None:
+    value = headers.get(name)
+    return None if value is None else value.decode("latin-1")
+
+
 def create_app(config: ServerConfig, database_url: str | None = None, *, engine: Engine | None = None,
                draw_source_factory: DrawFactory | None = None) -> FastAPI:
     """The server app for ``config`` on ``database_url`` (schema migrated on creation).
@@ -177,6 +277,36 @@ def create_app(config: ServerConfig, database_url: str | None = None, *, engine:
     app = FastAPI(title="reelforge game server", version=reelforge.__version__, lifespan=lifespan,
                   description="Wallets, step-by-step rounds, history and audit replay. Amounts are integer minor "
                               "units; multiples of the bet are exact fractions in fields ending in _x.")
+    inline = is_sqlite(engine)
+
+    async def call(fn: Any, *args: Any) -> Any:
+        """Run a database call: inline on SQLite, in the thread pool on PostgreSQL.
+
+        SQLite serialises writers anyway and a request's transaction takes
+        about a millisecond, so running it on the event loop saves the thread
+        hand-off (and the GIL ping-pong between loop and worker threads); on
+        PostgreSQL requests of different players proceed in parallel, so they
+        go to threads. Either way more processes (``--workers``) add capacity.
+        """
+        if inline:
+            return fn(*args)
+        return await run_in_threadpool(fn, *args)
+
+    async def start_answer(authorization: str | None, key: str | None, game: str,
+                           body: StartRoundRequest) -> tuple[int, str]:
+        token = bearer(authorization)
+        key = _idem_key(key)
+        return await call(service.start_round, token, game, body.bet, body.auto_adjust_bet, body.buy_feature, key)
+
+    async def step_answer(authorization: str | None, key: str | None, round_id: int,
+                          action: str | None) -> tuple[int, str]:
+        token = bearer(authorization)
+        key = _idem_key(key)
+        return await call(service.play_step, token, round_id, action, key)
+
+    # The hot path answers well-formed round requests itself (see HotPath); innermost, so the
+    # body limits and security headers apply to it as to every route.
+    app.add_middleware(HotPath, start=start_answer, step=step_answer)
     app.add_middleware(BodyLimit)
     app.state.service = service
     app.state.engine = engine
@@ -206,26 +336,11 @@ def create_app(config: ServerConfig, database_url: str | None = None, *, engine:
         log.exception("internal error", exc_info=exc)
         return JSONResponse({"error": "internal_error", "detail": "internal server error"}, status_code=500)
 
-    inline = is_sqlite(engine)
-
-    async def call(fn: Any, *args: Any) -> Any:
-        """Run a database call: inline on SQLite, in the thread pool on PostgreSQL.
-
-        SQLite serialises writers anyway and a request's transaction takes
-        about a millisecond, so running it on the event loop saves the thread
-        hand-off (and the GIL ping-pong between loop and worker threads); on
-        PostgreSQL requests of different players proceed in parallel, so they
-        go to threads. Either way more processes (``--workers``) add capacity.
-        """
-        if inline:
-            return fn(*args)
-        return await run_in_threadpool(fn, *args)
-
     def principal(authorization: str | None) -> Principal:
         return authenticate(engine, authorization)
 
-    def respond(result: tuple[int, dict[str, Any], str]) -> Response:
-        status, _body, text = result
+    def respond(answer: tuple[int, str]) -> Response:
+        status, text = answer
         return Response(text, status_code=status, media_type="application/json")
 
     # -- sessions ------------------------------------------------------------------------
@@ -298,17 +413,17 @@ def create_app(config: ServerConfig, database_url: str | None = None, *, engine:
     @app.post("/api/v1/games/{game}/rounds", tags=["rounds"], status_code=201, openapi_extra=money_headers)
     async def start_round(game: GameId, body: StartRoundRequest, request: Request) -> Response:
         """Start a round: debit the stake (or feature-buy price) and play the paid spin."""
-        token = bearer(request.headers.get("authorization"))
-        key = _idem_key(request.headers.get("idempotency-key"))
-        return respond(await call(service.start_round, token, game, body.bet, body.auto_adjust_bet,
-                                  body.buy_feature, key))
+        status, text = await start_answer(request.headers.get("authorization"),
+                                          request.headers.get("idempotency-key"), game, body)
+        return Response(text, status_code=status, media_type="application/json")
 
     @app.post("/api/v1/rounds/{round_id}/steps", tags=["rounds"], openapi_extra=money_headers)
     async def play_step(round_id: RoundId, request: Request, body: StepRequest | None = None) -> Response:
         """Play the next step of an unfinished round (re-spin, free spin, GEMBOX...)."""
-        token = bearer(request.headers.get("authorization"))
-        key = _idem_key(request.headers.get("idempotency-key"))
-        return respond(await call(service.play_step, token, round_id, body.action if body else None, key))
+        status, text = await step_answer(request.headers.get("authorization"),
+                                         request.headers.get("idempotency-key"), round_id,
+                                         body.action if body else None)
+        return Response(text, status_code=status, media_type="application/json")
 
     @app.get("/api/v1/games/{game}/rounds/unfinished", tags=["rounds"])
     def unfinished(game: GameId, authorization: Auth = None) -> JSONResponse:
@@ -353,10 +468,10 @@ def create_app(config: ServerConfig, database_url: str | None = None, *, engine:
                 raise ApiError(404, "player_not_found", f"no player {player!r} (open a session for it first)")
             player_id, balance, currency = lock_player(tx, row[0])
 
-            def act() -> tuple[int, dict[str, Any]]:
+            def act() -> tuple[int, str]:
                 new_balance = post_entry(tx, player_id, balance, kind,
                                          amount if kind == "deposit" else -amount, None, utcnow())
-                return 200, {"player": player, "balance": new_balance, "currency": currency}
+                return 200, dumps({"player": player, "balance": new_balance, "currency": currency})
 
             return respond(service._idempotent(tx, "operator", key, req, act))
 

@@ -32,7 +32,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from fractions import Fraction
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from sqlalchemy import Engine, select
@@ -72,6 +72,25 @@ def to_jsonable(value: Any) -> Any:
 def dumps(value: Any) -> str:
     """Compact JSON (Fractions as strings)."""
     return json.dumps(value, default=to_jsonable, separators=(",", ":"), ensure_ascii=False)
+
+
+_encode_str = json.encoder.encode_basestring  # json.dumps of a str with ensure_ascii=False
+
+
+def _jstr(value: str | None) -> str:
+    return "null" if value is None else _encode_str(value)
+
+
+class Answer(NamedTuple):
+    """A money request's answer: the status and the body as JSON text (encoded once, stored
+    for idempotent retries and sent as it is)."""
+
+    status: int
+    text: str
+
+    @property
+    def body(self) -> dict[str, Any]:
+        return json.loads(self.text)
 
 
 def money(bet: int, x: Fraction) -> int:
@@ -145,25 +164,24 @@ class RoundService:
 
     # -- idempotency --------------------------------------------------------------
     def _idempotent(self, tx: Tx, scope: str, key: str, req_hash: str,
-                    action: Callable[[], tuple[int, dict[str, Any]]]) -> tuple[int, dict[str, Any], str]:
-        """Run ``action`` once per (scope, key); a retry returns the stored first answer.
+                    action: Callable[[], tuple[int, str]]) -> Answer:
+        """Run ``action`` (giving the status and the body as JSON text) once per (scope, key);
+        a retry returns the stored first answer.
 
         The caller holds the player's row lock, so a concurrent retry waits
         here and then finds the stored answer. Refusals (4xx raised as
         :class:`ApiError`) roll back and are not stored: they changed nothing.
-        Returns the status, the body and the body as JSON text (encoded once).
         """
         row = tx.one("idem_get", {"scope": scope, "key": key})
         if row is not None:
             if row[0] != req_hash:
                 raise ApiError(409, "idempotency_key_reused",
                                "this Idempotency-Key was already used for a different request")
-            return row[1], json.loads(row[2]), row[2]
-        status, body = action()
-        text = dumps(body)
+            return Answer(row[1], row[2])
+        status, text = action()
         tx.run("idem_put", {"scope": scope, "key": key, "request_sha256": req_hash, "status_code": status,
                             "response": text, "created_at": tx.ts(utcnow())})
-        return status, body, text
+        return Answer(status, text)
 
     # -- rounds -------------------------------------------------------------------
     @staticmethod
@@ -176,7 +194,7 @@ class RoundService:
         return who.player_id, who.balance
 
     def start_round(self, player: int | SessionToken, game_id: str, bet: int, auto_adjust_bet: bool,
-                    buy_feature: bool | str | None, key: str) -> tuple[int, dict[str, Any], str]:
+                    buy_feature: bool | str | None, key: str) -> Answer:
         """Debit the stake, create the round and play its first step."""
         active = self.active(game_id)
         mode = self.resolve_mode(active, buy_feature)
@@ -192,7 +210,7 @@ class RoundService:
         with transaction(self.engine) as tx:
             player_id, balance = self._lock(tx, player)
 
-            def act() -> tuple[int, dict[str, Any]]:
+            def act() -> tuple[int, str]:
                 open_round = tx.one("open_round", {"player_id": player_id, "game": game_id})
                 if open_round is not None:
                     raise ApiError(409, "unfinished_round",
@@ -219,18 +237,18 @@ class RoundService:
                 step_rows: list[dict[str, Any]] = []
                 new_balance = self._play(tx, active.game, active.build, rnd, step_rows, None, balance,
                                          stake_kind="stake" if mode == "paid" else "feature_buy")
-                return 201, self.round_json(rnd, step_rows, new_balance)
+                return 201, self.round_text(rnd, step_rows, new_balance)
 
             return self._idempotent(tx, f"player:{player_id}", key, req, act)
 
     def play_step(self, player: int | SessionToken, round_id: int, action: str | None,
-                  key: str) -> tuple[int, dict[str, Any], str]:
+                  key: str) -> Answer:
         """Play the next step of the player's unfinished round."""
         req = request_hash("step", round_id, action)
         with transaction(self.engine) as tx:
             player_id, balance = self._lock(tx, player)
 
-            def act() -> tuple[int, dict[str, Any]]:
+            def act() -> tuple[int, str]:
                 rnd = self._own_round(tx, player_id, round_id, lock=True)
                 if rnd["status"] != "open":
                     raise ApiError(409, "round_not_open",
@@ -245,7 +263,7 @@ class RoundService:
                 else:
                     build = self.build(rnd["game"], rnd["build"])
                     new_balance = self._play(tx, game, build, rnd, step_rows, action, balance)
-                return 200, self.round_json(rnd, step_rows, new_balance)
+                return 200, self.round_text(rnd, step_rows, new_balance)
 
             return self._idempotent(tx, f"player:{player_id}", key, req, act)
 
@@ -383,6 +401,20 @@ class RoundService:
         body["state"] = json.loads(rnd["state"])
         body["balance"] = balance
         return body
+
+    def round_text(self, rnd: dict[str, Any], step_rows: list[dict[str, Any]], balance: int) -> str:
+        """``dumps(self.round_json(rnd, step_rows, balance))``, made without decoding and re-encoding
+        the stored JSON of every step (draws, events, state): that text is spliced in as it is (it was
+        written by :func:`dumps`, so it is what re-encoding would give)."""
+        bet = rnd["bet"]
+        steps = ",".join(
+            f'{{"index":{s["idx"]},"kind":{_jstr(s["kind"])},"action":{_jstr(s["action"])},'
+            f'"draws":{s["draws"]},"events":{s["events"]},"win_x":{_jstr(s["win_x"])},'
+            f'"win":{money(bet, Fraction(s["win_x"]))},"total_win_x":{_jstr(s["total_win_x"])},'
+            f'"finished":{"true" if s["finished"] else "false"},"next_step":{_jstr(s["next_step"])},'
+            f'"state":{s["state"]},"created_at":{_jstr(iso(parse_ts(s["created_at"])))}}}'
+            for s in step_rows)
+        return f'{dumps(self.summary_json(rnd))[:-1]},"steps":[{steps}],"state":{rnd["state"]},"balance":{balance}}}'
 
     def summary_json(self, rnd: Any) -> dict[str, Any]:
         total_x = Fraction(rnd["total_win_x"])

@@ -274,7 +274,9 @@ def create_app(config: ServerConfig, database_url: str | None = None, *, engine:
         if owns_engine:
             engine.dispose()  # closes the pool; SQLite folds and removes its WAL on the last close
 
+    # No OpenTelemetry here: FastAPI's native telemetry would check for providers on every request.
     app = FastAPI(title="reelforge game server", version=reelforge.__version__, lifespan=lifespan,
+                  telemetry={"tracing": False, "metrics": False, "logs": False},
                   description="Wallets, step-by-step rounds, history and audit replay. Amounts are integer minor "
                               "units; multiples of the bet are exact fractions in fields ending in _x.")
     inline = is_sqlite(engine)

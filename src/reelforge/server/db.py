@@ -17,6 +17,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.engine import make_url
@@ -64,6 +65,10 @@ def make_engine(url: str) -> Engine:
         @event.listens_for(engine, "begin")
         def _sqlite_begin(conn: Connection) -> None:  # pragma: no cover - driver hook
             conn.exec_driver_sql("BEGIN" if conn.get_execution_options().get("readonly") else "BEGIN IMMEDIATE")
+
+        @event.listens_for(engine, "engine_disposed")
+        def _sqlite_disposed(engine_: Engine) -> None:  # pragma: no cover - engine hook
+            release_writer(engine_)
 
         engine.info = {"sqlite_write_lock": threading.Lock()}  # type: ignore[attr-defined]
         return engine
@@ -114,6 +119,28 @@ class Checkpointer:
                 self.checkpoint()
             except Exception:  # noqa: BLE001 - a busy database is retried next time
                 pass
+
+
+def sqlite_writer(engine: Engine) -> Any:
+    """This process's SQLite writer connection (the driver's), to use only while holding the
+    engine's write lock: taken from the pool once and kept, so one connection serves every
+    writer in turn and no request pays a pool check-out and check-in. ``engine.dispose()``
+    closes it with the pool's connections (see :func:`release_writer`)."""
+    writer = engine.info.get("sqlite_writer")
+    if writer is None:
+        writer = engine.info["sqlite_writer"] = engine.raw_connection()
+    return writer.dbapi_connection
+
+
+def release_writer(engine: Engine) -> None:
+    """Close the kept SQLite writer connection (on ``engine.dispose()``, so that with the pool's
+    connections closed too SQLite folds its WAL into the database file on the last close)."""
+    with engine.info["sqlite_write_lock"]:
+        writer = engine.info.pop("sqlite_writer", None)
+        if writer is not None:
+            connection = writer.dbapi_connection
+            writer.detach()
+            connection.close()
 
 
 def is_sqlite(engine: Engine) -> bool:

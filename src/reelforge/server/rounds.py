@@ -32,6 +32,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -98,6 +99,22 @@ def money(bet: int, x: Fraction) -> int:
     return bet * x.numerator // x.denominator
 
 
+@lru_cache(maxsize=4096)
+def _money_of(bet: int, x: str) -> int:
+    """:func:`money` of a stored fraction string (answers repeat a round's earlier steps: cached)."""
+    return money(bet, Fraction(x))
+
+
+def _stored_iso(value: Any) -> str | None:
+    """A stored timestamp in the API's ISO form (SQLite's text cached like :func:`_money_of`)."""
+    return _text_iso(value) if isinstance(value, str) else iso(parse_ts(value))
+
+
+@lru_cache(maxsize=4096)
+def _text_iso(value: str) -> str | None:
+    return iso(parse_ts(value))
+
+
 def request_hash(*parts: Any) -> str:
     return hashlib.sha256(json.dumps(parts, sort_keys=True, default=to_jsonable).encode()).hexdigest()
 
@@ -124,6 +141,7 @@ class RoundService:
         self.draw_factory = draw_factory
         self.games: dict[str, ActiveGame] = {}
         self._builds: dict[tuple[str, str], Any] = {}
+        self._costs: dict[tuple[str, int, str], int | None] = {}
         for game_id, gconf in config.games.items():
             game = get_game(game_id)
             self.games[game_id] = ActiveGame(game, gconf, self.build(game_id, gconf.build))
@@ -159,8 +177,11 @@ class RoundService:
 
     def cost(self, active: ActiveGame, bet: int, mode: str) -> int | None:
         """Minor units a round of ``mode`` at ``bet`` costs; None when not a whole number."""
-        price = Fraction(bet) * active.game.stake_x(active.build, mode)
-        return int(price) if price.denominator == 1 else None
+        key = (active.id, bet, mode)
+        if key not in self._costs:  # builds are immutable: a (game, bet, mode) always costs the same
+            price = Fraction(bet) * active.game.stake_x(active.build, mode)
+            self._costs[key] = int(price) if price.denominator == 1 else None
+        return self._costs[key]
 
     # -- idempotency --------------------------------------------------------------
     def _idempotent(self, tx: Tx, scope: str, key: str, req_hash: str,
@@ -410,23 +431,22 @@ class RoundService:
         steps = ",".join(
             f'{{"index":{s["idx"]},"kind":{_jstr(s["kind"])},"action":{_jstr(s["action"])},'
             f'"draws":{s["draws"]},"events":{s["events"]},"win_x":{_jstr(s["win_x"])},'
-            f'"win":{money(bet, Fraction(s["win_x"]))},"total_win_x":{_jstr(s["total_win_x"])},'
+            f'"win":{_money_of(bet, s["win_x"])},"total_win_x":{_jstr(s["total_win_x"])},'
             f'"finished":{"true" if s["finished"] else "false"},"next_step":{_jstr(s["next_step"])},'
-            f'"state":{s["state"]},"created_at":{_jstr(iso(parse_ts(s["created_at"])))}}}'
+            f'"state":{s["state"]},"created_at":{_jstr(_stored_iso(s["created_at"]))}}}'
             for s in step_rows)
         return f'{dumps(self.summary_json(rnd))[:-1]},"steps":[{steps}],"state":{rnd["state"]},"balance":{balance}}}'
 
     def summary_json(self, rnd: Any) -> dict[str, Any]:
-        total_x = Fraction(rnd["total_win_x"])
         return {
             "id": rnd["id"], "game": rnd["game"], "build": rnd["build"], "mode": rnd["mode"], "bet": rnd["bet"],
             "requested_bet": rnd["requested_bet"], "bet_adjusted": rnd["bet"] != rnd["requested_bet"],
             "cost": rnd["cost"], "currency": self.config.currency, "status": rnd["status"],
             "next_step": rnd["next_step"], "step_count": rnd["step_count"], "total_win_x": rnd["total_win_x"],
-            "total_win": rnd["win"] if rnd["status"] != "open" else money(rnd["bet"], total_x),
+            "total_win": rnd["win"] if rnd["status"] != "open" else _money_of(rnd["bet"], rnd["total_win_x"]),
             "paid": rnd["win"], "void_reason": rnd["void_reason"],
-            "created_at": iso(parse_ts(rnd["created_at"])), "updated_at": iso(parse_ts(rnd["updated_at"])),
-            "finished_at": iso(parse_ts(rnd["finished_at"])),
+            "created_at": _stored_iso(rnd["created_at"]), "updated_at": _stored_iso(rnd["updated_at"]),
+            "finished_at": _stored_iso(rnd["finished_at"]),
         }
 
     def _full(self, tx: Tx, rnd: dict[str, Any]) -> dict[str, Any]:

@@ -24,7 +24,7 @@ from typing import Any
 
 from sqlalchemy import Engine
 
-from reelforge.server.db import is_sqlite
+from reelforge.server.db import is_sqlite, sqlite_writer
 
 ROUND_COLUMNS = ("id", "player_id", "game", "build", "mode", "bet", "requested_bet", "cost", "status", "state",
                  "next_step", "step_count", "total_win_x", "win", "void_reason", "created_at", "updated_at",
@@ -97,14 +97,18 @@ class Tx:
         self.cursor = cursor
         self.sqlite = sqlite
         self.sql = SQLITE_SQL if sqlite else PG_SQL
+        self._ts: tuple[datetime | None, Any] = (None, None)  # a request stamps several rows with one time
 
     def ts(self, value: datetime | None) -> Any:
         """A timestamp parameter, stored the way SQLAlchemy stores it."""
         if value is None or not self.sqlite:
             return value
-        if value.utcoffset():
-            value = value.astimezone(UTC)
-        return value.replace(tzinfo=None).isoformat(" ", "microseconds")
+        if self._ts[0] is value:
+            return self._ts[1]
+        text = (value.astimezone(UTC) if value.utcoffset() else value).replace(tzinfo=None).isoformat(
+            " ", "microseconds")
+        self._ts = (value, text)
+        return text
 
     def run(self, name: str, params: dict[str, Any]) -> None:
         self.cursor.execute(self.sql[name], params)
@@ -129,36 +133,49 @@ class Tx:
 
 @contextmanager
 def transaction(engine: Engine, write: bool = True) -> Iterator[Tx]:
-    """A transaction on a pooled driver connection: commit on success, roll back on any error.
+    """A transaction on a driver connection: commit on success, roll back on any error.
 
     SQLite writers start with ``BEGIN IMMEDIATE`` behind the process-local
-    writer lock (see :func:`reelforge.server.db.write_transaction`).
+    writer lock (see :func:`reelforge.server.db.write_transaction`), on the
+    process's one writer connection; readers and PostgreSQL use the pool.
     """
     sqlite = is_sqlite(engine)
     lock = getattr(engine, "info", {}).get("sqlite_write_lock") if (sqlite and write) else None
     if lock is not None:
         lock.acquire()
-    try:
-        conn = engine.raw_connection()
         try:
-            cursor = conn.cursor()
-            if sqlite:
-                cursor.execute("BEGIN IMMEDIATE" if write else "BEGIN")
+            writer = sqlite_writer(engine)
+            cursor = writer.cursor()
             try:
-                yield Tx(cursor, sqlite)
-            except BaseException:
-                if sqlite:
-                    cursor.execute("ROLLBACK")
-                else:
-                    conn.rollback()
-                raise
-            if sqlite:
+                cursor.execute("BEGIN IMMEDIATE")
+                yield Tx(cursor, True)
                 cursor.execute("COMMIT")
-            else:
-                conn.commit()
-            cursor.close()
+            finally:
+                # Whatever failed (the request, or even the COMMIT), the kept connection must not
+                # stay inside a transaction.
+                if writer.in_transaction:
+                    cursor.execute("ROLLBACK")
+                cursor.close()
         finally:
-            conn.close()  # back to the pool
-    finally:
-        if lock is not None:
             lock.release()
+        return
+    conn = engine.raw_connection()
+    try:
+        cursor = conn.cursor()
+        if sqlite:
+            cursor.execute("BEGIN IMMEDIATE" if write else "BEGIN")
+        try:
+            yield Tx(cursor, sqlite)
+        except BaseException:
+            if sqlite:
+                cursor.execute("ROLLBACK")
+            else:
+                conn.rollback()
+            raise
+        if sqlite:
+            cursor.execute("COMMIT")
+        else:
+            conn.commit()
+        cursor.close()
+    finally:
+        conn.close()  # back to the pool

@@ -1,0 +1,300 @@
+"""Game-server benchmark: paid rounds per second through HTTP, and request latency.
+
+Starts ``reelforge serve`` on a fresh SQLite file (demo mode, the packaged
+demo configuration), then runs N concurrent clients (16 by default), each
+with its own keep-alive HTTP/1.1 connection. Each client opens a demo session
+and plays complete paid rounds: start the round (stake debited, paid spin),
+then every remaining step until it finishes, each money request with its own
+Idempotency-Key, each answer read in full and decoded.
+
+The clients share the machine with the server, so every millisecond of CPU
+they spend is one the server does not get: they run as tasks on one event
+loop (uvloop when installed) and speak HTTP/1.1 over their sockets directly
+(request line, headers, body; the answer's status line, headers and
+``Content-Length`` body). Threads with ``http.client`` cost about 0.6 ms of
+CPU per round, this about 0.25 ms.
+
+Reports completed paid rounds per second, requests per second, p50/p99/max
+latency per request, the CPU time the server (all its processes) and the
+clients spent per round (figures that do not depend on what else the machine
+is running, unlike the rate), the load average, and checks afterwards that
+every stored round verifies (``reelforge verify --all``).
+
+    reelforge bench --server [--clients 16] [--seconds 20] [--workers 1] [--db URL]
+    python bench/server_bench.py [same options]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+SRC = Path(__file__).resolve().parents[2]
+"""The folder holding this ``reelforge`` package (put first on the server's PYTHONPATH)."""
+
+
+class HttpConnection:
+    """A blocking keep-alive HTTP/1.1 connection (set-up requests; answers must carry Content-Length)."""
+
+    def __init__(self, port: int, timeout: float = 30) -> None:
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=timeout)
+        self.buffer = b""
+
+    def request(self, method: str, path: str, body: bytes = b"") -> tuple[int, bytes]:
+        self.sock.sendall(_request(method, path, body, ""))
+        while (answer := _answer(self.buffer)) is None:
+            chunk = self.sock.recv(262144)
+            if not chunk:
+                raise ConnectionError("the server closed the connection")
+            self.buffer += chunk
+        status, body, self.buffer = answer
+        return status, body
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+def _request(method: str, path: str, body: bytes, headers: str) -> bytes:
+    """An HTTP/1.1 request (``headers``: extra ``Name: value\\r\\n`` lines)."""
+    return (f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {len(body)}\r\n{headers}\r\n").encode() + body
+
+
+def _answer(data: bytes) -> tuple[int, bytes, bytes] | None:
+    """``(status, body, what follows)`` when ``data`` starts with a complete answer, else None."""
+    end = data.find(b"\r\n\r\n")
+    if end < 0:
+        return None
+    head = data[:end]
+    start = head.lower().find(b"\r\ncontent-length:")
+    if not head.startswith(b"HTTP/1.1 ") or start < 0:
+        raise ConnectionError(f"unexpected answer: {head[:200]!r}")
+    stop = head.find(b"\r\n", start + 2)
+    length = int(head[start + 17:stop if stop >= 0 else len(head)])
+    if len(data) < end + 4 + length:
+        return None
+    return int(head[9:12]), data[end + 4:end + 4 + length], data[end + 4 + length:]
+
+
+class _Connection(asyncio.Protocol):
+    """A client's keep-alive connection on the event loop: one request at a time."""
+
+    def __init__(self) -> None:
+        self.transport: asyncio.Transport | None = None
+        self.buffer = b""
+        self.waiter: asyncio.Future | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = transport  # type: ignore[assignment]
+
+    def data_received(self, data: bytes) -> None:
+        self.buffer += data
+        if self.waiter is not None and (answer := _answer(self.buffer)) is not None:
+            status, body, self.buffer = answer
+            waiter, self.waiter = self.waiter, None
+            waiter.set_result((status, body))
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self.waiter is not None and not self.waiter.done():
+            self.waiter.set_exception(ConnectionError("the server closed the connection"))
+
+    def request(self, path: str, body: bytes, headers: str) -> asyncio.Future:
+        self.waiter = asyncio.get_running_loop().create_future()
+        self.transport.write(_request("POST", path, body, headers))
+        return self.waiter
+
+
+def wait_up(port: int, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            conn = HttpConnection(port, timeout=2)
+            try:
+                if conn.request("GET", "/api/v1/games")[0] == 200:
+                    return
+            finally:
+                conn.close()
+        except OSError:
+            time.sleep(0.2)
+    raise SystemExit("server did not come up")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Client:
+    """One player on its own connection: a session, then complete paid rounds until ``stop_at``."""
+
+    def __init__(self, port: int, name: str, game: str, bet: int, stop_at: float, start_at: float) -> None:
+        self.port, self.name, self.game, self.bet = port, name, game, bet
+        self.stop_at, self.start_at = stop_at, start_at
+        self.latencies: list[float] = []
+        self.rounds = 0
+        self.errors: list[str] = []
+
+    async def call(self, conn: _Connection, path: str, body: bytes, headers: str) -> tuple[int, dict[str, Any]]:
+        t0 = time.perf_counter()
+        status, payload = await conn.request(path, body, headers)
+        elapsed = time.perf_counter() - t0
+        if time.monotonic() >= self.start_at:
+            self.latencies.append(elapsed)
+        return status, json.loads(payload)
+
+    async def run(self) -> None:
+        try:
+            await self._play()
+        except (OSError, ValueError) as exc:  # a dropped connection or an unreadable answer
+            self.errors.append(f"{type(exc).__name__}: {exc}")
+
+    async def _play(self) -> None:
+        loop = asyncio.get_running_loop()
+        transport, conn = await loop.create_connection(_Connection, "127.0.0.1", self.port)
+        try:
+            status, body = await self.call(conn, "/api/v1/sessions", json.dumps({"player": self.name}).encode(), "")
+            if status != 201:
+                self.errors.append(f"session: {status} {body}")
+                return
+            auth = f"Authorization: Bearer {body['token']}\r\n"
+            start_path, start_body = f"/api/v1/games/{self.game}/rounds", json.dumps({"bet": self.bet}).encode()
+            while time.monotonic() < self.stop_at:
+                status, rnd = await self.call(conn, start_path, start_body,
+                                              f"{auth}Idempotency-Key: {os.urandom(16).hex()}\r\n")
+                if status != 201:
+                    self.errors.append(f"start: {status} {rnd}")
+                    return
+                while rnd["status"] == "open":
+                    status, rnd = await self.call(conn, f"/api/v1/rounds/{rnd['id']}/steps", b"{}",
+                                                  f"{auth}Idempotency-Key: {os.urandom(16).hex()}\r\n")
+                    if status != 200:
+                        self.errors.append(f"step: {status} {rnd}")
+                        return
+                if time.monotonic() >= self.start_at:
+                    self.rounds += 1
+        finally:
+            transport.close()
+
+
+def group_cpu_seconds(pgid: int) -> float:
+    """CPU seconds (user + system) used so far by every process in a process group (Linux /proc)."""
+    total = 0
+    tick = os.sysconf("SC_CLK_TCK")
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == pgid:  # field 5 (pgrp), counted after the command name
+            total += int(fields[11]) + int(fields[12])  # utime, stime
+    return total / tick
+
+
+def _event_loop_run(coroutine: Any) -> Any:
+    """Run the clients on uvloop where it is installed (it is with uvicorn's standard extras:
+    a third less client CPU per request than asyncio's own loop), else on asyncio's."""
+    try:
+        import uvloop
+    except ImportError:
+        return asyncio.run(coroutine)
+    with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
+        return runner.run(coroutine)
+
+
+def percentile(values: list[float], q: float) -> float:
+    values = sorted(values)
+    return values[min(len(values) - 1, int(q * len(values)))]
+
+
+def run(clients: int = 16, seconds: float = 20.0, warmup: float = 3.0, workers: int = 1,
+        game: str = "forge-of-fortunes", bet: int | None = None, db: str | None = None) -> dict[str, Any]:
+    """Start the server on ``db`` (default: a fresh SQLite file), run the clients, stop the server,
+    verify every stored round; return the figures."""
+    if db is None:
+        with tempfile.TemporaryDirectory(prefix="reelforge-bench-") as tmp:
+            return run(clients, seconds, warmup, workers, game, bet, f"sqlite:///{Path(tmp) / 'bench.db'}")
+    port = free_port()
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(SRC), os.environ.get("PYTHONPATH")]))}
+    server = subprocess.Popen(
+        [sys.executable, "-m", "reelforge", "serve", "--demo", "--db", db, "--port", str(port),
+         "--workers", str(workers)],
+        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+    players: list[Client] = []
+    try:
+        wait_up(port)
+        conn = HttpConnection(port)
+        games = {g["id"]: g for g in json.loads(conn.request("GET", "/api/v1/games")[1])}
+        conn.close()
+        if game not in games:
+            raise SystemExit(f"unknown game {game!r}; the demo server offers {', '.join(games)}")
+        bet = bet or games[game]["bet_ladder"][0]
+        now = time.monotonic()
+        start_at, stop_at = now + warmup, now + warmup + seconds
+        players = [Client(port, f"bench-{i}-{os.urandom(3).hex()}", game, bet, stop_at, start_at)
+                   for i in range(clients)]
+
+        async def play() -> tuple[float, float]:
+            tasks = [asyncio.create_task(c.run()) for c in players]
+            await asyncio.sleep(max(0.0, start_at - time.monotonic()))
+            cpu0, client0 = group_cpu_seconds(server.pid), time.process_time()
+            await asyncio.gather(*tasks)
+            return group_cpu_seconds(server.pid) - cpu0, time.process_time() - client0
+
+        server_cpu, client_cpu = _event_loop_run(play())
+    finally:
+        os.killpg(server.pid, signal.SIGINT)
+        try:
+            server.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(server.pid, signal.SIGKILL)
+    errors = [e for c in players for e in c.errors]
+    latencies = [x for c in players for x in c.latencies]
+    rounds = sum(c.rounds for c in players)
+    verify = subprocess.run([sys.executable, "-m", "reelforge", "verify", "--db", db, "--all"], env=env,
+                            capture_output=True, text=True)
+    return {
+        "game": game, "bet": bet, "clients": clients, "workers": workers, "seconds": seconds,
+        "database": "sqlite" if db.startswith("sqlite") else db.split(":")[0],
+        "paid_rounds": rounds, "rounds_per_s": round(rounds / seconds, 1),
+        "requests": len(latencies), "requests_per_s": round(len(latencies) / seconds, 1),
+        "latency_ms": {"p50": round(percentile(latencies, 0.50) * 1000, 2),
+                       "p99": round(percentile(latencies, 0.99) * 1000, 2),
+                       "max": round(max(latencies) * 1000, 2)} if latencies else None,
+        "server_cpu_ms_per_round": round(server_cpu / rounds * 1000, 3) if rounds else None,
+        "client_cpu_ms_per_round": round(client_cpu / rounds * 1000, 3) if rounds else None,
+        "load_average_1min": round(os.getloadavg()[0], 2),
+        "errors": errors[:5], "error_count": len(errors),
+        "verify": verify.stdout.strip().splitlines()[-1] if verify.stdout else verify.stderr.strip(),
+        "cpus": os.cpu_count(),
+    }
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--clients", type=int, default=16)
+    parser.add_argument("--seconds", type=float, default=20.0)
+    parser.add_argument("--warmup", type=float, default=3.0)
+    parser.add_argument("--workers", type=int, default=1,
+                        help="server processes; on SQLite one is best (writers serialise on the file lock, "
+                             "and a second process only adds lock waits); use PostgreSQL to scale out")
+    parser.add_argument("--game", default="forge-of-fortunes")
+    parser.add_argument("--bet", type=int, default=None, help="default: the lowest ladder value")
+    parser.add_argument("--db", default=None, help="database URL (default: a fresh SQLite file)")
+    args = parser.parse_args(argv)
+    print(json.dumps(run(args.clients, args.seconds, args.warmup, args.workers, args.game, args.bet, args.db),
+                     indent=2))
+
+
+if __name__ == "__main__":
+    main()

@@ -56,6 +56,7 @@ def test_simulate_gives_the_same_totals_whatever_the_worker_count():
     (["simulate", "forge-of-fortunes", "--rounds", "abc"], "--rounds must be a positive integer"),
     (["simulate", "forge-of-fortunes", "--rounds", "100", "--workers", "0"], "--workers must be a positive"),
     (["bench", "nope"], "unknown game"),
+    (["bench", "nope", "--server"], "unknown game"),
 ])
 def test_bad_input_is_one_clear_line_and_a_non_zero_exit(args, message):
     proc = cli(*args, check=False)

@@ -129,3 +129,19 @@ def test_serve_needs_a_configuration():
     result = CliRunner().invoke(_cli(), ["--help"])
     for command in ("serve", "verify", "expire"):
         assert command in result.output
+
+
+def test_bench_server_plays_rounds_through_http_and_verifies_them():
+    """``reelforge bench --server``: a real server process, real HTTP clients, every stored round verified
+    (a short run: the figures themselves are measured by hand, see the README)."""
+    from reelforge.cli import app
+
+    result = CliRunner().invoke(app, ["bench", "--server", "--clients", "2", "--seconds", "1", "--json"])
+    assert result.exit_code == 0, result.output
+    figures = json.loads(result.output)
+    assert figures["error_count"] == 0 and figures["paid_rounds"] > 0
+    assert figures["requests"] >= figures["paid_rounds"]
+    assert figures["latency_ms"]["p50"] <= figures["latency_ms"]["p99"] <= figures["latency_ms"]["max"]
+    verified = int(figures["verify"].split()[0])
+    assert figures["verify"] == f"{verified} round(s) verified: {verified} ok, 0 mismatched"
+    assert verified >= figures["paid_rounds"]

@@ -380,8 +380,8 @@ def bench(
 
 
 def _bench_server(game: str, clients: int, seconds: float, workers: int, db: str | None, as_json: bool) -> None:
+    from reelforge.bench_server import run
     from reelforge.games.registry import game_ids
-    from reelforge.server.bench import run
 
     if game not in game_ids():
         fail(f"unknown game {game!r}; games: {', '.join(game_ids())}")

@@ -210,8 +210,8 @@ class HotPath:
                 action = StepRequest.model_validate(json.loads(body)).action if body else None
                 args = (round_id, action)
                 handler = self.step
-        except (ValueError, ValidationError):  # JSONDecodeError and UnicodeDecodeError are ValueErrors
-            return None
+        except (ValueError, ValidationError, RecursionError):  # JSONDecodeError, UnicodeDecodeError and
+            return None  # too many digits are ValueErrors; RecursionError: nesting too deep for json.loads
         return self._guarded(handler, headers, args)
 
     @staticmethod

@@ -20,8 +20,8 @@ clients spent per round (figures that do not depend on what else the machine
 is running, unlike the rate), the load average, and checks afterwards that
 every stored round verifies (``reelforge verify --all``).
 
-    reelforge bench --server [--clients 16] [--seconds 20] [--workers 1] [--db URL]
-    python bench/server_bench.py [same options]
+    reelforge bench --server [--clients 16] [--seconds 20] [--server-workers 1] [--db URL]
+    python bench/server_bench.py [--clients 16] [--seconds 20] [--workers 1] [--db URL] [--game GAME]
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-SRC = Path(__file__).resolve().parents[2]
+SRC = Path(__file__).resolve().parents[1]
 """The folder holding this ``reelforge`` package (put first on the server's PYTHONPATH)."""
 
 

@@ -2,7 +2,9 @@
 
 Simulated RTP estimates with honest intervals: an estimate is a sum of
 independent parts, each a mean with its variance; parts combine by adding
-means and variances. A monotone knob is solved by bisection.
+means and variances. Samples are simulated in seeded chunks on all cores
+(:func:`map_chunks`), reproducible for any number of workers. Knobs are tuned by
+the generic tuner (:mod:`reelforge.tuning`).
 """
 
 from __future__ import annotations
@@ -52,19 +54,6 @@ def mean_estimate(total: float, total_sq: float, n: int) -> Estimate:
     mean = total / n
     var = max(total_sq / n - mean * mean, 0.0) * n / (n - 1)
     return Estimate(mean, var / n)
-
-
-def bisect_int(f: Callable[[int], float], lo: int, hi: int, target: float) -> int:
-    """The integer ``x`` in ``[lo, hi]`` whose ``f(x)`` (monotone) is closest to ``target``."""
-    increasing = f(hi) >= f(lo)
-    a, b = lo, hi
-    while b - a > 1:
-        m = (a + b) // 2
-        if (f(m) < target) == increasing:
-            a = m
-        else:
-            b = m
-    return a if abs(f(a) - target) <= abs(f(b) - target) else b
 
 
 # -- chunked, parallel sample sums ---------------------------------------------------------

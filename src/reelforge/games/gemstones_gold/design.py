@@ -479,6 +479,7 @@ class Calibration:
     settings: str = ""
     sample: dict = field(default_factory=dict)
     """The :func:`sample_coefficients` result the weights were tuned on."""
+    rtp: float = TARGET_RTP
 
 
 def _hit_estimate(exact: dict[str, float]) -> float:
@@ -581,6 +582,9 @@ FREE_TAIL = 30.0
 about 16x bet (volatility level 8, needs 14+) at the calibrated means."""
 
 
+SHIPPED_SAMPLE = {"paid_n": 2_500_000_000, "feature_n": 50_000_000, "seed": 20261130}
+"""The sample the shipped build's weights were tuned on (``reelforge tune gemstones-gold --build 96.71``)."""
+
 MEAN_SCALE = 10_000
 """The tuner's integer parameters are the mean multiplier values in units of 1/10000."""
 
@@ -653,10 +657,10 @@ def cap_excess(smp: dict, build: Build, n: int, seed: int, workers: int | None, 
     return {"value": total, "features": count, "free_mean": mean_of(build.free_weights)}
 
 
-def feature_buy_price(smp: dict, free_weights: tuple[int, ...]) -> Fraction:
+def feature_buy_price(smp: dict, free_weights: tuple[int, ...], rtp: float = TARGET_RTP) -> Fraction:
     """E[10-spin feature] / target RTP, rounded to 0.1x."""
     f10 = smp["features"]["10"]
-    return Fraction(round((f10["A"] + f10["B"] * mean_of(free_weights)) / TARGET_RTP * 10), 10)
+    return Fraction(round((f10["A"] + f10["B"] * mean_of(free_weights)) / rtp * 10), 10)
 
 
 def calibrate(params: DesignParams | None = None, paid_n: int = 500_000_000, feature_n: int = 8_000_000,
@@ -707,7 +711,8 @@ def calibrate(params: DesignParams | None = None, paid_n: int = 500_000_000, fea
     figures = space.measure(best)
     log.append(f"tuner: {values} -> mean values {cal.mu_base:.5f} / {cal.mu_free:.5f}; on the sample: "
                + ", ".join(f"{k} {v:.6f}" for k, v in figures.items()))
-    cal.price = feature_buy_price(smp, cal.free_weights)
+    cal.rtp = goal.get("rtp", goal["rtp_paid"] + goal["rtp_free"])
+    cal.price = feature_buy_price(smp, cal.free_weights, cal.rtp)
     f10 = smp["features"]["10"]
     value10 = f10["A"] + f10["B"] * cal.mu_free
     log.append(f"feature buy: E[10-spin feature] {value10:.4f}x -> price {cal.price}x "
@@ -734,7 +739,7 @@ def build_toml(cal: Calibration, name: str = "96.71") -> str:
         f"# calibration: {cal.settings}",
         'game = "gemstones-gold"',
         f'name = "{name}"',
-        'rtp = "0.9671"',
+        f'rtp = "{cal.rtp:.4f}"',
         f'feature_buy_price_x = "{_decimal(cal.price)}"',
         "",
         "[paytable]  # published: coins per bet size x level for 8-9, 10-11, 12-14, 15+ (20 coins = total bet)",
@@ -751,9 +756,10 @@ def build_toml(cal: Calibration, name: str = "96.71") -> str:
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description="Calibrate the Gemstones Gold 96.71 build.")
-    ap.add_argument("--paid", type=int, default=500_000_000, help="boards for the paid-spin coefficients")
-    ap.add_argument("--features", type=int, default=8_000_000, help="features for the free-spin coefficients")
-    ap.add_argument("--seed", type=int, default=20260711)
+    ap.add_argument("--paid", type=int, default=SHIPPED_SAMPLE["paid_n"], help="boards for the paid-spin coefficients")
+    ap.add_argument("--features", type=int, default=SHIPPED_SAMPLE["feature_n"],
+                    help="features for the free-spin coefficients")
+    ap.add_argument("--seed", type=int, default=SHIPPED_SAMPLE["seed"])
     ap.add_argument("--reuse-strips", action="store_true",
                     help="keep the shipped build's strips (the search reproduces them) and recalibrate the weights")
     ap.add_argument("--write", action="store_true", help="write builds/96.71.toml")

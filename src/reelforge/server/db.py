@@ -104,7 +104,7 @@ class Checkpointer:
     reset every 0.5 s cost 50-90 ms each time and cut the benchmark's rate
     by a quarter; every ``reset_interval`` = 10 s, the WAL peaks at about
     100 MB at 700 rounds/s and a reset stalls the requests in flight for
-    about 0.1 s.) The reset runs under this process's write lock so its
+    0.1-0.2 s.) The reset runs under this process's write lock so its
     writers wait on the lock and start the moment the reset ends, instead
     of polling SQLite's busy handler, whose sleeps (up to 100 ms each) would
     outlast the reset itself.

@@ -4,7 +4,7 @@ Complements ``server_bench.py``, whose rate depends on everything else the
 machine runs: this measures process CPU time (not wall time) per complete
 Forge of Fortunes round on a fresh SQLite file, twice:
 
-* ``asgi``: requests driven straight into the ASGI app (FastAPI routing,
+* ``asgi``: requests driven straight into the ASGI app (the middleware, the hot path,
   validation, the round transaction, JSON), no sockets and no uvicorn;
 * ``service``: the round service alone (the transaction and the rules).
 

@@ -181,3 +181,12 @@ def test_the_hot_path_and_the_routes_answer_alike(server, monkeypatch):
         assert r.status_code in (404, 422), (round_path, r.text)
     r = post(f"/api/v1/rounds/{rnd['id']}/steps", b"")
     assert (r.status_code, r.json()["error"]) == (409, "round_not_open")
+    # A repeated header counts by its first value, as in the routes (Starlette's headers.get).
+    twice = [("Authorization", f"Bearer {player.token}"), ("Idempotency-Key", "first"),
+             ("Idempotency-Key", "second"), ("content-type", "application/json")]
+    first = server.client.post(path, content=b'{"bet": %d}' % bet, headers=twice)
+    assert first.status_code == 201
+    again = server.client.post(path, content=b'{"bet": %d}' % bet, headers={**player.headers, "Idempotency-Key": "first",
+                                                                           "content-type": "application/json"})
+    assert again.status_code == 201 and again.json() == first.json()
+    player.finish(first.json())

@@ -162,7 +162,7 @@ class HotPath:
         if start is None and step is None:
             await self.app(scope, receive, send)
             return
-        headers = dict(scope["headers"])  # the last of a repeated header, as Starlette's headers.get
+        headers = dict(reversed(scope["headers"]))  # the first of a repeated header, as Starlette's .get
         content_type = headers.get(b"content-type", b"").partition(b";")[0].strip().lower()
         chunks = []
         while True:

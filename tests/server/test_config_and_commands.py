@@ -145,3 +145,33 @@ def test_bench_server_plays_rounds_through_http_and_verifies_them():
     verified = int(figures["verify"].split()[0])
     assert figures["verify"] == f"{verified} round(s) verified: {verified} ok, 0 mismatched"
     assert verified >= figures["paid_rounds"]
+
+
+def test_a_wal_reset_waits_only_briefly_for_a_long_reader(tmp_path):
+    """The checkpointer's WAL reset blocks writers while it waits for older readers, so it gives up
+    after a moment (and tries again later) rather than stall the server behind, say, a long audit."""
+    import sqlite3
+    import time
+
+    from reelforge.server.auth import ensure_demo_player
+    from reelforge.server.db import Checkpointer, open_database
+    from reelforge.server.store import transaction
+
+    path = tmp_path / "wal.db"
+    engine = open_database(f"sqlite:///{path}")
+    ensure_demo_player(engine, load_config(None), "first")
+    reader = sqlite3.connect(path)
+    reader.execute("BEGIN")
+    assert reader.execute("SELECT count(*) FROM players").fetchone() == (1,)  # a snapshot inside the WAL
+    ensure_demo_player(engine, load_config(None), "second")
+    checkpointer = Checkpointer(engine)
+    started = time.monotonic()
+    assert checkpointer.checkpoint(reset=True) is False
+    assert time.monotonic() - started < 2  # the pool's 30 s busy timeout would have waited it out
+    with transaction(engine) as tx:  # writers go on
+        assert tx.one("player_by_name", {"name": "second"}) is not None
+    reader.rollback()
+    reader.close()
+    assert checkpointer.checkpoint(reset=True) is True
+    engine.dispose()
+    assert not path.with_name("wal.db-wal").exists()

@@ -96,19 +96,24 @@ class Checkpointer:
     Under a steady stream of writes a passive checkpoint never catches up
     completely (writers append while it copies), so the WAL would never
     restart from its beginning and would grow without end: it has to be
-    reset now and then (TRUNCATE), which blocks writers while it copies the
-    last frames, fsyncs and truncates the file. Its cost grows with the WAL,
-    so resetting often costs about as much time in all as resetting rarely;
-    rarely, the stalls are rare enough to stay out of the 99th percentile of
-    request latency. (On this project's 2-core test machine under load, a
-    reset every 0.5 s cost 50-90 ms each time and cut the benchmark's rate
-    by a quarter; every ``reset_interval`` = 10 s, the WAL peaks at about
-    100 MB at 700 rounds/s and a reset stalls the requests in flight for
-    0.1-0.2 s.) The reset runs under this process's write lock so its
-    writers wait on the lock and start the moment the reset ends, instead
-    of polling SQLite's busy handler, whose sleeps (up to 100 ms each) would
-    outlast the reset itself.
+    reset now and then (RESTART), which blocks writers while it copies the
+    last frames and fsyncs; the next writer then starts the WAL over from
+    its beginning. Its cost grows with the WAL, so resetting often costs
+    about as much time in all as resetting rarely; rarely, the stalls are
+    rare enough to stay out of the 99th percentile of request latency. (On
+    this project's 2-core test machine under load, a TRUNCATE reset every
+    0.5 s cost 50-90 ms each time and cut the benchmark's rate by a quarter;
+    every ``reset_interval`` = 10 s, the WAL peaks at about 100-130 MB at
+    600 rounds/s and a reset stalls the requests in flight for up to about
+    0.2 s; TRUNCATE instead of RESTART, which also shrinks the file, made
+    that about 0.35 s.) The WAL file keeps its size between resets; the last
+    connection to close removes it. The reset runs under this process's
+    write lock so its writers wait on the lock and start the moment the
+    reset ends, instead of polling SQLite's busy handler, whose sleeps (up
+    to 100 ms each) would outlast the reset itself.
     """
+
+    RESET_WAIT_MS = 250
 
     def __init__(self, engine: Engine, interval: float = 0.5, reset_interval: float = 10.0) -> None:
         self.engine = engine
@@ -125,16 +130,24 @@ class Checkpointer:
         self._thread.join(timeout=5)
         self.checkpoint(reset=True)
 
-    def checkpoint(self, reset: bool = False) -> None:
-        """A passive checkpoint; then, with ``reset``, a TRUNCATE one (with nothing much left to copy,
-        it waits for a moment without writers, copies the rest and resets the WAL to empty)."""
+    def checkpoint(self, reset: bool = False) -> bool:
+        """A passive checkpoint; then, with ``reset``, a RESTART one (with little left to copy, it
+        copies the rest while writers wait, and the next writer starts the WAL over). Returns
+        False when the reset gave up: it waits at most ``RESET_WAIT_MS`` for older readers (a long
+        ``verify --all``, say) to finish, because writers wait as long as it does."""
         conn = self.engine.raw_connection()
         try:
             cursor = conn.cursor()
             cursor.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
-            if reset:
-                with self.engine.info["sqlite_write_lock"]:  # see the class docstring
-                    cursor.execute("PRAGMA wal_checkpoint(RESTART)").fetchall()
+            if not reset:
+                return True
+            with self.engine.info["sqlite_write_lock"]:  # see the class docstring
+                cursor.execute(f"PRAGMA busy_timeout={self.RESET_WAIT_MS}")
+                try:
+                    busy = cursor.execute("PRAGMA wal_checkpoint(RESTART)").fetchone()[0]
+                finally:
+                    cursor.execute("PRAGMA busy_timeout=30000")  # the pool's connections' setting
+            return not busy
         finally:
             conn.close()
 
@@ -143,10 +156,10 @@ class Checkpointer:
         while not self._stop.wait(self.interval):
             reset = time.monotonic() - last_reset >= self.reset_interval
             try:
-                self.checkpoint(reset)
+                done = self.checkpoint(reset)
             except Exception:  # noqa: BLE001 - a busy database is retried next time
                 continue
-            if reset:
+            if reset and done:  # a reset that gave up is tried again at the next tick
                 last_reset = time.monotonic()
 
 

@@ -192,5 +192,12 @@ class Game(ABC):
 
     def feature_picture(self, build: Any, summary: dict[str, Any]) -> dict[str, Any] | None:
         """The game's own report plot from a summary: ``{"title", "labels", "values", "xlabel",
-        "ylabel", "log"?}``, or None."""
+        "ylabel", "log"?, "series"?}``, or None. ``series`` (optional) draws stacked panels instead,
+        each ``{"name", "labels", "values", "log"?, "ylabel"?}`` (for figures on different bins or
+        denominators)."""
         return None
+
+    def feature_pictures(self, build: Any, summary: dict[str, Any]) -> list[dict[str, Any]]:
+        """Every game plot of the report (default: :meth:`feature_picture`, if any)."""
+        pic = self.feature_picture(build, summary)
+        return [pic] if pic else []

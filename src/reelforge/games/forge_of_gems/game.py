@@ -155,6 +155,26 @@ class ForgeOfGems(Game):
         return {"title": "GEMBOX rewards (probability per paid round)", "labels": labels, "values": values,
                 "xlabel": "scatter class: reward", "ylabel": "probability (log)", "log": True}
 
+    def feature_pictures(self, build: Any, summary: dict[str, Any]) -> list[dict[str, Any]]:
+        """The GEMBOX rewards picture and the ways distribution: how often a paid spin's first
+        board has each number of ways (log bins, 243 to 36,288) and how much of the paid-spin
+        RTP those spins return."""
+        pics = super().feature_pictures(build, summary)
+        ways = summary.get("first_board_ways")
+        rtp = summary.get("paid_spin_rtp_by_first_board_ways")
+        if ways:
+            series = [{"name": "paid spins by first-board ways (probability per paid spin, log)",
+                       "labels": list(ways), "values": list(ways.values()), "log": True,
+                       "ylabel": "probability (log)"}]
+            if rtp:
+                series.append({"name": "paid-spin RTP returned by those spins (percentage points)",
+                               "labels": list(rtp), "values": [v * 100 for v in rtp.values()], "log": False,
+                               "ylabel": "RTP, pp"})
+            pics.append({"title": "Ways distribution (first board of each paid spin)", "labels": list(ways),
+                         "values": list(ways.values()), "series": series, "xlabel": "ways (243 x 2^k bins)",
+                         "ylabel": "probability (log)", "log": True})
+        return pics
+
     def extra_summary(self, build: Build, acc: Accumulator) -> dict[str, Any]:
         n = acc.rounds
         if not n:
@@ -181,7 +201,9 @@ class ForgeOfGems(Game):
             "paid_spin_hit_rate": c("paid_spin_hits") / n,
             "cascades_per_paid_spin": c("paid_spin_cascades") / n,
             "multiplier_landings_per_round": c("multiplier_landings") / n,
-            "first_board_ways": {k[5:]: c(k) / n for k in kernel.COUNTERS if k.startswith("ways_")},
+            "first_board_ways": {lab: c(f"ways_{lab}") / n for lab in kernel.ways_bin_labels()},
+            "paid_spin_rtp_by_first_board_ways": {
+                lab: c(f"ways_win_{lab}") / acc.total_stake for lab in kernel.ways_bin_labels()},
             "win_unit": build.unit, "cap_x": build.cap_x,
         }
 

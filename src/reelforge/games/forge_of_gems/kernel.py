@@ -24,6 +24,7 @@ from reelforge.games.forge_of_gems.build import (
     F_VSPLIT,
     F_VWILD,
     GEMBOX_REWARDS,
+    MAX_WAYS,
     N_PAY,
     REELS,
     ROWS,
@@ -38,6 +39,20 @@ from reelforge.mechanics.tumble import EMPTY, collapse_column_nb
 N_NORMAL = N_PAY + 2
 MIN_LENGTH = 3
 
+MIN_WAYS = 3**REELS
+WAYS_EDGES = np.array([MIN_WAYS + 1] + [MIN_WAYS * 2**k for k in range(1, 8)], dtype=np.int64)
+"""Lower edges of the first-board ways bins after ``[243]``: 244, 486, 972 ... 31104 (doubling, a log
+scale: ways = 243 x the product of the reels' copies / 3); the last bin runs to MAX_WAYS (36,288)."""
+N_WAYS_BINS = WAYS_EDGES.shape[0] + 1
+
+
+def ways_bin_labels() -> list[str]:
+    """``243``, ``244-485``, ``486-971`` ... ``31104-36288``."""
+    lows = [MIN_WAYS, *(int(e) for e in WAYS_EDGES)]
+    highs = [MIN_WAYS, *(int(e) - 1 for e in WAYS_EDGES[1:]), MAX_WAYS]
+    return [str(lo) if lo == hi else f"{lo}-{hi}" for lo, hi in zip(lows, highs, strict=True)]
+
+
 # Counter layout (names in :data:`COUNTERS`).
 COUNTERS = (
     "gembox_s3", "gembox_s4", "gembox_s5",
@@ -46,15 +61,19 @@ COUNTERS = (
     "reward_s5_prize40_fs10", "reward_s5_fs15", "reward_s5_fs20",
     "free_spin_triggers", "free_spins_played", "cap_hits",
     "paid_spin_hits", "paid_spin_cascades", "multiplier_landings",
-    "ways_243", "ways_244_to_999", "ways_1000_to_4999", "ways_5000_to_36288",
+    *(f"ways_{lab}" for lab in ways_bin_labels()),
+    *(f"ways_win_{lab}" for lab in ways_bin_labels()),
     "triggers",
 )
-"""``triggers`` counts GEMBOX awards (the feature; the summary's feature rate)."""
+"""``triggers`` counts GEMBOX awards (the feature; the summary's feature rate). ``ways_*``: paid
+spins by the ways of their first board (before any cascade); ``ways_win_*``: those spins'
+paid-spin wins (units, cascades included), so the paid-spin RTP splits by first-board ways."""
 K_GEMBOX = 0
 K_REWARD = 3
 K_TRIGGERS, K_FS_PLAYED, K_CAP, K_PAID_HITS, K_PAID_CASCADES, K_MULT = 12, 13, 14, 15, 16, 17
 K_WAYS = 18
-K_FEATURE = 22
+K_WAYS_WIN = K_WAYS + N_WAYS_BINS
+K_FEATURE = K_WAYS_WIN + N_WAYS_BINS
 
 # Spin result slots.
 R_MULT, R_SCAT, R_CAPPED, R_WAYS, R_CASC, R_MULT_LANDINGS, R_FIRST_SCAT = range(7)
@@ -128,6 +147,15 @@ def _draw_cell(rng, cell_code, cell_total, limits, board, c, r):
             copies = room if room > 1 else 1
             cell = (cell & ~3) | copies
     return cell
+
+
+@njit(cache=True, inline="always")
+def _ways_bin(ways):
+    """Bin of a board's ways on :data:`WAYS_EDGES` (0: exactly 243)."""
+    b = 0
+    while b < WAYS_EDGES.shape[0] and ways >= WAYS_EDGES[b]:
+        b += 1
+    return b
 
 
 @njit(cache=True, inline="always")
@@ -323,15 +351,9 @@ def run_rounds(rng, cell_code, cell_total, forge_base, forge_free, targets, payt
         counters[K_PAID_CASCADES] += res[R_CASC]
         if base > 0:
             counters[K_PAID_HITS] += 1
-        ways = res[R_WAYS]
-        if ways == 243:
-            counters[K_WAYS] += 1
-        elif ways < 1000:
-            counters[K_WAYS + 1] += 1
-        elif ways < 5000:
-            counters[K_WAYS + 2] += 1
-        else:
-            counters[K_WAYS + 3] += 1
+        wb = _ways_bin(res[R_WAYS])
+        counters[K_WAYS + wb] += 1
+        counters[K_WAYS_WIN + wb] += base
         if res[R_CAPPED]:
             counters[K_CAP] += 1
         elif res[R_SCAT] >= 3:

@@ -62,21 +62,25 @@ COUNTERS = (
     "free_spin_triggers", "free_spins_played", "cap_hits",
     "paid_spin_hits", "paid_spin_cascades", "multiplier_landings",
     *(f"ways_{lab}" for lab in ways_bin_labels()),
-    *(f"ways_win_{lab}" for lab in ways_bin_labels()),
+    *(f"ways_peak_{lab}" for lab in ways_bin_labels()),
+    *(f"ways_peak_win_{lab}" for lab in ways_bin_labels()),
     "triggers",
 )
-"""``triggers`` counts GEMBOX awards (the feature; the summary's feature rate). ``ways_*``: paid
-spins by the ways of their first board (before any cascade); ``ways_win_*``: those spins'
-paid-spin wins (units, cascades included), so the paid-spin RTP splits by first-board ways."""
+"""``triggers`` counts GEMBOX awards (the feature; the summary's feature rate). Ways histograms
+(bins of :data:`WAYS_EDGES`), one count per paid spin: ``ways_*`` the ways of its first board,
+``ways_peak_*`` the most ways of any board it evaluated (the first and each board after a
+cascade: Splitters raise the ways as the spin goes on); ``ways_peak_win_*`` the paid-spin wins
+(units) of the spins in each peak bin, so the paid-spin RTP splits by peak ways."""
 K_GEMBOX = 0
 K_REWARD = 3
 K_TRIGGERS, K_FS_PLAYED, K_CAP, K_PAID_HITS, K_PAID_CASCADES, K_MULT = 12, 13, 14, 15, 16, 17
 K_WAYS = 18
-K_WAYS_WIN = K_WAYS + N_WAYS_BINS
-K_FEATURE = K_WAYS_WIN + N_WAYS_BINS
+K_WAYS_PEAK = K_WAYS + N_WAYS_BINS
+K_WAYS_PEAK_WIN = K_WAYS_PEAK + N_WAYS_BINS
+K_FEATURE = K_WAYS_PEAK_WIN + N_WAYS_BINS
 
 # Spin result slots.
-R_MULT, R_SCAT, R_CAPPED, R_WAYS, R_CASC, R_MULT_LANDINGS, R_FIRST_SCAT = range(7)
+R_MULT, R_SCAT, R_CAPPED, R_WAYS, R_CASC, R_MULT_LANDINGS, R_FIRST_SCAT, R_PEAK_WAYS = range(8)
 
 
 @dataclass
@@ -193,6 +197,7 @@ def _spin(rng, cell_code, cell_total, forge_tab, targets, paytable, limits, cap_
         for r in range(ROWS):
             if (board[c, r] >> 2) == SCATTER:
                 first_scat += 1
+    peak_ways = ways_first
     nt = targets.shape[0]
     win = 0
     cascades = 0
@@ -294,6 +299,11 @@ def _spin(rng, cell_code, cell_total, forge_tab, targets, paytable, limits, cap_
                 mult_landings += 1
         for i in range(n_land):
             forge[land[i, 0]] = forge_tab[draw(rng, nf)]
+        ways_now = 1
+        for c in range(REELS):
+            ways_now *= _col_copies(board, c)
+        if ways_now > peak_ways:
+            peak_ways = ways_now
     scat = 0
     for c in range(REELS):
         for r in range(ROWS):
@@ -306,6 +316,7 @@ def _spin(rng, cell_code, cell_total, forge_tab, targets, paytable, limits, cap_
     res[R_CASC] = cascades
     res[R_MULT_LANDINGS] = mult_landings
     res[R_FIRST_SCAT] = first_scat
+    res[R_PEAK_WAYS] = peak_ways
     return win
 
 
@@ -351,9 +362,10 @@ def run_rounds(rng, cell_code, cell_total, forge_base, forge_free, targets, payt
         counters[K_PAID_CASCADES] += res[R_CASC]
         if base > 0:
             counters[K_PAID_HITS] += 1
-        wb = _ways_bin(res[R_WAYS])
-        counters[K_WAYS + wb] += 1
-        counters[K_WAYS_WIN + wb] += base
+        counters[K_WAYS + _ways_bin(res[R_WAYS])] += 1
+        pb = _ways_bin(res[R_PEAK_WAYS])
+        counters[K_WAYS_PEAK + pb] += 1
+        counters[K_WAYS_PEAK_WIN + pb] += base
         if res[R_CAPPED]:
             counters[K_CAP] += 1
         elif res[R_SCAT] >= 3:

@@ -190,6 +190,11 @@ class Game(ABC):
         has none. ``rounds`` is the paid-spin budget."""
         return None
 
+    @property
+    def has_stratified(self) -> bool:
+        """Whether the game overrides :meth:`stratified` (has a stratified estimator)."""
+        return type(self).stratified is not Game.stratified
+
     def feature_picture(self, build: Any, summary: dict[str, Any]) -> dict[str, Any] | None:
         """The game's own report plot from a summary: ``{"title", "labels", "values", "xlabel",
         "ylabel", "log"?, "series"?}``, or None. ``series`` (optional) draws stacked panels instead,

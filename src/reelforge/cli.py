@@ -291,7 +291,6 @@ def summary(
     used; the output's ``estimator`` says which and why."""
     from reelforge.analysis.simulate import default_workers, new_seed
     from reelforge.analysis.summary import (
-        STRATIFIED_PILOT_ROUNDS,
         choose_estimator,
         exact_summary,
         stratified_summary,
@@ -318,11 +317,11 @@ def summary(
             s = stratified_summary(g, b, n or 100_000_000, sd_seed)
             s["estimator"] = {"used": "stratified", "reason": "requested with --stratified"}
         else:
-            start = min(STRATIFIED_PILOT_ROUNDS, n) if n else STRATIFIED_PILOT_ROUNDS
+            start = min(g.stratified_pilot_rounds, n) if n else g.stratified_pilot_rounds
             s, runs = stratified_to_precision(g, b, p, sd_seed, start, max_rounds=n)
             s["estimator"] = {"used": "stratified", "reason": "requested with --stratified; paid spins grown until "
                               "the 99% half-width met --precision", "requested_precision_pp": p,
-                              "precision_reached": s["rtp_ci99_half_width_pp"] <= p, "runs": runs}
+                              "precision_reached": bool(s["rtp_ci99_half_width_pp"] <= p), "runs": runs}
         emit_json(s) if as_json else print_summary(s)
         return
     checkpoints = None
@@ -338,14 +337,14 @@ def summary(
         else:
             s_seed = new_seed() if s_seed is None else s_seed
             choice = choose_estimator(g, b, p, s_seed, w or default_workers(),
-                                      min(STRATIFIED_PILOT_ROUNDS, n) if n else STRATIFIED_PILOT_ROUNDS)
+                                      min(g.stratified_pilot_rounds, n) if n else None)
             pilot = choice.pop("pilot_summary")
             if choice["used"] == "stratified":
                 ps = choice["pilot"]["paid_spins"]
                 s, runs = stratified_to_precision(g, b, p, s_seed, ps, max_rounds=n, first=pilot)
                 choice["runs"] = [{"rounds": ps, "half_width_pp": choice["pilot"]["rtp_ci99_half_width_pp"],
                                    "seconds": choice["pilot"]["seconds"]}, *runs]
-                choice["precision_reached"] = s["rtp_ci99_half_width_pp"] <= p
+                choice["precision_reached"] = bool(s["rtp_ci99_half_width_pp"] <= p)
                 s["estimator"] = choice
                 emit_json(s) if as_json else print_summary(s)
                 return
@@ -359,7 +358,7 @@ def summary(
             else f"--mode {mode}: the stratified estimate covers paid rounds only")}
     if p is not None:
         choice["requested_precision_pp"] = p
-        choice["precision_reached"] = s["rtp_ci99_half_width_pp"] <= p
+        choice["precision_reached"] = bool(s["rtp_ci99_half_width_pp"] <= p)
     s["estimator"] = choice
     emit_or_report(s, g, b, out, mode, s_seed, w, checkpoints, as_json)
 

@@ -183,6 +183,11 @@ class Game(ABC):
         """Game-specific figures for the summary from a simulation."""
         return {}
 
+    stratified_pilot_rounds: int = 1_000_000
+    """Paid spins of the pilot that prices the stratified estimate for ``summary --precision``: the
+    smallest budget at which every stratum grows in proportion to it (below, fixed floors such as
+    a minimum feature count make the pilot's half-width unrepresentative of larger runs)."""
+
     def stratified(self, build: Any, rounds: int, seed: int) -> dict[str, Any] | None:
         """A stratified estimate for games with rare features (paid spins simulated alone,
         plus trigger rate x feature value, each with its own interval, combined), as summary

@@ -132,8 +132,6 @@ def stratified_summary(game: Game, build: Any, rounds: int, seed: int) -> dict[s
     return out
 
 
-STRATIFIED_PILOT_ROUNDS = 1_000_000
-"""Paid spins of the stratified pilot that prices both estimators for ``--precision``."""
 GROWTH_MARGIN = 1.15
 """Rounds are sized 15% above the 1/sqrt(n) prediction so one run usually lands inside the target."""
 MAX_GROWTH_RUNS = 5
@@ -180,7 +178,7 @@ def stratified_to_precision(game: Game, build: Any, precision_pp: float, seed: i
         if s is None:
             t0 = time.perf_counter()
             s = stratified_summary(game, build, n, seed)
-            runs.append({"rounds": n, "half_width_pp": _half_width_pp(s), "seconds": time.perf_counter() - t0})
+            runs.append({"rounds": n, "half_width_pp": float(_half_width_pp(s)), "seconds": time.perf_counter() - t0})
         h = _half_width_pp(s)
         if h <= precision_pp or len(runs) >= MAX_GROWTH_RUNS or (max_rounds is not None and n >= max_rounds):
             return s, runs
@@ -192,12 +190,14 @@ def stratified_to_precision(game: Game, build: Any, precision_pp: float, seed: i
 
 
 def choose_estimator(game: Game, build: Any, precision_pp: float, seed: int, workers: int,
-                     pilot_rounds: int = STRATIFIED_PILOT_ROUNDS) -> dict[str, Any]:
+                     pilot_rounds: int | None = None) -> dict[str, Any]:
     """Which estimator reaches a 99% RTP half-width of ``precision_pp`` sooner (wall time).
 
-    A stratified pilot of ``pilot_rounds`` paid spins gives its half-width h and time t; the
+    A stratified pilot of ``pilot_rounds`` paid spins (default: the game's
+    :attr:`~reelforge.game.Game.stratified_pilot_rounds`) gives its half-width h and time t; the
     stratified run needs about ``pilot_rounds (h/P)^2`` paid spins, so about ``t (h/P)^2``
-    seconds (the pilot's fixed feature floor makes this an overestimate for small targets).
+    seconds (the pilot's fixed costs, such as exact board probabilities, make this an
+    overestimate: the choice leans to the plain simulation).
     The plain simulation needs ``(z99 sd / P)^2`` rounds, with the round SD from the pilot
     (a short plain run misses the rare big feature wins that make up most of the SD), at the
     kernel's measured rate times ``workers`` (it runs in parallel; the stratified run does not).
@@ -205,10 +205,11 @@ def choose_estimator(game: Game, build: Any, precision_pp: float, seed: int, wor
     ``pilot_summary`` is the pilot's own estimate (reusable when it already meets the target)."""
     import time
 
+    pilot_rounds = pilot_rounds or game.stratified_pilot_rounds
     t0 = time.perf_counter()
     pilot = stratified_summary(game, build, pilot_rounds, seed)
     t_pilot = time.perf_counter() - t0
-    h = _half_width_pp(pilot)
+    h = float(_half_width_pp(pilot))
     strat_rounds = pilot_rounds if h <= precision_pp else int(math.ceil(pilot_rounds * (h / precision_pp) ** 2))
     t_strat = 0.0 if h <= precision_pp else t_pilot * strat_rounds / pilot_rounds
     sd = pilot["sd"]

@@ -55,6 +55,8 @@ class ForgeOfGems(Game):
     max_win_x = CAP_X
     modes = ("paid",)
     step_actions = ("open",)
+    stratified_pilot_rounds = 1_000_000
+    """The feature stratum (rounds // 20 features) leaves its 50,000 floor at 1e6 paid spins."""
 
     def build_names(self) -> list[str]:
         return build_mod.build_names()

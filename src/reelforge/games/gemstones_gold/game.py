@@ -52,6 +52,8 @@ class GemstonesGold(Game):
     max_win_x = MAX_WIN_X
     reference_stakes = (0.20, 100)
     modes = ("paid", "buy")
+    stratified_pilot_rounds = 6_000_000
+    """The feature stratum (rounds // 60 features) leaves its 100,000 floor at 6e6 paid spins."""
 
     # -- builds -------------------------------------------------------------
     def build_names(self) -> list[str]:

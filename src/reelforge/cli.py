@@ -313,12 +313,17 @@ def summary(
         if not g.has_stratified:
             fail(f"{g.id} has no stratified estimate; use a plain simulation (drop --stratified)")
         sd_seed = 2026 if s_seed is None else s_seed
+        try:
+            if p is None:
+                s = stratified_summary(g, b, n or 100_000_000, sd_seed)
+            else:
+                start = min(g.stratified_pilot_rounds, n) if n else g.stratified_pilot_rounds
+                s, runs = stratified_to_precision(g, b, p, sd_seed, start, max_rounds=n)
+        except ValueError as exc:
+            fail(str(exc))
         if p is None:
-            s = stratified_summary(g, b, n or 100_000_000, sd_seed)
             s["estimator"] = {"used": "stratified", "reason": "requested with --stratified"}
         else:
-            start = min(g.stratified_pilot_rounds, n) if n else g.stratified_pilot_rounds
-            s, runs = stratified_to_precision(g, b, p, sd_seed, start, max_rounds=n)
             s["estimator"] = {"used": "stratified", "reason": "requested with --stratified; paid spins grown until "
                               "the 99% half-width met --precision", "requested_precision_pp": p,
                               "precision_reached": bool(s["rtp_ci99_half_width_pp"] <= p), "runs": runs}
@@ -334,6 +339,9 @@ def summary(
         if out is not None:
             choice = {"used": "plain", "reason": "the report (--out) needs the full-round simulation's win "
                       "distribution, RTP convergence and feature counters, which the stratified estimate lacks"}
+        elif backend != "local":
+            choice = {"used": "plain", "reason": f"--backend {backend}: the cluster runs the plain simulation "
+                      "(the stratified estimate runs in this process)"}
         else:
             s_seed = new_seed() if s_seed is None else s_seed
             choice = choose_estimator(g, b, p, s_seed, w or default_workers(),

@@ -515,8 +515,11 @@ def tune(
     target: list[str] = typer.Option(None, "--target", "-t", help="name=value, e.g. rtp=0.962 (repeatable)."),
     out: str = typer.Option(None, "--out", help="Output file (default: the game's builds folder)."),
     as_json: bool = typer.Option(False, "--json", help="Print the achieved figures as JSON."),
+    sample: str = typer.Option(None, "--sample", help="Simulation-tuned games: keep the simulated sample in this "
+                               "file, or reuse it when the file exists (candidates share it: common random "
+                               "numbers)."),
 ) -> None:
-    """Calibrate a build toward targets and write its data file."""
+    """Calibrate a build toward targets and write its data file (the generic tuner of tuning.py)."""
     from reelforge.games.registry import UnknownGame, get_game
 
     try:
@@ -536,7 +539,7 @@ def tune(
     if tuner is None:
         fail(f"{g.id} has no tuner yet")
     try:
-        result = tuner(build, targets, out)
+        result = tuner(build, targets, out, sample=sample) if sample else tuner(build, targets, out)
     except ValueError as exc:
         fail(str(exc))
     if as_json:

@@ -15,7 +15,7 @@ best pair of moves, stopping when neither improves.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -67,9 +67,9 @@ def score(metrics: Metrics, targets: dict[str, float], space: TuningSpace) -> fl
     return total
 
 
-def _moves(values: Values, space: TuningSpace) -> Iterator[Values]:
+def _moves(values: Values, space: TuningSpace, step: int = 1) -> Iterator[Values]:
     for p in space.params:
-        for d in (-1, 1):
+        for d in (-step, step):
             v = values[p.name] + d
             if p.low <= v <= p.high:
                 n = dict(values)
@@ -79,8 +79,12 @@ def _moves(values: Values, space: TuningSpace) -> Iterator[Values]:
 
 
 def climb(space: TuningSpace, targets: dict[str, float], start: Values | None = None,
-          max_rounds: int = 2000, objective: Callable[[Metrics], float] | None = None) -> Values:
-    """Integer hill-climb from ``start`` (default ``space.start``) toward ``targets``."""
+          max_rounds: int = 2000, objective: Callable[[Metrics], float] | None = None,
+          steps: Sequence[int] = (1,)) -> Values:
+    """Integer hill-climb from ``start`` (default ``space.start``) toward ``targets``.
+
+    ``steps``: move sizes, coarse to fine (a pattern search for wide parameters such as
+    weights out of a million); the climb runs to a standstill at each size in turn."""
     cache: dict[tuple, float] = {}
 
     def cost(v: Values) -> float:
@@ -92,24 +96,31 @@ def climb(space: TuningSpace, targets: dict[str, float], start: Values | None = 
 
     current = dict(start or space.start)
     best = cost(current)
-    for _ in range(max_rounds):
-        singles = list(_moves(current, space))
-        if not singles:
-            break
-        costs = [cost(n) for n in singles]
-        i = int(np.argmin(costs))
-        if costs[i] < best:
-            best, current = costs[i], singles[i]
-            continue
-        improved = False
-        for j in np.argsort(costs):
-            for n2 in _moves(singles[j], space):
-                c2 = cost(n2)
-                if c2 < best:
-                    best, current, improved = c2, n2, True
-        if not improved:
-            break
+    for step in steps:
+        for _ in range(max_rounds):
+            singles = list(_moves(current, space, step))
+            if not singles:
+                break
+            costs = [cost(n) for n in singles]
+            i = int(np.argmin(costs))
+            if costs[i] < best:
+                best, current = costs[i], singles[i]
+                continue
+            improved = False
+            for j in np.argsort(costs):
+                for n2 in _moves(singles[j], space, step):
+                    c2 = cost(n2)
+                    if c2 < best:
+                        best, current, improved = c2, n2, True
+            if not improved:
+                break
     return current
+
+
+def pattern_steps(width: int) -> tuple[int, ...]:
+    """Powers of two from about a quarter of ``width`` down to 1: coarse-to-fine move sizes."""
+    top = max(1, width // 4).bit_length() - 1
+    return tuple(1 << k for k in range(top, -1, -1))
 
 
 def staged_climb(space: TuningSpace, targets: dict[str, float], key: str, scales: tuple[float, ...],

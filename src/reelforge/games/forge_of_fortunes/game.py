@@ -114,7 +114,8 @@ class ForgeOfFortunes(Game):
             },
         }
 
-    def tune(self, name: str, targets: dict[str, float], out: str | None = None) -> dict[str, Any]:
+    def tune(self, name: str, targets: dict[str, float], out: str | None = None,
+             sample: str | None = None) -> dict[str, Any]:
         """Calibrate strips for ``targets`` (rtp, p_max, sd) and write the build file.
 
         The RTP target defaults to the build name (``96.2`` -> 0.962); ``p_max``
@@ -124,6 +125,8 @@ class ForgeOfFortunes(Game):
 
         from reelforge.games.forge_of_fortunes import design
 
+        if sample is not None:
+            raise ValueError(f"{self.id} is tuned on exact figures: --sample does not apply")
         unknown = set(targets) - {"rtp", "p_max", "sd"}
         if unknown:
             raise ValueError(f"unknown target(s) {sorted(unknown)}; {self.id} tunes rtp, p_max, sd")

@@ -60,7 +60,7 @@ from typing import Any
 
 import numpy as np
 
-from reelforge.calibration import Estimate, bisect_int, mean_estimate
+from reelforge.calibration import Estimate, map_chunks, mean_estimate
 from reelforge.games.forge_of_gems import kernel
 from reelforge.games.forge_of_gems.build import (
     BUILDS_DIR,
@@ -77,6 +77,7 @@ from reelforge.games.forge_of_gems.build import (
     reward_name,
 )
 from reelforge.stats import volatility_level
+from reelforge.tuning import Param, TuningSpace, climb, pattern_steps
 
 BUILD_NAMES = ("96.2", "94.2", "91.2", "87.2", "84.2")
 
@@ -198,53 +199,50 @@ class Strata:
                    seed=int(d["seed"]))
 
 
+def _base_chunk(rng, n, t, n_cls, aux, max_b, hist_b) -> None:
+    kernel.run_base_spins(rng, t.cell_code, t.cell_total, t.forge_base, t.targets, t.paytable, t.limits,
+                          t.cap_units, n, n_cls, aux, max_b, hist_b, HIST_WIDTH)
+
+
+def _feature_chunk(rng, n, t, marks, tail_threshold, sums, cross, tail, n_tail) -> None:
+    kernel.run_features(rng, t.cell_code, t.cell_total, t.forge_free, t.targets, t.paytable, t.limits,
+                        t.cap_units, n, marks, sums, cross, tail, tail_threshold, n_tail)
+
+
+TAIL_ROWS = 10_000
+"""Kept tail features per feature chunk (a chunk that fills it stops the sample with an error)."""
+
+
 def sample(n_spins: int, n_features: int, seed: int, tail_threshold: int, chunk: int = 2_000_000,
-           log: bool = True) -> Strata:
-    """Simulate the two strata from ``seed`` (chunked; the numbers depend only on the seed)."""
+           log: bool = True, workers: int | None = None) -> Strata:
+    """Simulate the two strata from ``seed`` (chunks in parallel; the numbers depend only on the seed
+    and sizes, not on the number of workers)."""
     t = kernel.tables(sampling_build())
-    ss = np.random.SeedSequence(seed)
-    base_seq, feat_seq = ss.spawn(2)
+    base_seq, feat_seq = np.random.SeedSequence(seed).spawn(2)
     st = Strata(tail_threshold=tail_threshold, seed=seed)
     start = time.time()
     sum_b = np.zeros((4, 4), dtype=np.int64)
-    aux = np.zeros((5, 4), dtype=np.float64)
-    done = 0
-    for child in base_seq.spawn(max(1, math.ceil(n_spins / chunk))):
-        n = min(chunk, n_spins - done)
-        if n <= 0:
-            break
-        rng = np.random.Generator(np.random.PCG64(child))
-        max_b = np.zeros(1, dtype=np.int64)
-        aux[:] = 0
-        kernel.run_base_spins(rng, t.cell_code, t.cell_total, t.forge_base, t.targets, t.paytable, t.limits,
-                              t.cap_units, n, st.n_cls, aux, max_b, st.hist_b, HIST_WIDTH)
+    base_outs = [((4, 4), np.int64), ((5, 4), np.float64), ((1,), np.int64), ((4, HIST_BINS), np.int64)]
+    for n_cls, aux, max_b, hist_b in map_chunks(_base_chunk, n_spins, base_seq, (t,), base_outs, chunk, workers,
+                                                "paid spins", log):
+        st.n_cls += n_cls
         sum_b += aux[:4].astype(np.int64)
         st.sum_b[4, 0] += aux[4, 0]
         st.max_b = max(st.max_b, int(max_b[0]))
-        done += n
-        if log:
-            print(f"  paid spins {done:,}/{n_spins:,} ({time.time() - start:.0f} s)", file=sys.stderr)
+        st.hist_b += hist_b
     st.sum_b[:4] = sum_b
-    st.spins = done
+    st.spins = n_spins
     marks = np.array(MARKS, dtype=np.int64)
-    fchunk = max(1, chunk // 20)
-    done = 0
-    for child in feat_seq.spawn(max(1, math.ceil(n_features / fchunk))):
-        n = min(fchunk, n_features - done)
-        if n <= 0:
-            break
-        rng = np.random.Generator(np.random.PCG64(child))
-        tail = np.zeros((10000, len(MARKS)), dtype=np.int64)
-        n_tail = np.zeros(1, dtype=np.int64)
-        kernel.run_features(rng, t.cell_code, t.cell_total, t.forge_free, t.targets, t.paytable, t.limits,
-                            t.cap_units, n, marks, st.sums, st.cross, tail, tail_threshold, n_tail)
-        if n_tail[0] >= tail.shape[0]:
-            raise RuntimeError("tail buffer full: raise it or the threshold")
+    feat_outs = [((len(MARKS),), np.int64), ((len(MARKS), len(MARKS)), np.float64),
+                 ((TAIL_ROWS, len(MARKS)), np.int64), ((1,), np.int64)]
+    for sums, cross, tail, n_tail in map_chunks(_feature_chunk, n_features, feat_seq, (t, marks, tail_threshold),
+                                                feat_outs, max(1, chunk // 20), workers, "features", log):
+        if n_tail[0] >= TAIL_ROWS:
+            raise RuntimeError("tail buffer full: raise TAIL_ROWS or the threshold")
+        st.sums += sums
+        st.cross += cross
         st.tail += tail[: n_tail[0]].tolist()
-        done += n
-        if log:
-            print(f"  features {done:,}/{n_features:,} ({time.time() - start:.0f} s)", file=sys.stderr)
-    st.features = done
+    st.features = n_features
     st.seconds = time.time() - start
     return st
 
@@ -354,11 +352,19 @@ def estimate(st: Strata, build: Build) -> dict[str, Any]:
     }
 
 
+def tuning_space(st: Strata, name: str) -> TuningSpace:
+    """One build's free parameter for the generic tuner: the class-3 GEMBOX prize weight (the
+    instant 20x prize instead of 8 or 10 free spins lowers the RTP: a feature is worth far more
+    than 20x). Every candidate is measured on the same sample ``st`` (common random numbers)."""
+    return TuningSpace(params=[Param("prize3", 0, GEMBOX_TOTAL)], start={"prize3": GEMBOX_TOTAL // 2},
+                       make_build=lambda v: make_build(name, v["prize3"]),
+                       measure=lambda b: {"rtp": estimate(st, b)["rtp"]}, tolerances={"rtp": 1e-5})
+
+
 def calibrate_one(st: Strata, name: str, target: float) -> Build:
-    """One build's class-3 GEMBOX prize weight: the instant 20x prize instead of 8 or 10 free spins
-    lowers the RTP (a free-spin feature is worth far more than 20x), so the weight is the RTP knob."""
-    prize3 = bisect_int(lambda w: estimate(st, make_build(name, w))["rtp"], 0, GEMBOX_TOTAL, target)
-    return make_build(name, prize3)
+    """One build tuned to ``target`` RTP on the sample ``st``."""
+    space = tuning_space(st, name)
+    return space.make_build(climb(space, {"rtp": target}, steps=pattern_steps(GEMBOX_TOTAL)))
 
 
 def calibrate(st: Strata) -> list[Build]:
@@ -366,15 +372,25 @@ def calibrate(st: Strata) -> list[Build]:
     return [calibrate_one(st, name, float(name) / 100) for name in BUILD_NAMES]
 
 
-def tune_build(name: str, rtp: float | None = None, out: Path | None = None, spins: int = 60_000_000,
-               features: int = 3_000_000, seed: int = 20261129) -> dict[str, Any]:
-    """``reelforge tune forge-of-gems --build NAME [-t rtp=...]``: sample, tune one build, write it."""
-    st = sample(spins, features, seed, TAIL_THRESHOLD)
+SHIPPED_SAMPLE = {"spins": 60_000_000, "features": 3_000_000, "seed": 20261129}
+
+
+def tune_build(name: str, rtp: float | None = None, out: Path | None = None, sample_path: Path | None = None,
+               spins: int = SHIPPED_SAMPLE["spins"], features: int = SHIPPED_SAMPLE["features"],
+               seed: int = SHIPPED_SAMPLE["seed"]) -> dict[str, Any]:
+    """``reelforge tune forge-of-gems --build NAME [-t rtp=...] [--sample S.npz]``: sample (or load the
+    kept ``sample_path``), tune one build with the generic tuner, write it."""
+    if sample_path is not None and Path(sample_path).exists():
+        st = Strata.load(Path(sample_path))
+    else:
+        st = sample(spins, features, seed, TAIL_THRESHOLD)
+        if sample_path is not None:
+            st.save(Path(sample_path))
     build = calibrate_one(st, name, rtp if rtp is not None else float(name) / 100)
     path = Path(out) if out else BUILDS_DIR / f"{name}.toml"
     path.write_text(build_to_toml(build, comment=f"Forge of Gems build {name}: written by "
                                   f"reelforge.games.forge_of_gems.design (do not edit by hand).\n"
-                                  f"Tuned on seed {seed}: {st.spins:,} paid spins, {st.features:,} features."))
+                                  f"Tuned on seed {st.seed}: {st.spins:,} paid spins, {st.features:,} features."))
     e = estimate(st, build)
     e["written"] = str(path)
     e["note"] = "figures on the tuning sample; run the design's 'verify' on an independent sample to report"
@@ -395,6 +411,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--spins", type=int, default=100_000_000, help="paid spins in the paid-spin stratum")
     ap.add_argument("--features", type=int, default=4_000_000, help="20-spin features in the feature stratum")
     ap.add_argument("--seed", type=int, default=None)
+    ap.add_argument("--workers", type=int, default=None, help="worker processes (default: all cores; "
+                    "the sample does not depend on it)")
     ap.add_argument("--write", action="store_true", help="calibrate: write the build files")
     ap.add_argument("--json", type=Path, default=None, help="verify: write the figures here")
     ap.add_argument("--save", type=Path, default=None, help="keep the sample in this .npz file")
@@ -411,7 +429,7 @@ def main(argv: list[str] | None = None) -> int:
             st = st.merge(other)
         seed = st.seed
     else:
-        st = sample(args.spins, args.features, seed, TAIL_THRESHOLD)
+        st = sample(args.spins, args.features, seed, TAIL_THRESHOLD, workers=args.workers)
         if args.save:
             st.save(args.save)
     print(f"sampled {st.spins:,} paid spins and {st.features:,} features in {st.seconds:.0f} s", file=sys.stderr)

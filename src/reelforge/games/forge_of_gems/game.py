@@ -119,14 +119,20 @@ class ForgeOfGems(Game):
         self._run(build, rounds, np.random.Generator(np.random.PCG64(seed)), None, out)
         return out
 
-    def tune(self, build_name: str, targets: dict[str, float], out: str | None = None) -> dict[str, Any]:
-        """Calibrate one build (``reelforge tune``): see :mod:`.design` (takes minutes)."""
+    def tune(self, build_name: str, targets: dict[str, float], out: str | None = None,
+             sample: str | None = None) -> dict[str, Any]:
+        """Calibrate one build with the generic tuner (``reelforge tune``): see :mod:`.design` (takes
+        minutes; ``sample`` keeps/reuses the simulated strata as .npz)."""
+        from pathlib import Path
+
         from reelforge.games.forge_of_gems.design import tune_build
 
         unknown = sorted(set(targets) - {"rtp"})
         if unknown:
             raise ValueError(f"forge-of-gems tunes only 'rtp' (as a fraction, e.g. rtp=0.962), not {unknown}")
-        return tune_build(build_name, targets.get("rtp"), out)
+        if "rtp" in targets and not 0 < targets["rtp"] < 1:
+            raise ValueError(f"rtp target must be a fraction between 0 and 1, got {targets['rtp']}")
+        return tune_build(build_name, targets.get("rtp"), out, Path(sample) if sample else None)
 
     def stratified(self, build: Any, rounds: int, seed: int) -> dict[str, Any]:
         """The design module's stratified estimate: ``rounds`` paid spins alone (first-board

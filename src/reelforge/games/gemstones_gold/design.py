@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import json
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -52,6 +53,7 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
+from reelforge.calibration import chunked_sums
 from reelforge.games.gemstones_gold import kernel
 from reelforge.games.gemstones_gold.build import (
     BUILDS_DIR,
@@ -66,6 +68,7 @@ from reelforge.games.gemstones_gold.build import (
 )
 from reelforge.mechanics.rng import draw
 from reelforge.stats import Z99
+from reelforge.tuning import Param, TuningSpace, climb, pattern_steps
 
 TARGET_RTP = 0.9671
 TARGET_PAID = 0.6889
@@ -353,33 +356,44 @@ def _features(rng, n, spins0, strips, lens, packed, pay, values, free_cum, cap, 
         out[13] += 1 if k > 0 else 0
 
 
-def paid_coefficients(build: Build, n: int, seed: int) -> dict:
-    """Estimate E[W*P0] and E[W*m/2] (x bet) and the scatter transitions from ``n`` boards."""
+PAID_CHUNK = 1 << 22
+FEATURE_CHUNK = 1 << 15
+
+
+def _boards_args(build: Build) -> tuple:
     A = build.arrays
-    sums = np.zeros(7)
-    trans = np.zeros((7, 13), dtype=np.int64)
-    _paid_boards(np.random.Generator(np.random.PCG64(seed)), n, A["strips"], A["lens"], A["packed"], A["pay"],
-                 build.cap_units, sums, trans)
+    return A["strips"], A["lens"], A["packed"], A["pay"]
+
+
+def _feature_sums(build: Build, spins: int, n: int, seed, workers: int | None, log: bool) -> np.ndarray:
+    """Accumulated :func:`_features` sums of ``n`` features of ``spins`` initial spins (chunked, parallel)."""
+    A = build.arrays
+    (out,) = chunked_sums(_features, n, seed, (spins, *_boards_args(build), A["values"], A["free_cum"],
+                                                build.cap_units), [((14,), np.float64)], FEATURE_CHUNK, workers,
+                          f"{spins}-spin features", log)
+    return out
+
+
+def paid_coefficients(build: Build, n: int, seed: int, workers: int | None = None, log: bool = False) -> dict:
+    """Estimate E[W*P0] and E[W*m/2] (x bet) and the scatter transitions from ``n`` boards."""
+    sums, trans = chunked_sums(_paid_boards, n, seed, (*_boards_args(build), build.cap_units),
+                               [((7,), np.float64), ((7, 13), np.int64)], PAID_CHUNK, workers, "boards", log)
     u = 20.0
     return {"n": n, "W": sums[0] / n / u, "a": sums[1] / n / u, "b": sums[2] / n / u,
             "sxx": sums[3] / n / u**2, "syy": sums[4] / n / u**2, "sxy": sums[5] / n / u**2,
             "hits_init": sums[6] / n, "trans": trans}
 
 
-def feature_coefficients(build: Build, spins: int, n: int, seed: int) -> dict:
+def feature_coefficients(build: Build, spins: int, n: int, seed: int, workers: int | None = None,
+                         log: bool = False) -> dict:
     """Estimate A, B (x bet) of ``E[F] = A + B mu_free`` for features of ``spins`` initial spins."""
-    A = build.arrays
-    out = np.zeros(14)
-    _features(np.random.Generator(np.random.PCG64(seed)), n, spins, A["strips"], A["lens"], A["packed"], A["pay"],
-              A["values"], A["free_cum"], build.cap_units, out)
+    out = _feature_sums(build, spins, n, seed, workers, log)
     u = 20.0
     return {"n": n, "A": out[0] / n / u, "B": out[1] / n / u, "AA": out[2] / n / u**2, "BB": out[3] / n / u**2,
             "AB": out[4] / n / u**2, "D": out[5] / n / u, "DD": out[6] / n / u**2, "AD": out[7] / n / u**2,
             "BD": out[8] / n / u**2, "K": out[9] / n / u, "KK": out[10] / n / u**2,
             "spins": out[11] / n, "caps": int(out[12]), "hits": out[13] / n}
 
-
-# -- weights ------------------------------------------------------------------
 
 def weights_for_mean(mu: float, values: tuple[int, ...] = VALUES, total: int = WEIGHT_TOTAL,
                      tail: float = 1.0) -> tuple[int, ...]:
@@ -403,20 +417,20 @@ def weights_for_mean(mu: float, values: tuple[int, ...] = VALUES, total: int = W
         else:
             hi = mid
     w = weights(hi).astype(np.int64)
-    # fine-tune the mean with the weight of the value 2 (integer steps)
-    def mean(w):
-        return float((v * w).sum() / w.sum())
-    best = w.copy()
-    for _ in range(200000):
-        m = mean(w)
-        if abs(m - mu) <= abs(mean(best) - mu):
-            best = w.copy()
-        if abs(m - mu) < 1e-6:
-            break
-        w[0] += 1 if m > mu else -1
-        if w[0] < 1:
-            break
-    return tuple(int(x) for x in best)
+    # fine-tune the mean with the weight of the value v[0] (closest integer, solved directly):
+    # mean(d) = (S_vw + v0 d) / (S_w + d) = mu  <=>  d = (mu S_w - S_vw) / (v0 - mu)
+    s_w, s_vw = float(w.sum()), float((v * w).sum())
+    d0 = math.floor((mu * s_w - s_vw) / (v[0] - mu))
+    best = None
+    for d in (d0, d0 + 1):
+        if w[0] + d < 1:
+            continue
+        err = abs((s_vw + v[0] * d) / (s_w + d) - mu)
+        if best is None or err < best[0]:
+            best = (err, d)
+    if best is not None:
+        w[0] += best[1]
+    return tuple(int(x) for x in w)
 
 
 def mean_of(weights: tuple[int, ...], values: tuple[int, ...] = VALUES) -> float:
@@ -463,6 +477,9 @@ class Calibration:
     price: Fraction = Fraction(0)
     log: list[str] = field(default_factory=list)
     settings: str = ""
+    sample: dict = field(default_factory=dict)
+    """The :func:`sample_coefficients` result the weights were tuned on."""
+    rtp: float = TARGET_RTP
 
 
 def _hit_estimate(exact: dict[str, float]) -> float:
@@ -565,48 +582,139 @@ FREE_TAIL = 30.0
 about 16x bet (volatility level 8, needs 14+) at the calibrated means."""
 
 
+SHIPPED_SAMPLE = {"paid_n": 2_500_000_000, "feature_n": 50_000_000, "seed": 20261130}
+"""The sample the shipped build's weights were tuned on (``reelforge tune gemstones-gold --build 96.71``)."""
+
+MEAN_SCALE = 10_000
+"""The tuner's integer parameters are the mean multiplier values in units of 1/10000."""
+
+
+def sample_coefficients(strips: list[str], paid_n: int, feature_n: int, seed: int, workers: int | None = None,
+                        log_progress: bool = False) -> dict:
+    """Everything the weight tuning needs from simulation, independent of the weights (JSON-able):
+    exact initial-board figures, paid-spin coefficients, final scatter classes and the feature
+    coefficients ``A_k, B_k`` per initial spin count ``k``."""
+    ex = initial_board_probabilities(strips)
+    probe = build_from(strips, (1,) * len(VALUES), (1,) * len(VALUES))
+    paid = paid_coefficients(probe, paid_n, seed, workers, log_progress)
+    final = final_scatter_distribution(ex, paid["trans"])
+    trig = sum(final.values())
+    features: dict[int, dict] = {}
+    for j, pj in sorted(final.items()):
+        k = spins_for(j)
+        n = max(20_000, int(feature_n * pj / trig))
+        features[k] = {**feature_coefficients(probe, k, n, seed + k, workers, log_progress), "p": pj}
+    if 10 not in features:
+        features[10] = {**feature_coefficients(probe, 10, feature_n, seed + 10, workers, log_progress), "p": 0.0}
+    paid["trans"] = paid["trans"].tolist()
+    return {"settings": f"paid_n={paid_n} feature_n={feature_n} seed={seed}", "strips": list(strips),
+            "exact": ex, "paid": paid, "final_scatters": {str(j): p for j, p in final.items()},
+            "features": {str(k): v for k, v in features.items()}}
+
+
+def tuning_space(smp: dict) -> TuningSpace:
+    """The two free parameters (mean paid-spin and free-spin multiplier values) for the generic tuner.
+
+    Given the sample's boards the expected paid-spin RTP is ``a + b mu_base`` and the free-spin RTP
+    ``sum_k P_k (A_k + B_k mu_free)`` (:func:`paid_coefficients`, :func:`feature_coefficients`): every
+    candidate is measured on the same sample (common random numbers), exactly linear in the means.
+    The weights of a mean follow :func:`weights_for_mean` with the tail factors below. The 7,500x cap
+    takes ``cap_excess`` (x bet per paid round) off the free-spin part when the sample has it
+    (:func:`cap_excess`)."""
+    paid = smp["paid"]
+    feats = [f for f in smp["features"].values() if f["p"] > 0]
+    total_a = sum(f["p"] * f["A"] for f in feats)
+    total_b = sum(f["p"] * f["B"] for f in feats)
+    strips = smp["strips"]
+
+    def make(v: dict[str, int]) -> Build:
+        return build_from(strips, weights_for_mean(v["base_mean"] / MEAN_SCALE, tail=BASE_TAIL),
+                          weights_for_mean(v["free_mean"] / MEAN_SCALE, tail=FREE_TAIL))
+
+    cap_excess = smp.get("cap_excess", {}).get("value", 0.0)
+
+    def measure(b: Build) -> dict[str, float]:
+        rp = paid["a"] + paid["b"] * mean_of(b.base_weights)
+        rf = total_a + total_b * mean_of(b.free_weights) - cap_excess
+        return {"rtp_paid": rp, "rtp_free": rf, "rtp": rp + rf}
+
+    lo, hi = 2 * MEAN_SCALE + 1, 400 * MEAN_SCALE
+    return TuningSpace(params=[Param("base_mean", lo, hi), Param("free_mean", lo, hi)],
+                       start={"base_mean": 10 * MEAN_SCALE, "free_mean": 10 * MEAN_SCALE},
+                       make_build=make, measure=measure, tolerances={"rtp_paid": 1e-5, "rtp_free": 1e-5})
+
+
+def cap_excess(smp: dict, build: Build, n: int, seed: int, workers: int | None, log: bool) -> dict:
+    """E[uncapped - capped feature win] x P(class), summed over the sample's trigger classes, for
+    ``build``'s free-spin weights (``n`` features split by class probability)."""
+    feats = {int(k): f for k, f in smp["features"].items() if f["p"] > 0}
+    trig = sum(f["p"] for f in feats.values())
+    total, count = 0.0, 0
+    for k, f in sorted(feats.items()):
+        m = max(10_000, int(n * f["p"] / trig))
+        total += f["p"] * feature_coefficients(build, k, m, seed + k, workers, log)["D"]
+        count += m
+    return {"value": total, "features": count, "free_mean": mean_of(build.free_weights)}
+
+
+def feature_buy_price(smp: dict, free_weights: tuple[int, ...], rtp: float = TARGET_RTP) -> Fraction:
+    """E[10-spin feature] / target RTP, rounded to 0.1x."""
+    f10 = smp["features"]["10"]
+    return Fraction(round((f10["A"] + f10["B"] * mean_of(free_weights)) / rtp * 10), 10)
+
+
 def calibrate(params: DesignParams | None = None, paid_n: int = 500_000_000, feature_n: int = 8_000_000,
-              seed: int = 20260711, strips: list[str] | None = None) -> Calibration:
-    """Design the build: strips (hit rate, trigger rate), then the value weights (RTP split), then the price.
+              seed: int = 20260711, strips: list[str] | None = None, workers: int | None = None,
+              log_progress: bool = False, sample: dict | None = None,
+              targets: dict[str, float] | None = None) -> Calibration:
+    """Design the build: strips (hit rate, trigger rate), then the value weights (RTP split, by the
+    generic tuner), then the price.
 
     ``strips`` skips the (deterministic, slow) strip search and reuses given strips, e.g. those of
-    the shipped build, which the search with the default parameters reproduces."""
+    the shipped build, which the search with the default parameters reproduces. ``sample`` reuses a
+    kept :func:`sample_coefficients` result (its strips) instead of simulating."""
     params = params or DesignParams()
     log: list[str] = []
-    reuse = strips is not None
-    if strips is None:
+    if sample is not None:
+        strips = sample["strips"]
+        log.append(f"sample reused ({sample['settings']})")
+    elif strips is None:
         params = search_trigger(params, log, seed + 1)
         strips = search_hit(make_strips(params), log, seed)
     else:
         log.append("strips reused (no search)")
-    ex = initial_board_probabilities(strips)
-    probe = build_from(strips, (1,) * len(VALUES), (1,) * len(VALUES))
-    paid = paid_coefficients(probe, paid_n, seed)
-    cal = Calibration(params=params, strips=strips, exact=ex, paid=paid, log=log,
-                      settings=f"paid_n={paid_n} feature_n={feature_n} seed={seed} strips_reused={reuse}")
-    cal.final_scatters = final_scatter_distribution(ex, paid["trans"])
-    trig = sum(cal.final_scatters.values())
-    log.append(f"trigger rate (exact initial + simulated cascades): {trig:.6f}")
-    cal.mu_base = (TARGET_PAID - paid["a"]) / paid["b"]
-    cal.base_weights = weights_for_mean(cal.mu_base, tail=BASE_TAIL)
-    log.append(f"paid spin: W {paid['W']:.5f} a {paid['a']:.5f} b {paid['b']:.5f} -> mu_base {cal.mu_base:.4f} "
-               f"(weights mean {mean_of(cal.base_weights):.4f})")
-    # free spins: E[F_k] = A_k + B_k mu (cap neglected here, measured in verify)
-    total_a = total_b = 0.0
-    for j, pj in sorted(cal.final_scatters.items()):
-        k = spins_for(j)
-        n = max(20_000, int(feature_n * pj / trig))
-        fc = feature_coefficients(probe, k, n, seed + k)
-        cal.features[k] = fc
-        total_a += pj * fc["A"]
-        total_b += pj * fc["B"]
-        log.append(f"feature {k} spins (P {pj:.3e}): A {fc['A']:.4f} B {fc['B']:.4f} over {n} features")
-    cal.mu_free = (TARGET_FREE - total_a) / total_b
-    cal.free_weights = weights_for_mean(cal.mu_free, tail=FREE_TAIL)
-    log.append(f"free spins: mu_free {cal.mu_free:.4f} (weights mean {mean_of(cal.free_weights):.4f})")
-    f10 = cal.features.get(10) or feature_coefficients(probe, 10, feature_n, seed + 10)
-    value10 = f10["A"] + f10["B"] * mean_of(cal.free_weights)
-    cal.price = Fraction(round(value10 / TARGET_RTP * 10), 10)
+    smp = sample or sample_coefficients(strips, paid_n, feature_n, seed, workers, log_progress)
+    paid = smp["paid"]
+    cal = Calibration(params=params, strips=strips, exact=smp["exact"], paid=paid, log=log,
+                      settings=smp["settings"] + f" strips_reused={sample is not None or 'strips reused' in log[-1]}")
+    cal.sample = smp
+    cal.final_scatters = {int(j): p for j, p in smp["final_scatters"].items()}
+    cal.features = {int(k): v for k, v in smp["features"].items()}
+    log.append(f"trigger rate (exact initial + simulated cascades): {sum(cal.final_scatters.values()):.6f}")
+    log.append(f"paid spin: W {paid['W']:.5f} a {paid['a']:.6f} b {paid['b']:.6f}")
+    for k, fc in sorted(cal.features.items()):
+        log.append(f"feature {k} spins (P {fc['p']:.4e}): A {fc['A']:.5f} B {fc['B']:.5f} over {fc['n']} features")
+    goal = {"rtp_paid": TARGET_PAID, "rtp_free": TARGET_FREE, **(targets or {})}
+    space = tuning_space(smp)
+    values = climb(space, goal, steps=pattern_steps(space.params[0].high - space.params[0].low))
+    if "cap_excess" not in smp:
+        # the cap's cost depends on the drawn values: measured once at the uncapped optimum, then retuned
+        smp["cap_excess"] = cap_excess(smp, space.make_build(values), max(feature_n // 4, 100_000), seed + 100,
+                                       workers, log_progress)
+    log.append(f"cap excess (7,500x) {smp['cap_excess']['value']:.3e} x bet per paid round "
+               f"over {smp['cap_excess']['features']} features")
+    space = tuning_space(smp)
+    values = climb(space, goal, start=values, steps=(64, 16, 4, 1))
+    best = space.make_build(values)
+    cal.base_weights, cal.free_weights = best.base_weights, best.free_weights
+    cal.mu_base, cal.mu_free = mean_of(cal.base_weights), mean_of(cal.free_weights)
+    figures = space.measure(best)
+    log.append(f"tuner: {values} -> mean values {cal.mu_base:.5f} / {cal.mu_free:.5f}; on the sample: "
+               + ", ".join(f"{k} {v:.6f}" for k, v in figures.items()))
+    cal.rtp = goal.get("rtp", goal["rtp_paid"] + goal["rtp_free"])
+    cal.price = feature_buy_price(smp, cal.free_weights, cal.rtp)
+    f10 = smp["features"]["10"]
+    value10 = f10["A"] + f10["B"] * cal.mu_free
     log.append(f"feature buy: E[10-spin feature] {value10:.4f}x -> price {cal.price}x "
                f"(buy RTP {value10 / float(cal.price):.5f})")
     return cal
@@ -631,7 +739,7 @@ def build_toml(cal: Calibration, name: str = "96.71") -> str:
         f"# calibration: {cal.settings}",
         'game = "gemstones-gold"',
         f'name = "{name}"',
-        'rtp = "0.9671"',
+        f'rtp = "{cal.rtp:.4f}"',
         f'feature_buy_price_x = "{_decimal(cal.price)}"',
         "",
         "[paytable]  # published: coins per bet size x level for 8-9, 10-11, 12-14, 15+ (20 coins = total bet)",
@@ -648,31 +756,40 @@ def build_toml(cal: Calibration, name: str = "96.71") -> str:
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description="Calibrate the Gemstones Gold 96.71 build.")
-    ap.add_argument("--paid", type=int, default=500_000_000, help="boards for the paid-spin coefficients")
-    ap.add_argument("--features", type=int, default=8_000_000, help="features for the free-spin coefficients")
-    ap.add_argument("--seed", type=int, default=20260711)
+    ap.add_argument("--paid", type=int, default=SHIPPED_SAMPLE["paid_n"], help="boards for the paid-spin coefficients")
+    ap.add_argument("--features", type=int, default=SHIPPED_SAMPLE["feature_n"],
+                    help="features for the free-spin coefficients")
+    ap.add_argument("--seed", type=int, default=SHIPPED_SAMPLE["seed"])
     ap.add_argument("--reuse-strips", action="store_true",
                     help="keep the shipped build's strips (the search reproduces them) and recalibrate the weights")
     ap.add_argument("--write", action="store_true", help="write builds/96.71.toml")
+    ap.add_argument("--workers", type=int, default=None, help="worker processes (default: all cores; "
+                    "the figures do not depend on it)")
+    ap.add_argument("--progress", action="store_true", help="print chunk progress to stderr")
+    ap.add_argument("--sample", type=Path, default=None,
+                    help="JSON file keeping the simulated coefficients: reused if it exists, else written")
     ap.add_argument("--verify", action="store_true",
                     help="instead of calibrating, print the stratified report (JSON) of the shipped build "
                          "(--paid boards, --features features, --seed)")
     args = ap.parse_args(argv)
     if args.verify:
-        import json
-
         from reelforge.games.gemstones_gold.build import load_build
-        report = verify(load_build("96.71"), paid_n=args.paid, feature_n=args.features, seed=args.seed)
+        report = verify(load_build("96.71"), paid_n=args.paid, feature_n=args.features, seed=args.seed,
+                        workers=args.workers, log=args.progress)
         print(json.dumps(report, indent=1, default=float))
         return
     strips = None
     if args.reuse_strips:
         from reelforge.games.gemstones_gold.build import load_build
         strips = list(load_build("96.71").strips)
-    cal = calibrate(paid_n=args.paid, feature_n=args.features, seed=args.seed, strips=strips)
+    cal = calibrate(paid_n=args.paid, feature_n=args.features, seed=args.seed, strips=strips,
+                    workers=args.workers, log_progress=args.progress, sample=load_sample(args.sample))
     for line in cal.log:
         print(line)
     text = build_toml(cal)
+    if args.sample and not args.sample.exists():
+        save_sample(args.sample, cal)
+        print(f"kept the sample in {args.sample}")
     if args.write:
         path = Path(BUILDS_DIR) / "96.71.toml"
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -680,6 +797,18 @@ def main(argv: list[str] | None = None) -> None:
         print(f"wrote {path}")
     else:
         print(text)
+
+
+def load_sample(path: Path | None) -> dict | None:
+    """A kept :func:`sample_coefficients` result, or None when ``path`` is None or missing."""
+    if path is None or not path.exists():
+        return None
+    return json.loads(path.read_text())
+
+
+def save_sample(path: Path, cal: Calibration) -> None:
+    """Keep the calibration's sample (coefficients, not boards: a few kB) for a later rerun."""
+    path.write_text(json.dumps(cal.sample, indent=1))
 
 
 
@@ -738,7 +867,7 @@ def _moments(weights: tuple[int, ...], values: tuple[int, ...]) -> tuple[float, 
 
 
 def verify(build: Build, paid_n: int = 100_000_000, feature_n: int = 2_000_000, seed: int = 31337,
-           exact: dict[str, float] | None = None) -> dict:
+           exact: dict[str, float] | None = None, workers: int | None = None, log: bool = False) -> dict:
     """Every published figure with its 99% interval, from a stratified simulation.
 
     Strata: (1) paid spins, boards simulated and the multiplier reel integrated exactly per
@@ -749,14 +878,11 @@ def verify(build: Build, paid_n: int = 100_000_000, feature_n: int = 2_000_000, 
     The cross term between a trigger round's paid spin and its feature (cap sharing) is neglected
     in the second moment; the cap itself is applied per feature from 0 (the paid part of a
     trigger round is at most a few x bet)."""
-    A = build.arrays
     ex = exact or initial_board_probabilities(list(build.strips))
     mu_b, var_b = _moments(build.base_weights, build.values)
     mu_f, _ = _moments(build.free_weights, build.values)
-    sums = np.zeros(5)
-    trans = np.zeros((7, 13), dtype=np.int64)
-    _paid_verify(np.random.Generator(np.random.PCG64(seed)), paid_n, A["strips"], A["lens"], A["packed"], A["pay"],
-                 mu_b, var_b, sums, trans)
+    sums, trans = chunked_sums(_paid_verify, paid_n, [seed, 0], (*_boards_args(build), mu_b, var_b),
+                               [((5,), np.float64), ((7, 13), np.int64)], PAID_CHUNK, workers, "boards", log)
     u = 20.0
     paid = sums[0] / paid_n / u
     paid_var = (sums[1] / paid_n / u**2 - paid**2) / paid_n
@@ -768,9 +894,7 @@ def verify(build: Build, paid_n: int = 100_000_000, feature_n: int = 2_000_000, 
     for j, pj in sorted(final.items()):
         k = spins_for(j)
         n = max(20_000, int(feature_n * pj / trig))
-        out = np.zeros(14)
-        _features(np.random.Generator(np.random.PCG64([seed, k])), n, k, A["strips"], A["lens"], A["packed"],
-                  A["pay"], A["values"], A["free_cum"], build.cap_units, out)
+        out = _feature_sums(build, k, n, [seed, k], workers, log)
         # per-feature score Z = A + mu B - D (x bet); moments from the accumulated sums
         a, b, d = out[0] / u, out[1] / u, out[5] / u
         aa, bb, ab, dd, ad, bd = out[2] / u**2, out[3] / u**2, out[4] / u**2, out[6] / u**2, out[7] / u**2, out[8] / u**2

@@ -196,11 +196,12 @@ def choose_estimator(game: Game, build: Any, precision_pp: float, seed: int, wor
     A stratified pilot of ``pilot_rounds`` paid spins (default: the game's
     :attr:`~reelforge.game.Game.stratified_pilot_rounds`) gives its half-width h and time t; the
     stratified run needs about ``pilot_rounds (h/P)^2`` paid spins, so about ``t (h/P)^2``
-    seconds (the pilot's fixed costs, such as exact board probabilities, make this an
-    overestimate: the choice leans to the plain simulation).
+    seconds (the pilot's fixed costs, such as exact board probabilities, and, where the pilot is
+    a single chunk, its serial run while larger stratified runs spread their chunks over the
+    cores, make this an overestimate: the choice leans to the plain simulation).
     The plain simulation needs ``(z99 sd / P)^2`` rounds, with the round SD from the pilot
     (a short plain run misses the rare big feature wins that make up most of the SD), at the
-    kernel's measured rate times ``workers`` (it runs in parallel; the stratified run does not).
+    kernel's measured rate times ``workers``.
     Returns ``{"used", "reason", "pilot", "predicted_seconds", "pilot_summary"}``;
     ``pilot_summary`` is the pilot's own estimate (reusable when it already meets the target)."""
     import time

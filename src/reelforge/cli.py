@@ -124,8 +124,12 @@ def print_summary(s: dict[str, Any]) -> None:
         if s.get("hit_rate_ci99"):
             hit += f"  (99% CI {_pct(s['hit_rate_ci99'][0])} .. {_pct(s['hit_rate_ci99'][1])})"
         t.add_row("hit rate", hit)
-    for k, v in (s.get("hit_rate_split") or {}).items():
-        t.add_row(f"  hit rate: {k}", _pct(v))
+    split = s.get("hit_rate_split") or {}
+    for k, v in split.items():
+        if k.endswith("_ci99"):
+            continue
+        ci = split.get(f"{k}_ci99")
+        t.add_row(f"  hit rate: {k}", _pct(v) + (f"  (99% CI {_pct(ci[0])} .. {_pct(ci[1])})" if ci else ""))
     if s.get("feature_frequency_one_in"):
         t.add_row("feature frequency", f"1 in {s['feature_frequency_one_in']:,.2f} ({_pct(s['feature_rate'])})")
     t.add_row("standard deviation", f"{s['sd']:.4f} x total bet" + (" (lower bound)" if s.get("sd_is_lower_bound")

@@ -136,6 +136,8 @@ def report_sections(game: Game, build: Any, s: dict[str, Any], checkpoints: list
                     exact_rtp: float | None) -> tuple[list[tuple[str, str]], list[tuple[str, str]], list[dict]]:
     """(figures table rows, images (title, base64), distribution rows)."""
     figures = [(label, _fmt(s[key])) for label, key in FIGURE_ROWS if key in s and s[key] is not None]
+    if s.get("estimator"):
+        figures.insert(1, ("estimator", f"{s['estimator']['used']}: {s['estimator']['reason']}"))
     figures += [(f"RTP from {k}", _fmt(v)) for k, v in s["rtp_split"].items()]
     figures += [(f"hit rate: {k}", _fmt(v)) for k, v in (s.get("hit_rate_split") or {}).items()]
     images = [("Win distribution", plot_distribution(s))]

@@ -73,7 +73,11 @@ def test_text_summary_shows_split_hit_rates_with_intervals_and_the_estimator(cap
 
     game = get_game("gemstones-gold")
     build = game.load_build("96.71")
-    s = simulation_summary(game, build, game.simulate_chunk(build, 20_000, 3), seed=3)
+    acc = game.new_accumulator(build)
+    acc.add_round([0, 0])
+    acc.add_round([20, 0])
+    acc.add_round([10, 400], {"triggers": 1, "trigger_hits": 1})
+    s = simulation_summary(game, build, acc, seed=3)
     s["estimator"] = {"used": "plain", "reason": "requested with --plain"}
     print_summary(s)
     out = capsys.readouterr().out

@@ -65,3 +65,22 @@ def test_bad_input_is_one_clear_line_and_a_non_zero_exit(args, message):
     assert len(lines) == 1, proc.stderr
     assert message in lines[0]
     assert "Traceback" not in proc.stderr
+
+
+def test_text_summary_shows_split_hit_rates_with_intervals_and_the_estimator(capsys):
+    from reelforge.analysis.summary import simulation_summary
+    from reelforge.cli import print_summary
+    from reelforge.games.registry import get_game
+
+    game = get_game("gemstones-gold")
+    build = game.load_build("96.71")
+    acc = game.new_accumulator(build)
+    acc.add_round([0, 0])
+    acc.add_round([20, 0])
+    acc.add_round([10, 400], {"triggers": 1, "trigger_hits": 1})
+    s = simulation_summary(game, build, acc, seed=3)
+    s["estimator"] = {"used": "plain", "reason": "requested with --plain"}
+    print_summary(s)
+    out = capsys.readouterr().out
+    assert "hit rate: trigger_free_spins" in out and "_ci99" not in out
+    assert "plain: requested with --plain" in out

@@ -96,8 +96,20 @@ def print_summary(s: dict[str, Any]) -> None:
     t = Table(title=title, show_header=False, title_justify="left")
     t.add_column("figure", style="bold")
     t.add_column("value")
-    method = "exact" if s["method"] == "exact" else f"simulation, {s['rounds']:,} rounds (seed {s.get('seed')})"
+    if s["method"] == "exact":
+        method = "exact"
+    elif s["method"] == "stratified":
+        method = (f"stratified estimate, {s['rounds']:,} paid spins + {s.get('feature_rounds', 0):,} features "
+                  f"(seed {s.get('seed')})")
+    else:
+        method = f"simulation, {s['rounds']:,} rounds (seed {s.get('seed')})"
     t.add_row("method", method)
+    est = s.get("estimator")
+    if est:
+        t.add_row("estimator", f"{est['used']}: {est['reason']}")
+        if "precision_reached" in est:
+            t.add_row("precision", f"99% half-width {s['rtp_ci99_half_width_pp']:.4f} pp, asked "
+                      f"{est['requested_precision_pp']} pp ({'reached' if est['precision_reached'] else 'NOT reached'})")
     if s["method"] != "exact":
         lo, hi = s["rtp_ci99"]
         rtp = f"{_pct(s['rtp'])}  (99% CI {_pct(lo)} .. {_pct(hi)})"
@@ -107,17 +119,28 @@ def print_summary(s: dict[str, Any]) -> None:
     t.add_row("house edge", _pct(s["house_edge"]))
     for k, v in s["rtp_split"].items():
         t.add_row(f"  RTP from {k}", _pct(v))
-    hit = _pct(s["hit_rate"])
-    if s.get("hit_rate_ci99"):
-        hit += f"  (99% CI {_pct(s['hit_rate_ci99'][0])} .. {_pct(s['hit_rate_ci99'][1])})"
-    t.add_row("hit rate", hit)
-    for k, v in (s.get("hit_rate_split") or {}).items():
-        t.add_row(f"  hit rate: {k}", _pct(v))
+    if s.get("hit_rate") is not None:
+        hit = _pct(s["hit_rate"])
+        if s.get("hit_rate_ci99"):
+            hit += f"  (99% CI {_pct(s['hit_rate_ci99'][0])} .. {_pct(s['hit_rate_ci99'][1])})"
+        t.add_row("hit rate", hit)
+    split = s.get("hit_rate_split") or {}
+    for k, v in split.items():
+        if k.endswith("_ci99"):
+            continue
+        ci = split.get(f"{k}_ci99")
+        t.add_row(f"  hit rate: {k}", _pct(v) + (f"  (99% CI {_pct(ci[0])} .. {_pct(ci[1])})" if ci else ""))
     if s.get("feature_frequency_one_in"):
         t.add_row("feature frequency", f"1 in {s['feature_frequency_one_in']:,.2f} ({_pct(s['feature_rate'])})")
-    t.add_row("standard deviation", f"{s['sd']:.4f} x total bet")
+    t.add_row("standard deviation", f"{s['sd']:.4f} x total bet" + (" (lower bound)" if s.get("sd_is_lower_bound")
+                                                                          else ""))
     t.add_row("volatility level", f"{s['volatility_level']} / 10")
-    if s["method"] == "exact":
+    if s["method"] == "stratified":
+        if s.get("max_win_probability") is not None:
+            t.add_row("max win", f"{s['max_win_x']:,}x, probability {s['max_win_probability']:.6g}")
+        else:
+            t.add_row("max win", f"{s['max_win_x']:,}x")
+    elif s["method"] == "exact":
         one_in = s.get("max_win_one_in")
         t.add_row("max win", f"{s['max_win_x']:,}x, probability {s['max_win_probability']:.6g}"
                   + (f" (1 in {one_in:,.0f})" if one_in else ""))
@@ -128,6 +151,8 @@ def print_summary(s: dict[str, Any]) -> None:
     t.add_row("reference stakes", f"{lo_st:.2f} .. {hi_st:,.2f}")
     t.add_row("max exposure", f"{s['max_exposure']:,.2f} at stake {hi_st:,.2f}")
     console.print(t)
+    if not s["distribution"]:
+        return
     d = Table(title="Win distribution (x total bet)", title_justify="left")
     d.add_column("bucket")
     d.add_column("probability", justify="right")
@@ -257,36 +282,106 @@ def summary(
     address: str = ADDRESS_OPT,
     out: str = typer.Option(None, "--out", "-o", help="Also write a report with plots (.html or .md)."),
     stratified: bool = typer.Option(False, "--stratified", help="Use the game's stratified estimate "
-                                    "(paid spins + trigger rate x feature value); --rounds = paid spins."),
+                                    "(paid spins + trigger rate x feature value); --rounds = paid spins; with "
+                                    "--precision, paid spins grow until the target is met."),
+    plain: bool = typer.Option(False, "--plain", help="Use the plain full-round simulation even where --precision "
+                               "would pick the stratified estimate."),
     as_json: bool = JSON_OPT,
 ) -> None:
-    """The Game Rules Summary of a build: exact where the game allows, else simulated."""
-    from reelforge.analysis.summary import exact_summary, stratified_summary
+    """The Game Rules Summary of a build: exact where the game allows, else simulated.
+
+    With --precision on a game that has a stratified estimator (paid rounds, no --out), a short
+    stratified pilot prices both estimators and the one predicted to reach the target sooner is
+    used; the output's ``estimator`` says which and why."""
+    from reelforge.analysis.simulate import default_workers, new_seed
+    from reelforge.analysis.summary import (
+        choose_estimator,
+        exact_summary,
+        stratified_summary,
+        stratified_to_precision,
+    )
 
     n, w, p, s_seed = parse_run_options(rounds, workers, precision, seed)
     if out is not None and not out.lower().endswith((".html", ".htm", ".md")):
         fail(f"--out must end in .html or .md, got {out!r}")
+    if stratified and plain:
+        fail("--stratified and --plain exclude each other: pick one estimator (or neither, to let --precision choose)")
     g, b = load(game, build, mode)
-    checkpoints = None
     if stratified:
-        if mode != "paid" or out is not None:
-            fail("--stratified works for paid rounds without --out")
+        if mode != "paid":
+            fail(f"--stratified estimates paid rounds; it has no --mode {mode}")
+        if out is not None:
+            fail("--stratified gives no win distribution or RTP convergence for a report; drop --out or --stratified")
+        if backend != "local" or address is not None:
+            fail("--stratified runs in this process; --backend and --address are for plain simulations")
+        if not g.has_stratified:
+            fail(f"{g.id} has no stratified estimate; use a plain simulation (drop --stratified)")
+        sd_seed = 2026 if s_seed is None else s_seed
         try:
-            s = stratified_summary(g, b, n or 100_000_000, 2026 if s_seed is None else s_seed)
+            if p is None:
+                s = stratified_summary(g, b, n or 100_000_000, sd_seed)
+            else:
+                start = min(g.stratified_pilot_rounds, n) if n else g.stratified_pilot_rounds
+                s, runs = stratified_to_precision(g, b, p, sd_seed, start, max_rounds=n)
         except ValueError as exc:
             fail(str(exc))
-        emit_json(s) if as_json else console.print(s)
+        if p is None:
+            s["estimator"] = {"used": "stratified", "reason": "requested with --stratified"}
+        else:
+            s["estimator"] = {"used": "stratified", "reason": "requested with --stratified; paid spins grown until "
+                              "the 99% half-width met --precision", "requested_precision_pp": p,
+                              "precision_reached": bool(s["rtp_ci99_half_width_pp"] <= p), "runs": runs}
+        emit_json(s) if as_json else print_summary(s)
         return
-    if n is None and p is None and mode == "paid" and g.exact(b) is not None:
+    checkpoints = None
+    if n is None and p is None and mode == "paid" and g.exact(b) is not None and not plain:
         s = exact_summary(g, b)
-    else:
-        s, res = run_simulation(g.id, b.name, n if (n or p) else 10_000_000, s_seed, w, mode, quiet=as_json,
-                                precision=p, backend=backend, address=address)
-        checkpoints = res.checkpoints
+        emit_or_report(s, g, b, out, mode, s_seed, w, checkpoints, as_json)
+        return
+    choice: dict[str, Any] | None = None
+    if p is not None and not plain and mode == "paid" and g.has_stratified:
+        if out is not None:
+            choice = {"used": "plain", "reason": "the report (--out) needs the full-round simulation's win "
+                      "distribution, RTP convergence and feature counters, which the stratified estimate lacks"}
+        elif backend != "local":
+            choice = {"used": "plain", "reason": f"--backend {backend}: the cluster runs the plain simulation "
+                      "(the stratified estimate runs in this process)"}
+        else:
+            s_seed = new_seed() if s_seed is None else s_seed
+            choice = choose_estimator(g, b, p, s_seed, w or default_workers(),
+                                      min(g.stratified_pilot_rounds, n) if n else None)
+            pilot = choice.pop("pilot_summary")
+            if choice["used"] == "stratified":
+                ps = choice["pilot"]["paid_spins"]
+                s, runs = stratified_to_precision(g, b, p, s_seed, ps, max_rounds=n, first=pilot)
+                choice["runs"] = [{"rounds": ps, "half_width_pp": choice["pilot"]["rtp_ci99_half_width_pp"],
+                                   "seconds": choice["pilot"]["seconds"]}, *runs]
+                choice["precision_reached"] = bool(s["rtp_ci99_half_width_pp"] <= p)
+                s["estimator"] = choice
+                emit_json(s) if as_json else print_summary(s)
+                return
+    s, res = run_simulation(g.id, b.name, n if (n or p) else 10_000_000, s_seed, w, mode, quiet=as_json,
+                            precision=p, backend=backend, address=address)
+    checkpoints = res.checkpoints
+    if choice is None:
+        choice = {"used": "plain", "reason": "requested with --plain" if plain else (
+            "the game has no stratified estimator" if p is not None and mode == "paid" and not g.has_stratified
+            else "no --precision: a plain simulation of the requested rounds" if p is None
+            else f"--mode {mode}: the stratified estimate covers paid rounds only")}
+    if p is not None:
+        choice["requested_precision_pp"] = p
+        choice["precision_reached"] = bool(s["rtp_ci99_half_width_pp"] <= p)
+    s["estimator"] = choice
+    emit_or_report(s, g, b, out, mode, s_seed, w, checkpoints, as_json)
+
+
+def emit_or_report(s: dict[str, Any], g: Any, b: Any, out: str | None, mode: str, seed: int | None,
+                   workers: int | None, checkpoints: list | None, as_json: bool) -> None:
+    """Write the report (when ``out``) and print the summary."""
     if out is not None:
         from reelforge.analysis.report import write_report
 
-        write_report(out, g, b, s, mode=mode, seed=s_seed, workers=w, checkpoints=checkpoints)
+        write_report(out, g, b, s, mode=mode, seed=seed, workers=workers, checkpoints=checkpoints)
         if not as_json:
             console.print(f"report written to {out}")
     emit_json(s) if as_json else print_summary(s)

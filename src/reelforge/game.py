@@ -183,6 +183,11 @@ class Game(ABC):
         """Game-specific figures for the summary from a simulation."""
         return {}
 
+    stratified_pilot_rounds: int = 1_000_000
+    """Paid spins of the pilot that prices the stratified estimate for ``summary --precision``: the
+    smallest budget at which every stratum grows in proportion to it (below, fixed floors such as
+    a minimum feature count make the pilot's half-width unrepresentative of larger runs)."""
+
     def stratified(self, build: Any, rounds: int, seed: int) -> dict[str, Any] | None:
         """A stratified estimate for games with rare features (paid spins simulated alone,
         plus trigger rate x feature value, each with its own interval, combined), as summary
@@ -190,7 +195,19 @@ class Game(ABC):
         has none. ``rounds`` is the paid-spin budget."""
         return None
 
+    @property
+    def has_stratified(self) -> bool:
+        """Whether the game overrides :meth:`stratified` (has a stratified estimator)."""
+        return type(self).stratified is not Game.stratified
+
     def feature_picture(self, build: Any, summary: dict[str, Any]) -> dict[str, Any] | None:
         """The game's own report plot from a summary: ``{"title", "labels", "values", "xlabel",
-        "ylabel", "log"?}``, or None."""
+        "ylabel", "log"?, "series"?}``, or None. ``series`` (optional) draws stacked panels instead,
+        each ``{"name", "labels", "values", "log"?, "ylabel"?}`` (for figures on different bins or
+        denominators)."""
         return None
+
+    def feature_pictures(self, build: Any, summary: dict[str, Any]) -> list[dict[str, Any]]:
+        """Every game plot of the report (default: :meth:`feature_picture`, if any)."""
+        pic = self.feature_picture(build, summary)
+        return [pic] if pic else []

@@ -48,4 +48,37 @@ def test_forge_of_gems_report_draws_the_gembox_rewards(tmp_path):
     total_gembox = sum(v["awarded"]["count"] for v in s["gembox"].values())
     assert abs(sum(pic["values"]) * s["rounds"] - total_gembox) < 1e-6
     out = write_report(str(tmp_path / "fog.html"), game, build, s, checkpoints=res.checkpoints)
-    assert "GEMBOX rewards" in out.read_text()
+    text = out.read_text()
+    assert "GEMBOX rewards" in text and "Ways distribution of paid spins" in text
+    assert text.count("data:image/png;base64,") == 5  # distribution, convergence, split, GEMBOX, ways
+
+
+def test_forge_of_gems_ways_picture_has_every_paid_spin_in_a_ways_bin():
+    game = get_game("forge-of-gems")
+    build = game.load_build("96.2")
+    acc = game.simulate_chunk(build, 100_000, 3)
+    s = simulation_summary(game, build, acc, seed=3)
+    ways = next(p for p in game.feature_pictures(build, s) if p["title"].startswith("Ways"))
+    first, peak, rtp = ways["series"]
+    assert first["labels"][0] == "243" and first["labels"][-1] == "31104-36288" and len(first["labels"]) == 9
+    assert abs(sum(first["values"]) - 1) < 1e-12 and abs(sum(peak["values"]) - 1) < 1e-12
+    # the peak-ways split adds up to the paid-spin RTP (in percentage points)
+    assert abs(sum(rtp["values"]) - 100 * s["rtp_split"]["base_game"]) < 1e-9
+
+
+def test_gemstones_gold_report_draws_the_revealed_multiplier_sums(tmp_path):
+    game = get_game("gemstones-gold")
+    build = game.load_build("96.71")
+    res = simulate(game.id, build.name, 300_000, seed=8, workers=1, chunk=1 << 16)
+    s = simulation_summary(game, build, res.accumulator, seed=8)
+    (pic,) = game.feature_pictures(build, s)
+    paid, feature = pic["series"]
+    acc = res.accumulator
+    # every multiplied paid spin is in one sum bin; every feature in one final-M bin
+    assert round(sum(paid["values"]) * acc.rounds) == acc.counter("paid_multiplied") > 0
+    assert round(sum(feature["values"]) * acc.counter("triggers")) == acc.counter("triggers") > 0
+    assert paid["labels"][:4] == ["2", "3", "4", "5-9"] and feature["labels"][0] == "0"
+    out = write_report(str(tmp_path / "gg.html"), game, build, s, checkpoints=res.checkpoints)
+    text = out.read_text()
+    assert "Revealed multiplier sums" in text
+    assert text.count("data:image/png;base64,") == 4

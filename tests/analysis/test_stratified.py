@@ -38,3 +38,58 @@ def test_forge_of_gems_stratified_summary():
     assert s["method"] == "stratified" and lo < s["rtp"] < hi
     assert abs(sum(s["rtp_split"].values()) - s["rtp"]) < 1e-9
     assert s["feature_rate"] > 0
+
+
+def run_summary(monkeypatch, capsys, *args) -> tuple[int, str, str]:
+    """``reelforge summary ARGS`` in this process: (exit status, stdout, stderr)."""
+    from reelforge.cli import main
+
+    monkeypatch.setattr(sys, "argv", ["reelforge", "summary", *args])
+    try:
+        main()
+        code = 0
+    except SystemExit as exc:
+        code = exc.code or 0
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_precision_picks_the_stratified_estimate_on_gemstones_gold_and_says_why(monkeypatch, capsys):
+    # the 6e6-spin stratified pilot already reaches 1 pp, where a plain run needs ~1.7e7 rounds
+    code, out, err = run_summary(monkeypatch, capsys, "gemstones-gold", "--precision", "1", "--seed", "7",
+                                 "--workers", "1", "--json")
+    assert code == 0, err
+    s = json.loads(out)
+    est = s["estimator"]
+    assert s["method"] == "stratified" and est["used"] == "stratified"
+    assert "stratified is predicted sooner" in est["reason"]
+    assert s["rtp_ci99_half_width_pp"] <= 1.0 and est["precision_reached"] is True
+    lo, hi = s["rtp_ci99"]
+    assert (hi - lo) / 2 * 100 <= 1.0 and lo < s["rtp"] < hi
+    assert est["pilot"]["plain_rounds_needed"] > s["rounds"] == est["pilot"]["paid_spins"] == 6_000_000
+    assert est["predicted_seconds"]["plain"] > est["predicted_seconds"]["stratified"]
+
+
+def test_stratified_runs_grow_until_the_half_width_meets_the_target():
+    from reelforge.analysis.summary import stratified_to_precision
+    from reelforge.games.registry import get_game
+
+    game = get_game("gemstones-gold")
+    s, runs = stratified_to_precision(game, game.load_build("96.71"), 3.0, 11, 100_000)
+    assert len(runs) >= 2 and runs[0]["half_width_pp"] > 3.0   # the first size was too small...
+    assert runs[-1]["rounds"] > runs[0]["rounds"] == 100_000
+    assert s["rtp_ci99_half_width_pp"] <= 3.0 and s["rounds"] == runs[-1]["rounds"]   # ...the last one is not
+
+
+def test_plain_overrides_the_choice_and_bad_combinations_exit_2(monkeypatch, capsys):
+    code, out, err = run_summary(monkeypatch, capsys, "gemstones-gold", "--precision", "3", "--plain", "--seed", "1",
+                                 "--workers", "1", "--json")
+    assert code == 0, err
+    s = json.loads(out)
+    assert s["method"] == "simulation" and s["estimator"]["used"] == "plain"
+    assert s["estimator"]["reason"] == "requested with --plain" and s["estimator"]["precision_reached"] is True
+    for args, message in ((["--stratified", "--plain"], "exclude each other"),
+                          (["--stratified", "--mode", "buy"], "has no --mode buy"),
+                          (["--stratified", "--backend", "ray"], "runs in this process")):
+        code, _, err = run_summary(monkeypatch, capsys, "gemstones-gold", *args)
+        assert code == 2 and message in err, (args, err)

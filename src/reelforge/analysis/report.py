@@ -79,16 +79,34 @@ def plot_split(s: dict[str, Any]) -> str:
     return _png(fig)
 
 
-def plot_feature(pic: dict[str, Any]) -> str:
-    fig, ax = plt.subplots(figsize=(8, 3.6))
-    ax.bar(range(len(pic["labels"])), pic["values"], color="#8a3ac0")
-    ax.set_xticks(range(len(pic["labels"])), pic["labels"], rotation=40, ha="right")
-    if pic.get("log"):
+def _bars(ax: Any, labels: list[str], values: list[float], log: bool) -> None:
+    # zero bars are left out on a log axis (log 0 is undefined) rather than drawn at the floor
+    ys = [v if (v > 0 or not log) else float("nan") for v in values]
+    ax.bar(range(len(labels)), ys, color="#8a3ac0")
+    ax.set_xticks(range(len(labels)), labels, rotation=40, ha="right")
+    if log and any(v > 0 for v in values):
         ax.set_yscale("log")
-    ax.set_xlabel(pic.get("xlabel", ""))
-    ax.set_ylabel(pic.get("ylabel", ""))
-    ax.set_title(pic["title"])
     ax.grid(axis="y", alpha=0.3)
+
+
+def plot_feature(pic: dict[str, Any]) -> str:
+    """A game's own plot: one bar chart, or stacked panels when ``pic`` has ``series``."""
+    series = pic.get("series")
+    if not series:
+        fig, ax = plt.subplots(figsize=(8, 3.6))
+        _bars(ax, pic["labels"], pic["values"], bool(pic.get("log")))
+        ax.set_xlabel(pic.get("xlabel", ""))
+        ax.set_ylabel(pic.get("ylabel", ""))
+        ax.set_title(pic["title"])
+        return _png(fig)
+    fig, axes = plt.subplots(len(series), 1, figsize=(8, 3.2 * len(series)), squeeze=False)
+    for ax, ser in zip(axes[:, 0], series):
+        _bars(ax, ser["labels"], ser["values"], bool(ser.get("log", pic.get("log"))))
+        ax.set_title(ser["name"], fontsize=10)
+        ax.set_ylabel(ser.get("ylabel", pic.get("ylabel", "")))
+        ax.set_xlabel(pic.get("xlabel", ""))
+    fig.suptitle(pic["title"])
+    fig.tight_layout()
     return _png(fig)
 
 
@@ -118,6 +136,8 @@ def report_sections(game: Game, build: Any, s: dict[str, Any], checkpoints: list
                     exact_rtp: float | None) -> tuple[list[tuple[str, str]], list[tuple[str, str]], list[dict]]:
     """(figures table rows, images (title, base64), distribution rows)."""
     figures = [(label, _fmt(s[key])) for label, key in FIGURE_ROWS if key in s and s[key] is not None]
+    if s.get("estimator"):
+        figures.insert(1, ("estimator", f"{s['estimator']['used']}: {s['estimator']['reason']}"))
     figures += [(f"RTP from {k}", _fmt(v)) for k, v in s["rtp_split"].items()]
     figures += [(f"hit rate: {k}", _fmt(v)) for k, v in (s.get("hit_rate_split") or {}).items()]
     images = [("Win distribution", plot_distribution(s))]
@@ -126,8 +146,7 @@ def report_sections(game: Game, build: Any, s: dict[str, Any], checkpoints: list
             checkpoints, exact_rtp, "RTP convergence with 99% band"
             + (f" ({checkpoints[-1][0]:,} rounds)" if checkpoints else ""))))
     images.append(("RTP split", plot_split(s)))
-    pic = game.feature_picture(build, s)
-    if pic:
+    for pic in game.feature_pictures(build, s):
         images.append((pic["title"], plot_feature(pic)))
     return figures, images, s["distribution"]
 

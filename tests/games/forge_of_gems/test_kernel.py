@@ -36,3 +36,41 @@ def test_simulate_chunk_totals_equal_the_per_round_wins_and_merge_exactly():
     a = GAME.simulate_chunk(build, 20_000, 1)
     b = GAME.simulate_chunk(build, 30_000, 2)
     assert a.merge(b).win == a.win + b.win
+
+
+def test_ways_counters_match_the_reference_spins_and_split_the_paid_spin_win():
+    from reelforge.games.forge_of_gems.kernel import MIN_WAYS, WAYS_EDGES, ways_bin_labels
+
+    build = load_build("96.2")
+    rounds, seed = 3_000, 21
+    labels = ways_bin_labels()
+
+    def label(ways: int) -> str:
+        assert MIN_WAYS <= ways <= 36288
+        return labels[sum(1 for e in WAYS_EDGES if ways >= e)]
+
+    ref: dict[str, int] = {}
+
+    def add(key: str, value: int) -> None:
+        ref[key] = ref.get(key, 0) + value
+
+    draws = SeededDraws(seed)
+    for _ in range(rounds):
+        step = rules.play_step(build, rules.new_state(), draws, None)
+        first = next(ev["ways"] for ev in step.events if ev["type"] == "spin")
+        # the first board and the board after each cascade are the boards the spin evaluates
+        peak = max(ev["ways"] for ev in step.events if ev["type"] in ("spin", "cascade"))
+        add(f"ways_{label(first)}", 1)
+        add(f"ways_peak_{label(peak)}", 1)
+        add(f"ways_peak_win_{label(peak)}", int(step.state["components"][0]))
+        while not step.finished:
+            step = rules.play_step(build, step.state, draws, None)
+    acc = GAME.simulate_chunk(build, rounds, seed)
+    ker = {k: acc.counter(k) for k in acc.counter_names if k.startswith("ways_") and acc.counter(k)}
+    assert ker == {k: v for k, v in ref.items() if v}
+    assert sum(acc.counter(f"ways_{lab}") for lab in labels) == rounds
+    assert sum(acc.counter(f"ways_peak_{lab}") for lab in labels) == rounds
+    assert sum(acc.counter(f"ways_peak_win_{lab}") for lab in labels) == acc.components[0]
+    # splitters lift some spins above their first board's ways
+    assert sum(acc.counter(f"ways_peak_{lab}") for lab in labels[4:]) > sum(
+        acc.counter(f"ways_{lab}") for lab in labels[4:])

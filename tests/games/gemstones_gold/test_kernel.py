@@ -56,3 +56,52 @@ def test_simulate_chunk_tallies_match_the_per_round_wins():
     assert acc.win_sq == int((wins.astype(object) ** 2).sum())
     assert sum(acc.components) == acc.win
     assert acc.counter("trigger_hits") <= acc.counter("triggers")
+
+
+def reference_multiplier_counts(build, rounds: int, seed: int, mode: str) -> dict[str, int]:
+    """The picture's histograms rebuilt from the reference engine's events."""
+    from reelforge.games.gemstones_gold.kernel import MULT_EDGES, mult_bin_labels
+
+    labels = mult_bin_labels()
+
+    def label(s: int) -> str:
+        return labels[sum(1 for e in MULT_EDGES if s >= e)]
+
+    counts: dict[str, int] = {}
+    draws = SeededDraws(seed)
+    for _ in range(rounds):
+        state = rules.new_state(mode)
+        feature = mode == "buy"
+        while True:
+            step = rules.play_step(build, state, draws)
+            for ev in step.events:
+                if ev["type"] == "spin_result" and ev["kind"] == "paid" and ev["multiplier_sum"] > 0:
+                    key = f"paid_sum_{label(ev['multiplier_sum'])}"
+                    counts[key] = counts.get(key, 0) + 1
+                if ev["type"] == "free_spins_awarded":
+                    feature = True
+            if step.finished:
+                break
+            state = step.state
+        if feature:
+            m = step.state["total_multiplier"]
+            key = f"feature_m_{label(m) if m else 0}"
+            counts[key] = counts.get(key, 0) + 1
+            counts["feature_m_total"] = counts.get("feature_m_total", 0) + m
+    return counts
+
+
+def test_multiplier_histograms_count_what_the_reference_rounds_show():
+    build = load_build("96.71")
+    for mode, n, seed in (("paid", 10_000, 5), ("buy", 500, 6)):
+        acc = GAME.simulate_chunk(build, n, seed, mode)
+        ref = reference_multiplier_counts(build, n, seed, mode)
+        names = [k for k in acc.counter_names if k.startswith(("paid_sum_", "feature_m_"))]
+        assert {k: acc.counter(k) for k in names if acc.counter(k)} == ref
+        paid_bins = sum(acc.counter(k) for k in names if k.startswith("paid_sum_"))
+        feature_bins = sum(acc.counter(k) for k in names if k.startswith("feature_m_") and k != "feature_m_total")
+        # one paid-sum count per multiplied paid spin, one final-M count per feature
+        assert paid_bins == acc.counter("paid_multiplied")
+        assert feature_bins == acc.counter("triggers")
+        assert acc.counter("triggers") > (20 if mode == "paid" else 499)
+    assert paid_bins == 0 and acc.counter("feature_m_0") < n  # buy mode: no paid spin; some features multiply

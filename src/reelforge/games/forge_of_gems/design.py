@@ -172,13 +172,20 @@ class Strata:
     tail_threshold: int = 0
     seconds: float = 0.0
     seed: int = 0
+    merged_seeds: list[int] = field(default_factory=list)
+    """Seeds of every sample merged into this one (empty: just ``seed``)."""
+
+    @property
+    def seeds(self) -> list[int]:
+        return self.merged_seeds or [self.seed]
 
     def save(self, path: Path) -> None:
         """Keep a sample (npz) so builds can be evaluated on it later."""
         np.savez_compressed(path, spins=self.spins, n_cls=self.n_cls, sum_b=self.sum_b, max_b=self.max_b,
                             hist_b=self.hist_b, features=self.features, sums=self.sums, cross=self.cross,
                             tail=np.array(self.tail, dtype=np.int64).reshape(-1, len(MARKS)),
-                            tail_threshold=self.tail_threshold, seconds=self.seconds, seed=self.seed)
+                            tail_threshold=self.tail_threshold, seconds=self.seconds, seed=self.seed,
+                            seeds=np.array(self.seeds, dtype=np.int64))
 
     def merge(self, other: "Strata") -> "Strata":
         """Two independent samples as one (e.g. tune on everything simulated so far)."""
@@ -188,7 +195,8 @@ class Strata:
                       max_b=max(self.max_b, other.max_b), hist_b=self.hist_b + other.hist_b,
                       features=self.features + other.features, sums=self.sums + other.sums,
                       cross=self.cross + other.cross, tail=self.tail + other.tail,
-                      tail_threshold=self.tail_threshold, seconds=self.seconds + other.seconds, seed=self.seed)
+                      tail_threshold=self.tail_threshold, seconds=self.seconds + other.seconds, seed=self.seed,
+                      merged_seeds=self.seeds + other.seeds)
 
     @classmethod
     def load(cls, path: Path) -> "Strata":
@@ -196,7 +204,7 @@ class Strata:
         return cls(spins=int(d["spins"]), n_cls=d["n_cls"], sum_b=d["sum_b"], max_b=int(d["max_b"]),
                    hist_b=d["hist_b"], features=int(d["features"]), sums=d["sums"], cross=d["cross"],
                    tail=d["tail"].tolist(), tail_threshold=int(d["tail_threshold"]), seconds=float(d["seconds"]),
-                   seed=int(d["seed"]))
+                   seed=int(d["seed"]), merged_seeds=[int(x) for x in d["seeds"]] if "seeds" in d else [])
 
 
 def _base_chunk(rng, n, t, n_cls, aux, max_b, hist_b) -> None:
@@ -372,29 +380,39 @@ def calibrate(st: Strata) -> list[Build]:
     return [calibrate_one(st, name, float(name) / 100) for name in BUILD_NAMES]
 
 
-SHIPPED_SAMPLE = {"spins": 60_000_000, "features": 3_000_000, "seed": 20261129}
+SHIPPED_SAMPLES = ((20261129, 50_000_000, 2_500_000), (9620842, 50_000_000, 2_500_000))
+"""(seed, paid spins, features) of the samples the shipped builds were tuned on (merged)."""
 
 
 def tune_build(name: str, rtp: float | None = None, out: Path | None = None, sample_path: Path | None = None,
-               spins: int = SHIPPED_SAMPLE["spins"], features: int = SHIPPED_SAMPLE["features"],
-               seed: int = SHIPPED_SAMPLE["seed"]) -> dict[str, Any]:
-    """``reelforge tune forge-of-gems --build NAME [-t rtp=...] [--sample S.npz]``: sample (or load the
-    kept ``sample_path``), tune one build with the generic tuner, write it."""
+               samples: tuple[tuple[int, int, int], ...] = SHIPPED_SAMPLES) -> dict[str, Any]:
+    """``reelforge tune forge-of-gems --build NAME [-t rtp=...] [--sample S.npz]``: simulate the
+    ``samples`` and merge them (or load the kept ``sample_path``), tune one build with the generic
+    tuner, write it. The defaults reproduce the shipped builds."""
     if sample_path is not None and Path(sample_path).exists():
         st = Strata.load(Path(sample_path))
     else:
-        st = sample(spins, features, seed, TAIL_THRESHOLD)
+        st = merged_sample(samples)
         if sample_path is not None:
             st.save(Path(sample_path))
     build = calibrate_one(st, name, rtp if rtp is not None else float(name) / 100)
     path = Path(out) if out else BUILDS_DIR / f"{name}.toml"
     path.write_text(build_to_toml(build, comment=f"Forge of Gems build {name}: written by "
                                   f"reelforge.games.forge_of_gems.design (do not edit by hand).\n"
-                                  f"Tuned on seed {st.seed}: {st.spins:,} paid spins, {st.features:,} features."))
+                                  f"Tuned on seed(s) {', '.join(map(str, st.seeds))}: {st.spins:,} paid spins, {st.features:,} features."))
     e = estimate(st, build)
     e["written"] = str(path)
     e["note"] = "figures on the tuning sample; run the design's 'verify' on an independent sample to report"
     return e
+
+
+def merged_sample(samples: tuple[tuple[int, int, int], ...], log: bool = True) -> Strata:
+    """The given (seed, spins, features) samples simulated and merged into one."""
+    st = None
+    for seed, spins, features in samples:
+        one = sample(spins, features, seed, TAIL_THRESHOLD, log=log)
+        st = one if st is None else st.merge(one)
+    return st
 
 
 def write_builds(builds: list[Build], note: str) -> None:
@@ -439,8 +457,7 @@ def main(argv: list[str] | None = None) -> int:
             e = estimate(st, b)
             print(f"{b.name}: unit {b.unit} gembox3 {list(b.gembox[3].weights)} tuned-sample rtp {e['rtp']:.5f}")
         if args.write:
-            seeds = ", ".join(str(Strata.load(p).seed) for p in args.load) if args.load else str(seed)
-            write_builds(builds, f"Tuned on seed(s) {seeds}: {st.spins:,} paid spins, {st.features:,} features.")
+            write_builds(builds, f"Tuned on seed(s) {', '.join(map(str, st.seeds))}: {st.spins:,} paid spins, {st.features:,} features.")
         return 0
     from reelforge.games.forge_of_gems.build import load_build
     out = []

@@ -55,6 +55,8 @@ class ForgeOfGems(Game):
     max_win_x = CAP_X
     modes = ("paid",)
     step_actions = ("open",)
+    stratified_pilot_rounds = 1_000_000
+    """The feature stratum (rounds // 20 features) leaves its 50,000 floor at 1e6 paid spins."""
 
     def build_names(self) -> list[str]:
         return build_mod.build_names()
@@ -161,6 +163,32 @@ class ForgeOfGems(Game):
         return {"title": "GEMBOX rewards (probability per paid round)", "labels": labels, "values": values,
                 "xlabel": "scatter class: reward", "ylabel": "probability (log)", "log": True}
 
+    def feature_pictures(self, build: Any, summary: dict[str, Any]) -> list[dict[str, Any]]:
+        """The GEMBOX rewards picture and the ways distribution of paid spins: the ways of the
+        first board, the most ways any evaluated board of the spin reached (Splitters raise them
+        as it cascades), and the paid-spin RTP returned by the spins in each peak-ways bin."""
+        pics = super().feature_pictures(build, summary)
+        first = summary.get("first_board_ways")
+        if not first:
+            return pics
+        labels = list(first)
+        series = [{"name": "first board's ways (probability per paid spin, log)", "labels": labels,
+                   "values": list(first.values()), "log": True, "ylabel": "probability (log)"}]
+        peak = summary.get("peak_ways")
+        if peak:
+            series.append({"name": "most ways of any board the spin evaluated (probability per paid spin, log)",
+                           "labels": list(peak), "values": list(peak.values()), "log": True,
+                           "ylabel": "probability (log)"})
+        rtp = summary.get("paid_spin_rtp_by_peak_ways")
+        if rtp:
+            series.append({"name": "paid-spin RTP returned by the spins of each peak-ways bin (log)",
+                           "labels": list(rtp), "values": [v * 100 for v in rtp.values()], "log": True,
+                           "ylabel": "RTP, pp (log)"})
+        pics.append({"title": "Ways distribution of paid spins", "labels": labels, "values": list(first.values()),
+                     "series": series, "xlabel": "ways (bins 243 x 2^k, up to 36,288)",
+                     "ylabel": "probability (log)", "log": True})
+        return pics
+
     def extra_summary(self, build: Build, acc: Accumulator) -> dict[str, Any]:
         n = acc.rounds
         if not n:
@@ -187,7 +215,10 @@ class ForgeOfGems(Game):
             "paid_spin_hit_rate": c("paid_spin_hits") / n,
             "cascades_per_paid_spin": c("paid_spin_cascades") / n,
             "multiplier_landings_per_round": c("multiplier_landings") / n,
-            "first_board_ways": {k[5:]: c(k) / n for k in kernel.COUNTERS if k.startswith("ways_")},
+            "first_board_ways": {lab: c(f"ways_{lab}") / n for lab in kernel.ways_bin_labels()},
+            "peak_ways": {lab: c(f"ways_peak_{lab}") / n for lab in kernel.ways_bin_labels()},
+            "paid_spin_rtp_by_peak_ways": {
+                lab: c(f"ways_peak_win_{lab}") / acc.total_stake for lab in kernel.ways_bin_labels()},
             "win_unit": build.unit, "cap_x": build.cap_x,
         }
 

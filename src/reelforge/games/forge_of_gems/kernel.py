@@ -24,6 +24,7 @@ from reelforge.games.forge_of_gems.build import (
     F_VSPLIT,
     F_VWILD,
     GEMBOX_REWARDS,
+    MAX_WAYS,
     N_PAY,
     REELS,
     ROWS,
@@ -38,6 +39,20 @@ from reelforge.mechanics.tumble import EMPTY, collapse_column_nb
 N_NORMAL = N_PAY + 2
 MIN_LENGTH = 3
 
+MIN_WAYS = 3**REELS
+WAYS_EDGES = np.array([MIN_WAYS + 1] + [MIN_WAYS * 2**k for k in range(1, 8)], dtype=np.int64)
+"""Lower edges of the first-board ways bins after ``[243]``: 244, 486, 972 ... 31104 (doubling, a log
+scale: ways = 243 x the product of the reels' copies / 3); the last bin runs to MAX_WAYS (36,288)."""
+N_WAYS_BINS = WAYS_EDGES.shape[0] + 1
+
+
+def ways_bin_labels() -> list[str]:
+    """``243``, ``244-485``, ``486-971`` ... ``31104-36288``."""
+    lows = [MIN_WAYS, *(int(e) for e in WAYS_EDGES)]
+    highs = [MIN_WAYS, *(int(e) - 1 for e in WAYS_EDGES[1:]), MAX_WAYS]
+    return [str(lo) if lo == hi else f"{lo}-{hi}" for lo, hi in zip(lows, highs, strict=True)]
+
+
 # Counter layout (names in :data:`COUNTERS`).
 COUNTERS = (
     "gembox_s3", "gembox_s4", "gembox_s5",
@@ -46,18 +61,26 @@ COUNTERS = (
     "reward_s5_prize40_fs10", "reward_s5_fs15", "reward_s5_fs20",
     "free_spin_triggers", "free_spins_played", "cap_hits",
     "paid_spin_hits", "paid_spin_cascades", "multiplier_landings",
-    "ways_243", "ways_244_to_999", "ways_1000_to_4999", "ways_5000_to_36288",
+    *(f"ways_{lab}" for lab in ways_bin_labels()),
+    *(f"ways_peak_{lab}" for lab in ways_bin_labels()),
+    *(f"ways_peak_win_{lab}" for lab in ways_bin_labels()),
     "triggers",
 )
-"""``triggers`` counts GEMBOX awards (the feature; the summary's feature rate)."""
+"""``triggers`` counts GEMBOX awards (the feature; the summary's feature rate). Ways histograms
+(bins of :data:`WAYS_EDGES`), one count per paid spin: ``ways_*`` the ways of its first board,
+``ways_peak_*`` the most ways of any board it evaluated (the first and each board after a
+cascade: Splitters raise the ways as the spin goes on); ``ways_peak_win_*`` the paid-spin wins
+(units) of the spins in each peak bin, so the paid-spin RTP splits by peak ways."""
 K_GEMBOX = 0
 K_REWARD = 3
 K_TRIGGERS, K_FS_PLAYED, K_CAP, K_PAID_HITS, K_PAID_CASCADES, K_MULT = 12, 13, 14, 15, 16, 17
 K_WAYS = 18
-K_FEATURE = 22
+K_WAYS_PEAK = K_WAYS + N_WAYS_BINS
+K_WAYS_PEAK_WIN = K_WAYS_PEAK + N_WAYS_BINS
+K_FEATURE = K_WAYS_PEAK_WIN + N_WAYS_BINS
 
 # Spin result slots.
-R_MULT, R_SCAT, R_CAPPED, R_WAYS, R_CASC, R_MULT_LANDINGS, R_FIRST_SCAT = range(7)
+R_MULT, R_SCAT, R_CAPPED, R_WAYS, R_CASC, R_MULT_LANDINGS, R_FIRST_SCAT, R_PEAK_WAYS = range(8)
 
 
 @dataclass
@@ -131,6 +154,15 @@ def _draw_cell(rng, cell_code, cell_total, limits, board, c, r):
 
 
 @njit(cache=True, inline="always")
+def _ways_bin(ways):
+    """Bin of a board's ways on :data:`WAYS_EDGES` (0: exactly 243)."""
+    b = 0
+    while b < WAYS_EDGES.shape[0] and ways >= WAYS_EDGES[b]:
+        b += 1
+    return b
+
+
+@njit(cache=True, inline="always")
 def _gain(board, limits, c, r):
     cell = board[c, r]
     if (cell & 3) >= 3:
@@ -165,6 +197,7 @@ def _spin(rng, cell_code, cell_total, forge_tab, targets, paytable, limits, cap_
         for r in range(ROWS):
             if (board[c, r] >> 2) == SCATTER:
                 first_scat += 1
+    peak_ways = ways_first
     nt = targets.shape[0]
     win = 0
     cascades = 0
@@ -266,6 +299,11 @@ def _spin(rng, cell_code, cell_total, forge_tab, targets, paytable, limits, cap_
                 mult_landings += 1
         for i in range(n_land):
             forge[land[i, 0]] = forge_tab[draw(rng, nf)]
+        ways_now = 1
+        for c in range(REELS):
+            ways_now *= _col_copies(board, c)
+        if ways_now > peak_ways:
+            peak_ways = ways_now
     scat = 0
     for c in range(REELS):
         for r in range(ROWS):
@@ -278,6 +316,7 @@ def _spin(rng, cell_code, cell_total, forge_tab, targets, paytable, limits, cap_
     res[R_CASC] = cascades
     res[R_MULT_LANDINGS] = mult_landings
     res[R_FIRST_SCAT] = first_scat
+    res[R_PEAK_WAYS] = peak_ways
     return win
 
 
@@ -323,15 +362,10 @@ def run_rounds(rng, cell_code, cell_total, forge_base, forge_free, targets, payt
         counters[K_PAID_CASCADES] += res[R_CASC]
         if base > 0:
             counters[K_PAID_HITS] += 1
-        ways = res[R_WAYS]
-        if ways == 243:
-            counters[K_WAYS] += 1
-        elif ways < 1000:
-            counters[K_WAYS + 1] += 1
-        elif ways < 5000:
-            counters[K_WAYS + 2] += 1
-        else:
-            counters[K_WAYS + 3] += 1
+        counters[K_WAYS + _ways_bin(res[R_WAYS])] += 1
+        pb = _ways_bin(res[R_PEAK_WAYS])
+        counters[K_WAYS_PEAK + pb] += 1
+        counters[K_WAYS_PEAK_WIN + pb] += base
         if res[R_CAPPED]:
             counters[K_CAP] += 1
         elif res[R_SCAT] >= 3:

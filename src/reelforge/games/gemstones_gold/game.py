@@ -52,6 +52,8 @@ class GemstonesGold(Game):
     max_win_x = MAX_WIN_X
     reference_stakes = (0.20, 100)
     modes = ("paid", "buy")
+    stratified_pilot_rounds = 6_000_000
+    """The feature stratum (rounds // 60 features) leaves its 100,000 floor at 6e6 paid spins."""
 
     # -- builds -------------------------------------------------------------
     def build_names(self) -> list[str]:
@@ -213,13 +215,43 @@ class GemstonesGold(Game):
                 "feature_frequency_1_in": (n / trig) if trig else None,
                 "paid_spins_multiplied_rate": acc.counter("paid_multiplied") / n,
             })
+            mult = acc.counter("paid_multiplied")
+            out["paid_multiplier_sums"] = {
+                "spins": mult,
+                "probability_per_paid_spin": {
+                    lab: acc.counter(f"paid_sum_{lab}") / n for lab in kernel.mult_bin_labels(kernel.N_PAID_SUM_BINS)},
+            }
         if trig:
             out.update({
                 "mean_free_spins_per_feature": acc.counter("free_spins_played") / trig,
                 "retriggers_per_feature": acc.counter("retriggers") / trig,
                 "mean_feature_win_x": acc.components[1] / trig / COINS_PER_BET,
+                "feature_final_multiplier": {
+                    "features": trig,
+                    "mean": acc.counter("feature_m_total") / trig,
+                    "probability_per_feature": {
+                        lab: acc.counter(f"feature_m_{lab}") / trig for lab in ["0", *kernel.mult_bin_labels()]},
+                },
             })
         return out
+
+    def feature_picture(self, build: Build, summary: dict[str, Any]) -> dict[str, Any] | None:
+        """Revealed multiplier sums: the sum applied to a paid spin (per paid spin) beside the
+        persistent total multiplier M at the end of each free-spin feature (per feature)."""
+        paid = (summary.get("paid_multiplier_sums") or {}).get("probability_per_paid_spin")
+        feat = (summary.get("feature_final_multiplier") or {}).get("probability_per_feature")
+        if not paid and not feat:
+            return None
+        series = []
+        if paid:
+            series.append({"name": "paid spin: multiplier sum applied (probability per paid spin)",
+                           "labels": list(paid), "values": list(paid.values())})
+        if feat:
+            series.append({"name": "free spins: total multiplier M at the feature's end (probability per feature)",
+                           "labels": list(feat), "values": list(feat.values())})
+        first = series[0]
+        return {"title": "Revealed multiplier sums", "labels": first["labels"], "values": first["values"],
+                "series": series, "xlabel": "multiplier sum (x)", "ylabel": "probability (log)", "log": True}
 
 
 def win_x(units: int) -> Fraction:

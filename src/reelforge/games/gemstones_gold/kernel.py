@@ -9,7 +9,12 @@ build a board; buffers are allocated once per chunk; statistics stream into a
 
 Counters (order of :data:`COUNTERS`): rounds that trigger free spins, those
 of them with a win, rounds reaching the cap, free spins played, retriggers,
-rounds with a paid-spin multiplier applied.
+rounds with a paid-spin multiplier applied, the sum of the features' final total
+multipliers; then two histograms on the bins of :data:`MULT_EDGES` (see
+:func:`mult_bin`): the multiplier sum applied to a paid spin (``paid_sum_*``, one
+count per multiplied paid spin) and the persistent total multiplier M at the end of
+each free-spin feature (``feature_m_*``, one count per feature; ``feature_m_0``: no
+value revealed in the whole feature; a feature stopped by the cap counts its M then).
 """
 
 from __future__ import annotations
@@ -17,13 +22,39 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from reelforge.games.gemstones_gold.build import VALUE_MAX
 from reelforge.mechanics.rng import draw
 from reelforge.mechanics.tally import tally_round
 from reelforge.mechanics.tumble import collapse_column_nb
 
 COMPONENTS = ("paid_spins", "free_spins")
-COUNTERS = ("triggers", "trigger_hits", "cap_hits", "free_spins_played", "retriggers", "paid_multiplied")
-C_TRIG, C_TRIG_HIT, C_CAP, C_FS, C_RETRIG, C_PMULT = range(6)
+
+MULT_EDGES = np.array([3, 4, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000], dtype=np.int64)
+"""Upper edges of the multiplier-sum bins: [2], [3], [4], [5,10), [10,20) ... [2000,5000), [5000,inf).
+Exact for the single small values that dominate, 1-2-5 steps (log scale) above."""
+N_MULT_BINS = MULT_EDGES.shape[0] + 1
+N_PAID_SUM_BINS = int(np.searchsorted(MULT_EDGES, 3 * VALUE_MAX, side="right")) + 1
+"""A paid spin reveals at most 3 values of at most VALUE_MAX (1,500: bins up to [1000,2000))."""
+
+
+def mult_bin_labels(n: int = N_MULT_BINS) -> list[str]:
+    """Labels of the first ``n`` multiplier-sum bins (``2``, ``3``, ``4``, ``5-9`` ... ``5000+``)."""
+    lows = [2, *(int(e) for e in MULT_EDGES)]
+    out = []
+    for i in range(n):
+        lo = lows[i]
+        hi = lows[i + 1] - 1 if i + 1 < len(lows) else None
+        out.append(str(lo) if hi == lo else (f"{lo}-{hi}" if hi is not None else f"{lo}+"))
+    return out
+
+
+COUNTERS = (("triggers", "trigger_hits", "cap_hits", "free_spins_played", "retriggers", "paid_multiplied",
+             "feature_m_total")
+            + tuple(f"paid_sum_{lab}" for lab in mult_bin_labels(N_PAID_SUM_BINS))
+            + ("feature_m_0",) + tuple(f"feature_m_{lab}" for lab in mult_bin_labels()))
+C_TRIG, C_TRIG_HIT, C_CAP, C_FS, C_RETRIG, C_PMULT, C_MTOT = range(7)
+C_PSUM = 7
+C_FM = C_PSUM + N_PAID_SUM_BINS
 
 REELS = 6
 ROWS = 6
@@ -99,6 +130,15 @@ def spin_core(strips, lens, packed, pay, stops, board, q, counts, work) -> tuple
 
 
 @njit(cache=True, inline="always")
+def mult_bin(s) -> int:
+    """Bin of a multiplier sum ``s >= 2`` on :data:`MULT_EDGES`."""
+    i = 0
+    while i < MULT_EDGES.shape[0] and s >= MULT_EDGES[i]:
+        i += 1
+    return i
+
+
+@njit(cache=True, inline="always")
 def weighted(rng, values, cum) -> int:
     x = draw(rng, cum[cum.shape[0] - 1])
     i = 0
@@ -142,7 +182,7 @@ def free_spins(rng, strips, lens, packed, pay, values, free_cum, stops, board, q
     """Play a feature of ``spins`` free spins; the round already holds ``start_units``.
 
     Returns the units the feature adds (capped) and fills ``out`` with
-    ``[spins played, retriggers, cap reached]``.
+    ``[spins played, retriggers, cap reached, final total multiplier M]``.
     """
     m = 0
     total = start_units
@@ -174,21 +214,23 @@ def free_spins(rng, strips, lens, packed, pay, values, free_cum, stops, board, q
             out[0] = played
             out[1] = retrig
             out[2] = 1
+            out[3] = m
             return cap - start_units
         total += win
     out[0] = played
     out[1] = retrig
     out[2] = 0
+    out[3] = m
     return total - start_units
 
 
 @njit(cache=True, inline="always")
 def paid_round(rng, strips, lens, packed, pay, values, base_cum, free_cum, cap, bufs, out):
     """One paid round: returns ``(paid units, free units)``; ``out`` gets
-    ``[triggered, spins played, retriggers, capped, paid multiplied]``."""
+    ``[triggered, spins played, retriggers, capped, paid multiplier sum (0: none), feature's final M]``."""
     stops, board, q, counts, work, lanes, vals, fout = bufs
     win, sc, s = paid_spin(rng, strips, lens, packed, pay, values, base_cum, stops, board, q, counts, work, lanes, vals)
-    out[4] = 1 if s > 0 else 0
+    out[4] = s
     if win >= cap:
         out[0] = 0
         out[1] = 0
@@ -203,6 +245,7 @@ def paid_round(rng, strips, lens, packed, pay, values, base_cum, free_cum, cap, 
         out[1] = fout[0]
         out[2] = fout[1]
         out[3] = fout[2]
+        out[5] = fout[3]
         return win, f
     out[0] = 0
     out[1] = 0
@@ -215,7 +258,7 @@ def paid_round(rng, strips, lens, packed, pay, values, base_cum, free_cum, cap, 
 def make_bufs():
     return (np.zeros(REELS, dtype=np.int64), np.zeros((REELS, ROWS), dtype=np.int8),
             np.zeros(REELS, dtype=np.int64), np.zeros(9, dtype=np.int64), np.zeros(2 * REELS, dtype=np.int64),
-            np.zeros(REELS, dtype=np.int64), np.zeros(REELS, dtype=np.int64), np.zeros(3, dtype=np.int64))
+            np.zeros(REELS, dtype=np.int64), np.zeros(REELS, dtype=np.int64), np.zeros(4, dtype=np.int64))
 
 
 @njit(cache=True)
@@ -223,7 +266,7 @@ def simulate_paid(rng, rounds, strips, lens, packed, pay, values, base_cum, free
                   totals, comps, hist, edges, counters):
     """Simulate ``rounds`` paid rounds into a tally."""
     bufs = make_bufs()
-    out = np.zeros(5, dtype=np.int64)
+    out = np.zeros(6, dtype=np.int64)
     for _ in range(rounds):
         p, f = paid_round(rng, strips, lens, packed, pay, values, base_cum, free_cum, cap, bufs, out)
         w = p + f
@@ -235,9 +278,14 @@ def simulate_paid(rng, rounds, strips, lens, packed, pay, values, base_cum, free
                 counters[C_TRIG_HIT] += 1
             counters[C_FS] += out[1]
             counters[C_RETRIG] += out[2]
+            m = out[5]
+            counters[C_MTOT] += m
+            counters[C_FM + (1 + mult_bin(m) if m > 0 else 0)] += 1
         if out[3]:
             counters[C_CAP] += 1
-        counters[C_PMULT] += out[4]
+        if out[4] > 0:
+            counters[C_PMULT] += 1
+            counters[C_PSUM + mult_bin(out[4])] += 1
         tally_round(totals, hist, edges, cap, w)
 
 
@@ -257,6 +305,9 @@ def simulate_buy(rng, rounds, strips, lens, packed, pay, values, free_cum, cap,
         counters[C_RETRIG] += fout[1]
         if fout[2]:
             counters[C_CAP] += 1
+        m = fout[3]
+        counters[C_MTOT] += m
+        counters[C_FM + (1 + mult_bin(m) if m > 0 else 0)] += 1
         tally_round(totals, hist, edges, cap, f)
 
 
@@ -266,7 +317,7 @@ def round_wins(rng, rounds, buy, strips, lens, packed, pay, values, base_cum, fr
     res = np.zeros(rounds, dtype=np.int64)
     bufs = make_bufs()
     stops, board, q, counts, work, lanes, vals, fout = bufs
-    out = np.zeros(5, dtype=np.int64)
+    out = np.zeros(6, dtype=np.int64)
     for i in range(rounds):
         if buy:
             res[i] = free_spins(rng, strips, lens, packed, pay, values, free_cum, stops, board, q, counts, work,

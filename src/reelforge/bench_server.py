@@ -114,9 +114,12 @@ class _Connection(asyncio.Protocol):
         return self.waiter
 
 
-def wait_up(port: int, timeout: float = 60) -> None:
+def wait_up(port: int, server: subprocess.Popen | None = None, timeout: float = 60) -> None:
+    """Wait until the server answers (SystemExit when it exits first or takes over ``timeout`` s)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
+        if server is not None and server.poll() is not None:
+            raise SystemExit(f"server exited with status {server.returncode}")
         try:
             conn = HttpConnection(port, timeout=2)
             try:
@@ -226,13 +229,18 @@ def run(clients: int = 16, seconds: float = 20.0, warmup: float = 3.0, workers: 
             return run(clients, seconds, warmup, workers, game, bet, f"sqlite:///{Path(tmp) / 'bench.db'}")
     port = free_port()
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(SRC), os.environ.get("PYTHONPATH")]))}
+    log = tempfile.TemporaryFile()  # the server's stderr (a pipe nobody read could fill and stall it)
     server = subprocess.Popen(
         [sys.executable, "-m", "reelforge", "serve", "--demo", "--db", db, "--port", str(port),
          "--workers", str(workers)],
-        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+        env=env, stdout=subprocess.DEVNULL, stderr=log, start_new_session=True)
     players: list[Client] = []
     try:
-        wait_up(port)
+        try:
+            wait_up(port, server)
+        except SystemExit:
+            log.seek(0)
+            raise SystemExit("the server did not come up:\n" + log.read().decode(errors="replace")[-2000:]) from None
         conn = HttpConnection(port)
         games = {g["id"]: g for g in json.loads(conn.request("GET", "/api/v1/games")[1])}
         conn.close()
@@ -253,11 +261,13 @@ def run(clients: int = 16, seconds: float = 20.0, warmup: float = 3.0, workers: 
 
         server_cpu, client_cpu = _event_loop_run(play())
     finally:
-        os.killpg(server.pid, signal.SIGINT)
-        try:
-            server.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(server.pid, signal.SIGKILL)
+        if server.poll() is None:
+            os.killpg(server.pid, signal.SIGINT)
+            try:
+                server.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.killpg(server.pid, signal.SIGKILL)
+    log.close()
     errors = [e for c in players for e in c.errors]
     latencies = [x for c in players for x in c.latencies]
     rounds = sum(c.rounds for c in players)

@@ -1,13 +1,16 @@
 """Calibration of the Gemstones Gold build (rerunnable, deterministic).
 
-Entry point::
+Entry points::
 
-    python -m reelforge.games.gemstones_gold.design [--write] [--paid N] [--features N]
+    python -m reelforge.games.gemstones_gold.design [--reuse-strips] [--write] [--paid N] [--features N]
+    reelforge tune gemstones-gold --build 96.71 [--sample S.json]   # weights + price on the shipped strips
 
-calls :func:`calibrate`, prints every figure, and with ``--write`` writes
-``builds/96.71.toml`` (the shipped build is its output). :func:`verify`
-produces the published-figure report (99% intervals and round counts) from
-an independent stratified simulation.
+:func:`calibrate` prints every figure and with ``--write`` writes
+``builds/96.71.toml`` (the shipped build is its output: ``--reuse-strips`` with
+the defaults, :data:`SHIPPED_SAMPLE`). :func:`verify` produces the
+published-figure report (99% intervals and round counts) from an independent
+stratified simulation. Samples run in seeded chunks on all cores
+(:func:`reelforge.calibration.chunked_sums`): the same for any worker count.
 
 Strip design (why it can reach the published hit rate): every strip is an
 *anti-clustered background* (any six consecutive paying symbols are distinct,
@@ -31,12 +34,14 @@ Calibration steps, each a function below:
    board, so given the cascade sequence (W coins, columns with 3+ qualifying
    cascades m) the expected paid-spin win is ``W * (P(no lane in those m) +
    mu * m / 2)``, linear in the mean value ``mu``. :func:`paid_coefficients`
-   estimates the two coefficients by simulating boards only and solves ``mu``.
+   estimates the two coefficients by simulating boards only.
 4. Free spins: every lane has a value, so given the boards the expected feature
    win is ``A + B * mu_free`` (:func:`feature_coefficients`, per initial spin
-   count); ``mu_free`` is solved against the free-spin RTP share.
+   count); the cap's cost is measured once near the optimum (:func:`cap_excess`).
 5. Weights of a fixed value set follow ``v ** -alpha`` scaled to integers;
-   ``alpha`` is solved for the wanted mean (:func:`weights_for_mean`).
+   ``alpha`` is solved for the wanted mean (:func:`weights_for_mean`). The two
+   means are the free parameters of the generic tuner (:func:`tuning_space`,
+   :func:`reelforge.tuning.climb`), every candidate measured on the same sample.
 6. Feature Buy price = E[10-spin feature] / target RTP, rounded to 0.1x.
 """
 
@@ -644,6 +649,28 @@ def tuning_space(smp: dict) -> TuningSpace:
                        make_build=make, measure=measure, tolerances={"rtp_paid": 1e-5, "rtp_free": 1e-5})
 
 
+def sample_intervals(smp: dict, build: Build) -> dict[str, list[float]]:
+    """99% intervals of the tuner's figures for ``build`` on the sample ``smp`` (the paid part from
+    the per-board moments of ``W P0`` and ``W m / 2``, the free part from the per-feature moments of
+    ``A`` and ``B``, per spin class, weighted by the class probabilities)."""
+    paid = smp["paid"]
+    mu, n = mean_of(build.base_weights), paid["n"]
+    rp = paid["a"] + mu * paid["b"]
+    var_p = (paid["sxx"] + 2 * mu * paid["sxy"] + mu * mu * paid["syy"] - rp * rp) / n
+    fm = mean_of(build.free_weights)
+    var_f = 0.0
+    for f in smp["features"].values():
+        if f["p"] > 0:
+            m = f["A"] + fm * f["B"]
+            var_f += f["p"] ** 2 * (f["AA"] + 2 * fm * f["AB"] + fm * fm * f["BB"] - m * m) / f["n"]
+    figures = tuning_space(smp).measure(build)
+    out = {}
+    for key, var in (("rtp_paid", var_p), ("rtp_free", var_f), ("rtp", var_p + var_f)):
+        h = Z99 * math.sqrt(max(var, 0.0))
+        out[key] = [figures[key] - h, figures[key] + h]
+    return out
+
+
 def cap_excess(smp: dict, build: Build, n: int, seed: int, workers: int | None, log: bool) -> dict:
     """E[uncapped - capped feature win] x P(class), summed over the sample's trigger classes, for
     ``build``'s free-spin weights (``n`` features split by class probability)."""
@@ -663,8 +690,8 @@ def feature_buy_price(smp: dict, free_weights: tuple[int, ...], rtp: float = TAR
     return Fraction(round((f10["A"] + f10["B"] * mean_of(free_weights)) / rtp * 10), 10)
 
 
-def calibrate(params: DesignParams | None = None, paid_n: int = 500_000_000, feature_n: int = 8_000_000,
-              seed: int = 20260711, strips: list[str] | None = None, workers: int | None = None,
+def calibrate(params: DesignParams | None = None, paid_n: int = SHIPPED_SAMPLE["paid_n"],
+              feature_n: int = SHIPPED_SAMPLE["feature_n"], seed: int = SHIPPED_SAMPLE["seed"], strips: list[str] | None = None, workers: int | None = None,
               log_progress: bool = False, sample: dict | None = None,
               targets: dict[str, float] | None = None) -> Calibration:
     """Design the build: strips (hit rate, trigger rate), then the value weights (RTP split, by the
@@ -699,7 +726,7 @@ def calibrate(params: DesignParams | None = None, paid_n: int = 500_000_000, fea
     values = climb(space, goal, steps=pattern_steps(space.params[0].high - space.params[0].low))
     if "cap_excess" not in smp:
         # the cap's cost depends on the drawn values: measured once at the uncapped optimum, then retuned
-        smp["cap_excess"] = cap_excess(smp, space.make_build(values), max(feature_n // 4, 100_000), seed + 100,
+        smp["cap_excess"] = cap_excess(smp, space.make_build(values), max(feature_n // 4, 20_000), seed + 100,
                                        workers, log_progress)
     log.append(f"cap excess (7,500x) {smp['cap_excess']['value']:.3e} x bet per paid round "
                f"over {smp['cap_excess']['features']} features")

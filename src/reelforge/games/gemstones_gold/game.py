@@ -173,10 +173,11 @@ class GemstonesGold(Game):
             design.save_sample(path, cal)
         target = Path(out) if out else Path(design.BUILDS_DIR) / f"{name}.toml"
         target.write_text(design.build_toml(cal, name))
-        figures = design.tuning_space(cal.sample).measure(design.build_from(cal.strips, cal.base_weights,
-                                                                             cal.free_weights))
+        made = design.build_from(cal.strips, cal.base_weights, cal.free_weights)
+        figures = design.tuning_space(cal.sample).measure(made)
         return {"game": self.id, "build": name, "file": str(target), "method": "simulation (common random numbers)",
                 "sample": cal.sample["settings"], "figures_on_sample": figures,
+                "figures_on_sample_ci99": design.sample_intervals(cal.sample, made),
                 "feature_buy_price_x": str(cal.price), "log": cal.log,
                 "note": "figures on the tuning sample; python -m reelforge.games.gemstones_gold.design --verify "
                         "reports them with 99% intervals from an independent sample"}

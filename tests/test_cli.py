@@ -57,6 +57,10 @@ def test_simulate_gives_the_same_totals_whatever_the_worker_count():
     (["simulate", "forge-of-fortunes", "--rounds", "100", "--workers", "0"], "--workers must be a positive"),
     (["bench", "nope"], "unknown game"),
     (["bench", "nope", "--server"], "unknown game"),
+    (["tune", "gemstones-gold", "--build", "96.71", "-t", "hit_rate=0.35"], "set by the strip design"),
+    (["tune", "forge-of-gems", "--build", "96.2", "-t", "rtp=2"], "rtp target must be a fraction"),
+    (["tune", "forge-of-fortunes", "--build", "96.2", "--sample", "s.json"], "--sample does not apply"),
+    (["tune", "forge-of-gems", "--build", "96.2", "-t", "rtp"], "--target must look like name=number"),
 ])
 def test_bad_input_is_one_clear_line_and_a_non_zero_exit(args, message):
     proc = cli(*args, check=False)

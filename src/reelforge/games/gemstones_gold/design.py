@@ -263,11 +263,7 @@ def _paid_boards(rng, n, strips, lens, packed, pay, cap, sums, trans):
     ``sums``: [sum W, sum W*P0, sum W*m/2, sum (W*P0)^2, sum (W*m/2)^2, sum W*P0*W*m/2, hits]
     (W in coins; P0 = P(no chosen lane among the m revealed columns)).
     ``trans[i, j]``: rounds with initial scatters i and final scatters j."""
-    stops = np.zeros(6, dtype=np.int64)
-    board = np.zeros((6, 6), dtype=np.int8)
-    q = np.zeros(6, dtype=np.int64)
-    counts = np.zeros(9, dtype=np.int64)
-    work = np.zeros(12, dtype=np.int64)
+    stops, board, q, counts, work, _, _, _ = kernel.make_bufs()
     for _ in range(n):
         w, init_sc, sc, m = _board(rng, strips, lens, packed, pay, stops, board, q, counts, work)
         trans[init_sc, sc] += 1
@@ -296,12 +292,7 @@ def _features(rng, n, spins0, strips, lens, packed, pay, values, free_cum, cap, 
     over spins with a reveal (C_t = revealed lanes so far), the actual win with the
     drawn values uncapped (U) and capped at ``cap`` (K). ``out`` accumulates
     [A, B, A^2, B^2, AB, U-K, (U-K)^2, A(U-K), B(U-K), K, K^2, spins, caps, hits]."""
-    stops = np.zeros(6, dtype=np.int64)
-    board = np.zeros((6, 6), dtype=np.int8)
-    q = np.zeros(6, dtype=np.int64)
-    counts = np.zeros(9, dtype=np.int64)
-    work = np.zeros(12, dtype=np.int64)
-    vals = np.zeros(6, dtype=np.int64)
+    stops, board, q, counts, work, _, vals, _ = kernel.make_bufs()
     for _ in range(n):
         a = 0.0
         b = 0.0
@@ -858,11 +849,7 @@ def _paid_verify(rng, n, strips, lens, packed, pay, mu, var_v, sums, trans):
     Per board, z = E[paid-spin win | board] = W (P(k=0) + mu E[k]) with k ~ hypergeometric
     (3 lanes among 6 columns, m revealable columns); z2 = E[win^2 | board]
     = W^2 (P(k=0) + sum_k P(k) (k var + k^2 mu^2)). ``sums``: [z, z^2, z2, hits, near-cap boards]."""
-    stops = np.zeros(6, dtype=np.int64)
-    board = np.zeros((6, 6), dtype=np.int8)
-    q = np.zeros(6, dtype=np.int64)
-    counts = np.zeros(9, dtype=np.int64)
-    work = np.zeros(12, dtype=np.int64)
+    stops, board, q, counts, work, _, _, _ = kernel.make_bufs()
     for _ in range(n):
         w, init_sc, sc, m = _board(rng, strips, lens, packed, pay, stops, board, q, counts, work)
         trans[init_sc, sc] += 1

@@ -107,7 +107,7 @@ def climb(space: TuningSpace, targets: dict[str, float], start: Values | None = 
                 best, current = costs[i], singles[i]
                 continue
             improved = False
-            for j in np.argsort(costs):
+            for j in np.argsort(costs, kind="stable"):  # ties in a fixed order on every machine
                 for n2 in _moves(singles[j], space, step):
                     c2 = cost(n2)
                     if c2 < best:

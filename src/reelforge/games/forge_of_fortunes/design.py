@@ -17,10 +17,9 @@ the RTP gap below 0.001 percentage points.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
-
-import numpy as np
 
 from reelforge.games.forge_of_fortunes.build import (
     BLANK,
@@ -93,42 +92,59 @@ def counts_to_build(c: Counts, name: str, rtp: Fraction) -> Build:
 
 
 # -- fast float evaluation for the search ------------------------------------
-_LADDER = np.array(REFERENCE_LADDER, dtype=float)
 _SAFE = {REFERENCE_LADDER.index(v) for v in REFERENCE_SAFE}
 _TOP = len(REFERENCE_LADDER) - 1
-_SEG_INDEX = np.array([SEGMENTS.index(s) for s in RUNNER_SETS])
+_SEG_INDEX = [SEGMENTS.index(s) for s in RUNNER_SETS]
 _P12 = BASE_GOLD[0] * BASE_GOLD[1] / BASE_LENGTH**2
 _P3 = BASE_GOLD[2] / BASE_LENGTH
 
 
-def _walk(a: np.ndarray, s: np.ndarray, co: np.ndarray) -> tuple[float, float, float]:
-    """(rtp, sd, p_max) from per-runner advance / slag / coal probabilities."""
-    co = np.where([r in _SAFE for r in range(_TOP)], 0.0, co)
-    m = np.diag(s + a + co)
-    m[np.arange(_TOP - 1), np.arange(1, _TOP)] = -a[:-1]
-    m[np.arange(1, _TOP), np.arange(_TOP - 1)] = -co[1:]
-    e0 = np.zeros(_TOP)
-    e0[0] = 1
-    visits = np.linalg.solve(m.T, e0)
-    end = np.append(visits * s, visits[-1] * a[-1])
+def _walk(a: list[float], s: list[float], co: list[float]) -> tuple[float, float, float]:
+    """(rtp, sd, p_max) from per-runner advance / slag / coal probabilities.
+
+    Plain Python floats in a fixed order of operations (a tridiagonal solve by
+    elimination): the search compares candidates whose costs differ in the last
+    digits, so its path must not depend on the machine's BLAS kernels."""
+    n = _TOP
+    co = [0.0 if r in _SAFE else co[r] for r in range(n)]
+    # visits solve (I - Q)^T x = e0; (I - Q) has diagonal s + a + co, -a above, -coal below
+    diag = [s[r] + a[r] + co[r] for r in range(n)]
+    below = [0.0] + [-a[r - 1] for r in range(1, n)]         # (I - Q)^T[r, r - 1]
+    above = [-co[r + 1] for r in range(n - 1)] + [0.0]       # (I - Q)^T[r, r + 1]
+    rhs = [1.0] + [0.0] * (n - 1)
+    for r in range(1, n):
+        f = below[r] / diag[r - 1]
+        diag[r] -= f * above[r - 1]
+        rhs[r] -= f * rhs[r - 1]
+    visits = [0.0] * n
+    visits[-1] = rhs[-1] / diag[-1]
+    for r in range(n - 2, -1, -1):
+        visits[r] = (rhs[r] - above[r] * visits[r + 1]) / diag[r]
+    end = [visits[r] * s[r] for r in range(n)] + [visits[-1] * a[-1]]
     t = _P12 * _P3
-    rtp = _P12 * (1 - _P3) + t * float(end @ _LADDER)
-    m2 = _P12 * (1 - _P3) + t * float(end @ _LADDER ** 2)
-    return rtp, math.sqrt(max(m2 - rtp * rtp, 0.0)), t * float(end[-1])
+    pay = pay2 = 0.0
+    for e, x in zip(end, REFERENCE_LADDER):
+        pay += e * x
+        pay2 += e * x * x
+    rtp = _P12 * (1 - _P3) + t * pay
+    m2 = _P12 * (1 - _P3) + t * pay2
+    return rtp, math.sqrt(max(m2 - rtp * rtp, 0.0)), t * end[-1]
 
 
 def _figures(c: Counts) -> tuple[float, float, float]:
     F = FEATURE_LENGTH
-    a = np.empty(len(SEGMENTS))
-    s = np.empty(len(SEGMENTS))
-    co = np.empty(len(SEGMENTS))
-    for k, seg in enumerate(SEGMENTS):
+    a, s, co = [], [], []
+    for seg in SEGMENTS:
         g = [x / F for x in c.gold[seg]]
         ns = [1 - x / F for x in c.slag[seg]]
-        a[k] = g[0] * g[1] * g[2]
-        s[k] = 1 - ns[0] * ns[1] * ns[2]
-        co[k] = ns[0] * ns[1] * c.coal[seg] / F
-    return _walk(a[_SEG_INDEX], s[_SEG_INDEX], co[_SEG_INDEX])
+        a.append(g[0] * g[1] * g[2])
+        s.append(1 - ns[0] * ns[1] * ns[2])
+        co.append(ns[0] * ns[1] * c.coal[seg] / F)
+    return _walk(*_per_runner(a, s, co))
+
+
+def _per_runner(*per_segment: list[float]) -> list[list[float]]:
+    return [[seg_values[k] for k in _SEG_INDEX] for seg_values in per_segment]
 
 
 @dataclass(frozen=True)
@@ -140,26 +156,27 @@ class Targets:
 
 
 def continuous_start(t: Targets) -> Counts:
-    """Solve for per-segment probabilities, then round them to strip counts."""
-    from scipy.optimize import least_squares
+    """Solve for per-segment probabilities, then round them to strip counts.
 
+    The fit is ill-conditioned (many strips give the same figures), so it runs
+    in plain Python floats (:func:`_least_squares`): every machine finds the
+    same start, and so the same build."""
     K = len(SEGMENTS)
 
-    def unpack(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def unpack(x: list[float]) -> tuple[list[float], list[float], list[float]]:
         a = x[:K]
-        s = x[K:2 * K] * (0.97 - a)
-        return a, s, x[2 * K:] * (0.97 - a - s)
+        s = [x[K + k] * (0.97 - a[k]) for k in range(K)]
+        return a, s, [x[2 * K + k] * (0.97 - a[k] - s[k]) for k in range(K)]
 
-    def residuals(x: np.ndarray) -> np.ndarray:
+    def residuals(x: list[float]) -> list[float]:
         a, s, co = unpack(x)
-        rtp, sd, pmax = _walk(a[_SEG_INDEX], s[_SEG_INDEX], co[_SEG_INDEX])
-        return np.concatenate([[(rtp - t.rtp) / 1e-4, math.log(pmax / t.p_max) / 1e-3, (sd - t.sd) / 0.3],
-                               0.01 * (a - 0.6), 0.01 * (x[2 * K:] - 0.3)])
+        rtp, sd, pmax = _walk(*_per_runner(a, s, co))
+        return ([(rtp - t.rtp) / 1e-4, math.log(pmax / t.p_max) / 1e-3, (sd - t.sd) / 0.3]
+                + [0.01 * (v - 0.6) for v in a] + [0.01 * (v - 0.3) for v in x[2 * K:]])
 
-    lo = np.array([0.15] * K + [0.04] * K + [0.05] * K)
-    hi = np.array([0.9] * K + [0.95] * K + [0.9] * K)
-    sol = least_squares(residuals, np.array([0.5] * K + [0.3] * K + [0.3] * K), bounds=(lo, hi))
-    a, s, co = unpack(sol.x)
+    lo = [0.15] * K + [0.04] * K + [0.05] * K
+    hi = [0.9] * K + [0.95] * K + [0.9] * K
+    a, s, co = unpack(_least_squares(residuals, [0.5] * K + [0.3] * K + [0.3] * K, lo, hi))
     F = FEATURE_LENGTH
     gold, slag, coal = {}, {}, {}
     for k, seg in enumerate(SEGMENTS):
@@ -170,6 +187,63 @@ def continuous_start(t: Targets) -> Counts:
         slag[seg] = sl
         coal[seg] = max(0, min(F - g - sl[2], round(F * co[k] / (1 - sl[0] / F) ** 2)))
     return Counts(gold, slag, coal)
+
+
+def _least_squares(f: Callable[[list[float]], list[float]], x: list[float], lo: list[float],
+                   hi: list[float], iterations: int = 500) -> list[float]:
+    """Levenberg-Marquardt in the box ``lo..hi``: a variable on a bound that the
+    gradient pushes outward is held there (an active set), the others step freely."""
+    n = len(x)
+    r = f(x)
+    cost = sum(v * v for v in r)
+    damping = 1e-3
+    for _ in range(iterations):
+        columns = []
+        for i in range(n):
+            h = 1e-7 * max(1.0, abs(x[i]))
+            xi = list(x)
+            xi[i] = x[i] + h if x[i] + h <= hi[i] else x[i] - h
+            columns.append([(u - v) / (xi[i] - x[i]) for u, v in zip(f(xi), r)])
+        grad = [sum(c * v for c, v in zip(col, r)) for col in columns]
+        free = [i for i in range(n)
+                if not (x[i] <= lo[i] and grad[i] > 0) and not (x[i] >= hi[i] and grad[i] < 0)]
+        normal = [[sum(p * q for p, q in zip(columns[i], columns[j])) for j in free] for i in free]
+        while damping < 1e12:
+            lhs = [[normal[a][b] + (damping * (1 + normal[a][a]) if a == b else 0.0) for b in range(len(free))]
+                   for a in range(len(free))]
+            step = _solve(lhs, [-grad[i] for i in free])
+            trial = list(x)
+            for k, i in enumerate(free):
+                trial[i] = min(hi[i], max(lo[i], x[i] + step[k]))
+            rt = f(trial)
+            ct = sum(v * v for v in rt)
+            if ct < cost:
+                break
+            damping *= 4
+        else:
+            break
+        converged = cost - ct <= 1e-14 * cost
+        x, r, cost, damping = trial, rt, ct, max(damping / 4, 1e-12)
+        if converged:
+            break
+    return x
+
+
+def _solve(m: list[list[float]], b: list[float]) -> list[float]:
+    """Gaussian elimination with partial pivoting, in plain floats."""
+    n = len(b)
+    m = [row[:] + [b[i]] for i, row in enumerate(m)]
+    for c in range(n):
+        p = max(range(c, n), key=lambda i: abs(m[i][c]))
+        m[c], m[p] = m[p], m[c]
+        for i in range(c + 1, n):
+            f = m[i][c] / m[c][c]
+            if f:
+                m[i] = [u - f * v for u, v in zip(m[i], m[c])]
+    x = [0.0] * n
+    for i in range(n - 1, -1, -1):
+        x[i] = (m[i][n] - sum(m[i][j] * x[j] for j in range(i + 1, n))) / m[i][i]
+    return x
 
 
 def _values(c: Counts) -> dict[str, int]:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-
 LIMB_BITS = 62
 LIMB_MASK = (1 << LIMB_BITS) - 1
 HALF_BITS = 31

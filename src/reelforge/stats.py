@@ -334,6 +334,16 @@ def rule_of_three(n: int) -> float:
     return 3 / n
 
 
+def mean_ci99(total: int, total_sq: int, n: int) -> tuple[float, float]:
+    """99% normal interval of a mean per item from its sum and sum of squares over ``n`` items."""
+    if n < 2:
+        return (float("nan"), float("nan"))
+    mean = total / n
+    var = max((total_sq - total * total / n) / (n - 1), 0.0)
+    half = Z99 * math.sqrt(var / n)
+    return (mean - half, mean + half)
+
+
 def wilson_ci(count: int, n: int, z: float = Z99) -> tuple[float, float]:
     """Wilson score interval for a binomial proportion."""
     if n == 0:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -20,7 +21,7 @@ from reelforge.games.forge_of_gems.build import (
     Build,
     reward_name,
 )
-from reelforge.stats import Accumulator, Tally, bucket_edges_units, wilson_ci
+from reelforge.stats import Z99, Accumulator, Tally, bucket_edges_units, wilson_ci
 
 SUB_CHUNK = 1_000_000
 """Rounds per kernel call: keeps a chunk's int64 sum of squared wins far from overflow."""
@@ -47,10 +48,24 @@ RULES_TEXT = [
 ]
 
 
+def reward_words(name: str) -> str:
+    """A GEMBOX reward's counter name in words: ``s5_prize40_fs10`` -> ``40x prize + 10 free spins``."""
+    parts = []
+    for part in name.split("_")[1:]:
+        if part.startswith("prize"):
+            parts.append(f"{part[5:]}x prize")
+        elif part.startswith("fs"):
+            parts.append(f"{part[2:]} free spins")
+    return " + ".join(parts)
+
+
 class ForgeOfGems(Game):
     id = "forge-of-gems"
     title = "Forge of Gems"
     reference_id = "Play'n GO Forge of Gems (2022)"
+    published_id = None
+    """The published rules give no game id (``reference_id`` names the game they describe)."""
+    feature_name = "GEMBOX"
     version = "1.0"
     max_win_x = CAP_X
     modes = ("paid",)
@@ -155,13 +170,14 @@ class ForgeOfGems(Game):
         gembox = summary.get("gembox")
         if not gembox:
             return None
-        labels, values = [], []
+        labels, values, cis = [], [], []
         for scatters, entry in gembox.items():
             for reward, freq in entry["rewards"].items():
-                labels.append(f"{scatters} scatters: {reward}")
+                labels.append(f"{scatters} scatters: {reward_words(reward)}")
                 values.append(freq["probability"])
+                cis.append(freq["ci99"])
         return {"title": "GEMBOX rewards (probability per paid round)", "labels": labels, "values": values,
-                "xlabel": "scatter class: reward", "ylabel": "probability (log)", "log": True}
+                "ci99": cis, "xlabel": "scatter class: reward", "ylabel": "probability (log)", "log": True}
 
     def feature_pictures(self, build: Any, summary: dict[str, Any]) -> list[dict[str, Any]]:
         """The GEMBOX rewards picture and the ways distribution of paid spins: the ways of the
@@ -172,18 +188,23 @@ class ForgeOfGems(Game):
         if not first:
             return pics
         labels = list(first)
+        def cis(key: str, scale: float = 1.0) -> list | None:
+            got = summary.get(f"{key}_ci99")
+            return [[v * scale for v in got[k]] for k in labels] if got else None
+
         series = [{"name": "first board's ways (probability per paid spin, log)", "labels": labels,
-                   "values": list(first.values()), "log": True, "ylabel": "probability (log)"}]
+                   "values": list(first.values()), "log": True, "ylabel": "probability (log)",
+                   "ci99": cis("first_board_ways")}]
         peak = summary.get("peak_ways")
         if peak:
             series.append({"name": "most ways of any board the spin evaluated (probability per paid spin, log)",
                            "labels": list(peak), "values": list(peak.values()), "log": True,
-                           "ylabel": "probability (log)"})
+                           "ylabel": "probability (log)", "ci99": cis("peak_ways")})
         rtp = summary.get("paid_spin_rtp_by_peak_ways")
         if rtp:
             series.append({"name": "paid-spin RTP returned by the spins of each peak-ways bin (log)",
                            "labels": list(rtp), "values": [v * 100 for v in rtp.values()], "log": True,
-                           "ylabel": "RTP, pp (log)"})
+                           "ylabel": "RTP, pp (log)", "ci99": cis("paid_spin_rtp_by_peak_ways", 100.0)})
         pics.append({"title": "Ways distribution of paid spins", "labels": labels, "values": list(first.values()),
                      "series": series, "xlabel": "ways (bins 243 x 2^k, up to 36,288)",
                      "ylabel": "probability (log)", "log": True})
@@ -207,18 +228,32 @@ class ForgeOfGems(Game):
                              "rewards": {reward_name(k, j): freq(c(f"reward_{reward_name(k, j)}"))
                                          for j in range(3)}}
         triggers = c("free_spin_triggers")
+        labels = kernel.ways_bin_labels()
+        # A peak-ways bin's share of the paid-spin RTP has no counted second moment of its own; its
+        # square sum is at most the paid spins' (each spin is in one bin), which bounds the interval.
+        base_sq = acc.component_sq[rules.C_BASE]
+        bound_half = Z99 * math.sqrt(base_sq / n / n) / acc.stake_units if n else float("nan")
+
+        def bounded(lab: str) -> list[float]:
+            point = c(f"ways_peak_win_{lab}") / acc.total_stake
+            return [max(0.0, point - bound_half), point + bound_half]
+
         return {
             "gembox": gembox,
             "free_spins": {"triggers": freq(triggers),
                            "average_free_spins": c("free_spins_played") / triggers if triggers else None},
             "cap_hits": freq(c("cap_hits")),
             "paid_spin_hit_rate": c("paid_spin_hits") / n,
+            "paid_spin_hit_rate_ci99": list(wilson_ci(c("paid_spin_hits"), n)),
             "cascades_per_paid_spin": c("paid_spin_cascades") / n,
             "multiplier_landings_per_round": c("multiplier_landings") / n,
-            "first_board_ways": {lab: c(f"ways_{lab}") / n for lab in kernel.ways_bin_labels()},
-            "peak_ways": {lab: c(f"ways_peak_{lab}") / n for lab in kernel.ways_bin_labels()},
-            "paid_spin_rtp_by_peak_ways": {
-                lab: c(f"ways_peak_win_{lab}") / acc.total_stake for lab in kernel.ways_bin_labels()},
+            "first_board_ways": {lab: c(f"ways_{lab}") / n for lab in labels},
+            "first_board_ways_ci99": {lab: list(wilson_ci(c(f"ways_{lab}"), n)) for lab in labels},
+            "peak_ways": {lab: c(f"ways_peak_{lab}") / n for lab in labels},
+            "peak_ways_ci99": {lab: list(wilson_ci(c(f"ways_peak_{lab}"), n)) for lab in labels},
+            "paid_spin_rtp_by_peak_ways": {lab: c(f"ways_peak_win_{lab}") / acc.total_stake for lab in labels},
+            "paid_spin_rtp_by_peak_ways_ci99": {lab: bounded(lab) for lab in labels},
+            "paid_spin_rtp_by_peak_ways_interval": "conservative: bounded by the paid spins' second moment",
             "win_unit": build.unit, "cap_x": build.cap_x,
         }
 

@@ -53,7 +53,7 @@ def pct_ci(ci: Iterable[float] | None, places: int = 4) -> str:
     if not ci:
         return "-"
     lo, hi = ci
-    return f"[{float(lo) * 100:.{places}f}, {float(hi) * 100:.{places}f}]"
+    return f"[{float(lo) * 100:.{places}f}%, {float(hi) * 100:.{places}f}%]"
 
 
 def x_bet(v: float | Fraction) -> str:

@@ -177,11 +177,12 @@ def write_report(path: str, game: Game, build: Any, s: dict[str, Any], mode: str
         checkpoints = res.checkpoints
     _add_feature_buy(game, build, s, base_seed, workers)
     s["par_sheet"] = par_sheet(game, build, s, par_rounds, base_seed)
-    images = [("Win distribution", plot_distribution(s))]
+    ranges = "" if s["method"] == "exact" else ", with 99% intervals"
+    images = [(f"Win distribution per round (log scale{ranges})", plot_distribution(s))]
     if checkpoints:
-        images.append(("RTP convergence", plot_convergence(
+        images.append(("RTP convergence with its 99% band", plot_convergence(
             checkpoints, exact_rtp, f"RTP convergence with its 99% band ({checkpoints[-1][0]:,} rounds)")))
-    images.append(("RTP split", plot_split(s)))
+    images.append((f"RTP split by component{ranges}", plot_split(s)))
     for pic in game.feature_pictures(build, s):
         images.append((pic["title"], plot_feature(pic)))
     title = f"{s['title']} - build {s['build']} - Game Rules Summary"

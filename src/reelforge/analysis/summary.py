@@ -40,8 +40,8 @@ def one_in_ci99(ci: list[float] | tuple[float, float] | None) -> list[float | No
 def max_win_statement(count: int, n: int, cap_x: int) -> str:
     """The max-win probability in words, with its count and sample."""
     if count == 0:
-        return (f"{cap_x:,}x not observed in {n:,} rounds: the probability is below "
-                f"3/N = {rule_of_three(n):.3g} at 95% (rule of three)")
+        return (f"{cap_x:,}x not observed in {n:,} rounds, below 3/N = {rule_of_three(n):.3g} at 95% "
+                f"(rule of three)")
     lo, hi = clopper_pearson(count, n)
     return (f"{cap_x:,}x observed {count:,} times in {n:,} rounds: {count / n:.3g} (1 in {n / count:,.0f}), "
             f"99% exact binomial interval [{lo:.3g}, {hi:.3g}]")

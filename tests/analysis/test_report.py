@@ -89,15 +89,17 @@ def test_gemstones_gold_report_draws_the_revealed_multiplier_sums(tmp_path):
 SECTIONS = {
     "forge-of-fortunes": ["Forging Re-Spins strips", "Forging Re-Spins: trigger and average win",
                           "Forging Re-Spins: win distribution (per feature)"],
-    "gemstones-gold": ["Reel strips: symbol counts per reel", "Multiplier reel values and weights",
+    "gemstones-gold": ["Reel strips: symbol counts per reel", "Pays in the paid spin", "Pays in free spins",
+                       "The cap's reduction", "Multiplier reel values and weights",
                        "Free Spins: trigger and average win", "Free Spins: win distribution",
                        "Feature Buy RTP"],
-    "forge-of-gems": ["Cell weights: symbol weight per reel", "Cell weights: copies per cell", "FORGE REEL weights",
+    "forge-of-gems": ["Cell weights: symbol weight per reel", "Pays in the paid spin", "Pays in free spins",
+                      "GEMBOX instant prizes", "The cap's reduction", "Cell weights: copies per cell", "FORGE REEL weights",
                       "GEMBOX reward weights", "GEMBOX and free spins: trigger and average win",
                       "GEMBOX and free spins: win distribution", "none published"],
 }
 COMMON = ["Game Rules Summary", "99% interval", "Win distribution (per round, x total bet)", "PAR sheet",
-          "Paytable", "Pays: hit frequency and RTP contribution", "The cap", "Plots", "Glossary",
+          "Paytable", "hit frequency and RTP contribution", "The cap", "Plots", "Glossary",
           "RTP convergence with its 99% band", "standard deviation of the round win", "volatility level"]
 
 

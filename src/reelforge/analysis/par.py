@@ -132,7 +132,7 @@ def pay_rows(tally: PayTally, keys: list[tuple[str, str, str]], unit: int) -> li
     for ``keys`` = (key, pay label, part label); rows that never occurred say so."""
     n = tally.rounds
     rows = []
-    for key, label, part in keys:
+    for key, label, _part in keys:
         hits = tally.hits.get(key, 0)
         total = tally.total.get(key, 0)
         if hits:
@@ -142,12 +142,33 @@ def pay_rows(tally: PayTally, keys: list[tuple[str, str, str]], unit: int) -> li
             rtp, rtp_ci = pct(total / n / unit, 3), pct_ci([lo / unit, hi / unit], 3)
         else:
             rtp, rtp_ci = "not observed", "-"
-        rows.append([label, part, pct(hits / n), pct_ci(wilson_ci(hits, n)), one_in(hits / n), rtp, rtp_ci])
+        rows.append([label, pct(hits / n), pct_ci(wilson_ci(hits, n)), one_in(hits / n), rtp, rtp_ci])
     return rows
 
 
-PAY_COLUMNS = ["pay", "part", "hit frequency (per paid round)", "99% interval", "1 in",
-               "RTP contribution", "99% interval"]
+PART_TITLES = {
+    "paid spin": "Pays in the paid spin: hit frequency and RTP contribution",
+    "free spins": "Pays in free spins: hit frequency and RTP contribution",
+    "GEMBOX": "GEMBOX instant prizes: hit frequency and RTP contribution",
+    "cap": "The cap's reduction: capped rounds and what the cap takes off their pays",
+}
+
+
+def pay_sections(tally: PayTally, keys: list[tuple[str, str, str]], unit: int, seed: int, note: str) -> list[dict]:
+    """One pays table per part of the round (paid spin, free spins, GEMBOX, the cap), in ``keys`` order."""
+    parts: list[str] = []
+    for _, _, part in keys:
+        if part not in parts:
+            parts.append(part)
+    out = []
+    for i, part in enumerate(parts):
+        rows = pay_rows(tally, [k for k in keys if k[2] == part], unit)
+        out.append(section(PART_TITLES.get(part, part), PAY_COLUMNS, rows,
+                           (sample_note(tally, seed) + " " + note) if i == 0 else ""))
+    return out
+
+
+PAY_COLUMNS = ["pay", "hit frequency (per paid round)", "99% interval", "1 in", "RTP contribution", "99% interval"]
 
 
 def feature_distribution_rows(wins: list[int], unit: int, cap_units: int) -> list[list[str]]:
@@ -220,7 +241,7 @@ def _par_forge_of_fortunes(game: Game, build: Any, summary: dict[str, Any], roun
         strips.append(section(f"Forging Re-Spins strips '{set_name}' (used on runners {', '.join(runners)})",
                               ["symbol", "reel 1", "reel 2", "reel 3"], strip_rows(strip_set)))
     two = r.hit_rate - r.trigger  # every ladder runner pays, so the hits are two-of-a-kinds and triggers
-    pays = [["Gold Nugget x2 (reels 1-2)", "base game", pct(two, 6), one_in(two), pct(two * build.two_of_a_kind_x, 4)]]
+    pays = [["Gold Nugget x2 (reels 1-2)", "paid spin", pct(two, 6), one_in(two), pct(two * build.two_of_a_kind_x, 4)]]
     for i, pe in enumerate(fm.end_probability):
         p = r.trigger * pe
         pays.append([f"Forging Re-Spins ending on runner {i + 1} ({x_bet(build.ladder[i])})", "feature", pct(p, 6),
@@ -300,8 +321,7 @@ def _par_gemstones_gold(game: Game, build: Any, summary: dict[str, Any], rounds:
     tally = reference_sample(game, build, rounds, seed, _gg_attribute)
     keys = [(f"{sym}|{t + 1}|{part}", f"{words(sym)} {tiers[t]}", part)
             for part in ("paid spin", "free spins") for sym in PUBLISHED_PAYTABLE for t in range(len(TIER_FROM))]
-    keys.append(("cap|reduction", "cap: reduction of capped rounds", "round"))
-    pays = pay_rows(tally, keys, COINS_PER_BET)
+    keys.append(("cap|reduction", "reduction of capped rounds", "cap"))
     feat = _feature_rows(summary, "mean_feature_win_x", tally, COINS_PER_BET)
     return {
         "sample": {"kind": "reference engine", "rounds": tally.rounds, "seed": seed, "features": tally.features},
@@ -314,8 +334,8 @@ def _par_gemstones_gold(game: Game, build: Any, summary: dict[str, Any], rounds:
                     ["value", "paid-spin weight", "probability", "free-spin weight", "probability"], mult,
                     "A paid spin places 3 values under 3 columns (3 blockers each); a free spin one under each "
                     "column (2 blockers each)."),
-            section("Pays: hit frequency and RTP contribution (paid spin and free spins apart)", PAY_COLUMNS, pays,
-                    sample_note(tally, seed) + " A pay's contribution includes the multiplier applied to its spin."),
+            *pay_sections(tally, keys, COINS_PER_BET, seed,
+                          "A pay's contribution includes the multiplier applied to its spin."),
             section("Free Spins: trigger and average win", ["figure", "value", "99% interval", "sample"], feat),
             section("Free Spins: win distribution (per feature, x total bet)", FEATURE_DIST_COLUMNS,
                     feature_distribution_rows(tally.feature_wins, COINS_PER_BET, build.cap_units),
@@ -402,9 +422,9 @@ def _par_forge_of_gems(game: Game, build: Any, summary: dict[str, Any], rounds: 
     tally = reference_sample(game, build, rounds, seed, _fog_attribute(unit))
     keys = [(f"{sym}|{k}|{part}", f"{words(sym)} x{k}", part)
             for part in ("paid spin", "free spins") for sym in PAYING for k in (3, 4, 5)]
-    keys += [(f"gembox|{k}|prize", f"GEMBOX {k}{'+' if k == 5 else ''} scatters: instant prize", "GEMBOX")
+    keys += [(f"gembox|{k}|prize", f"{k}{'+' if k == 5 else ''} scatters: instant prize", "GEMBOX")
              for k in GEMBOX_REWARDS]
-    keys.append(("cap|reduction", "cap: reduction of capped rounds", "round"))
+    keys.append(("cap|reduction", "reduction of capped rounds", "cap"))
     reels_cols = [f"reel {i + 1}" for i in range(len(build.cells))]
     feat = _feature_rows(summary, None, tally, unit)
     fs = (summary.get("free_spins") or {}).get("triggers")
@@ -425,9 +445,8 @@ def _par_forge_of_gems(game: Game, build: Any, summary: dict[str, Any], rounds: 
             section("FORGE REEL target symbol weights", ["symbol", "weight", "probability"], targets),
             section("GEMBOX reward weights", ["scatters", "reward", "weight", "probability"], gembox,
                     "Drawn once when 3 or more scatters remain after the paid spin's last cascade."),
-            section("Pays: hit frequency and RTP contribution (paid spin and free spins apart)", PAY_COLUMNS,
-                    pay_rows(tally, keys, unit),
-                    sample_note(tally, seed) + " A way win's contribution includes the win multiplier it was paid with."),
+            *pay_sections(tally, keys, unit, seed,
+                          "A way win's contribution includes the win multiplier it was paid with."),
             section("GEMBOX and free spins: trigger and average win", ["figure", "value", "99% interval", "sample"], feat,
                     "The feature win is everything the round paid after its paid spin (GEMBOX prize and free spins)."),
             section("GEMBOX and free spins: win distribution (per GEMBOX, x total bet)", FEATURE_DIST_COLUMNS,

@@ -270,12 +270,14 @@ td { font-variant-numeric: tabular-nums; }
 thead th { background: #f1ece1; font-weight: 600; } tbody th { background: #faf7f1; font-weight: 600; width: 32%; }
 table.summary th { width: 30%; } table.summary td:nth-child(2) { width: 36%; }
 table.identity td:first-child { font-weight: 600; width: 25%; background: #faf7f1; }
+table.par td:not(:first-child) { white-space: nowrap; }
 p.note { color: #555; font-size: .85rem; margin: .1rem 0 .8rem; }
 figure { margin: 1rem 0; } img { max-width: 100%; } figcaption { color: #555; font-size: .85rem; }
 dl dt { font-weight: 600; margin-top: .4rem; } dl dd { margin-left: 1rem; }
 @page { size: A4; margin: 14mm 12mm 16mm; }
 @media print {
   body { margin: 0; max-width: none; font-size: 9.5pt; padding: 0; }
+  table.par { font-size: 8.5pt; }
   h2, h3 { break-after: avoid; page-break-after: avoid; }
   figure, dl dt, dl dd { break-inside: avoid; page-break-inside: avoid; }
   thead { display: table-header-group; }
@@ -306,7 +308,8 @@ def _html(title: str, s: dict[str, Any], images: list[tuple[str, str]], checkpoi
             parts.append(f"<h2>{e(t['group'])}</h2>")
         parts.append(f"<h{t['level']}>{e(t['title'])}</h{t['level']}>")
         summary = t["title"] == "Game Rules Summary"
-        parts.append(table(t["columns"], t["rows"], first_is_header=summary, cls="summary" if summary else ""))
+        cls = "summary" if summary else ("par" if t["level"] == 3 else "")
+        parts.append(table(t["columns"], t["rows"], first_is_header=summary, cls=cls))
         if t["note"]:
             parts.append(f"<p class='note'>{e(t['note'])}</p>")
     parts.append("<section class='plots'><h2>Plots</h2>")

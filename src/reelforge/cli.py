@@ -502,6 +502,7 @@ def compare(
     as_json: bool = JSON_OPT,
 ) -> None:
     """All builds of a game side by side (exact where the game allows, else simulated)."""
+    from reelforge.analysis.figures import COMPONENT_WORDS, words
     from reelforge.analysis.summary import exact_summary
 
     n = parse_positive_int(rounds, "--rounds")
@@ -533,9 +534,9 @@ def compare(
         else f"{r['rtp_ci99'][0] * 100:.3f}..{r['rtp_ci99'][1] * 100:.3f}")
     row("house edge", lambda r: f"{r['house_edge'] * 100:.3f}%")
     for comp in rows[0]["rtp_split"]:
-        row(f"RTP {comp}", lambda r, c=comp: f"{r['rtp_split'][c] * 100:.3f}")
+        row(f"RTP from {words(comp, COMPONENT_WORDS)} (pp)", lambda r, c=comp: f"{r['rtp_split'][c] * 100:.3f}")
     row("hit rate", lambda r: f"{r['hit_rate'] * 100:.3f}%")
-    row("feature 1 in", lambda r: f"{r['feature_frequency_one_in']:,.1f}" if r.get("feature_frequency_one_in") else "-")
+    row(f"{rows[0].get('feature_name', 'feature')} 1 in", lambda r: f"{r['feature_frequency_one_in']:,.1f}" if r.get("feature_frequency_one_in") else "-")
     row("SD (x bet)", lambda r: f"{r['sd']:.2f}")
     row("volatility", lambda r: str(r["volatility_level"]))
     row("max win 1 in", lambda r: f"{1 / r['max_win_probability']:,.0f}" if r.get("max_win_probability") else "-")

@@ -129,3 +129,20 @@ def test_clopper_pearson_ends_are_where_the_binomial_tails_reach_half_a_percent(
     lo, hi = clopper_pearson(5, 100)
     assert abs(binom.sf(4, 100, lo) - 0.005) < 1e-9  # P(X >= 5) at the lower end
     assert abs(binom.cdf(5, 100, hi) - 0.005) < 1e-9  # P(X <= 5) at the upper end
+
+
+@pytest.mark.parametrize("game_id", ["gemstones-gold", "forge-of-gems"])
+def test_par_pay_contributions_and_the_caps_reduction_add_up_to_the_samples_total_win(game_id):
+    from reelforge.analysis import par
+
+    game = get_game(game_id)
+    build = game.load_build(game.default_build())
+    attribute = par._gg_attribute if game_id == "gemstones-gold" else par._fog_attribute(build.unit)
+    tally = par.reference_sample(game, build, 400, 9, attribute)
+    draws = SeededDraws(9)
+    unit = game.win_unit(build)
+    total = sum(int(game.play_round(build, draws).total_win * unit) for _ in range(400))
+    assert total > 0 and sum(tally.total.values()) == total
+    assert tally.rounds == 400 and all(k.count("|") == 2 for k in tally.total)
+    pays = [k for k in tally.total if not k.startswith(("cap|", "gembox|"))]
+    assert pays and all(tally.total[k] > 0 for k in pays)

@@ -57,6 +57,9 @@ def _one_in_ci(ci: Any) -> str:
     return f"1 in {1 / hi:,.1f} to {1 / lo:,.1f}" if lo else f"1 in {1 / hi:,.1f} or rarer"
 
 
+NO_INTERVAL = "none: the stratified estimator gives no interval for this figure"
+
+
 def figure_rows(s: dict[str, Any]) -> list[tuple[str, str, str]]:
     """(figure, value, 99% interval or "exact") for every Game Rules Summary figure, in words."""
     exact = s["method"] == "exact"
@@ -88,10 +91,10 @@ def figure_rows(s: dict[str, Any]) -> list[tuple[str, str, str]]:
     sd_ci = s.get("sd_ci99")
     lower = " (a lower bound)" if s.get("sd_is_lower_bound") else ""
     add("standard deviation of the round win", f"{s['sd']:.3f}x total bet{lower}",
-        f"[{sd_ci[0]:.3f}, {sd_ci[1]:.3f}]x (delta method, fourth moment)" if sd_ci else "-")
+        f"[{sd_ci[0]:.3f}, {sd_ci[1]:.3f}]x (delta method, fourth moment)" if sd_ci else NO_INTERVAL)
     levels = s.get("volatility_levels_ci99")
     add("volatility level (1 to 10)", f"{s['volatility_level']}",
-        ("levels " + ", ".join(map(str, levels)) + " (spanned by the SD interval)") if levels else "-")
+        ("levels " + ", ".join(map(str, levels)) + " (spanned by the SD interval)") if levels else NO_INTERVAL)
     rows.append(("maximum win (the cap)", f"{s['max_win_x']:,}x total bet", "by the rules"))
     if exact:
         p = s["max_win_probability"]
@@ -104,7 +107,7 @@ def figure_rows(s: dict[str, Any]) -> list[tuple[str, str, str]]:
         rows.append(("largest round win observed",
                      f"{s['max_win_observed_x']:,.2f}x total bet ({seen:,} round{'' if seen == 1 else 's'})", "observed"))
     elif s.get("max_win_probability") is not None:
-        rows.append(("probability of the maximum win", f"{pct(s['max_win_probability'], 6)}", "-"))
+        rows.append(("probability of the maximum win", f"{pct(s['max_win_probability'], 6)}", NO_INTERVAL))
     rows += game_rows(s)
     lo_st, hi_st = s["reference_stakes"]
     rows.append(("maximum exposure", f"{s['max_exposure']:,.2f} at the maximum stake {hi_st:,.2f} "
@@ -175,6 +178,27 @@ def glossary(s: dict[str, Any]) -> list[tuple[str, str]]:
                       "least once (paid spin and free spins counted apart); its RTP contribution is what it pays "
                       "per stake, multipliers included."),
     ]
+    if s.get("feature_buy"):
+        terms.insert(1, ("Feature Buy RTP", "What bought features pay divided by what they cost (the price times "
+                                            "the total bet), from its own simulated sample of bought features."))
+    if any(s.get(k) is not None for k in ("feature_expected_win_x", "mean_feature_win_x")):
+        terms.append(("average feature win", f"Mean of what a {feature} pays, per triggered feature, in "
+                                             "multiples of the total bet (the triggering spin's own win excluded)."))
+    if s.get("expected_respins_per_feature") is not None and exact:
+        terms.append(("average re-spins per feature", "Expected number of Forging Re-Spins a feature plays."))
+    if s.get("paid_spins_multiplied_rate") is not None:
+        terms.append(("paid spins with a revealed multiplier", "Share of paid spins whose multiplier reel reveals "
+                                                               "at least one value (the spin's win is multiplied)."))
+    if s.get("paid_spin_hit_rate") is not None:
+        terms.append(("paid spins that win", "Share of paid spins whose own cascades pay (GEMBOX and free spins "
+                                             "not counted)."))
+    if s.get("free_spins"):
+        terms.append(("free spins awarded", "Share of paid rounds whose GEMBOX reward includes free spins."))
+    if s["method"] == "simulation":
+        terms.append(("largest round win observed", "The largest round win in the sample and how many rounds won it."))
+    if s.get("sd_is_lower_bound"):
+        terms.append(("lower bound", "The stratified estimate's SD leaves out a positive covariance term, so the "
+                                     "true SD is at least this."))
     if exact:
         terms.append(("exact", "Computed in rational arithmetic from the build's strips: no sample, no interval."))
     return terms

@@ -214,7 +214,7 @@ def cap_section(summary: dict[str, Any], cap_x: int) -> dict[str, Any]:
 def sample_note(tally: PayTally, seed: int) -> str:
     return (f"Per-pay figures from the reference engine (the readable rules) on {tally.rounds:,} paid rounds, "
             f"seed {seed}; intervals are 99% (Wilson for frequencies, normal for RTP contributions). "
-            f"Pays that land inside a capped round count before the cap; the cap's reduction is its own row.")
+            f"Pays that land inside a capped round count before the cap; what the cap takes off is its own table, so all rows add up to the sample's RTP.")
 
 
 # -- Forge of Fortunes (exact) ---------------------------------------------------------------------

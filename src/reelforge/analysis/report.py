@@ -278,7 +278,7 @@ dl dt { font-weight: 600; margin-top: .4rem; } dl dd { margin-left: 1rem; }
 @media print {
   body { margin: 0; max-width: none; font-size: 9.5pt; padding: 0; }
   table.par { font-size: 8.5pt; }
-  h2, h3 { break-after: avoid; page-break-after: avoid; }
+  h2, h3, dl dt { break-after: avoid; page-break-after: avoid; }
   figure, dl dt, dl dd { break-inside: avoid; page-break-inside: avoid; }
   thead { display: table-header-group; }
   tr { break-inside: avoid; page-break-inside: avoid; }

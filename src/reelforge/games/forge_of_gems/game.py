@@ -156,13 +156,18 @@ class ForgeOfGems(Game):
 
         st = design.sample(rounds, max(rounds // 20, 50_000), seed, design.TAIL_THRESHOLD, log=False)
         e = design.estimate(st, build)
+        freq = e["frequencies"]
+        gembox = sum(freq[f"gembox_{k}"] for k in (3, 4, 5))
+        # binomial intervals on the paid-spin sample (the estimator's control variate only narrows them)
         return {
             "rounds": rounds, "feature_rounds": e["features"],
             "rtp": e["rtp"], "rtp_ci99": e["ci99"],
             "rtp_split": {"paid_spins": e["paid_spin_rtp"], "gembox": e["gembox_rtp"]},
             "sd": e["round_sd_x_lower_bound"], "sd_is_lower_bound": True,
-            "feature_rate": e["free_spin_frequency"], "gembox_frequencies": e["frequencies"],
-            "cap_correction": e["cap_correction"],
+            "feature_rate": gembox, "feature_rate_ci99": list(wilson_ci(round(gembox * rounds), rounds)),
+            "free_spin_frequency": e["free_spin_frequency"],
+            "free_spin_frequency_ci99": list(wilson_ci(round(e["free_spin_frequency"] * rounds), rounds)),
+            "gembox_frequencies": freq, "cap_correction": e["cap_correction"],
         }
 
     def feature_picture(self, build: Any, summary: dict[str, Any]) -> dict[str, Any] | None:

@@ -276,27 +276,40 @@ COINS_PER_BET = 20
 """Gemstones Gold's coins per total bet (its win unit; checked against the build module below)."""
 
 
-def _gg_attribute(result: RoundResult) -> tuple[dict[str, int], int | None]:
+def attribute_round(result: RoundResult, unit: int,
+                    step_pays: Callable[[Any, str], Iterable[tuple[str, int]]]) -> tuple[dict[str, int], int | None]:
+    """Win units per key of one round (``step_pays(step, part)`` lists a step's pays) plus the cap's
+    reduction (so the keys add up to the round's win), and the feature's win (None: no feature)."""
     per: dict[str, int] = defaultdict(int)
     paid_win = 0
     feature = False
     for step in result.steps:
         part = "paid spin" if step.kind == "paid_spin" else "free spins"
-        feature = feature or step.kind == "free_spin"
-        pending: list[tuple[str, int]] = []
-        for ev in step.events:
-            if ev["type"] == "cascade":
-                pending += [(f"{w['symbol']}|{w['tier']}|{part}", int(w["coins"])) for w in ev["wins"]]
-            elif ev["type"] == "spin_result":
-                mult = (ev["multiplier_sum"] or 1) if ev["kind"] == "paid" else ev.get("multiplier_applied", 1)
-                for key, coins in pending:
-                    per[key] += coins * mult
-                pending = []
         if step.kind == "paid_spin":
-            paid_win = int(step.win * COINS_PER_BET)
-    total = int(result.total_win * COINS_PER_BET)
+            paid_win = int(step.win * unit)
+        else:
+            feature = True
+        for key, units in step_pays(step, part):
+            per[key] += units
+    total = int(result.total_win * unit)
     per["cap|reduction"] = total - sum(per.values())  # zero unless the round reached the cap
     return per, (total - paid_win) if feature else None
+
+
+def _gg_step_pays(step: Any, part: str) -> Iterable[tuple[str, int]]:
+    """A Gemstones Gold spin's pays, each times the multiplier its spin applied."""
+    pending: list[tuple[str, int]] = []
+    for ev in step.events:
+        if ev["type"] == "cascade":
+            pending += [(f"{w['symbol']}|{w['tier']}|{part}", int(w["coins"])) for w in ev["wins"]]
+        elif ev["type"] == "spin_result":
+            mult = (ev["multiplier_sum"] or 1) if ev["kind"] == "paid" else ev.get("multiplier_applied", 1)
+            yield from ((key, coins * mult) for key, coins in pending)
+            pending = []
+
+
+def _gg_attribute(result: RoundResult) -> tuple[dict[str, int], int | None]:
+    return attribute_round(result, COINS_PER_BET, _gg_step_pays)
 
 
 def _par_gemstones_gold(game: Game, build: Any, summary: dict[str, Any], rounds: int, seed: int) -> dict:
@@ -368,26 +381,14 @@ def _feature_rows(summary: dict[str, Any], mean_key: str | None, tally: PayTally
 
 # -- Forge of Gems ---------------------------------------------------------------------------------
 def _fog_attribute(unit: int) -> Callable[[RoundResult], tuple[dict[str, int], int | None]]:
-    def attribute(result: RoundResult) -> tuple[dict[str, int], int | None]:
-        per: dict[str, int] = defaultdict(int)
-        paid_win = 0
-        feature = False
-        for step in result.steps:
-            part = "paid spin" if step.kind == "paid_spin" else "free spins"
-            if step.kind == "paid_spin":
-                paid_win = int(step.win * unit)
-            else:
-                feature = True
-            for ev in step.events:
-                if ev["type"] == "win":
-                    per[f"{ev['symbol']}|{ev['length']}|{part}"] += int(Fraction(ev["win_x"]) * unit)
-                elif ev["type"] == "gembox_reward":
-                    per[f"gembox|{ev['scatter_class']}|prize"] += int(Fraction(ev["prize_x"]) * unit)
-        total = int(result.total_win * unit)
-        per["cap|reduction"] = total - sum(per.values())
-        return per, (total - paid_win) if feature else None
+    def step_pays(step: Any, part: str) -> Iterable[tuple[str, int]]:
+        for ev in step.events:
+            if ev["type"] == "win":
+                yield f"{ev['symbol']}|{ev['length']}|{part}", int(Fraction(ev["win_x"]) * unit)
+            elif ev["type"] == "gembox_reward":
+                yield f"gembox|{ev['scatter_class']}|prize", int(Fraction(ev["prize_x"]) * unit)
 
-    return attribute
+    return lambda result: attribute_round(result, unit, step_pays)
 
 
 def _par_forge_of_gems(game: Game, build: Any, summary: dict[str, Any], rounds: int, seed: int) -> dict:

@@ -108,7 +108,7 @@ def test_games_keeps_every_full_id_on_80_columns_and_shows_only_published_ids():
     assert "Forge of Gems: no published game id" in proc.stdout
 
 
-@pytest.mark.parametrize("command", ["summary", "simulate", "games", "bench", "compare", "tune"])
+@pytest.mark.parametrize("command", ["summary", "simulate", "tune"])
 def test_help_texts_wrap_cleanly_on_80_columns(command):
     import os
 

@@ -129,7 +129,7 @@ def game_rows(s: dict[str, Any]) -> list[tuple[str, str, str]]:
     mw = s.get("mean_feature_win_x")
     if mw is not None:
         ci = s.get("mean_feature_win_x_ci99")
-        rows.append(("average free-spin feature win", f"{mw:,.3f}x total bet",
+        rows.append((f"average {s.get('feature_name', 'feature')} win", f"{mw:,.3f}x total bet",
                      f"[{ci[0]:,.3f}, {ci[1]:,.3f}]x" if ci else "-"))
     if s.get("paid_spins_multiplied_rate") is not None:
         rows.append(("paid spins with a revealed multiplier", pct(s["paid_spins_multiplied_rate"]),

@@ -427,7 +427,7 @@ def _par_forge_of_gems(game: Game, build: Any, summary: dict[str, Any], rounds: 
              for k in GEMBOX_REWARDS]
     keys.append(("cap|reduction", "reduction of capped rounds", "cap"))
     reels_cols = [f"reel {i + 1}" for i in range(len(build.cells))]
-    feat = _feature_rows(summary, None, tally, unit)
+    feat = _feature_rows(summary, "mean_feature_win_x", tally, unit)
     fs = (summary.get("free_spins") or {}).get("triggers")
     if fs:
         feat.insert(1, ["free spins awarded (per paid round)", f"{pct(fs['probability'])} ({one_in(fs['probability'])})",

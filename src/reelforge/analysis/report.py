@@ -203,8 +203,9 @@ def _identity_rows(s: dict[str, Any], checkpoints: list | None) -> list[tuple[st
         rows.append(("convergence plot", f"{checkpoints[-1][0]:,} simulated rounds checked against the exact RTP"))
     par = (s.get("par_sheet") or {}).get("sample") or {}
     if par.get("kind") == "reference engine":
+        feats = par["features"]
         rows.append(("PAR per-pay figures", f"reference engine, {par['rounds']:,} paid rounds (seed {par['seed']}, "
-                                            f"{par['features']:,} features)"))
+                                            f"{feats:,} feature{'' if feats == 1 else 's'})"))
     buy = s.get("feature_buy")
     if buy and buy.get("seed") is not None:
         rows.append(("Feature Buy", f"{buy['features']:,} simulated bought features (seed {buy['seed']})"))

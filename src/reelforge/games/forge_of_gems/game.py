@@ -234,6 +234,7 @@ class ForgeOfGems(Game):
                                          for j in range(3)}}
         triggers = c("free_spin_triggers")
         labels = kernel.ways_bin_labels()
+        feature_win = self._feature_win(acc)
         # A peak-ways bin's share of the paid-spin RTP has no counted second moment of its own; its
         # square sum is at most the paid spins' (each spin is in one bin), which bounds the interval.
         base_sq = acc.component_sq[rules.C_BASE]
@@ -260,5 +261,22 @@ class ForgeOfGems(Game):
             "paid_spin_rtp_by_peak_ways_ci99": {lab: bounded(lab) for lab in labels},
             "paid_spin_rtp_by_peak_ways_interval": "conservative: bounded by the paid spins' second moment",
             "win_unit": build.unit, "cap_x": build.cap_x,
+            **feature_win,
         }
+
+    @staticmethod
+    def _feature_win(acc: Accumulator) -> dict[str, Any]:
+        """Average win of a GEMBOX round after its paid spin (prize plus free spins), with a conservative
+        interval: the prize x free-spin cross term is not counted, so Cauchy-Schwarz bounds it."""
+        n = acc.counter("triggers")
+        if n < 2:
+            return {}
+        g, f = acc.components[rules.C_GEMBOX], acc.components[rules.C_FREE]
+        gsq, fsq = acc.component_sq[rules.C_GEMBOX], acc.component_sq[rules.C_FREE]
+        mean = (g + f) / n
+        second = (gsq + fsq + 2 * math.sqrt(gsq * fsq)) / n
+        half = Z99 * math.sqrt(max(second - mean * mean, 0.0) / (n - 1))
+        u = acc.unit
+        return {"mean_feature_win_x": mean / u, "mean_feature_win_x_ci99": [max(0.0, mean - half) / u, (mean + half) / u],
+                "mean_feature_win_x_interval": "conservative: the prize x free-spin cross term bounded by Cauchy-Schwarz"}
 

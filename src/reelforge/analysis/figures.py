@@ -66,6 +66,8 @@ def figure_rows(s: dict[str, Any]) -> list[tuple[str, str, str]]:
     rows: list[tuple[str, str, str]] = []
 
     def add(label: str, value: str, ci: str) -> None:
+        if ci == "-" and s["method"] == "stratified":
+            ci = NO_INTERVAL
         rows.append((label, value, "exact" if exact else ci))
 
     feature = s.get("feature_name", "feature")
@@ -78,7 +80,8 @@ def figure_rows(s: dict[str, Any]) -> list[tuple[str, str, str]]:
     if buy and buy.get("rtp") is not None:
         rows.append((f"Feature Buy RTP (price {float(Fraction(buy['price_x'])):g}x total bet)", pct(buy["rtp"]),
                      interval_text(buy.get("rtp_ci99")) + f" ({buy.get('features', 0):,} bought features)"))
-    add("hit rate (rounds that win anything)", pct(s["hit_rate"]), interval_text(s.get("hit_rate_ci99")))
+    if s.get("hit_rate") is not None:
+        add("hit rate (rounds that win anything)", pct(s["hit_rate"]), interval_text(s.get("hit_rate_ci99")))
     split = s.get("hit_rate_split") or {}
     for k, v in split.items():
         if not k.endswith("_ci99"):
@@ -137,6 +140,8 @@ def game_rows(s: dict[str, Any]) -> list[tuple[str, str, str]]:
     if s.get("paid_spin_hit_rate") is not None:
         rows.append(("paid spins that win", pct(s["paid_spin_hit_rate"]), interval_text(s.get("paid_spin_hit_rate_ci99"))))
     fs = (s.get("free_spins") or {}).get("triggers")
+    if fs is None and s.get("free_spin_frequency") is not None:  # the stratified estimate's figure
+        fs = {"probability": s["free_spin_frequency"], "ci99": s.get("free_spin_frequency_ci99")}
     if fs:
         rows.append(("free spins awarded (per paid round)", f"{pct(fs['probability'])} = {one_in(fs['probability'])}",
                      interval_text(fs["ci99"])))
@@ -192,7 +197,7 @@ def glossary(s: dict[str, Any]) -> list[tuple[str, str]]:
     if s.get("paid_spin_hit_rate") is not None:
         terms.append(("paid spins that win", "Share of paid spins whose own cascades pay (GEMBOX and free spins "
                                              "not counted)."))
-    if s.get("free_spins"):
+    if s.get("free_spins") or s.get("free_spin_frequency") is not None:
         terms.append(("free spins awarded", "Share of paid rounds whose GEMBOX reward includes free spins."))
     if s["method"] == "simulation":
         terms.append(("largest round win observed", "The largest round win in the sample and how many rounds won it."))

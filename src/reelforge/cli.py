@@ -352,6 +352,10 @@ def summary(
     s, res = run_simulation(g.id, b.name, n if (n or p) else 10_000_000, s_seed, w, mode, quiet=as_json,
                             precision=p, backend=backend, address=address)
     checkpoints = res.checkpoints
+    if backend == "local":
+        from reelforge.analysis.summary import add_feature_buy
+
+        add_feature_buy(g, b, s, s["seed"], w)  # the RTP split's Feature Buy part, where the game has one
     if choice is None:
         choice = {"used": "plain", "reason": "requested with --plain" if plain else (
             "the game has no stratified estimator" if p is not None and mode == "paid" and not g.has_stratified

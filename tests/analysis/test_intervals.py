@@ -3,6 +3,7 @@ and per-component squares (what the SD and split intervals rest on) equal the re
 
 from fractions import Fraction
 
+import numpy as np
 import pytest
 
 from reelforge.analysis.summary import exact_summary, simulation_summary
@@ -146,3 +147,21 @@ def test_par_pay_contributions_and_the_caps_reduction_add_up_to_the_samples_tota
     assert tally.rounds == 400 and all(k.count("|") == 2 for k in tally.total)
     pays = [k for k in tally.total if not k.startswith(("cap|", "gembox|"))]
     assert pays and all(tally.total[k] > 0 for k in pays)
+
+
+def test_the_rtp_split_has_a_feature_buy_part_with_its_own_sample_and_interval():
+    from reelforge.analysis.summary import add_feature_buy
+
+    game = get_game("gemstones-gold")
+    build = game.load_build("96.71")
+    s = simulation_summary(game, build, game.simulate_chunk(build, 20_000, 5), seed=5)
+    add_feature_buy(game, build, s, 5, 1)
+    buy = s["feature_buy"]
+    assert buy["features"] == 10_000 and buy["seed"] == 6 and Fraction(buy["price_x"]) == build.feature_buy_price_x
+    assert buy["rtp_ci99"][0] < buy["rtp"] < buy["rtp_ci99"][1]
+    acc = game.simulate_chunk(build, 10_000, np.random.SeedSequence(6, spawn_key=(0,)), mode="buy")
+    assert buy["rtp"] == acc.rtp  # the buy rounds are the simulation driver's chunk 0 of seed + 1
+    forge = get_game("forge-of-fortunes")
+    s2 = exact_summary(forge, forge.load_build("96.2"))
+    add_feature_buy(forge, forge.load_build("96.2"), s2, 5, 1)
+    assert "feature_buy" not in s2  # no Feature Buy in that game

@@ -29,12 +29,11 @@ from reelforge.analysis.figures import (  # noqa: E402
     words,
 )
 from reelforge.analysis.par import PAR_SAMPLE_ROUNDS, one_in, par_sheet, pct  # noqa: E402
+from reelforge.analysis.summary import add_feature_buy  # noqa: E402
 from reelforge.game import Game  # noqa: E402
 
 CONVERGENCE_ROUNDS = 10_000_000
 """Rounds simulated for the convergence plot of an exact summary."""
-FEATURE_BUY_SHARE = 20
-"""A paid-mode report also simulates Feature Buy rounds: one per this many paid rounds (at least 10,000)."""
 
 COLOURS = {"bar": "#b5651d", "line": "#1a5fc0", "split": "#3a8a5b", "game": "#7a3ab0", "err": "#222222"}
 
@@ -149,18 +148,6 @@ def _sample_text(s: dict[str, Any]) -> str:
     return sample.get("description") or s["method"]
 
 
-def _add_feature_buy(game: Game, build: Any, s: dict[str, Any], seed: int, workers: int | None) -> None:
-    """A paid-mode report of a game with Feature Buy also simulates bought rounds (the split's buy part)."""
-    if "buy" not in game.modes or s.get("mode", "paid") != "paid" or s.get("feature_buy"):
-        return
-    from reelforge.analysis.simulate import simulate
-
-    rounds = max(10_000, (s.get("rounds") or CONVERGENCE_ROUNDS) // FEATURE_BUY_SHARE)
-    acc = simulate(game.id, build.name, rounds, seed + 1, workers, "buy").accumulator
-    s["feature_buy"] = {"price_x": str(game.feature_buy_price_x(build)), "rtp": acc.rtp,
-                        "rtp_ci99": list(acc.rtp_ci99()), "features": acc.rounds, "seed": seed + 1}
-
-
 def write_report(path: str, game: Game, build: Any, s: dict[str, Any], mode: str = "paid",
                  seed: int | None = None, workers: int | None = None,
                  checkpoints: list | None = None, par_rounds: int = PAR_SAMPLE_ROUNDS) -> Path:
@@ -175,7 +162,7 @@ def write_report(path: str, game: Game, build: Any, s: dict[str, Any], mode: str
         # small chunks: a finer convergence curve (the chunk size is part of the seed's meaning)
         res = simulate(game.id, build.name, CONVERGENCE_ROUNDS, base_seed, workers, mode, chunk=1 << 16)
         checkpoints = res.checkpoints
-    _add_feature_buy(game, build, s, base_seed, workers)
+    add_feature_buy(game, build, s, base_seed, workers)
     s["par_sheet"] = par_sheet(game, build, s, par_rounds, base_seed)
     ranges = "" if s["method"] == "exact" else ", with 99% intervals"
     images = [(f"Win distribution per round (log scale{ranges})", plot_distribution(s))]

@@ -159,6 +159,23 @@ def simulation_summary(game: Game, build: Any, acc: Accumulator, mode: str = "pa
     return out
 
 
+FEATURE_BUY_SHARE = 20
+"""A paid-mode summary also simulates Feature Buy rounds: one per this many paid rounds (at least 10,000)."""
+
+
+def add_feature_buy(game: Game, build: Any, s: dict[str, Any], seed: int, workers: int | None) -> None:
+    """A paid-mode summary of a game with Feature Buy also simulates bought rounds (the split's buy part):
+    one per :data:`FEATURE_BUY_SHARE` paid rounds, at least 10,000, seed ``seed + 1``."""
+    if "buy" not in game.modes or s.get("mode", "paid") != "paid" or s.get("feature_buy"):
+        return
+    from reelforge.analysis.simulate import simulate
+
+    rounds = max(10_000, (s.get("rounds") or 10_000_000) // FEATURE_BUY_SHARE)
+    acc = simulate(game.id, build.name, rounds, seed + 1, workers, "buy").accumulator
+    s["feature_buy"] = {"price_x": str(game.feature_buy_price_x(build)), "rtp": acc.rtp,
+                        "rtp_ci99": list(acc.rtp_ci99()), "features": acc.rounds, "seed": seed + 1}
+
+
 def stratified_summary(game: Game, build: Any, rounds: int, seed: int) -> dict[str, Any]:
     """Summary from the game's stratified estimate (see :meth:`Game.stratified`)."""
     est = game.stratified(build, rounds, seed)

@@ -262,7 +262,10 @@ table.par td:not(:first-child) { white-space: nowrap; }
 p.note { color: #555; font-size: .85rem; margin: .1rem 0 .8rem; }
 figure { margin: 1rem 0; } img { max-width: 100%; } figcaption { color: #555; font-size: .85rem; }
 dl dt { font-weight: 600; margin-top: .4rem; } dl dd { margin-left: 1rem; }
-@page { size: A4; margin: 14mm 12mm 16mm; }
+@page { size: A4; margin: 14mm 12mm 16mm;
+        @bottom-left { content: "__FOOTER__"; font: 8pt "DejaVu Sans", sans-serif; color: #666; }
+        @bottom-right { content: "page " counter(page) " of " counter(pages); font: 8pt "DejaVu Sans", sans-serif;
+                        color: #666; } }
 @media print {
   body { margin: 0; max-width: none; font-size: 9.5pt; padding: 0; }
   table.par { font-size: 8.5pt; }
@@ -307,10 +310,13 @@ def _html(title: str, s: dict[str, Any], images: list[tuple[str, str]], checkpoi
     parts += [f"<dt>{e(term)}</dt><dd>{e(text)}</dd>" for term, text in glossary(s)]
     parts.append("</dl>")
     body = "\n".join(parts)
+    # a CSS string inside <style> (raw text: no entities): keep it free of quotes, backslashes and tags
+    footer = "".join(ch for ch in f"{title} - {_sample_text(s)}" if ch not in '\\"<>')
+    css = PRINT_CSS.replace("__FOOTER__", footer)
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>{e(title)}</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<style>{PRINT_CSS}</style></head><body>
+<style>{css}</style></head><body>
 {body}
 </body></html>
 """

@@ -86,7 +86,7 @@ def figure_rows(s: dict[str, Any]) -> list[tuple[str, str, str]]:
     for k, v in split.items():
         if not k.endswith("_ci99"):
             add(f"hit rate: {words(k, HIT_SPLIT_WORDS)}", pct(v), interval_text(split.get(f"{k}_ci99")))
-    if s.get("feature_rate") is not None:
+    if s.get("feature_rate") is not None and s.get("mode", "paid") == "paid":  # every bought round is one
         rate = s["feature_rate"]
         ci = s.get("feature_rate_ci99")
         add(f"{feature} frequency (rounds that trigger it)", f"{pct(rate)} = {one_in(rate)}",
@@ -97,7 +97,8 @@ def figure_rows(s: dict[str, Any]) -> list[tuple[str, str, str]]:
         f"[{sd_ci[0]:.3f}, {sd_ci[1]:.3f}]x (delta method, fourth moment)" if sd_ci else NO_INTERVAL)
     levels = s.get("volatility_levels_ci99")
     add("volatility level (1 to 10)", f"{s['volatility_level']}",
-        ("levels " + ", ".join(map(str, levels)) + " (spanned by the SD interval)") if levels else NO_INTERVAL)
+        (("level " if len(levels) == 1 else "levels ") + ", ".join(map(str, levels)) + " (spanned by the SD interval)")
+        if levels else NO_INTERVAL)
     rows.append(("maximum win (the cap)", f"{s['max_win_x']:,}x total bet", "by the rules"))
     if exact:
         p = s["max_win_probability"]

@@ -27,7 +27,7 @@ def test_exact_summary_json_contract():
     s = json.loads(cli("summary", "forge-of-fortunes", "--build", "96.2", "--json").stdout)
     assert KEYS <= s.keys()
     assert s["method"] == "exact" and s["rounds"] is None
-    assert s["rtp_ci99"] == [s["rtp"], s["rtp"]]
+    assert s["rtp_ci99"] is None and s["sample"]["kind"] == "exact"  # exact figures carry no interval
     assert abs(s["rtp"] - 0.962) < 1e-5
     assert s["max_win_x"] == 2500 and s["max_exposure"] == 250000
     assert s["volatility_level"] == 7
@@ -71,11 +71,15 @@ def test_bad_input_is_one_clear_line_and_a_non_zero_exit(args, message):
     assert "Traceback" not in proc.stderr
 
 
-def test_text_summary_shows_split_hit_rates_with_intervals_and_the_estimator(capsys):
+def test_text_summary_shows_split_hit_rates_with_intervals_and_the_estimator(capsys, monkeypatch):
+    from rich.console import Console
+
+    from reelforge import cli as cli_module
     from reelforge.analysis.summary import simulation_summary
     from reelforge.cli import print_summary
     from reelforge.games.registry import get_game
 
+    monkeypatch.setattr(cli_module, "console", Console(width=200))
     game = get_game("gemstones-gold")
     build = game.load_build("96.71")
     acc = game.new_accumulator(build)
@@ -86,5 +90,36 @@ def test_text_summary_shows_split_hit_rates_with_intervals_and_the_estimator(cap
     s["estimator"] = {"used": "plain", "reason": "requested with --plain"}
     print_summary(s)
     out = capsys.readouterr().out
-    assert "hit rate: trigger_free_spins" in out and "_ci99" not in out
+    assert "winning rounds that trigger free spins" in out and "_" not in out.replace("__", "")
     assert "plain: requested with --plain" in out
+
+
+def test_games_keeps_every_full_id_on_80_columns_and_shows_only_published_ids():
+    import os
+
+    proc = subprocess.run([sys.executable, "-m", "reelforge", "games"], capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "COLUMNS": "80"})
+    lines = proc.stdout.splitlines()
+    assert max(len(ln.rstrip()) for ln in lines) <= 80
+    for gid, published in (("forge-of-fortunes", "622"), ("gemstones-gold", "1671262"), ("forge-of-gems", "none")):
+        row = next(ln for ln in lines if ln.split() and ln.split()[0] == gid)
+        assert row.split()[0] == gid and published in row.split()
+    assert "Play'n GO" not in proc.stdout
+    assert "Forge of Gems: no published game id" in proc.stdout
+
+
+@pytest.mark.parametrize("command", ["summary", "simulate", "tune"])
+def test_help_texts_wrap_cleanly_on_80_columns(command):
+    import os
+
+    proc = subprocess.run([sys.executable, "-m", "reelforge", command, "--help"], capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "COLUMNS": "80"})
+    assert proc.returncode == 0
+    lines = proc.stdout.splitlines()
+    assert max(len(ln) for ln in lines) <= 80
+    # the description's paragraphs are refilled: inside a paragraph no line stops far short of the width
+    description = lines[1: next(i for i, ln in enumerate(lines) if ln.endswith(":") and not ln.startswith(" "))]
+    paragraphs = "\n".join(description).strip().split("\n\n")
+    for para in paragraphs:
+        body = para.splitlines()[:-1]
+        assert all(len(ln) >= 50 for ln in body), para

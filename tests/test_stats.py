@@ -3,6 +3,7 @@
 import math
 
 import numpy as np
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -41,6 +42,7 @@ def test_kernel_tally_equals_python_accumulator():
     for w in ws:
         tally_round(tally.totals, tally.hist, edges, 2500 * 20, int(w))
         tally.components[0] += w
+        tally.components[2] += w * w
     acc_k = new()
     acc_k.add_tally(tally)
     assert acc_k.key() == acc_py.key()
@@ -68,3 +70,39 @@ def test_volatility_scale():
     assert volatility_level(13.99) == 7
     assert volatility_level(14) == 8
     assert volatility_level(45) == 10
+
+
+def test_power_sums_stay_exact_up_to_the_largest_cap():
+    top = (1 << 20) - 1
+    acc_py = Accumulator(unit=20, cap_units=top, stake_units=20, component_names=("a",))
+    tally = Tally.empty(1, 0)
+    edges = bucket_edges_units(20)
+    for w in [top] * 3000 + [top - 12345, 7, 0, 1 << 19]:
+        acc_py.add_round((w,))
+        tally_round(tally.totals, tally.hist, edges, top, w)
+        tally.components[0] += w
+        tally.components[1] += w * w
+    acc_k = Accumulator(unit=20, cap_units=top, stake_units=20, component_names=("a",))
+    acc_k.add_tally(tally)
+    assert acc_k.win_quad == acc_py.win_quad and acc_k.win_cube == acc_py.win_cube
+    assert acc_k.key() == acc_py.key()
+
+
+def test_sd_interval_holds_the_sd_and_shrinks_with_the_sample():
+    rng = np.random.default_rng(7)
+    small, big = new(), new()
+    for i, w in enumerate(rng.choice([0, 0, 0, 20, 40, 100, 2000], size=40_000)):
+        (small if i < 4000 else big).add_round((int(w), 0))
+    big.merge_in(small)
+    for acc in (small, big):
+        lo, hi = acc.sd_ci99()
+        assert lo < acc.sd < hi
+    assert big.sd_ci99()[1] - big.sd_ci99()[0] < 0.5 * (small.sd_ci99()[1] - small.sd_ci99()[0])
+
+
+def test_a_stale_kernel_that_leaves_the_power_sums_empty_is_refused():
+    tally = Tally.empty(2, 1)
+    tally_round(tally.totals, tally.hist, bucket_edges_units(20), 2500 * 20, 40)
+    tally.totals[6:] = 0  # what a kernel compiled before the power sums leaves
+    with pytest.raises(RuntimeError, match="numba cache"):
+        new().add_tally(tally)

@@ -9,10 +9,11 @@ from fractions import Fraction
 from typing import Any, NoReturn
 
 import typer
+from rich import box
 from rich.console import Console
 from rich.table import Table
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False, rich_markup_mode=None,
                   help="reelforge: slot-game mathematics engine and game server.")
 console = Console()
 err_console = Console(stderr=True)
@@ -89,13 +90,18 @@ def _pct(x: float | None) -> str:
 
 
 def print_summary(s: dict[str, Any]) -> None:
-    """A Game Rules Summary as a readable table."""
-    title = f"{s['title']} (game id {s['game_id']}, v{s['version']}) - build {s['build']}"
+    """A Game Rules Summary as a readable table (the report's figures, in words, with intervals)."""
+    from reelforge.analysis.figures import bucket_words, figure_rows, interval_text
+    from reelforge.analysis.par import one_in, pct
+
+    pid = s.get("published_id", s.get("game_id"))
+    title = f"{s['title']} ({'game id ' + str(pid) if pid else 'no published game id'}, v{s['version']}) - build {s['build']}"
     if s.get("mode", "paid") != "paid":
         title += f" - mode {s['mode']}"
     t = Table(title=title, show_header=False, title_justify="left")
-    t.add_column("figure", style="bold")
-    t.add_column("value")
+    t.add_column("figure", style="bold", ratio=3)
+    t.add_column("value", ratio=4)
+    t.add_column("99% interval", ratio=4)
     if s["method"] == "exact":
         method = "exact"
     elif s["method"] == "stratified":
@@ -103,63 +109,29 @@ def print_summary(s: dict[str, Any]) -> None:
                   f"(seed {s.get('seed')})")
     else:
         method = f"simulation, {s['rounds']:,} rounds (seed {s.get('seed')})"
-    t.add_row("method", method)
+    t.add_row("method", method, "")
     est = s.get("estimator")
     if est:
-        t.add_row("estimator", f"{est['used']}: {est['reason']}")
+        t.add_row("estimator", f"{est['used']}: {est['reason']}", "")
         if "precision_reached" in est:
             t.add_row("precision", f"99% half-width {s['rtp_ci99_half_width_pp']:.4f} pp, asked "
-                      f"{est['requested_precision_pp']} pp ({'reached' if est['precision_reached'] else 'NOT reached'})")
-    if s["method"] != "exact":
-        lo, hi = s["rtp_ci99"]
-        rtp = f"{_pct(s['rtp'])}  (99% CI {_pct(lo)} .. {_pct(hi)})"
-    else:
-        rtp = f"{s['rtp'] * 100:.8f}% (exact; the fraction is in --json)"
-    t.add_row("RTP", rtp)
-    t.add_row("house edge", _pct(s["house_edge"]))
-    for k, v in s["rtp_split"].items():
-        t.add_row(f"  RTP from {k}", _pct(v))
-    if s.get("hit_rate") is not None:
-        hit = _pct(s["hit_rate"])
-        if s.get("hit_rate_ci99"):
-            hit += f"  (99% CI {_pct(s['hit_rate_ci99'][0])} .. {_pct(s['hit_rate_ci99'][1])})"
-        t.add_row("hit rate", hit)
-    split = s.get("hit_rate_split") or {}
-    for k, v in split.items():
-        if k.endswith("_ci99"):
-            continue
-        ci = split.get(f"{k}_ci99")
-        t.add_row(f"  hit rate: {k}", _pct(v) + (f"  (99% CI {_pct(ci[0])} .. {_pct(ci[1])})" if ci else ""))
-    if s.get("feature_frequency_one_in"):
-        t.add_row("feature frequency", f"1 in {s['feature_frequency_one_in']:,.2f} ({_pct(s['feature_rate'])})")
-    t.add_row("standard deviation", f"{s['sd']:.4f} x total bet" + (" (lower bound)" if s.get("sd_is_lower_bound")
-                                                                          else ""))
-    t.add_row("volatility level", f"{s['volatility_level']} / 10")
-    if s["method"] == "stratified":
-        if s.get("max_win_probability") is not None:
-            t.add_row("max win", f"{s['max_win_x']:,}x, probability {s['max_win_probability']:.6g}")
-        else:
-            t.add_row("max win", f"{s['max_win_x']:,}x")
-    elif s["method"] == "exact":
-        one_in = s.get("max_win_one_in")
-        t.add_row("max win", f"{s['max_win_x']:,}x, probability {s['max_win_probability']:.6g}"
-                  + (f" (1 in {one_in:,.0f})" if one_in else ""))
-    else:
-        t.add_row("max win", f"{s['max_win_x']:,}x; observed max {s['max_win_observed_x']:,}x "
-                  f"({s['max_win_observed_count']} times); cap hits {s['max_win_count']}")
-    lo_st, hi_st = s["reference_stakes"]
-    t.add_row("reference stakes", f"{lo_st:.2f} .. {hi_st:,.2f}")
-    t.add_row("max exposure", f"{s['max_exposure']:,.2f} at stake {hi_st:,.2f}")
+                      f"{est['requested_precision_pp']} pp ({'reached' if est['precision_reached'] else 'NOT reached'})",
+                      "")
+    for label, value, interval in figure_rows(s):
+        t.add_row(label, value, interval)
     console.print(t)
     if not s["distribution"]:
         return
-    d = Table(title="Win distribution (x total bet)", title_justify="left")
-    d.add_column("bucket")
+    exact = s["method"] == "exact"
+    d = Table(title="Win distribution (per round, x total bet)", title_justify="left")
+    d.add_column("round win")
     d.add_column("probability", justify="right")
+    d.add_column("99% interval" + ("" if exact else " (exact binomial)"), justify="right")
     d.add_column("1 in", justify="right")
     for row in s["distribution"]:
         p = row["probability"]
-        d.add_row(row["bucket"], f"{p:.8f}", f"{1 / p:,.1f}" if p else "-")
+        d.add_row(bucket_words(row, s["max_win_x"]), pct(p, 6), "exact" if exact else interval_text(row.get("ci99"), 6),
+                  one_in(p).removeprefix("1 in "))
     console.print(d)
 
 
@@ -247,40 +219,54 @@ def games(as_json: bool = typer.Option(False, "--json", help="One JSON object.")
 
     rows = []
     for g in all_games():
-        rows.append({"id": g.id, "title": g.title, "game_id": g.reference_id, "version": g.version,
+        rows.append({"id": g.id, "title": g.title, "game_id": g.reference_id,
+                     "published_id": getattr(g, "published_id", g.reference_id), "version": g.version,
                      "max_win_x": g.max_win_x, "modes": list(g.modes), "builds": g.build_names()})
     if as_json:
         emit_json({"games": rows})
         return
-    t = Table(title="reelforge games")
-    for col in ("id", "title", "game id", "version", "max win", "modes", "builds"):
-        t.add_column(col)
+    # the id is what one types: never cut; the title wraps instead
+    t = Table(title="reelforge games", box=box.SIMPLE_HEAD, title_justify="left", pad_edge=False,
+              collapse_padding=True)
+    t.add_column("id", no_wrap=True, style="bold")
+    t.add_column("title", ratio=1, min_width=8)
+    t.add_column("game id", no_wrap=True)
+    t.add_column("version", no_wrap=True)
+    t.add_column("max win", justify="right", no_wrap=True)
+    t.add_column("modes", no_wrap=True)
+    t.add_column("builds", max_width=14, min_width=5)
     for r in rows:
-        t.add_row(r["id"], r["title"], r["game_id"], r["version"], f"{r['max_win_x']:,}x", ", ".join(r["modes"]),
-                  " ".join(r["builds"]))
+        t.add_row(r["id"], r["title"], r["published_id"] or "none", r["version"],
+                  f"{r['max_win_x']:,}x", "/".join(r["modes"]), " ".join(r["builds"]))
     console.print(t)
+    for r in rows:
+        if r["published_id"] is None:
+            console.print(f"{r['title']}: no published game id (the rules it follows give none).")
 
 
-BUILD_OPT = typer.Option(None, "--build", "-b", help="Build name (default: the highest RTP).")
-WORKERS_OPT = typer.Option(None, "--workers", "-w", help="Worker processes (default: all cores).")
+BUILD_OPT = typer.Option(None, "--build", "-b", metavar="BUILD", help="Build name (default: the highest RTP).")
+WORKERS_OPT = typer.Option(None, "--workers", "-w", metavar="N", help="Worker processes (default: all cores).")
 JSON_OPT = typer.Option(False, "--json", help="One JSON object.")
-BACKEND_OPT = typer.Option("local", "--backend", help="local (worker processes) or ray.")
-ADDRESS_OPT = typer.Option(None, "--address", help="Ray cluster address (default: start a local Ray).")
-PRECISION_OPT = typer.Option(None, "--precision", help="Stop when the 99% RTP half-width is below this (pp).")
+BACKEND_OPT = typer.Option("local", "--backend", metavar="NAME", help="local (worker processes) or ray.")
+ADDRESS_OPT = typer.Option(None, "--address", metavar="HOST:PORT", help="Ray cluster address (default: start a local Ray).")
+PRECISION_OPT = typer.Option(None, "--precision", metavar="PP", help="Stop when the 99% RTP half-width is below this (pp).")
 
 
 @app.command()
 def summary(
-    game: str = typer.Argument(..., help="Game id (see `reelforge games`)."),
+    game: str = typer.Argument(..., metavar="GAME", help="Game id (see `reelforge games`)."),
     build: str = BUILD_OPT,
-    mode: str = typer.Option("paid", "--mode", help="Round mode: paid, or buy where the game has a feature buy."),
-    rounds: str = typer.Option(None, "--rounds", "-n", help="Simulate this many rounds instead of exact maths."),
+    mode: str = typer.Option("paid", "--mode", metavar="MODE", help="Round mode: paid, or buy where the game has a feature buy."),
+    rounds: str = typer.Option(None, "--rounds", "-n", metavar="N", help="Simulate this many rounds instead of exact maths."),
     precision: str = PRECISION_OPT,
-    seed: str = typer.Option(None, "--seed", help="Seed for a simulation."),
+    seed: str = typer.Option(None, "--seed", metavar="SEED", help="Seed for a simulation."),
     workers: str = WORKERS_OPT,
     backend: str = BACKEND_OPT,
     address: str = ADDRESS_OPT,
-    out: str = typer.Option(None, "--out", "-o", help="Also write a report with plots (.html or .md)."),
+    out: str = typer.Option(None, "--out", "-o", metavar="FILE", help="Also write a report with plots and the PAR "
+                            "sheet (.html or .md)."),
+    par_rounds: str = typer.Option(None, "--par-rounds", metavar="N", help="With --out: reference-engine rounds "
+                                   "behind the PAR sheet's per-pay figures of simulated games (default 200,000)."),
     stratified: bool = typer.Option(False, "--stratified", help="Use the game's stratified estimate "
                                     "(paid spins + trigger rate x feature value); --rounds = paid spins; with "
                                     "--precision, paid spins grow until the target is met."),
@@ -304,6 +290,9 @@ def summary(
     n, w, p, s_seed = parse_run_options(rounds, workers, precision, seed)
     if out is not None and not out.lower().endswith((".html", ".htm", ".md")):
         fail(f"--out must end in .html or .md, got {out!r}")
+    par_n = parse_positive_int(par_rounds, "--par-rounds")
+    if par_n is not None and out is None:
+        fail("--par-rounds sizes the report's PAR sheet: give --out too")
     if stratified and plain:
         fail("--stratified and --plain exclude each other: pick one estimator (or neither, to let --precision choose)")
     g, b = load(game, build, mode)
@@ -336,7 +325,7 @@ def summary(
     checkpoints = None
     if n is None and p is None and mode == "paid" and g.exact(b) is not None and not plain:
         s = exact_summary(g, b)
-        emit_or_report(s, g, b, out, mode, s_seed, w, checkpoints, as_json)
+        emit_or_report(s, g, b, out, mode, s_seed, w, checkpoints, as_json, par_n)
         return
     choice: dict[str, Any] | None = None
     if p is not None and not plain and mode == "paid" and g.has_stratified:
@@ -363,6 +352,10 @@ def summary(
     s, res = run_simulation(g.id, b.name, n if (n or p) else 10_000_000, s_seed, w, mode, quiet=as_json,
                             precision=p, backend=backend, address=address)
     checkpoints = res.checkpoints
+    if backend == "local":
+        from reelforge.analysis.summary import add_feature_buy
+
+        add_feature_buy(g, b, s, s["seed"], w)  # the RTP split's Feature Buy part, where the game has one
     if choice is None:
         choice = {"used": "plain", "reason": "requested with --plain" if plain else (
             "the game has no stratified estimator" if p is not None and mode == "paid" and not g.has_stratified
@@ -372,16 +365,19 @@ def summary(
         choice["requested_precision_pp"] = p
         choice["precision_reached"] = bool(s["rtp_ci99_half_width_pp"] <= p)
     s["estimator"] = choice
-    emit_or_report(s, g, b, out, mode, s_seed, w, checkpoints, as_json)
+    emit_or_report(s, g, b, out, mode, s_seed, w, checkpoints, as_json, par_n)
 
 
 def emit_or_report(s: dict[str, Any], g: Any, b: Any, out: str | None, mode: str, seed: int | None,
-                   workers: int | None, checkpoints: list | None, as_json: bool) -> None:
-    """Write the report (when ``out``) and print the summary."""
+                   workers: int | None, checkpoints: list | None, as_json: bool, par_rounds: int | None = None) -> None:
+    """Write the report (when ``out``; it adds the PAR sheet and, where the game has one, the Feature Buy
+    figure to the summary) and print the summary."""
     if out is not None:
+        from reelforge.analysis.par import PAR_SAMPLE_ROUNDS
         from reelforge.analysis.report import write_report
 
-        write_report(out, g, b, s, mode=mode, seed=seed, workers=workers, checkpoints=checkpoints)
+        write_report(out, g, b, s, mode=mode, seed=seed, workers=workers, checkpoints=checkpoints,
+                     par_rounds=par_rounds or PAR_SAMPLE_ROUNDS)
         if not as_json:
             console.print(f"report written to {out}")
     emit_json(s) if as_json else print_summary(s)
@@ -389,13 +385,13 @@ def emit_or_report(s: dict[str, Any], g: Any, b: Any, out: str | None, mode: str
 
 @app.command()
 def simulate(
-    game: str = typer.Argument(..., help="Game id (see `reelforge games`)."),
+    game: str = typer.Argument(..., metavar="GAME", help="Game id (see `reelforge games`)."),
     build: str = BUILD_OPT,
-    rounds: str = typer.Option(None, "--rounds", "-n", help="Rounds to simulate (e.g. 1e8); a ceiling with --precision."),
+    rounds: str = typer.Option(None, "--rounds", "-n", metavar="N", help="Rounds to simulate (e.g. 1e8); a ceiling with --precision."),
     precision: str = PRECISION_OPT,
-    seed: str = typer.Option(None, "--seed", help="Seed (default: random, reported)."),
+    seed: str = typer.Option(None, "--seed", metavar="SEED", help="Seed (default: random, reported)."),
     workers: str = WORKERS_OPT,
-    mode: str = typer.Option("paid", "--mode", help="Round mode: paid, or buy where the game has one."),
+    mode: str = typer.Option("paid", "--mode", metavar="MODE", help="Round mode: paid, or buy where the game has one."),
     backend: str = BACKEND_OPT,
     address: str = ADDRESS_OPT,
     as_json: bool = JSON_OPT,
@@ -422,10 +418,10 @@ def simulate(
 def bench(
     game: str = typer.Argument(None, help="Game id (default: every game)."),
     build: str = BUILD_OPT,
-    mode: str = typer.Option("paid", "--mode", help="Round mode."),
+    mode: str = typer.Option("paid", "--mode", metavar="MODE", help="Round mode."),
     scaling_run: bool = typer.Option(False, "--scaling", help="Driver rounds/s with 1 and 2 workers instead."),
     ray_run: bool = typer.Option(False, "--ray", help="Same run on the local backend and on a local Ray instance."),
-    rounds: str = typer.Option(None, "--rounds", "-n", help="Rounds for --scaling / --ray (default 2e8)."),
+    rounds: str = typer.Option(None, "--rounds", "-n", metavar="N", help="Rounds for --scaling / --ray (default 2e8)."),
     server_run: bool = typer.Option(False, "--server", help="Game-server benchmark instead: paid rounds/s "
                                     "through HTTP with concurrent clients, p50/p99 latency, CPU per round."),
     clients: int = typer.Option(16, "--clients", min=1, max=1000, help="--server: concurrent clients."),
@@ -504,12 +500,13 @@ def _bench_server(game: str, clients: int, seconds: float, workers: int, db: str
 @app.command()
 def compare(
     game: str = typer.Argument(..., help="Game id."),
-    rounds: str = typer.Option(None, "--rounds", "-n", help="Rounds per build where a simulation is needed (default 1e7)."),
-    seed: str = typer.Option(None, "--seed", help="Seed for simulations (default 2026)."),
+    rounds: str = typer.Option(None, "--rounds", "-n", metavar="N", help="Rounds per build where a simulation is needed (default 1e7)."),
+    seed: str = typer.Option(None, "--seed", metavar="SEED", help="Seed for simulations (default 2026)."),
     workers: str = WORKERS_OPT,
     as_json: bool = JSON_OPT,
 ) -> None:
     """All builds of a game side by side (exact where the game allows, else simulated)."""
+    from reelforge.analysis.figures import COMPONENT_WORDS, words
     from reelforge.analysis.summary import exact_summary
 
     n = parse_positive_int(rounds, "--rounds")
@@ -541,9 +538,9 @@ def compare(
         else f"{r['rtp_ci99'][0] * 100:.3f}..{r['rtp_ci99'][1] * 100:.3f}")
     row("house edge", lambda r: f"{r['house_edge'] * 100:.3f}%")
     for comp in rows[0]["rtp_split"]:
-        row(f"RTP {comp}", lambda r, c=comp: f"{r['rtp_split'][c] * 100:.3f}")
+        row(f"RTP from {words(comp, COMPONENT_WORDS)} (pp)", lambda r, c=comp: f"{r['rtp_split'][c] * 100:.3f}")
     row("hit rate", lambda r: f"{r['hit_rate'] * 100:.3f}%")
-    row("feature 1 in", lambda r: f"{r['feature_frequency_one_in']:,.1f}" if r.get("feature_frequency_one_in") else "-")
+    row(f"{rows[0].get('feature_name', 'feature')} 1 in", lambda r: f"{r['feature_frequency_one_in']:,.1f}" if r.get("feature_frequency_one_in") else "-")
     row("SD (x bet)", lambda r: f"{r['sd']:.2f}")
     row("volatility", lambda r: str(r["volatility_level"]))
     row("max win 1 in", lambda r: f"{1 / r['max_win_probability']:,.0f}" if r.get("max_win_probability") else "-")

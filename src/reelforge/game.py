@@ -74,6 +74,10 @@ class Game(ABC):
     id: str
     title: str
     reference_id: str
+    published_id: str | None
+    """The game id its publisher gives (what reports and ``reelforge games`` show), or None."""
+    feature_name: str = "feature"
+    """What ``feature_rate`` counts, in words (e.g. ``Free Spins``)."""
     version: str
     max_win_x: int
     modes: tuple[str, ...] = ("paid",)
@@ -202,9 +206,10 @@ class Game(ABC):
 
     def feature_picture(self, build: Any, summary: dict[str, Any]) -> dict[str, Any] | None:
         """The game's own report plot from a summary: ``{"title", "labels", "values", "xlabel",
-        "ylabel", "log"?, "series"?}``, or None. ``series`` (optional) draws stacked panels instead,
-        each ``{"name", "labels", "values", "log"?, "ylabel"?}`` (for figures on different bins or
-        denominators)."""
+        "ylabel", "log"?, "ci99"?, "series"?}``, or None. ``ci99`` (optional) gives each value's 99%
+        interval ``[lo, hi]`` (drawn as error bars). ``series`` (optional) draws stacked panels instead,
+        each ``{"name", "labels", "values", "ci99"?, "log"?, "ylabel"?}`` (for figures on different bins
+        or denominators)."""
         return None
 
     def feature_pictures(self, build: Any, summary: dict[str, Any]) -> list[dict[str, Any]]:

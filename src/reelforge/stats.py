@@ -31,9 +31,14 @@ N_BUCKETS = len(BUCKET_LABELS)
 VOLATILITY_SD_FROM: tuple[float, ...] = (0, 1, 1.5, 2.5, 4, 6, 9, 14, 20, 30)
 """Volatility level k (1..10) starts at SD ``VOLATILITY_SD_FROM[k-1]`` (x total bet)."""
 
-# Layout of Tally.totals (kept in one int64 array so kernels touch one buffer).
-T_ROUNDS, T_HITS, T_WIN, T_WIN_SQ, T_MAX, T_MAX_COUNT = range(6)
-N_TOTALS = 6
+# Layout of Tally.totals (kept in one int64 array so kernels touch one buffer). The sums of the
+# third and fourth powers of the round win (for the SD's interval) are kept exactly in two limbs
+# each (value = hi * 2**62 + lo; see :mod:`reelforge.mechanics.tally`).
+T_ROUNDS, T_HITS, T_WIN, T_WIN_SQ, T_MAX, T_MAX_COUNT, T_W3_LO, T_W3_HI, T_W4_LO, T_W4_HI = range(10)
+N_TOTALS = 10
+LIMB = 1 << 62
+MAX_CAP_UNITS = 1 << 20
+"""Largest round cap (win units) the kernels' exact power sums support (every round win is at most the cap)."""
 
 
 def volatility_level(sd: float) -> int:
@@ -74,10 +79,11 @@ class Tally:
 
     @classmethod
     def empty(cls, n_components: int, n_counters: int) -> "Tally":
+        """Zeroed buffers; ``components`` holds each component's sum, then its sum of squares."""
         totals = np.zeros(N_TOTALS, dtype=np.int64)
         return cls(
             totals=totals,
-            components=np.zeros(n_components, dtype=np.int64),
+            components=np.zeros(2 * n_components, dtype=np.int64),
             hist=np.zeros(N_BUCKETS, dtype=np.int64),
             counters=np.zeros(max(n_counters, 1), dtype=np.int64),
         )
@@ -104,10 +110,21 @@ class Accumulator:
     components: list[int] = field(default_factory=list)
     hist: list[int] = field(default_factory=list)
     counters: list[int] = field(default_factory=list)
+    win_cube: int = 0
+    """Sum of the cubed round wins (win units^3), exact."""
+    win_quad: int = 0
+    """Sum of the round wins to the fourth power, exact (the SD's interval needs it)."""
+    component_sq: list[int] = field(default_factory=list)
+    """Per component, the sum over rounds of its squared per-round win (the split's intervals)."""
 
     def __post_init__(self) -> None:
+        if self.cap_units >= MAX_CAP_UNITS:
+            raise ValueError(f"a round cap of {self.cap_units} win units is beyond the kernels' exact power sums "
+                             f"(at most {MAX_CAP_UNITS - 1})")
         if not self.components:
             self.components = [0] * len(self.component_names)
+        if not self.component_sq:
+            self.component_sq = [0] * len(self.component_names)
         if not self.hist:
             self.hist = [0] * N_BUCKETS
         if not self.counters:
@@ -121,10 +138,13 @@ class Accumulator:
         self.rounds += 1
         self.win += w
         self.win_sq += w * w
+        self.win_cube += w ** 3
+        self.win_quad += w ** 4
         if w > 0:
             self.hits += 1
         for i, c in enumerate(components):
             self.components[i] += int(c)
+            self.component_sq[i] += int(c) * int(c)
         self.hist[bucket_of(w, self._edges, self.cap_units)] += 1
         if w > self.max_win:
             self.max_win, self.max_count = w, 1
@@ -136,12 +156,21 @@ class Accumulator:
     def add_tally(self, tally: Tally) -> None:
         """Merge a kernel's chunk tally."""
         t = [int(v) for v in tally.totals]
+        nc = len(self.component_names)
+        comps = [int(v) for v in tally.components[:nc]]
+        comp_sq = [int(v) for v in tally.components[nc: 2 * nc]]
+        quad = t[T_W4_HI] * LIMB + t[T_W4_LO]
+        if (t[T_HITS] and not quad) or any(c and not q for c, q in zip(comps, comp_sq)):
+            # numba's cache does not notice a change in an inlined helper of another module
+            raise RuntimeError("the kernel left the power sums empty: its numba cache predates the tally layout; "
+                               "delete the __pycache__ folders under src/reelforge and run again")
         other = Accumulator(
             unit=self.unit, cap_units=self.cap_units, stake_units=self.stake_units,
             component_names=self.component_names, counter_names=self.counter_names,
             rounds=t[T_ROUNDS], hits=t[T_HITS], win=t[T_WIN], win_sq=t[T_WIN_SQ],
             max_win=t[T_MAX], max_count=t[T_MAX_COUNT],
-            components=[int(v) for v in tally.components],
+            win_cube=t[T_W3_HI] * LIMB + t[T_W3_LO], win_quad=quad, component_sq=comp_sq,
+            components=comps,
             hist=[int(v) for v in tally.hist],
             counters=[int(v) for v in tally.counters[: len(self.counter_names)]],
         )
@@ -157,11 +186,14 @@ class Accumulator:
         self.hits += other.hits
         self.win += other.win
         self.win_sq += other.win_sq
+        self.win_cube += other.win_cube
+        self.win_quad += other.win_quad
         if other.max_win > self.max_win:
             self.max_win, self.max_count = other.max_win, other.max_count
         elif other.max_win == self.max_win:
             self.max_count += other.max_count
         self.components = [a + b for a, b in zip(self.components, other.components)]
+        self.component_sq = [a + b for a, b in zip(self.component_sq, other.component_sq)]
         self.hist = [a + b for a, b in zip(self.hist, other.hist)]
         self.counters = [a + b for a, b in zip(self.counters, other.counters)]
 
@@ -178,12 +210,14 @@ class Accumulator:
             rounds=self.rounds, hits=self.hits, win=self.win, win_sq=self.win_sq,
             max_win=self.max_win, max_count=self.max_count,
             components=list(self.components), hist=list(self.hist), counters=list(self.counters),
+            win_cube=self.win_cube, win_quad=self.win_quad, component_sq=list(self.component_sq),
         )
 
     def key(self) -> tuple:
         """Everything that must be identical for two runs to be 'the same totals'."""
         return (self.rounds, self.hits, self.win, self.win_sq, self.max_win, self.max_count,
-                tuple(self.components), tuple(self.hist), tuple(self.counters))
+                tuple(self.components), tuple(self.hist), tuple(self.counters),
+                self.win_cube, self.win_quad, tuple(self.component_sq))
 
     # -- derived figures -------------------------------------------------
     @property
@@ -213,6 +247,35 @@ class Accumulator:
             return (float("nan"), float("nan"))
         half = Z99 * self.sd * self.unit / self.stake_units / math.sqrt(self.rounds)
         return (self.rtp - half, self.rtp + half)
+
+    def sd_ci99(self) -> tuple[float, float]:
+        """99% interval of the round-win SD (x total bet) by the delta method with the fourth moment:
+        Var(s^2) ~ (m4 - m2^2) / n, and SE(s) = SE(s^2) / (2 s)."""
+        n = self.rounds
+        if n < 2 or self.win_sq == 0:
+            return (float("nan"), float("nan"))
+        mean = Fraction(self.win, n)
+        m2 = Fraction(self.win_sq, n) - mean ** 2
+        m4 = (Fraction(self.win_quad, n) - 4 * mean * Fraction(self.win_cube, n)
+              + 6 * mean ** 2 * Fraction(self.win_sq, n) - 3 * mean ** 4)
+        var_s2 = max(float(m4 - m2 * m2) / n, 0.0)
+        s = self.sd
+        half = Z99 * math.sqrt(var_s2) / (2 * s * self.unit) / self.unit
+        return (max(0.0, s - half), s + half)
+
+    def component_rtp_ci99(self) -> dict[str, tuple[float, float]]:
+        """99% normal interval of each component's RTP contribution (from its per-round second moment)."""
+        out = {}
+        n = self.rounds
+        for name, c, csq in zip(self.component_names, self.components, self.component_sq):
+            if n < 2:
+                out[name] = (float("nan"), float("nan"))
+                continue
+            var = max((csq - c * c / n) / (n - 1), 0.0)
+            half = Z99 * math.sqrt(var / n) / self.stake_units
+            point = c / self.total_stake
+            out[name] = (max(0.0, point - half), point + half)
+        return out
 
     def rate_ci99(self, count: int) -> tuple[float, float]:
         """Wilson 99% interval of a per-round frequency ``count / rounds``."""
@@ -245,6 +308,40 @@ class Accumulator:
                         "count": self.hist[i],
                         "probability": self.hist[i] / self.rounds if self.rounds else 0.0})
         return out
+
+
+def volatility_levels(sd_lo: float, sd_hi: float) -> list[int]:
+    """The volatility levels an SD interval spans (every level from the lower end's to the upper's)."""
+    if math.isnan(sd_lo) or math.isnan(sd_hi):
+        return []
+    return list(range(volatility_level(sd_lo), volatility_level(sd_hi) + 1))
+
+
+def clopper_pearson(count: int, n: int, confidence: float = 0.99) -> tuple[float, float]:
+    """Exact (Clopper-Pearson) binomial interval for ``count`` successes in ``n`` trials."""
+    from scipy.stats import beta
+
+    if n == 0:
+        return (float("nan"), float("nan"))
+    a = (1 - confidence) / 2
+    lo = 0.0 if count == 0 else float(beta.ppf(a, count, n - count + 1))
+    hi = 1.0 if count == n else float(beta.ppf(1 - a, count + 1, n - count))
+    return (lo, hi)
+
+
+def rule_of_three(n: int) -> float:
+    """The 95% upper bound 3/n of a probability never observed in ``n`` trials."""
+    return 3 / n
+
+
+def mean_ci99(total: int, total_sq: int, n: int) -> tuple[float, float]:
+    """99% normal interval of a mean per item from its sum and sum of squares over ``n`` items."""
+    if n < 2:
+        return (float("nan"), float("nan"))
+    mean = total / n
+    var = max((total_sq - total * total / n) / (n - 1), 0.0)
+    half = Z99 * math.sqrt(var / n)
+    return (mean - half, mean + half)
 
 
 def wilson_ci(count: int, n: int, z: float = Z99) -> tuple[float, float]:

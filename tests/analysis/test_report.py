@@ -1,7 +1,10 @@
 """Reports: self-contained HTML/Markdown with every summary figure and embedded plots."""
 
 import base64
+import html
 import re
+
+import pytest
 
 from reelforge.analysis.report import write_report
 from reelforge.analysis.simulate import simulate
@@ -14,13 +17,13 @@ def test_html_report_from_a_simulation_embeds_four_plots_and_the_figures(tmp_pat
     build = game.load_build("91.2")
     res = simulate(game.id, build.name, 400_000, seed=5, workers=1, chunk=1 << 16)
     s = simulation_summary(game, build, res.accumulator, seed=5)
-    out = write_report(str(tmp_path / "report.html"), game, build, s, checkpoints=res.checkpoints)
+    out = write_report(str(tmp_path / "report.html"), game, build, s, checkpoints=res.checkpoints, par_rounds=100)
     text = out.read_text()
     images = re.findall(r"data:image/png;base64,([A-Za-z0-9+/=]+)", text)
     assert len(images) == 4  # distribution, convergence, split, ladder picture
     assert all(base64.b64decode(i)[:8] == b"\x89PNG\r\n\x1a\n" for i in images)
-    for label in ("RTP 99% interval", "volatility level", "max exposure at max stake", "[1000,cap)",
-                  "RTP from feature", "Forging Re-Spins"):
+    for label in ("RTP (return to player)", "volatility level", "maximum exposure", "1,000x to under 2,500x",
+                  "RTP from Forging Re-Spins", "Forging Re-Spins", "@media print"):
         assert label in text
     assert "http" not in text.replace("http-equiv", "")  # nothing fetched from elsewhere
 
@@ -34,7 +37,7 @@ def test_markdown_report_of_exact_figures(tmp_path):
                                             chunk=1 << 15).checkpoints)
     text = out.read_text()
     assert text.startswith("# Forge of Fortunes - build 96.2")
-    assert "| method | exact |" in text
+    assert "| RTP (return to player) | 96.20005% | exact |" in text
     assert text.count("data:image/png;base64,") == 4
 
 
@@ -47,7 +50,7 @@ def test_forge_of_gems_report_draws_the_gembox_rewards(tmp_path):
     assert pic is not None and len(pic["labels"]) == 9 == len(pic["values"])
     total_gembox = sum(v["awarded"]["count"] for v in s["gembox"].values())
     assert abs(sum(pic["values"]) * s["rounds"] - total_gembox) < 1e-6
-    out = write_report(str(tmp_path / "fog.html"), game, build, s, checkpoints=res.checkpoints)
+    out = write_report(str(tmp_path / "fog.html"), game, build, s, checkpoints=res.checkpoints, par_rounds=100)
     text = out.read_text()
     assert "GEMBOX rewards" in text and "Ways distribution of paid spins" in text
     assert text.count("data:image/png;base64,") == 5  # distribution, convergence, split, GEMBOX, ways
@@ -78,7 +81,53 @@ def test_gemstones_gold_report_draws_the_revealed_multiplier_sums(tmp_path):
     assert round(sum(paid["values"]) * acc.rounds) == acc.counter("paid_multiplied") > 0
     assert round(sum(feature["values"]) * acc.counter("triggers")) == acc.counter("triggers") > 0
     assert paid["labels"][:4] == ["2", "3", "4", "5-9"] and feature["labels"][0] == "0"
-    out = write_report(str(tmp_path / "gg.html"), game, build, s, checkpoints=res.checkpoints)
+    out = write_report(str(tmp_path / "gg.html"), game, build, s, checkpoints=res.checkpoints, par_rounds=100)
     text = out.read_text()
     assert "Revealed multiplier sums" in text
     assert text.count("data:image/png;base64,") == 4
+
+
+SECTIONS = {
+    "forge-of-fortunes": ["Forging Re-Spins strips", "Forging Re-Spins: trigger and average win",
+                          "Forging Re-Spins: win distribution (per feature)"],
+    "gemstones-gold": ["Reel strips: symbol counts per reel", "Pays in the paid spin", "Pays in free spins",
+                       "The cap's reduction", "Multiplier reel values and weights",
+                       "Free Spins: trigger and average win", "Free Spins: win distribution",
+                       "Feature Buy RTP"],
+    "forge-of-gems": ["Cell weights: symbol weight per reel", "Pays in the paid spin", "Pays in free spins",
+                      "GEMBOX instant prizes", "The cap's reduction", "Cell weights: copies per cell", "FORGE REEL weights",
+                      "GEMBOX reward weights", "GEMBOX and free spins: trigger and average win",
+                      "GEMBOX and free spins: win distribution", "none published"],
+}
+COMMON = ["Game Rules Summary", "99% interval", "Win distribution (per round, x total bet)", "PAR sheet",
+          "Paytable", "hit frequency and RTP contribution", "The cap", "Plots", "Glossary",
+          "RTP convergence with its 99% band", "standard deviation of the round win", "volatility level"]
+
+
+def visible_text(doc: str) -> str:
+    """The report's text as a reader sees it: no tags, no embedded images, no style sheet."""
+    doc = re.sub(r"<style>.*?</style>", " ", doc, flags=re.S)
+    doc = re.sub(r"data:image/png;base64,[A-Za-z0-9+/=]+", " ", doc)
+    return html.unescape(re.sub(r"<[^>]+>", " ", doc))
+
+
+@pytest.mark.parametrize("game_id, rounds", [
+    ("forge-of-fortunes", 200_000), ("gemstones-gold", 60_000), ("forge-of-gems", 20_000)])
+def test_report_on_a_small_run_has_every_section_and_labels_in_words(tmp_path, game_id, rounds):
+    game = get_game(game_id)
+    build = game.load_build(game.default_build())
+    res = simulate(game.id, build.name, rounds, seed=4, workers=1, chunk=1 << 14)
+    s = simulation_summary(game, build, res.accumulator, seed=4)
+    for suffix in (".html", ".md"):
+        out = write_report(str(tmp_path / f"r{suffix}"), game, build, s, seed=4, workers=1,
+                           checkpoints=res.checkpoints, par_rounds=300)
+        text = visible_text(out.read_text())
+        for title in COMMON + SECTIONS[game_id]:
+            assert title in text, (suffix, title)
+        assert not re.findall(r"\b[a-z]+_[a-z_]+\b", text), "a snake_case key leaked into the report"
+        assert "1 in " in text and re.search(r"\d+\.\d{4}%", text)  # fixed-decimal percentages
+    par = s["par_sheet"]
+    assert [sec["title"] for sec in par["sections"]][0].startswith("Paytable")
+    if game_id != "forge-of-fortunes":
+        assert par["sample"] == {"kind": "reference engine", "rounds": 300, "seed": 4,
+                                 "features": par["sample"]["features"]}

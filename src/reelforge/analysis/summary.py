@@ -18,7 +18,10 @@ from reelforge.stats import (
     N_BUCKETS,
     Z99,
     Accumulator,
+    clopper_pearson,
+    rule_of_three,
     volatility_level,
+    volatility_levels,
     wilson_ci,
 )
 
@@ -26,10 +29,30 @@ REFERENCE_MAX_STAKE = 100
 REFERENCE_MIN_STAKE = 0.10
 
 
+def one_in_ci99(ci: list[float] | tuple[float, float] | None) -> list[float | None] | None:
+    """The "1 in N" interval of a rate interval ``[lo, hi]`` (``[1/hi, 1/lo]``; None for an open end)."""
+    if not ci:
+        return None
+    lo, hi = ci
+    return [1 / hi if hi else None, 1 / lo if lo else None]
+
+
+def max_win_statement(count: int, n: int, cap_x: int) -> str:
+    """The max-win probability in words, with its count and sample."""
+    if count == 0:
+        return (f"{cap_x:,}x not observed in {n:,} rounds, below 3/N = {rule_of_three(n):.3g} at 95% "
+                f"(rule of three)")
+    lo, hi = clopper_pearson(count, n)
+    return (f"{cap_x:,}x observed {count:,} times in {n:,} rounds: {count / n:.3g} (1 in {n / count:,.0f}), "
+            f"99% exact binomial interval [{lo:.3g}, {hi:.3g}]")
+
+
 def _identity(game: Game, build: Any, method: str, mode: str) -> dict[str, Any]:
     stakes = getattr(game, "reference_stakes", (REFERENCE_MIN_STAKE, REFERENCE_MAX_STAKE))
     return {
-        "game": game.id, "title": game.title, "game_id": game.reference_id, "version": game.version,
+        "game": game.id, "title": game.title, "game_id": game.reference_id,
+        "published_id": getattr(game, "published_id", game.reference_id),
+        "feature_name": getattr(game, "feature_name", "feature"), "version": game.version,
         "build": build.name, "mode": mode, "method": method,
         "reference_stakes": list(stakes),
         "max_win_x": game.max_win_x,
@@ -64,13 +87,16 @@ def exact_summary(game: Game, build: Any) -> dict[str, Any]:
     out = _identity(game, build, "exact", "paid")
     out.update({
         "rounds": None,
-        "rtp": float(rtp), "rtp_exact": str(rtp), "rtp_ci99": [float(rtp), float(rtp)],
+        "sample": {"kind": "exact", "description": "exact rational mathematics: no sample, no interval"},
+        # exact figures carry no interval (the key stays for tools that read it)
+        "rtp": float(rtp), "rtp_exact": str(rtp), "rtp_ci99": None,
         "house_edge": float(1 - rtp),
         "rtp_split": {k: float(v) for k, v in ex["rtp_split"].items()},
+        "rtp_split_exact": {k: str(v) for k, v in ex["rtp_split"].items()},
         "hit_rate": float(ex["hit_rate"]), "hit_rate_exact": str(ex["hit_rate"]),
         "feature_rate": float(ex["feature_rate"]), "feature_rate_exact": str(ex["feature_rate"]),
         "feature_frequency_one_in": float(1 / ex["feature_rate"]) if ex["feature_rate"] else None,
-        "sd": sd, "volatility_level": volatility_level(sd),
+        "sd": sd, "variance_exact": str(ex["variance"]), "volatility_level": volatility_level(sd),
         "max_win_probability": float(ex["max_win_probability"]),
         "max_win_probability_exact": str(ex["max_win_probability"]),
         "max_win_one_in": float(1 / ex["max_win_probability"]) if ex["max_win_probability"] else None,
@@ -80,6 +106,8 @@ def exact_summary(game: Game, build: Any) -> dict[str, Any]:
         ],
     })
     out.update(ex.get("extra", {}))
+    out["exact_figures"] = ["rtp", "rtp_split", "hit_rate", "hit_rate_split", "feature_rate", "sd",
+                            "volatility_level", "max_win_probability", "distribution"]
     return out
 
 
@@ -89,31 +117,63 @@ def simulation_summary(game: Game, build: Any, acc: Accumulator, mode: str = "pa
     """Summary from simulated rounds, every estimate with its 99% interval."""
     lo, hi = acc.rtp_ci99()
     sd = acc.sd
+    sd_lo, sd_hi = acc.sd_ci99()
+    n = acc.rounds
     out = _identity(game, build, "simulation", mode)
     triggers = acc.counter("triggers") if "triggers" in acc.counter_names else None
     cap_units = acc.cap_units
-    max_prob = (acc.max_count / acc.rounds) if acc.max_win >= cap_units and acc.rounds else 0.0
+    cap_count = acc.max_count if acc.max_win >= cap_units else 0
+    max_prob = cap_count / n if n else 0.0
+    feature_ci = list(wilson_ci(triggers, n)) if triggers is not None else None
     out.update({
-        "rounds": acc.rounds, "seed": seed, "seconds": seconds, "interrupted": interrupted,
+        "rounds": n, "seed": seed, "seconds": seconds, "interrupted": interrupted,
+        "sample": {"kind": "simulation", "rounds": n, "seed": seed,
+                   "description": f"{n:,} simulated rounds (fast kernel, seed {seed})"},
         "stake_x": acc.stake_units / acc.unit,
         "rtp": acc.rtp, "rtp_ci99": [lo, hi], "rtp_ci99_half_width_pp": (hi - lo) / 2 * 100,
-        "house_edge": 1 - acc.rtp,
+        "house_edge": 1 - acc.rtp, "house_edge_ci99": [1 - hi, 1 - lo],
         "rtp_split": acc.component_rtp(),
-        "hit_rate": acc.hit_rate, "hit_rate_ci99": list(wilson_ci(acc.hits, acc.rounds)),
-        "feature_rate": (triggers / acc.rounds) if triggers is not None and acc.rounds else None,
-        "feature_rate_ci99": list(wilson_ci(triggers, acc.rounds)) if triggers is not None else None,
-        "feature_frequency_one_in": (acc.rounds / triggers) if triggers else None,
-        "sd": sd, "volatility_level": volatility_level(sd) if not math.isnan(sd) else None,
+        "rtp_split_ci99": {k: list(v) for k, v in acc.component_rtp_ci99().items()},
+        "hit_rate": acc.hit_rate, "hit_rate_ci99": list(wilson_ci(acc.hits, n)),
+        "feature_rate": (triggers / n) if triggers is not None and n else None,
+        "feature_rate_ci99": feature_ci,
+        "feature_frequency_one_in": (n / triggers) if triggers else None,
+        "feature_frequency_one_in_ci99": one_in_ci99(feature_ci),
+        "sd": sd, "sd_ci99": [sd_lo, sd_hi], "sd_interval_method": "delta method with the fourth moment",
+        "volatility_level": volatility_level(sd) if not math.isnan(sd) else None,
+        "volatility_levels_ci99": volatility_levels(sd_lo, sd_hi),
         "max_win_observed_x": acc.max_win / acc.unit, "max_win_observed_count": acc.max_count,
         "max_win_probability": max_prob,
-        "max_win_count": acc.max_count if acc.max_win >= cap_units else 0,
+        "max_win_count": cap_count,
+        "max_win_probability_ci99": list(clopper_pearson(cap_count, n)) if n else None,
+        "max_win_probability_upper_95": rule_of_three(n) if n and cap_count == 0 else None,
+        "max_win_one_in": (n / cap_count) if cap_count else None,
+        "max_win_statement": max_win_statement(cap_count, n, game.max_win_x) if n else None,
         "distribution": [
             {"bucket": d["bucket"], "from": d["from"], "to": d["to"], "probability": d["probability"],
-             "count": d["count"]} for d in acc.distribution()
+             "count": d["count"], "ci99": list(clopper_pearson(d["count"], n)) if n else None}
+            for d in acc.distribution()
         ],
     })
     out.update(game.extra_summary(build, acc))
     return out
+
+
+FEATURE_BUY_SHARE = 20
+"""A paid-mode summary also simulates Feature Buy rounds: one per this many paid rounds (at least 10,000)."""
+
+
+def add_feature_buy(game: Game, build: Any, s: dict[str, Any], seed: int, workers: int | None) -> None:
+    """A paid-mode summary of a game with Feature Buy also simulates bought rounds (the split's buy part):
+    one per :data:`FEATURE_BUY_SHARE` paid rounds, at least 10,000, seed ``seed + 1``."""
+    if "buy" not in game.modes or s.get("mode", "paid") != "paid" or s.get("feature_buy"):
+        return
+    from reelforge.analysis.simulate import simulate
+
+    rounds = max(10_000, (s.get("rounds") or 10_000_000) // FEATURE_BUY_SHARE)
+    acc = simulate(game.id, build.name, rounds, seed + 1, workers, "buy").accumulator
+    s["feature_buy"] = {"price_x": str(game.feature_buy_price_x(build)), "rtp": acc.rtp,
+                        "rtp_ci99": list(acc.rtp_ci99()), "features": acc.rounds, "seed": seed + 1}
 
 
 def stratified_summary(game: Game, build: Any, rounds: int, seed: int) -> dict[str, Any]:
@@ -123,12 +183,17 @@ def stratified_summary(game: Game, build: Any, rounds: int, seed: int) -> dict[s
         raise ValueError(f"{game.id} has no stratified estimate; use a plain simulation")
     out = _identity(game, build, "stratified", "paid")
     out.update({"seed": seed, "distribution": [], "house_edge": 1 - est["rtp"]})
+    out["sample"] = {"kind": "stratified", "rounds": rounds, "seed": seed,
+                     "description": f"stratified estimate: {rounds:,} paid spins + {est.get('feature_rounds', 0):,} "
+                                    f"features simulated apart (seed {seed})"}
     out.update(est)
     lo, hi = est["rtp_ci99"]
     out["rtp_ci99_half_width_pp"] = (hi - lo) / 2 * 100
+    out["house_edge_ci99"] = [1 - hi, 1 - lo]
     out["volatility_level"] = volatility_level(est["sd"])
     rate = est.get("feature_rate")
     out["feature_frequency_one_in"] = 1 / rate if rate else None
+    out["feature_frequency_one_in_ci99"] = one_in_ci99(est.get("feature_rate_ci99"))
     return out
 
 

@@ -1,12 +1,29 @@
 """Numba helper that streams one round's win into a chunk tally.
 
-Layout of ``totals`` is :mod:`reelforge.stats` (``T_ROUNDS`` ... ``T_MAX_COUNT``).
+Layout of ``totals`` is :mod:`reelforge.stats` (``T_ROUNDS`` ... ``T_W4_HI``). The sums of the
+third and fourth powers are exact in two int64 limbs (value = hi * 2^62 + lo), which holds for
+round wins below 2^20 units (:data:`reelforge.stats.MAX_CAP_UNITS`: wins never pass the cap).
 """
 
 from __future__ import annotations
 
 import numpy as np
 from numba import njit
+
+LIMB_BITS = 62
+LIMB_MASK = (1 << LIMB_BITS) - 1
+HALF_BITS = 31
+HALF_MASK = (1 << HALF_BITS) - 1
+
+
+@njit(cache=True, inline="always")
+def _add_limbs(totals: np.ndarray, lo: int, value: int) -> None:
+    """totals[lo] += value (value < 2^62), carrying into totals[lo + 1]."""
+    s = totals[lo] + value
+    if s > LIMB_MASK:
+        totals[lo + 1] += s >> LIMB_BITS
+        s &= LIMB_MASK
+    totals[lo] = s
 
 
 @njit(cache=True, inline="always")
@@ -16,7 +33,16 @@ def tally_round(totals: np.ndarray, hist: np.ndarray, edges: np.ndarray, cap_uni
     if win > 0:
         totals[1] += 1
         totals[2] += win
-        totals[3] += win * win
+        q = win * win
+        totals[3] += q
+        _add_limbs(totals, 6, win * q)
+        # win^4 = q^2 with q = qh 2^31 + ql: qh^2 2^62 + 2 qh ql 2^31 + ql^2, each part below a limb
+        qh = q >> HALF_BITS
+        ql = q & HALF_MASK
+        t = 2 * qh * ql
+        totals[9] += qh * qh + (t >> HALF_BITS)
+        _add_limbs(totals, 8, (t & HALF_MASK) << HALF_BITS)
+        _add_limbs(totals, 8, ql * ql)
         if win >= cap_units:
             b = hist.shape[0] - 1
         else:

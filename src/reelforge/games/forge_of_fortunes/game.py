@@ -13,7 +13,7 @@ from reelforge.games.forge_of_fortunes import build as builds
 from reelforge.games.forge_of_fortunes import kernel, rules
 from reelforge.games.forge_of_fortunes.build import Build
 from reelforge.games.forge_of_fortunes.exact import exact
-from reelforge.stats import Accumulator, Tally
+from reelforge.stats import Accumulator, Tally, mean_ci99, wilson_ci
 
 RULES_TEXT = """\
 Forge of Fortunes is a 3-reel, 1-row video slot with one fixed payline and 10 coins; total bet = 10 x coin value.
@@ -31,6 +31,8 @@ class ForgeOfFortunes(Game):
     id = "forge-of-fortunes"
     title = "Forge of Fortunes"
     reference_id = "622"
+    published_id = "622"
+    feature_name = "Forging Re-Spins"
     version = "1.0"
     max_win_x = 2500
     modes = ("paid",)
@@ -153,18 +155,33 @@ class ForgeOfFortunes(Game):
         ends = summary.get("feature_end_runner_probability")
         if not ends:
             return None
+        cis = summary.get("feature_end_runner_probability_ci99") or {}
         return {"title": "Forging Re-Spins: probability of ending on each runner (per feature)",
                 "labels": list(ends), "values": [v or 0.0 for v in ends.values()],
+                "ci99": [cis.get(k) for k in ends] if cis else None,
                 "xlabel": "ladder runner (x total bet)", "ylabel": "probability (log)", "log": True}
 
     def extra_summary(self, build: Build, acc: Accumulator) -> dict[str, Any]:
         trig = acc.counter("triggers")
-        return {
+        n = acc.rounds
+        two = acc.components[0] // build.two_of_a_kind_x.numerator if build.two_of_a_kind_x else 0
+        out: dict[str, Any] = {
             "feature_triggers": trig,
             "expected_respins_per_feature": acc.counter("respins") / trig if trig else None,
             "feature_end_runner_probability": {
                 f"{v}x": (acc.counter(f"end_{v}x") / trig if trig else None) for v in build.ladder},
+            "feature_end_runner_probability_ci99": {
+                f"{v}x": (list(wilson_ci(acc.counter(f"end_{v}x"), trig)) if trig else None) for v in build.ladder},
         }
+        if n:
+            # every two-of-a-kind round pays the same award, so its count is its component / the award
+            out["hit_rate_split"] = {"two_of_a_kind": two / n, "two_of_a_kind_ci99": list(wilson_ci(two, n)),
+                                     "feature": trig / n, "feature_ci99": list(wilson_ci(trig, n))}
+        if trig:
+            out["feature_expected_win_x"] = acc.components[1] / trig / acc.unit
+            out["feature_expected_win_x_ci99"] = [v / acc.unit for v in mean_ci99(
+                acc.components[1], acc.component_sq[1], trig)]
+        return out
 
 
 _TABLES: dict[int, tuple[Build, kernel.Tables]] = {}

@@ -102,12 +102,14 @@ def _simulate(rng, n, base, base_len, feature, feature_len, runner_set, safe, la
                 end, spins = _feature(rng, feature, feature_len, runner_set, safe, top)
                 win = ladder_units[end]
                 components[1] += win
+                components[3] += win * win
                 counters[0] += 1
                 counters[1] += spins
                 counters[2 + end] += 1
             else:
                 win = two_units
                 components[0] += win
+                components[2] += win * win
         tally_round(totals, hist, edges, cap_units, win)
 
 

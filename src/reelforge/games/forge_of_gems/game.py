@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -20,7 +21,7 @@ from reelforge.games.forge_of_gems.build import (
     Build,
     reward_name,
 )
-from reelforge.stats import Accumulator, Tally, bucket_edges_units, wilson_ci
+from reelforge.stats import Z99, Accumulator, Tally, bucket_edges_units, wilson_ci
 
 SUB_CHUNK = 1_000_000
 """Rounds per kernel call: keeps a chunk's int64 sum of squared wins far from overflow."""
@@ -47,10 +48,24 @@ RULES_TEXT = [
 ]
 
 
+def reward_words(name: str) -> str:
+    """A GEMBOX reward's counter name in words: ``s5_prize40_fs10`` -> ``40x prize + 10 free spins``."""
+    parts = []
+    for part in name.split("_")[1:]:
+        if part.startswith("prize"):
+            parts.append(f"{part[5:]}x prize")
+        elif part.startswith("fs"):
+            parts.append(f"{part[2:]} free spins")
+    return " + ".join(parts)
+
+
 class ForgeOfGems(Game):
     id = "forge-of-gems"
     title = "Forge of Gems"
     reference_id = "Play'n GO Forge of Gems (2022)"
+    published_id = None
+    """The published rules give no game id (``reference_id`` names the game they describe)."""
+    feature_name = "GEMBOX"
     version = "1.0"
     max_win_x = CAP_X
     modes = ("paid",)
@@ -141,13 +156,18 @@ class ForgeOfGems(Game):
 
         st = design.sample(rounds, max(rounds // 20, 50_000), seed, design.TAIL_THRESHOLD, log=False)
         e = design.estimate(st, build)
+        freq = e["frequencies"]
+        gembox = sum(freq[f"gembox_{k}"] for k in (3, 4, 5))
+        # binomial intervals on the paid-spin sample (the estimator's control variate only narrows them)
         return {
             "rounds": rounds, "feature_rounds": e["features"],
             "rtp": e["rtp"], "rtp_ci99": e["ci99"],
             "rtp_split": {"paid_spins": e["paid_spin_rtp"], "gembox": e["gembox_rtp"]},
             "sd": e["round_sd_x_lower_bound"], "sd_is_lower_bound": True,
-            "feature_rate": e["free_spin_frequency"], "gembox_frequencies": e["frequencies"],
-            "cap_correction": e["cap_correction"],
+            "feature_rate": gembox, "feature_rate_ci99": list(wilson_ci(round(gembox * rounds), rounds)),
+            "free_spin_frequency": e["free_spin_frequency"],
+            "free_spin_frequency_ci99": list(wilson_ci(round(e["free_spin_frequency"] * rounds), rounds)),
+            "gembox_frequencies": freq, "cap_correction": e["cap_correction"],
         }
 
     def feature_picture(self, build: Any, summary: dict[str, Any]) -> dict[str, Any] | None:
@@ -155,13 +175,14 @@ class ForgeOfGems(Game):
         gembox = summary.get("gembox")
         if not gembox:
             return None
-        labels, values = [], []
+        labels, values, cis = [], [], []
         for scatters, entry in gembox.items():
             for reward, freq in entry["rewards"].items():
-                labels.append(f"{scatters} scatters: {reward}")
+                labels.append(f"{scatters} scatters: {reward_words(reward)}")
                 values.append(freq["probability"])
+                cis.append(freq["ci99"])
         return {"title": "GEMBOX rewards (probability per paid round)", "labels": labels, "values": values,
-                "xlabel": "scatter class: reward", "ylabel": "probability (log)", "log": True}
+                "ci99": cis, "xlabel": "scatter class: reward", "ylabel": "probability (log)", "log": True}
 
     def feature_pictures(self, build: Any, summary: dict[str, Any]) -> list[dict[str, Any]]:
         """The GEMBOX rewards picture and the ways distribution of paid spins: the ways of the
@@ -172,18 +193,23 @@ class ForgeOfGems(Game):
         if not first:
             return pics
         labels = list(first)
+        def cis(key: str, scale: float = 1.0) -> list | None:
+            got = summary.get(f"{key}_ci99")
+            return [[v * scale for v in got[k]] for k in labels] if got else None
+
         series = [{"name": "first board's ways (probability per paid spin, log)", "labels": labels,
-                   "values": list(first.values()), "log": True, "ylabel": "probability (log)"}]
+                   "values": list(first.values()), "log": True, "ylabel": "probability (log)",
+                   "ci99": cis("first_board_ways")}]
         peak = summary.get("peak_ways")
         if peak:
             series.append({"name": "most ways of any board the spin evaluated (probability per paid spin, log)",
                            "labels": list(peak), "values": list(peak.values()), "log": True,
-                           "ylabel": "probability (log)"})
+                           "ylabel": "probability (log)", "ci99": cis("peak_ways")})
         rtp = summary.get("paid_spin_rtp_by_peak_ways")
         if rtp:
             series.append({"name": "paid-spin RTP returned by the spins of each peak-ways bin (log)",
                            "labels": list(rtp), "values": [v * 100 for v in rtp.values()], "log": True,
-                           "ylabel": "RTP, pp (log)"})
+                           "ylabel": "RTP, pp (log)", "ci99": cis("paid_spin_rtp_by_peak_ways", 100.0)})
         pics.append({"title": "Ways distribution of paid spins", "labels": labels, "values": list(first.values()),
                      "series": series, "xlabel": "ways (bins 243 x 2^k, up to 36,288)",
                      "ylabel": "probability (log)", "log": True})
@@ -207,18 +233,50 @@ class ForgeOfGems(Game):
                              "rewards": {reward_name(k, j): freq(c(f"reward_{reward_name(k, j)}"))
                                          for j in range(3)}}
         triggers = c("free_spin_triggers")
+        labels = kernel.ways_bin_labels()
+        feature_win = self._feature_win(acc)
+        # A peak-ways bin's share of the paid-spin RTP has no counted second moment of its own; its
+        # square sum is at most the paid spins' (each spin is in one bin), which bounds the interval.
+        base_sq = acc.component_sq[rules.C_BASE]
+        bound_half = Z99 * math.sqrt(base_sq / n / n) / acc.stake_units if n else float("nan")
+
+        def bounded(lab: str) -> list[float]:
+            point = c(f"ways_peak_win_{lab}") / acc.total_stake
+            return [max(0.0, point - bound_half), point + bound_half]
+
         return {
             "gembox": gembox,
             "free_spins": {"triggers": freq(triggers),
                            "average_free_spins": c("free_spins_played") / triggers if triggers else None},
             "cap_hits": freq(c("cap_hits")),
             "paid_spin_hit_rate": c("paid_spin_hits") / n,
+            "paid_spin_hit_rate_ci99": list(wilson_ci(c("paid_spin_hits"), n)),
             "cascades_per_paid_spin": c("paid_spin_cascades") / n,
             "multiplier_landings_per_round": c("multiplier_landings") / n,
-            "first_board_ways": {lab: c(f"ways_{lab}") / n for lab in kernel.ways_bin_labels()},
-            "peak_ways": {lab: c(f"ways_peak_{lab}") / n for lab in kernel.ways_bin_labels()},
-            "paid_spin_rtp_by_peak_ways": {
-                lab: c(f"ways_peak_win_{lab}") / acc.total_stake for lab in kernel.ways_bin_labels()},
+            "first_board_ways": {lab: c(f"ways_{lab}") / n for lab in labels},
+            "first_board_ways_ci99": {lab: list(wilson_ci(c(f"ways_{lab}"), n)) for lab in labels},
+            "peak_ways": {lab: c(f"ways_peak_{lab}") / n for lab in labels},
+            "peak_ways_ci99": {lab: list(wilson_ci(c(f"ways_peak_{lab}"), n)) for lab in labels},
+            "paid_spin_rtp_by_peak_ways": {lab: c(f"ways_peak_win_{lab}") / acc.total_stake for lab in labels},
+            "paid_spin_rtp_by_peak_ways_ci99": {lab: bounded(lab) for lab in labels},
+            "paid_spin_rtp_by_peak_ways_interval": "conservative: bounded by the paid spins' second moment",
             "win_unit": build.unit, "cap_x": build.cap_x,
+            **feature_win,
         }
+
+    @staticmethod
+    def _feature_win(acc: Accumulator) -> dict[str, Any]:
+        """Average win of a GEMBOX round after its paid spin (prize plus free spins), with a conservative
+        interval: the prize x free-spin cross term is not counted, so Cauchy-Schwarz bounds it."""
+        n = acc.counter("triggers")
+        if n < 2:
+            return {}
+        g, f = acc.components[rules.C_GEMBOX], acc.components[rules.C_FREE]
+        gsq, fsq = acc.component_sq[rules.C_GEMBOX], acc.component_sq[rules.C_FREE]
+        mean = (g + f) / n
+        second = (gsq + fsq + 2 * math.sqrt(gsq * fsq)) / n
+        half = Z99 * math.sqrt(max(second - mean * mean, 0.0) / (n - 1))
+        u = acc.unit
+        return {"mean_feature_win_x": mean / u, "mean_feature_win_x_ci99": [max(0.0, mean - half) / u, (mean + half) / u],
+                "mean_feature_win_x_interval": "conservative: the prize x free-spin cross term bounded by Cauchy-Schwarz"}
 

@@ -357,6 +357,7 @@ def run_rounds(rng, cell_code, cell_total, forge_base, forge_free, targets, payt
         base = _spin(rng, cell_code, cell_total, forge_base, targets, paytable, limits, cap_units,
                      False, 1, 0, board, forge, removed, counts, land, res)
         total = base
+        f_won = 0
         comps[0] += base
         counters[K_MULT] += res[R_MULT_LANDINGS]
         counters[K_PAID_CASCADES] += res[R_CASC]
@@ -390,11 +391,16 @@ def run_rounds(rng, cell_code, cell_total, forge_base, forge_free, targets, payt
                     f = _free_spins(rng, cell_code, cell_total, forge_free, targets, paytable, limits, cap_units,
                                     n, total, board, forge, removed, counts, land, res, counters)
                     comps[2] += f
+                    f_won = f
                     total += f
                     if total >= cap_units:
                         counters[K_CAP] += 1
         if keep:
             out_wins[i] = total
+        # per-component sums of squares (after the three sums): the RTP split's intervals
+        comps[3] += base * base
+        comps[4] += (total - base - f_won) * (total - base - f_won)
+        comps[5] += f_won * f_won
         tally_round(totals, hist, edges, cap_units, total)
 
 

@@ -20,7 +20,7 @@ from reelforge.games.gemstones_gold.build import (
     build_names,
     load_build,
 )
-from reelforge.stats import Accumulator, Tally, bucket_edges_units
+from reelforge.stats import Accumulator, Tally, bucket_edges_units, clopper_pearson, mean_ci99, wilson_ci
 
 RULES_TEXT = [
     "6 reels x 6 rows. 8 or more matching symbols anywhere on the board win by the paytable "
@@ -48,6 +48,8 @@ class GemstonesGold(Game):
     id = "gemstones-gold"
     title = "Gemstones Gold"
     reference_id = "1671262"
+    published_id = "1671262"
+    feature_name = "Free Spins"
     version = "1.0 r2"
     max_win_x = MAX_WIN_X
     reference_stakes = (0.20, 100)
@@ -202,6 +204,7 @@ class GemstonesGold(Game):
             "multiplier_mean_free": float(build.mean_value(True)),
             "cap_hits": acc.counter("cap_hits"),
             "cap_probability": acc.counter("cap_hits") / n,
+            "cap_probability_ci99": list(clopper_pearson(acc.counter("cap_hits"), n)),
         }
         if acc.stake_units == COINS_PER_BET:
             out.update({
@@ -215,23 +218,31 @@ class GemstonesGold(Game):
                 "trigger_rate_ci99": list(acc.rate_ci99(trig)),
                 "feature_frequency_1_in": (n / trig) if trig else None,
                 "paid_spins_multiplied_rate": acc.counter("paid_multiplied") / n,
+                "paid_spins_multiplied_rate_ci99": list(wilson_ci(acc.counter("paid_multiplied"), n)),
             })
             mult = acc.counter("paid_multiplied")
+            labels = kernel.mult_bin_labels(kernel.N_PAID_SUM_BINS)
             out["paid_multiplier_sums"] = {
                 "spins": mult,
-                "probability_per_paid_spin": {
-                    lab: acc.counter(f"paid_sum_{lab}") / n for lab in kernel.mult_bin_labels(kernel.N_PAID_SUM_BINS)},
+                "probability_per_paid_spin": {lab: acc.counter(f"paid_sum_{lab}") / n for lab in labels},
+                "probability_per_paid_spin_ci99": {
+                    lab: list(wilson_ci(acc.counter(f"paid_sum_{lab}"), n)) for lab in labels},
             }
         if trig:
             out.update({
                 "mean_free_spins_per_feature": acc.counter("free_spins_played") / trig,
                 "retriggers_per_feature": acc.counter("retriggers") / trig,
                 "mean_feature_win_x": acc.components[1] / trig / COINS_PER_BET,
+                "mean_feature_win_x_ci99": [v / COINS_PER_BET for v in mean_ci99(
+                    acc.components[1], acc.component_sq[1], trig)],
                 "feature_final_multiplier": {
                     "features": trig,
                     "mean": acc.counter("feature_m_total") / trig,
                     "probability_per_feature": {
                         lab: acc.counter(f"feature_m_{lab}") / trig for lab in ["0", *kernel.mult_bin_labels()]},
+                    "probability_per_feature_ci99": {
+                        lab: list(wilson_ci(acc.counter(f"feature_m_{lab}"), trig))
+                        for lab in ["0", *kernel.mult_bin_labels()]},
                 },
             })
         return out
@@ -244,12 +255,16 @@ class GemstonesGold(Game):
         if not paid and not feat:
             return None
         series = []
+        paid_ci = (summary.get("paid_multiplier_sums") or {}).get("probability_per_paid_spin_ci99") or {}
+        feat_ci = (summary.get("feature_final_multiplier") or {}).get("probability_per_feature_ci99") or {}
         if paid:
             series.append({"name": "paid spin: multiplier sum applied (probability per paid spin)",
-                           "labels": list(paid), "values": list(paid.values())})
+                           "labels": list(paid), "values": list(paid.values()),
+                           "ci99": [paid_ci.get(k) for k in paid]})
         if feat:
             series.append({"name": "free spins: total multiplier M at the feature's end (probability per feature)",
-                           "labels": list(feat), "values": list(feat.values())})
+                           "labels": list(feat), "values": list(feat.values()),
+                           "ci99": [feat_ci.get(k) for k in feat]})
         first = series[0]
         return {"title": "Revealed multiplier sums", "labels": first["labels"], "values": first["values"],
                 "series": series, "xlabel": "multiplier sum (x)", "ylabel": "probability (log)", "log": True}

@@ -272,6 +272,8 @@ def simulate_paid(rng, rounds, strips, lens, packed, pay, values, base_cum, free
         w = p + f
         comps[0] += p
         comps[1] += f
+        comps[2] += p * p  # sums of squares: the RTP split's intervals
+        comps[3] += f * f
         if out[0]:
             counters[C_TRIG] += 1
             if w > 0:
@@ -298,6 +300,7 @@ def simulate_buy(rng, rounds, strips, lens, packed, pay, values, free_cum, cap,
         f = free_spins(rng, strips, lens, packed, pay, values, free_cum, stops, board, q, counts, work, vals,
                        10, 0, cap, fout)
         comps[1] += f
+        comps[3] += f * f
         counters[C_TRIG] += 1
         if f > 0:
             counters[C_TRIG_HIT] += 1

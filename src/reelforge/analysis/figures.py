@@ -1,0 +1,212 @@
+"""The Game Rules Summary's figures in words, each with its 99% interval or "exact", and one glossary
+definition per figure: what the report, the Markdown and the command line show (no plotting here)."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+from reelforge.analysis.par import one_in, pct, pct_ci
+
+COMPONENT_WORDS = {
+    "paid_spin": "paid spin (two of a kind)", "feature": "Forging Re-Spins",
+    "paid_spins": "paid spins", "free_spins": "free spins",
+    "base_game": "paid spins", "gembox_prizes": "GEMBOX instant prizes", "gembox": "GEMBOX (prizes and free spins)",
+}
+HIT_SPLIT_WORDS = {
+    "two_of_a_kind": "rounds paying two of a kind", "feature": "rounds triggering Forging Re-Spins",
+    "trigger_free_spins": "winning rounds that trigger free spins",
+    "trigger_with_win": "winning rounds that trigger free spins",
+    "win_without_trigger": "winning rounds without a free-spin trigger",
+}
+
+def words(key: str, table: dict[str, str]) -> str:
+    """A JSON key in words (the table's, else underscores to spaces)."""
+    return table.get(key, key.replace("_", " "))
+
+
+# -- figures in words -------------------------------------------------------------------------------
+def bucket_words(row: dict[str, Any], cap_x: int, short: bool = False) -> str:
+    """A distribution bucket in words: ``no win``, ``1x to under 2x``, ``the cap (2,500x)``."""
+    lo, hi = row["from"], row["to"]
+    if hi == 0:
+        return "no win"
+    if lo == hi:
+        return f"cap {cap_x:,}x" if short else f"the cap ({cap_x:,}x)"
+    if lo == 0:
+        return f"(0, {hi:g}x)" if short else f"more than 0, under {hi:g}x"
+    return f"[{lo:,.0f}x, {hi:,.0f}x)" if short else f"{lo:,.0f}x to under {hi:,.0f}x"
+
+
+def interval_text(ci: Any, places: int = 4) -> str:
+    return pct_ci(ci, places) if ci else "-"
+
+
+def _pp(v: float | None, places: int = 4) -> str:
+    return "-" if v is None else f"{v * 100:.{places}f} pp"
+
+
+def _pp_ci(ci: Any, places: int = 4) -> str:
+    return "-" if not ci else f"[{ci[0] * 100:.{places}f}, {ci[1] * 100:.{places}f}] pp"
+
+
+def _one_in_ci(ci: Any) -> str:
+    if not ci:
+        return ""
+    lo, hi = ci
+    return f"1 in {1 / hi:,.1f} to {1 / lo:,.1f}" if lo else f"1 in {1 / hi:,.1f} or rarer"
+
+
+NO_INTERVAL = "none: the stratified estimator gives no interval for this figure"
+
+
+def figure_rows(s: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """(figure, value, 99% interval or "exact") for every Game Rules Summary figure, in words."""
+    exact = s["method"] == "exact"
+    rows: list[tuple[str, str, str]] = []
+
+    def add(label: str, value: str, ci: str) -> None:
+        if ci == "-" and s["method"] == "stratified":
+            ci = NO_INTERVAL
+        rows.append((label, value, "exact" if exact else ci))
+
+    feature = s.get("feature_name", "feature")
+    add("RTP (return to player)", pct(s["rtp"], 5 if exact else 4), interval_text(s.get("rtp_ci99")))
+    add("house edge", pct(s["house_edge"], 5 if exact else 4), interval_text(s.get("house_edge_ci99")))
+    split_ci = s.get("rtp_split_ci99") or {}
+    for k, v in s["rtp_split"].items():
+        add(f"RTP from {words(k, COMPONENT_WORDS)}", _pp(v), _pp_ci(split_ci.get(k)))
+    buy = s.get("feature_buy")
+    if buy and buy.get("rtp") is not None:
+        rows.append((f"Feature Buy RTP (price {float(Fraction(buy['price_x'])):g}x total bet)", pct(buy["rtp"]),
+                     interval_text(buy.get("rtp_ci99")) + f" ({buy.get('features', 0):,} bought features)"))
+    if s.get("hit_rate") is not None:
+        add("hit rate (rounds that win anything)", pct(s["hit_rate"]), interval_text(s.get("hit_rate_ci99")))
+    split = s.get("hit_rate_split") or {}
+    for k, v in split.items():
+        if not k.endswith("_ci99"):
+            add(f"hit rate: {words(k, HIT_SPLIT_WORDS)}", pct(v), interval_text(split.get(f"{k}_ci99")))
+    if s.get("feature_rate") is not None and s.get("mode", "paid") == "paid":  # every bought round is one
+        rate = s["feature_rate"]
+        ci = s.get("feature_rate_ci99")
+        add(f"{feature} frequency (rounds that trigger it)", f"{pct(rate)} = {one_in(rate)}",
+            f"{interval_text(ci)} = {_one_in_ci(ci)}" if ci else "-")
+    sd_ci = s.get("sd_ci99")
+    lower = " (a lower bound)" if s.get("sd_is_lower_bound") else ""
+    add("standard deviation of the round win", f"{s['sd']:.3f}x total bet{lower}",
+        f"[{sd_ci[0]:.3f}, {sd_ci[1]:.3f}]x (delta method, fourth moment)" if sd_ci else NO_INTERVAL)
+    levels = s.get("volatility_levels_ci99")
+    add("volatility level (1 to 10)", f"{s['volatility_level']}",
+        (("level " if len(levels) == 1 else "levels ") + ", ".join(map(str, levels)) + " (spanned by the SD interval)")
+        if levels else NO_INTERVAL)
+    rows.append(("maximum win (the cap)", f"{s['max_win_x']:,}x total bet", "by the rules"))
+    if exact:
+        p = s["max_win_probability"]
+        add("probability of the maximum win", f"{pct(p, 6)} = {one_in(p)}", "exact")
+    elif s["method"] == "simulation":
+        ci = s.get("max_win_probability_ci99")
+        rows.append(("probability of the maximum win", s.get("max_win_statement") or "-",
+                     f"[{ci[0]:.3g}, {ci[1]:.3g}] per round (exact binomial)" if ci else "-"))
+        seen = s["max_win_observed_count"]
+        rows.append(("largest round win observed",
+                     f"{s['max_win_observed_x']:,.2f}x total bet ({seen:,} round{'' if seen == 1 else 's'})", "observed"))
+    elif s.get("max_win_probability") is not None:
+        rows.append(("probability of the maximum win", f"{pct(s['max_win_probability'], 6)}", NO_INTERVAL))
+    rows += game_rows(s)
+    lo_st, hi_st = s["reference_stakes"]
+    rows.append(("maximum exposure", f"{s['max_exposure']:,.2f} at the maximum stake {hi_st:,.2f} "
+                 f"(stakes {lo_st:,.2f} to {hi_st:,.2f})", "by the rules"))
+    return rows
+
+
+def game_rows(s: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """Each game's further figures (those the summary carries with an interval, or exact)."""
+    exact = s["method"] == "exact"
+    rows = []
+    fw = s.get("feature_expected_win_x")
+    if fw is not None:
+        ci = s.get("feature_expected_win_x_ci99")
+        rows.append(("average Forging Re-Spins win", f"{fw:,.3f}x total bet",
+                     "exact" if exact else (f"[{ci[0]:,.3f}, {ci[1]:,.3f}]x" if ci else "-")))
+    if exact and s.get("expected_respins_per_feature") is not None:
+        rows.append(("average re-spins per feature", f"{s['expected_respins_per_feature']:.4f}", "exact"))
+    mw = s.get("mean_feature_win_x")
+    if mw is not None:
+        ci = s.get("mean_feature_win_x_ci99")
+        rows.append((f"average {s.get('feature_name', 'feature')} win", f"{mw:,.3f}x total bet",
+                     f"[{ci[0]:,.3f}, {ci[1]:,.3f}]x" if ci else "-"))
+    if s.get("paid_spins_multiplied_rate") is not None:
+        rows.append(("paid spins with a revealed multiplier", pct(s["paid_spins_multiplied_rate"]),
+                     interval_text(s.get("paid_spins_multiplied_rate_ci99"))))
+    if s.get("paid_spin_hit_rate") is not None:
+        rows.append(("paid spins that win", pct(s["paid_spin_hit_rate"]), interval_text(s.get("paid_spin_hit_rate_ci99"))))
+    fs = (s.get("free_spins") or {}).get("triggers")
+    if fs is None and s.get("free_spin_frequency") is not None:  # the stratified estimate's figure
+        fs = {"probability": s["free_spin_frequency"], "ci99": s.get("free_spin_frequency_ci99")}
+    if fs:
+        rows.append(("free spins awarded (per paid round)", f"{pct(fs['probability'])} = {one_in(fs['probability'])}",
+                     interval_text(fs["ci99"])))
+    return rows
+
+
+# -- glossary ----------------------------------------------------------------------------------------
+def glossary(s: dict[str, Any]) -> list[tuple[str, str]]:
+    """One definition per figure of the report."""
+    feature = s.get("feature_name", "feature")
+    exact = s["method"] == "exact"
+    terms = [
+        ("RTP", "Return to player: total won divided by total staked, over all rounds (a paid round stakes the "
+                "total bet). The RTP from a component is what that part of the round pays, per stake, in "
+                "percentage points; the parts add up to the RTP."),
+        ("house edge", "100% minus the RTP."),
+        ("hit rate", "Share of rounds whose total win is more than zero. Its split counts winning rounds by what "
+                     "they contain; a triggering round counts there only if its total win is above zero, which is "
+                     "why that share can sit below the trigger frequency (a feature may pay nothing)."),
+        (f"{feature} frequency", f"Share of paid rounds that trigger the {feature}, whether or not it pays; "
+                                 f"\"1 in N\" is its reciprocal. This is the report's one feature-frequency figure."),
+        ("standard deviation", "SD of one round's total win, in multiples of the total bet; its 99% interval is "
+                               "the delta method on the sample's fourth central moment, Var(s^2) = (m4 - s^4)/n."),
+        ("volatility level", "The project's 1-10 scale on the SD: level k starts at SD 0, 1, 1.5, 2.5, 4, 6, 9, "
+                             "14, 20, 30 (x total bet) for k = 1..10. The interval lists every level the SD's "
+                             "interval touches."),
+        ("maximum win", "The cap: a round never pays more; a capped round pays exactly the cap. Its probability is "
+                        "per paid round; from a sample it is the count of capped rounds over the rounds, with the "
+                        "exact (Clopper-Pearson) binomial interval, and when none was observed, the 95% upper "
+                        "bound 3/N (rule of three)."),
+        ("win distribution", "Share of rounds whose total win falls in each band (x total bet); lower ends "
+                             "included, upper ends excluded; intervals are exact binomial (Clopper-Pearson)."),
+        ("1 in N", "The reciprocal of a probability: on average one round in N."),
+        ("maximum exposure", "The maximum win at the largest stake: the most one round can cost the operator."),
+        ("99% interval", "Range that holds the true value with 99% confidence given the sample: Wilson score "
+                         "intervals for frequencies, normal intervals for means and RTP shares, exact binomial "
+                         "for distribution bands and the cap. Exact figures carry none."),
+        ("PAR sheet", "Per-pay figures: a pay's hit frequency is the share of paid rounds in which it pays at "
+                      "least once (paid spin and free spins counted apart); its RTP contribution is what it pays "
+                      "per stake, multipliers included."),
+    ]
+    if s.get("feature_buy"):
+        terms.insert(1, ("Feature Buy RTP", "What bought features pay divided by what they cost (the price times "
+                                            "the total bet), from its own simulated sample of bought features."))
+    if any(s.get(k) is not None for k in ("feature_expected_win_x", "mean_feature_win_x")):
+        terms.append(("average feature win", f"Mean of what a {feature} pays, per triggered feature, in "
+                                             "multiples of the total bet (the triggering spin's own win excluded)."))
+    if s.get("expected_respins_per_feature") is not None and exact:
+        terms.append(("average re-spins per feature", "Expected number of Forging Re-Spins a feature plays."))
+    if s.get("paid_spins_multiplied_rate") is not None:
+        terms.append(("paid spins with a revealed multiplier", "Share of paid spins whose multiplier reel reveals "
+                                                               "at least one value (the spin's win is multiplied)."))
+    if s.get("paid_spin_hit_rate") is not None:
+        terms.append(("paid spins that win", "Share of paid spins whose own cascades pay (GEMBOX and free spins "
+                                             "not counted)."))
+    if s.get("free_spins") or s.get("free_spin_frequency") is not None:
+        terms.append(("free spins awarded", "Share of paid rounds whose GEMBOX reward includes free spins."))
+    if s["method"] == "simulation":
+        terms.append(("largest round win observed", "The largest round win in the sample and how many rounds won it."))
+    if s.get("sd_is_lower_bound"):
+        terms.append(("lower bound", "The stratified estimate's SD leaves out a positive covariance term, so the "
+                                     "true SD is at least this."))
+    if exact:
+        terms.append(("exact", "Computed in rational arithmetic from the build's strips: no sample, no interval."))
+    return terms
+
+

@@ -105,7 +105,8 @@ def test_verify_and_expire_commands(server):
             created_at=utcnow() - timedelta(days=91)))
     result = runner.invoke(cli, ["expire", "--db", server.url])
     assert result.exit_code == 0 and result.output.startswith("1 round(s)"), result.output
-    assert player.get(f"/api/v1/rounds/{open_round['id']}").json()["status"] == "void"
+    completed = player.get(f"/api/v1/rounds/{open_round['id']}").json()
+    assert completed["status"] == "finished" and completed["completed_on_expiry"]
 
     # A tampered round makes verify fail and name it.
     server.tampered.add(open_round["id"] - 1)

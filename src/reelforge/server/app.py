@@ -23,14 +23,26 @@ from fastapi.responses import JSONResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr, ValidationError
 from sqlalchemy import Engine, select
+from sqlalchemy.exc import IntegrityError
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 import reelforge
-from reelforge.server.auth import Principal, authenticate, bearer, check_player_name, open_session
-from reelforge.server.config import DEFAULT_DATABASE, MAX_BET, ServerConfig
+from reelforge.games.registry import GAME_CLASSES
+from reelforge.server.auth import (
+    DEMO_REFUSED,
+    PLAYER_NAME_PATTERN,
+    Principal,
+    authenticate,
+    bearer,
+    check_player_name,
+    demo_players,
+    invalid_player,
+    open_session,
+)
+from reelforge.server.config import DEFAULT_DATABASE, MAX_BET, ConfigError, ServerConfig
 from reelforge.server.db import Checkpointer, is_sqlite, open_database, read_transaction
-from reelforge.server.errors import ApiError
+from reelforge.server.errors import ApiError, database_errors, storage_error
 from reelforge.server.hardening import Hardening, document_errors
 from reelforge.server.rounds import DrawFactory, RoundService, dumps, request_hash, to_jsonable
 from reelforge.server.schema import players
@@ -44,11 +56,24 @@ MAX_BODY = 16 * 1024
 WEB_DIR = pathlib.Path(__file__).resolve().parent.parent / "web"
 """The browser client's static files (``reelforge/web``)."""
 MAX_ID = 2**62
-GameId = Annotated[str, Path(min_length=1, max_length=64, description="game id, e.g. forge-of-fortunes")]
+GAME_ID_PATTERN = r"^[a-z0-9][a-z0-9-]{0,63}$"
+"""What a game id is (lower-case letters, digits and hyphens); anything else is no game."""
+IDEMPOTENCY_KEY_PATTERN = r"^[\x21-\x7e]{1,200}$"
+"""An Idempotency-Key: 1-200 printable ASCII characters, no spaces (as stated in the OpenAPI description)."""
+_IDEM_KEY = re.compile(IDEMPOTENCY_KEY_PATTERN)
+GameId = Annotated[str, Path(min_length=1, max_length=64, pattern=GAME_ID_PATTERN,
+                             description="game id, e.g. forge-of-fortunes")]
+GameFilter = Annotated[str | None, Query(min_length=1, max_length=64, pattern=GAME_ID_PATTERN,
+                                         description="only rounds of this game (a game id)")]
+PlayerName = Annotated[str, Path(min_length=1, max_length=64, pattern=PLAYER_NAME_PATTERN,
+                                 description="player name: letters, digits and _ . @ -")]
 RoundId = Annotated[int, Path(ge=1, le=MAX_ID, description="round id")]
 Limit = Annotated[int, Query(ge=1, le=100, description="page size (1-100)")]
 Before = Annotated[int | None, Query(ge=1, le=MAX_ID, description="only entries with a smaller id (paging)")]
-IdemKey = Annotated[str | None, Header(alias="Idempotency-Key", description="unique per money-changing request")]
+IdemKey = Annotated[str | None, Header(alias="Idempotency-Key",
+                                       json_schema_extra={"pattern": IDEMPOTENCY_KEY_PATTERN, "maxLength": 200},
+                                       description="unique per money-changing request (1-200 printable ASCII "
+                                                   "characters, no spaces)")]
 Auth = Annotated[str | None, Header(alias="Authorization", description="Bearer <session token>")]
 OperatorKey = Annotated[str | None, Header(alias="X-Operator-Key", description="the operator's API key")]
 
@@ -58,7 +83,8 @@ class _Strict(BaseModel):
 
 
 class SessionRequest(_Strict):
-    player: StrictStr = Field(min_length=1, max_length=64, description="player name")
+    player: StrictStr = Field(min_length=1, max_length=64, pattern=PLAYER_NAME_PATTERN,
+                              description="player name: letters, digits and _ . @ -")
 
 
 class StartRoundRequest(_Strict):
@@ -81,8 +107,9 @@ def _idem_key(key: str | None) -> str:
     if key is None:
         raise ApiError(400, "missing_idempotency_key",
                        "money-changing requests need an Idempotency-Key header (a unique string per request)")
-    if not 1 <= len(key) <= 200 or not key.isprintable() or not key.isascii():
-        raise ApiError(400, "bad_idempotency_key", "Idempotency-Key must be 1-200 printable ASCII characters")
+    if not _IDEM_KEY.fullmatch(key):
+        raise ApiError(400, "bad_idempotency_key",
+                       "Idempotency-Key must be 1-200 printable ASCII characters without spaces")
     return key
 
 
@@ -188,11 +215,11 @@ class HotPath:
 
             await self.app(scope, replay, send)
             return
-        status, text = await answer
+        status, text, extra = await answer
         payload = text.encode()
         await send({"type": "http.response.start", "status": status,
                     "headers": [(b"content-length", str(len(payload)).encode()),
-                                (b"content-type", b"application/json")]})
+                                (b"content-type", b"application/json"), *extra]})
         await send({"type": "http.response.body", "body": payload})
 
     def _answer(self, start: re.Match | None, step: re.Match | None, body: bytes,
@@ -215,11 +242,26 @@ class HotPath:
         return self._guarded(handler, headers, args)
 
     @staticmethod
-    async def _guarded(handler: Any, headers: dict[bytes, bytes], args: tuple) -> tuple[int, str]:
+    async def _guarded(handler: Any, headers: dict[bytes, bytes], args: tuple) -> tuple[int, str, list]:
         try:
-            return await handler(_header(headers, b"authorization"), _header(headers, b"idempotency-key"), *args)
+            status, text = await handler(_header(headers, b"authorization"), _header(headers, b"idempotency-key"),
+                                         *args)
+            return status, text, []
         except ApiError as exc:
-            return exc.status, dumps(exc.body())
+            return exc.status, dumps(exc.body()), _extra_headers(exc)
+        except database_errors() as exc:
+            error = storage_error(exc)
+            log_storage_error(error, exc)
+            return error.status, dumps(error.body()), _extra_headers(error)
+
+
+def _extra_headers(exc: ApiError) -> list[tuple[bytes, bytes]]:
+    return [(k.lower().encode(), v.encode()) for k, v in getattr(exc, "headers", {}).items()]
+
+
+def log_storage_error(error: ApiError, exc: BaseException) -> None:
+    """One log line per request the database failed (no traceback: the cause is outside the code)."""
+    log.error("%s: %s: %s", error.code, type(exc).__name__, " ".join(str(exc).split())[:300])
 
 
 def _header(headers: dict[bytes, bytes], name: bytes) -> str | None:
@@ -228,8 +270,13 @@ def _header(headers: dict[bytes, bytes], name: bytes) -> str | None:
 
 
 def create_app(config: ServerConfig, database_url: str | None = None, *, engine: Engine | None = None,
-               draw_source_factory: DrawFactory | None = None) -> FastAPI:
+               draw_source_factory: DrawFactory | None = None, allow_demo_players: bool = False) -> FastAPI:
     """The server app for ``config`` on ``database_url`` (schema migrated on creation).
+
+    In operator mode it refuses (:class:`ConfigError`) a database that holds
+    demo players, whose play money must never mix with real money, unless
+    ``allow_demo_players`` (``serve --allow-demo-players-with-real-money``);
+    even then those players and their sessions are refused (403).
 
     ``draw_source_factory`` exists for tests only (a seeded source that
     reaches a feature deterministically); it is deliberately not settable
@@ -237,7 +284,13 @@ def create_app(config: ServerConfig, database_url: str | None = None, *, engine:
     production server always draws from the OS CSPRNG.
     """
     owns_engine = engine is None
-    engine = engine or open_database(database_url or config.database or DEFAULT_DATABASE)
+    engine = engine or open_database(database_url or config.database or DEFAULT_DATABASE, config)
+    if not config.demo and not allow_demo_players and (n := demo_players(engine)):
+        if owns_engine:
+            engine.dispose()
+        raise ConfigError(f"operator mode refused: the database holds {n} demo player(s) with play money, "
+                          "which must not mix with real money; use a database of its own for operator mode "
+                          "(or --allow-demo-players-with-real-money: they stay refused)")
     service = RoundService(engine, config, draw_source_factory) if draw_source_factory else \
         RoundService(engine, config)
     stop = threading.Event()
@@ -247,9 +300,12 @@ def create_app(config: ServerConfig, database_url: str | None = None, *, engine:
             try:
                 n = service.expire()
                 if n:
-                    log.info("voided %d expired round(s)", n)
+                    log.info("completed %d expired round(s)", n)
                 service.purge_sessions()
-            except Exception:  # noqa: BLE001 - the periodic check must survive a database hiccup
+                service.purge_idempotency()
+            except database_errors() as exc:  # the periodic check must survive a database hiccup
+                log.error("periodic expiry check failed: %s: %s", type(exc).__name__, " ".join(str(exc).split()))
+            except Exception:  # noqa: BLE001
                 log.exception("periodic expiry check failed")
 
     @asynccontextmanager
@@ -275,7 +331,9 @@ def create_app(config: ServerConfig, database_url: str | None = None, *, engine:
             engine.dispose()  # closes the pool; SQLite folds and removes its WAL on the last close
 
     # No OpenTelemetry here: FastAPI's native telemetry would check for providers on every request.
-    app = FastAPI(title="reelforge game server", version=reelforge.__version__, lifespan=lifespan,
+    # Operator mode serves no interactive docs: FastAPI's load their scripts from a CDN. /openapi.json stays.
+    docs = {} if config.demo else {"docs_url": None, "redoc_url": None}
+    app = FastAPI(title="reelforge game server", version=reelforge.__version__, lifespan=lifespan, **docs,
                   telemetry={"tracing": False, "metrics": False, "logs": False},
                   description="Wallets, step-by-step rounds, history and audit replay. Amounts are integer minor "
                               "units; multiples of the bet are exact fractions in fields ending in _x.")
@@ -319,19 +377,32 @@ def create_app(config: ServerConfig, database_url: str | None = None, *, engine:
     # -- errors: always JSON, always naming the problem ---------------------------------
     @app.exception_handler(ApiError)
     async def _api_error(_request: Request, exc: ApiError) -> JSONResponse:
-        return JSONResponse(exc.body(), status_code=exc.status)
+        return JSONResponse(exc.body(), status_code=exc.status, headers=getattr(exc, "headers", None))
+
+    async def _storage(_request: Request, exc: Exception) -> JSONResponse:
+        error = storage_error(exc)
+        log_storage_error(error, exc)
+        return JSONResponse(error.body(), status_code=error.status, headers=error.headers)
+
+    for error_class in database_errors():  # handled here, the connection stays open (no 500 re-raise)
+        app.add_exception_handler(error_class, _storage)
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:
         errors = list(exc.errors())
         kind = "malformed_json" if any(e.get("type") == "json_invalid" for e in errors) else "invalid_request"
         detail = "the body is not valid JSON" if kind == "malformed_json" else _validation_message(errors)
+        if kind == "invalid_request" and any(e.get("type") == "string_pattern_mismatch" and
+                                             e.get("loc", ())[-1:] == ("player",) for e in errors):
+            refusal = invalid_player()  # the same answer as every other place that checks a name
+            return JSONResponse(refusal.body(), status_code=refusal.status)
         return JSONResponse({"error": kind, "detail": detail}, status_code=422)
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
         code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
-        return JSONResponse({"error": code, "detail": str(exc.detail)}, status_code=exc.status_code)
+        return JSONResponse({"error": code, "detail": str(exc.detail)}, status_code=exc.status_code,
+                            headers=exc.headers)  # a 405's Allow
 
     @app.exception_handler(Exception)
     async def _internal(_request: Request, exc: Exception) -> JSONResponse:
@@ -339,7 +410,7 @@ def create_app(config: ServerConfig, database_url: str | None = None, *, engine:
         return JSONResponse({"error": "internal_error", "detail": "internal server error"}, status_code=500)
 
     def principal(authorization: str | None) -> Principal:
-        return authenticate(engine, authorization)
+        return authenticate(engine, authorization, operator=not config.demo)
 
     def respond(answer: tuple[int, str]) -> Response:
         status, text = answer
@@ -408,8 +479,10 @@ def create_app(config: ServerConfig, database_url: str | None = None, *, engine:
     money_headers = {"parameters": [
         {"name": "Authorization", "in": "header", "required": True, "schema": {"type": "string"},
          "description": "Bearer <session token>"},
-        {"name": "Idempotency-Key", "in": "header", "required": True, "schema": {"type": "string", "maxLength": 200},
-         "description": "unique per money-changing request; a retry with the same key returns the first answer"},
+        {"name": "Idempotency-Key", "in": "header", "required": True,
+         "schema": {"type": "string", "minLength": 1, "maxLength": 200, "pattern": IDEMPOTENCY_KEY_PATTERN},
+         "description": "unique per money-changing request (1-200 printable ASCII characters, no spaces); "
+                        "a retry with the same key returns the first answer"},
     ]}
 
     @app.post("/api/v1/games/{game}/rounds", tags=["rounds"], status_code=201, openapi_extra=money_headers)
@@ -435,9 +508,11 @@ def create_app(config: ServerConfig, database_url: str | None = None, *, engine:
 
     @app.get("/api/v1/rounds", tags=["rounds"])
     def history(authorization: Auth = None, limit: Limit = 20, before: Before = None,
-                game: Annotated[str | None, Query(max_length=64)] = None) -> JSONResponse:
+                game: GameFilter = None) -> JSONResponse:
         """The player's rounds, newest first (page with ``before=next_before``)."""
         who = principal(authorization)
+        if game is not None and game not in service.games and game not in GAME_CLASSES:
+            service.active(game)  # 404 unknown_game (a game that is no longer offered still has its history)
         return JSONResponse(service.history(who.player_id, limit, before, game))
 
     @app.get("/api/v1/rounds/{round_id}", tags=["rounds"])
@@ -456,6 +531,8 @@ def create_app(config: ServerConfig, database_url: str | None = None, *, engine:
         return JSONResponse(result)
 
     # -- operator ---------------------------------------------------------------------------------
+    integrity_errors = (IntegrityError, engine.dialect.loaded_dbapi.IntegrityError)
+
     def operator_transfer(player: str, amount: int, kind: str, key: str | None,
                           x_operator_key: str | None) -> Response:
         if not config.check_api_key(x_operator_key):
@@ -464,27 +541,43 @@ def create_app(config: ServerConfig, database_url: str | None = None, *, engine:
         check_player_name(player)
         key = _idem_key(key)
         req = request_hash(kind, player, amount)
-        with transaction(engine) as tx:
-            row = tx.one("player_by_name", {"name": player})
-            if row is None:
-                raise ApiError(404, "player_not_found", f"no player {player!r} (open a session for it first)")
-            player_id, balance, currency = lock_player(tx, row[0])
+        try:
+            with transaction(engine) as tx:
+                row = tx.one("player_by_name", {"name": player})
+                if row is None:
+                    raise ApiError(404, "player_not_found", f"no player {player!r} (open a session for it first)")
+                if row[4] and not config.demo:
+                    raise DEMO_REFUSED
+                player_id, balance, currency = lock_player(tx, row[0])
 
-            def act() -> tuple[int, str]:
-                new_balance = post_entry(tx, player_id, balance, kind,
-                                         amount if kind == "deposit" else -amount, None, utcnow())
-                return 200, dumps({"player": player, "balance": new_balance, "currency": currency})
+                def act() -> tuple[int, str]:
+                    if kind == "deposit" and balance + amount > config.max_balance:
+                        raise ApiError(422, "balance_cap_exceeded",
+                                       f"a deposit of {amount} would take the balance {balance} over the cap of "
+                                       f"{config.max_balance} minor units")
+                    new_balance = post_entry(tx, player_id, balance, kind,
+                                             amount if kind == "deposit" else -amount, None, utcnow())
+                    return 200, dumps({"player": player, "balance": new_balance, "currency": currency})
 
-            return respond(service._idempotent(tx, "operator", key, req, act))
+                return respond(service._idempotent(tx, "operator", key, req, act))
+        except integrity_errors:
+            # The operator's keys are one scope for all players, but the lock is per player: the same
+            # key used at once for two players' transfers collides on the key's primary key (PostgreSQL;
+            # SQLite serialises all writers). Everything was rolled back; answer as a retry would.
+            with transaction(engine, write=False) as tx:
+                stored = tx.one("idem_get", {"scope": "operator", "key": key})
+                if stored is None:
+                    raise
+                return respond(service._stored_answer(tx, stored, req))
 
     @app.post("/api/v1/operator/players/{player}/deposits", tags=["operator"])
-    def deposit(player: Annotated[str, Path(max_length=64)], body: AmountRequest,
+    def deposit(player: PlayerName, body: AmountRequest,
                 x_operator_key: OperatorKey = None, idempotency_key: IdemKey = None) -> Response:
         """Operator: credit a player's wallet."""
         return operator_transfer(player, body.amount, "deposit", idempotency_key, x_operator_key)
 
     @app.post("/api/v1/operator/players/{player}/withdrawals", tags=["operator"])
-    def withdraw(player: Annotated[str, Path(max_length=64)], body: AmountRequest,
+    def withdraw(player: PlayerName, body: AmountRequest,
                  x_operator_key: OperatorKey = None, idempotency_key: IdemKey = None) -> Response:
         """Operator: debit a player's wallet (never below zero)."""
         return operator_transfer(player, body.amount, "withdrawal", idempotency_key, x_operator_key)

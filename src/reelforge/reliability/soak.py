@@ -22,10 +22,14 @@ run's players:
   got (starting balance - costs + wins): a lost or duplicated debit or credit
   shows up here;
 * each round was debited its cost exactly once and credited its win exactly
-  once (a void round refunded once); the ledger's total stakes and wins equal
-  the rounds' costs and wins; every stored round is one its player knows;
-* no round is left open (``unfinishable_rounds``) and every round verifies by
-  replaying its stored draws through the rules (``verify_failures``).
+  once, never refunded unless void; rounds are decided when staked, so a void
+  round (a malfunction while deciding it) showed nothing (no revealed step)
+  and was refunded once; the ledger's total stakes and wins equal the rounds'
+  costs and wins; every stored round is one its player knows;
+* no round is left open (``unfinishable_rounds``): each is finished by its
+  player or completed on expiry (``rounds_completed_on_expiry``), and every
+  round verifies by replaying its stored draws through the rules
+  (``verify_failures``).
 
 ``lost_or_duplicated_money`` is the sum, in minor units, of the absolute
 differences found by these money checks (0 when everything reconciles).
@@ -249,6 +253,7 @@ def reconcile(db_url: str, records: list[PlayerRecord]) -> dict[str, Any]:
     verify_failures = 0
     open_rounds = 0
     verified = 0
+    completed = 0
     try:
         with engine.connect() as conn:
             rows = conn.execute(select(players.c.id, players.c.name, players.c.balance)
@@ -298,6 +303,10 @@ def reconcile(db_url: str, records: list[PlayerRecord]) -> dict[str, Any]:
                 if got["refund"] != refund:
                     problems.append(f"round {rnd.id}: refunded {got['refund']}, expected {refund}")
                     lost += abs(got["refund"] - refund)
+                if rnd.status == "void" and rnd.step_count:
+                    problems.append(f"round {rnd.id}: void after {rnd.step_count} step(s) were shown "
+                                    "(a decided round is never void)")
+                completed += bool(rnd.completed_on_expiry)
                 total_cost += rnd.cost
                 total_win += rnd.win
                 if rnd.status == "open":
@@ -331,6 +340,7 @@ def reconcile(db_url: str, records: list[PlayerRecord]) -> dict[str, Any]:
         "total_won": total_win,
         "lost_or_duplicated_money": lost,
         "open_rounds_left": open_rounds,
+        "rounds_completed_on_expiry": completed,
         "verify_failures": verify_failures,
         "problems": problems,
     }
@@ -439,6 +449,7 @@ def run_soak(db: str | None = None, clients: int = 32, seconds: float = 30.0, ki
             "total_won": recon["total_won"],
             "lost_or_duplicated_money": recon["lost_or_duplicated_money"],
             "unfinishable_rounds": unfinishable,
+            "rounds_completed_on_expiry": recon["rounds_completed_on_expiry"],
             "verify_failures": recon["verify_failures"],
             "reconciled": reconciled,
             "problems": (problems + counters.unexpected)[:50],

@@ -58,8 +58,9 @@ WEB_DIR = pathlib.Path(__file__).resolve().parent.parent / "web"
 MAX_ID = 2**62
 GAME_ID_PATTERN = r"^[a-z0-9][a-z0-9-]{0,63}$"
 """What a game id is (lower-case letters, digits and hyphens); anything else is no game."""
-IDEMPOTENCY_KEY_PATTERN = r"^[\x21-\x7e]{1,200}$"
-"""An Idempotency-Key: 1-200 printable ASCII characters, no spaces (as stated in the OpenAPI description)."""
+IDEMPOTENCY_KEY_PATTERN = r"^[\x21-\x7e]([\x20-\x7e]{0,198}[\x21-\x7e])?$"
+"""An Idempotency-Key: 1-200 printable ASCII characters, not starting or ending with a space (HTTP strips
+those), as the OpenAPI description states."""
 _IDEM_KEY = re.compile(IDEMPOTENCY_KEY_PATTERN)
 GameId = Annotated[str, Path(min_length=1, max_length=64, pattern=GAME_ID_PATTERN,
                              description="game id, e.g. forge-of-fortunes")]
@@ -73,7 +74,7 @@ Before = Annotated[int | None, Query(ge=1, le=MAX_ID, description="only entries 
 IdemKey = Annotated[str | None, Header(alias="Idempotency-Key",
                                        json_schema_extra={"pattern": IDEMPOTENCY_KEY_PATTERN, "maxLength": 200},
                                        description="unique per money-changing request (1-200 printable ASCII "
-                                                   "characters, no spaces)")]
+                                                   "characters, no space at either end)")]
 Auth = Annotated[str | None, Header(alias="Authorization", description="Bearer <session token>")]
 OperatorKey = Annotated[str | None, Header(alias="X-Operator-Key", description="the operator's API key")]
 
@@ -109,7 +110,7 @@ def _idem_key(key: str | None) -> str:
                        "money-changing requests need an Idempotency-Key header (a unique string per request)")
     if not _IDEM_KEY.fullmatch(key):
         raise ApiError(400, "bad_idempotency_key",
-                       "Idempotency-Key must be 1-200 printable ASCII characters without spaces")
+                       "Idempotency-Key must be 1-200 printable ASCII characters, without a space at either end")
     return key
 
 
@@ -481,7 +482,8 @@ def create_app(config: ServerConfig, database_url: str | None = None, *, engine:
          "description": "Bearer <session token>"},
         {"name": "Idempotency-Key", "in": "header", "required": True,
          "schema": {"type": "string", "minLength": 1, "maxLength": 200, "pattern": IDEMPOTENCY_KEY_PATTERN},
-         "description": "unique per money-changing request (1-200 printable ASCII characters, no spaces); "
+         "description": "unique per money-changing request (1-200 printable ASCII characters, no space at either "
+                        "end); "
                         "a retry with the same key returns the first answer"},
     ]}
 

@@ -401,6 +401,10 @@ def create_app(config: ServerConfig, database_url: str | None = None, *, engine:
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        if exc.status_code == 400 and exc.detail == "There was an error parsing the body":
+            # FastAPI's answer to a body its JSON parser gives up on (a 5,000-digit number, nesting over
+            # the recursion limit, invalid UTF-8): the same refusal as any other unreadable JSON.
+            return JSONResponse({"error": "malformed_json", "detail": "the body is not valid JSON"}, status_code=422)
         code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
         return JSONResponse({"error": code, "detail": str(exc.detail)}, status_code=exc.status_code,
                             headers=exc.headers)  # a 405's Allow

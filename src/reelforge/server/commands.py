@@ -61,7 +61,7 @@ def serve(
     from reelforge.server.app import create_app
     from reelforge.server.auth import demo_players, ensure_demo_player
     from reelforge.server.db import DatabaseError, open_database
-    from reelforge.server.http import GuardedHttpTools
+    from reelforge.server.http import uvicorn_settings
 
     if config is None and not demo:
         raise typer.BadParameter("give --config FILE (operator configuration) or --demo", param_hint="--config")
@@ -80,8 +80,7 @@ def serve(
                    "not mix with real money; give operator mode a database of its own (or "
                    "--allow-demo-players-with-real-money: they stay refused)", err=True)
         raise typer.Exit(2)
-    limits = {"http": GuardedHttpTools, "server_header": False, "timeout_keep_alive": 5,
-              "log_level": "warning", "access_log": False}
+    limits = uvicorn_settings()
     shown = "localhost" if host in ("0.0.0.0", "::") else host
     typer.echo(f"reelforge server ({cfg.mode} mode) on {url}")
     typer.echo(f"Open http://{shown}:{port}/  (API: http://{shown}:{port}/docs, OpenAPI: /openapi.json)")

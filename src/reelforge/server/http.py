@@ -143,3 +143,10 @@ class GuardedHttpTools(HttpToolsProtocol):
     def on_message_complete(self) -> None:
         self._disarm()
         super().on_message_complete()
+
+
+def uvicorn_settings() -> dict:
+    """The uvicorn settings every server process runs with (``serve``, the reliability launcher):
+    these limits, no ``server`` header, a 5 s keep-alive, no access log."""
+    return {"http": GuardedHttpTools, "server_header": False, "timeout_keep_alive": 5, "log_level": "warning",
+            "access_log": False}

@@ -13,6 +13,7 @@ import logging
 import pathlib
 import re
 import threading
+import time
 from contextlib import asynccontextmanager
 from fractions import Fraction
 from typing import Annotated, Any
@@ -351,7 +352,22 @@ def create_app(config: ServerConfig, database_url: str | None = None, *, engine:
         """
         if inline:
             return fn(*args)
-        return await run_in_threadpool(fn, *args)
+        return await run_in_threadpool(retry_transient, fn, *args)
+
+    def retry_transient(fn: Any, *args: Any) -> Any:
+        """``fn(*args)``, run again while PostgreSQL fails it transiently (restarting, a connection cut, out
+        of connections), for at most the pool timeout. Safe for money: the idempotency record commits with
+        the money, so a request whose COMMIT did reach the database finds its stored answer when run again."""
+        deadline = time.monotonic() + config.db_pool_timeout_seconds
+        delay = 0.05
+        while True:
+            try:
+                return fn(*args)
+            except database_errors():
+                if time.monotonic() + delay > deadline:
+                    raise
+            time.sleep(delay)
+            delay = min(delay * 2, 0.5)
 
     async def start_answer(authorization: str | None, key: str | None, game: str,
                            body: StartRoundRequest) -> tuple[int, str]:

@@ -196,3 +196,31 @@ def test_a_failing_database_is_answered_503_with_retry_after_and_one_log_line(se
     lines = [rec for rec in caplog.records if rec.levelname == "ERROR"]
     assert len(lines) == 2 and all(rec.exc_info is None for rec in lines)
     assert player.balance() == server.config.demo_balance  # nothing changed; the server serves again
+
+
+def test_the_sqlite_wal_is_reset_and_truncated_once_it_passes_its_limit(tmp_path, monkeypatch):
+    import os
+    import time
+
+    from reelforge.server import db
+
+    monkeypatch.setattr(db, "WAL_LIMIT", 256 * 1024)
+    engine = db.open_database(f"sqlite:///{tmp_path / 'wal.db'}")
+    checkpointer = db.Checkpointer(engine, interval=0.05, reset_interval=3600)  # only the size resets it
+    checkpointer.start()
+    try:
+        with db.write_transaction(engine) as conn:
+            conn.exec_driver_sql("CREATE TABLE filler (x TEXT)")
+        for _ in range(40):
+            with db.write_transaction(engine) as conn:
+                conn.exec_driver_sql("INSERT INTO filler VALUES (?)", ("x" * 100_000,))
+        peak = os.path.getsize(tmp_path / "wal.db-wal")
+        deadline = time.monotonic() + 10
+        while os.path.getsize(tmp_path / "wal.db-wal") > db.WAL_LIMIT and time.monotonic() < deadline:
+            time.sleep(0.05)  # the first write after a reset starts the WAL over, truncated to the limit
+            with db.write_transaction(engine) as conn:
+                conn.exec_driver_sql("INSERT INTO filler VALUES ('y')")
+        assert peak > db.WAL_LIMIT >= os.path.getsize(tmp_path / "wal.db-wal"), peak
+    finally:
+        checkpointer.stop()
+        engine.dispose()

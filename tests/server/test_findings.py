@@ -127,7 +127,7 @@ def test_deposits_beyond_the_balance_cap_are_refused_and_change_nothing(make_ser
     assert _deposit(server, "rich", 9_000, "d1").status_code == 200
     before = _ledger_rows(server)
     r = _deposit(server, "rich", 1_001, "d2")
-    assert r.status_code == 422 and r.json()["error"] == "balance_cap_exceeded"
+    assert r.status_code == 409 and r.json()["error"] == "balance_cap_exceeded"
     assert _ledger_rows(server) == before
     assert _deposit(server, "rich", 1_000, "d3").json()["balance"] == 10_000
 

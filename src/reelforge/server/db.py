@@ -24,7 +24,7 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError
+from sqlalchemy.exc import ArgumentError, OperationalError
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 _PG_MIGRATION_LOCK = 0x72656C66  # advisory lock id: several processes may start at once
@@ -36,9 +36,12 @@ class DatabaseError(ValueError):
 
 WAL_LIMIT = 64 * 1024 * 1024
 """SQLite: the WAL is reset (and truncated to this size, ``journal_size_limit``) once it grows past it."""
+START_WAIT = 30.0
+"""Seconds a starting server waits for a PostgreSQL that refuses connections or restarts."""
 _PG_BUSY = ("too many clients", "remaining connection slots", "too many connections", "connection refused",
             "the database system is starting up", "the database system is shutting down",
-            "the database system is in recovery mode", "server closed the connection")
+            "the database system is in recovery mode", "server closed the connection",
+            "terminating connection due to administrator command", "the database system is not yet accepting")
 
 
 @dataclass(frozen=True)
@@ -294,6 +297,16 @@ def open_database(url: str, config: Any = None) -> Engine:
     pool = None if config is None else PoolSettings(config.db_pool_size, config.db_max_overflow,
                                                     config.db_pool_timeout_seconds)
     engine = make_engine(url, pool)
-    migrate(engine)
-    return engine
+    # A server (re)started while PostgreSQL restarts waits for it rather than exiting.
+    deadline = time.monotonic() + START_WAIT
+    while True:
+        try:
+            migrate(engine)
+            return engine
+        except OperationalError as exc:
+            if is_sqlite(engine) or time.monotonic() > deadline or \
+                    not any(m in str(exc).lower() for m in _PG_BUSY):
+                engine.dispose()
+                raise
+            time.sleep(0.2)
 

@@ -374,7 +374,7 @@ class RoundService:
                                    f"round {round_id} is {rnd['status']}; no step is left to play")
                 game = get_game(rnd["game"])
                 if action is not None and action not in game.step_actions:
-                    raise ApiError(422, "unknown_action",
+                    raise ApiError(409, "unknown_action",
                                    f"{rnd['game']} steps take no action {action!r}; actions: {list(game.step_actions)}")
                 build = self.build(rnd["game"], rnd["build"])
                 now = utcnow()

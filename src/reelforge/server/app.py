@@ -319,6 +319,8 @@ def create_app(config: ServerConfig, database_url: str | None = None, *, engine:
         if config.expiry_check_seconds > 0:
             try:
                 service.expire()
+            except database_errors() as exc:
+                log.error("expiry check on start failed: %s: %s", type(exc).__name__, " ".join(str(exc).split()))
             except Exception:  # noqa: BLE001
                 log.exception("expiry check on start failed")
             thread = threading.Thread(target=expiry_loop, name="reelforge-expiry", daemon=True)
@@ -367,7 +369,7 @@ def create_app(config: ServerConfig, database_url: str | None = None, *, engine:
                 if time.monotonic() + delay > deadline:
                     raise
             time.sleep(delay)
-            delay = min(delay * 2, 0.5)
+            delay = min(delay * 2, 0.1)
 
     async def start_answer(authorization: str | None, key: str | None, game: str,
                            body: StartRoundRequest) -> tuple[int, str]:

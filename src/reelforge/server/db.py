@@ -122,7 +122,7 @@ def make_engine(url: str, pool: PoolSettings | None = None) -> Engine:
                     if time.monotonic() + delay > deadline or not any(m in str(exc).lower() for m in _PG_BUSY):
                         raise
                 time.sleep(delay)
-                delay = min(delay * 2, 0.25)
+                delay = min(delay * 2, 0.1)
 
         return engine
     raise DatabaseError(f"unsupported database {backend!r}: use sqlite:///path.db or postgresql+psycopg://...")

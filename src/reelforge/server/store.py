@@ -188,12 +188,29 @@ def transaction(engine: Engine, write: bool = True) -> Iterator[Tx]:
             if sqlite:
                 cursor.execute("ROLLBACK")
             else:
-                conn.rollback()
+                _rollback(conn)
             raise
         if sqlite:
             cursor.execute("COMMIT")
         else:
-            conn.commit()
+            try:
+                conn.commit()
+            except BaseException:
+                _rollback(conn)
+                raise
         cursor.close()
     finally:
         conn.close()  # back to the pool
+
+
+def _rollback(conn: Any) -> None:
+    """Roll back a pooled PostgreSQL connection, or, when it is gone (PostgreSQL restarted, the connection
+    cut), invalidate it so the pool neither resets nor reuses it (a reset would fail and log a traceback)."""
+    raw = conn.dbapi_connection
+    if raw is None or getattr(raw, "broken", False) or getattr(raw, "closed", False):
+        conn.invalidate()
+        return
+    try:
+        raw.rollback()
+    except Exception:  # noqa: BLE001 - it died now: the same as above
+        conn.invalidate()

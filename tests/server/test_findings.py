@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import uuid
 from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 
@@ -109,7 +110,10 @@ def test_the_demo_database_is_not_the_operators_default():
 
 def test_a_405_names_the_allowed_methods_and_answers_carry_a_content_security_policy(server):
     r = server.client.delete("/api/v1/games")
-    assert r.status_code == 405 and r.json()["error"] == "method_not_allowed" and r.headers["allow"] == "GET, HEAD"
+    assert r.status_code == 405 and r.json()["error"] == "method_not_allowed" and r.headers["allow"] == "GET"
+    r2 = server.client.options("/api/v1/games/forge-of-fortunes/rounds")
+    assert r2.status_code == 405 and r2.headers["allow"] == "POST"
+    assert server.client.get("/api/v1/no-such-thing").json()["error"] == "not_found"
     assert "script-src 'self'" in r.headers["content-security-policy"]
     assert "unsafe-inline" not in r.headers["content-security-policy"].split("script-src")[1].split(";")[0]
 
@@ -224,3 +228,25 @@ def test_the_sqlite_wal_is_reset_and_truncated_once_it_passes_its_limit(tmp_path
     finally:
         checkpointer.stop()
         engine.dispose()
+
+
+def test_integers_written_as_whole_json_numbers_are_those_integers(make_server):
+    """The OpenAPI description says "integer" (JSON Schema 2020-12), which 10.0 and 1e1 are: accepted as
+    10, on the hot path and on the routes alike; a fraction is still refused."""
+    server = make_server(operator_config())
+    token = _player(server, "whole")
+    assert server.client.post("/api/v1/operator/players/whole/deposits", content=b'{"amount": 1e3}',
+                              headers={**OP, "Idempotency-Key": "w1", "content-type": "application/json"}
+                              ).json()["balance"] == 1000
+    auth = {"Authorization": f"Bearer {token}", "content-type": "application/json"}
+    for i, body in enumerate((b'{"bet": 10.0}', b'{"bet": 1e1}')):
+        r = server.client.post("/api/v1/games/forge-of-fortunes/rounds", content=body,
+                               headers={**auth, "Idempotency-Key": f"r{i}"})
+        assert r.status_code == 201 and r.json()["bet"] == 10, r.text
+        while r.json()["status"] == "open":
+            r = server.client.post(f"/api/v1/rounds/{r.json()['id']}/steps", json={},
+                                   headers={**auth, "Idempotency-Key": uuid.uuid4().hex})
+    for body in (b'{"bet": 10.5}', b'{"bet": 10.000001}'):
+        r = server.client.post("/api/v1/games/forge-of-fortunes/rounds", content=body,
+                               headers={**auth, "Idempotency-Key": "frac"})
+        assert r.status_code == 422 and r.json()["error"] == "invalid_request", r.text

@@ -21,12 +21,14 @@ from typing import Annotated, Any
 from fastapi import FastAPI, Header, Path, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, RedirectResponse, Response
+from fastapi.routing import APIRoute
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr, ValidationError
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, StrictStr, ValidationError
 from sqlalchemy import Engine, select
 from sqlalchemy.exc import IntegrityError
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
 
 import reelforge
 from reelforge.games.registry import GAME_CLASSES
@@ -57,6 +59,7 @@ MAX_BODY = 16 * 1024
 WEB_DIR = pathlib.Path(__file__).resolve().parent.parent / "web"
 """The browser client's static files (``reelforge/web``)."""
 MAX_ID = 2**62
+CATCH_ALL = "/api/{rest:path}"
 GAME_ID_PATTERN = r"^[a-z0-9][a-z0-9-]{0,63}$"
 """What a game id is (lower-case letters, digits and hyphens); anything else is no game."""
 IDEMPOTENCY_KEY_PATTERN = r"^[\x21-\x7e]([\x20-\x7e]{0,198}[\x21-\x7e])?$"
@@ -80,6 +83,18 @@ Auth = Annotated[str | None, Header(alias="Authorization", description="Bearer <
 OperatorKey = Annotated[str | None, Header(alias="X-Operator-Key", description="the operator's API key")]
 
 
+def _whole(value: Any) -> Any:
+    """A JSON number that is an integer written with a fraction or an exponent (``10.0``, ``1e1``) as
+    that integer: the OpenAPI description (JSON Schema 2020-12) counts it as one. Every other value is
+    left to the strict integer check, which refuses it (``10.5``, ``1e400``, ``"10"``, ``true``)."""
+    if isinstance(value, float) and value.is_integer() and abs(value) <= 2**53:
+        return int(value)
+    return value
+
+
+WholeNumber = Annotated[int, BeforeValidator(_whole)]
+
+
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
@@ -90,7 +105,7 @@ class SessionRequest(_Strict):
 
 
 class StartRoundRequest(_Strict):
-    bet: int = Field(ge=1, le=MAX_BET, description="total bet in minor units, a value of the game's bet ladder")
+    bet: WholeNumber = Field(ge=1, le=MAX_BET, description="total bet in minor units, a value of the game's bet ladder")
     auto_adjust_bet: StrictBool = Field(False, description="lower the bet to the highest the balance covers")
     buy_feature: StrictBool | Annotated[str, Field(max_length=32)] | None = Field(
         None, description="true (or the mode name) to buy the game's feature")
@@ -102,7 +117,7 @@ class StepRequest(_Strict):
 
 
 class AmountRequest(_Strict):
-    amount: int = Field(ge=1, le=MAX_BET, description="minor units")
+    amount: WholeNumber = Field(ge=1, le=MAX_BET, description="minor units")
 
 
 def _idem_key(key: str | None) -> str:
@@ -606,6 +621,18 @@ def create_app(config: ServerConfig, database_url: str | None = None, *, engine:
         """Operator: debit a player's wallet (never below zero)."""
         return operator_transfer(player, body.amount, "withdrawal", idempotency_key, x_operator_key)
 
+    @app.api_route(CATCH_ALL, methods=["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
+                   include_in_schema=False)
+    def not_an_operation(request: Request, rest: str) -> JSONResponse:
+        """Under /api/ nothing falls through to the static files: a path an operation has, asked with
+        another method, is a 405 naming that operation's methods; any other path a 404."""
+        allowed = sorted({m for route in app.routes if isinstance(route, APIRoute) and route.path != CATCH_ALL
+                          and route.matches(request.scope)[0] is Match.PARTIAL for m in route.methods})
+        if allowed:
+            return JSONResponse({"error": "method_not_allowed", "detail": "Method Not Allowed"}, status_code=405,
+                                headers={"Allow": ", ".join(allowed)})
+        return JSONResponse({"error": "not_found", "detail": "Not Found"}, status_code=404)
+
     # The browser client (static files, no build step), mounted last so the API routes win.
     if WEB_DIR.is_dir():
         app.mount("/", StaticFiles(directory=WEB_DIR, html=True), name="web")
@@ -656,6 +683,10 @@ def describe_offered_games(app: FastAPI, service: RoundService) -> None:
         for item in paths.values():
             for operation in item.values():
                 for parameter in operation.get("parameters", []):
+                    if parameter["name"] == "Idempotency-Key":
+                        parameter["required"] = True  # refused (400) without one
+                        parameter["schema"] = {"type": "string", "minLength": 1, "maxLength": 200,
+                                               "pattern": IDEMPOTENCY_KEY_PATTERN}
                     if parameter["name"] == "game" and parameter["in"] == "query":
                         parameter["schema"] = {"anyOf": [{"type": "string", "enum": sorted(GAME_CLASSES)},
                                                          {"type": "null"}]}

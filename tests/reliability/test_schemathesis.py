@@ -18,8 +18,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis.errors import Unsatisfiable
 from schemathesis import GenerationMode
 from schemathesis.checks import not_a_server_error
-from schemathesis.openapi import from_asgi
 from schemathesis.config import SchemathesisConfig
+from schemathesis.openapi import from_asgi
 from schemathesis.specs.openapi.checks import (
     content_type_conformance,
     negative_data_rejection,

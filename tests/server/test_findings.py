@@ -14,6 +14,7 @@ from reelforge.server.config import ConfigError
 from reelforge.server.schema import idempotency, ledger, players
 from reelforge.server.wallet import utcnow
 
+from .conftest import demo_config
 from .test_sessions_and_games import OPERATOR_KEY, operator_config
 
 OP = {"X-Operator-Key": OPERATOR_KEY}
@@ -167,7 +168,8 @@ def test_bodies_the_json_parser_cannot_read_are_malformed_json(server, body):
     assert r.status_code == 422 and r.json()["error"] == "malformed_json", r.text
 
 
-def test_a_failing_database_is_answered_503_with_retry_after_and_one_log_line(server, caplog):
+def test_a_failing_database_is_answered_503_with_retry_after_and_one_log_line(make_server, caplog):
+    server = make_server(demo_config(db_pool_timeout_seconds=0.3))  # PostgreSQL retries transient failures
     player = server.session()
     engine = server.engine
     original = engine.raw_connection

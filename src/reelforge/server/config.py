@@ -16,6 +16,7 @@ Example (see ``demo.toml`` next to this module)::
     db_pool_size = 20              # database connections kept per server process
     db_max_overflow = 10           # extra connections per process under bursts
     db_pool_timeout_seconds = 10   # how long a request waits for a connection before 503
+    request_timeout_seconds = 10   # a request's headers and body must arrive within this (else 408)
 
     [games.forge-of-fortunes]
     build = "96.2"
@@ -78,6 +79,7 @@ class ServerConfig:
     db_pool_size: int = 20
     db_max_overflow: int = 10
     db_pool_timeout_seconds: float = 10.0
+    request_timeout_seconds: float = 10.0
 
     @property
     def demo(self) -> bool:
@@ -95,7 +97,7 @@ class ServerConfig:
 _SERVER_KEYS = {"mode", "currency", "demo_balance", "round_expiry_days", "session_ttl_minutes",
                 "expiry_check_seconds", "database", "api_key_sha256"}
 _SERVER_KEYS |= {"idempotency_retention_days", "max_balance", "db_pool_size", "db_max_overflow",
-                 "db_pool_timeout_seconds"}
+                 "db_pool_timeout_seconds", "request_timeout_seconds"}
 _GAME_KEYS = {"build", "bet_ladder"}
 
 
@@ -220,6 +222,7 @@ def _storage_settings(server: dict[str, Any], where: str) -> dict[str, Any]:
         "db_pool_size": _integer(server, "db_pool_size", 20, 1, 1000, where),
         "db_max_overflow": _integer(server, "db_max_overflow", 10, 0, 1000, where),
         "db_pool_timeout_seconds": _number(server, "db_pool_timeout_seconds", 10, where),
+        "request_timeout_seconds": _number(server, "request_timeout_seconds", 10, where),
     }
 
 

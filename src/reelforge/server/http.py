@@ -11,7 +11,8 @@ and idle or slow connections stayed open for as long as their clients liked.
   size is checked on the raw bytes while the headers arrive, so an oversized
   header is refused before it is buffered whole;
 * a request whose headers and body have not all arrived within
-  :data:`REQUEST_TIMEOUT` seconds of its first byte: ``408`` and closed; a
+  :data:`REQUEST_TIMEOUT` seconds of its first byte (``request_timeout_seconds``
+  in the configuration; :func:`set_request_timeout`): ``408`` and closed; a
   new connection that sends nothing in that time is closed;
 * between requests, uvicorn's keep-alive timeout (5 s) closes idle connections.
 
@@ -40,8 +41,17 @@ def _answer(status: int, reason: bytes, code: str, detail: str) -> bytes:
 
 TOO_LARGE = _answer(431, b"Request Header Fields Too Large", "headers_too_large",
                     f"request headers are limited to {MAX_HEADER_BYTES} bytes and {MAX_HEADERS} fields")
-TIMED_OUT = _answer(408, b"Request Timeout", "request_timeout",
-                    f"the request did not arrive in full within {REQUEST_TIMEOUT:g} s")
+
+
+def set_request_timeout(seconds: float) -> None:
+    """This process's request timeout (every server process sets it from its configuration)."""
+    global REQUEST_TIMEOUT
+    REQUEST_TIMEOUT = float(seconds)
+
+
+def _timed_out_answer() -> bytes:
+    return _answer(408, b"Request Timeout", "request_timeout",
+                   f"the request did not arrive in full within {REQUEST_TIMEOUT:g} s")
 
 
 class _Refused(Exception):
@@ -78,10 +88,10 @@ class GuardedHttpTools(HttpToolsProtocol):
             return
         if self.cycle is None or self.cycle.response_complete:  # between requests, or nothing sent yet
             if self._in_headers or (self.cycle is not None and self.cycle.more_body):
-                self.transport.write(TIMED_OUT)
+                self.transport.write(_timed_out_answer())
             self.transport.close()
         elif self._in_headers or self.cycle.more_body:  # the app waits for a body that does not come
-            self._refuse(TIMED_OUT)
+            self._refuse(_timed_out_answer())
 
     def _refuse(self, answer: bytes) -> None:
         self._refused = True
@@ -145,8 +155,10 @@ class GuardedHttpTools(HttpToolsProtocol):
         super().on_message_complete()
 
 
-def uvicorn_settings() -> dict:
+def uvicorn_settings(request_timeout: float = REQUEST_TIMEOUT) -> dict:
     """The uvicorn settings every server process runs with (``serve``, the reliability launcher):
-    these limits, no ``server`` header, a 5 s keep-alive, no access log."""
+    these limits (``request_timeout`` seconds for a request to arrive), no ``server`` header, a 5 s
+    keep-alive, no access log."""
+    set_request_timeout(request_timeout)
     return {"http": GuardedHttpTools, "server_header": False, "timeout_keep_alive": 5, "log_level": "warning",
             "access_log": False}

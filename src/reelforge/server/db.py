@@ -154,6 +154,11 @@ class Checkpointer:
     write lock so its writers wait on the lock and start the moment the
     reset ends, instead of polling SQLite's busy handler, whose sleeps (up
     to 100 ms each) would outlast the reset itself.
+
+    The WAL is also reset as soon as it passes :data:`WAL_LIMIT` (checked at
+    every tick), and ``journal_size_limit`` makes the first write after a
+    reset truncate the file back to that size: on a nearly full disk the WAL
+    once peaked at 138 MB and, keeping its size, refilled freed space at once.
     """
 
     RESET_WAIT_MS = 250

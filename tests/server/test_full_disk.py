@@ -55,6 +55,7 @@ def test_a_full_disk_is_answered_503_storage_full_and_the_server_recovers(small_
         assert all(r.status_code in (201, 503) for r in answers)
         assert all(r.json()["error"] == "storage_full" and r.headers["retry-after"] == "60" for r in full)
         assert not any(rec.exc_info for rec in caplog.records)
+        assert _two_answers_on_one_connection(app, auth["Authorization"]) == [503, 503]
         filler.unlink()
         r = client.post("/api/v1/games/forge-of-fortunes/rounds", json={"bet": 10},
                         headers={**auth, "Idempotency-Key": uuid.uuid4().hex})
@@ -63,3 +64,48 @@ def test_a_full_disk_is_answered_503_storage_full_and_the_server_recovers(small_
     check_wallets(app.state.engine)
     check_all_rounds_verify(app.state.engine, set())
     app.state.engine.dispose()
+
+
+def _two_answers_on_one_connection(app, authorization: str) -> list[int]:
+    """Serve ``app`` with uvicorn as ``serve`` does, send two round requests on one keep-alive connection
+    and return their statuses (a connection the server closed after the first could give no second)."""
+    import socket
+    import threading
+    import time
+
+    import uvicorn
+
+    from reelforge.server.http import uvicorn_settings
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, lifespan="off", **uvicorn_settings()))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    while not server.started:
+        time.sleep(0.02)
+    statuses = []
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+            buffer = b""
+            for _ in range(2):
+                body = b'{"bet": 10}'
+                sock.sendall(b"POST /api/v1/games/forge-of-fortunes/rounds HTTP/1.1\r\nHost: x\r\n"
+                             b"Content-Type: application/json\r\nAuthorization: " + authorization.encode() +
+                             b"\r\nIdempotency-Key: " + uuid.uuid4().hex.encode() +
+                             b"\r\nContent-Length: %d\r\n\r\n" % len(body) + body)
+                while b"\r\n\r\n" not in buffer:
+                    buffer += sock.recv(65536)
+                head, _, buffer = buffer.partition(b"\r\n\r\n")
+                length = int(next(line.split(b":")[1] for line in head.split(b"\r\n")
+                                  if line.lower().startswith(b"content-length:")))
+                while len(buffer) < length:
+                    buffer += sock.recv(65536)
+                buffer = buffer[length:]
+                assert b"connection: close" not in head.lower()
+                statuses.append(int(head.split()[1]))
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+    return statuses

@@ -25,6 +25,8 @@ from reelforge.server.schema import players, rounds
 
 PG_ENV = "REELFORGE_TEST_PG_URL"
 GAME = "forge-of-fortunes"
+LIVE_REQUEST_TIMEOUT = 2
+"""The live servers' request timeout (seconds): short, so the timeout tests wait little."""
 
 
 def fresh_database(backend: str, folder: Path) -> tuple[str, object]:
@@ -114,7 +116,8 @@ def operator_config(folder: Path) -> tuple[Path, str]:
     key = secrets.token_urlsafe(32)
     demo = DEMO_CONFIG.read_text()
     body = demo.replace('mode = "demo"', f'mode = "operator"\napi_key_sha256 = "{hashlib.sha256(key.encode()).hexdigest()}"')
-    body = body.replace("expiry_check_seconds = 3600", "expiry_check_seconds = 0")
+    body = body.replace("expiry_check_seconds = 3600", f"expiry_check_seconds = 0\nrequest_timeout_seconds = "
+                                                       f"{LIVE_REQUEST_TIMEOUT}")
     assert 'mode = "operator"' in body
     path = folder / "operator.toml"
     path.write_text(body)

@@ -207,8 +207,9 @@ def make_server(db_url: str) -> Iterator[Any]:
     engine_holder: dict[str, Any] = {}
     extra_engines: list[Any] = []
 
-    def make(config: ServerConfig | None = None, own_engine: bool = False) -> Server:
-        """A server on the test database; ``own_engine``: its own connection pool, like another process."""
+    def make(config: ServerConfig | None = None, own_engine: bool = False, **app_options: Any) -> Server:
+        """A server on the test database; ``own_engine``: its own connection pool, like another process;
+        ``app_options``: more arguments of ``create_app``."""
         config = config or demo_config()
         if "engine" not in engine_holder:
             engine_holder["engine"] = open_database(db_url)
@@ -217,7 +218,7 @@ def make_server(db_url: str) -> Iterator[Any]:
             engine = open_database(db_url)
             extra_engines.append(engine)
         draws = SwitchableDraws()
-        app = create_app(config, engine=engine, draw_source_factory=lambda: draws)
+        app = create_app(config, engine=engine, draw_source_factory=lambda: draws, **app_options)
         client = TestClient(app)
         client.__enter__()
         server = Server(client, app, draws, config, db_url)

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from reelforge.draws import SeededDraws
 from reelforge.server.commands import register
-from reelforge.server.config import ConfigError, bet_ladder, load_config, parse_config
+from reelforge.server.config import DEMO_CONFIG, ConfigError, bet_ladder, load_config, parse_config
 from reelforge.server.schema import rounds, steps
 from reelforge.server.wallet import utcnow
 
@@ -105,7 +105,8 @@ def test_verify_and_expire_commands(server):
             created_at=utcnow() - timedelta(days=91)))
     result = runner.invoke(cli, ["expire", "--db", server.url])
     assert result.exit_code == 0 and result.output.startswith("1 round(s)"), result.output
-    assert player.get(f"/api/v1/rounds/{open_round['id']}").json()["status"] == "void"
+    completed = player.get(f"/api/v1/rounds/{open_round['id']}").json()
+    assert completed["status"] == "finished" and completed["completed_on_expiry"]
 
     # A tampered round makes verify fail and name it.
     server.tampered.add(open_round["id"] - 1)
@@ -175,3 +176,33 @@ def test_a_wal_reset_waits_only_briefly_for_a_long_reader(tmp_path):
     assert checkpointer.checkpoint(reset=True) is True
     engine.dispose()
     assert not path.with_name("wal.db-wal").exists()
+
+
+def test_serve_in_operator_mode_refuses_a_database_with_demo_players(server, tmp_path):
+    import hashlib
+
+    server.session("demo")  # demo play money in this database
+    body = (DEMO_CONFIG.read_text()
+            .replace('mode = "demo"', f'mode = "operator"\napi_key_sha256 = "{hashlib.sha256(b"k").hexdigest()}"'))
+    config = tmp_path / "operator.toml"
+    config.write_text(body)
+    result = CliRunner().invoke(_cli(), ["serve", "--config", str(config), "--db", server.url, "--port", "1"])
+    assert result.exit_code == 2, result.output
+    lines = [line for line in result.output.splitlines() if line.startswith("error:")]
+    assert len(lines) == 1 and "demo player" in lines[0] and "--allow-demo-players-with-real-money" in lines[0]
+
+
+@pytest.mark.parametrize(("key", "value"), [("max_balance", 0), ("max_balance", 1.5), ("db_pool_size", 0),
+                                            ("db_max_overflow", -1), ("db_pool_timeout_seconds", 0),
+                                            ("idempotency_retention_days", -1), ("db_pool_size", True)])
+def test_storage_settings_are_checked(key, value):
+    with pytest.raises(ConfigError, match=key):
+        parse_config({"server": {"mode": "demo", key: value}, "games": {GAME: {"bet_ladder": [10]}}})
+
+
+def test_storage_settings_are_read():
+    cfg = parse_config({"server": {"mode": "demo", "max_balance": 500, "db_pool_size": 3, "db_max_overflow": 0,
+                                   "db_pool_timeout_seconds": 2.5, "idempotency_retention_days": 30},
+                        "games": {GAME: {"bet_ladder": [10]}}})
+    assert (cfg.max_balance, cfg.db_pool_size, cfg.db_max_overflow, cfg.db_pool_timeout_seconds,
+            cfg.idempotency_retention_days) == (500, 3, 0, 2.5, 30)

@@ -203,40 +203,107 @@ def test_insufficient_balance_changes_nothing_and_auto_adjust_lowers_the_bet(mak
     assert rnd["bet"] == low and not rnd["bet_adjusted"]
 
 
-def test_a_round_expires_after_the_configured_days(server):
-    game_id = next(iter(server.config.games))
+def _long_round(server, player, game_id: str, mode: str = "paid", **body):
+    """Start the first round of ``game_id`` with three or more steps (seeded); ``(round, scenario)``."""
+    scenario = step_kind_scenarios(game_id, mode)["long"]
+    server.draws.source = SeededDraws(scenario.seed)
+    rnd = player.start(game_id, server.config.games[game_id].bet_ladder[0], **body)
+    server.draws.source = BrokenDraws()  # decided at the stake: nothing is drawn any more
+    return rnd, scenario
+
+
+def _revealed_only(rnd: dict, scenario: Scenario, shown: int) -> None:
+    """``rnd`` shows exactly the first ``shown`` steps of ``scenario`` and nothing of the rest."""
+    assert [s["kind"] for s in rnd["steps"]] == scenario.kinds[:shown]
+    assert rnd["step_count"] == shown
+    assert rnd["total_win_x"] == str(Fraction(scenario.result.steps[shown - 1].total_win))
+    assert rnd["state"] == json.loads(dumps(scenario.result.steps[shown - 1].state))
+    assert rnd["paid"] == 0 and rnd["status"] == "open"
+
+
+@pytest.mark.parametrize("game_id", game_ids())
+def test_a_round_is_decided_at_the_stake_and_revealed_one_step_at_a_time(server, game_id):
+    """The whole round is played when staked (a draw source that fails afterwards changes nothing);
+    round, unfinished-round, history and verify answers show only the steps revealed so far."""
     player = server.session()
-    bet = server.config.games[game_id].bet_ladder[0]
-    server.draws.source = SeededDraws(feature_scenario(game_id).seed)
-    rnd = player.start(game_id, bet)
-    assert rnd["status"] == "open"
     before = player.balance()
+    rnd, scenario = _long_round(server, player, game_id)
+    bet = rnd["bet"]
+    _revealed_only(rnd, scenario, 1)
+    for shown in range(1, len(scenario.kinds)):
+        for view in (player.get(f"/api/v1/rounds/{rnd['id']}").json(),
+                     player.get(f"/api/v1/games/{game_id}/rounds/unfinished").json()):
+            _revealed_only(view, scenario, shown)
+        listed = player.get("/api/v1/rounds").json()["rounds"][0]
+        assert listed["step_count"] == shown and listed["paid"] == 0
+        assert listed["total_win_x"] == str(Fraction(scenario.result.steps[shown - 1].total_win))
+        verified = player.get(f"/api/v1/rounds/{rnd['id']}/verify").json()
+        assert verified["ok"], verified
+        assert player.balance() == before - bet  # paid at the end of the round
+        rnd = player.finish(rnd) if shown == len(scenario.kinds) - 1 else player.step(rnd["id"])
+        if rnd["status"] == "open":
+            _revealed_only(rnd, scenario, shown + 1)
+    assert_round_is(rnd, scenario)
+    assert player.balance() == before - bet + rnd["paid"]
+    assert ledger_of(server, rnd["id"]) == [("stake", -bet)] + ([("win", rnd["paid"])] if rnd["paid"] else [])
+    # Nothing unrevealed was stored on the round itself, and every step is now revealed.
+    with server.engine.connect() as conn:
+        assert all(r.revealed_at is not None for r in conn.execute(
+            select(steps.c.revealed_at).where(steps.c.round_id == rnd["id"])))
+
+
+def test_an_abandoned_feature_buy_is_completed_and_paid_on_expiry_never_refunded(server):
+    """The free option is gone: a bought feature left unfinished is completed on expiry with its decided
+    win, whatever was shown so far; the price is not refunded."""
+    game_id = "gemstones-gold"
+    player = server.session()
+    before = player.balance()
+    rnd, scenario = _long_round(server, player, game_id, "buy", buy_feature=True)
+    price = rnd["cost"]
+    rnd = player.step(rnd["id"])  # two steps seen, then the player walks away
     assert server.service.expire(utcnow() + timedelta(days=89)) == 0
     assert server.service.expire(utcnow() + timedelta(days=90, seconds=1)) == 1
-    voided = player.get(f"/api/v1/rounds/{rnd['id']}").json()
-    assert voided["status"] == "void" and "expired" in voided["void_reason"] and voided["paid"] == 0
-    assert player.balance() == before + bet  # stake refunded
-    assert ledger_of(server, rnd["id"]) == [("stake", -bet), ("refund", bet)]
+    done = player.get(f"/api/v1/rounds/{rnd['id']}").json()
+    decided = money(rnd["bet"], Fraction(scenario.result.total_win))
+    assert done["status"] == "finished" and done["completed_on_expiry"] and done["void_reason"] is None
+    assert done["finished_at"] is not None and done["paid"] == decided
+    assert [s["kind"] for s in done["steps"]] == scenario.kinds
+    assert player.balance() == before - price + decided
+    assert ledger_of(server, rnd["id"]) == [("feature_buy", -price)] + ([("win", decided)] if decided else [])
     r = server.client.post(f"/api/v1/rounds/{rnd['id']}/steps", json={}, headers=player.key())
     assert r.status_code == 409 and r.json()["error"] == "round_not_open"
-    assert server.service.expire(utcnow() + timedelta(days=200)) == 0  # voiding happens once
+    assert server.service.expire(utcnow() + timedelta(days=200)) == 0  # completed once
 
 
-def test_a_step_on_an_expired_round_voids_it(server):
+def test_a_step_on_an_expired_round_completes_it(server):
     game_id = next(iter(server.config.games))
     player = server.session()
-    bet = server.config.games[game_id].bet_ladder[0]
-    server.draws.source = SeededDraws(feature_scenario(game_id).seed)
-    rnd = player.start(game_id, bet)
+    before = player.balance()
+    rnd, scenario = _long_round(server, player, game_id)
     with server.engine.begin() as conn:
         conn.execute(update(rounds).where(rounds.c.id == rnd["id"]).values(
             created_at=utcnow() - timedelta(days=91)))
-    voided = player.step(rnd["id"])
-    assert voided["status"] == "void" and voided["balance"] == player.balance()
-    assert ledger_of(server, rnd["id"]) == [("stake", -bet), ("refund", bet)]
+    done = player.step(rnd["id"])
+    assert done["status"] == "finished" and done["completed_on_expiry"]
+    assert len(done["steps"]) == len(scenario.kinds) and done["balance"] == player.balance()
+    assert player.balance() == before - rnd["bet"] + done["paid"]
+    assert ("refund", rnd["bet"]) not in ledger_of(server, rnd["id"])
 
 
-def test_a_malfunction_voids_the_round_and_refunds_the_stake(server):
+class FailAfter:
+    """A draw source that gives ``n`` seeded draws and then fails (an entropy device breaking mid-round)."""
+
+    def __init__(self, seed: int, n: int) -> None:
+        self.inner, self.left = SeededDraws(seed), n
+
+    def draw(self, n: int) -> int:
+        if self.left == 0:
+            raise OSError("entropy source unavailable")
+        self.left -= 1
+        return self.inner.draw(n)
+
+
+def test_a_malfunction_while_deciding_voids_the_round_before_anything_is_shown(server):
     game_id = next(iter(server.config.games))
     player = server.session()
     bet = server.config.games[game_id].bet_ladder[0]
@@ -246,16 +313,42 @@ def test_a_malfunction_voids_the_round_and_refunds_the_stake(server):
     rnd = player.start(game_id, bet)
     assert rnd["status"] == "void" and "malfunction" in rnd["void_reason"]
     assert "entropy source unavailable" in rnd["void_reason"]
-    assert rnd["balance"] == before and rnd["paid"] == 0
-    # And mid-feature, after a step was played and stored:
-    server.draws.source = SeededDraws(feature_scenario(game_id).seed)
+    assert rnd["balance"] == before and rnd["paid"] == 0 and rnd["steps"] == []
+    # And in a later step of a feature: decided at the stake, so voided there, with nothing shown.
+    scenario = feature_scenario(game_id)
+    server.draws.source = FailAfter(scenario.seed, len(scenario.result.draws[0]))
     rnd = player.start(game_id, bet)
-    assert rnd["status"] == "open"
-    server.draws.source = BrokenDraws()
-    voided = player.step(rnd["id"])
-    assert voided["status"] == "void" and "step 2" in voided["void_reason"]
-    assert len(voided["steps"]) == 1 and player.balance() == before
+    assert rnd["status"] == "void" and "step 2" in rnd["void_reason"]
+    assert rnd["steps"] == [] and rnd["step_count"] == 0 and player.balance() == before
     assert ledger_of(server, rnd["id"]) == [("stake", -bet), ("refund", bet)]
+    with server.engine.connect() as conn:
+        assert conn.execute(select(steps).where(steps.c.round_id == rnd["id"])).first() is None
+
+
+def test_a_retried_step_gets_its_first_answer_and_stored_answers_grow_linearly(server):
+    from reelforge.server.schema import idempotency
+
+    game_id = "forge-of-gems"
+    player = server.session()
+    rnd, scenario = _long_round(server, player, game_id)
+    answers = []
+    while rnd["status"] == "open":
+        key = player.key()
+        r = server.client.post(f"/api/v1/rounds/{rnd['id']}/steps", json={}, headers=key)
+        if r.status_code == 409:  # a GEMBOX wants its action
+            r = server.client.post(f"/api/v1/rounds/{rnd['id']}/steps", json={"action": "open"}, headers=key)
+        assert r.status_code == 200, r.text
+        rnd = r.json()
+        answers.append((key, r.json()["steps"][-1]["action"], r.text))
+    for key, action, text in answers:
+        again = server.client.post(f"/api/v1/rounds/{rnd['id']}/steps",
+                                   json={} if action is None else {"action": action}, headers=key)
+        assert again.status_code == 200 and again.text == text  # the first answer, word for word
+    with server.engine.connect() as conn:
+        stored = [len(r.response) for r in conn.execute(select(idempotency.c.response))]
+    sent = sum(len(text) for *_, text in answers)
+    assert len(answers) >= 2 and max(stored) < min(len(t) for *_, t in answers[1:])
+    assert sum(stored) < sent  # the steps are not stored again with every answer
 
 
 def test_steps_on_finished_or_foreign_rounds_are_refused(server):
@@ -387,7 +480,7 @@ def test_two_server_processes_share_one_database_safely(make_server):
     assert player.balance() >= 0
 
 
-def test_the_server_voids_expired_rounds_periodically(make_server):
+def test_the_server_completes_expired_rounds_periodically(make_server):
     import time
 
     server = make_server(demo_config(expiry_check_seconds=0.05))
@@ -400,11 +493,12 @@ def test_the_server_voids_expired_rounds_periodically(make_server):
             created_at=utcnow() - timedelta(days=91)))
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline:
-        if player.get(f"/api/v1/rounds/{rnd['id']}").json()["status"] == "void":
+        if player.get(f"/api/v1/rounds/{rnd['id']}").json()["status"] != "open":
             break
         time.sleep(0.05)
-    assert player.get(f"/api/v1/rounds/{rnd['id']}").json()["status"] == "void"
-    assert player.balance() == server.config.demo_balance
+    done = player.get(f"/api/v1/rounds/{rnd['id']}").json()
+    assert done["status"] == "finished" and done["completed_on_expiry"]
+    assert player.balance() == server.config.demo_balance - done["cost"] + done["paid"]
 
 
 def test_bets_are_paid_without_rounding_on_the_shipped_ladders():

@@ -40,10 +40,12 @@ def _serve(fd: int, db: str, config_path: str | None) -> None:
 
     from reelforge.server.app import create_app
     from reelforge.server.config import load_config
+    from reelforge.server.http import uvicorn_settings
 
     sock = socket.socket(fileno=os.dup(fd))
-    app = create_app(load_config(config_path), db)
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on"))
+    config = load_config(config_path)
+    app = create_app(config, db)
+    server = uvicorn.Server(uvicorn.Config(app, lifespan="on", **uvicorn_settings(config.request_timeout_seconds)))
     server.run(sockets=[sock])
 
 

@@ -22,10 +22,14 @@ run's players:
   got (starting balance - costs + wins): a lost or duplicated debit or credit
   shows up here;
 * each round was debited its cost exactly once and credited its win exactly
-  once (a void round refunded once); the ledger's total stakes and wins equal
-  the rounds' costs and wins; every stored round is one its player knows;
-* no round is left open (``unfinishable_rounds``) and every round verifies by
-  replaying its stored draws through the rules (``verify_failures``).
+  once, never refunded unless void; rounds are decided when staked, so a void
+  round (a malfunction while deciding it) showed nothing (no revealed step)
+  and was refunded once; the ledger's total stakes and wins equal the rounds'
+  costs and wins; every stored round is one its player knows;
+* no round is left open (``unfinishable_rounds``): each is finished by its
+  player or completed on expiry (``rounds_completed_on_expiry``), and every
+  round verifies by replaying its stored draws through the rules
+  (``verify_failures``).
 
 ``lost_or_duplicated_money`` is the sum, in minor units, of the absolute
 differences found by these money checks (0 when everything reconciles).
@@ -41,6 +45,7 @@ import threading
 import time
 import uuid
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -249,6 +254,7 @@ def reconcile(db_url: str, records: list[PlayerRecord]) -> dict[str, Any]:
     verify_failures = 0
     open_rounds = 0
     verified = 0
+    completed = 0
     try:
         with engine.connect() as conn:
             rows = conn.execute(select(players.c.id, players.c.name, players.c.balance)
@@ -298,6 +304,10 @@ def reconcile(db_url: str, records: list[PlayerRecord]) -> dict[str, Any]:
                 if got["refund"] != refund:
                     problems.append(f"round {rnd.id}: refunded {got['refund']}, expected {refund}")
                     lost += abs(got["refund"] - refund)
+                if rnd.status == "void" and rnd.step_count:
+                    problems.append(f"round {rnd.id}: void after {rnd.step_count} step(s) were shown "
+                                    "(a decided round is never void)")
+                completed += bool(rnd.completed_on_expiry)
                 total_cost += rnd.cost
                 total_win += rnd.win
                 if rnd.status == "open":
@@ -331,6 +341,7 @@ def reconcile(db_url: str, records: list[PlayerRecord]) -> dict[str, Any]:
         "total_won": total_win,
         "lost_or_duplicated_money": lost,
         "open_rounds_left": open_rounds,
+        "rounds_completed_on_expiry": completed,
         "verify_failures": verify_failures,
         "problems": problems,
     }
@@ -339,11 +350,13 @@ def reconcile(db_url: str, records: list[PlayerRecord]) -> dict[str, Any]:
 def run_soak(db: str | None = None, clients: int = 32, seconds: float = 30.0, kill_every: float | None = None,
              max_kills: int | None = None, bet: int | None = None, seed: int | None = None,
              hard_timeout: float | None = None, workdir: str | Path | None = None,
-             keep: bool = False) -> dict[str, Any]:
+             keep: bool = False, fault: Callable[[str], Any] | None = None) -> dict[str, Any]:
     """Run the soak and return its figures (see the module docstring); never leaves a process behind.
 
     With ``kill_every``, a server process is SIGKILLed and restarted every ~``kill_every`` seconds;
     with ``max_kills`` too, the run ends after that many kills (or after ``seconds``, whichever is first).
+    ``fault``: run in a thread once the clock starts, with the server's base URL (e.g. restart the
+    database abruptly); what it returns is the result's ``fault`` (an exception it raises, a problem).
     """
     if not 1 <= clients <= MAX_CLIENTS:
         raise SoakError(f"clients must be in [1, {MAX_CLIENTS}], got {clients}")
@@ -373,6 +386,15 @@ def run_soak(db: str | None = None, clients: int = 32, seconds: float = 30.0, ki
                         killer.done if killer is not None and max_kills is not None else None)
                  for i in range(clients)]
         clock: dict[str, float] = {}
+        fault_result: dict[str, Any] = {}
+
+        def run_fault() -> None:
+            try:
+                fault_result["value"] = fault(supervisor.base_url)
+            except BaseException as exc:  # noqa: BLE001 - reported with the figures
+                fault_result["error"] = exc
+
+        fault_thread = threading.Thread(target=run_fault, name="soak-fault", daemon=True) if fault else None
 
         async def drive() -> None:
             # Sessions first (they are not part of the figures), then the clock starts.
@@ -384,6 +406,8 @@ def run_soak(db: str | None = None, clients: int = 32, seconds: float = 30.0, ki
                 p.hard_deadline = clock["t0"] + hard_timeout
             if killer is not None:
                 killer.start()
+            if fault_thread is not None:
+                fault_thread.start()
             await asyncio.gather(*(p.run(clock["t0"] + seconds) for p in plist))
 
         try:
@@ -392,6 +416,8 @@ def run_soak(db: str | None = None, clients: int = 32, seconds: float = 30.0, ki
             if killer is not None and killer.is_alive():
                 killer.stop.set()
                 killer.join(timeout=180)
+            if fault_thread is not None and fault_thread.is_alive():
+                fault_thread.join(timeout=180)
         t0 = clock.get("t0", time.monotonic())
         elapsed = time.monotonic() - t0
         supervisor.close()
@@ -406,6 +432,8 @@ def run_soak(db: str | None = None, clients: int = 32, seconds: float = 30.0, ki
         problems = list(recon["problems"])
         if killer is not None and killer.error is not None:
             problems.append(f"the killer failed: {killer.error!r}")
+        if "error" in fault_result:
+            problems.append(f"the fault failed: {fault_result['error']!r}")
         if tokens_in_log:
             problems.append(f"{tokens_in_log} session token(s) appear in the server log")
         reconciled = (not problems and recon["lost_or_duplicated_money"] == 0 and unfinishable == 0
@@ -439,10 +467,13 @@ def run_soak(db: str | None = None, clients: int = 32, seconds: float = 30.0, ki
             "total_won": recon["total_won"],
             "lost_or_duplicated_money": recon["lost_or_duplicated_money"],
             "unfinishable_rounds": unfinishable,
+            "rounds_completed_on_expiry": recon["rounds_completed_on_expiry"],
             "verify_failures": recon["verify_failures"],
             "reconciled": reconciled,
             "problems": (problems + counters.unexpected)[:50],
         }
+        if fault is not None:
+            result["fault"] = fault_result.get("value")
         if keep:
             result["workdir"] = str(tmp)
         return result

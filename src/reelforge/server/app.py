@@ -13,6 +13,7 @@ import logging
 import pathlib
 import re
 import threading
+import time
 from contextlib import asynccontextmanager
 from fractions import Fraction
 from typing import Annotated, Any
@@ -20,19 +21,33 @@ from typing import Annotated, Any
 from fastapi import FastAPI, Header, Path, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, RedirectResponse, Response
+from fastapi.routing import APIRoute
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr, ValidationError
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, StrictStr, ValidationError
 from sqlalchemy import Engine, select
+from sqlalchemy.exc import IntegrityError
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
 
 import reelforge
-from reelforge.server.auth import Principal, authenticate, bearer, check_player_name, open_session
-from reelforge.server.config import DEFAULT_DATABASE, MAX_BET, ServerConfig
+from reelforge.games.registry import GAME_CLASSES
+from reelforge.server.auth import (
+    DEMO_REFUSED,
+    PLAYER_NAME_PATTERN,
+    Principal,
+    authenticate,
+    bearer,
+    check_player_name,
+    demo_players,
+    invalid_player,
+    open_session,
+)
+from reelforge.server.config import DEFAULT_DATABASE, MAX_BET, ConfigError, ServerConfig
 from reelforge.server.db import Checkpointer, is_sqlite, open_database, read_transaction
-from reelforge.server.errors import ApiError
+from reelforge.server.errors import ApiError, database_errors, storage_error
 from reelforge.server.hardening import Hardening, document_errors
-from reelforge.server.rounds import DrawFactory, RoundService, dumps, request_hash, to_jsonable
+from reelforge.server.rounds import ActiveGame, DrawFactory, RoundService, dumps, request_hash, to_jsonable
 from reelforge.server.schema import players
 from reelforge.server.store import transaction
 from reelforge.server.verify import verify_round
@@ -44,13 +59,40 @@ MAX_BODY = 16 * 1024
 WEB_DIR = pathlib.Path(__file__).resolve().parent.parent / "web"
 """The browser client's static files (``reelforge/web``)."""
 MAX_ID = 2**62
-GameId = Annotated[str, Path(min_length=1, max_length=64, description="game id, e.g. forge-of-fortunes")]
+CATCH_ALL = "/api/{rest:path}"
+GAME_ID_PATTERN = r"^[a-z0-9][a-z0-9-]{0,63}$"
+"""What a game id is (lower-case letters, digits and hyphens); anything else is no game."""
+IDEMPOTENCY_KEY_PATTERN = r"^[\x21-\x7e]([\x20-\x7e]{0,198}[\x21-\x7e])?$"
+"""An Idempotency-Key: 1-200 printable ASCII characters, not starting or ending with a space (HTTP strips
+those), as the OpenAPI description states."""
+_IDEM_KEY = re.compile(IDEMPOTENCY_KEY_PATTERN)
+GameId = Annotated[str, Path(min_length=1, max_length=64, pattern=GAME_ID_PATTERN,
+                             description="game id, e.g. forge-of-fortunes")]
+GameFilter = Annotated[str | None, Query(min_length=1, max_length=64, pattern=GAME_ID_PATTERN,
+                                         description="only rounds of this game (a game id)")]
+PlayerName = Annotated[str, Path(min_length=1, max_length=64, pattern=PLAYER_NAME_PATTERN,
+                                 description="player name: letters, digits and _ . @ -")]
 RoundId = Annotated[int, Path(ge=1, le=MAX_ID, description="round id")]
 Limit = Annotated[int, Query(ge=1, le=100, description="page size (1-100)")]
 Before = Annotated[int | None, Query(ge=1, le=MAX_ID, description="only entries with a smaller id (paging)")]
-IdemKey = Annotated[str | None, Header(alias="Idempotency-Key", description="unique per money-changing request")]
+IdemKey = Annotated[str | None, Header(alias="Idempotency-Key",
+                                       json_schema_extra={"pattern": IDEMPOTENCY_KEY_PATTERN, "maxLength": 200},
+                                       description="unique per money-changing request (1-200 printable ASCII "
+                                                   "characters, no space at either end)")]
 Auth = Annotated[str | None, Header(alias="Authorization", description="Bearer <session token>")]
 OperatorKey = Annotated[str | None, Header(alias="X-Operator-Key", description="the operator's API key")]
+
+
+def _whole(value: Any) -> Any:
+    """A JSON number that is an integer written with a fraction or an exponent (``10.0``, ``1e1``) as
+    that integer: the OpenAPI description (JSON Schema 2020-12) counts it as one. Every other value is
+    left to the strict integer check, which refuses it (``10.5``, ``1e400``, ``"10"``, ``true``)."""
+    if isinstance(value, float) and value.is_integer() and abs(value) <= 2**53:
+        return int(value)
+    return value
+
+
+WholeNumber = Annotated[int, BeforeValidator(_whole)]
 
 
 class _Strict(BaseModel):
@@ -58,11 +100,12 @@ class _Strict(BaseModel):
 
 
 class SessionRequest(_Strict):
-    player: StrictStr = Field(min_length=1, max_length=64, description="player name")
+    player: StrictStr = Field(min_length=1, max_length=64, pattern=PLAYER_NAME_PATTERN,
+                              description="player name: letters, digits and _ . @ -")
 
 
 class StartRoundRequest(_Strict):
-    bet: int = Field(ge=1, le=MAX_BET, description="total bet in minor units, a value of the game's bet ladder")
+    bet: WholeNumber = Field(ge=1, le=MAX_BET, description="total bet in minor units, a value of the game's bet ladder")
     auto_adjust_bet: StrictBool = Field(False, description="lower the bet to the highest the balance covers")
     buy_feature: StrictBool | Annotated[str, Field(max_length=32)] | None = Field(
         None, description="true (or the mode name) to buy the game's feature")
@@ -74,15 +117,16 @@ class StepRequest(_Strict):
 
 
 class AmountRequest(_Strict):
-    amount: int = Field(ge=1, le=MAX_BET, description="minor units")
+    amount: WholeNumber = Field(ge=1, le=MAX_BET, description="minor units")
 
 
 def _idem_key(key: str | None) -> str:
     if key is None:
         raise ApiError(400, "missing_idempotency_key",
                        "money-changing requests need an Idempotency-Key header (a unique string per request)")
-    if not 1 <= len(key) <= 200 or not key.isprintable() or not key.isascii():
-        raise ApiError(400, "bad_idempotency_key", "Idempotency-Key must be 1-200 printable ASCII characters")
+    if not _IDEM_KEY.fullmatch(key):
+        raise ApiError(400, "bad_idempotency_key",
+                       "Idempotency-Key must be 1-200 printable ASCII characters, without a space at either end")
     return key
 
 
@@ -188,11 +232,11 @@ class HotPath:
 
             await self.app(scope, replay, send)
             return
-        status, text = await answer
+        status, text, extra = await answer
         payload = text.encode()
         await send({"type": "http.response.start", "status": status,
                     "headers": [(b"content-length", str(len(payload)).encode()),
-                                (b"content-type", b"application/json")]})
+                                (b"content-type", b"application/json"), *extra]})
         await send({"type": "http.response.body", "body": payload})
 
     def _answer(self, start: re.Match | None, step: re.Match | None, body: bytes,
@@ -215,11 +259,26 @@ class HotPath:
         return self._guarded(handler, headers, args)
 
     @staticmethod
-    async def _guarded(handler: Any, headers: dict[bytes, bytes], args: tuple) -> tuple[int, str]:
+    async def _guarded(handler: Any, headers: dict[bytes, bytes], args: tuple) -> tuple[int, str, list]:
         try:
-            return await handler(_header(headers, b"authorization"), _header(headers, b"idempotency-key"), *args)
+            status, text = await handler(_header(headers, b"authorization"), _header(headers, b"idempotency-key"),
+                                         *args)
+            return status, text, []
         except ApiError as exc:
-            return exc.status, dumps(exc.body())
+            return exc.status, dumps(exc.body()), _extra_headers(exc)
+        except database_errors() as exc:
+            error = storage_error(exc)
+            log_storage_error(error, exc)
+            return error.status, dumps(error.body()), _extra_headers(error)
+
+
+def _extra_headers(exc: ApiError) -> list[tuple[bytes, bytes]]:
+    return [(k.lower().encode(), v.encode()) for k, v in getattr(exc, "headers", {}).items()]
+
+
+def log_storage_error(error: ApiError, exc: BaseException) -> None:
+    """One log line per request the database failed (no traceback: the cause is outside the code)."""
+    log.error("%s: %s: %s", error.code, type(exc).__name__, " ".join(str(exc).split())[:300])
 
 
 def _header(headers: dict[bytes, bytes], name: bytes) -> str | None:
@@ -228,8 +287,13 @@ def _header(headers: dict[bytes, bytes], name: bytes) -> str | None:
 
 
 def create_app(config: ServerConfig, database_url: str | None = None, *, engine: Engine | None = None,
-               draw_source_factory: DrawFactory | None = None) -> FastAPI:
+               draw_source_factory: DrawFactory | None = None, allow_demo_players: bool = False) -> FastAPI:
     """The server app for ``config`` on ``database_url`` (schema migrated on creation).
+
+    In operator mode it refuses (:class:`ConfigError`) a database that holds
+    demo players, whose play money must never mix with real money, unless
+    ``allow_demo_players`` (``serve --allow-demo-players-with-real-money``);
+    even then those players and their sessions are refused (403).
 
     ``draw_source_factory`` exists for tests only (a seeded source that
     reaches a feature deterministically); it is deliberately not settable
@@ -237,7 +301,13 @@ def create_app(config: ServerConfig, database_url: str | None = None, *, engine:
     production server always draws from the OS CSPRNG.
     """
     owns_engine = engine is None
-    engine = engine or open_database(database_url or config.database or DEFAULT_DATABASE)
+    engine = engine or open_database(database_url or config.database or DEFAULT_DATABASE, config)
+    if not config.demo and not allow_demo_players and (n := demo_players(engine)):
+        if owns_engine:
+            engine.dispose()
+        raise ConfigError(f"operator mode refused: the database holds {n} demo player(s) with play money, "
+                          "which must not mix with real money; use a database of its own for operator mode "
+                          "(or --allow-demo-players-with-real-money: they stay refused)")
     service = RoundService(engine, config, draw_source_factory) if draw_source_factory else \
         RoundService(engine, config)
     stop = threading.Event()
@@ -247,9 +317,12 @@ def create_app(config: ServerConfig, database_url: str | None = None, *, engine:
             try:
                 n = service.expire()
                 if n:
-                    log.info("voided %d expired round(s)", n)
+                    log.info("completed %d expired round(s)", n)
                 service.purge_sessions()
-            except Exception:  # noqa: BLE001 - the periodic check must survive a database hiccup
+                service.purge_idempotency()
+            except database_errors() as exc:  # the periodic check must survive a database hiccup
+                log.error("periodic expiry check failed: %s: %s", type(exc).__name__, " ".join(str(exc).split()))
+            except Exception:  # noqa: BLE001
                 log.exception("periodic expiry check failed")
 
     @asynccontextmanager
@@ -261,6 +334,8 @@ def create_app(config: ServerConfig, database_url: str | None = None, *, engine:
         if config.expiry_check_seconds > 0:
             try:
                 service.expire()
+            except database_errors() as exc:
+                log.error("expiry check on start failed: %s: %s", type(exc).__name__, " ".join(str(exc).split()))
             except Exception:  # noqa: BLE001
                 log.exception("expiry check on start failed")
             thread = threading.Thread(target=expiry_loop, name="reelforge-expiry", daemon=True)
@@ -275,7 +350,9 @@ def create_app(config: ServerConfig, database_url: str | None = None, *, engine:
             engine.dispose()  # closes the pool; SQLite folds and removes its WAL on the last close
 
     # No OpenTelemetry here: FastAPI's native telemetry would check for providers on every request.
-    app = FastAPI(title="reelforge game server", version=reelforge.__version__, lifespan=lifespan,
+    # Operator mode serves no interactive docs: FastAPI's load their scripts from a CDN. /openapi.json stays.
+    docs = {} if config.demo else {"docs_url": None, "redoc_url": None}
+    app = FastAPI(title="reelforge game server", version=reelforge.__version__, lifespan=lifespan, **docs,
                   telemetry={"tracing": False, "metrics": False, "logs": False},
                   description="Wallets, step-by-step rounds, history and audit replay. Amounts are integer minor "
                               "units; multiples of the bet are exact fractions in fields ending in _x.")
@@ -292,7 +369,22 @@ def create_app(config: ServerConfig, database_url: str | None = None, *, engine:
         """
         if inline:
             return fn(*args)
-        return await run_in_threadpool(fn, *args)
+        return await run_in_threadpool(retry_transient, fn, *args)
+
+    def retry_transient(fn: Any, *args: Any) -> Any:
+        """``fn(*args)``, run again while PostgreSQL fails it transiently (restarting, a connection cut, out
+        of connections), for at most the pool timeout. Safe for money: the idempotency record commits with
+        the money, so a request whose COMMIT did reach the database finds its stored answer when run again."""
+        deadline = time.monotonic() + config.db_pool_timeout_seconds
+        delay = 0.05
+        while True:
+            try:
+                return fn(*args)
+            except database_errors():
+                if time.monotonic() + delay > deadline:
+                    raise
+            time.sleep(delay)
+            delay = min(delay * 2, 0.1)
 
     async def start_answer(authorization: str | None, key: str | None, game: str,
                            body: StartRoundRequest) -> tuple[int, str]:
@@ -319,19 +411,36 @@ def create_app(config: ServerConfig, database_url: str | None = None, *, engine:
     # -- errors: always JSON, always naming the problem ---------------------------------
     @app.exception_handler(ApiError)
     async def _api_error(_request: Request, exc: ApiError) -> JSONResponse:
-        return JSONResponse(exc.body(), status_code=exc.status)
+        return JSONResponse(exc.body(), status_code=exc.status, headers=getattr(exc, "headers", None))
+
+    async def _storage(_request: Request, exc: Exception) -> JSONResponse:
+        error = storage_error(exc)
+        log_storage_error(error, exc)
+        return JSONResponse(error.body(), status_code=error.status, headers=error.headers)
+
+    for error_class in database_errors():  # handled here, the connection stays open (no 500 re-raise)
+        app.add_exception_handler(error_class, _storage)
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:
         errors = list(exc.errors())
         kind = "malformed_json" if any(e.get("type") == "json_invalid" for e in errors) else "invalid_request"
         detail = "the body is not valid JSON" if kind == "malformed_json" else _validation_message(errors)
+        if kind == "invalid_request" and any(e.get("type") == "string_pattern_mismatch" and
+                                             e.get("loc", ())[-1:] == ("player",) for e in errors):
+            refusal = invalid_player()  # the same answer as every other place that checks a name
+            return JSONResponse(refusal.body(), status_code=refusal.status)
         return JSONResponse({"error": kind, "detail": detail}, status_code=422)
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        if exc.status_code == 400 and exc.detail == "There was an error parsing the body":
+            # FastAPI's answer to a body its JSON parser gives up on (a 5,000-digit number, nesting over
+            # the recursion limit, invalid UTF-8): the same refusal as any other unreadable JSON.
+            return JSONResponse({"error": "malformed_json", "detail": "the body is not valid JSON"}, status_code=422)
         code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
-        return JSONResponse({"error": code, "detail": str(exc.detail)}, status_code=exc.status_code)
+        return JSONResponse({"error": code, "detail": str(exc.detail)}, status_code=exc.status_code,
+                            headers=exc.headers)  # a 405's Allow
 
     @app.exception_handler(Exception)
     async def _internal(_request: Request, exc: Exception) -> JSONResponse:
@@ -339,7 +448,7 @@ def create_app(config: ServerConfig, database_url: str | None = None, *, engine:
         return JSONResponse({"error": "internal_error", "detail": "internal server error"}, status_code=500)
 
     def principal(authorization: str | None) -> Principal:
-        return authenticate(engine, authorization)
+        return authenticate(engine, authorization, operator=not config.demo)
 
     def respond(answer: tuple[int, str]) -> Response:
         status, text = answer
@@ -408,8 +517,11 @@ def create_app(config: ServerConfig, database_url: str | None = None, *, engine:
     money_headers = {"parameters": [
         {"name": "Authorization", "in": "header", "required": True, "schema": {"type": "string"},
          "description": "Bearer <session token>"},
-        {"name": "Idempotency-Key", "in": "header", "required": True, "schema": {"type": "string", "maxLength": 200},
-         "description": "unique per money-changing request; a retry with the same key returns the first answer"},
+        {"name": "Idempotency-Key", "in": "header", "required": True,
+         "schema": {"type": "string", "minLength": 1, "maxLength": 200, "pattern": IDEMPOTENCY_KEY_PATTERN},
+         "description": "unique per money-changing request (1-200 printable ASCII characters, no space at either "
+                        "end); "
+                        "a retry with the same key returns the first answer"},
     ]}
 
     @app.post("/api/v1/games/{game}/rounds", tags=["rounds"], status_code=201, openapi_extra=money_headers)
@@ -435,9 +547,11 @@ def create_app(config: ServerConfig, database_url: str | None = None, *, engine:
 
     @app.get("/api/v1/rounds", tags=["rounds"])
     def history(authorization: Auth = None, limit: Limit = 20, before: Before = None,
-                game: Annotated[str | None, Query(max_length=64)] = None) -> JSONResponse:
+                game: GameFilter = None) -> JSONResponse:
         """The player's rounds, newest first (page with ``before=next_before``)."""
         who = principal(authorization)
+        if game is not None and game not in service.games and game not in GAME_CLASSES:
+            service.active(game)  # 404 unknown_game (a game that is no longer offered still has its history)
         return JSONResponse(service.history(who.player_id, limit, before, game))
 
     @app.get("/api/v1/rounds/{round_id}", tags=["rounds"])
@@ -456,6 +570,8 @@ def create_app(config: ServerConfig, database_url: str | None = None, *, engine:
         return JSONResponse(result)
 
     # -- operator ---------------------------------------------------------------------------------
+    integrity_errors = (IntegrityError, engine.dialect.loaded_dbapi.IntegrityError)
+
     def operator_transfer(player: str, amount: int, kind: str, key: str | None,
                           x_operator_key: str | None) -> Response:
         if not config.check_api_key(x_operator_key):
@@ -464,30 +580,58 @@ def create_app(config: ServerConfig, database_url: str | None = None, *, engine:
         check_player_name(player)
         key = _idem_key(key)
         req = request_hash(kind, player, amount)
-        with transaction(engine) as tx:
-            row = tx.one("player_by_name", {"name": player})
-            if row is None:
-                raise ApiError(404, "player_not_found", f"no player {player!r} (open a session for it first)")
-            player_id, balance, currency = lock_player(tx, row[0])
+        try:
+            with transaction(engine) as tx:
+                row = tx.one("player_by_name", {"name": player})
+                if row is None:
+                    raise ApiError(404, "player_not_found", f"no player {player!r} (open a session for it first)")
+                if row[4] and not config.demo:
+                    raise DEMO_REFUSED
+                player_id, balance, currency = lock_player(tx, row[0])
 
-            def act() -> tuple[int, str]:
-                new_balance = post_entry(tx, player_id, balance, kind,
-                                         amount if kind == "deposit" else -amount, None, utcnow())
-                return 200, dumps({"player": player, "balance": new_balance, "currency": currency})
+                def act() -> tuple[int, str]:
+                    if kind == "deposit" and balance + amount > config.max_balance:
+                        raise ApiError(409, "balance_cap_exceeded",
+                                       f"a deposit of {amount} would take the balance {balance} over the cap of "
+                                       f"{config.max_balance} minor units")
+                    new_balance = post_entry(tx, player_id, balance, kind,
+                                             amount if kind == "deposit" else -amount, None, utcnow())
+                    return 200, dumps({"player": player, "balance": new_balance, "currency": currency})
 
-            return respond(service._idempotent(tx, "operator", key, req, act))
+                return respond(service._idempotent(tx, "operator", key, req, act))
+        except integrity_errors:
+            # The operator's keys are one scope for all players, but the lock is per player: the same
+            # key used at once for two players' transfers collides on the key's primary key (PostgreSQL;
+            # SQLite serialises all writers). Everything was rolled back; answer as a retry would.
+            with transaction(engine, write=False) as tx:
+                stored = tx.one("idem_get", {"scope": "operator", "key": key})
+                if stored is None:
+                    raise
+                return respond(service._stored_answer(tx, stored, req))
 
     @app.post("/api/v1/operator/players/{player}/deposits", tags=["operator"])
-    def deposit(player: Annotated[str, Path(max_length=64)], body: AmountRequest,
+    def deposit(player: PlayerName, body: AmountRequest,
                 x_operator_key: OperatorKey = None, idempotency_key: IdemKey = None) -> Response:
         """Operator: credit a player's wallet."""
         return operator_transfer(player, body.amount, "deposit", idempotency_key, x_operator_key)
 
     @app.post("/api/v1/operator/players/{player}/withdrawals", tags=["operator"])
-    def withdraw(player: Annotated[str, Path(max_length=64)], body: AmountRequest,
+    def withdraw(player: PlayerName, body: AmountRequest,
                  x_operator_key: OperatorKey = None, idempotency_key: IdemKey = None) -> Response:
         """Operator: debit a player's wallet (never below zero)."""
         return operator_transfer(player, body.amount, "withdrawal", idempotency_key, x_operator_key)
+
+    @app.api_route(CATCH_ALL, methods=["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
+                   include_in_schema=False)
+    def not_an_operation(request: Request, rest: str) -> JSONResponse:
+        """Under /api/ nothing falls through to the static files: a path an operation has, asked with
+        another method, is a 405 naming that operation's methods; any other path a 404."""
+        allowed = sorted({m for route in app.routes if isinstance(route, APIRoute) and route.path != CATCH_ALL
+                          and route.matches(request.scope)[0] is Match.PARTIAL for m in route.methods})
+        if allowed:
+            return JSONResponse({"error": "method_not_allowed", "detail": "Method Not Allowed"}, status_code=405,
+                                headers={"Allow": ", ".join(allowed)})
+        return JSONResponse({"error": "not_found", "detail": "Not Found"}, status_code=404)
 
     # The browser client (static files, no build step), mounted last so the API routes win.
     if WEB_DIR.is_dir():
@@ -497,5 +641,78 @@ def create_app(config: ServerConfig, database_url: str | None = None, *, engine:
         def root() -> RedirectResponse:
             return RedirectResponse("/docs")
 
+    describe_offered_games(app, service)
     _ = to_jsonable
     return app
+
+
+def describe_offered_games(app: FastAPI, service: RoundService) -> None:
+    """Make the OpenAPI description state what the server checks per game.
+
+    A round request is valid only with a bet of its game's ladder and a
+    feature buy the game has; a ``{game}`` path template cannot say so. So
+    each ``/games/{game}/...`` operation is described once per offered game
+    (its path spelled out), the round request with that game's bet ladder as
+    an ``enum`` and its feature buys; the history filter and the step
+    ``action`` list what exists. A request the description allows is then
+    refused only for the state it meets (balance, an unfinished round, a used
+    key: 402 and 409), never as invalid.
+    """
+    original = app.openapi
+    cache: dict[str, Any] = {}
+
+    def openapi() -> dict[str, Any]:
+        if "schema" in cache:
+            return cache["schema"]
+        schema = original()
+        paths = schema["paths"]
+        for template in [p for p in paths if "{game}" in p]:
+            item = paths.pop(template)
+            for game_id, active in service.games.items():
+                concrete = {}
+                for method, operation in item.items():
+                    operation = json.loads(json.dumps(operation))
+                    operation["operationId"] = f"{operation['operationId']}_{game_id.replace('-', '_')}"
+                    operation["parameters"] = [q for q in operation.get("parameters", []) if q["name"] != "game"]
+                    if "requestBody" in operation:
+                        operation["requestBody"]["content"]["application/json"]["schema"] = \
+                            _round_request_schema(service, active)
+                    concrete[method] = operation
+                paths[template.replace("{game}", game_id)] = concrete
+        actions = sorted({a for active in service.games.values() for a in active.game.step_actions})
+        for item in paths.values():
+            for operation in item.values():
+                for parameter in operation.get("parameters", []):
+                    if parameter["name"] == "Idempotency-Key":
+                        parameter["required"] = True  # refused (400) without one
+                        parameter["schema"] = {"type": "string", "minLength": 1, "maxLength": 200,
+                                               "pattern": IDEMPOTENCY_KEY_PATTERN}
+                    if parameter["name"] == "game" and parameter["in"] == "query":
+                        parameter["schema"] = {"anyOf": [{"type": "string", "enum": sorted(GAME_CLASSES)},
+                                                         {"type": "null"}]}
+        step = schema["components"]["schemas"].get("StepRequest")
+        if step is not None:
+            step["properties"]["action"] = {"anyOf": [{"type": "string", "enum": actions}, {"type": "null"}],
+                                            "description": "a step action of the round's game (GET /games: "
+                                                           "step_actions); refused (409) where its step takes none"}
+        cache["schema"] = app.openapi_schema = schema
+        return schema
+
+    app.openapi = openapi
+
+
+def _round_request_schema(service: RoundService, active: ActiveGame) -> dict[str, Any]:
+    """The body of a round request of one game: its bet ladder, and its feature buys if it has any."""
+    buys = [m for m in active.game.modes if m != "paid"] if active.game.feature_buy_price_x(active.build) else []
+    buy: dict[str, Any] = {"anyOf": [{"type": "boolean", "enum": [False]}, {"type": "null"}]}
+    if buys:
+        buy["anyOf"].append({"type": "string", "enum": buys})
+    if len(buys) == 1:  # true names the feature buy only where there is one
+        buy["anyOf"].append({"type": "boolean", "enum": [True]})
+    return {"type": "object", "additionalProperties": False, "required": ["bet"], "title": "StartRoundRequest",
+            "properties": {
+                "bet": {"type": "integer", "enum": list(active.config.bet_ladder),
+                        "description": "total bet in minor units, a value of the game's bet ladder"},
+                "auto_adjust_bet": {"type": "boolean", "default": False,
+                                    "description": "lower the bet to the highest the balance covers"},
+                "buy_feature": {**buy, "description": "true (or the mode name) to buy the game's feature"}}}

@@ -23,7 +23,9 @@ from reelforge.server.errors import ApiError
 from reelforge.server.store import Tx, parse_ts, transaction
 from reelforge.server.wallet import iso, post_entry, utcnow
 
-PLAYER_NAME = re.compile(r"^[A-Za-z0-9_.@-]{1,64}$")
+PLAYER_NAME_PATTERN = r"^[A-Za-z0-9_.@-]{1,64}$"
+"""What a player name is (also stated in the OpenAPI description); matched against the whole string."""
+PLAYER_NAME = re.compile(PLAYER_NAME_PATTERN)
 
 
 @dataclass(frozen=True)
@@ -40,10 +42,14 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
+def invalid_player() -> ApiError:
+    """The refusal of a name that is not a player name."""
+    return ApiError(422, "invalid_player", "player must be 1-64 characters of letters, digits and _ . @ -")
+
+
 def check_player_name(name: str) -> str:
-    if not PLAYER_NAME.match(name):
-        raise ApiError(422, "invalid_player",
-                       "player must be 1-64 characters of letters, digits and _ . @ -")
+    if not PLAYER_NAME.fullmatch(name):  # not .match: "$" also matches before a final newline
+        raise invalid_player()
     return name
 
 
@@ -52,6 +58,8 @@ def _get_or_create_player(tx: Tx, name: str, config: ServerConfig) -> tuple[int,
     if row is not None:
         if config.demo and not row[4]:
             raise ApiError(403, "not_a_demo_player", f"player {name!r} is not a demo player")
+        if not config.demo and row[4]:
+            raise DEMO_REFUSED
         return row[:4]
     now = utcnow()
     player_id = tx.one("insert_player", {"name": name, "balance": 0, "currency": config.currency,
@@ -98,6 +106,18 @@ def open_session(engine: Engine, config: ServerConfig, name: str, operator_key: 
     raise AssertionError("unreachable")
 
 
+class DemoPlayerRefused(ApiError):
+    """A demo player (play money) reached an operator-mode server."""
+
+    def __init__(self) -> None:
+        super().__init__(403, "demo_player_refused",
+                         "this is a demo player with play money; a server in operator mode refuses demo "
+                         "players and their sessions")
+
+
+DEMO_REFUSED = DemoPlayerRefused()
+
+
 @dataclass(frozen=True)
 class SessionToken:
     """A bearer token, hashed, not yet checked (checked inside the request's own transaction)."""
@@ -115,19 +135,29 @@ def bearer(authorization: str | None) -> SessionToken:
     return SessionToken(token_hash(token.strip()))
 
 
-def session_principal(tx: Tx, token: SessionToken, lock: bool = False) -> Principal:
+def session_principal(tx: Tx, token: SessionToken, lock: bool = False, operator: bool = False) -> Principal:
     """The player a session token belongs to, looked up in ``tx`` (401 when unknown or expired);
-    ``lock``: also lock the player's row and read the balance, in the same statement."""
+    ``lock``: also lock the player's row and read the balance, in the same statement;
+    ``operator``: the server runs in operator mode, where a demo player's session is refused (403)."""
     row = tx.one("session_lock" if lock else "session", {"token": token.sha256})
     if row is None:
         raise ApiError(401, "unknown_token", "unknown session token")
     if parse_ts(row[0]) <= utcnow():
         raise ApiError(401, "session_expired", "the session has expired; open a new one")
-    return Principal(player_id=row[1], player=row[2], balance=row[3] if lock else None)
+    if operator and row[3]:
+        raise DEMO_REFUSED
+    return Principal(player_id=row[1], player=row[2], balance=row[4] if lock else None)
 
 
-def authenticate(engine: Engine, authorization: str | None) -> Principal:
-    """The player a ``Authorization: Bearer <token>`` header belongs to (401 when missing, unknown or expired)."""
+def authenticate(engine: Engine, authorization: str | None, operator: bool = False) -> Principal:
+    """The player a ``Authorization: Bearer <token>`` header belongs to (401 when missing, unknown or
+    expired; 403 for a demo player's session when ``operator``)."""
     token = bearer(authorization)
     with transaction(engine, write=False) as tx:
-        return session_principal(tx, token)
+        return session_principal(tx, token, operator=operator)
+
+
+def demo_players(engine: Engine) -> int:
+    """How many demo players (play money) the database holds."""
+    with transaction(engine, write=False) as tx:
+        return tx.one("demo_players", {})[0]

@@ -11,10 +11,11 @@ from pathlib import Path
 
 import typer
 
-from reelforge.server.config import DEFAULT_DATABASE, ConfigError, ServerConfig, load_config
+from reelforge.server.config import DEFAULT_DATABASE, DEMO_DATABASE, ConfigError, ServerConfig, load_config
 
 ENV_CONFIG = "REELFORGE_SERVER_CONFIG"
 ENV_DB = "REELFORGE_SERVER_DB"
+ENV_ALLOW_DEMO = "REELFORGE_ALLOW_DEMO_PLAYERS_WITH_REAL_MONEY"
 
 
 def _config(path: Path | None, demo: bool) -> ServerConfig:
@@ -45,28 +46,41 @@ def _existing_database(url: str):
 def serve(
     config: Path | None = typer.Option(None, "--config", help="operator configuration (TOML)"),
     demo: bool = typer.Option(False, "--demo", help="use the packaged demo configuration (demo sessions)"),
-    db: str | None = typer.Option(None, "--db", help=f"database URL (default: the config's, else {DEFAULT_DATABASE})"),
+    db: str | None = typer.Option(None, "--db", help=f"database URL (default: the config's, else {DEFAULT_DATABASE}; "
+                                                 f"with --demo {DEMO_DATABASE})"),
     host: str = typer.Option("127.0.0.1", "--host"),
     port: int = typer.Option(8000, "--port", min=1, max=65535),
     workers: int = typer.Option(1, "--workers", min=1, max=64, help="server processes (they share the database)"),
+    allow_demo_players: bool = typer.Option(
+        False, "--allow-demo-players-with-real-money",
+        help="operator mode: start even though the database holds demo players (play money); they stay refused"),
 ) -> None:
     """Run the game server (FastAPI under uvicorn)."""
     import uvicorn
 
     from reelforge.server.app import create_app
-    from reelforge.server.auth import ensure_demo_player
+    from reelforge.server.auth import demo_players, ensure_demo_player
     from reelforge.server.db import DatabaseError, open_database
+    from reelforge.server.http import uvicorn_settings
 
     if config is None and not demo:
         raise typer.BadParameter("give --config FILE (operator configuration) or --demo", param_hint="--config")
     cfg = _config(config, demo)
-    url = db or cfg.database or DEFAULT_DATABASE
+    # The demo's play money lives in a file of its own, never the operator's default database.
+    url = db or cfg.database or (DEMO_DATABASE if demo else DEFAULT_DATABASE)
     try:
-        engine = open_database(url)  # create or migrate once before any worker starts
+        engine = open_database(url, cfg)  # create or migrate once before any worker starts
     except DatabaseError as exc:
         raise typer.BadParameter(str(exc), param_hint="--db") from exc
     demo_balance = ensure_demo_player(engine, cfg) if cfg.demo else None
+    mixed = 0 if cfg.demo or allow_demo_players else demo_players(engine)
     engine.dispose()
+    if mixed:
+        typer.echo(f"error: operator mode refused: {url} holds {mixed} demo player(s) with play money, which must "
+                   "not mix with real money; give operator mode a database of its own (or "
+                   "--allow-demo-players-with-real-money: they stay refused)", err=True)
+        raise typer.Exit(2)
+    limits = uvicorn_settings(cfg.request_timeout_seconds)
     shown = "localhost" if host in ("0.0.0.0", "::") else host
     typer.echo(f"reelforge server ({cfg.mode} mode) on {url}")
     typer.echo(f"Open http://{shown}:{port}/  (API: http://{shown}:{port}/docs, OpenAPI: /openapi.json)")
@@ -74,20 +88,24 @@ def serve(
         typer.echo(f"Demo player 'demo' (balance {demo_balance} minor units): "
                    f"POST http://{shown}:{port}/api/v1/sessions with {{\"player\": \"demo\"}}")
     if workers == 1:
-        uvicorn.run(create_app(cfg, url), host=host, port=port, log_level="warning", access_log=False)
+        uvicorn.run(create_app(cfg, url, allow_demo_players=allow_demo_players), host=host, port=port, **limits)
         return
     os.environ[ENV_CONFIG] = "" if demo else str(Path(config).resolve())
     os.environ[ENV_DB] = url
+    os.environ[ENV_ALLOW_DEMO] = "1" if allow_demo_players else ""
     uvicorn.run("reelforge.server.commands:app_from_env", factory=True, host=host, port=port, workers=workers,
-                log_level="warning", access_log=False)
+                **limits)
 
 
 def app_from_env():
     """App factory for multi-process serving (each uvicorn worker builds its own app)."""
     from reelforge.server.app import create_app
+    from reelforge.server.http import set_request_timeout
 
     path = os.environ.get(ENV_CONFIG) or None
-    return create_app(load_config(path), os.environ[ENV_DB])
+    config = load_config(path)
+    set_request_timeout(config.request_timeout_seconds)  # this worker process's own setting
+    return create_app(config, os.environ[ENV_DB], allow_demo_players=bool(os.environ.get(ENV_ALLOW_DEMO)))
 
 
 def verify(
@@ -132,7 +150,8 @@ def expire(
     config: Path | None = typer.Option(None, "--config", help="operator configuration (for round_expiry_days)"),
     days: float | None = typer.Option(None, "--days", min=0.0, help="override the expiry (days)"),
 ) -> None:
-    """Void every round unfinished longer than the expiry (stake refunded, pays void, reason recorded)."""
+    """Complete every round unfinished longer than the expiry: its remaining steps revealed, its decided win
+    credited (never refunded: rounds are decided when staked)."""
     from dataclasses import replace
 
     from reelforge.server.rounds import RoundService
@@ -145,7 +164,8 @@ def expire(
     engine = _existing_database(url)
     n = RoundService(engine, cfg).expire()
     engine.dispose()
-    typer.echo(f"{n} round(s) unfinished for more than {cfg.round_expiry_days:g} days voided")
+    typer.echo(f"{n} round(s) unfinished for more than {cfg.round_expiry_days:g} days completed "
+               "(decided wins credited)")
 
 
 def register(app: typer.Typer) -> None:

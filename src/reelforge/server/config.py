@@ -6,11 +6,17 @@ Example (see ``demo.toml`` next to this module)::
     mode = "operator"              # "demo": anyone opens a demo session by name
     currency = "EUR"
     demo_balance = 100000          # minor units, demo mode only
-    round_expiry_days = 90         # unfinished rounds older than this become void
+    round_expiry_days = 90         # unfinished rounds older than this are completed (decided win paid)
     session_ttl_minutes = 720
     expiry_check_seconds = 3600    # the server's periodic expiry check (0: off)
     database = "sqlite:///reelforge.db"   # optional; --db overrides it
     api_key_sha256 = "<hex>"       # operator mode: SHA-256 of the operator's API key
+    idempotency_retention_days = 7 # stored answers of Idempotency-Keys are purged after this
+    max_balance = 1000000000000000 # minor units; a deposit beyond it is refused
+    db_pool_size = 20              # database connections kept per server process
+    db_max_overflow = 10           # extra connections per process under bursts
+    db_pool_timeout_seconds = 10   # how long a request waits for a connection before 503
+    request_timeout_seconds = 10   # a request's headers and body must arrive within this (else 408)
 
     [games.forge-of-fortunes]
     build = "96.2"
@@ -36,8 +42,12 @@ from reelforge.games.registry import GAME_CLASSES, get_game
 
 DEMO_CONFIG = Path(__file__).resolve().parent / "demo.toml"
 DEFAULT_DATABASE = "sqlite:///reelforge.db"
+DEMO_DATABASE = "sqlite:///reelforge-demo.db"
+"""``serve --demo``'s database (``make run``): play money never in the operator's default file."""
 MAX_BET = 10**12
 """Upper bound on any bet in minor units (keeps every amount far inside int64)."""
+MAX_BALANCE = 10**15
+"""Default cap on a player's balance in minor units (``max_balance``): a deposit beyond it is refused."""
 
 
 class ConfigError(ValueError):
@@ -64,6 +74,12 @@ class ServerConfig:
     database: str | None = None
     api_key_sha256: str | None = None
     games: dict[str, GameConfig] = field(default_factory=dict)
+    idempotency_retention_days: float = 7.0
+    max_balance: int = MAX_BALANCE
+    db_pool_size: int = 20
+    db_max_overflow: int = 10
+    db_pool_timeout_seconds: float = 10.0
+    request_timeout_seconds: float = 10.0
 
     @property
     def demo(self) -> bool:
@@ -80,6 +96,8 @@ class ServerConfig:
 
 _SERVER_KEYS = {"mode", "currency", "demo_balance", "round_expiry_days", "session_ttl_minutes",
                 "expiry_check_seconds", "database", "api_key_sha256"}
+_SERVER_KEYS |= {"idempotency_retention_days", "max_balance", "db_pool_size", "db_max_overflow",
+                 "db_pool_timeout_seconds", "request_timeout_seconds"}
 _GAME_KEYS = {"build", "bet_ladder"}
 
 
@@ -178,13 +196,34 @@ def parse_config(data: dict[str, Any], where: str = "config") -> ServerConfig:
             raise ConfigError(f"{gwhere}: missing 'bet_ladder'")
         games[game_id] = GameConfig(game_id, build, bet_ladder(section["bet_ladder"], gwhere))
 
+    extra = _storage_settings(server, f"{where} [server]")
     return ServerConfig(
+        **extra,
         mode=mode, currency=currency.upper(), demo_balance=demo_balance,
         round_expiry_days=_number(server, "round_expiry_days", 90, f"{where} [server]"),
         session_ttl_minutes=_number(server, "session_ttl_minutes", 720, f"{where} [server]"),
         expiry_check_seconds=_number(server, "expiry_check_seconds", 3600, f"{where} [server]", positive=False),
         database=database, api_key_sha256=api_key, games=games,
     )
+
+
+def _integer(section: dict[str, Any], key: str, default: int, low: int, high: int, where: str) -> int:
+    value = section.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise ConfigError(f"{where}: '{key}' must be an integer in [{low}, {high}], got {value!r}")
+    return value
+
+
+def _storage_settings(server: dict[str, Any], where: str) -> dict[str, Any]:
+    """The idempotency retention, the balance cap and the database pool of ``[server]``."""
+    return {
+        "idempotency_retention_days": _number(server, "idempotency_retention_days", 7, where),
+        "max_balance": _integer(server, "max_balance", MAX_BALANCE, 1, 2**62, where),
+        "db_pool_size": _integer(server, "db_pool_size", 20, 1, 1000, where),
+        "db_max_overflow": _integer(server, "db_max_overflow", 10, 0, 1000, where),
+        "db_pool_timeout_seconds": _number(server, "db_pool_timeout_seconds", 10, where),
+        "request_timeout_seconds": _number(server, "request_timeout_seconds", 10, where),
+    }
 
 
 def load_config(path: str | Path | None) -> ServerConfig:

@@ -13,16 +13,18 @@ The schema is created or upgraded on start by Alembic (``migrations/``).
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError
+from sqlalchemy.exc import ArgumentError, OperationalError
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 _PG_MIGRATION_LOCK = 0x72656C66  # advisory lock id: several processes may start at once
@@ -32,8 +34,29 @@ class DatabaseError(ValueError):
     """The database URL is unusable."""
 
 
-def make_engine(url: str) -> Engine:
+WAL_LIMIT = 64 * 1024 * 1024
+"""SQLite: the WAL is reset (and truncated to this size, ``journal_size_limit``) once it grows past it."""
+START_WAIT = 30.0
+"""Seconds a starting server waits for a PostgreSQL that refuses connections or restarts."""
+_PG_BUSY = ("too many clients", "remaining connection slots", "too many connections", "connection refused",
+            "the database system is starting up", "the database system is shutting down",
+            "the database system is in recovery mode", "server closed the connection",
+            "terminating connection due to administrator command", "the database system is not yet accepting")
+
+
+@dataclass(frozen=True)
+class PoolSettings:
+    """Database connections per server process: kept (``size``), extra under bursts (``overflow``),
+    and how long a request waits for one (``timeout`` seconds) before it is answered 503."""
+
+    size: int = 20
+    overflow: int = 10
+    timeout: float = 10.0
+
+
+def make_engine(url: str, pool: PoolSettings | None = None) -> Engine:
     """An engine for ``url`` with the transaction behaviour described above."""
+    pool = pool or PoolSettings()
     try:
         parsed = make_url(url)
     except ArgumentError as exc:
@@ -46,7 +69,7 @@ def make_engine(url: str) -> Engine:
             raise DatabaseError("SQLite needs a file path, e.g. sqlite:///reelforge.db")
         Path(database).expanduser().resolve().parent.mkdir(parents=True, exist_ok=True)
         engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30},
-                               pool_size=20, max_overflow=10)
+                               pool_size=pool.size, max_overflow=pool.overflow, pool_timeout=pool.timeout)
 
         @event.listens_for(engine, "connect")
         def _sqlite_connect(dbapi_connection, _record) -> None:  # pragma: no cover - driver hook
@@ -66,6 +89,8 @@ def make_engine(url: str) -> Engine:
             # checkpointer thread does it (see Checkpointer); a closing last connection
             # checkpoints too, so command-line tools leave no WAL behind.
             cursor.execute("PRAGMA wal_autocheckpoint=0")
+            # A reset WAL is truncated back to this size (else it keeps its peak size on disk).
+            cursor.execute(f"PRAGMA journal_size_limit={WAL_LIMIT}")
             cursor.close()
 
         @event.listens_for(engine, "begin")
@@ -81,7 +106,25 @@ def make_engine(url: str) -> Engine:
     if backend == "postgresql":
         if parsed.get_driver_name() not in ("psycopg", "psycopg2"):
             parsed = parsed.set(drivername="postgresql+psycopg")
-        return create_engine(parsed, pool_size=20, max_overflow=10, pool_pre_ping=True)
+        engine = create_engine(parsed, pool_size=pool.size, max_overflow=pool.overflow, pool_timeout=pool.timeout,
+                               pool_pre_ping=True)
+
+        @event.listens_for(engine, "do_connect")
+        def _pg_connect(dialect, _record, cargs, cparams):  # pragma: no cover - driver hook
+            # Out of connections (max_connections reached) or restarting: wait for a slot, bounded by
+            # the pool timeout, instead of failing the request at once.
+            deadline = time.monotonic() + pool.timeout
+            delay = 0.02
+            while True:
+                try:
+                    return dialect.loaded_dbapi.connect(*cargs, **cparams)
+                except dialect.loaded_dbapi.OperationalError as exc:
+                    if time.monotonic() + delay > deadline or not any(m in str(exc).lower() for m in _PG_BUSY):
+                        raise
+                time.sleep(delay)
+                delay = min(delay * 2, 0.1)
+
+        return engine
     raise DatabaseError(f"unsupported database {backend!r}: use sqlite:///path.db or postgresql+psycopg://...")
 
 
@@ -111,6 +154,11 @@ class Checkpointer:
     write lock so its writers wait on the lock and start the moment the
     reset ends, instead of polling SQLite's busy handler, whose sleeps (up
     to 100 ms each) would outlast the reset itself.
+
+    The WAL is also reset as soon as it passes :data:`WAL_LIMIT` (checked at
+    every tick), and ``journal_size_limit`` makes the first write after a
+    reset truncate the file back to that size: on a nearly full disk the WAL
+    once peaked at 138 MB and, keeping its size, refilled freed space at once.
     """
 
     RESET_WAIT_MS = 250
@@ -151,10 +199,19 @@ class Checkpointer:
         finally:
             conn.close()
 
+    def wal_bytes(self) -> int:
+        """The WAL file's size (0 when there is none)."""
+        try:
+            return os.path.getsize(f"{self.engine.url.database}-wal")
+        except OSError:
+            return 0
+
     def _run(self) -> None:
         last_reset = time.monotonic()
         while not self._stop.wait(self.interval):
-            reset = time.monotonic() - last_reset >= self.reset_interval
+            # Reset every reset_interval, and early once the WAL passes WAL_LIMIT (a fast writer, or a
+            # nearly full disk: the WAL must not take the last free space).
+            reset = time.monotonic() - last_reset >= self.reset_interval or self.wal_bytes() > WAL_LIMIT
             try:
                 done = self.checkpoint(reset)
             except Exception:  # noqa: BLE001 - a busy database is retried next time
@@ -239,9 +296,22 @@ def migrate(engine: Engine) -> None:
         command.upgrade(alembic_config(conn), "head")
 
 
-def open_database(url: str) -> Engine:
-    """Engine for ``url`` with the schema migrated to the newest version."""
-    engine = make_engine(url)
-    migrate(engine)
-    return engine
+def open_database(url: str, config: Any = None) -> Engine:
+    """Engine for ``url`` with the schema migrated to the newest version (``config``: a
+    :class:`~reelforge.server.config.ServerConfig` whose pool settings to use)."""
+    pool = None if config is None else PoolSettings(config.db_pool_size, config.db_max_overflow,
+                                                    config.db_pool_timeout_seconds)
+    engine = make_engine(url, pool)
+    # A server (re)started while PostgreSQL restarts waits for it rather than exiting.
+    deadline = time.monotonic() + START_WAIT
+    while True:
+        try:
+            migrate(engine)
+            return engine
+        except OperationalError as exc:
+            if is_sqlite(engine) or time.monotonic() > deadline or \
+                    not any(m in str(exc).lower() for m in _PG_BUSY):
+                engine.dispose()
+                raise
+            time.sleep(0.2)
 

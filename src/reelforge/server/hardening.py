@@ -6,7 +6,11 @@
   ``Content-Length`` are checked against the limit before anything reads
   them.) Without this, a chunked body of any size was read into memory.
 * Security headers on every answer: ``X-Content-Type-Options: nosniff``,
-  ``X-Frame-Options: DENY`` and ``Referrer-Policy: no-referrer``; API answers
+  ``X-Frame-Options: DENY``, ``Referrer-Policy: no-referrer`` and a
+  ``Content-Security-Policy`` under which the browser client works (its own
+  origin only, no inline script; inline styles allowed). The interactive API
+  docs (``/docs``, ``/redoc``; demo mode only: operator mode serves none)
+  load FastAPI's scripts from a CDN and get a policy that allows that; API answers
   (``/api/``: balances, rounds, session tokens) also get
   ``Cache-Control: no-store`` so no cache keeps them.
 
@@ -19,8 +23,19 @@ from __future__ import annotations
 import json
 from typing import Any
 
-SECURITY_HEADERS = [(b"x-content-type-options", b"nosniff"), (b"x-frame-options", b"DENY"),
-                    (b"referrer-policy", b"no-referrer")]
+CONTENT_SECURITY_POLICY = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+                           "img-src 'self' data:; connect-src 'self'; font-src 'self'; object-src 'none'; "
+                           "base-uri 'none'; frame-ancestors 'none'; form-action 'self'")
+DOCS_POLICY = ("default-src 'self'; script-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net; "
+               "style-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net; img-src 'self' data: "
+               "https://fastapi.tiangolo.com; connect-src 'self'; object-src 'none'; base-uri 'none'; "
+               "frame-ancestors 'none'")
+"""The demo's interactive API docs only (FastAPI's pages load Swagger UI / ReDoc from a CDN)."""
+DOCS_PATHS = ("/docs", "/docs/oauth2-redirect", "/redoc")
+BASE_HEADERS = [(b"x-content-type-options", b"nosniff"), (b"x-frame-options", b"DENY"),
+                (b"referrer-policy", b"no-referrer")]
+SECURITY_HEADERS = [*BASE_HEADERS, (b"content-security-policy", CONTENT_SECURITY_POLICY.encode())]
+DOCS_HEADERS = [*BASE_HEADERS, (b"content-security-policy", DOCS_POLICY.encode())]
 NO_STORE = (b"cache-control", b"no-store")
 
 
@@ -35,7 +50,9 @@ class Hardening:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        extra = SECURITY_HEADERS + ([NO_STORE] if scope.get("path", "").startswith("/api/") else [])
+        path = scope.get("path", "")
+        extra = (DOCS_HEADERS if path in DOCS_PATHS else SECURITY_HEADERS) + \
+            ([NO_STORE] if path.startswith("/api/") else [])
 
         async def send_with_headers(message: dict[str, Any]) -> None:
             if message["type"] == "http.response.start":

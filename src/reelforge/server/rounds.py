@@ -1,26 +1,37 @@
-"""Rounds as step machines over the common :class:`~reelforge.game.Game` interface.
+"""Rounds as step machines over the common :class:`~reelforge.game.Game` interface,
+decided when they are staked (``shared/spec/PLATFORM.md``, "Rounds").
 
-One round, one transaction per request:
+One round, one transaction per request; this module is the one place of the
+round lifecycle:
 
 * start: lock the player, debit the stake (or the feature-buy price) as a
-  ledger entry, create the round, play its first step (the paid spin);
-* step: lock the player, play the round's next step, persist the step (its
-  draws, events, win and the state after it);
-* the step that finishes a round credits the win, ``floor(bet * total_win_x)``
+  ledger entry, play the whole round through the rules with the live draw
+  source (every step, every draw), store every step, and reveal the first
+  (the paid spin). Nothing of a later step leaves the server before it is
+  revealed: answers carry the revealed steps only, and the round's row holds
+  only what is revealed (its state, step count and win so far);
+* step: lock the player, reveal the round's next stored step;
+* the reveal of the last step credits the win, ``floor(bet * total_win_x)``
   minor units, as a ledger entry. Builds' win amounts are multiples of
   ``1 / game.win_unit(build)`` of the bet, so a bet that is a multiple of the
   win unit never rounds (the shipped ladders are; a test checks it). Should an
   operator configure a bet that is not, the player is paid the floor and the
-  exact ``total_win_x`` stays on the round for the audit.
+  exact ``total_win_x`` stays on the round for the audit;
+* expiry: a round still unfinished after ``round_expiry_days`` is completed:
+  its remaining steps are revealed and its decided win is credited, recorded
+  as ``completed_on_expiry`` with the date. It is never refunded: abandoning
+  a round that went badly gains nothing.
 
 Live play draws from the OS CSPRNG through a :class:`~reelforge.draws.RecordingDraws`
 so every draw is stored with its step; :func:`reelforge.server.verify.verify_round`
 replays them.
 
-"Malfunction voids all pays and plays": any error while the rules play a step
-(other than a :class:`~reelforge.game.RulesError`, which is the client's
-mistake and changes nothing) voids the round in the same transaction: the
-stake is refunded, nothing is paid, and the error is recorded as the reason.
+"Malfunction voids all pays and plays": any error of the rules or the draw
+source while a round is decided voids it in the stake's transaction, before
+anything of it is shown: the stake is refunded, nothing is paid, and the
+error is recorded as the reason. A step action the rules refuse (a
+:class:`~reelforge.game.RulesError` for the player's ``action``) is the
+client's mistake and changes nothing.
 """
 
 from __future__ import annotations
@@ -38,7 +49,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from sqlalchemy import Engine, select
 
-from reelforge.draws import DrawSource, RecordingDraws, SecureDraws
+from reelforge.draws import DrawSource, RecordedDraws, RecordingDraws, SecureDraws
 from reelforge.game import Game, RulesError
 from reelforge.games.registry import get_game
 from reelforge.server.auth import SessionToken, session_principal
@@ -115,6 +126,41 @@ def _text_iso(value: str) -> str | None:
     return iso(parse_ts(value))
 
 
+def steps_text(bet: int, step_rows: list[dict[str, Any]]) -> str:
+    """The JSON text of steps (the items of a round answer's ``steps`` list, without brackets)."""
+    return ",".join(
+        f'{{"index":{s["idx"]},"kind":{_jstr(s["kind"])},"action":{_jstr(s["action"])},'
+        f'"draws":{s["draws"]},"events":{s["events"]},"win_x":{_jstr(s["win_x"])},'
+        f'"win":{_money_of(bet, s["win_x"])},"total_win_x":{_jstr(s["total_win_x"])},'
+        f'"finished":{"true" if s["finished"] else "false"},"next_step":{_jstr(s["next_step"])},'
+        f'"state":{s["state"]},"created_at":{_jstr(_stored_iso(s["created_at"]))}}}'
+        for s in step_rows)
+
+
+class RoundAnswer(NamedTuple):
+    """A round answer in parts: ``head`` (the round up to its ``steps`` list), the ``steps`` (the
+    first ``shown`` steps of round ``round_id``) and ``tail``; stored without the steps."""
+
+    status: int
+    head: str
+    steps: str
+    tail: str
+    round_id: int
+    shown: int
+
+    @property
+    def text(self) -> str:
+        return self.head + self.steps + self.tail
+
+
+class Malfunction(Exception):
+    """The rules or the draw source failed while deciding a round: the round is void."""
+
+
+MAX_ROUND_STEPS = 100_000
+"""A round that has not finished after this many steps is a malfunction of the rules."""
+
+
 def request_hash(*parts: Any) -> str:
     return hashlib.sha256(json.dumps(parts, sort_keys=True, default=to_jsonable).encode()).hexdigest()
 
@@ -185,38 +231,76 @@ class RoundService:
 
     # -- idempotency --------------------------------------------------------------
     def _idempotent(self, tx: Tx, scope: str, key: str, req_hash: str,
-                    action: Callable[[], tuple[int, str]]) -> Answer:
-        """Run ``action`` (giving the status and the body as JSON text) once per (scope, key);
-        a retry returns the stored first answer.
+                    action: Callable[[], tuple[int, str] | RoundAnswer]) -> Answer:
+        """Run ``action`` (giving the status and the body as JSON text, or a :class:`RoundAnswer`)
+        once per (scope, key); a retry returns the stored first answer.
 
         The caller holds the player's row lock, so a concurrent retry waits
         here and then finds the stored answer. Refusals (4xx raised as
         :class:`ApiError`) roll back and are not stored: they changed nothing.
+        A round answer is stored without its steps (they are stored once, in
+        ``steps``, and never change once revealed), so a round's stored bytes
+        grow with its steps, not with their square; a retry puts them back.
         """
         row = tx.one("idem_get", {"scope": scope, "key": key})
         if row is not None:
-            if row[0] != req_hash:
-                raise ApiError(409, "idempotency_key_reused",
-                               "this Idempotency-Key was already used for a different request")
-            return Answer(row[1], row[2])
-        status, text = action()
-        tx.run("idem_put", {"scope": scope, "key": key, "request_sha256": req_hash, "status_code": status,
-                            "response": text, "created_at": tx.ts(utcnow())})
-        return Answer(status, text)
+            return self._stored_answer(tx, row, req_hash)
+        answer = action()
+        record = {"scope": scope, "key": key, "request_sha256": req_hash, "status_code": answer[0],
+                  "created_at": tx.ts(utcnow()), "round_id": None, "steps_at": None, "steps_shown": None}
+        if isinstance(answer, RoundAnswer):
+            record.update(response=answer.head + answer.tail, round_id=answer.round_id, steps_at=len(answer.head),
+                          steps_shown=answer.shown)
+            answer = Answer(answer.status, answer.text)
+        else:
+            record["response"] = answer[1]
+        tx.run("idem_put", record)
+        return Answer(*answer)
 
-    # -- rounds -------------------------------------------------------------------
+    def _stored_answer(self, tx: Tx, row: tuple, req_hash: str) -> Answer:
+        stored_hash, status, text, round_id, steps_at, shown = row
+        if stored_hash != req_hash:
+            raise ApiError(409, "idempotency_key_reused",
+                           "this Idempotency-Key was already used for a different request")
+        if text == "":  # purged after the retention: the request was carried out; it is not carried out again
+            raise ApiError(409, "idempotency_key_expired",
+                           f"this Idempotency-Key was used more than {self.config.idempotency_retention_days:g} "
+                           "days ago; the request was carried out then and is not repeated (its answer is no "
+                           "longer kept)")
+        if round_id is None:
+            return Answer(status, text)
+        bet = tx.one("round_bet", {"id": round_id})[0]
+        return Answer(status, text[:steps_at] + steps_text(bet, tx.steps(round_id, shown)) + text[steps_at:])
+
+    def purge_idempotency(self, now: datetime | None = None) -> int:
+        """Drop the stored answers of idempotency keys older than the retention; return how many.
+
+        The key and its request's hash stay (a few dozen bytes): a retry after
+        the retention is refused with ``idempotency_key_expired`` instead of
+        being carried out a second time, so nothing is ever charged twice.
+        """
+        cutoff = (now or utcnow()) - timedelta(days=self.config.idempotency_retention_days)
+        with transaction(self.engine) as tx:
+            tx.run("idem_purge", {"cutoff": tx.ts(cutoff)})
+            return tx.cursor.rowcount
+
+    # -- the round lifecycle ----------------------------------------------------------
+    # A round is decided when it is staked: start_round plays it through to the end (every step,
+    # every draw) and stores every step, unrevealed; each step request reveals the next stored
+    # step; the last reveal credits the win. Expiry completes a round (reveals the rest, credits
+    # the decided win); only a malfunction while deciding voids one (refund, nothing paid).
     @staticmethod
-    def _lock(tx: Tx, player: int | SessionToken) -> tuple[int, int]:
+    def _lock(tx: Tx, player: int | SessionToken, operator: bool = False) -> tuple[int, int]:
         """``(player_id, balance)`` with the player's row locked: a player id as given, or the session
         token's player (checked, and locked, by the same statement)."""
         if isinstance(player, int):
             return player, lock_player(tx, player)[1]
-        who = session_principal(tx, player, lock=True)
+        who = session_principal(tx, player, lock=True, operator=operator)
         return who.player_id, who.balance
 
     def start_round(self, player: int | SessionToken, game_id: str, bet: int, auto_adjust_bet: bool,
                     buy_feature: bool | str | None, key: str) -> Answer:
-        """Debit the stake, create the round and play its first step."""
+        """Debit the stake, decide the whole round, and reveal its first step (the paid spin)."""
         active = self.active(game_id)
         mode = self.resolve_mode(active, buy_feature)
         ladder = active.config.bet_ladder
@@ -229,9 +313,9 @@ class RoundService:
         req = request_hash("start", game_id, bet, auto_adjust_bet, buy_feature)
 
         with transaction(self.engine) as tx:
-            player_id, balance = self._lock(tx, player)
+            player_id, balance = self._lock(tx, player, not self.config.demo)
 
-            def act() -> tuple[int, str]:
+            def act() -> RoundAnswer:
                 open_round = tx.one("open_round", {"player_id": player_id, "game": game_id})
                 if open_round is not None:
                     raise ApiError(409, "unfinished_round",
@@ -250,90 +334,135 @@ class RoundService:
                     chosen = fits[-1]
                     cost = self.cost(active, chosen, mode)
                 now = utcnow()
-                state = dumps(active.game.start_round(active.build, mode))
+                start = active.game.start_round(active.build, mode)
                 rnd = {"player_id": player_id, "game": game_id, "build": active.config.build, "mode": mode,
-                       "bet": chosen, "requested_bet": bet, "cost": cost, "status": "open", "state": state,
+                       "bet": chosen, "requested_bet": bet, "cost": cost, "status": "open", "state": dumps(start),
                        "next_step": None, "step_count": 0, "total_win_x": "0", "win": 0, "void_reason": None,
-                       "created_at": now, "updated_at": now, "finished_at": None}
-                step_rows: list[dict[str, Any]] = []
-                new_balance = self._play(tx, active.game, active.build, rnd, step_rows, None, balance,
-                                         stake_kind="stake" if mode == "paid" else "feature_buy")
-                return 201, self.round_text(rnd, step_rows, new_balance)
+                       "created_at": now, "updated_at": now, "finished_at": None, "completed_on_expiry": False}
+                stake_kind = "stake" if mode == "paid" else "feature_buy"
+                try:
+                    decided = self._decide(active.game, active.build, start, 0, now)
+                except Malfunction as exc:
+                    rnd.update(status="void", void_reason=str(exc), finished_at=now)
+                    self._insert(tx, rnd)
+                    balance_after = post_entry(tx, player_id, balance, stake_kind, -cost, rnd["id"], now)
+                    if cost:
+                        balance_after = post_entry(tx, player_id, balance_after, "refund", cost, rnd["id"], now)
+                    return self.round_answer(201, rnd, [], balance_after)
+                self._advance(rnd, decided[0], None, now)
+                self._insert(tx, rnd)
+                balance_after = post_entry(tx, player_id, balance, stake_kind, -cost, rnd["id"], now)
+                tx.many("insert_step", [{**row, "round_id": rnd["id"], "created_at": tx.ts(now),
+                                         "revealed_at": tx.ts(row["revealed_at"])} for row in decided])
+                if rnd["status"] == "finished" and rnd["win"]:
+                    balance_after = post_entry(tx, player_id, balance_after, "win", rnd["win"], rnd["id"], now)
+                return self.round_answer(201, rnd, decided[:1], balance_after)
 
             return self._idempotent(tx, f"player:{player_id}", key, req, act)
 
     def play_step(self, player: int | SessionToken, round_id: int, action: str | None,
                   key: str) -> Answer:
-        """Play the next step of the player's unfinished round."""
+        """Reveal the next step of the player's unfinished round (the last one credits the win)."""
         req = request_hash("step", round_id, action)
         with transaction(self.engine) as tx:
-            player_id, balance = self._lock(tx, player)
+            player_id, balance = self._lock(tx, player, not self.config.demo)
 
-            def act() -> tuple[int, str]:
+            def act() -> RoundAnswer:
                 rnd = self._own_round(tx, player_id, round_id, lock=True)
                 if rnd["status"] != "open":
                     raise ApiError(409, "round_not_open",
                                    f"round {round_id} is {rnd['status']}; no step is left to play")
                 game = get_game(rnd["game"])
                 if action is not None and action not in game.step_actions:
-                    raise ApiError(422, "unknown_action",
+                    raise ApiError(409, "unknown_action",
                                    f"{rnd['game']} steps take no action {action!r}; actions: {list(game.step_actions)}")
-                step_rows = tx.steps(round_id)
-                if self._expired(rnd, utcnow()):
-                    new_balance = self._void(tx, rnd, balance, self._expiry_reason(rnd))
-                else:
-                    build = self.build(rnd["game"], rnd["build"])
-                    new_balance = self._play(tx, game, build, rnd, step_rows, action, balance)
-                return 200, self.round_text(rnd, step_rows, new_balance)
+                build = self.build(rnd["game"], rnd["build"])
+                now = utcnow()
+                index = rnd["step_count"]
+                rows = tx.steps(round_id, index + 1)
+                if len(rows) <= index:  # stored before rounds were decided at the stake
+                    try:
+                        rows += self._store_decided(tx, rnd, game, build, now)
+                    except Malfunction as exc:
+                        return self.round_answer(200, rnd, rows, self._void(tx, rnd, balance, str(exc)))
+                if self._expired(rnd, now):
+                    rows = tx.steps(round_id)
+                    return self.round_answer(200, rnd, rows, self._complete(tx, rnd, rows, balance, now))
+                row = rows[index]
+                if action is not None:
+                    self._check_action(game, build, rnd["state"], row, action)
+                self._advance(rnd, row, action, now)
+                tx.run("reveal_step", {"round_id": round_id, "idx": index, "revealed_at": tx.ts(now),
+                                       "action": action})
+                self._save(tx, rnd)
+                new_balance = balance
+                if rnd["status"] == "finished" and rnd["win"]:
+                    new_balance = post_entry(tx, player_id, balance, "win", rnd["win"], round_id, now)
+                return self.round_answer(200, rnd, rows, new_balance)
 
             return self._idempotent(tx, f"player:{player_id}", key, req, act)
 
-    def _play(self, tx: Tx, game: Game, build: Any, rnd: dict[str, Any], step_rows: list[dict[str, Any]],
-              action: str | None, balance: int, stake_kind: str | None = None) -> int:
-        """Play one step of ``rnd`` and persist it (``rnd`` and ``step_rows`` are updated in place);
-        return the player's balance afterwards.
-
-        A new round (no ``id`` yet; ``stake_kind`` says how its cost is debited) is inserted only
-        after its first step is played, with the state after it, and then debited: a round that
-        its paid spin finishes never passes through the open-round indexes.
-        """
-        recorder = RecordingDraws(self.draw_factory())
-        malfunction = None
+    def _decide(self, game: Game, build: Any, state: dict[str, Any], first: int,
+                now: datetime) -> list[dict[str, Any]]:
+        """Play a round from ``state`` to its end with the live draw source; the step rows (unrevealed,
+        numbered from ``first``). Any error of the rules or the draw source is a :class:`Malfunction`."""
+        rows: list[dict[str, Any]] = []
         try:
-            step = game.play_step(build, json.loads(rnd["state"]), recorder, action)
-            events, new_state = dumps(step.events), dumps(step.state)
-            win_x, total_x = Fraction(step.win), Fraction(step.total_win)
+            recorder = RecordingDraws(self.draw_factory())
+            while True:
+                step = game.play_step(build, state, recorder, None)
+                rows.append({"idx": first + len(rows), "kind": step.kind, "action": None,
+                             "draws": dumps(recorder.take()), "events": dumps(step.events),
+                             "win_x": str(Fraction(step.win)), "total_win_x": str(Fraction(step.total_win)),
+                             "finished": bool(step.finished), "next_step": step.next_step,
+                             "state": dumps(step.state), "created_at": now, "revealed_at": None})
+                if step.finished:
+                    return rows
+                if len(rows) >= MAX_ROUND_STEPS:
+                    raise RuntimeError(f"the round did not finish within {MAX_ROUND_STEPS} steps")
+                state = step.state
+        except Exception as exc:  # noqa: BLE001 - a malfunction voids the round instead of failing the request
+            log.error("malfunction while deciding a round of %s: %s: %s", game.id, type(exc).__name__, exc)
+            raise Malfunction(f"malfunction while deciding step {first + len(rows) + 1}: "
+                              f"{type(exc).__name__}: {exc}") from exc
+
+    def _store_decided(self, tx: Tx, rnd: dict[str, Any], game: Game, build: Any,
+                       now: datetime) -> list[dict[str, Any]]:
+        """Decide and store the rest of a round stored before rounds were decided at the stake
+        (its later steps were to be drawn when played); the new step rows."""
+        rows = self._decide(game, build, json.loads(rnd["state"]), rnd["step_count"], now)
+        tx.many("insert_step", [{**row, "round_id": rnd["id"], "created_at": tx.ts(now), "revealed_at": None}
+                                for row in rows])
+        return rows
+
+    @staticmethod
+    def _check_action(game: Game, build: Any, state: str, row: dict[str, Any], action: str) -> None:
+        """Refuse an action the step being revealed does not take (the rules say which, as when the
+        step was played on request): its stored draws go through the rules with the action."""
+        try:
+            game.play_step(build, json.loads(state), RecordedDraws(json.loads(row["draws"])), action)
         except RulesError as exc:
             raise ApiError(409, "rules_refused", str(exc)) from exc
-        except Exception as exc:  # noqa: BLE001 - a malfunction voids the round instead of failing the request
-            log.exception("malfunction in round %s step %s", rnd.get("id", "(new)"), rnd["step_count"] + 1)
-            malfunction = f"malfunction during step {rnd['step_count'] + 1}: {type(exc).__name__}: {exc}"
-        now = utcnow()
-        new = "id" not in rnd
-        if malfunction is not None:
-            if not new:
-                return self._void(tx, rnd, balance, malfunction)
-            rnd.update(status="void", void_reason=malfunction, win=0, next_step=None, updated_at=now,
-                       finished_at=now)
-            self._insert(tx, rnd)
-            balance = post_entry(tx, rnd["player_id"], balance, stake_kind, -rnd["cost"], rnd["id"], now)
-            return post_entry(tx, rnd["player_id"], balance, "refund", rnd["cost"], rnd["id"], now) \
-                if rnd["cost"] else balance
-        row = {"idx": rnd["step_count"], "kind": step.kind, "action": action, "draws": dumps(recorder.take()),
-               "events": events, "win_x": str(win_x), "total_win_x": str(total_x), "finished": bool(step.finished),
-               "next_step": step.next_step, "state": new_state, "created_at": now}
-        rnd.update(state=new_state, step_count=rnd["step_count"] + 1, total_win_x=str(total_x),
-                   next_step=step.next_step, updated_at=now)
-        if step.finished:
-            rnd.update(status="finished", win=money(rnd["bet"], total_x), finished_at=now, next_step=None)
-        if new:
-            self._insert(tx, rnd)
-            balance = post_entry(tx, rnd["player_id"], balance, stake_kind, -rnd["cost"], rnd["id"], now)
-        else:
-            self._save(tx, rnd)
-        tx.run("insert_step", {**row, "round_id": rnd["id"], "created_at": tx.ts(now)})
-        step_rows.append(row)
-        if step.finished and rnd["win"]:
+
+    @staticmethod
+    def _advance(rnd: dict[str, Any], row: dict[str, Any], action: str | None, now: datetime) -> None:
+        """Reveal ``row`` (the round's next step) in ``rnd`` and ``row`` (in memory)."""
+        row.update(revealed_at=now, action=action)
+        rnd.update(state=row["state"], step_count=row["idx"] + 1, total_win_x=row["total_win_x"],
+                   next_step=row["next_step"], updated_at=now)
+        if row["finished"]:
+            rnd.update(status="finished", win=money(rnd["bet"], Fraction(row["total_win_x"])), finished_at=now,
+                       next_step=None)
+
+    def _complete(self, tx: Tx, rnd: dict[str, Any], rows: list[dict[str, Any]], balance: int,
+                  now: datetime) -> int:
+        """Complete an expired round: reveal its remaining steps and credit its decided win."""
+        tx.run("reveal_rest", {"round_id": rnd["id"], "revealed_at": tx.ts(now)})
+        for row in rows[rnd["step_count"]:]:
+            self._advance(rnd, row, None, now)
+        rnd["completed_on_expiry"] = True
+        self._save(tx, rnd)
+        if rnd["win"]:
             balance = post_entry(tx, rnd["player_id"], balance, "win", rnd["win"], rnd["id"], now)
         return balance
 
@@ -346,11 +475,11 @@ class RoundService:
     @staticmethod
     def _save(tx: Tx, rnd: dict[str, Any]) -> None:
         tx.run("update_round", {k: rnd[k] for k in ("id", "status", "state", "next_step", "step_count",
-                                                     "total_win_x", "win", "void_reason")}
+                                                     "total_win_x", "win", "void_reason", "completed_on_expiry")}
                | {"updated_at": tx.ts(rnd["updated_at"]), "finished_at": tx.ts(rnd["finished_at"])})
 
     def _void(self, tx: Tx, rnd: dict[str, Any], balance: int, reason: str) -> int:
-        """Void an open round: refund what it cost, pay nothing, record why."""
+        """Void an open round (a malfunction while deciding it): refund what it cost, pay nothing, record why."""
         now = utcnow()
         rnd.update(status="void", void_reason=reason, win=0, next_step=None, updated_at=now, finished_at=now)
         self._save(tx, rnd)
@@ -360,10 +489,6 @@ class RoundService:
 
     def _expired(self, rnd: dict[str, Any], now: datetime) -> bool:
         return parse_ts(rnd["created_at"]) + timedelta(days=self.config.round_expiry_days) <= now
-
-    def _expiry_reason(self, rnd: dict[str, Any]) -> str:
-        return (f"expired: unfinished for more than {self.config.round_expiry_days:g} days "
-                f"(started {iso(parse_ts(rnd['created_at']))}); stake refunded, pays void")
 
     def purge_sessions(self, now: datetime | None = None) -> int:
         """Delete sessions that expired more than a day ago (their tokens are refused anyway)."""
@@ -377,29 +502,39 @@ class RoundService:
             return conn.execute(delete(sessions).where(sessions.c.expires_at < cutoff)).rowcount
 
     def expire(self, now: datetime | None = None, batch: int = 500) -> int:
-        """Void every round unfinished longer than the expiry; return how many were voided.
+        """Complete every round unfinished longer than the expiry (its remaining steps revealed, its
+        decided win credited, never refunded); return how many were completed.
 
         Safe to run from several processes at once: each round is re-checked
-        under its player's row lock before it is voided.
+        under its player's row lock before it is completed.
         """
         now = now or utcnow()
         cutoff = now - timedelta(days=self.config.round_expiry_days)
-        voided = 0
+        completed = 0
         while True:
             with read_transaction(self.engine) as conn:
                 candidates = conn.execute(select(rounds.c.id, rounds.c.player_id).where(
                     rounds.c.status == "open", rounds.c.created_at <= cutoff).order_by(rounds.c.id).limit(batch)).all()
             if not candidates:
-                return voided
+                return completed
             for round_id, player_id in candidates:
                 with transaction(self.engine) as tx:
                     _, balance, _ = lock_player(tx, player_id)
                     rnd = tx.round(round_id, lock=True)
-                    if rnd["status"] == "open" and self._expired(rnd, now):
-                        self._void(tx, rnd, balance, self._expiry_reason(rnd))
-                        voided += 1
+                    if rnd["status"] != "open" or not self._expired(rnd, now):
+                        continue
+                    rows = tx.steps(round_id)
+                    if not rows or not rows[-1]["finished"]:  # stored before rounds were decided at the stake
+                        game = get_game(rnd["game"])
+                        try:
+                            rows += self._store_decided(tx, rnd, game, self.build(rnd["game"], rnd["build"]), now)
+                        except Malfunction as exc:
+                            self._void(tx, rnd, balance, str(exc))
+                            continue
+                    self._complete(tx, rnd, rows, balance, now)
+                    completed += 1
             if len(candidates) < batch:
-                return voided
+                return completed
 
     # -- reading ----------------------------------------------------------------------
     @staticmethod
@@ -418,24 +553,24 @@ class RoundService:
             "events": json.loads(s["events"]), "win_x": s["win_x"], "win": money(rnd["bet"], Fraction(s["win_x"])),
             "total_win_x": s["total_win_x"], "finished": bool(s["finished"]), "next_step": s["next_step"],
             "state": json.loads(s["state"]), "created_at": iso(parse_ts(s["created_at"])),
-        } for s in step_rows]
+        } for s in step_rows[:rnd["step_count"]]]
         body["state"] = json.loads(rnd["state"])
         body["balance"] = balance
         return body
 
+    def round_answer(self, status: int, rnd: dict[str, Any], step_rows: list[dict[str, Any]],
+                     balance: int) -> RoundAnswer:
+        """``dumps(self.round_json(rnd, step_rows, balance))`` in its three parts (see :class:`RoundAnswer`),
+        made without decoding and re-encoding the stored JSON of every step (draws, events, state): that
+        text is spliced in as it is (it was written by :func:`dumps`, so it is what re-encoding would give).
+        Only the revealed steps (the first ``step_count``) are ever in it."""
+        return RoundAnswer(status, f'{dumps(self.summary_json(rnd))[:-1]},"steps":[',
+                           steps_text(rnd["bet"], step_rows[:rnd["step_count"]]),
+                           f'],"state":{rnd["state"]},"balance":{balance}}}', rnd["id"], rnd["step_count"])
+
     def round_text(self, rnd: dict[str, Any], step_rows: list[dict[str, Any]], balance: int) -> str:
-        """``dumps(self.round_json(rnd, step_rows, balance))``, made without decoding and re-encoding
-        the stored JSON of every step (draws, events, state): that text is spliced in as it is (it was
-        written by :func:`dumps`, so it is what re-encoding would give)."""
-        bet = rnd["bet"]
-        steps = ",".join(
-            f'{{"index":{s["idx"]},"kind":{_jstr(s["kind"])},"action":{_jstr(s["action"])},'
-            f'"draws":{s["draws"]},"events":{s["events"]},"win_x":{_jstr(s["win_x"])},'
-            f'"win":{_money_of(bet, s["win_x"])},"total_win_x":{_jstr(s["total_win_x"])},'
-            f'"finished":{"true" if s["finished"] else "false"},"next_step":{_jstr(s["next_step"])},'
-            f'"state":{s["state"]},"created_at":{_jstr(_stored_iso(s["created_at"]))}}}'
-            for s in step_rows)
-        return f'{dumps(self.summary_json(rnd))[:-1]},"steps":[{steps}],"state":{rnd["state"]},"balance":{balance}}}'
+        """The answer text of :meth:`round_answer`."""
+        return self.round_answer(200, rnd, step_rows, balance).text
 
     def summary_json(self, rnd: Any) -> dict[str, Any]:
         return {
@@ -445,15 +580,17 @@ class RoundService:
             "next_step": rnd["next_step"], "step_count": rnd["step_count"], "total_win_x": rnd["total_win_x"],
             "total_win": rnd["win"] if rnd["status"] != "open" else _money_of(rnd["bet"], rnd["total_win_x"]),
             "paid": rnd["win"], "void_reason": rnd["void_reason"],
+            "completed_on_expiry": bool(rnd["completed_on_expiry"]),
             "created_at": _stored_iso(rnd["created_at"]), "updated_at": _stored_iso(rnd["updated_at"]),
             "finished_at": _stored_iso(rnd["finished_at"]),
         }
 
     def _full(self, tx: Tx, rnd: dict[str, Any]) -> dict[str, Any]:
         balance = tx.one("balance", {"id": rnd["player_id"]})[0]
-        return self.round_json(rnd, tx.steps(rnd["id"]), balance)
+        return self.round_json(rnd, tx.steps(rnd["id"], rnd["step_count"]), balance)
 
     def get_round(self, player_id: int, round_id: int) -> dict[str, Any]:
+        """One of the player's rounds with its revealed steps."""
         with transaction(self.engine, write=False) as tx:
             return self._full(tx, self._own_round(tx, player_id, round_id))
 

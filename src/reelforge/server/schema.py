@@ -23,6 +23,7 @@ from sqlalchemy import (
     Table,
     Text,
     UniqueConstraint,
+    false,
     text,
 )
 
@@ -68,6 +69,7 @@ rounds = Table(
     Column("created_at", DateTime(timezone=True), nullable=False),
     Column("updated_at", DateTime(timezone=True), nullable=False),
     Column("finished_at", DateTime(timezone=True)),
+    Column("completed_on_expiry", Boolean, nullable=False, server_default=false()),
     CheckConstraint("status in ('open', 'finished', 'void')", name="ck_rounds_status"),
     CheckConstraint("bet > 0 and cost >= 0 and win >= 0", name="ck_rounds_amounts"),
 )
@@ -91,6 +93,7 @@ steps = Table(
     Column("next_step", String(32)),
     Column("state", Text, nullable=False),
     Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("revealed_at", DateTime(timezone=True)),  # NULL: decided at the stake, not yet shown
 )
 
 ledger = Table(
@@ -117,6 +120,11 @@ idempotency = Table(
     Column("status_code", Integer, nullable=False),
     Column("response", Text, nullable=False),
     Column("created_at", DateTime(timezone=True), nullable=False),
+    # A round answer is stored without its steps: the first steps_shown steps go back in at steps_at.
+    Column("round_id", BigInteger),
+    Column("steps_at", Integer),
+    Column("steps_shown", Integer),
 )
+Index("ix_idempotency_created", idempotency.c.created_at)
 
 LEDGER_KINDS = ("deposit", "withdrawal", "stake", "feature_buy", "win", "refund")

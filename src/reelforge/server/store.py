@@ -28,37 +28,49 @@ from reelforge.server.db import is_sqlite, sqlite_writer
 
 ROUND_COLUMNS = ("id", "player_id", "game", "build", "mode", "bet", "requested_bet", "cost", "status", "state",
                  "next_step", "step_count", "total_win_x", "win", "void_reason", "created_at", "updated_at",
-                 "finished_at")
+                 "finished_at", "completed_on_expiry")
 STEP_COLUMNS = ("idx", "kind", "action", "draws", "events", "win_x", "total_win_x", "finished", "next_step", "state",
-                "created_at")
+                "created_at", "revealed_at")
 
 _SQL: dict[str, str] = {
-    "session": "SELECT s.expires_at, p.id, p.name FROM sessions s JOIN players p ON p.id = s.player_id "
+    "session": "SELECT s.expires_at, p.id, p.name, p.demo FROM sessions s JOIN players p ON p.id = s.player_id "
                "WHERE s.token_sha256 = :token",
-    "session_lock": "SELECT s.expires_at, p.id, p.name, p.balance FROM sessions s JOIN players p "
+    "session_lock": "SELECT s.expires_at, p.id, p.name, p.demo, p.balance FROM sessions s JOIN players p "
                     "ON p.id = s.player_id WHERE s.token_sha256 = :token{lock_p}",
     "lock_player": "SELECT id, balance, currency FROM players WHERE id = :id{lock}",
     "set_balance": "UPDATE players SET balance = :balance WHERE id = :id",
     "ledger": "INSERT INTO ledger (player_id, kind, amount, balance_after, round_id, created_at) "
               "VALUES (:player_id, :kind, :amount, :balance_after, :round_id, :created_at)",
-    "idem_get": "SELECT request_sha256, status_code, response FROM idempotency WHERE scope = :scope AND key = :key",
-    "idem_put": "INSERT INTO idempotency (scope, key, request_sha256, status_code, response, created_at) "
-                "VALUES (:scope, :key, :request_sha256, :status_code, :response, :created_at)",
+    "idem_get": "SELECT request_sha256, status_code, response, round_id, steps_at, steps_shown FROM idempotency "
+                "WHERE scope = :scope AND key = :key",
+    "idem_put": "INSERT INTO idempotency (scope, key, request_sha256, status_code, response, created_at, round_id, "
+                "steps_at, steps_shown) VALUES (:scope, :key, :request_sha256, :status_code, :response, :created_at, "
+                ":round_id, :steps_at, :steps_shown)",
     "open_round": "SELECT id FROM rounds WHERE player_id = :player_id AND game = :game AND status = 'open'",
     "insert_round": "INSERT INTO rounds (player_id, game, build, mode, bet, requested_bet, cost, status, state, "
-                    "next_step, step_count, total_win_x, win, void_reason, created_at, updated_at, finished_at) "
-                    "VALUES (:player_id, :game, :build, :mode, :bet, :requested_bet, :cost, :status, :state, "
-                    ":next_step, :step_count, :total_win_x, :win, :void_reason, :created_at, :updated_at, "
-                    ":finished_at) RETURNING id",
+                    "next_step, step_count, total_win_x, win, void_reason, created_at, updated_at, finished_at, "
+                    "completed_on_expiry) VALUES (:player_id, :game, :build, :mode, :bet, :requested_bet, :cost, "
+                    ":status, :state, :next_step, :step_count, :total_win_x, :win, :void_reason, :created_at, "
+                    ":updated_at, :finished_at, :completed_on_expiry) RETURNING id",
     "round": f"SELECT {', '.join(ROUND_COLUMNS)} FROM rounds WHERE id = :id{{lock}}",
     "update_round": "UPDATE rounds SET status = :status, state = :state, next_step = :next_step, "
                     "step_count = :step_count, total_win_x = :total_win_x, win = :win, void_reason = :void_reason, "
-                    "updated_at = :updated_at, finished_at = :finished_at WHERE id = :id",
+                    "updated_at = :updated_at, finished_at = :finished_at, "
+                    "completed_on_expiry = :completed_on_expiry WHERE id = :id",
     "steps": f"SELECT {', '.join(STEP_COLUMNS)} FROM steps WHERE round_id = :round_id ORDER BY idx",
+    "steps_before": f"SELECT {', '.join(STEP_COLUMNS)} FROM steps WHERE round_id = :round_id AND idx < :n "
+                    "ORDER BY idx",
     "insert_step": "INSERT INTO steps (round_id, idx, kind, action, draws, events, win_x, total_win_x, finished, "
-                   "next_step, state, created_at) VALUES (:round_id, :idx, :kind, :action, :draws, :events, :win_x, "
-                   ":total_win_x, :finished, :next_step, :state, :created_at)",
+                   "next_step, state, created_at, revealed_at) VALUES (:round_id, :idx, :kind, :action, :draws, "
+                   ":events, :win_x, :total_win_x, :finished, :next_step, :state, :created_at, :revealed_at)",
+    "reveal_step": "UPDATE steps SET revealed_at = :revealed_at, action = :action WHERE round_id = :round_id "
+                   "AND idx = :idx AND revealed_at IS NULL",
+    "reveal_rest": "UPDATE steps SET revealed_at = :revealed_at WHERE round_id = :round_id AND revealed_at IS NULL",
+    "idem_purge": "UPDATE idempotency SET response = '', round_id = NULL, steps_at = NULL, steps_shown = NULL "
+                  "WHERE created_at < :cutoff AND response <> ''",
     "balance": "SELECT balance FROM players WHERE id = :id",
+    "round_bet": "SELECT bet FROM rounds WHERE id = :id",
+    "demo_players": "SELECT count(*) FROM players WHERE demo",
     "player_by_name": "SELECT id, name, balance, currency, demo FROM players WHERE name = :name{lock}",
     "insert_player": "INSERT INTO players (name, balance, currency, demo, created_at) "
                      "VALUES (:name, :balance, :currency, :demo, :created_at) RETURNING id",
@@ -117,6 +129,9 @@ class Tx:
         self.cursor.execute(self.sql[name], params)
         return self.cursor.fetchone()
 
+    def many(self, name: str, params: list[dict[str, Any]]) -> None:
+        self.cursor.executemany(self.sql[name], params)
+
     def all(self, name: str, params: dict[str, Any]) -> list[tuple]:
         self.cursor.execute(self.sql[name], params)
         return self.cursor.fetchall()
@@ -127,8 +142,11 @@ class Tx:
         row = self.cursor.fetchone()
         return None if row is None else dict(zip(ROUND_COLUMNS, row, strict=True))
 
-    def steps(self, round_id: int) -> list[dict[str, Any]]:
-        return [dict(zip(STEP_COLUMNS, row, strict=True)) for row in self.all("steps", {"round_id": round_id})]
+    def steps(self, round_id: int, before: int | None = None) -> list[dict[str, Any]]:
+        """The round's stored steps in order: all of them, or those with an index below ``before``."""
+        rows = self.all("steps", {"round_id": round_id}) if before is None else \
+            self.all("steps_before", {"round_id": round_id, "n": before})
+        return [dict(zip(STEP_COLUMNS, row, strict=True)) for row in rows]
 
 
 @contextmanager
@@ -170,12 +188,29 @@ def transaction(engine: Engine, write: bool = True) -> Iterator[Tx]:
             if sqlite:
                 cursor.execute("ROLLBACK")
             else:
-                conn.rollback()
+                _rollback(conn)
             raise
         if sqlite:
             cursor.execute("COMMIT")
         else:
-            conn.commit()
+            try:
+                conn.commit()
+            except BaseException:
+                _rollback(conn)
+                raise
         cursor.close()
     finally:
         conn.close()  # back to the pool
+
+
+def _rollback(conn: Any) -> None:
+    """Roll back a pooled PostgreSQL connection, or, when it is gone (PostgreSQL restarted, the connection
+    cut), invalidate it so the pool neither resets nor reuses it (a reset would fail and log a traceback)."""
+    raw = conn.dbapi_connection
+    if raw is None or getattr(raw, "broken", False) or getattr(raw, "closed", False):
+        conn.invalidate()
+        return
+    try:
+        raw.rollback()
+    except Exception:  # noqa: BLE001 - it died now: the same as above
+        conn.invalidate()

@@ -1,6 +1,11 @@
 """Audit replay: a stored round's draws go back through the rules engine and the
 result must match what was stored and paid.
 
+Rounds are decided at the stake and revealed step by step. An unfinished
+round is checked as far as it is revealed (its unrevealed steps are neither
+replayed nor reported: a player's verify must not disclose them); a finished
+one in full, every step revealed.
+
 Checked for every round: each replayed step's kind, events, win, finished
 flag, next step and state against the stored step; the round's total win;
 and the money: the stake (or feature-buy price) debited once, the win
@@ -31,11 +36,16 @@ def _canon(raw: str) -> Any:
 def verify_round_row(conn: Connection, rnd: Any) -> list[str]:
     """Differences between a stored round and its replay (empty: the round verifies)."""
     diffs: list[str] = []
-    step_rows = conn.execute(select(steps).where(steps.c.round_id == rnd.id).order_by(steps.c.idx)).all()
+    query = select(steps).where(steps.c.round_id == rnd.id)
+    if rnd.status == "open":
+        query = query.where(steps.c.idx < rnd.step_count)  # what is revealed, nothing more
+    step_rows = conn.execute(query.order_by(steps.c.idx)).all()
     if [s.idx for s in step_rows] != list(range(len(step_rows))):
         diffs.append(f"step indices are not 0..{len(step_rows) - 1}: {[s.idx for s in step_rows]}")
     if len(step_rows) != rnd.step_count:
-        diffs.append(f"round says {rnd.step_count} steps, {len(step_rows)} are stored")
+        diffs.append(f"round says {rnd.step_count} steps revealed, {len(step_rows)} are")
+    if any(s.revealed_at is None for s in step_rows):
+        diffs.append("a step the round counts as revealed was never revealed")
     try:
         game = get_game(rnd.game)
         build = game.load_build(rnd.build)

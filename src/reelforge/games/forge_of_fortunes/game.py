@@ -24,7 +24,11 @@ move the marker up one runner (reaching the top runner ends the feature and pays
 reel 3 moves the marker back one runner unless the runner is safe; otherwise nothing changes.
 Coal appears only during the feature and only on reel 3. Slag blocks in the base game.
 The award is the runner reached last, not the highest visited; runner values are never added together.
-Safe runners: {safe}. Maximum win {top}x total bet. Malfunction voids all pays and plays."""
+Safe runners: {safe}. Maximum win {top}x total bet.
+Every round is decided when it is staked; an interrupted round continues where it stopped. A round left
+unfinished past the expiry (90 days unless the operator sets another) is completed and its win paid; it is
+never refunded. Malfunction (an error while the round is decided, before anything of it is shown) voids all
+pays and plays."""
 
 
 class ForgeOfFortunes(Game):

@@ -44,7 +44,10 @@ RULES_TEXT = [
     "FREE SPINS use the triggering bet; the FORGE REEL has no Blanks and shows at least one Multiplier. "
     "FREE SPINS cannot be retriggered.",
     "The maximum win is 20,000x the total bet; the round ends when it is reached.",
-    "Malfunction voids all pays and plays.",
+    "Every round is decided when it is staked; an interrupted round continues where it stopped. "
+    "A round left unfinished past the expiry (90 days unless the operator sets another) is completed "
+    "and its win paid; it is never refunded. Malfunction (an error while the round is decided, before "
+    "anything of it is shown) voids all pays and plays.",
 ]
 
 

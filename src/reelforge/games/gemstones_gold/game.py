@@ -40,7 +40,10 @@ RULES_TEXT = [
     "The maximum win of a round (paid spin plus feature) is 7,500x total bet; when it is reached the round "
     "ends paying exactly 7,500x and remaining free spins are forfeited.",
     "Feature Buy: buys 10 free spins for the price shown (a multiple of total bet).",
-    "Malfunction voids all pays and plays.",
+    "Every round is decided when it is staked; an interrupted round continues where it stopped. "
+    "A round left unfinished past the expiry (90 days unless the operator sets another) is completed "
+    "and its win paid; it is never refunded. Malfunction (an error while the round is decided, before "
+    "anything of it is shown) voids all pays and plays.",
 ]
 
 

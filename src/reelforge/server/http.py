@@ -1,0 +1,164 @@
+"""The HTTP/1.1 connection limits the server runs under (uvicorn with httptools).
+
+uvicorn's httptools protocol has no limit on a request's headers and no
+timeout on a connection that sends nothing or sends its request slowly: one
+request with a 32 MiB header was read whole into memory and answered 200,
+and idle or slow connections stayed open for as long as their clients liked.
+:class:`GuardedHttpTools` adds them (``serve`` runs uvicorn with it):
+
+* headers (request line included) over :data:`MAX_HEADER_BYTES`, or more
+  than :data:`MAX_HEADERS` of them: ``431`` and the connection closed; the
+  size is checked on the raw bytes while the headers arrive, so an oversized
+  header is refused before it is buffered whole;
+* a request whose headers and body have not all arrived within
+  :data:`REQUEST_TIMEOUT` seconds of its first byte (``request_timeout_seconds``
+  in the configuration; :func:`set_request_timeout`): ``408`` and closed; a
+  new connection that sends nothing in that time is closed;
+* between requests, uvicorn's keep-alive timeout (5 s) closes idle connections.
+
+(h11, uvicorn's other protocol, limits only the header size; hypercorn and
+granian were not needed for three limits this small.)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import httptools
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+MAX_HEADER_BYTES = 16 * 1024
+MAX_HEADERS = 100
+REQUEST_TIMEOUT = 10.0
+
+
+def _answer(status: int, reason: bytes, code: str, detail: str) -> bytes:
+    body = json.dumps({"error": code, "detail": detail}).encode()
+    return (b"HTTP/1.1 %d %s\r\ncontent-type: application/json\r\ncontent-length: %d\r\nconnection: close\r\n\r\n"
+            % (status, reason, len(body))) + body
+
+
+TOO_LARGE = _answer(431, b"Request Header Fields Too Large", "headers_too_large",
+                    f"request headers are limited to {MAX_HEADER_BYTES} bytes and {MAX_HEADERS} fields")
+
+
+def set_request_timeout(seconds: float) -> None:
+    """This process's request timeout (every server process sets it from its configuration)."""
+    global REQUEST_TIMEOUT
+    REQUEST_TIMEOUT = float(seconds)
+
+
+def _timed_out_answer() -> bytes:
+    return _answer(408, b"Request Timeout", "request_timeout",
+                   f"the request did not arrive in full within {REQUEST_TIMEOUT:g} s")
+
+
+class _Refused(Exception):
+    """Stops the parser: the request was refused and answered."""
+
+
+class GuardedHttpTools(HttpToolsProtocol):
+    """uvicorn's httptools protocol with header limits and request timeouts (see the module docstring)."""
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._refused = False
+        self._in_headers = False
+        self._raw = self._sizes = self._count = 0
+        self._deadline: asyncio.TimerHandle | None = None
+        self._arm()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm()
+        super().connection_lost(exc)
+
+    def _arm(self) -> None:
+        if self._deadline is None:
+            self._deadline = self.loop.call_later(REQUEST_TIMEOUT, self._timed_out)
+
+    def _disarm(self) -> None:
+        if self._deadline is not None:
+            self._deadline.cancel()
+            self._deadline = None
+
+    def _timed_out(self) -> None:
+        self._deadline = None
+        if self.transport.is_closing():
+            return
+        if self.cycle is None or self.cycle.response_complete:  # between requests, or nothing sent yet
+            if self._in_headers or (self.cycle is not None and self.cycle.more_body):
+                self.transport.write(_timed_out_answer())
+            self.transport.close()
+        elif self._in_headers or self.cycle.more_body:  # the app waits for a body that does not come
+            self._refuse(_timed_out_answer())
+
+    def _refuse(self, answer: bytes) -> None:
+        self._refused = True
+        self._disarm()
+        if self.cycle is not None and not self.cycle.response_complete:
+            self.cycle.disconnected = True  # the app stops waiting for the rest of the body
+            self.cycle.message_event.set()
+        self.transport.write(answer)
+        self.transport.close()
+
+    def data_received(self, data: bytes) -> None:
+        if self._refused:
+            return
+        self._unset_keepalive_if_required()
+        if self._in_headers:
+            self._raw += len(data)
+        try:
+            self.parser.feed_data(data)
+        except _Refused:
+            return
+        except httptools.HttpParserUpgrade:
+            if self._should_upgrade():
+                self.handle_websocket_upgrade()
+            else:
+                self._unsupported_upgrade_warning()
+            return
+        except httptools.HttpParserError as exc:
+            if self._refused or isinstance(exc.__context__, _Refused):
+                return
+            msg = "Invalid HTTP request received."
+            self.logger.warning(msg)
+            self.send_400_response(msg)
+            return
+        if self._in_headers and self._raw > MAX_HEADER_BYTES:
+            self._refuse(TOO_LARGE)
+
+    def on_message_begin(self) -> None:
+        super().on_message_begin()
+        self._in_headers = True
+        self._raw = self._sizes = self._count = 0
+        self._arm()
+
+    def on_url(self, url: bytes) -> None:
+        self._sizes += len(url)
+        super().on_url(url)
+
+    def on_header(self, name: bytes, value: bytes) -> None:
+        self._sizes += len(name) + len(value) + 4
+        self._count += 1
+        if self._sizes > MAX_HEADER_BYTES or self._count > MAX_HEADERS:
+            self._refuse(TOO_LARGE)
+            raise _Refused
+        super().on_header(name, value)
+
+    def on_headers_complete(self) -> None:
+        self._in_headers = False
+        super().on_headers_complete()
+
+    def on_message_complete(self) -> None:
+        self._disarm()
+        super().on_message_complete()
+
+
+def uvicorn_settings(request_timeout: float = REQUEST_TIMEOUT) -> dict:
+    """The uvicorn settings every server process runs with (``serve``, the reliability launcher):
+    these limits (``request_timeout`` seconds for a request to arrive), no ``server`` header, a 5 s
+    keep-alive, no access log."""
+    set_request_timeout(request_timeout)
+    return {"http": GuardedHttpTools, "server_header": False, "timeout_keep_alive": 5, "log_level": "warning",
+            "access_log": False}

@@ -383,7 +383,18 @@ def create_app(config: ServerConfig, database_url: str | None = None, *, engine:
                      "currency": config.currency, "max_win_x": active.game.max_win_x})
         price = active.game.feature_buy_price_x(active.build)
         body["feature_buy_price_x"] = None if price is None else str(Fraction(price))
+        rules = body["rules"] if isinstance(body.get("rules"), list) else str(body.get("rules", "")).split("\n")
+        page = body.setdefault("page", {"sections": [{"title": "Rules", "text": rules}]})
+        page.setdefault("sections", []).append(unfinished_section)
         return JSONResponse(json.loads(dumps(body)))
+
+    # The platform's rule for interrupted rounds, the same in every game's help.
+    unfinished_section = {"title": "Unfinished rounds", "text": [
+        "A round is decided when it is staked. If you leave or lose the connection, the game continues "
+        "from where you stopped when you open it again.",
+        f"A round left unfinished for {config.round_expiry_days:g} days is completed and its win paid; "
+        "it is never refunded.",
+        "A malfunction voids the round and refunds its stake (malfunction voids all pays and plays)."]}
 
     @app.get("/api/v1/settings", tags=["games"])
     def settings() -> JSONResponse:

@@ -38,7 +38,7 @@ OPERATOR_KEY = "web-test-operator-key"
 ARTIFACTS = Path(os.environ.get("REELFORGE_ARTIFACTS", Path(__file__).resolve().parents[2] / "test-artifacts")) / "web"
 
 PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 2, "is_mobile": True, "has_touch": True}
-DESKTOP = {"viewport": {"width": 1280, "height": 860}}
+DESKTOP = {"viewport": {"width": 1366, "height": 768}}
 
 HERE = Path(__file__).resolve().parent
 

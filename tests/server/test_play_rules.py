@@ -5,6 +5,7 @@ listing that answers 200 with an empty list."""
 from __future__ import annotations
 
 import time
+
 import pytest
 
 from reelforge.draws import SeededDraws

@@ -493,8 +493,18 @@ async function spin({ buy = false } = {}) {
       $("win").classList.remove("big");
       if (!(await keepPace(token))) return;
       setMessage("");
+      const ask = () => api.startRound(game.id, { bet, autoAdjust: $("auto-adjust").checked, buyFeature: buy }, newKey());
+      try {
+        rnd = await ask();
+      } catch (err) {
+        // Another tab or device started a round moments ago: wait out the pace once and ask again.
+        if (!(err instanceof ApiError && err.code === "too_soon")) throw err;
+        S.lastStart = performance.now();
+        if (!(await keepPace(token))) return;
+        rnd = await ask();
+      }
+      // The server counts from when it started the round: at the latest, when its answer arrived.
       S.lastStart = performance.now();
-      rnd = await api.startRound(game.id, { bet, autoAdjust: $("auto-adjust").checked, buyFeature: buy }, newKey());
       if (token !== S.viewToken) return;
       S.renderer.newRound(rnd);
       if (rnd.bet_adjusted) {
@@ -595,14 +605,16 @@ function renderHelp(help, gameId) {
     if (pt.note) body.append(el("p.help-note", { text: pt.note }));
     const tiers = pt.tiers || [];
     body.append(el("table.paytable", { "data-testid": "paytable" },
-      el("thead", {}, el("tr", {}, el("th", { text: "Symbol" }),
-        ...tiers.map((t) => el("th.tier", { text: t })))),
+      el("thead", {},
+        tiers.length > 1 && pt.tier_label ? el("tr", {}, el("th", { rowspan: 2, text: "Symbol" }),
+          el("th.tier.tier-label", { colspan: tiers.length, text: pt.tier_label })) : null,
+        el("tr", {}, tiers.length > 1 && pt.tier_label ? null : el("th", { text: "Symbol" }),
+          ...tiers.map((t) => el("th.tier", { text: t })))),
       el("tbody", {}, ...pt.rows.map((row) => el("tr", { "data-testid": "paytable-row" },
         el("td", {}, el("span.pt-symbol", {}, artNode(gameId, row.art), el("span.pt-name", { text: row.name }))),
         ...(row.pays_x
           ? row.pays_x.map((x) => el("td.pay", {}, formatX(x), el("small", { text: atBet(x) })))
           : [el("td", { colspan: Math.max(1, tiers.length), text: row.text || "" })]))))));
-    if (pt.tier_label) body.append(el("p.help-note", { text: `Columns: ${pt.tier_label.toLowerCase()}.` }));
   }
   for (const feature of page.features || []) {
     body.append(el("h3", {}, feature.title));
@@ -745,6 +757,8 @@ function replayFrames(r) {
     if (caption) frames.push({ order, step, caption });
     order += 1;
   }));
+  // A picture shows the events after it up to the next picture (counters, remaining spins) too.
+  frames.forEach((f, i) => { f.until = i + 1 < frames.length ? frames[i + 1].order - 1 : order - 1; });
   return frames;
 }
 
@@ -764,7 +778,7 @@ async function drawFrame(i) {
   let n = 0;
   // Replay the stored events up to this frame with nothing animated, marks left standing.
   const still = { fast: () => true, wait: async () => {}, still: true, quiet: true,
-    frame: async () => { if (n++ === frame.order) throw STOP; } };
+    frame: async () => { if (n++ === frame.until) throw STOP; } };
   try {
     for (const step of r.steps) await renderer.apply(step, still);
   } catch (e) {

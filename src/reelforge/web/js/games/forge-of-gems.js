@@ -110,6 +110,14 @@ export function create(root, ctx = {}) {
     `${ev.multiplier > 1 ? ` × ${ev.multiplier}` : ""} = ${formatX(ev.win_x)}`;
   const landingText = (l) => `${forgeName(l.forge)} on reel ${l.column} ${FORGE_ART[l.forge] ? FORGE_ART[l.forge][3] : ""}`.trim();
 
+  /** "FORGE REEL: 4 Multipliers, Horizontal Wild" (the replay caption tells each landing). */
+  function landingSummary(landings) {
+    const counts = new Map();
+    for (const l of landings) if (l.forge !== "BLANK") counts.set(forgeName(l.forge), (counts.get(forgeName(l.forge)) || 0) + 1);
+    const parts = [...counts].map(([name, n]) => (n > 1 ? `${n} ${name}s` : name));
+    return parts.length ? `FORGE REEL: ${parts.join(", ")}` : "";
+  }
+
   async function apply(step, anim) {
     for (const ev of step.events) {
       if (ev.type === "spin") {
@@ -159,8 +167,7 @@ export function create(root, ctx = {}) {
         setForge(ev.forge_reel);
         multiplier = ev.multiplier;
         waysBox.textContent = waysText(ev.ways);
-        const effects = ev.landings.filter((l) => l.forge !== "BLANK").map(landingText);
-        say(effects.length ? effects.join(" · ") : `Cascade ${ev.number}`);
+        say(landingSummary(ev.landings) || `Cascade ${ev.number}`);
         showCounters();
         await anim.wait(550);
       } else if (ev.type === "gembox_awarded") {

@@ -176,7 +176,8 @@ export function create(root, ctx = {}) {
     if (ev.type === "spin_result") {
       const revealed = ev.revealed_values || [];
       const sum = revealed.length ? `Revealed ${revealed.map((v) => v + "x").join(" + ")} = ${ev.multiplier_sum}x. ` : "";
-      const total = ev.kind === "free" ? ` Total multiplier ${ev.total_multiplier_after}x.` : "";
+      const total = ev.kind !== "free" ? "" : ev.total_multiplier_after
+        ? ` Total multiplier ${ev.total_multiplier_after}x.` : " Total multiplier: none revealed yet.";
       if (ev.win_x === "0") return `${sum}The spin pays nothing.${total}`;
       const applied = ev.kind === "free" ? ev.multiplier_applied : (ev.multiplier_sum || 1);
       return `${sum}The spin pays ${applied > 1 ? `${formatX(ev.win_before_multiplier_x)} × ${applied} = ` : ""}${formatX(ev.win_x)}.${total}`;

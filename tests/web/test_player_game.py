@@ -52,8 +52,10 @@ def secure_draws_after(web_server):
     web_server.draws.source = SecureDraws()
 
 
-LAYOUT_JS = """([board, counters]) => {
-    const vw = window.innerWidth, vh = window.innerHeight, problems = [];
+LAYOUT_JS = """([board, counters, vw, vh]) => {
+    // The screen is the configured viewport: a phone browser widens its layout viewport to fit overflow.
+    const problems = [];
+    if (window.innerWidth !== vw) problems.push(`the layout viewport grew to ${window.innerWidth}px (content overflows)`);
     const inside = (name, node) => {
         if (!node) { problems.push(`${name}: missing`); return; }
         if (!node.offsetParent && getComputedStyle(node).position !== 'fixed') return;  // not shown now
@@ -85,7 +87,8 @@ LAYOUT_JS = """([board, counters]) => {
 
 def check_table(page, game_id: str, when: str) -> None:
     """The board, the feature counters and the controls inside the screen, no scrolling, no internal ids."""
-    out = page.evaluate(LAYOUT_JS, [BOARD[game_id], COUNTERS[game_id]])
+    size = page.viewport_size
+    out = page.evaluate(LAYOUT_JS, [BOARD[game_id], COUNTERS[game_id], size["width"], size["height"]])
     assert not out["problems"], f"{game_id} {when}: {out['problems']}"
     bad = INTERNAL.search(out["text"])
     assert not bad, f"{game_id} {when}: the player reads {bad.group(0)!r}"

@@ -255,15 +255,22 @@ def test_a_feature_is_announced_and_a_big_win_celebrated_shorter_with_turbo(new_
             }).observe(box, {attributes: true, attributeFilter: ['hidden']});
         });""")
     page.reload()
+    steps = len(expected.steps)
     for turbo in (False, True):
         open_game(page, "forge-of-fortunes", turbo=turbo)
         web_server.draws.source = SeededDraws(seed)
+        page.get_by_test_id("spin").click()
         if not turbo:
-            page.get_by_test_id("spin").click()
             expect(page.get_by_test_id("moment")).to_contain_text("FORGING RE-SPINS!")
             screenshot(page, "feature-start-desktop")
-            idle(page)
-        play_round(page)
+        assert idle(page) == "open"
+        if not turbo:
+            page.get_by_test_id("turbo").click()  # the re-spins in between at speed...
+        for _ in range(steps - 2):
+            assert press_spin(page) == "open"
+        if not turbo:
+            page.get_by_test_id("turbo").click()  # ...and the celebration in full
+        assert press_spin(page) == "idle"
         page.get_by_test_id("nav-lobby").click()
     moments = page.evaluate("window.__moments")
     titles = [m["title"] for m in moments]
@@ -346,19 +353,22 @@ def test_history_replays_a_round_board_by_board(new_page, web_server, game_id):
     captions = []
     cascades = iter(ev for _, ev in events if ev["type"] == "cascade")
     for i in range(total):
-        expect(pos).to_have_attribute("data-index", str(i))
-        caption = page.get_by_test_id("replay-caption").inner_text()
+        shown = page.evaluate("""() => { const stage = document.querySelector('[data-testid=replay-stage]');
+            const grid = stage.querySelector('[data-testid=gg-board]');
+            return {index: document.querySelector('[data-testid=replay-pos]').dataset.index,
+                    caption: document.querySelector('[data-testid=replay-caption]').innerText,
+                    board: grid ? grid.dataset.board : null, marked: stage.querySelectorAll('.gem-cell.win').length,
+                    blockers: [...stage.querySelectorAll('.gg-lane')].map((l) => l.dataset.blockers)}; }""")
+        assert shown["index"] == str(i), (shown, i)
+        caption = shown["caption"]
         assert caption and not INTERNAL.search(caption), caption
         captions.append(caption)
         if game_id == "gemstones-gold" and caption.split(": ", 1)[1].startswith("Cascade"):
             ev = next(cascades)
-            board = "|".join(",".join(GG_CHARS[ch] for ch in reel) for reel in ev["board"])
-            expect(page.get_by_test_id("replay-stage").get_by_test_id("gg-board")).to_have_attribute("data-board", board)
-            marked = page.locator("[data-testid=replay-stage] .gem-cell.win").count()
-            assert marked == sum(w["count"] for w in ev["wins"]), (marked, ev["wins"])
+            assert shown["board"] == "|".join(",".join(GG_CHARS[ch] for ch in reel) for reel in ev["board"])
+            assert shown["marked"] == sum(w["count"] for w in ev["wins"]), (shown["marked"], ev["wins"])
             for b in ev["blockers"]:
-                lane = page.get_by_test_id("replay-stage").get_by_test_id(f"gg-lane-{b['lane']}")
-                expect(lane).to_have_attribute("data-blockers", str(b["remaining"]))
+                assert shown["blockers"][b["lane"] - 1] == str(b["remaining"]), (b, shown["blockers"])
         if i < total - 1:
             page.get_by_test_id("replay-next").click()
     expect(page.get_by_test_id("replay-next")).to_be_disabled()

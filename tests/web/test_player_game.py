@@ -325,6 +325,9 @@ def test_the_help_draws_the_paytable_in_words_and_money(new_page, web_server, ga
         const t = d.querySelector('table').getBoundingClientRect(), b = d.getBoundingClientRect();
         return [d.scrollWidth, d.clientWidth, t.right, b.right]; })()""")
     assert widths[0] <= widths[1] and widths[2] <= widths[3], widths
+    # Names read as words, not a column of letters.
+    names = box.locator(".pt-name").evaluate_all("(ns) => ns.map((n) => [n.textContent, n.getBoundingClientRect().width])")
+    assert all(w >= 70 for _, w in names), names
     screenshot(page, f"help-{game_id}-{'phone' if phone else 'desktop'}")
     page.get_by_test_id("help-close").click()
     expect(box).to_be_hidden()

@@ -604,7 +604,7 @@ function renderHelp(help, gameId) {
     body.append(el("h3", { text: pt.title || "Paytable" }));
     if (pt.note) body.append(el("p.help-note", { text: pt.note }));
     const tiers = pt.tiers || [];
-    body.append(el("table.paytable", { "data-testid": "paytable" },
+    body.append(el(`table.paytable.tiers-${tiers.length}`, { "data-testid": "paytable" },
       el("thead", {},
         tiers.length > 1 && pt.tier_label ? el("tr", {}, el("th", { rowspan: 2, text: "Symbol" }),
           el("th.tier.tier-label", { colspan: tiers.length, text: pt.tier_label })) : null,

@@ -762,8 +762,13 @@ function replayFrames(r) {
   return frames;
 }
 
-const stepWords = (step) => (step.index === 0 ? (step.kind === "paid_spin" || !step.kind ? "Paid spin" : words(step.kind))
-  : `${words(step.kind)} ${step.index}`);
+/** "Paid spin", "Free spin 3", "Re-spin 2", "Gembox": a step named and numbered among its kind. */
+function stepWords(round, step) {
+  if (step.kind === "paid_spin" || (!step.kind && step.index === 0)) return "Paid spin";
+  const same = round.steps.filter((s) => s.kind === step.kind);
+  const name = { respin: "Re-spin", free_spin: "Free spin", gembox: "GEMBOX" }[step.kind] || words(step.kind);
+  return same.length > 1 ? `${name} ${same.indexOf(step) + 1}` : name;
+}
 
 async function drawFrame(i) {
   const r = REPLAY.round;
@@ -787,7 +792,7 @@ async function drawFrame(i) {
   $("replay-pos").textContent = `Picture ${REPLAY.index + 1} of ${frames.length}`;
   $("replay-pos").dataset.index = String(REPLAY.index);
   const win = frame.step.win ? ` This step wins ${S.money(frame.step.win)} (${formatX(frame.step.win_x)} the bet).` : "";
-  $("replay-caption").replaceChildren(el("b", { text: `${stepWords(frame.step)}: ` }), frame.caption + win);
+  $("replay-caption").replaceChildren(el("b", { text: `${stepWords(r, frame.step)}: ` }), frame.caption + win);
   $("replay-prev").disabled = REPLAY.index === 0;
   $("replay-next").disabled = REPLAY.index === frames.length - 1;
 }

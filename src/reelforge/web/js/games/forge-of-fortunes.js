@@ -162,9 +162,9 @@ export function create(root, ctx = {}) {
   }
 
   const reelWords = (symbols) => symbols.map((s) => NAMES[s] || s).join(", ");
-  function describe(ev, step) {
+  function describe(ev) {
     if (ev.type === "reels") {
-      return `${step.kind === "paid_spin" || step.index === 0 ? "Paid spin" : `Re-spin ${step.index}`}: ${reelWords(ev.symbols)}.`;
+      return `The reels show ${reelWords(ev.symbols)}.`;
     }
     if (ev.type === "trigger") return "Three Gold Nuggets trigger the Forging Re-Spins: the marker starts on the first runner.";
     if (ev.type === "win") return `Two Gold Nuggets on reels 1 and 2 pay ${formatX(ev.win_x)} the bet.`;

@@ -207,10 +207,9 @@ export function create(root, ctx = {}) {
     }
   }
 
-  function describe(ev, step) {
+  function describe(ev) {
     if (ev.type === "spin") {
-      const what = step.kind === "free_spin" ? `Free spin ${step.index}` : "Paid spin";
-      return `${what}: the board and the FORGE REEL, ${waysText(ev.ways)}, win multiplier x${ev.multiplier}.`;
+      return `The board and the FORGE REEL: ${waysText(ev.ways)}, win multiplier x${ev.multiplier}.`;
     }
     if (ev.type === "win") return `${winText(ev)}.`;
     if (ev.type === "cascade") {

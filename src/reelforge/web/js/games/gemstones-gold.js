@@ -164,8 +164,8 @@ export function create(root, ctx = {}) {
   function describe(ev, step) {
     if (ev.type === "spin") {
       return ev.kind === "free"
-        ? `Free spin ${step.index}: the starting board. A value lies under every column, each covered by 2 blockers.`
-        : "Paid spin: the starting board. 3 values lie under 3 columns of the multiplier reel, each covered by 3 blockers.";
+        ? "The starting board. A value lies under every column, each covered by 2 blockers."
+        : "The starting board. 3 values lie under 3 columns of the multiplier reel, each covered by 3 blockers.";
     }
     if (ev.type === "cascade") {
       const hits = ev.blockers.filter((b) => b.removed).map((b) => (b.remaining === 0

@@ -46,6 +46,31 @@ def feature_seed(game_id: str, mode: str = "paid", min_steps: int = 4, min_x: Fr
     raise AssertionError(f"no {game_id} round with {min_steps}+ steps and {min_x}x in 50,000 seeds")
 
 
+# Records every feature moment the page shows: its title, amount and how long it stayed up.
+MOMENTS_JS = """window.__moments = [];
+    document.addEventListener('DOMContentLoaded', () => {
+        const box = document.getElementById('moment');
+        let shown = 0;
+        new MutationObserver(() => {
+            if (!box.hidden) shown = performance.now();
+            else if (shown) window.__moments.push({title: document.getElementById('moment-title').textContent,
+                amount: document.getElementById('moment-amount').textContent, ms: performance.now() - shown});
+        }).observe(box, {attributes: true, attributeFilter: ['hidden']});
+    });"""
+
+
+@cache
+def retrigger_seed() -> int:
+    """The first seed whose bought Gemstones Gold feature is retriggered (at most 16 free spins)."""
+    game = get_game("gemstones-gold")
+    build = game.load_build(DEMO.games["gemstones-gold"].build)
+    for seed in range(2000):
+        steps = game.play_round(build, SeededDraws(seed), "buy").steps
+        if len(steps) <= 16 and any(ev["type"] == "free_spins_awarded" for st in steps for ev in st.events):
+            return seed
+    raise AssertionError("no retriggered feature in 2,000 seeds")
+
+
 @pytest.fixture(autouse=True)
 def secure_draws_after(web_server):
     yield
@@ -203,9 +228,11 @@ def test_the_lobby_and_a_game_log_no_console_errors(new_page, web_server):
 
 def test_a_bought_feature_is_announced_with_its_receipt_kept_in_the_phone_history(new_page, web_server):
     page = new_page(phone=True)
+    page.add_init_script(MOMENTS_JS)
     token = session(page, web_server, unique_player("receipt"))
     open_game(page, "gemstones-gold", turbo=False)
     price = page.get_by_test_id("buy").get_attribute("data-price")
+    web_server.draws.source = SeededDraws(retrigger_seed())
     page.get_by_test_id("buy").click()
     page.get_by_test_id("buy-yes").click()
     moment = page.get_by_test_id("moment")
@@ -221,6 +248,14 @@ def test_a_bought_feature_is_announced_with_its_receipt_kept_in_the_phone_histor
     play_round(page)
     rnd = last_round(web_server, token)
     assert rnd["mode"] == "buy" and rnd["cost"] == int(price) and rnd["status"] == "finished"
+    # Bought, retriggered, and its end showing the feature's total win.
+    moments = page.evaluate("window.__moments")
+    titles = [m["title"] for m in moments]
+    assert titles[0] == "FEATURE BOUGHT" and "RETRIGGER!" in titles, titles
+    assert titles[-1] in ("FEATURE COMPLETE", "BIG WIN", "MEGA WIN", "EPIC WIN"), titles
+    paid = page.evaluate("(m) => new Intl.NumberFormat(undefined, {style: 'currency', currency: 'EUR'}).format(m / 100)",
+                         rnd["paid"])
+    assert moments[-1]["amount"] == paid, (moments[-1], paid)
 
     page.get_by_test_id("nav-history").click()
     row = page.get_by_test_id(f"history-row-{rnd['id']}")
@@ -244,16 +279,7 @@ def test_a_feature_is_announced_and_a_big_win_celebrated_shorter_with_turbo(new_
     seed, expected = feature_seed("forge-of-fortunes", min_steps=2, min_x=Fraction(20))
     page = new_page()
     session(page, web_server, unique_player("moments"))
-    page.add_init_script("""window.__moments = [];
-        document.addEventListener('DOMContentLoaded', () => {
-            const box = document.getElementById('moment');
-            let shown = 0;
-            new MutationObserver(() => {
-                if (!box.hidden) shown = performance.now();
-                else if (shown) window.__moments.push({title: document.getElementById('moment-title').textContent,
-                    amount: document.getElementById('moment-amount').textContent, ms: performance.now() - shown});
-            }).observe(box, {attributes: true, attributeFilter: ['hidden']});
-        });""")
+    page.add_init_script(MOMENTS_JS)
     page.reload()
     steps = len(expected.steps)
     for turbo in (False, True):

@@ -296,7 +296,11 @@ def test_a_feature_is_announced_and_a_big_win_celebrated_shorter_with_turbo(new_
             assert press_spin(page) == "open"
         if not turbo:
             page.get_by_test_id("turbo").click()  # ...and the celebration in full
-        assert press_spin(page) == "idle"
+            page.get_by_test_id("spin").click()
+            expect(page.get_by_test_id("moment")).to_have_attribute("data-kind", "big-win")
+            page.wait_for_timeout(2600)  # the count-up has reached the win
+            screenshot(page, "big-win-desktop")
+        assert (idle(page) if not turbo else press_spin(page)) == "idle"
         page.get_by_test_id("nav-lobby").click()
     moments = page.evaluate("window.__moments")
     titles = [m["title"] for m in moments]

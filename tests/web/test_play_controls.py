@@ -34,6 +34,8 @@ def WEB_CONFIG():  # noqa: N802 - the hook conftest's web_server looks for
 
 def test_no_turbo_a_capped_ladder_paced_rounds_and_the_session_net_position(new_page, web_server):
     page = new_page()
+    refused: list[int] = []
+    page.on("response", lambda r: refused.append(r.status) if r.status >= 400 else None)
     token = session(page, web_server, unique_player("paced"))
     expect(page.get_by_test_id("session-bar")).to_be_visible()
     expect(page.get_by_test_id("session-net")).to_have_attribute("data-minor", "0")
@@ -51,6 +53,7 @@ def test_no_turbo_a_capped_ladder_paced_rounds_and_the_session_net_position(new_
     assert len(rounds) == 2 and all(r["bet"] == MAX_BET for r in rounds)
     gap = (datetime.fromisoformat(rounds[0]["created_at"]) - datetime.fromisoformat(rounds[1]["created_at"])).total_seconds()
     assert gap >= PACE, gap
+    assert not refused, refused  # the client waited: the server never had to refuse it
     expect(page.get_by_test_id("notice")).to_be_hidden()
     wallet = web_server.api("GET", "/wallet", token).json()
     assert wallet["session"]["net"] == wallet["balance"] - start == displayed_balance(page) - start

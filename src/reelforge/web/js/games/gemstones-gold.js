@@ -81,7 +81,8 @@ export function create(root, ctx = {}) {
   }
 
   function say(text, tone = "") { banner.textContent = text; banner.className = `gg-banner ${tone}`; }
-  const winText = (w) => `${w.count} ${words(w.symbol)} pay ${formatX(w.amount_x)}`;
+  const many = (name) => (name.endsWith("y") ? `${name.slice(0, -1)}ies` : `${name}s`); // "8 Rubies", "9 Pink Stones"
+  const winText = (w) => `${w.count} ${many(words(w.symbol))} pay ${formatX(w.amount_x)}`;
 
   async function apply(step, anim) {
     for (const ev of step.events) {

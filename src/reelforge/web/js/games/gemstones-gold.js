@@ -63,7 +63,8 @@ export function create(root, ctx = {}) {
     multBox.dataset.value = String(totalM);
   }
 
-  function setLane(i, value, blockers) {
+  /** A lane: its value under ``blockers`` blockers ("?" while covered, unless ``open``: the replay shows it). */
+  function setLane(i, value, blockers, open = false) {
     const lane = lanes[i];
     lane.className = "gg-lane";
     lane.dataset.value = value === null ? "" : String(value);
@@ -71,7 +72,7 @@ export function create(root, ctx = {}) {
     if (value === null) { lane.replaceChildren(el("span.gg-lane-empty", { text: "·" })); return; }
     if (blockers > 0) {
       lane.classList.add("blocked");
-      lane.replaceChildren(el("span.gg-lane-value", { text: "?" }),
+      lane.replaceChildren(el("span.gg-lane-value", { text: open ? `${value}x` : "?" }),
         el("span.gg-blockers", { title: plural(blockers, "blocker", "blockers") },
           ...Array.from({ length: blockers }, () => el("i")), el("b", { text: String(blockers) })));
     } else {
@@ -96,7 +97,7 @@ export function create(root, ctx = {}) {
         const byLane = new Map(ev.multiplier_reel.map((m) => [m.lane - 1, m]));
         for (let i = 0; i < REELS; i++) {
           const m = byLane.get(i);
-          setLane(i, m ? m.value : null, m ? m.blockers : null);
+          setLane(i, m ? m.value : null, m ? m.blockers : null, !!anim.still);
         }
         say(ev.kind === "free" ? "Free spin" : "");
         showCounters();
@@ -111,7 +112,7 @@ export function create(root, ctx = {}) {
         await anim.wait(500);
         if (!anim.still) grid.mark("boom", (_c, _r, sym) => winners.has(sym));
         for (const b of ev.blockers) {
-          setLane(b.lane - 1, b.value, b.remaining);
+          setLane(b.lane - 1, b.value, b.remaining, !!anim.still);
           if (b.removed && !anim.still) lanes[b.lane - 1].classList.add(b.revealed_now ? "flash-reveal" : "flash-hit");
         }
         await anim.wait(350);
@@ -164,9 +165,10 @@ export function create(root, ctx = {}) {
   /** A replay caption for an event, or null when the event draws nothing new. */
   function describe(ev, step) {
     if (ev.type === "spin") {
+      const lanes = ev.multiplier_reel.map((m) => `${m.value}x under column ${m.lane}`).join(", ");
       return ev.kind === "free"
-        ? "The starting board. A value lies under every column, each covered by 2 blockers."
-        : "The starting board. 3 values lie under 3 columns of the multiplier reel, each covered by 3 blockers.";
+        ? `The starting board. Every column has a value under 2 blockers: ${lanes}.`
+        : `The starting board. The multiplier reel holds ${lanes}, each under 3 blockers.`;
     }
     if (ev.type === "cascade") {
       const hits = ev.blockers.filter((b) => b.removed).map((b) => (b.remaining === 0

@@ -38,7 +38,7 @@ OPERATOR_KEY = "web-test-operator-key"
 ARTIFACTS = Path(os.environ.get("REELFORGE_ARTIFACTS", Path(__file__).resolve().parents[2] / "test-artifacts")) / "web"
 
 PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 2, "is_mobile": True, "has_touch": True}
-DESKTOP = {"viewport": {"width": 1280, "height": 860}}
+DESKTOP = {"viewport": {"width": 1366, "height": 768}}
 
 HERE = Path(__file__).resolve().parent
 
@@ -85,7 +85,7 @@ def test_config():
             continue  # a game without a shipped build cannot be offered yet
         unit = game.win_unit(build)
         games[gid] = GameConfig(gid, name, tuple(unit * k for k in (1, 2, 5, 10, 20)))
-    return replace(config, games=games, expiry_check_seconds=0,
+    return replace(config, games=games, expiry_check_seconds=0, play=replace(config.play, reality_check_minutes=0),
                    api_key_sha256=hashlib.sha256(OPERATOR_KEY.encode()).hexdigest())
 
 
@@ -127,12 +127,13 @@ class WebServer:
 
 
 @pytest.fixture(scope="module")
-def web_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebServer]:
+def web_server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebServer]:
+    """One server per test module: :func:`test_config`, or the module's own ``WEB_CONFIG()``."""
     import uvicorn
 
     from reelforge.server.app import create_app
 
-    config = test_config()
+    config = getattr(request.module, "WEB_CONFIG", test_config)()
     db = tmp_path_factory.mktemp("web") / "web.db"
     draws = SwitchableDraws()
     app = create_app(config, f"sqlite:///{db}", draw_source_factory=lambda: draws)

@@ -213,6 +213,10 @@ def test_history_shows_every_step_and_verify_replays_the_round(new_page, web_ser
     expect(rows).to_have_count(2)
     newest = api_rounds[0]
     page.get_by_test_id(f"history-row-{newest['id']}").click()
+    # The raw audit record is for auditors: collapsed under the replay until asked for.
+    expect(page.get_by_test_id("replay-caption")).not_to_be_empty()
+    expect(page.get_by_test_id("round-steps")).to_be_hidden()
+    page.get_by_test_id("audit").locator("summary").click()
     steps = page.locator("[data-testid^='step-']")
     expect(steps).to_have_count(len(expected.steps))
     for i, step in enumerate(expected.steps):

@@ -24,7 +24,7 @@ from fastapi.responses import JSONResponse, RedirectResponse, Response
 from fastapi.routing import APIRoute
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, StrictStr, ValidationError
-from sqlalchemy import Engine, select
+from sqlalchemy import Engine, func, select
 from sqlalchemy.exc import IntegrityError
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -48,10 +48,10 @@ from reelforge.server.db import Checkpointer, is_sqlite, open_database, read_tra
 from reelforge.server.errors import ApiError, database_errors, storage_error
 from reelforge.server.hardening import Hardening, document_errors
 from reelforge.server.rounds import ActiveGame, DrawFactory, RoundService, dumps, request_hash, to_jsonable
-from reelforge.server.schema import players
-from reelforge.server.store import transaction
+from reelforge.server.schema import ledger, players, sessions
+from reelforge.server.store import parse_ts, transaction
 from reelforge.server.verify import verify_round
-from reelforge.server.wallet import ledger_page, lock_player, post_entry, utcnow
+from reelforge.server.wallet import iso, ledger_page, lock_player, post_entry, utcnow
 
 log = logging.getLogger("reelforge.server")
 
@@ -492,17 +492,47 @@ def create_app(config: ServerConfig, database_url: str | None = None, *, engine:
                      "currency": config.currency, "max_win_x": active.game.max_win_x})
         price = active.game.feature_buy_price_x(active.build)
         body["feature_buy_price_x"] = None if price is None else str(Fraction(price))
+        rules = body["rules"] if isinstance(body.get("rules"), list) else str(body.get("rules", "")).split("\n")
+        page = body.setdefault("page", {"sections": [{"title": "Rules", "text": rules}]})
+        page.setdefault("sections", []).append(unfinished_section)
         return JSONResponse(json.loads(dumps(body)))
+
+    # The platform's rule for interrupted rounds, the same in every game's help.
+    unfinished_section = {"title": "Unfinished rounds", "text": [
+        "A round is decided when it is staked. If you leave or lose the connection, the game continues "
+        "from where you stopped when you open it again.",
+        f"A round left unfinished for {config.round_expiry_days:g} days is completed and its win paid; "
+        "it is never refunded.",
+        "A malfunction voids the round and refunds its stake (malfunction voids all pays and plays)."]}
+
+    @app.get("/api/v1/settings", tags=["games"])
+    def settings() -> JSONResponse:
+        """The operator's responsible-play rules the client shows and keeps to: reality check interval
+        (minutes, 0 off), whether Turbo is offered, the least time between round starts, the maximum bet."""
+        return JSONResponse({"currency": config.currency, **config.play.public()})
 
     # -- wallet --------------------------------------------------------------------------------
     @app.get("/api/v1/wallet", tags=["wallet"])
     def wallet(authorization: Auth = None) -> JSONResponse:
-        """The player's balance."""
+        """The player's balance, and this session's start and net position (won minus staked)."""
         who = principal(authorization)
         with read_transaction(engine) as conn:
             row = conn.execute(select(players.c.balance, players.c.currency)
                                .where(players.c.id == who.player_id)).one()
-        return JSONResponse({"player": who.player, "balance": row.balance, "currency": row.currency})
+            started = conn.execute(select(sessions.c.created_at).where(
+                sessions.c.token_sha256 == bearer(authorization).sha256)).scalar_one()
+            started = parse_ts(started)
+            moves = dict(conn.execute(
+                select(ledger.c.kind, func.coalesce(func.sum(ledger.c.amount), 0))
+                .where(ledger.c.player_id == who.player_id, ledger.c.created_at >= started,
+                       ledger.c.kind.in_(("stake", "feature_buy", "refund", "win")))
+                .group_by(ledger.c.kind)).all())
+        staked = -int(moves.get("stake", 0)) - int(moves.get("feature_buy", 0)) - int(moves.get("refund", 0))
+        won = int(moves.get("win", 0))
+        return JSONResponse({"player": who.player, "balance": row.balance, "currency": row.currency,
+                             "session": {"started_at": iso(started),
+                                         "elapsed_seconds": max(0.0, (utcnow() - started).total_seconds()),
+                                         "staked": staked, "won": won, "net": won - staked}})
 
     @app.get("/api/v1/wallet/ledger", tags=["wallet"])
     def wallet_ledger(authorization: Auth = None, limit: Limit = 50, before: Before = None) -> JSONResponse:
@@ -544,6 +574,21 @@ def create_app(config: ServerConfig, database_url: str | None = None, *, engine:
         """The player's unfinished round of a game, to resume it (404 when none)."""
         who = principal(authorization)
         return JSONResponse(service.unfinished(who.player_id, game))
+
+    @app.get("/api/v1/rounds/unfinished", tags=["rounds"])
+    def unfinished_rounds(authorization: Auth = None, game: GameFilter = None) -> JSONResponse:
+        """The player's unfinished rounds (of one game with ``game``), each in full: an empty list, not an
+        error, when there is none (the lobby asks this on every load)."""
+        who = principal(authorization)
+        ids = [game] if game is not None else list(service.games)
+        found = []
+        for gid in ids:
+            try:
+                found.append(service.unfinished(who.player_id, gid))
+            except ApiError as exc:
+                if exc.code != "no_unfinished_round":
+                    raise
+        return JSONResponse({"rounds": found})
 
     @app.get("/api/v1/rounds", tags=["rounds"])
     def history(authorization: Auth = None, limit: Limit = 20, before: Before = None,

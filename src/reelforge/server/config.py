@@ -24,6 +24,12 @@ Example (see ``demo.toml`` next to this module)::
     bet_ladder = { factors = [[1, 2, 5, 10], [10]] }
     # or an explicit list: bet_ladder = [10, 20, 50, 100]
 
+    [responsible_play]             # every key optional; the defaults below
+    reality_check_minutes = 0      # every N minutes play pauses for a reality check (0: off)
+    turbo = true                   # false: no Turbo (animations always at full length)
+    min_round_seconds = 0          # refuse a new round sooner than this after the previous one started
+    max_bet = 10000                # no bet above this (minor units): the ladders are capped
+
 Only the games listed under ``[games]`` are offered. The test-only draw source
 cannot be set here (see :func:`reelforge.server.app.create_app`).
 """
@@ -64,6 +70,25 @@ class GameConfig:
 
 
 @dataclass(frozen=True)
+class PlayRules:
+    """Responsible-play and jurisdiction rules the operator sets (``[responsible_play]``)."""
+
+    reality_check_minutes: float = 0.0
+    """Minutes between reality checks; 0: off."""
+    turbo: bool = True
+    """Whether the client offers Turbo (shortened animations)."""
+    min_round_seconds: float = 0.0
+    """The server refuses a new round sooner than this after the player's previous round started."""
+    max_bet: int | None = None
+    """The highest total bet (minor units); every bet ladder is capped to it."""
+
+    def public(self) -> dict[str, Any]:
+        """What the client shows and enforces (``GET /api/v1/settings``)."""
+        return {"reality_check_minutes": self.reality_check_minutes, "turbo": self.turbo,
+                "min_round_seconds": self.min_round_seconds, "max_bet": self.max_bet}
+
+
+@dataclass(frozen=True)
 class ServerConfig:
     mode: str = "operator"
     currency: str = "EUR"
@@ -80,6 +105,7 @@ class ServerConfig:
     db_max_overflow: int = 10
     db_pool_timeout_seconds: float = 10.0
     request_timeout_seconds: float = 10.0
+    play: PlayRules = field(default_factory=PlayRules)
 
     @property
     def demo(self) -> bool:
@@ -99,6 +125,7 @@ _SERVER_KEYS = {"mode", "currency", "demo_balance", "round_expiry_days", "sessio
 _SERVER_KEYS |= {"idempotency_retention_days", "max_balance", "db_pool_size", "db_max_overflow",
                  "db_pool_timeout_seconds", "request_timeout_seconds"}
 _GAME_KEYS = {"build", "bet_ladder"}
+_PLAY_KEYS = {"reality_check_minutes", "turbo", "min_round_seconds", "max_bet"}
 
 
 def _number(section: dict[str, Any], key: str, default: float, where: str, positive: bool = True) -> float:
@@ -145,9 +172,10 @@ def _check_ints(values: list[Any], where: str) -> None:
 
 def parse_config(data: dict[str, Any], where: str = "config") -> ServerConfig:
     """Validate a parsed TOML configuration (builds are loaded to check they exist)."""
-    unknown = sorted(set(data) - {"server", "games"})
+    unknown = sorted(set(data) - {"server", "games", "responsible_play"})
     if unknown:
-        raise ConfigError(f"{where}: unknown section(s) {unknown}; expected [server] and [games.<id>]")
+        raise ConfigError(f"{where}: unknown section(s) {unknown}; expected [server], [responsible_play] "
+                          "and [games.<id>]")
     server = data.get("server", {})
     if not isinstance(server, dict):
         raise ConfigError(f"{where}: [server] must be a table")
@@ -173,6 +201,8 @@ def parse_config(data: dict[str, Any], where: str = "config") -> ServerConfig:
     if database is not None and not isinstance(database, str):
         raise ConfigError(f"{where} [server]: database must be a URL string")
 
+    play = parse_play_rules(data.get("responsible_play", {}), where)
+
     games_raw = data.get("games", {})
     if not isinstance(games_raw, dict) or not games_raw:
         raise ConfigError(f"{where}: at least one [games.<id>] section is needed")
@@ -194,7 +224,13 @@ def parse_config(data: dict[str, Any], where: str = "config") -> ServerConfig:
             raise ConfigError(f"{gwhere}: {exc}") from exc
         if "bet_ladder" not in section:
             raise ConfigError(f"{gwhere}: missing 'bet_ladder'")
-        games[game_id] = GameConfig(game_id, build, bet_ladder(section["bet_ladder"], gwhere))
+        ladder = bet_ladder(section["bet_ladder"], gwhere)
+        if play.max_bet is not None:
+            ladder = tuple(b for b in ladder if b <= play.max_bet)
+            if not ladder:
+                raise ConfigError(f"{gwhere}: every bet of the ladder is above [responsible_play] max_bet "
+                                  f"{play.max_bet}")
+        games[game_id] = GameConfig(game_id, build, ladder)
 
     extra = _storage_settings(server, f"{where} [server]")
     return ServerConfig(
@@ -203,7 +239,7 @@ def parse_config(data: dict[str, Any], where: str = "config") -> ServerConfig:
         round_expiry_days=_number(server, "round_expiry_days", 90, f"{where} [server]"),
         session_ttl_minutes=_number(server, "session_ttl_minutes", 720, f"{where} [server]"),
         expiry_check_seconds=_number(server, "expiry_check_seconds", 3600, f"{where} [server]", positive=False),
-        database=database, api_key_sha256=api_key, games=games,
+        database=database, api_key_sha256=api_key, games=games, play=play,
     )
 
 
@@ -224,6 +260,31 @@ def _storage_settings(server: dict[str, Any], where: str) -> dict[str, Any]:
         "db_pool_timeout_seconds": _number(server, "db_pool_timeout_seconds", 10, where),
         "request_timeout_seconds": _number(server, "request_timeout_seconds", 10, where),
     }
+
+
+def parse_play_rules(raw: Any, where: str) -> PlayRules:
+    """Validate the ``[responsible_play]`` section (absent: every rule at its default)."""
+    where = f"{where} [responsible_play]"
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{where}: must be a table")
+    bad = sorted(set(raw) - _PLAY_KEYS)
+    if bad:
+        raise ConfigError(f"{where}: unknown key(s) {bad}; valid: {sorted(_PLAY_KEYS)}")
+    turbo = raw.get("turbo", True)
+    if not isinstance(turbo, bool):
+        raise ConfigError(f"{where}: turbo must be true or false, got {turbo!r}")
+    max_bet = raw.get("max_bet")
+    if max_bet is not None and (isinstance(max_bet, bool) or not isinstance(max_bet, int)
+                                or not 1 <= max_bet <= MAX_BET):
+        raise ConfigError(f"{where}: max_bet must be an integer in [1, {MAX_BET}] minor units, got {max_bet!r}")
+    limits = {"reality_check_minutes": 24 * 60, "min_round_seconds": 3600}
+    values = {}
+    for key, top in limits.items():
+        value = float(_number(raw, key, 0, where, positive=False))
+        if not value <= top:  # also refuses nan and inf
+            raise ConfigError(f"{where}: '{key}' must be at most {top}, got {value}")
+        values[key] = value
+    return PlayRules(turbo=turbo, max_bet=max_bet, **values)
 
 
 def load_config(path: str | Path | None) -> ServerConfig:

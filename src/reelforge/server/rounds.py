@@ -304,6 +304,9 @@ class RoundService:
         active = self.active(game_id)
         mode = self.resolve_mode(active, buy_feature)
         ladder = active.config.bet_ladder
+        max_bet = self.config.play.max_bet
+        if max_bet is not None and bet > max_bet:
+            raise ApiError(422, "bet_above_maximum", f"bet {bet} is above the maximum bet {max_bet} on this server")
         if bet not in ladder:
             raise ApiError(422, "bet_not_on_ladder",
                            f"bet {bet} is not on the bet ladder of {game_id}: {list(ladder)}")
@@ -316,6 +319,7 @@ class RoundService:
             player_id, balance = self._lock(tx, player, not self.config.demo)
 
             def act() -> RoundAnswer:
+                self._check_pace(tx, player_id)
                 open_round = tx.one("open_round", {"player_id": player_id, "game": game_id})
                 if open_round is not None:
                     raise ApiError(409, "unfinished_round",
@@ -359,6 +363,21 @@ class RoundService:
                 return self.round_answer(201, rnd, decided[:1], balance_after)
 
             return self._idempotent(tx, f"player:{player_id}", key, req, act)
+
+    def _check_pace(self, tx: Tx, player_id: int) -> None:
+        """Refuse a new round sooner than ``min_round_seconds`` after the player's previous one started
+        (checked under the player's row lock, so concurrent requests cannot both slip through)."""
+        gap = self.config.play.min_round_seconds
+        if not gap:
+            return
+        row = tx.one("last_round_start", {"player_id": player_id})
+        last = parse_ts(row[0]) if row and row[0] is not None else None
+        if last is None:
+            return
+        wait = gap - (utcnow() - last).total_seconds()
+        if wait > 0:
+            raise ApiError(429, "too_soon", f"a new round may start {gap:g} seconds after the previous one "
+                                            f"started; wait {wait:.1f} more seconds")
 
     def play_step(self, player: int | SessionToken, round_id: int, action: str | None,
                   key: str) -> Answer:

@@ -47,6 +47,7 @@ _SQL: dict[str, str] = {
                 "steps_at, steps_shown) VALUES (:scope, :key, :request_sha256, :status_code, :response, :created_at, "
                 ":round_id, :steps_at, :steps_shown)",
     "open_round": "SELECT id FROM rounds WHERE player_id = :player_id AND game = :game AND status = 'open'",
+    "last_round_start": "SELECT MAX(created_at) FROM rounds WHERE player_id = :player_id",
     "insert_round": "INSERT INTO rounds (player_id, game, build, mode, bet, requested_bet, cost, status, state, "
                     "next_step, step_count, total_win_x, win, void_reason, created_at, updated_at, finished_at, "
                     "completed_on_expiry) VALUES (:player_id, :game, :build, :mode, :bet, :requested_bet, :cost, "

@@ -31,6 +31,49 @@ never refunded. Malfunction (an error while the round is decided, before anythin
 pays and plays."""
 
 
+SYMBOL_WORDS = {"GOLD": "Gold Nugget", "SLAG": "Slag", "COAL": "Coal", "BLANK": "Blank"}
+
+
+def help_page(build: Build) -> dict[str, Any]:
+    """The paytable, the prize ladder and the rules as the game shows them."""
+    return {
+        "paytable": {
+            "title": "Paytable", "tiers": ["Pays"], "tier_label": "On the payline",
+            "note": "Pays are multiples of the total bet (10 coins on one fixed payline).",
+            "rows": [{"art": ["GOLD", "GOLD"], "name": "Two Gold Nuggets on reels 1 and 2",
+                      "pays_x": [str(build.two_of_a_kind_x)]},
+                     {"art": ["GOLD", "GOLD", "GOLD"], "name": "Three Gold Nuggets",
+                      "text": "Start the Forging Re-Spins"}],
+        },
+        "features": [
+            {"title": "Forging Re-Spins", "text": [
+                "Three Gold Nuggets start the Forging Re-Spins with the marker on the first runner of the "
+                "prize ladder. The re-spins go on until Slag lands or the marker reaches the top runner; "
+                "then the runner the marker stands on is paid."],
+             "items": [
+                 {"art": ["GOLD"], "name": "Gold Nugget",
+                  "text": "Three on the payline move the marker up one runner; the top runner ends the feature."},
+                 {"art": ["COAL"], "name": "Coal",
+                  "text": "Lands only in the feature and only on reel 3: moves the marker back one runner, "
+                          "unless the marker stands on a safe runner."},
+                 {"art": ["SLAG"], "name": "Slag",
+                  "text": "In the feature, Slag on any reel ends it and pays the current runner. In the base "
+                          "game it blocks the Gold Nuggets."}]},
+            {"title": "Prize ladder", "text": [
+                "The award is the runner reached last, not the highest visited; runner values are never "
+                "added together. Coal cannot move the marker off a safe runner."],
+             "ladder": [{"x": str(v), "safe": i in build.safe} for i, v in enumerate(build.ladder)]},
+        ],
+        "sections": [
+            {"title": "How wins pay", "text": [
+                "3 reels, 1 row, one fixed payline and 10 coins: total bet = 10 x coin value.",
+                "Two Gold Nuggets on reels 1 and 2 (reel 3 not a Gold Nugget) pay the two-of-a-kind award; "
+                "three start the Forging Re-Spins. Re-spins are played at the bet that triggered them."]},
+            {"title": "Maximum win", "text": [f"The maximum win is {build.ladder[-1]:,}x the total bet, the top runner."]},
+        ],
+    }
+
+
 class ForgeOfFortunes(Game):
     id = "forge-of-fortunes"
     title = "Forge of Fortunes"
@@ -71,7 +114,7 @@ class ForgeOfFortunes(Game):
                 {"combination": "GOLD GOLD GOLD", "award": "Forging Re-Spins"},
             ],
             "ladder_x": list(build.ladder), "safe_runners_x": [build.ladder[i] for i in sorted(build.safe)],
-            "max_win_x": self.max_win_x,
+            "max_win_x": self.max_win_x, "symbol_names": SYMBOL_WORDS, "page": help_page(build),
         }
 
     # -- mathematics ------------------------------------------------------------

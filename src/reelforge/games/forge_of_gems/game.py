@@ -62,6 +62,75 @@ def reward_words(name: str) -> str:
     return " + ".join(parts)
 
 
+SYMBOL_WORDS = {"DIAMOND": "Diamond", "EMERALD": "Emerald", "SAPPHIRE": "Sapphire", "TOPAZ": "Topaz", "A": "Ace",
+                "K": "King", "Q": "Queen", "J": "Jack", "WILD": "Wild", "SCATTER": "Red Flower Jewel (Scatter)"}
+FORGE_WORDS = {
+    "VERTICAL_WILD": ("Vertical Wild", "Turns every symbol on its reel, except Scatters, into WILD."),
+    "HORIZONTAL_WILD": ("Horizontal Wild", "Turns its symbol and the matching symbols on its row into WILD."),
+    "VERTICAL_SPLITTER": ("Vertical Splitter", "Splits the matching symbols on its reel into copies."),
+    "HORIZONTAL_SPLITTER": ("Horizontal Splitter", "Is WILD and splits the symbols on its row, except Scatters."),
+    "MULTIPLIER": ("Multiplier", "Raises the win multiplier by one for the wins that follow."),
+    "BLANK": ("Blank", "Does nothing; it is removed when it cascades."),
+    "SCATTER": ("Scatter", "Counts as a Scatter where it lands."),
+}
+
+
+def _gembox_words(scatters: int) -> str:
+    options = []
+    for prize, spins in GEMBOX_REWARDS[scatters]:
+        if prize and spins:
+            options.append(f"a prize of {prize}x the total bet plus {spins} free spins")
+        elif prize:
+            options.append(f"a prize of {prize}x the total bet")
+        else:
+            options.append(f"{spins} free spins")
+    return "One of: " + ", ".join(options[:-1]) + f", or {options[-1]}."
+
+
+def help_page(build: Build) -> dict[str, Any]:
+    """The paytable, features and rules as the game shows them (names in words, pays per way as
+    exact multiples of the total bet)."""
+    top = max(GEMBOX_REWARDS)
+    return {
+        "paytable": {
+            "title": "Paytable", "tiers": ["3", "4", "5"], "tier_label": "Reels in a row from the left",
+            "note": "Pays per way, as multiples of the total bet. A split cell counts as that many ways.",
+            "rows": [{"art": [p], "name": SYMBOL_WORDS[p], "pays_x": [str(build.pay_x(s, k)) for k in (3, 4, 5)]}
+                     for s, p in enumerate(PAYING)]
+            + [{"art": ["WILD"], "name": "Wild", "text": "Substitutes for every symbol except Scatters and the "
+                                                           "FORGE REEL symbols; it does not pay on its own."}],
+        },
+        "features": [
+            {"title": "FORGE REEL", "text": [
+                "The FORGE REEL above the board is not part of the ways. When a column cascades, its FORGE "
+                "REEL symbol drops into the lowest empty position of that column and takes effect."],
+             "items": [{"art": [f"forge:{k}"], "name": name, "text": text} for k, (name, text) in FORGE_WORDS.items()]},
+            {"title": "Win multiplier", "text": [
+                "Every win is multiplied by the win multiplier. It starts at x1 on every paid spin and rises "
+                "by one with each Multiplier that cascades; during free spins it never resets."]},
+            {"title": "GEMBOX", "art": ["SCATTER"], "text": [
+                "3 or more Red Flower Jewels (Scatters) after the last cascade award the GEMBOX. Open it to "
+                "reveal an instant prize, free spins, or both."],
+             "items": [{"name": f"{k}{'+' if k == top else ''} Scatters", "text": _gembox_words(k),
+                        "amount_x": str(GEMBOX_REWARDS[k][0][0])} for k in sorted(GEMBOX_REWARDS)]},
+            {"title": "Free spins", "text": [
+                "Free spins are played at the bet that triggered them. The FORGE REEL has no Blanks and "
+                "always shows at least one Multiplier, and the win multiplier never resets.",
+                "Free spins cannot be retriggered."]},
+        ],
+        "sections": [
+            {"title": "How wins pay", "text": [
+                f"5 reels, 3 rows, up to {MAX_WAYS:,} ways. Ways pay left to right from the leftmost reel; "
+                "a cell split into 2 or 3 copies counts that many times.",
+                "Only the longest win per symbol is paid; the wins of all symbols are added together.",
+                "Winning symbols are removed, the symbols above fall, the FORGE REEL symbol cascades in, the "
+                "empty positions are refilled and the board is evaluated again."]},
+            {"title": "Maximum win", "text": [
+                f"The maximum win is {CAP_X:,}x the total bet; the round ends when it is reached."]},
+        ],
+    }
+
+
 class ForgeOfGems(Game):
     id = "forge-of-gems"
     title = "Forge of Gems"
@@ -98,7 +167,7 @@ class ForgeOfGems(Game):
             "paytable_x_per_way": paytable, "max_ways": MAX_WAYS, "copy_limits": list(COPY_LIMITS),
             "forge_symbols": list(FORGE),
             "gembox": {str(k): [reward_name(k, j) for j in range(3)] for k in GEMBOX_REWARDS},
-            "max_win_x": build.cap_x,
+            "max_win_x": build.cap_x, "symbol_names": SYMBOL_WORDS, "page": help_page(build),
         }
 
     # -- mathematics ------------------------------------------------------------

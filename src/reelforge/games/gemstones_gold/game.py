@@ -47,6 +47,60 @@ RULES_TEXT = [
 ]
 
 
+SYMBOL_WORDS = {"GOLD_NUGGET": "Gold Nugget", "RUBY": "Ruby", "AMETHYST": "Amethyst", "SAPPHIRE": "Sapphire",
+                "EMERALD": "Emerald", "BRONZE_ORE": "Bronze Ore", "PINK_STONE": "Pink Stone",
+                "BLUE_STONE": "Blue Stone", "SCATTER": "Scatter"}
+TIERS = ("8-9", "10-11", "12-14", "15+")
+
+
+def help_page(build: Build) -> dict[str, Any]:
+    """The paytable, features and rules as the game shows them: names in words, pays as exact
+    multiples of the total bet (``*_x``, the client adds money at the player's bet)."""
+    values = ", ".join(f"{v:,}x" for v in build.values)
+    return {
+        "paytable": {
+            "title": "Paytable", "tiers": list(TIERS), "tier_label": "Symbols anywhere on the board",
+            "note": "Pays are multiples of the total bet, for 8 or more matching symbols anywhere on the board.",
+            "rows": [{"art": [name], "name": SYMBOL_WORDS[name],
+                      "pays_x": [str(Fraction(v, COINS_PER_BET)) for v in row]}
+                     for name, row in PUBLISHED_PAYTABLE.items()],
+        },
+        "features": [
+            {"title": "Multiplier reel and blockers", "text": [
+                "Under the board runs the multiplier reel, one lane per column. At the start of every paid "
+                "spin 3 values are placed under 3 of the 6 columns, each covered by 3 blockers.",
+                "After each cascade with a win, every covered value whose column holds a winning symbol of "
+                "that cascade loses one blocker (one per cascade, however many symbols).",
+                "When the spin ends, the fully revealed values are added together and the spin's win is "
+                "multiplied by their sum: 5x and 20x give 25x. Values still covered do not count.",
+                f"Multiplier values: {values}."]},
+            {"title": "Free spins", "art": ["SCATTER"], "text": [
+                "3 or more Scatters on the board after the last cascade award 10 free spins, plus 2 for each "
+                "Scatter beyond 3 (4 Scatters: 12, 5 Scatters: 14).",
+                "In free spins every column gets a value under 2 blockers. Values a free spin reveals are "
+                "added to the total multiplier, which stays for the whole feature, and that spin's win is "
+                "multiplied by the total multiplier. A free spin that reveals nothing pays its win unmultiplied.",
+                "Retriggers: 2 or more Scatters in a free spin award 5 more free spins, as often as they land."]},
+            {"title": "Feature Buy", "text": [
+                "Buy the free spins feature (10 free spins) directly, for the price below."],
+             "items": [{"name": "Feature Buy price", "amount_x": str(build.feature_buy_price_x)}]},
+        ],
+        "sections": [
+            {"title": "How wins pay", "text": [
+                "6 reels, 6 rows. 8 or more matching symbols anywhere on the board win by the paytable; "
+                "all wins of a spin are added together.",
+                "Winning symbols explode, the symbols above fall and new symbols drop in; the board is "
+                "evaluated again until no win remains. Each evaluation is one cascade.",
+                "Total bet = 20 x bet size x bet level. Free spins are played at the bet that triggered them."]},
+            {"title": "Maximum win", "text": [
+                f"The maximum win of a round (the paid spin and its free spins together) is {MAX_WIN_X:,}x "
+                f"the total bet. When it is reached the round ends paying exactly {MAX_WIN_X:,}x and any "
+                "remaining free spins are forfeited."]},
+            {"title": "Volatility", "text": ["High: wins are less frequent, and can be large."]},
+        ],
+    }
+
+
 class GemstonesGold(Game):
     id = "gemstones-gold"
     title = "Gemstones Gold"
@@ -91,6 +145,7 @@ class GemstonesGold(Game):
             "multiplier_values": list(build.values),
             "feature_buy_price_x": str(build.feature_buy_price_x),
             "bet_sizes": ["0.01", "0.1", "0.5"], "bet_levels": list(range(1, 11)),
+            "symbol_names": SYMBOL_WORDS, "page": help_page(build),
         }
 
     # -- mathematics --------------------------------------------------------------

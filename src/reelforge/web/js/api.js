@@ -98,13 +98,12 @@ export class Api {
   games() { return this.request("GET", "/games"); }
   help(game) { return this.request("GET", `/games/${encodeURIComponent(game)}/help`); }
 
-  async unfinished(game) {
-    try {
-      return await this.request("GET", `/games/${encodeURIComponent(game)}/rounds/unfinished`);
-    } catch (err) {
-      if (err instanceof ApiError && err.status === 404 && err.code === "no_unfinished_round") return null;
-      throw err;
-    }
+  settings() { return this.request("GET", "/settings"); }
+
+  /** The player's unfinished rounds (of one game), each in full; an empty list when there is none. */
+  async unfinished(game = null) {
+    const q = game ? `?game=${encodeURIComponent(game)}` : "";
+    return (await this.request("GET", `/rounds/unfinished${q}`)).rounds;
   }
 
   startRound(game, { bet, autoAdjust = false, buyFeature = false }, key = newKey()) {

@@ -85,6 +85,6 @@ export function compact(value) {
 // Replays a round's steps with animations off: how a renderer redraws an
 // interrupted round exactly as it was left.
 export function replaySteps(steps, apply) {
-  const instant = { fast: () => true, wait: async () => {} };
+  const instant = { fast: () => true, wait: async () => {}, quiet: true };
   return steps.reduce((p, s) => p.then(() => apply(s, instant)), Promise.resolve());
 }

@@ -8,49 +8,61 @@
 
 import { el, formatX, replaySteps } from "../util.js";
 
+// Every drawing of the Gold Nugget gets its own gradient id: an id repeated in the page (the lobby's
+// hidden art) would make the browser resolve url(#...) to the first copy and draw the nugget hollow.
+let gradients = 0;
 const SYMBOLS = {
-  GOLD: `<svg viewBox="0 0 100 100" aria-hidden="true"><defs><linearGradient id="g-gold" x1="0" y1="0" x2="1" y2="1">
+  GOLD: (id) => `<svg viewBox="0 0 100 100" aria-hidden="true"><defs><linearGradient id="${id}" x1="0" y1="0" x2="1" y2="1">
       <stop offset="0" stop-color="#fff3a8"/><stop offset=".45" stop-color="#f5c22b"/><stop offset="1" stop-color="#a86a08"/></linearGradient></defs>
-      <path d="M18 58 L30 30 L55 20 L78 32 L86 58 L70 78 L40 82 Z" fill="url(#g-gold)" stroke="#7a4a00" stroke-width="3"/>
+      <path d="M18 58 L30 30 L55 20 L78 32 L86 58 L70 78 L40 82 Z" fill="url(#${id})" stroke="#7a4a00" stroke-width="3"/>
       <path d="M32 36 L52 28 L62 40 L44 50 Z" fill="#fff8cf" opacity=".7"/></svg>`,
-  SLAG: `<svg viewBox="0 0 100 100" aria-hidden="true">
+  SLAG: () => `<svg viewBox="0 0 100 100" aria-hidden="true">
       <path d="M14 62 Q18 36 40 30 Q56 18 74 32 Q92 44 84 66 Q72 84 48 82 Q20 82 14 62 Z" fill="#5b5550" stroke="#2b2724" stroke-width="3"/>
       <path d="M30 52 L44 58 L52 48 L66 60" stroke="#d2691e" stroke-width="3" fill="none"/>
       <circle cx="40" cy="42" r="4" fill="#3b3632"/><circle cx="64" cy="46" r="5" fill="#3b3632"/></svg>`,
-  COAL: `<svg viewBox="0 0 100 100" aria-hidden="true">
+  COAL: () => `<svg viewBox="0 0 100 100" aria-hidden="true">
       <path d="M20 60 L28 34 L52 22 L76 34 L84 60 L64 80 L36 80 Z" fill="#1a1a1d" stroke="#000" stroke-width="3"/>
       <path d="M36 40 L52 30 L66 40 L52 50 Z" fill="#3a3a42"/>
       <path d="M34 66 L48 58 L62 68" stroke="#ff4a1c" stroke-width="3" fill="none" opacity=".9"/></svg>`,
-  BLANK: `<svg viewBox="0 0 100 100" aria-hidden="true"><circle cx="50" cy="50" r="6" fill="#5a4636"/></svg>`,
+  BLANK: () => `<svg viewBox="0 0 100 100" aria-hidden="true"><circle cx="50" cy="50" r="6" fill="#5a4636"/></svg>`,
 };
 const SPIN_SYMBOLS = ["GOLD", "BLANK", "SLAG", "BLANK", "GOLD", "COAL", "BLANK"];
+const NAMES = { GOLD: "Gold Nugget", SLAG: "Slag", COAL: "Coal", BLANK: "Blank" };
+
+function svgOf(name) {
+  const draw = SYMBOLS[name] || SYMBOLS.BLANK;
+  gradients += 1;
+  return draw(`fof-gold-${gradients}`);
+}
 
 const MOVE_WORDS = {
-  advance: (e) => `GOLD GOLD GOLD: the marker climbs to ${formatX(e.to_x)}`,
-  top_reached: () => "The marker reaches the top runner: 2,500x!",
-  coal_back: (e) => `COAL: the marker falls back from ${formatX(e.from_x)} to ${formatX(e.to_x)}`,
-  coal_safe: (e) => `COAL, but ${formatX(e.from_x)} is a safe runner: the marker holds`,
-  slag_end: (e) => `SLAG: the feature ends on ${formatX(e.to_x)}`,
-  nothing: () => "No change: re-spin again",
+  advance: (e) => `Three Gold Nuggets: the marker climbs to ${formatX(e.to_x)}`,
+  top_reached: (e) => `The marker reaches the top runner: ${formatX(e.to_x)}!`,
+  coal_back: (e) => `Coal: the marker falls back from ${formatX(e.from_x)} to ${formatX(e.to_x)}`,
+  coal_safe: (e) => `Coal, but ${formatX(e.from_x)} is a safe runner: the marker holds`,
+  slag_end: (e) => `Slag: the feature ends on ${formatX(e.to_x)}`,
+  nothing: () => "No change: the re-spins go on",
 };
 
 /** Lobby artwork: the winning line. */
 export function art() {
-  return ["GOLD", "GOLD", "GOLD"].map((n) => `<span class="art-symbol">${SYMBOLS[n]}</span>`).join("");
+  return ["GOLD", "GOLD", "GOLD"].map((n) => `<span class="art-symbol">${svgOf(n)}</span>`).join("");
 }
+
+/** A symbol's picture for the help (the reels' own art). */
+export function helpArt(key) { return svgOf(key); }
 
 function symbolCell(name) {
-  const key = SYMBOLS[name] ? name : "BLANK";
-  return el("div.fof-symbol", { "data-symbol": name, title: name, html: SYMBOLS[key] });
+  return el("div.fof-symbol", { "data-symbol": name, title: NAMES[name] || "", html: svgOf(name) });
 }
 
-export function create(root, ctx) {
+export function create(root, ctx = {}) {
   const help = ctx.help || {};
   const ladder = (help.ladder_x || []).map(String);
   const safe = new Set((help.safe_runners_x || []).map(String));
 
   const reels = [0, 1, 2].map((i) => el("div.fof-reel", { "data-testid": `fof-reel-${i + 1}` }, symbolCell("BLANK")));
-  const banner = el("div.fof-banner", { "data-testid": "fof-banner" }, "Three Gold Nuggets start the Forging Re-Spins");
+  const banner = el("div.fof-banner", { "data-testid": "fof-banner" });
   const payline = el("div.fof-payline");
   const machine = el("div.fof-machine", {}, el("div.fof-reels", {}, payline, ...reels), banner);
   const rungs = ladder.map((x, i) => el(
@@ -62,7 +74,7 @@ export function create(root, ctx) {
   const ladderEl = el("ol.fof-ladder", { "data-testid": "fof-ladder", "aria-label": "Prize ladder" }, ...rungs.slice().reverse());
   const ladderBox = el("div.fof-ladder-box", {}, el("div.fof-ladder-title", { text: "Prize ladder" }), ladderEl);
   const respins = el("div.fof-respins", { "data-testid": "fof-respins" });
-  root.append(el("div.fof", {}, machine, el("div.fof-side", {}, ladderBox, respins)));
+  root.append(el("div.fof", {}, el("div.fit", {}, machine), el("div.fof-side", {}, ladderBox, respins)));
 
   let runner = null;
   let count = 0;
@@ -115,10 +127,15 @@ export function create(root, ctx) {
         await spinReels(ev.symbols, anim);
       } else if (ev.type === "trigger") {
         reels.forEach((r) => r.classList.add("win"));
-        say("GOLD GOLD GOLD! Forging Re-Spins: the marker starts on the first runner", "big");
+        say("Three Gold Nuggets! Forging Re-Spins: the marker starts on the first runner", "big");
         count = 0;
         setMarker(Number(ev.runner ?? 0), "flash-up", anim.fast());
-        await anim.wait(700);
+        if (ctx.moment && !anim.quiet) {
+          await ctx.moment({ title: "FORGING RE-SPINS!", amount: formatX(ladder[Number(ev.runner ?? 0)] ?? ev.runner_x),
+            text: "Three Gold Nuggets start the re-spins on the first runner. Gold climbs, Coal on reel 3 falls back, Slag ends." });
+        } else {
+          await anim.wait(700);
+        }
       } else if (ev.type === "win") {
         (ev.reels || [1, 2]).forEach((n) => reels[n - 1] && reels[n - 1].classList.add("win"));
         say(`Two Gold Nuggets on reels 1 and 2 pay ${formatX(ev.win_x)} the bet`, "win");
@@ -132,15 +149,28 @@ export function create(root, ctx) {
         setMarker(Number(ev.to), flash, anim.fast());
         say((MOVE_WORDS[ev.move] || (() => ev.move))(ev), ev.move === "slag_end" || ev.move === "coal_back" ? "bad" : "");
         await anim.wait(ev.move === "nothing" ? 150 : 550);
-        reels[2].classList.remove("coal");
+        if (!anim.still) reels[2].classList.remove("coal");
       } else if (ev.type === "award") {
         setMarker(Number(ev.runner), "awarded");
         rungs[Number(ev.runner)].classList.add("awarded");
         say(`Forging Re-Spins pay ${formatX(ev.win_x)} the bet after ${ev.respins} re-spins`, "big");
         await anim.wait(500);
       }
+      updateRespins();
+      if (anim.frame) await anim.frame(ev, step);
     }
-    updateRespins();
+  }
+
+  const reelWords = (symbols) => symbols.map((s) => NAMES[s] || s).join(", ");
+  function describe(ev) {
+    if (ev.type === "reels") {
+      return `The reels show ${reelWords(ev.symbols)}.`;
+    }
+    if (ev.type === "trigger") return "Three Gold Nuggets trigger the Forging Re-Spins: the marker starts on the first runner.";
+    if (ev.type === "win") return `Two Gold Nuggets on reels 1 and 2 pay ${formatX(ev.win_x)} the bet.`;
+    if (ev.type === "ladder") return `Ladder: ${(MOVE_WORDS[ev.move] || (() => ev.move))(ev)}.`;
+    if (ev.type === "award") return `The feature pays the runner reached last: ${formatX(ev.win_x)} the bet, after ${ev.respins} re-spins.`;
+    return null;
   }
 
   return {
@@ -151,7 +181,13 @@ export function create(root, ctx) {
       say("Good luck!");
       updateRespins();
     },
+    showcase() {
+      showReels(["GOLD", "BLANK", "SLAG"]);
+      say("Three Gold Nuggets start the Forging Re-Spins");
+    },
     playStep(step, _round, anim) { return apply(step, anim); },
+    apply,
+    describe,
     restore(round) {
       this.newRound();
       // Replaying events draws the board exactly as the interrupted round left it.

@@ -10,56 +10,71 @@
 //   free_spins_awarded {free_spins}; free_spins_remaining {played, remaining, multiplier}; cap; round_end
 
 import { el, formatX, replaySteps } from "../util.js";
-import { makeGrid, symbolSvg } from "./gems.js";
+import { makeGrid, nameOf, symbolSvg } from "./gems.js";
 
+// The FORGE REEL symbols: arrow, word on the tile, name, what it does.
 const FORGE_ART = {
-  VERTICAL_WILD: ["↕", "WILD", "Vertical WILD"],
-  HORIZONTAL_WILD: ["↔", "WILD", "Horizontal WILD"],
-  VERTICAL_SPLITTER: ["↕", "SPLIT", "Vertical Splitter"],
-  HORIZONTAL_SPLITTER: ["↔", "SPLIT", "Horizontal Splitter"],
-  MULTIPLIER: ["+1", "MULTI", "Multiplier"],
-  BLANK: ["", "", "Blank"],
-  SCATTER: ["", "", "Scatter"],
+  VERTICAL_WILD: ["↕", "WILD", "Vertical Wild", "turns its reel WILD"],
+  HORIZONTAL_WILD: ["↔", "WILD", "Horizontal Wild", "turns matching symbols on its row WILD"],
+  VERTICAL_SPLITTER: ["↕", "SPLIT", "Vertical Splitter", "splits matching symbols on its reel"],
+  HORIZONTAL_SPLITTER: ["↔", "SPLIT", "Horizontal Splitter", "is WILD and splits the symbols on its row"],
+  MULTIPLIER: ["+1", "MULTI", "Multiplier", "raises the win multiplier"],
+  BLANK: ["", "", "Blank", "does nothing"],
+  SCATTER: ["", "", "Scatter", "adds a Scatter"],
 };
+// The board a game opens on: no symbol on the first three reels in a row.
+const SHOWCASE = [["DIAMOND", "K", "TOPAZ"], ["A", "EMERALD", "Q"], ["SAPPHIRE", "J", "DIAMOND"],
+  ["WILD", "TOPAZ", "K"], ["EMERALD", "SCATTER", "A"]];
+const SHOWCASE_FORGE = ["MULTIPLIER", "VERTICAL_WILD", "BLANK", "HORIZONTAL_SPLITTER", "BLANK"];
 
 function forgeTile(name) {
-  const [arrow, word, title] = FORGE_ART[name] || ["?", name, name];
+  const [arrow, word, title] = FORGE_ART[name] || ["?", "", "FORGE REEL symbol"];
   const tile = el(`div.fog-forge.f-${String(name).toLowerCase()}`, { "data-forge": name, title });
   if (name === "SCATTER") tile.innerHTML = symbolSvg("SCATTER");
   else tile.append(el("b", { text: arrow }), el("small", { text: word }));
   return tile;
 }
 
-const pretty = (s) => String(s).replace(/_/g, " ");
+const forgeName = (name) => (FORGE_ART[name] ? FORGE_ART[name][2] : "FORGE REEL symbol");
+const waysText = (n) => `${n.toLocaleString()} ${n === 1 ? "way" : "ways"}`;
 
 /** Lobby artwork. */
 export function art() {
   return ["DIAMOND", "WILD", "SCATTER", "TOPAZ"].map((n) => `<span class="art-symbol">${symbolSvg(n)}</span>`).join("");
 }
 
-export function create(root, _ctx) {
-  const grid = makeGrid(5, 3, "fog-board");
+/** A symbol's picture for the help: board symbols, and FORGE REEL tiles as "forge:NAME". */
+export function helpArt(key) {
+  if (key.startsWith("forge:")) return forgeTile(key.slice(6));
+  return symbolSvg(key);
+}
+
+export function create(root, ctx = {}) {
+  const symbolNames = ctx.help && ctx.help.symbol_names;
+  const words = (key) => nameOf(symbolNames, key);
+  const grid = makeGrid(5, 3, "fog-board", symbolNames);
   const forgeRow = el("div.fog-forge-reel", { "data-testid": "fog-forge-reel" });
   const multBox = el("div.fog-counter", { "data-testid": "fog-multiplier" });
   const spinsBox = el("div.fog-counter", { "data-testid": "fog-free-spins" });
   const waysBox = el("div.fog-ways", { "data-testid": "fog-ways" });
   const banner = el("div.fog-banner", { "data-testid": "fog-banner" });
-  const winsList = el("ul.fog-wins", { "data-testid": "fog-wins" });
+  const winsList = el("ul.fog-wins", { "data-testid": "fog-wins", "aria-label": "Wins of this spin" });
   const gembox = el("div.fog-gembox", { "data-testid": "fog-gembox", hidden: true });
   root.append(el("div.fog", {},
     el("div.fog-top", {}, multBox, spinsBox),
-    el("div.fog-frame", {}, el("div.fog-forge-label", { text: "FORGE REEL" }), forgeRow, grid.root, waysBox),
-    gembox, banner, winsList));
+    el("div.fit", {}, el("div.fog-frame", {}, el("div.fog-forge-label", { text: "FORGE REEL" }), forgeRow, grid.root, waysBox)),
+    el("div.fog-info", {}, gembox, banner),
+    winsList));
 
   let multiplier = 1;
   let spinsLeft = 0;
   let inFeature = false;
 
   function showCounters() {
-    multBox.innerHTML = `<span>Win multiplier</span><strong>x${multiplier}</strong>`;
+    multBox.replaceChildren(el("span", { text: "Win multiplier" }), el("strong", { text: `x${multiplier}` }));
     multBox.dataset.value = String(multiplier);
     spinsBox.hidden = !inFeature;
-    spinsBox.innerHTML = `<span>Free spins left</span><strong>${spinsLeft}</strong>`;
+    spinsBox.replaceChildren(el("span", { text: "Free spins left" }), el("strong", { text: String(spinsLeft) }));
     spinsBox.dataset.value = String(spinsLeft);
   }
 
@@ -70,6 +85,13 @@ export function create(root, _ctx) {
 
   function say(text, tone = "") { banner.textContent = text; banner.className = `fog-banner ${tone}`; }
 
+  function rewardText(reward) {
+    const parts = [];
+    if (reward.prize_x && reward.prize_x !== "0") parts.push(`${formatX(reward.prize_x)} the bet`);
+    if (reward.free_spins) parts.push(`${reward.free_spins} FREE SPINS`);
+    return parts.join(" + ") || "nothing";
+  }
+
   function showGembox(scatters, reward) {
     gembox.hidden = false;
     gembox.classList.toggle("opened", !!reward);
@@ -77,14 +99,23 @@ export function create(root, _ctx) {
     const lid = el("div.fog-gembox-art", { html: symbolSvg("SCATTER") });
     if (!reward) {
       gembox.replaceChildren(lid, el("div", {}, el("strong", { text: "GEMBOX!" }),
-        el("p", { text: `${scatters} SCATTERs awarded the GEMBOX. Open it to reveal your reward.` })));
+        el("p", { text: `${scatters} Scatters awarded the GEMBOX. Open it to reveal your reward.` })));
     } else {
-      const parts = [];
-      if (reward.prize_x && reward.prize_x !== "0") parts.push(`${formatX(reward.prize_x)} the bet`);
-      if (reward.free_spins) parts.push(`${reward.free_spins} FREE SPINS`);
       gembox.replaceChildren(lid, el("div", {}, el("strong", { text: "The GEMBOX holds" }),
-        el("p.fog-reward", { "data-testid": "fog-reward", text: parts.join(" + ") || "nothing" })));
+        el("p.fog-reward", { "data-testid": "fog-reward", text: rewardText(reward) })));
     }
+  }
+
+  const winText = (ev) => `${words(ev.symbol)} on ${ev.length} reels, ${waysText(ev.ways)} × ${formatX(ev.pay_x)}` +
+    `${ev.multiplier > 1 ? ` × ${ev.multiplier}` : ""} = ${formatX(ev.win_x)}`;
+  const landingText = (l) => `${forgeName(l.forge)} on reel ${l.column} ${FORGE_ART[l.forge] ? FORGE_ART[l.forge][3] : ""}`.trim();
+
+  /** "FORGE REEL: 4 Multipliers, Horizontal Wild" (the replay caption tells each landing). */
+  function landingSummary(landings) {
+    const counts = new Map();
+    for (const l of landings) if (l.forge !== "BLANK") counts.set(forgeName(l.forge), (counts.get(forgeName(l.forge)) || 0) + 1);
+    const parts = [...counts].map(([name, n]) => (n > 1 ? `${n} ${name}s` : name));
+    return parts.length ? `FORGE REEL: ${parts.join(", ")}` : "";
   }
 
   async function apply(step, anim) {
@@ -98,8 +129,8 @@ export function create(root, _ctx) {
         multiplier = ev.multiplier;
         setForge(ev.forge_reel);
         grid.set(ev.board, { drop: !anim.fast() });
-        waysBox.textContent = `${ev.ways.toLocaleString()} ways`;
-        if (ev.guaranteed_multiplier_position !== undefined && ev.guaranteed_multiplier_position !== null) {
+        waysBox.textContent = waysText(ev.ways);
+        if (ev.guaranteed_multiplier_position !== undefined && ev.guaranteed_multiplier_position !== null && !anim.still) {
           forgeRow.children[ev.guaranteed_multiplier_position].classList.add("flash");
         }
         say(step.kind === "free_spin" ? "Free spin" : "");
@@ -109,18 +140,20 @@ export function create(root, _ctx) {
         // Winning cells add up over the cascade's wins: the symbol or WILD on reels 1..length.
         const hit = (c, r, sym) => c < ev.length && (sym === ev.symbol || sym === "WILD");
         grid.mark("win", (c, r, sym) => hit(c, r, sym) || grid.cell(c, r).classList.contains("win"));
-        winsList.append(el("li", { text: `${pretty(ev.symbol)} on ${ev.length} reels, ${ev.ways} ways × ${formatX(ev.pay_x)}` +
-          `${ev.multiplier > 1 ? ` × ${ev.multiplier}` : ""} = ${formatX(ev.win_x)}` }));
-        say(`${pretty(ev.symbol)} pays ${formatX(ev.win_x)}`, "win");
+        winsList.append(el("li", { text: winText(ev) }));
+        winsList.scrollTop = winsList.scrollHeight;
+        say(`${words(ev.symbol)} pays ${formatX(ev.win_x)}`, "win");
         await anim.wait(350);
       } else if (ev.type === "multiplier") {
         multiplier = ev.to;
-        multBox.classList.add("flash");
-        setTimeout(() => multBox.classList.remove("flash"), 600);
+        if (!anim.still) {
+          multBox.classList.add("flash");
+          setTimeout(() => multBox.classList.remove("flash"), 600);
+        }
         showCounters();
       } else if (ev.type === "cascade") {
         const removed = new Set(ev.removed.map(([c, r]) => `${c - 1},${r - 1}`));
-        grid.mark("boom", (c, r) => removed.has(`${c},${r}`));
+        if (!anim.still) grid.mark("boom", (c, r) => removed.has(`${c},${r}`));
         await anim.wait(300);
         grid.clear("win");
         grid.clear("boom");
@@ -133,20 +166,30 @@ export function create(root, _ctx) {
         }
         setForge(ev.forge_reel);
         multiplier = ev.multiplier;
-        waysBox.textContent = `${ev.ways.toLocaleString()} ways`;
-        const effects = ev.landings.filter((l) => l.forge !== "BLANK").map((l) => `${pretty(l.forge)}: ${l.effect}`);
-        say(effects.length ? effects.join(" · ") : `Cascade ${ev.number}`);
+        waysBox.textContent = waysText(ev.ways);
+        say(landingSummary(ev.landings) || `Cascade ${ev.number}`);
         showCounters();
         await anim.wait(550);
       } else if (ev.type === "gembox_awarded") {
         grid.mark("win", (_c, _r, sym) => sym === "SCATTER");
         showGembox(ev.scatters, null);
-        say(`${ev.scatters} SCATTERs: the GEMBOX is yours to open`, "big");
-        await anim.wait(500);
+        say(`${ev.scatters} Scatters: the GEMBOX is yours to open`, "big");
+        if (ctx.moment && !anim.quiet) {
+          await ctx.moment({ title: "GEMBOX!", text: `${ev.scatters} Scatters awarded the GEMBOX. Open it to reveal an instant prize, free spins, or both.` });
+        } else {
+          await anim.wait(500);
+        }
       } else if (ev.type === "gembox_reward") {
         showGembox(null, ev);
-        say(`GEMBOX: ${pretty(ev.reward)}`, "big");
-        await anim.wait(700);
+        say(`The GEMBOX holds ${rewardText(ev)}`, "big");
+        if (ctx.moment && !anim.quiet) {
+          const prize = ev.prize_x && ev.prize_x !== "0" ? ctx.money(ctx.bet() * Number(ev.prize_x)) : "";
+          await ctx.moment(ev.free_spins
+            ? { title: "FREE SPINS!", amount: `${ev.free_spins} FREE SPINS`, text: prize ? `The GEMBOX holds ${prize} and ${ev.free_spins} free spins.` : `The GEMBOX holds ${ev.free_spins} free spins; the win multiplier never resets during them.` }
+            : { title: "GEMBOX PRIZE", amount: prize, text: `The GEMBOX holds ${formatX(ev.prize_x)} the bet.` });
+        } else {
+          await anim.wait(700);
+        }
       } else if (ev.type === "free_spins_awarded") {
         inFeature = true;
         spinsLeft = ev.free_spins;
@@ -160,7 +203,24 @@ export function create(root, _ctx) {
         say(`Maximum win reached: ${formatX(ev.cap_x)} the bet`, "big");
         await anim.wait(600);
       }
+      if (anim.frame) await anim.frame(ev, step);
     }
+  }
+
+  function describe(ev) {
+    if (ev.type === "spin") {
+      return `The board and the FORGE REEL: ${waysText(ev.ways)}, win multiplier x${ev.multiplier}.`;
+    }
+    if (ev.type === "win") return `${winText(ev)}.`;
+    if (ev.type === "cascade") {
+      const lands = ev.landings.map(landingText);
+      return `Cascade ${ev.number}: the winning symbols are removed and the symbols fall.` +
+        (lands.length ? ` ${lands.join("; ")}.` : "") + ` Now ${waysText(ev.ways)}, win multiplier x${ev.multiplier}.`;
+    }
+    if (ev.type === "gembox_awarded") return `${ev.scatters} Scatters award the GEMBOX.`;
+    if (ev.type === "gembox_reward") return `The GEMBOX is opened: it holds ${rewardText(ev)}.`;
+    if (ev.type === "cap") return `The maximum win of ${formatX(ev.cap_x)} the bet is reached.`;
+    return null;
   }
 
   return {
@@ -172,7 +232,15 @@ export function create(root, _ctx) {
       showCounters();
       say("");
     },
+    showcase() {
+      setForge(SHOWCASE_FORGE);
+      grid.set(SHOWCASE);
+      waysBox.textContent = waysText(243);
+      say("Wins pay left to right on up to 36,288 ways");
+    },
     playStep(step, _round, anim) { return apply(step, anim); },
+    apply,
+    describe,
     restore(round) {
       this.newRound(round);
       return replaySteps(round.steps, apply);

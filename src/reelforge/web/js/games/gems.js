@@ -50,8 +50,14 @@ export function symbolSvg(name) {
   return `<svg viewBox="0 0 100 100" aria-hidden="true"><defs><linearGradient id="${id}" x1="0" y1="0" x2="1" y2="1"><stop offset="0" stop-color="${light}"/><stop offset="1" stop-color="${dark}"/></linearGradient></defs><path d="${GEM_SHAPES[shape]}" fill="url(#${id})" stroke="rgba(0,0,0,.55)" stroke-width="3"/><path d="M36 30 L50 24 L58 34 L44 42 Z" fill="#fff" opacity=".45"/></svg>`;
 }
 
+/** A symbol's name in words: the help's names when the game gives them ("Gold Nugget"), else from its key. */
+export function nameOf(names, key) {
+  if (names && names[key]) return names[key];
+  return String(key).toLowerCase().split(/[_\s]+/).map((w) => (w ? w[0].toUpperCase() + w.slice(1) : w)).join(" ");
+}
+
 /** A board grid of ``cols`` x ``rows`` cells, addressed [col][row] with row 0 at the top. */
-export function makeGrid(cols, rows, testid = "board") {
+export function makeGrid(cols, rows, testid = "board", names = null) {
   const root = el("div.gem-grid", { "data-testid": testid });
   root.style.gridTemplateColumns = `repeat(${cols}, 1fr)`;
   const cells = [];
@@ -75,7 +81,7 @@ export function makeGrid(cols, rows, testid = "board") {
         cell.className = `gem-cell copies-${copies}${drop ? " drop" : ""}`;
         cell.dataset.symbol = sym;
         cell.dataset.copies = String(copies);
-        cell.title = copies > 1 ? `${sym} split in ${copies}` : sym;
+        cell.title = copies > 1 ? `${nameOf(names, sym)} split in ${copies}` : nameOf(names, sym);
         cell.innerHTML = Array.from({ length: copies }, () => `<span class="gem">${symbolSvg(sym)}</span>`).join("");
         if (drop) cell.style.animationDelay = `${c * 40 + r * 25}ms`;
       }));

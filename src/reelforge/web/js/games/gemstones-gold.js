@@ -11,37 +11,44 @@
 //   cap_reached {win_x, forfeited_spins}, round_end {total_win_x, ...}
 
 import { el, formatX, replaySteps } from "../util.js";
-import { makeGrid, symbolSvg } from "./gems.js";
+import { makeGrid, nameOf, symbolSvg } from "./gems.js";
 
 const CHARS = { G: "GOLD_NUGGET", R: "RUBY", A: "AMETHYST", S: "SAPPHIRE", E: "EMERALD", B: "BRONZE_ORE",
   P: "PINK_STONE", L: "BLUE_STONE", X: "SCATTER" };
 const REELS = 6;
+// The board a game opens on: every symbol, no win of 8 and no 3 Scatters.
+const SHOWCASE = ["GRASEB", "PLGRXA", "SEBPLG", "RASEBP", "LGRASE", "BPLGRA"];
 
 /** Event boards are strings per reel ("GRPPPP"); the grid takes names per cell. */
 function names(board) {
   return board.map((reel) => Array.from(reel, (ch) => CHARS[ch] || ch));
 }
 
-const pretty = (s) => String(s).replace(/_/g, " ").toLowerCase().replace(/\b\w/g, (m) => m.toUpperCase());
-
 /** Lobby artwork. */
 export function art() {
   return ["RUBY", "GOLD_NUGGET", "SAPPHIRE", "AMETHYST", "EMERALD"].map((n) => `<span class="art-symbol">${symbolSvg(n)}</span>`).join("");
 }
 
-export function create(root, _ctx) {
-  const grid = makeGrid(REELS, 6, "gg-board");
+/** A symbol's picture for the help (the board's own art). */
+export function helpArt(key) { return symbolSvg(key); }
+
+const plural = (n, one, many) => `${n} ${n === 1 ? one : many}`;
+
+export function create(root, ctx = {}) {
+  const words = (key) => nameOf(ctx.help && ctx.help.symbol_names, key);
+  const grid = makeGrid(REELS, 6, "gg-board", ctx.help && ctx.help.symbol_names);
   const lanes = Array.from({ length: REELS }, (_, i) => el("div.gg-lane", { "data-lane": i + 1, "data-testid": `gg-lane-${i + 1}` }));
   const laneRow = el("div.gg-lanes", { "data-testid": "gg-lanes" }, ...lanes);
   const spinsBox = el("div.gg-counter", { "data-testid": "gg-free-spins" });
   const multBox = el("div.gg-counter", { "data-testid": "gg-total-multiplier" });
   const sumBox = el("div.gg-sum", { "data-testid": "gg-sum" });
   const banner = el("div.gg-banner", { "data-testid": "gg-banner" });
-  const winsList = el("ul.gg-wins", { "data-testid": "gg-wins" });
+  const winsList = el("ul.gg-wins", { "data-testid": "gg-wins", "aria-label": "Wins of this spin" });
   root.append(el("div.gg", {},
     el("div.gg-top", {}, spinsBox, multBox),
-    el("div.gg-frame", {}, grid.root, laneRow),
-    sumBox, banner, winsList));
+    el("div.fit", {}, el("div.gg-frame", {}, grid.root, laneRow)),
+    el("div.gg-info", {}, sumBox, banner),
+    winsList));
 
   let spinsLeft = 0;
   let totalM = 0;
@@ -50,13 +57,14 @@ export function create(root, _ctx) {
   function showCounters() {
     spinsBox.hidden = !inFeature;
     multBox.hidden = !inFeature;
-    spinsBox.innerHTML = `<span>Free spins left</span><strong>${spinsLeft}</strong>`;
-    multBox.innerHTML = `<span>Total multiplier</span><strong>${totalM ? totalM + "x" : "—"}</strong>`;
+    spinsBox.replaceChildren(el("span", { text: "Free spins left" }), el("strong", { text: String(spinsLeft) }));
+    multBox.replaceChildren(el("span", { text: "Total multiplier" }), el("strong", { text: totalM ? `${totalM}x` : "—" }));
     spinsBox.dataset.value = String(spinsLeft);
     multBox.dataset.value = String(totalM);
   }
 
-  function setLane(i, value, blockers) {
+  /** A lane: its value under ``blockers`` blockers ("?" while covered, unless ``open``: the replay shows it). */
+  function setLane(i, value, blockers, open = false) {
     const lane = lanes[i];
     lane.className = "gg-lane";
     lane.dataset.value = value === null ? "" : String(value);
@@ -64,8 +72,8 @@ export function create(root, _ctx) {
     if (value === null) { lane.replaceChildren(el("span.gg-lane-empty", { text: "·" })); return; }
     if (blockers > 0) {
       lane.classList.add("blocked");
-      lane.replaceChildren(el("span.gg-lane-value", { text: "?" }),
-        el("span.gg-blockers", { title: `${blockers} blocker${blockers > 1 ? "s" : ""}` },
+      lane.replaceChildren(el("span.gg-lane-value", { text: open ? `${value}x` : "?" }),
+        el("span.gg-blockers", { title: plural(blockers, "blocker", "blockers") },
           ...Array.from({ length: blockers }, () => el("i")), el("b", { text: String(blockers) })));
     } else {
       lane.classList.add("revealed");
@@ -74,13 +82,13 @@ export function create(root, _ctx) {
   }
 
   function say(text, tone = "") { banner.textContent = text; banner.className = `gg-banner ${tone}`; }
+  const many = (name) => (name.endsWith("y") ? `${name.slice(0, -1)}ies` : `${name}s`); // "8 Rubies", "9 Pink Stones"
+  const winText = (w) => `${w.count} ${many(words(w.symbol))} pay ${formatX(w.amount_x)}`;
 
   async function apply(step, anim) {
     for (const ev of step.events) {
       if (ev.type === "spin") {
-        if (ev.kind === "free") {
-          inFeature = true;
-        }
+        if (ev.kind === "free") inFeature = true;
         winsList.replaceChildren();
         sumBox.textContent = "";
         grid.clear("win");
@@ -89,7 +97,7 @@ export function create(root, _ctx) {
         const byLane = new Map(ev.multiplier_reel.map((m) => [m.lane - 1, m]));
         for (let i = 0; i < REELS; i++) {
           const m = byLane.get(i);
-          setLane(i, m ? m.value : null, m ? m.blockers : null);
+          setLane(i, m ? m.value : null, m ? m.blockers : null, !!anim.still);
         }
         say(ev.kind === "free" ? "Free spin" : "");
         showCounters();
@@ -98,13 +106,14 @@ export function create(root, _ctx) {
         grid.set(names(ev.board));
         const winners = new Set(ev.wins.map((w) => w.symbol));
         grid.mark("win", (_c, _r, sym) => winners.has(sym));
-        winsList.append(...ev.wins.map((w) => el("li", { text: `Cascade ${ev.index}: ${w.count} × ${pretty(w.symbol)} pays ${formatX(w.amount_x)}` })));
+        winsList.append(...ev.wins.map((w) => el("li", { text: `Cascade ${ev.index}: ${winText(w)}` })));
+        winsList.scrollTop = winsList.scrollHeight;
         say(`Cascade ${ev.index}: ${formatX(ev.cascade_win_x)}`, "win");
         await anim.wait(500);
-        grid.mark("boom", (_c, _r, sym) => winners.has(sym));
+        if (!anim.still) grid.mark("boom", (_c, _r, sym) => winners.has(sym));
         for (const b of ev.blockers) {
-          setLane(b.lane - 1, b.value, b.remaining);
-          if (b.removed) lanes[b.lane - 1].classList.add(b.revealed_now ? "flash-reveal" : "flash-hit");
+          setLane(b.lane - 1, b.value, b.remaining, !!anim.still);
+          if (b.removed && !anim.still) lanes[b.lane - 1].classList.add(b.revealed_now ? "flash-reveal" : "flash-hit");
         }
         await anim.wait(350);
       } else if (ev.type === "spin_result") {
@@ -115,7 +124,7 @@ export function create(root, _ctx) {
         if (revealed.length) {
           sumBox.textContent = `Revealed ${revealed.map((v) => v + "x").join(" + ")} = ${ev.multiplier_sum}x`;
         } else {
-          sumBox.textContent = ev.cascades ? "No multiplier revealed: the win is unmultiplied" : "";
+          sumBox.textContent = ev.cascades ? "No multiplier revealed: the win is not multiplied" : "";
         }
         if (ev.kind === "free" && ev.multiplier_sum > 0) totalM = ev.total_multiplier_after;
         const before = ev.win_before_multiplier_x;
@@ -129,11 +138,18 @@ export function create(root, _ctx) {
         await anim.wait(ev.win_x !== "0" ? 500 : 150);
       } else if (ev.type === "free_spins_awarded") {
         grid.mark("win", (_c, _r, sym) => sym === "SCATTER");
+        const retrigger = inFeature;
         inFeature = true;
         spinsLeft = ev.remaining;
-        say(`${ev.scatters} scatters: +${ev.awarded} free spins!`, "big");
+        say(retrigger ? `${ev.scatters} Scatters: +${ev.awarded} free spins!` : `${ev.scatters} Scatters: ${ev.awarded} free spins!`, "big");
         showCounters();
-        await anim.wait(700);
+        if (ctx.moment && !anim.quiet) {
+          await ctx.moment(retrigger
+            ? { title: "RETRIGGER!", amount: `+${ev.awarded} FREE SPINS`, text: `${ev.scatters} Scatters in a free spin: ${ev.remaining} free spins left.` }
+            : { title: "FREE SPINS!", amount: `${ev.awarded} FREE SPINS`, text: `${ev.scatters} Scatters triggered the feature. Revealed multipliers now add up for the whole feature.` });
+        } else {
+          await anim.wait(700);
+        }
       } else if (ev.type === "free_spins_remaining") {
         spinsLeft = ev.remaining;
         totalM = ev.total_multiplier_after;
@@ -142,7 +158,39 @@ export function create(root, _ctx) {
         say(`Maximum win reached: ${formatX(ev.win_x)}`, "big");
         await anim.wait(600);
       }
+      if (anim.frame) await anim.frame(ev, step);
     }
+  }
+
+  /** A replay caption for an event, or null when the event draws nothing new. */
+  function describe(ev, step) {
+    if (ev.type === "spin") {
+      const lanes = ev.multiplier_reel.map((m) => `${m.value}x under column ${m.lane}`).join(", ");
+      return ev.kind === "free"
+        ? `The starting board. Every column has a value under 2 blockers: ${lanes}.`
+        : `The starting board. The multiplier reel holds ${lanes}, each under 3 blockers.`;
+    }
+    if (ev.type === "cascade") {
+      const hits = ev.blockers.filter((b) => b.removed).map((b) => (b.remaining === 0
+        ? `column ${b.lane} reveals ${b.value}x` : `column ${b.lane} loses a blocker (${b.remaining} left)`));
+      return `Cascade ${ev.index}: ${ev.wins.map(winText).join("; ")}, ${formatX(ev.cascade_win_x)} in all.` +
+        (hits.length ? ` Then ${hits.join(", ")}.` : "");
+    }
+    if (ev.type === "spin_result") {
+      const revealed = ev.revealed_values || [];
+      const sum = revealed.length ? `Revealed ${revealed.map((v) => v + "x").join(" + ")} = ${ev.multiplier_sum}x. ` : "";
+      const total = ev.kind !== "free" ? "" : ev.total_multiplier_after
+        ? ` Total multiplier ${ev.total_multiplier_after}x.` : " Total multiplier: none revealed yet.";
+      if (ev.win_x === "0") return `${sum}The spin pays nothing.${total}`;
+      const applied = ev.kind === "free" ? ev.multiplier_applied : (ev.multiplier_sum || 1);
+      return `${sum}The spin pays ${applied > 1 ? `${formatX(ev.win_before_multiplier_x)} × ${applied} = ` : ""}${formatX(ev.win_x)}.${total}`;
+    }
+    if (ev.type === "free_spins_awarded") {
+      return step.kind === "free_spin" ? `${ev.scatters} Scatters retrigger: +${ev.awarded} free spins (${ev.remaining} left).`
+        : `${ev.scatters} Scatters award ${ev.awarded} free spins.`;
+    }
+    if (ev.type === "cap_reached") return `The maximum win of ${formatX(ev.win_x)} is reached; ${ev.forfeited_spins} free spins are forfeited.`;
+    return null;
   }
 
   return {
@@ -154,7 +202,17 @@ export function create(root, _ctx) {
       showCounters();
       say("");
     },
+    showcase() {
+      grid.set(names(SHOWCASE));
+      for (let i = 0; i < REELS; i++) setLane(i, null, null);
+      winsList.replaceChildren();
+      sumBox.textContent = "";
+      say("8 or more of a kind anywhere win");
+      showCounters();
+    },
     playStep(step, _round, anim) { return apply(step, anim); },
+    apply,
+    describe,
     restore(round) {
       this.newRound(round);
       return replaySteps(round.steps, apply);

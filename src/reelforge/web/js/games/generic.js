@@ -66,12 +66,16 @@ export function create(root, _ctx) {
       log.append(el(`li${isWin ? ".win" : ""}`, { text: describeEvent(ev) }));
       log.scrollTop = log.scrollHeight;
       await anim.wait(board ? 450 : 120);
+      if (anim.frame) await anim.frame(ev, step);
     }
   }
 
   return {
     newRound() { log.replaceChildren(); },
+    showcase() {},
     playStep(step, _round, anim) { return apply(step, anim); },
+    apply,
+    describe: (ev) => (findBoard(ev) || /win/.test(ev.type || "") ? describeEvent(ev) : null),
     restore(round) {
       this.newRound();
       return replaySteps(round.steps, apply);

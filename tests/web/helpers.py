@@ -47,7 +47,9 @@ def idle(page: Page) -> str:
     """Wait until no request or animation runs; return ``idle`` (no round) or ``open`` (round unfinished)."""
     # expect() rather than wait_for_function(): the server's Content-Security-Policy forbids the eval
     # that a string predicate needs, and the tests run under the policy players get.
-    expect(page.locator("body")).to_have_attribute("data-round-state", re.compile(r"^(idle|open)$"))
+    # A feature's end with its big-win celebration, animations on, runs longer than expect()'s 5 s default.
+    expect(page.locator("body")).to_have_attribute("data-round-state", re.compile(r"^(idle|open)$"),
+                                                   timeout=20_000)
     return page.evaluate("document.body.dataset.roundState")
 
 

@@ -352,4 +352,7 @@ def wilson_ci(count: int, n: int, z: float = Z99) -> tuple[float, float]:
     denom = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / denom
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return (max(0.0, centre - half), min(1.0, centre + half))
+    # exact ends: at count 0 (or n) centre - half (or centre + half) is 0 (or 1) only up to rounding
+    lo = 0.0 if count == 0 else max(0.0, centre - half)
+    hi = 1.0 if count == n else min(1.0, centre + half)
+    return (lo, hi)

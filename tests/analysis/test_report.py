@@ -37,7 +37,7 @@ def test_markdown_report_of_exact_figures(tmp_path):
                                             chunk=1 << 15).checkpoints)
     text = out.read_text()
     assert text.startswith("# Forge of Fortunes - build 96.2")
-    assert "| RTP (return to player) | 96.20005% | exact |" in text
+    assert "| RTP (return to player) | 96.19964% | exact |" in text
     assert text.count("data:image/png;base64,") == 4
 
 

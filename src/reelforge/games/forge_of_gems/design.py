@@ -96,9 +96,8 @@ PAYTABLE = {  # units (1/20 of total bet) per way for 3, 4, 5 reels
     "DIAMOND": [4, 13, 42], "EMERALD": [3, 8, 25], "SAPPHIRE": [3, 6, 17], "TOPAZ": [2, 5, 13],
     "A": [1, 3, 6], "K": [1, 2, 5], "Q": [1, 2, 4], "J": [1, 1, 3],
 }
-CELLS = {  # weights of 1, 2, 3 copies, every reel
-    "DIAMOND": [60, 3, 1], "EMERALD": [70, 3, 1], "SAPPHIRE": [80, 4, 1], "TOPAZ": [90, 4, 1],
-    "A": [120, 5, 1], "K": [130, 5, 1], "Q": [140, 6, 1], "J": [150, 6, 1],
+CELLS = {  # weights of the paying symbols a cell lands as (single: only Splitters split), every reel
+    "DIAMOND": 60, "EMERALD": 70, "SAPPHIRE": 80, "TOPAZ": 90, "A": 120, "K": 130, "Q": 140, "J": 150,
 }
 WILD_WEIGHTS = (0, 6, 6, 6, 6)
 SCATTER_WEIGHTS = (11, 11, 11, 11, 11)
@@ -132,9 +131,9 @@ def make_build(name: str, prize3: int, rtp: str | None = None, cap_x: int = CAP_
     """The shared design with a build's class-3 prize weight (``unit`` other than UNIT: sampling only)."""
     cells = {}
     for r in range(REELS):
-        raw = {s: list(w) for s, w in CELLS.items()}
-        raw["WILD"] = [WILD_WEIGHTS[r], 0, 0]
-        raw["SCATTER"] = [SCATTER_WEIGHTS[r], 0, 0]
+        raw = dict(CELLS)
+        raw["WILD"] = WILD_WEIGHTS[r]
+        raw["SCATTER"] = SCATTER_WEIGHTS[r]
         cells[f"reel{r + 1}"] = raw
     data = {"game": GAME_ID, "name": name, "rtp": rtp or name, "unit": unit, "cap_x": CAP_X,
             "paytable": {k: list(v) for k, v in PAYTABLE.items()}, "cells": cells,
@@ -153,8 +152,7 @@ def initial_scatter_classes(build: Build) -> list[Fraction]:
     """Exact probability that the first board shows <3, 3, 4, 5+ SCATTER cells."""
     dist = [Fraction(1)]
     for r in range(REELS):
-        t = build.cells[r]
-        q = sum((t.table.probability(i) for i, (s, _) in enumerate(t.entries) if s == SCATTER), Fraction(0))
+        q = build.cells[r].probability(SCATTER)
         for _ in range(ROWS):
             new = [Fraction(0)] * (len(dist) + 1)
             for n, p in enumerate(dist):
@@ -390,7 +388,7 @@ def calibrate(st: Strata) -> list[Build]:
     return [calibrate_one(st, name, float(name) / 100) for name in BUILD_NAMES]
 
 
-SHIPPED_SAMPLES = ((20261129, 50_000_000, 2_500_000), (9620842, 50_000_000, 2_500_000))
+SHIPPED_SAMPLES = ((20261201, 800_000_000, 40_000_000),)
 """(seed, paid spins, features) of the samples the shipped builds were tuned on (merged)."""
 
 

@@ -2,11 +2,15 @@
 
 Design: all five builds share one win unit, ``UNIT`` = 20 per total bet (so
 a cent bet ladder of multiples of 20 pays every win exactly: no rounding),
-the paytable in those units, the cell weights, the FORGE REEL and target
-weights; a build chooses only the GEMBOX weights of the 3-scatter class
-(instant 20x prize versus 8 or 10 free spins), which set its RTP linearly:
-a feature is worth far more than 20x, so the prize weight is a wide knob
-(about 5.8 pp of RTP per 1000 of 10000 weight) and fine (0.006 pp per step).
+the paytable in those units, the cell weights (symbols land single: the
+first board is always 243 ways, copies come only from the FORGE REEL's
+Splitters), the FORGE REEL and target weights; a build chooses only the
+GEMBOX weights of the 3-scatter class (instant 20x prize versus 8 or 10 free
+spins), which set its RTP linearly: a feature is worth far more than 20x, so
+the prize weight is a wide knob (about 6 pp of RTP per 1000 of 10000 weight,
+from about 56% at 10000 to 116% at 0: every target is inside it) and fine
+(0.006 pp per step). The paytable is the project's own (GAMES.md: the seed
+publishes none) and stays the same for every build.
 
 Why not plain simulation: at SD >= 30 x bet a 99% half-width of 0.10 pp
 needs about 6e9 rounds per build. Instead the RTP is estimated by
@@ -37,17 +41,15 @@ shipped builds are reproduced byte for byte by::
 
     reelforge tune forge-of-gems --build 96.2 [--sample S.npz]   # likewise 94.2 91.2 87.2 84.2
 
-which simulates and merges :data:`SHIPPED_SAMPLES` (seeds 20261129 and 9620842,
-5e7 paid spins + 2.5e6 features each; with ``--sample`` kept for the other
-builds). The same with this module (``M`` = ``python -m
-reelforge.games.forge_of_gems.design``; samples kept as .npz)::
+which simulates :data:`SHIPPED_SAMPLES` (seed 20261201, 8e8 paid spins + 4e7
+features; with ``--sample`` kept for the other builds). The same with this
+module (``M`` = ``python -m reelforge.games.forge_of_gems.design``; samples
+kept as .npz)::
 
-    M calibrate --seed 20261129 --spins 50000000 --features 2500000 --save a.npz
-    M calibrate --seed 9620842  --spins 50000000 --features 2500000 --save b.npz
-    M calibrate --load a.npz --load b.npz --write                       # tune on both samples
-    M verify --seed 2718281 --spins 400000000  --features 20000000 --save v1.npz
-    M verify --seed 1618033 --spins 1400000000 --features 70000000 --save v2.npz
-    M verify --load v1.npz --load v2.npz          # the reported figures (README), +-0.07..0.08 pp
+    M calibrate --seed 20261201 --spins 800000000 --features 40000000 --save t.npz --write
+    M verify --seed 1201001 --spins 400000000 --features 20000000 --save v1.npz
+    M verify --seed 1201002 --spins 400000000 --features 20000000 --save v2.npz   # ... seeds 1201001..
+    M verify --load v1.npz --load v2.npz ...     # the reported figures (README): every piece merged
 
 Each sample depends only on its seed and sizes (chunked SeedSequence streams).
 """

@@ -12,10 +12,9 @@ def value_for(table: WeightedTable, index: int) -> int:
     return table.cumulative[index] - table.weights[index]
 
 
-def cell_draw(build: Build, reel: int, name: str, copies: int = 1) -> int:
-    """Draw value giving ``copies`` copies of symbol ``name`` on ``reel`` (0-based)."""
-    t = build.cells[reel]
-    return value_for(t.table, t.entries.index((NORMAL.index(name), copies)))
+def cell_draw(build: Build, reel: int, name: str) -> int:
+    """Draw value landing symbol ``name`` (single, as every fresh cell) on ``reel`` (0-based)."""
+    return value_for(build.cells[reel], NORMAL.index(name))
 
 
 def forge_draw(table: WeightedTable, name: str) -> int:
@@ -27,13 +26,8 @@ def target_draw(build: Build, name: str) -> int:
 
 
 def board_draws(build: Build, columns: list[list[str]]) -> list[int]:
-    """Draws for a first board given as columns of names like ``"K"`` or ``"K*2"``."""
-    out = []
-    for reel, col in enumerate(columns):
-        for name in col:
-            sym, _, n = name.partition("*")
-            out.append(cell_draw(build, reel, sym, int(n or 1)))
-    return out
+    """Draws for a first board given as columns of symbol names (fresh cells land single)."""
+    return [cell_draw(build, reel, name) for reel, col in enumerate(columns) for name in col]
 
 
 def cells(columns: list[list[str]]) -> list[list[int]]:
@@ -64,3 +58,18 @@ class Scripted:
             assert 0 <= v < n, f"scripted draw #{self.used} = {v} outside [0, {n})"
             return v
         return self.rest.draw(n)
+
+
+class EveryDraw:
+    """A draw source answering every draw by its table: each fresh cell lands as ``cell``, each
+    target is ``target`` and each FORGE REEL position shows ``forge`` (the tables' totals differ)."""
+
+    def __init__(self, build: Build, cell: str, target: str, forge: str, forge_table: WeightedTable) -> None:
+        self.answers = {forge_table.total: forge_draw(forge_table, forge),
+                        build.targets.total: target_draw(build, target)}
+        for reel in range(len(build.cells)):
+            self.answers[build.cells[reel].total] = cell_draw(build, reel, cell)
+        assert len(self.answers) == 2 + len({t.total for t in build.cells}), "table totals collide"
+
+    def draw(self, n: int) -> int:
+        return self.answers[n]

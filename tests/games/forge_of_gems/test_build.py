@@ -23,8 +23,9 @@ def test_five_builds_ship_best_rtp_first():
 
 @pytest.mark.parametrize("edit,message", [
     (lambda d: d["forge"]["free"].__setitem__("BLANK", 1), "BLANK must have weight 0"),
-    (lambda d: d["cells"]["reel1"].__setitem__("RUBY", [1, 0, 0]), "unknown symbol"),
-    (lambda d: d["cells"]["reel2"].__setitem__("SCATTER", [1, 1, 0]), "cannot be drawn split"),
+    (lambda d: d["cells"]["reel1"].__setitem__("RUBY", 1), "unknown symbol"),
+    (lambda d: d["cells"]["reel2"].__setitem__("DIAMOND", [60, 3, 1]), "symbols land single"),
+    (lambda d: d["cells"]["reel3"].__setitem__("K", -5), "non-negative"),
     (lambda d: d["paytable"].pop("K"), "missing"),
     (lambda d: d.__setitem__("cap_x", 10000), "cap_x"),
     (lambda d: d["gembox"].__setitem__("4", [0, 0, 0]), "gembox"),

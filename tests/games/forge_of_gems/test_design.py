@@ -22,9 +22,9 @@ def test_first_board_scatter_classes_are_exact_binomials():
     build = load_build("96.2")
     probs = design.initial_scatter_classes(build)
     assert sum(probs) == 1
-    q1 = Fraction(design.SCATTER_WEIGHTS[0], build.cells[0].table.total)   # reel 1 (3 cells)
-    q = Fraction(design.SCATTER_WEIGHTS[1], build.cells[1].table.total)    # reels 2-5 (12 cells)
-    assert all(build.cells[r].table.total == build.cells[1].table.total for r in range(1, 5))
+    q1 = Fraction(design.SCATTER_WEIGHTS[0], build.cells[0].total)   # reel 1 (3 cells)
+    q = Fraction(design.SCATTER_WEIGHTS[1], build.cells[1].total)    # reels 2-5 (12 cells)
+    assert all(build.cells[r].total == build.cells[1].total for r in range(1, 5))
     exactly3 = sum(comb(3, a) * q1**a * (1 - q1) ** (3 - a) * comb(12, 3 - a) * q ** (3 - a) * (1 - q) ** (9 + a)
                    for a in range(4))
     assert probs[1] == exactly3

@@ -71,6 +71,13 @@ def test_ways_counters_match_the_reference_spins_and_split_the_paid_spin_win():
     assert sum(acc.counter(f"ways_{lab}") for lab in labels) == rounds
     assert sum(acc.counter(f"ways_peak_{lab}") for lab in labels) == rounds
     assert sum(acc.counter(f"ways_peak_win_{lab}") for lab in labels) == acc.components[0]
-    # splitters lift some spins above their first board's ways
-    assert sum(acc.counter(f"ways_peak_{lab}") for lab in labels[4:]) > sum(
-        acc.counter(f"ways_{lab}") for lab in labels[4:])
+    # every first board is 243 ways; Splitters lift some spins above it as they cascade
+    assert acc.counter("ways_243") == rounds
+    assert sum(acc.counter(f"ways_peak_{lab}") for lab in labels[1:]) > 0
+
+
+@pytest.mark.parametrize("name", ["96.2", "94.2", "91.2", "87.2", "84.2"])
+def test_kernel_paid_spin_first_boards_are_always_243_ways(name):
+    acc = GAME.simulate_chunk(load_build(name), 200_000, 31)
+    assert acc.counter("ways_243") == acc.rounds == 200_000
+    assert acc.counter("ways_peak_243") < acc.rounds   # Splitters still split

@@ -5,7 +5,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from reelforge.draws import RecordedDraws
+from reelforge.draws import RecordedDraws, SeededDraws
 from reelforge.game import RulesError
 from reelforge.games.forge_of_gems import rules
 from reelforge.games.forge_of_gems.build import (
@@ -22,7 +22,7 @@ from reelforge.games.forge_of_gems.build import (
 )
 from reelforge.games.forge_of_gems.rules import apply_forge, evaluate
 
-from .helpers import Scripted, board_draws, cells, forge_draw, target_draw, value_for
+from .helpers import EveryDraw, Scripted, board_draws, cells, forge_draw, target_draw, value_for
 
 BUILD = load_build("96.2")
 K, Q, J, A = (PAYING.index(s) for s in ("K", "Q", "J", "A"))
@@ -74,18 +74,53 @@ def test_win_is_paytable_times_ways_times_multiplier():
     assert k_win.units == BUILD.paytable[K][3] * 12 * 3
 
 
-def test_maximum_ways_is_36288_and_copy_limits_hold_on_a_drawn_board():
-    """Every cell drawn as DIAMOND*3: the reels' limits 9, 9, 8, 8, 7 cut the splits."""
-    values = board_draws(BUILD, [["DIAMOND*3"] * 3] * 5) + [forge_draw(BUILD.forge_base, "BLANK")] * 5
+def test_splitters_reach_exactly_36288_ways_and_the_reel_limits_stop_further_splits():
+    """Two Vertical Splitters per reel on an all-DIAMOND board: 3 copies per cell until the limits
+    9, 9, 8, 8, 7 stop the splits that would pass them."""
+    b = board([["DIAMOND"] * 3] * 5)
+    for c in range(5):
+        for _ in range(2):
+            apply_forge(b, F_VSPLIT, c, 2, PAYING.index("DIAMOND"))
+    assert rules.ways_shown(b) == MAX_WAYS == 9 * 9 * 8 * 8 * 7
+    assert names(b)[0] == ["DIAMOND*3"] * 3
+    assert names(b)[2] == ["DIAMOND*3", "DIAMOND*3", "DIAMOND*2"]
+    assert names(b)[4] == ["DIAMOND*3", "DIAMOND*2", "DIAMOND*2"]
+    apply_forge(b, F_HSPLIT, 4, 2, PAYING.index("DIAMOND"))   # nothing has room left
+    assert rules.ways_shown(b) == MAX_WAYS
+    win = evaluate(BUILD, b, 1)
+    assert [(NORMAL[w.symbol], w.length) for w in win] == [("DIAMOND", 5)]
+
+
+def test_first_boards_land_single_even_when_every_draw_is_the_same_symbol():
+    values = board_draws(BUILD, [["DIAMOND"] * 3] * 5) + [forge_draw(BUILD.forge_base, "BLANK")] * 5
     events = []
-    spin = rules.play_spin(BUILD, RecordedDraws(values), False, 1, 0, events)
-    first = events[0]
-    assert first["ways"] == MAX_WAYS == 9 * 9 * 8 * 8 * 7
-    assert first["board"][2] == ["DIAMOND*3", "DIAMOND*3", "DIAMOND*2"]
-    assert first["board"][4] == ["DIAMOND*3", "DIAMOND*3", "DIAMOND"]
-    win = next(e for e in events if e["type"] == "win")
-    assert (win["symbol"], win["length"], win["ways"]) == ("DIAMOND", 5, MAX_WAYS)
-    assert spin.capped
+    rules.play_spin(BUILD, Scripted(values), False, 1, 0, events)
+    assert events[0]["ways"] == 243 and events[0]["board"] == [["DIAMOND"] * 3] * 5
+
+
+def _single(board_names: list[list[str]]) -> bool:
+    return all("*" not in cell for col in board_names for cell in col)
+
+
+@pytest.mark.parametrize("free", [False, True])
+def test_every_first_board_is_243_ways_and_copies_come_only_from_splitters(free):
+    """Seeded spins of every build: every first board holds one copy per cell (243 ways), and a
+    spin's boards stay single until a Splitter lands."""
+    splits = 0
+    for i, name in enumerate(["96.2", "94.2", "91.2", "87.2", "84.2"]):
+        build = load_build(name)
+        draws = SeededDraws(70 + i)
+        for _ in range(300):
+            events = []
+            rules.play_spin(build, draws, free, 1, 0, events)
+            assert events[0]["ways"] == 243 and _single(events[0]["board"])
+            splitter_landed = False
+            for ev in (e for e in events if e["type"] == "cascade"):
+                splitter_landed |= any(x["forge"] in ("VERTICAL_SPLITTER", "HORIZONTAL_SPLITTER")
+                                       for x in ev["landings"])
+                assert splitter_landed or _single(ev["board"])
+                splits += not _single(ev["board"])
+    assert splits > 0   # the spins did exercise the Splitters
 
 
 # -- the FORGE REEL symbols ----------------------------------------------------------
@@ -264,11 +299,16 @@ def test_last_free_spin_ends_the_round():
 @pytest.mark.parametrize("name", ["96.2", "94.2", "91.2", "87.2", "84.2"])
 def test_a_constructed_round_reaches_the_cap_and_pays_exactly_20000x(name):
     build = load_build(name)
-    values = board_draws(build, [["DIAMOND*3"] * 3] * 5) + [forge_draw(build.forge_base, "BLANK")] * 5
-    step = rules.play_step(build, rules.new_state(), RecordedDraws(values))
+    # Every cell DIAMOND and every FORGE REEL symbol a Horizontal Splitter: 243 ways first, then each
+    # cascade leaves the bottom row WILD*3 (5^5 - 3^5 = 2,882 DIAMOND ways) until the cap stops it.
+    draws = EveryDraw(build, "DIAMOND", "DIAMOND", "HORIZONTAL_SPLITTER", build.forge_base)
+    step = rules.play_step(build, rules.new_state(), draws)
     assert step.finished and step.total_win == CAP_X == build.cap_x
+    spin = step.events[0]
+    assert spin["ways"] == 243
+    assert [e["ways"] for e in step.events if e["type"] == "win"] == [243] + [2882] * 4
     cap = next(e for e in step.events if e["type"] == "cap")
-    assert cap["paid_x"] == str(CAP_X)
+    assert Fraction(cap["paid_x"]) == CAP_X - Fraction((243 + 3 * 2882) * build.paytable[0][5], build.unit)
 
 
 def test_cap_during_free_spins_stops_the_round_at_the_cap():

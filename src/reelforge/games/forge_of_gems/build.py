@@ -7,8 +7,9 @@ A build file (``builds/<name>.toml``) holds:
 * ``cap_x``: the round cap in multiples of total bet (20,000);
 * ``[paytable]``: per paying symbol the pay per way for 3, 4 and 5 reels;
 * ``[cells.reelN]``: per normal symbol (paying symbols, ``WILD``, ``SCATTER``)
-  three weights, for a cell holding 1, 2 or 3 copies (a split cell);
-  ``SCATTER`` and ``WILD`` cells may only hold 1 copy when drawn;
+  the weight of a fresh cell (first board or refill) landing as that symbol.
+  Normal symbols land single: copies come only from the FORGE REEL's
+  Splitters, so a paid spin's first board is always 3^5 = 243 ways;
 * ``[forge.base]`` / ``[forge.free]``: FORGE REEL symbol weights in the paid
   game and in free spins (the free table must give ``BLANK`` weight 0);
 * ``[targets]``: weights of the paying symbol drawn as a forge landing's target;
@@ -107,14 +108,6 @@ class WeightedTable:
 
 
 @dataclass(frozen=True)
-class CellTable:
-    """One reel's weighted table of cells (symbol, copies)."""
-
-    entries: tuple[tuple[int, int], ...]
-    table: WeightedTable
-
-
-@dataclass(frozen=True)
 class Build:
     """One Forge of Gems math model."""
 
@@ -124,7 +117,8 @@ class Build:
     cap_x: int
     paytable: tuple[tuple[int, ...], ...]
     """``paytable[s][k]``: units per way for symbol ``s`` on ``k`` reels (k = 0..5)."""
-    cells: tuple[CellTable, ...]
+    cells: tuple[WeightedTable, ...]
+    """Per reel, the weights of the normal symbols (indices into :data:`NORMAL`) a fresh cell lands as."""
     forge_base: WeightedTable
     forge_free: WeightedTable
     targets: WeightedTable
@@ -159,26 +153,13 @@ def _weights(raw: Any, names: tuple[str, ...], where: str, zero: tuple[str, ...]
     return WeightedTable(tuple(weights))
 
 
-def _cells(raw: Any, where: str) -> CellTable:
-    if not isinstance(raw, dict):
-        raise BuildError(f"{where}: must be a table: symbol = [w1, w2, w3]")
-    unknown = sorted(set(raw) - set(NORMAL))
-    if unknown:
-        raise BuildError(f"{where}: unknown symbol(s) {unknown}; allowed: {', '.join(NORMAL)}")
-    entries, weights = [], []
-    for s, n in enumerate(NORMAL):
-        ws = raw.get(n, [0, 0, 0])
-        if not isinstance(ws, list) or len(ws) != MAX_COPIES or any(
-                not isinstance(w, int) or isinstance(w, bool) or w < 0 for w in ws):
-            raise BuildError(f"{where}: {n} needs three non-negative integer weights (1, 2, 3 copies), found {ws!r}")
-        if s >= N_PAY and (ws[1] or ws[2]):
-            raise BuildError(f"{where}: {n} cells cannot be drawn split (weights for 2 and 3 copies must be 0)")
-        for copies, w in enumerate(ws, start=1):
-            entries.append((s, copies))
-            weights.append(w)
-    if sum(weights) <= 0:
-        raise BuildError(f"{where}: weights must not all be zero")
-    return CellTable(tuple(entries), WeightedTable(tuple(weights)))
+def _cells(raw: Any, where: str) -> WeightedTable:
+    if isinstance(raw, dict):
+        for n, w in raw.items():
+            if isinstance(w, list):
+                raise BuildError(f"{where}: {n} needs one weight (symbols land single; only the FORGE REEL's "
+                                 f"Splitters split them), found {w!r}")
+    return _weights(raw, NORMAL, where)
 
 
 def parse_build(data: dict[str, Any], name: str) -> Build:
@@ -242,10 +223,8 @@ def build_to_toml(build: Build, comment: str = "") -> str:
     for s, p in enumerate(PAYING):
         lines.append(f"{p} = [{', '.join(str(v) for v in build.paytable[s][3:])}]")
     for r, cell in enumerate(build.cells):
-        lines += ["", f"[cells.reel{r + 1}]  # weights for 1, 2, 3 copies"]
-        for s, n in enumerate(NORMAL):
-            ws = cell.table.weights[s * 3: s * 3 + 3]
-            lines.append(f"{n} = [{', '.join(str(w) for w in ws)}]")
+        lines += ["", f"[cells.reel{r + 1}]  # weights of the symbols a cell lands as (single)"]
+        lines += [f"{n} = {w}" for n, w in zip(NORMAL, cell.weights, strict=True)]
     for key, table in (("forge.base", build.forge_base), ("forge.free", build.forge_free)):
         lines += ["", f"[{key}]"] + [f"{n} = {w}" for n, w in zip(FORGE, table.weights, strict=True)]
     lines += ["", "[targets]"] + [f"{n} = {w}" for n, w in zip(PAYING, build.targets.weights, strict=True)]

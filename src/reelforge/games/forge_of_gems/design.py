@@ -2,11 +2,15 @@
 
 Design: all five builds share one win unit, ``UNIT`` = 20 per total bet (so
 a cent bet ladder of multiples of 20 pays every win exactly: no rounding),
-the paytable in those units, the cell weights, the FORGE REEL and target
-weights; a build chooses only the GEMBOX weights of the 3-scatter class
-(instant 20x prize versus 8 or 10 free spins), which set its RTP linearly:
-a feature is worth far more than 20x, so the prize weight is a wide knob
-(about 5.8 pp of RTP per 1000 of 10000 weight) and fine (0.006 pp per step).
+the paytable in those units, the cell weights (symbols land single: the
+first board is always 243 ways, copies come only from the FORGE REEL's
+Splitters), the FORGE REEL and target weights; a build chooses only the
+GEMBOX weights of the 3-scatter class (instant 20x prize versus 8 or 10 free
+spins), which set its RTP linearly: a feature is worth far more than 20x, so
+the prize weight is a wide knob (about 6 pp of RTP per 1000 of 10000 weight,
+from about 56% at 10000 to 116% at 0: every target is inside it) and fine
+(0.006 pp per step). The paytable is the project's own (GAMES.md: the seed
+publishes none) and stays the same for every build.
 
 Why not plain simulation: at SD >= 30 x bet a 99% half-width of 0.10 pp
 needs about 6e9 rounds per build. Instead the RTP is estimated by
@@ -37,17 +41,15 @@ shipped builds are reproduced byte for byte by::
 
     reelforge tune forge-of-gems --build 96.2 [--sample S.npz]   # likewise 94.2 91.2 87.2 84.2
 
-which simulates and merges :data:`SHIPPED_SAMPLES` (seeds 20261129 and 9620842,
-5e7 paid spins + 2.5e6 features each; with ``--sample`` kept for the other
-builds). The same with this module (``M`` = ``python -m
-reelforge.games.forge_of_gems.design``; samples kept as .npz)::
+which simulates :data:`SHIPPED_SAMPLES` (seed 20261201, 8e8 paid spins + 4e7
+features; with ``--sample`` kept for the other builds). The same with this
+module (``M`` = ``python -m reelforge.games.forge_of_gems.design``; samples
+kept as .npz)::
 
-    M calibrate --seed 20261129 --spins 50000000 --features 2500000 --save a.npz
-    M calibrate --seed 9620842  --spins 50000000 --features 2500000 --save b.npz
-    M calibrate --load a.npz --load b.npz --write                       # tune on both samples
-    M verify --seed 2718281 --spins 400000000  --features 20000000 --save v1.npz
-    M verify --seed 1618033 --spins 1400000000 --features 70000000 --save v2.npz
-    M verify --load v1.npz --load v2.npz          # the reported figures (README), +-0.07..0.08 pp
+    M calibrate --seed 20261201 --spins 800000000 --features 40000000 --save t.npz --write
+    M verify --seed 1201001 --spins 400000000 --features 20000000 --save v1.npz
+    M verify --seed 1201002 --spins 400000000 --features 20000000 --save v2.npz   # ... seeds 1201001..
+    M verify --load v1.npz --load v2.npz ...     # the reported figures (README): every piece merged
 
 Each sample depends only on its seed and sizes (chunked SeedSequence streams).
 """
@@ -96,9 +98,8 @@ PAYTABLE = {  # units (1/20 of total bet) per way for 3, 4, 5 reels
     "DIAMOND": [4, 13, 42], "EMERALD": [3, 8, 25], "SAPPHIRE": [3, 6, 17], "TOPAZ": [2, 5, 13],
     "A": [1, 3, 6], "K": [1, 2, 5], "Q": [1, 2, 4], "J": [1, 1, 3],
 }
-CELLS = {  # weights of 1, 2, 3 copies, every reel
-    "DIAMOND": [60, 3, 1], "EMERALD": [70, 3, 1], "SAPPHIRE": [80, 4, 1], "TOPAZ": [90, 4, 1],
-    "A": [120, 5, 1], "K": [130, 5, 1], "Q": [140, 6, 1], "J": [150, 6, 1],
+CELLS = {  # weights of the paying symbols a cell lands as (single: only Splitters split), every reel
+    "DIAMOND": 60, "EMERALD": 70, "SAPPHIRE": 80, "TOPAZ": 90, "A": 120, "K": 130, "Q": 140, "J": 150,
 }
 WILD_WEIGHTS = (0, 6, 6, 6, 6)
 SCATTER_WEIGHTS = (11, 11, 11, 11, 11)
@@ -132,9 +133,9 @@ def make_build(name: str, prize3: int, rtp: str | None = None, cap_x: int = CAP_
     """The shared design with a build's class-3 prize weight (``unit`` other than UNIT: sampling only)."""
     cells = {}
     for r in range(REELS):
-        raw = {s: list(w) for s, w in CELLS.items()}
-        raw["WILD"] = [WILD_WEIGHTS[r], 0, 0]
-        raw["SCATTER"] = [SCATTER_WEIGHTS[r], 0, 0]
+        raw = dict(CELLS)
+        raw["WILD"] = WILD_WEIGHTS[r]
+        raw["SCATTER"] = SCATTER_WEIGHTS[r]
         cells[f"reel{r + 1}"] = raw
     data = {"game": GAME_ID, "name": name, "rtp": rtp or name, "unit": unit, "cap_x": CAP_X,
             "paytable": {k: list(v) for k, v in PAYTABLE.items()}, "cells": cells,
@@ -153,8 +154,7 @@ def initial_scatter_classes(build: Build) -> list[Fraction]:
     """Exact probability that the first board shows <3, 3, 4, 5+ SCATTER cells."""
     dist = [Fraction(1)]
     for r in range(REELS):
-        t = build.cells[r]
-        q = sum((t.table.probability(i) for i, (s, _) in enumerate(t.entries) if s == SCATTER), Fraction(0))
+        q = build.cells[r].probability(SCATTER)
         for _ in range(ROWS):
             new = [Fraction(0)] * (len(dist) + 1)
             for n, p in enumerate(dist):
@@ -390,7 +390,7 @@ def calibrate(st: Strata) -> list[Build]:
     return [calibrate_one(st, name, float(name) / 100) for name in BUILD_NAMES]
 
 
-SHIPPED_SAMPLES = ((20261129, 50_000_000, 2_500_000), (9620842, 50_000_000, 2_500_000))
+SHIPPED_SAMPLES = ((20261201, 800_000_000, 40_000_000),)
 """(seed, paid spins, features) of the samples the shipped builds were tuned on (merged)."""
 
 

@@ -28,7 +28,8 @@ SUB_CHUNK = 1_000_000
 
 RULES_TEXT = [
     "FORGE OF GEMS is a 5-reel, 3-row cascading slot with up to 36,288 ways to win.",
-    "Ways pay left to right from reel 1; a cell split into 2 or 3 copies counts that many times. "
+    "Symbols land single, so every spin starts on 243 ways; only the FORGE REEL's Splitters split them.",
+    "Ways pay left to right from reel 1; a symbol split into 2 or 3 copies counts that many times. "
     "Only the longest win per symbol is paid; all symbols' wins are added.",
     "WILD substitutes for all symbols except SCATTER and FORGE REEL symbols; it does not pay on its own.",
     "Winning symbols are removed, the symbols above fall, the column's FORGE REEL symbol cascades into the "

@@ -110,11 +110,10 @@ def tables(build: Build) -> Tables:
     cached = _TABLES.get(key)
     if cached is not None and cached.cap_units == build.cap_units:
         return cached
-    totals = np.array([c.table.total for c in build.cells], dtype=np.int64)
+    totals = np.array([c.total for c in build.cells], dtype=np.int64)
     cell_code = np.zeros((REELS, int(totals.max())), dtype=np.int64)
     for r, c in enumerate(build.cells):
-        idx = c.table.expanded()
-        cell_code[r, : len(idx)] = [c.entries[i][0] * 4 + c.entries[i][1] for i in idx]
+        cell_code[r, : c.total] = c.expanded() * 4 + 1  # symbols land single
     g_tot = np.array([build.gembox[k].total for k in (3, 4, 5)], dtype=np.int64)
     gembox = np.zeros((3, int(g_tot.max())), dtype=np.int64)
     for i, k in enumerate((3, 4, 5)):
@@ -137,20 +136,9 @@ def _col_copies(board, c):
 
 
 @njit(cache=True, inline="always")
-def _draw_cell(rng, cell_code, cell_total, limits, board, c, r):
-    cell = cell_code[c, draw(rng, cell_total[c])]
-    copies = cell & 3
-    if copies > 1:
-        others = 0
-        for rr in range(ROWS):
-            if rr != r:
-                x = board[c, rr]
-                others += 1 if x == EMPTY else (x & 3)
-        room = limits[c] - others
-        if copies > room:
-            copies = room if room > 1 else 1
-            cell = (cell & ~3) | copies
-    return cell
+def _draw_cell(rng, cell_code, cell_total, c):
+    """A fresh single cell for reel ``c`` (it always fits the reel's copy limit)."""
+    return cell_code[c, draw(rng, cell_total[c])]
 
 
 @njit(cache=True, inline="always")
@@ -178,10 +166,7 @@ def _spin(rng, cell_code, cell_total, forge_tab, targets, paytable, limits, cap_
     """One spin and its cascades; returns the units it adds (capped). Fills ``res``."""
     for c in range(REELS):
         for r in range(ROWS):
-            board[c, r] = EMPTY
-    for c in range(REELS):
-        for r in range(ROWS):
-            board[c, r] = _draw_cell(rng, cell_code, cell_total, limits, board, c, r)
+            board[c, r] = _draw_cell(rng, cell_code, cell_total, c)
     nf = forge_tab.shape[0]
     has_mult = False
     for c in range(REELS):
@@ -266,7 +251,7 @@ def _spin(rng, cell_code, cell_total, forge_tab, targets, paytable, limits, cap_
         for c in range(REELS):
             for r in range(ROWS):
                 if board[c, r] == EMPTY:
-                    board[c, r] = _draw_cell(rng, cell_code, cell_total, limits, board, c, r)
+                    board[c, r] = _draw_cell(rng, cell_code, cell_total, c)
         for i in range(n_land):
             c = land[i, 0]
             r = land[i, 1]

@@ -1,18 +1,19 @@
 """Forge of Gems reference rules, step by step, with audit events.
 
 The grid is 5 reels x 3 rows of cells; a cell holds one normal symbol in 1 to
-3 copies (a "split" cell). Above it the FORGE REEL holds one forge symbol per
+3 copies (a "split" cell). Normal symbols land single; only the FORGE REEL's
+Splitters add copies ("Symbols can be split up to three!"), so the first
+board of every spin is 243 ways. Above it the FORGE REEL holds one forge symbol per
 column. Boards are ``[column, row]`` arrays of cell codes ``symbol * 4 +
 copies`` (row 0 at the top, ``EMPTY`` = -1), so the shared column gravity
 (:func:`reelforge.mechanics.tumble.collapse_column`) moves a cell with its copies.
 
 Decisions where the seed and GAMES.md are silent (the kernel does the same):
 
-* Fresh cells (the first board and every refill) are drawn from the reel's
-  weighted cell table, whose entries are (symbol, copies); WILD and SCATTER
-  are drawn with 1 copy. Copy limit: a cell drawn with more copies than its
-  column has room for gets the room left, where room = limit - copies of the
-  column's other cells, an empty cell counting 1 (it will hold at least 1).
+* Fresh cells (the first board and every refill) are one copy of a symbol
+  drawn from the reel's weighted symbol table. A single fresh cell always
+  fits its reel's copy limit: the two other cells hold at most 3 + 3 = 6
+  copies, below every limit.
 * Ways: for each paying symbol, ``n_r`` = copies of it or WILD on reel r. The
   longest run of reels from reel 1 with ``n_r > 0`` of length k >= 3 pays
   ``paytable(symbol, k) x ways x multiplier`` with ways = prod n_r - prod w_r
@@ -127,23 +128,9 @@ def _draw(table: WeightedTable, draws: DrawSource) -> int:
     return bisect_right(table.cumulative, draws.draw(table.total))
 
 
-def _room(col: Any, row: int, limit: int) -> int:
-    """Copies the cell at ``row`` may hold given the column's other cells (an empty one counts 1)."""
-    others = 0
-    for r in range(ROWS):
-        if r != row:
-            c = int(col[r])
-            others += 1 if c == EMPTY else c & 3
-    return limit - others
-
-
-def draw_cell(build: Build, reel: int, col: Any, row: int, draws: DrawSource) -> int:
-    """Draw a fresh cell for ``col[row]`` from the reel's table, clamped to the copy limit."""
-    table = build.cells[reel]
-    symbol, copies = table.entries[_draw(table.table, draws)]
-    if copies > 1:  # a single copy always fits
-        copies = max(1, min(copies, _room(col, row, COPY_LIMITS[reel])))
-    return symbol * 4 + copies
+def draw_cell(build: Build, reel: int, draws: DrawSource) -> int:
+    """A fresh cell for ``reel``: one copy of a symbol drawn from the reel's table."""
+    return code(_draw(build.cells[reel], draws))
 
 
 @dataclass
@@ -242,12 +229,7 @@ def play_spin(build: Build, draws: DrawSource, free: bool, multiplier: int, tota
     """One spin and all its cascades. ``events`` is None in fast (simulation) use."""
     unit = build.unit
     forge_table = build.forge_free if free else build.forge_base
-    first = [[EMPTY] * ROWS for _ in range(REELS)]
-    for c in range(REELS):
-        col = first[c]
-        for r in range(ROWS):
-            col[r] = draw_cell(build, c, col, r, draws)
-    board = np.array(first, dtype=np.int64)
+    board = np.array([[draw_cell(build, c, draws) for _ in range(ROWS)] for c in range(REELS)], dtype=np.int64)
     forge = [_draw(forge_table, draws) for _ in range(REELS)]
     guaranteed = None
     if free and F_MULT not in forge:
@@ -304,7 +286,7 @@ def play_spin(build: Build, draws: DrawSource, free: bool, multiplier: int, tota
         for c in range(REELS):
             for r in range(ROWS):
                 if board[c, r] == EMPTY:
-                    board[c, r] = draw_cell(build, c, board[c], r, draws)
+                    board[c, r] = draw_cell(build, c, draws)
         landing_events = []
         before_effects = multiplier
         for c, r, f, target in landings:

@@ -95,7 +95,7 @@ SECTIONS = {
                        "Free Spins: trigger and average win", "Free Spins: win distribution",
                        "Feature Buy RTP"],
     "forge-of-gems": ["Cell weights: symbol weight per reel", "Pays in the paid spin", "Pays in free spins",
-                      "GEMBOX instant prizes", "The cap's reduction", "Cell weights: copies per cell", "FORGE REEL weights",
+                      "GEMBOX instant prizes", "The cap's reduction", "FORGE REEL weights",
                       "GEMBOX reward weights", "GEMBOX and free spins: trigger and average win",
                       "GEMBOX and free spins: win distribution", "none published"],
 }

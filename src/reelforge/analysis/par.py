@@ -395,19 +395,9 @@ def _par_forge_of_gems(game: Game, build: Any, summary: dict[str, Any], rounds: 
     from reelforge.games.forge_of_gems.build import FORGE, GEMBOX_REWARDS, NORMAL, PAYING
 
     paytable = [[words(sym), *[x_bet(build.pay_x(s, k)) for k in (3, 4, 5)]] for s, sym in enumerate(PAYING)]
-    reels = []
-    copies: list[list[str]] = []
-    for cells in build.cells:
-        counts: dict[str, int] = defaultdict(int)
-        by_copies: dict[int, int] = defaultdict(int)
-        for (sym, n_copies), w in zip(cells.entries, cells.table.weights):
-            counts[NORMAL[sym]] += w
-            by_copies[n_copies] += w
-        reels.append(counts)
-        copies.append([pct(Fraction(by_copies.get(k, 0), cells.table.total), 2) for k in (1, 2, 3)])
+    # symbols land single (copies come only from the FORGE REEL's Splitters): one weight per symbol
+    reels = [dict(zip(NORMAL, cells.weights)) for cells in build.cells]
     cell_rows = symbol_frequency_rows(reels, list(NORMAL))
-    copy_rows = [[f"{k} {'copy' if k == 1 else 'copies'}", *[copies[c][k - 1] for c in range(len(copies))]]
-                 for k in (1, 2, 3)]
     forge = [[words(f), f"{wb:,}", pct(Fraction(wb, build.forge_base.total), 2),
               f"{wf:,}", pct(Fraction(wf, build.forge_free.total), 2)]
              for f, wb, wf in zip(FORGE, build.forge_base.weights, build.forge_free.weights)]
@@ -436,11 +426,10 @@ def _par_forge_of_gems(game: Game, build: Any, summary: dict[str, Any], rounds: 
         "sample": {"kind": "reference engine", "rounds": tally.rounds, "seed": seed, "features": tally.features},
         "sections": [
             section("Paytable (x total bet per way)", ["symbol", "3 of a kind", "4 of a kind", "5 of a kind"], paytable,
-                    "Ways pay left to right; a cell split into 2 or 3 copies counts that many times."),
+                    "Ways pay left to right; a cell a Splitter split into 2 or 3 copies counts that many times."),
             section("Cell weights: symbol weight per reel", ["symbol", *reels_cols], cell_rows,
-                    "Weight of each symbol's cells on the reel (all copy counts together) and its share."),
-            section("Cell weights: copies per cell", ["cell", *reels_cols], copy_rows,
-                    "Share of each reel's cell weight by the copies a cell lands with."),
+                    "Weight of a fresh cell (first board or refill) landing as each symbol, and its share. "
+                    "Symbols land single; only the FORGE REEL's Splitters split them."),
             section("FORGE REEL weights", ["symbol", "paid-spin weight", "probability", "free-spin weight",
                                            "probability"], forge),
             section("FORGE REEL target symbol weights", ["symbol", "weight", "probability"], targets),

@@ -41,8 +41,8 @@ shipped builds are reproduced byte for byte by::
 
     reelforge tune forge-of-gems --build 96.2 [--sample S.npz]   # likewise 94.2 91.2 87.2 84.2
 
-which simulates :data:`SHIPPED_SAMPLES` (seed 20261201, 8e8 paid spins + 4e7
-features; with ``--sample`` kept for the other builds). The same with this
+which simulates and merges :data:`SHIPPED_SAMPLES` (seeds 20261201, 1201001-1201003:
+2e9 paid spins + 1e8 features; with ``--sample`` kept for the other builds). The same with this
 module (``M`` = ``python -m reelforge.games.forge_of_gems.design``; samples
 kept as .npz)::
 
@@ -391,7 +391,8 @@ def calibrate(st: Strata) -> list[Build]:
     return [calibrate_one(st, name, float(name) / 100) for name in BUILD_NAMES]
 
 
-SHIPPED_SAMPLES = ((20261201, 800_000_000, 40_000_000),)
+SHIPPED_SAMPLES = ((20261201, 800_000_000, 40_000_000), (1201001, 400_000_000, 20_000_000),
+                   (1201002, 400_000_000, 20_000_000), (1201003, 400_000_000, 20_000_000))
 """(seed, paid spins, features) of the samples the shipped builds were tuned on (merged)."""
 
 

@@ -46,11 +46,11 @@ which simulates and merges :data:`SHIPPED_SAMPLES` (seeds 20261201, 1201001-1201
 module (``M`` = ``python -m reelforge.games.forge_of_gems.design``; samples
 kept as .npz)::
 
-    M calibrate --seed 20261201 --spins 800000000 --features 40000000 --save t.npz --write
-    M verify --seed 1201001 --spins 400000000 --features 20000000 --save v1.npz
-    M verify --seed 1201002 --spins 400000000 --features 20000000 --save v2.npz
-    M verify --seed 1201003 --spins 400000000 --features 20000000 --save v3.npz
-    M verify --load v1.npz --load v2.npz --load v3.npz   # the reported figures (README): +-0.08..0.10 pp
+    M calibrate --seed 20261201 --spins 800000000 --features 40000000 --save t.npz
+    M verify --seed 1201001 --spins 400000000 --features 20000000 --save v1.npz   # likewise 1201002, 1201003
+    M calibrate --load t.npz --load v1.npz --load v2.npz --load v3.npz --write    # the shipped builds
+    M verify --seed 1201011 --spins 400000000 --features 20000000 --save w1.npz   # likewise 1201012..1201016
+    M verify --load w1.npz ... --load w6.npz   # the reported figures (README): +-0.059..0.071 pp
 
 Each sample depends only on its seed and sizes (chunked SeedSequence streams).
 """

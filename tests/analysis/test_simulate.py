@@ -12,7 +12,7 @@ def test_chunks_are_fixed_whatever_the_workers():
     assert list(chunk_sizes(10, 4)) == [4, 4, 2]
     assert chunk_seed(7, 3).spawn_key == (3,)
     with pytest.raises(ValueError):
-        list(chunk_sizes(0))
+        list(chunk_sizes(0, 4))
 
 
 def test_same_seed_same_totals_for_one_and_two_workers():

@@ -18,6 +18,8 @@ from reelforge.stats import (
     N_BUCKETS,
     Z99,
     Accumulator,
+    bucket_bounds,
+    bucket_index,
     clopper_pearson,
     rule_of_three,
     volatility_level,
@@ -60,19 +62,6 @@ def _identity(game: Game, build: Any, method: str, mode: str) -> dict[str, Any]:
     }
 
 
-def _bucket_index(win: Fraction, cap: Fraction) -> int:
-    if win == 0:
-        return 0
-    if win >= cap:
-        return N_BUCKETS - 1
-    return 1 + sum(1 for e in BUCKET_EDGES_X if win >= e)
-
-
-def _bucket_bounds(cap: float) -> list[tuple[float, float]]:
-    inner = [0.0, *map(float, BUCKET_EDGES_X), cap]
-    return [(0.0, 0.0)] + [(inner[i], inner[i + 1]) for i in range(len(inner) - 1)] + [(cap, cap)]
-
-
 def exact_summary(game: Game, build: Any) -> dict[str, Any]:
     """Summary from the game's exact mathematics (raises if the game has none)."""
     ex = game.exact(build)
@@ -83,7 +72,7 @@ def exact_summary(game: Game, build: Any) -> dict[str, Any]:
     cap = Fraction(game.max_win_x)
     probs = [Fraction(0)] * N_BUCKETS
     for win, p in ex["outcomes"].items():
-        probs[_bucket_index(win, cap)] += p
+        probs[bucket_index(win, BUCKET_EDGES_X, cap)] += p
     out = _identity(game, build, "exact", "paid")
     out.update({
         "rounds": None,
@@ -102,7 +91,7 @@ def exact_summary(game: Game, build: Any) -> dict[str, Any]:
         "max_win_one_in": float(1 / ex["max_win_probability"]) if ex["max_win_probability"] else None,
         "distribution": [
             {"bucket": label, "from": lo, "to": hi, "probability": float(p), "probability_exact": str(p)}
-            for label, (lo, hi), p in zip(BUCKET_LABELS, _bucket_bounds(float(cap)), probs)
+            for label, (lo, hi), p in zip(BUCKET_LABELS, bucket_bounds(cap), probs)
         ],
     })
     out.update(ex.get("extra", {}))

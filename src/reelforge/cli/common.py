@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import sys
+from collections.abc import Callable
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 from typing import Any, NoReturn
@@ -44,30 +45,21 @@ class Count:
         return int(number)
 
 
-class SeedNumber:
-    """A seed: a non-negative integer."""
+class Number:
+    """A number read by ``read`` and accepted by ``valid``; anything else is one line: ``OPTION must be
+    WHAT, got 'TEXT'``."""
 
-    def __call__(self, value: str) -> int:
+    def __init__(self, option: str, what: str, read: Callable[[str], Any], valid: Callable[[Any], bool]) -> None:
+        self.option, self.what, self.read, self.valid = option, what, read, valid
+
+    def __call__(self, value: str) -> Any:
         try:
-            seed = int(value)
+            number = self.read(value)
         except ValueError:
-            fail(f"--seed must be a non-negative integer, got {value!r}")
-        if seed < 0:
-            fail(f"--seed must be a non-negative integer, got {value!r}")
-        return seed
-
-
-class PercentagePoints:
-    """A precision target: a positive number of percentage points."""
-
-    def __call__(self, value: str) -> float:
-        try:
-            p = float(value)
-        except ValueError:
-            fail(f"--precision must be a positive number of percentage points, got {value!r}")
-        if not (math.isfinite(p) and p > 0):
-            fail(f"--precision must be a positive number of percentage points, got {value!r}")
-        return p
+            number = None
+        if number is None or not self.valid(number):
+            fail(f"{self.option} must be {self.what}, got {value!r}")
+        return number
 
 
 class Target:
@@ -85,8 +77,9 @@ class Target:
 
 ROUNDS = Count("--rounds")
 WORKERS = Count("--workers")
-SEED = SeedNumber()
-PRECISION = PercentagePoints()
+SEED = Number("--seed", "a non-negative integer", int, lambda seed: seed >= 0)
+PRECISION = Number("--precision", "a positive number of percentage points", float,
+                   lambda p: math.isfinite(p) and p > 0)
 
 BUILD_OPT = typer.Option(None, "--build", "-b", metavar="BUILD", help="Build name (default: the highest RTP).")
 WORKERS_OPT = typer.Option(None, "--workers", "-w", metavar="N", parser=WORKERS,

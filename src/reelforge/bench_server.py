@@ -9,10 +9,15 @@ Idempotency-Key, each answer read in full and decoded.
 
 The clients share the machine with the server, so every millisecond of CPU
 they spend is one the server does not get: they run as tasks on one event
-loop (uvloop when installed) and speak HTTP/1.1 over their sockets directly
-(request line, headers, body; the answer's status line, headers and
-``Content-Length`` body). Threads with ``http.client`` cost about 0.6 ms of
-CPU per round, this about 0.25 ms.
+loop (uvloop when installed) and, by default, speak HTTP/1.1 over their
+sockets directly (request line, headers, body; the answer's status line,
+headers and ``Content-Length`` body), sending the same calls as the project's
+API client (:mod:`reelforge.client`). ``--client httpx`` runs the load through
+that client instead: measured on the same machine it spends about ten times
+the CPU per round (about 2 ms against 0.2 ms, see the README's performance
+section), which the server then lacks, so the lean client stays the load
+generator's default. Set-up and checks (waiting for the server, the game list)
+use the API client.
 
 Reports completed paid rounds per second, requests per second, p50/p99/max
 latency per request, the CPU time the server (all its processes) and the
@@ -22,6 +27,7 @@ every stored round verifies (``reelforge verify --all``).
 
     reelforge bench --server [--clients 16] [--seconds 20] [--server-workers 1] [--db URL]
     python bench/server_bench.py [--clients 16] [--seconds 20] [--workers 1] [--db URL] [--game GAME]
+                                 [--client raw|httpx]
 """
 
 from __future__ import annotations

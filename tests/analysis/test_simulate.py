@@ -39,6 +39,7 @@ def test_rounds_caps_a_precision_run():
     assert r.accumulator.rounds == 3 * CHUNK
 
 
+@pytest.mark.slow
 def test_ray_backend_gives_the_same_totals_as_local():
     pytest.importorskip("ray")
     import ray

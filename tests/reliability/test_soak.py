@@ -36,6 +36,7 @@ def assert_clean(result: dict) -> None:
     assert result["reconciled"] is True
 
 
+@pytest.mark.slow
 def test_soak_command_under_load_reconciles_exactly(db_url):
     out = subprocess.run([sys.executable, "-m", "reelforge", "soak", "--db", db_url, "--clients", "16",
                           "--seconds", "3", "--json"], capture_output=True, text=True, timeout=300)
@@ -48,6 +49,7 @@ def test_soak_command_under_load_reconciles_exactly(db_url):
     assert result["rounds_per_second"] > 0 and 0 < result["p50_ms"] <= result["p99_ms"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("backend_kills", [("sqlite", 20), ("postgresql", 6)], ids=["sqlite", "postgresql"])
 def test_sigkill_during_load_loses_and_duplicates_nothing(backend_kills, tmp_path, request):
     from .conftest import fresh_database

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import copy
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, fields
 from fractions import Fraction
 from typing import Any, ClassVar, Protocol, runtime_checkable
@@ -71,14 +72,15 @@ class Capabilities:
     """Rounds of mode ``buy`` (the Feature Buy) at :attr:`Build.feature_buy_price_x`."""
 
 
-def _json(value: Any) -> Any:
-    """Contract values as JSON: Fractions as exact strings, tuples as lists, dict keys as strings."""
+def jsonable(value: Any, fraction: Callable[[Fraction], Any] = str) -> Any:
+    """Contract values as JSON: Fractions through ``fraction`` (default: exact strings, ``"3/20"``;
+    ``float`` for plain numbers), tuples as lists, dict keys as strings, nested alike."""
     if isinstance(value, Fraction):
-        return str(value)
+        return fraction(value)
     if isinstance(value, dict):
-        return {str(k): _json(v) for k, v in value.items()}
+        return {str(k): jsonable(v, fraction) for k, v in value.items()}
     if isinstance(value, list | tuple):
-        return [_json(v) for v in value]
+        return [jsonable(v, fraction) for v in value]
     return value
 
 
@@ -136,7 +138,7 @@ class GameHelp:
 
     def to_json(self) -> dict[str, Any]:
         """The help as JSON: Fractions as exact strings (``rtp``: ``"481/500"``), plus ``rtp_percent``."""
-        out = {f.name: _json(getattr(self, f.name)) for f in fields(self)}
+        out = {f.name: jsonable(getattr(self, f.name)) for f in fields(self)}
         out["rtp_percent"] = self.rtp_percent
         return out
 
@@ -189,7 +191,7 @@ class StratifiedEstimate:
 
     def to_json(self) -> dict[str, Any]:
         """The estimate as JSON (intervals as lists)."""
-        return _json(asdict(self))
+        return jsonable(asdict(self))
 
 
 @dataclass(frozen=True)
@@ -209,7 +211,7 @@ class TuneResult:
     extra: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
-        return _json(asdict(self))
+        return jsonable(asdict(self))
 
 
 @dataclass

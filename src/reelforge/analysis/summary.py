@@ -12,7 +12,7 @@ from dataclasses import fields as dataclass_fields
 from fractions import Fraction
 from typing import Any
 
-from reelforge.game import Build, Game, StratifiedEstimate
+from reelforge.game import Build, Game, StratifiedEstimate, jsonable
 from reelforge.stats import (
     BUCKET_EDGES_X,
     BUCKET_LABELS,
@@ -55,17 +55,6 @@ def _identity(game: Game, build: Build, method: str, mode: str) -> dict[str, Any
         "max_win_x": game.max_win_x,
         "max_exposure": game.max_win_x * stakes[1],
     }
-
-
-def _plain(value: Any) -> Any:
-    """Exact figures as JSON numbers: Fractions to floats, nested dicts and lists alike."""
-    if isinstance(value, Fraction):
-        return float(value)
-    if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_plain(v) for v in value]
-    return value
 
 
 def _bucket_index(win: Fraction, cap: Fraction) -> int:
@@ -111,7 +100,7 @@ def exact_summary(game: Game, build: Build) -> dict[str, Any]:
             {"bucket": label, "from": lo, "to": hi, "probability": float(p), "probability_exact": str(p)}
             for label, (lo, hi), p in zip(BUCKET_LABELS, _bucket_bounds(float(cap)), probs)
         ],
-        "extra": _plain(ex.extra),
+        "extra": jsonable(ex.extra, float),
     })
     # every figure here is exact, the game's own (under extra) included
     out["exact_figures"] = ["rtp", "rtp_split", "hit_rate", "feature_rate", "sd", "volatility_level",

@@ -72,6 +72,16 @@ def test_the_help_refuses_an_rtp_in_percent_and_rules_in_one_string():
             GameHelp(**{**kept, field: bad})
 
 
+def test_exact_figures_refuse_a_float_or_a_split_that_does_not_add_up():
+    game = get_game("forge-of-fortunes")
+    ex = game.exact(game.load_build("96.2"))
+    kept = {f.name: getattr(ex, f.name) for f in fields(ExactFigures)}
+    with pytest.raises(TypeError, match="hit_rate must be a Fraction"):
+        ExactFigures(**{**kept, "hit_rate": float(ex.hit_rate)})
+    with pytest.raises(ValueError, match="RTP split adds up to"):
+        ExactFigures(**{**kept, "rtp_split": {**ex.rtp_split, "feature": ex.rtp_split["feature"] + Fraction(1, 10**9)}})
+
+
 @pytest.mark.parametrize("game_id", game_ids())
 def test_declared_capabilities_match_what_the_game_does(game_id):
     game = get_game(game_id)

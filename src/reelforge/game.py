@@ -160,6 +160,17 @@ class ExactFigures:
     outcomes: dict[Fraction, Fraction]
     """Round win (x total bet) -> probability, over every outcome."""
     extra: dict[str, Any] = field(default_factory=dict)
+    """What only this game's exact mathematics gives (the summary puts it under ``extra``)."""
+
+    def __post_init__(self) -> None:
+        named = {"rtp": self.rtp, "hit_rate": self.hit_rate, "feature_rate": self.feature_rate,
+                 "variance": self.variance, "max_win_probability": self.max_win_probability,
+                 **{f"rtp_split[{k!r}]": v for k, v in self.rtp_split.items()}}
+        for name, value in named.items():
+            if not isinstance(value, Fraction):
+                raise TypeError(f"exact figures: {name} must be a Fraction, got {value!r}")
+        if sum(self.rtp_split.values()) != self.rtp:
+            raise ValueError(f"exact figures: the RTP split adds up to {sum(self.rtp_split.values())}, not {self.rtp}")
 
 
 @dataclass(frozen=True)

@@ -179,10 +179,10 @@ def stratified_summary(game: Game, build: Build, rounds: int, seed: int) -> dict
         raise ValueError(f"{game.id} has no stratified estimate; use a plain simulation")
     est = _estimate(game.stratified(build, rounds, seed), rounds, seed)
     out = _identity(game, build, "stratified", "paid")
-    fields = est.to_json()
-    extra = fields.pop("extra")
+    figures = est.to_json()
+    extra = figures.pop("extra")
     lo, hi = est.rtp_ci99
-    out.update(fields)
+    out.update(figures)
     out.update({
         "seed": seed, "distribution": [],
         "sample": {"kind": "stratified", "rounds": est.rounds, "seed": seed,

@@ -1,0 +1,244 @@
+"""check_game over every registered game, per game and per check; the toy game of CONTRIBUTING.md
+registered by this test only; broken variants of it prove each check able to fail."""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from reelforge.conformance import CHECKS, ConformanceError, Context, check_game
+from reelforge.draws import RecordedDraws
+from reelforge.game import RulesError
+from reelforge.games import registry
+from tests.toy_game import rules
+from tests.toy_game.game import ToyLine
+
+TOY = ("toy-line", "tests.toy_game.game:ToyLine")
+
+# The contract branch turns the shipped games' help into GameHelp, declares their capabilities
+# and makes Forge of Gems' build rtp a fraction; until it merges these checks fail with exactly
+# these messages, and only then count as expected failures (strict: they must flip at the merge).
+PENDING = {
+    ("forge-of-fortunes", "help_typed"): "help() must return a GameHelp, got dict",
+    ("forge-of-gems", "help_typed"): "help() must return a GameHelp, got dict",
+    ("gemstones-gold", "help_typed"): "help() must return a GameHelp, got dict",
+    ("forge-of-fortunes", "capabilities_match_behaviour"):
+        "exact() is implemented but capabilities.exact is False",
+    ("forge-of-gems", "capabilities_match_behaviour"):
+        "stratified() is implemented but capabilities.stratified is False",
+    ("gemstones-gold", "capabilities_match_behaviour"):
+        "capabilities.feature_buy is False but the modes are ('paid', 'buy')",
+    ("forge-of-gems", "builds_load"):
+        "rtp must be a Fraction of the stake between 0 and 1 (never a percentage), got Fraction(481, 5)",
+}
+
+
+class PendingConversion(ConformanceError):
+    """A shipped game's failure that the contract branch's conversion removes."""
+
+
+_contexts: dict[str, Context] = {}
+
+
+def _context(game_id: str) -> Context:
+    """One context per game, so its reference rounds are played once for all its checks."""
+    if game_id not in _contexts:
+        _contexts[game_id] = Context(registry.get_game(game_id))
+    return _contexts[game_id]
+
+
+def _shipped_cases() -> list:
+    cases = []
+    for game_id in sorted(registry.SHIPPED_GAMES):
+        for name in CHECKS:
+            marks = []
+            if (game_id, name) in PENDING:
+                reason = ("help still a dict until the contract branch merges" if name == "help_typed" else
+                          f"until the contract branch merges: {PENDING[game_id, name]}")
+                marks = [pytest.mark.xfail(strict=True, raises=PendingConversion, reason=reason)]
+            cases.append(pytest.param(game_id, name, id=f"{game_id}-{name}", marks=marks))
+    return cases
+
+
+@pytest.mark.parametrize(("game_id", "check"), _shipped_cases())
+def test_shipped_game_keeps_the_contract(game_id, check):
+    try:
+        CHECKS[check](_context(game_id))
+    except ConformanceError as exc:
+        if PENDING.get((game_id, check), "\0") in str(exc):
+            raise PendingConversion(str(exc)) from exc
+        raise
+
+
+@pytest.fixture
+def toy():
+    with registry.registered(*TOY) as game:
+        yield game
+
+
+@pytest.mark.parametrize("check", list(CHECKS))
+def test_toy_game_keeps_the_contract(toy, check):
+    CHECKS[check](_context(toy.id))
+
+
+def test_check_game_runs_every_check_on_the_toy_game(toy):
+    assert check_game(toy, rounds=200, replay_rounds=50, kernel_rounds=8000) == list(CHECKS)
+    with pytest.raises(ValueError, match="unknown check.*'no_such_check'"):
+        check_game(toy, checks=["no_such_check"])
+
+
+# -- the registry -------------------------------------------------------------------------------
+
+def test_registered_game_is_served_by_the_registry_and_removed_afterwards():
+    before = dict(registry.GAME_CLASSES)
+    with registry.registered(*TOY) as game:
+        assert registry.get_game("toy-line") is game and isinstance(game, ToyLine)
+        assert registry.game_ids() == [*before, "toy-line"]
+    assert registry.GAME_CLASSES == before
+    with pytest.raises(registry.UnknownGame, match="unknown game 'toy-line'"):
+        registry.get_game("toy-line")
+
+
+@pytest.mark.parametrize(("game_id", "target", "message"), [
+    ("Toy Line", TOY[1], "lower-case words joined by hyphens"),
+    ("toy-line", "tests.toy_game.game.ToyLine", "must be written 'package.module:ClassName'"),
+    ("toy-line", "tests.no_such_module:ToyLine", "cannot import 'tests.no_such_module'"),
+    ("toy-line", "tests.toy_game.game:NoSuchClass", "has no 'NoSuchClass'"),
+    ("toy-line", "tests.toy_game.rules:RulesError", "not a subclass of reelforge.game.Game"),
+    ("toy-lines", TOY[1], "has id 'toy-line', not 'toy-lines'"),
+    ("gemstones-gold", "reelforge.games.forge_of_gems.game:ForgeOfGems", "already registered"),
+])
+def test_register_refuses_bad_registrations_and_changes_nothing(game_id, target, message):
+    before = dict(registry.GAME_CLASSES)
+    with pytest.raises(ValueError, match=re.escape(message)):
+        registry.register(game_id, target)
+    assert registry.GAME_CLASSES == before
+
+
+def test_unregister_refuses_shipped_and_unknown_games():
+    with pytest.raises(ValueError, match="'forge-of-gems' is a shipped game"):
+        registry.unregister("forge-of-gems")
+    with pytest.raises(registry.UnknownGame, match="valid games: forge-of-fortunes"):
+        registry.unregister("toy-line")
+    assert set(registry.GAME_CLASSES) == registry.SHIPPED_GAMES
+
+
+# -- broken variants: each check can fail, and says where ----------------------------------------
+
+class KernelOffByOneDraw(ToyLine):
+    """A kernel that skips the stream's first draw."""
+
+    def kernel_round_wins(self, build, rounds, seed, mode="paid"):
+        rng = np.random.Generator(np.random.PCG64(seed))
+        rng.random()
+        wins = np.zeros(rounds, dtype=np.int64)
+        self._play(build, rounds, rng, wins)
+        return wins
+
+
+class WinUnitTooCoarse(ToyLine):
+    """Claims 2 win units per total bet, but the Bell pays 17.8x."""
+
+    def win_unit(self, build):
+        return 2
+
+
+class CapIgnored(ToyLine):
+    """Promises a 10x cap but plays to 100x."""
+
+    max_win_x = 10
+
+    def play_step(self, build, state, draws, action=None):
+        return rules.play_step(build, state, draws, 100 * build.coins)
+
+
+class PlaysOnAfterTheEnd(ToyLine):
+    """Starts a new spin when asked for a step of a finished round."""
+
+    def play_step(self, build, state, draws, action=None):
+        if state["phase"] == "done":
+            state = rules.new_state()
+        return super().play_step(build, state, draws, action)
+
+
+class TakesAnyAction(ToyLine):
+    """Ignores step actions instead of refusing the undeclared ones."""
+
+    def play_step(self, build, state, draws, action=None):
+        return rules.play_step(build, state, draws, self.max_win_x * build.coins)
+
+
+class HelpAsDict(ToyLine):
+    def help(self, build):
+        return self.__class__.__base__.help(self, build).to_json()
+
+
+class ChunkLosesARound(ToyLine):
+    def simulate_chunk(self, build, rounds, seed, mode="paid"):
+        return super().simulate_chunk(build, rounds - 1, seed, mode)
+
+
+class ReplayDrawsDiffer(ToyLine):
+    """Replays from the draws of the next round, not the round's own."""
+
+    def replay(self, build, mode, step_draws, actions=None):
+        shifted = [[(v + 1) % len(build.strips[i % 3]) for i, v in enumerate(d)] for d in step_draws]
+        return super().replay(build, mode, shifted, actions)
+
+
+class ExactWithoutDeclaring(ToyLine):
+    def exact(self, build):
+        return {"rtp": build.rtp}
+
+
+@pytest.mark.parametrize(("variant", "check", "message"), [
+    (KernelOffByOneDraw, "kernel_matches_reference",
+     r"toy-line, build 96\.1, mode paid, seed 14, round \d+: kernel and reference engine differ first here"),
+    (WinUnitTooCoarse, "wins_whole_units_within_cap",
+     r"toy-line, build 96\.1, mode paid, seed 14, round \d+: step \d+'s win \d+/5x total bet is not a whole "
+     r"number of win units \(win_unit 2\)"),
+    (CapIgnored, "wins_whole_units_within_cap", r"round \d+: the round win \d+(/5)?x passes the cap 10x"),
+    (PlaysOnAfterTheEnd, "refuses_bad_steps", r"build 96\.1, mode paid: another step of a finished round was accepted"),
+    (TakesAnyAction, "refuses_bad_steps", r"the undeclared step action 'no-such-action' was accepted"),
+    (HelpAsDict, "help_typed", r"toy-line, build 96\.1: help\(\) must return a GameHelp, got dict"),
+    (ChunkLosesARound, "simulation_matches_kernel_rounds", r"simulate_chunk's rounds is 19999, the kernel's 20000"),
+    (ReplayDrawsDiffer, "replay_reproduces_rounds", r"mode paid, seed 14, round 1: replay differs at step 1"),
+    (ExactWithoutDeclaring, "capabilities_match_behaviour",
+     r"toy-line: exact\(\) is implemented but capabilities.exact is False"),
+])
+def test_a_broken_toy_game_fails_the_right_check_with_a_clear_message(variant, check, message):
+    with pytest.raises(ConformanceError, match=message):
+        CHECKS[check](Context(variant()))
+
+
+def test_check_game_reports_every_failing_check_at_once():
+    class TwoFaults(PlaysOnAfterTheEnd, WinUnitTooCoarse):
+        pass
+
+    with pytest.raises(ConformanceError) as info:
+        check_game(TwoFaults(), rounds=200, kernel_rounds=8000,
+                   checks=["builds_load", "refuses_bad_steps", "wins_whole_units_within_cap"])
+    text = str(info.value)
+    assert text.startswith("toy-line fails 2 check(s):")
+    assert "\nrefuses_bad_steps: " in text and "\nwins_whole_units_within_cap: " in text
+    assert "builds_load" not in text
+
+
+def test_toy_rules_pay_the_middle_row_and_award_free_spins_on_a_star_per_reel():
+    """The toy game's own rules tests: boards chosen by their stops."""
+    game = ToyLine()
+    build = game.load_build("96.1")
+    bells = game.play_step(build, game.start_round(build), RecordedDraws([3, 1, 0]))
+    assert bells.events[0]["rows"][1] == ["Bell", "Bell", "Bell"]
+    assert (bells.win, bells.finished, bells.state["phase"]) == (Fraction(89, 5), True, "done")
+    stars = game.play_step(build, game.start_round(build), RecordedDraws([5, 5, 3]))
+    assert stars.win == 0 and stars.next_step == "free_spin" and stars.state["free_spins_left"] == 3
+    assert stars.events[-1] == {"type": "free_spins_awarded", "spins": 3}
+    free = game.play_step(build, stars.state, RecordedDraws([3, 1, 0]))   # three Bells, doubled
+    assert (free.kind, free.win, free.total_win, free.state["free_spins_left"]) == ("free_spin", Fraction(178, 5),
+                                                                                     Fraction(178, 5), 2)
+    with pytest.raises(RulesError, match="the round is finished"):
+        game.play_step(build, bells.state, RecordedDraws([0, 0, 0]))

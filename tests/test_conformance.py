@@ -232,7 +232,8 @@ def test_toy_rules_pay_the_middle_row_and_award_free_spins_on_a_star_per_reel():
     game = ToyLine()
     build = game.load_build("96.1")
     bells = game.play_step(build, game.start_round(build), RecordedDraws([3, 1, 0]))
-    assert bells.events[0]["rows"][1] == ["Bell", "Bell", "Bell"]
+    assert [reel[1] for reel in bells.events[0]["window"]] == ["Bell", "Bell", "Bell"]
+    assert bells.events[0]["window"][2] == ["Bell", "Bell", "Cherry"]   # reel 3 shows stops 19, 0, 1
     assert (bells.win, bells.finished, bells.state["phase"]) == (Fraction(89, 5), True, "done")
     stars = game.play_step(build, game.start_round(build), RecordedDraws([5, 5, 3]))
     assert stars.win == 0 and stars.next_step == "free_spin" and stars.state["free_spins_left"] == 3

@@ -28,8 +28,9 @@ def play_step(build: Build, state: dict[str, Any], draws: DrawSource, cap_coins:
         raise RulesError("the round is finished; no step is left to play")
     stops = [draws.draw(len(strip)) for strip in build.strips]
     window = [[strip[(stop + row - 1) % len(strip)] for row in range(3)] for strip, stop in zip(build.strips, stops)]
+    # the window as columns (reels), top to bottom: what the browser's generic renderer draws
     events: list[dict[str, Any]] = [{"type": "reels", "stops": stops,
-                                     "rows": [[SYMBOL_WORDS[reel[row]] for reel in window] for row in range(3)]}]
+                                     "window": [[SYMBOL_WORDS[s] for s in reel] for reel in window]}]
     line = window[0][1]
     coins = build.pays.get(line, 0) if window[1][1] == window[2][1] == line else 0
     if phase == "free":

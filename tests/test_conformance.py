@@ -3,6 +3,7 @@ registered by this test only; broken variants of it prove each check able to fai
 
 from __future__ import annotations
 
+import multiprocessing
 import re
 from fractions import Fraction
 
@@ -189,6 +190,21 @@ class ReplayDrawsDiffer(ToyLine):
         return super().replay(build, mode, shifted, actions)
 
 
+class PerWorkerStream(ToyLine):
+    """Draws another stream in a pool worker than in the parent process."""
+
+    id = "toy-line-per-worker"
+
+    def simulate_chunk(self, build, rounds, seed, mode="paid"):
+        if multiprocessing.parent_process() is not None:
+            seed = np.random.SeedSequence(12345)
+        return super().simulate_chunk(build, rounds, seed, mode)
+
+
+class CapAsFloat(ToyLine):
+    max_win_x = 100.0
+
+
 class ExactWithoutDeclaring(ToyLine):
     def exact(self, build):
         return {"rtp": build.rtp}
@@ -206,12 +222,23 @@ class ExactWithoutDeclaring(ToyLine):
     (HelpAsDict, "help_typed", r"toy-line, build 96\.1: help\(\) must return a GameHelp, got dict"),
     (ChunkLosesARound, "simulation_matches_kernel_rounds", r"simulate_chunk's rounds is 19999, the kernel's 20000"),
     (ReplayDrawsDiffer, "replay_reproduces_rounds", r"mode paid, seed 14, round 1: replay differs at step 1"),
+    (CapAsFloat, "declarations_typed", r"toy-line: max_win_x must be a positive integer \(x total bet\), got 100\.0"),
+    (ToyLine, "simulation_independent_of_workers",
+     r"toy-line: the game is not registered \(reelforge.games.registry.register\)"),
     (ExactWithoutDeclaring, "capabilities_match_behaviour",
      r"toy-line: exact\(\) is implemented but capabilities.exact is False"),
 ])
 def test_a_broken_toy_game_fails_the_right_check_with_a_clear_message(variant, check, message):
     with pytest.raises(ConformanceError, match=message):
         CHECKS[check](Context(variant()))
+
+
+def test_simulation_totals_that_depend_on_the_worker_count_fail_the_check():
+    with registry.registered("toy-line-per-worker", "tests.test_conformance:PerWorkerStream") as game:
+        with pytest.raises(ConformanceError, match=r"toy-line-per-worker, build 96\.1, mode paid, seed 14: simulation "
+                                                   r"totals depend on the worker count: 1 and 2 workers differ in "
+                                                   r"\['hits', 'win'"):
+            CHECKS["simulation_independent_of_workers"](Context(game))
 
 
 def test_check_game_reports_every_failing_check_at_once():

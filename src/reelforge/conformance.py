@@ -50,6 +50,7 @@ from reelforge.game import (
     RulesError,
     StepResult,
 )
+from reelforge.games.registry import GAME_ID_PATTERN, UnknownGame, get_game
 from reelforge.stats import bucket_edges_units, bucket_of
 
 SIGMAS = 6
@@ -141,6 +142,33 @@ def _context(game: Game | Context) -> Context:
 
 def _is_int(value: Any) -> bool:
     return isinstance(value, int | np.integer) and not isinstance(value, bool)
+
+
+# -- declarations ---------------------------------------------------------------------------
+
+def check_declarations_typed(game: Game | Context) -> None:
+    """The class attributes of the contract are declared and of their types: ids, title,
+    version, cap, modes (``paid`` first), step actions, reference stakes."""
+    ctx = _context(game)
+    g = ctx.game
+    if not isinstance(getattr(g, "id", None), str) or not GAME_ID_PATTERN.fullmatch(g.id):
+        raise ctx.fail(f"id {getattr(g, 'id', None)!r} must be lower-case words joined by hyphens (a URL segment)")
+    for name in ("title", "reference_id", "version", "feature_name"):
+        value = getattr(g, name, None)
+        if not isinstance(value, str) or not value.strip():
+            raise ctx.fail(f"{name} must be a non-empty string, got {value!r}")
+    if g.published_id is not None and not (isinstance(g.published_id, str) and g.published_id):
+        raise ctx.fail(f"published_id must be a non-empty string or None, got {g.published_id!r}")
+    if not _is_int(g.max_win_x) or g.max_win_x < 1:
+        raise ctx.fail(f"max_win_x must be a positive integer (x total bet), got {g.max_win_x!r}")
+    if not isinstance(g.modes, tuple) or not g.modes or g.modes[0] != "paid" or len(set(g.modes)) != len(g.modes):
+        raise ctx.fail(f"modes must be a tuple of distinct modes starting with 'paid', got {g.modes!r}")
+    if not isinstance(g.step_actions, tuple) or not all(isinstance(a, str) and a for a in g.step_actions):
+        raise ctx.fail(f"step_actions must be a tuple of action names, got {g.step_actions!r}")
+    stakes = g.reference_stakes
+    if not (isinstance(stakes, tuple) and len(stakes) == 2 and all(isinstance(v, int | float) for v in stakes)
+            and 0 < stakes[0] <= stakes[1]):
+        raise ctx.fail(f"reference_stakes must be (smallest, largest) positive total bets, got {stakes!r}")
 
 
 # -- builds ---------------------------------------------------------------------------------
@@ -574,7 +602,6 @@ def check_simulation_matches_kernel_rounds(game: Game | Context) -> None:
 def check_simulation_independent_of_workers(game: Game | Context) -> None:
     """``simulate`` gives identical totals on one worker and on two (the game must be registered)."""
     from reelforge.analysis.simulate import simulate
-    from reelforge.games.registry import UnknownGame, get_game
 
     ctx = _context(game)
     g = ctx.game
@@ -601,6 +628,7 @@ def check_simulation_independent_of_workers(game: Game | Context) -> None:
 
 
 CHECKS: dict[str, Callable[[Game | Context], None]] = {
+    "declarations_typed": check_declarations_typed,
     "builds_load": check_builds_load,
     "help_typed": check_help_typed,
     "capabilities_match_behaviour": check_capabilities_match_behaviour,

@@ -21,7 +21,7 @@ GAME_CLASSES: dict[str, str] = {
 SHIPPED_GAMES: frozenset[str] = frozenset(GAME_CLASSES)
 """The games of the package itself, which :func:`unregister` refuses to remove."""
 
-_GAME_ID = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
+GAME_ID_PATTERN = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
 """Game ids are URL path segments (``/games/{game}``): lower-case words joined by hyphens."""
 
 _instances: dict[str, Game] = {}
@@ -64,7 +64,7 @@ def register(game_id: str, target: str) -> None:
     processes see the registration when they are forked from this one (the local simulation
     pool is). Raises ValueError naming the problem; nothing is registered then.
     """
-    if not isinstance(game_id, str) or not _GAME_ID.fullmatch(game_id):
+    if not isinstance(game_id, str) or not GAME_ID_PATTERN.fullmatch(game_id):
         raise ValueError(f"game id {game_id!r} must be lower-case words joined by hyphens (e.g. 'toy-line')")
     if game_id in GAME_CLASSES:
         raise ValueError(f"game {game_id!r} is already registered (as {GAME_CLASSES[game_id]})")

@@ -3,6 +3,9 @@ registered by this test only; broken variants of it prove each check able to fai
 
 from __future__ import annotations
 
+import dataclasses
+import itertools
+import math
 import multiprocessing
 import re
 from fractions import Fraction
@@ -12,7 +15,7 @@ import pytest
 
 from reelforge.conformance import CHECKS, ConformanceError, Context, check_game
 from reelforge.draws import RecordedDraws
-from reelforge.game import RulesError
+from reelforge.game import Capabilities, ExactFigures, RulesError
 from reelforge.games import registry
 from tests.toy_game import rules
 from tests.toy_game.game import ToyLine
@@ -208,6 +211,68 @@ class CapAsFloat(ToyLine):
 class ExactWithoutDeclaring(ToyLine):
     def exact(self, build):
         return {"rtp": build.rtp}
+
+
+def toy_exact(build, cap_x: int) -> ExactFigures:
+    """Toy Line's figures exactly: every stop combination of a spin through the rules, then the
+    free spins' sums (capped) convolved."""
+    cap = cap_x * build.coins
+    p = Fraction(1, math.prod(len(s) for s in build.strips))
+    line: dict[int, Fraction] = {}            # one spin's line coins
+    paid: dict[tuple[int, bool], Fraction] = {}   # (paid spin coins, free spins awarded)
+    for stops in itertools.product(*(range(len(s)) for s in build.strips)):
+        step = rules.play_step(build, rules.new_state(), RecordedDraws(list(stops)), cap)
+        coins = step.state["total_coins"]
+        line[coins] = line.get(coins, 0) + p
+        paid[coins, not step.finished] = paid.get((coins, not step.finished), 0) + p
+    outcomes: dict[Fraction, Fraction] = {}
+    for (coins, feature), q in paid.items():
+        totals = {coins: q}
+        for _ in range(build.free_spins if feature else 0):
+            after: dict[int, Fraction] = {}
+            for t, r in totals.items():
+                for w, s in line.items() if t < cap else [(0, Fraction(1))]:
+                    u = min(t + w * build.free_spins_multiplier, cap)
+                    after[u] = after.get(u, 0) + r * s
+            totals = after
+        for t, r in totals.items():
+            outcomes[Fraction(t, build.coins)] = outcomes.get(Fraction(t, build.coins), 0) + r
+    rtp = sum(w * q for w, q in outcomes.items())
+    paid_rtp = sum(Fraction(c, build.coins) * q for (c, _), q in paid.items())
+    return ExactFigures(
+        rtp=rtp, rtp_split={"paid_spin": paid_rtp, "free_spins": rtp - paid_rtp},
+        hit_rate=sum(q for w, q in outcomes.items() if w), feature_rate=sum(q for (_, f), q in paid.items() if f),
+        variance=sum(w * w * q for w, q in outcomes.items()) - rtp * rtp, max_win_x=cap_x,
+        max_win_probability=outcomes.get(Fraction(cap_x), Fraction(0)), outcomes=outcomes)
+
+
+class ToyWithExact(ToyLine):
+    capabilities = Capabilities(exact=True)
+
+    def exact(self, build):
+        return toy_exact(build, self.max_win_x)
+
+
+class ExactVarianceOff(ToyWithExact):
+    def exact(self, build):
+        return dataclasses.replace(super().exact(build), variance=super().exact(build).variance * 2)
+
+
+class ExactOfAnotherBuild(ToyWithExact):
+    def exact(self, build):
+        return super().exact(self.load_build("91.0" if build.name == "96.1" else "96.1"))
+
+
+def test_declared_exact_figures_are_held_to_their_outcomes_and_to_a_simulation():
+    CHECKS["capabilities_match_behaviour"](Context(ToyWithExact()))
+    figures = ToyWithExact().exact(ToyLine().load_build("96.1"))
+    assert f"{float(figures.rtp):.5f}" == "0.96095"   # what the build file's comment says
+    with pytest.raises(ConformanceError, match=r"toy-line, build 96\.1: exact figures disagree with themselves: "
+                                               r"variance \(of the outcomes\) is"):
+        CHECKS["capabilities_match_behaviour"](Context(ExactVarianceOff()))
+    with pytest.raises(ConformanceError, match=r"toy-line, build 96\.1, mode paid, seed 14: exact rtp 0\.910127 is "
+                                               r"\d+\.\d standard errors from a simulation of 1000000 rounds"):
+        CHECKS["capabilities_match_behaviour"](Context(ExactOfAnotherBuild()))
 
 
 @pytest.mark.parametrize(("variant", "check", "message"), [

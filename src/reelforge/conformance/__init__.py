@@ -28,7 +28,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from reelforge.conformance.context import KERNEL_ROUNDS, REPLAY_ROUNDS, ROUNDS, SEEDS, ConformanceError, Context
+from reelforge.conformance.context import (
+    EXACT_ROUNDS,
+    KERNEL_ROUNDS,
+    REPLAY_ROUNDS,
+    ROUNDS,
+    SEEDS,
+    ConformanceError,
+    Context,
+)
 from reelforge.conformance.contract import (
     check_builds_load,
     check_capabilities_match_behaviour,
@@ -70,7 +78,8 @@ CHECKS: dict[str, Callable[[Game | Context], None]] = {
 
 
 def check_game(game: Game, *, rounds: int = ROUNDS, seeds: tuple[int, ...] = SEEDS, replay_rounds: int = REPLAY_ROUNDS,
-               kernel_rounds: int = KERNEL_ROUNDS, checks: list[str] | None = None) -> list[str]:
+               kernel_rounds: int = KERNEL_ROUNDS, exact_rounds: int = EXACT_ROUNDS,
+               checks: list[str] | None = None) -> list[str]:
     """Run every check (or those named in ``checks``) on ``game``; return the names that passed.
 
     Raises :class:`ConformanceError` listing every failing check and its message.
@@ -78,7 +87,8 @@ def check_game(game: Game, *, rounds: int = ROUNDS, seeds: tuple[int, ...] = SEE
     unknown = sorted(set(checks or ()) - set(CHECKS))
     if unknown:
         raise ValueError(f"unknown check(s) {unknown}; checks: {', '.join(CHECKS)}")
-    ctx = Context(game, rounds=rounds, seeds=tuple(seeds), replay_rounds=replay_rounds, kernel_rounds=kernel_rounds)
+    ctx = Context(game, rounds=rounds, seeds=tuple(seeds), replay_rounds=replay_rounds, kernel_rounds=kernel_rounds,
+                  exact_rounds=exact_rounds)
     failures = []
     for name in checks or CHECKS:
         try:

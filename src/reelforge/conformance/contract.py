@@ -179,7 +179,7 @@ def _check_exact(ctx: Context, build: Build) -> None:
     for what, (got, want) in identities.items():
         if got != want:
             raise ctx.fail(f"exact figures disagree with themselves: {what} is {got}, the outcomes give {want}", build)
-    acc = g.simulate_chunk(build, ctx.kernel_rounds, ctx.seeds[0], "paid")
+    acc = g.simulate_chunk(build, ctx.exact_rounds, ctx.seeds[0], "paid")
     se = math.sqrt(float(ex.variance) / acc.rounds)
     if abs(acc.rtp - float(ex.rtp)) > SIGMAS * se:
         raise ctx.fail(f"exact rtp {float(ex.rtp):.6f} is {abs(acc.rtp - float(ex.rtp)) / se:.1f} standard errors "

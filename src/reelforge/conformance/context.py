@@ -48,8 +48,8 @@ class Context:
     replay_rounds: int = REPLAY_ROUNDS
     kernel_rounds: int = KERNEL_ROUNDS
     exact_rounds: int = EXACT_ROUNDS
-    _builds: dict[str, Build] = field(default_factory=dict, repr=False)
-    _played: dict[tuple[str, str, int], list[RoundResult]] = field(default_factory=dict, repr=False)
+    _builds: dict[str, Build] = field(default_factory=dict, init=False, repr=False)
+    _played: dict[tuple[str, str, int], list[RoundResult]] = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self) -> None:
         if min(self.rounds, self.replay_rounds, self.exact_rounds) < 1 or self.kernel_rounds < 4 or not self.seeds:

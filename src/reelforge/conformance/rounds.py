@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from reelforge.conformance.context import UNDECLARED_ACTION, UNKNOWN_MODE, Context, context_of, is_integer
-from reelforge.draws import RecordingDraws, SeededDraws
+from reelforge.draws import DrawSource, RecordingDraws, SeededDraws
 from reelforge.game import Build, Game, RoundResult, RulesError, StepResult
 
 
@@ -57,11 +57,12 @@ def _json_copy(ctx: Context, value: Any, what: str, build: Build, mode: str, see
         raise ctx.fail(f"{what} is not JSON-able: {exc}", build, mode, seed, i) from exc
 
 
-def _play_with_actions(ctx: Context, build: Build, mode: str, draws: SeededDraws,
-                       offer: str | None) -> tuple[RoundResult, list[str | None]]:
+def _play_with_actions(ctx: Context, build: Build, mode: str, draws: DrawSource,
+                       offer: str) -> tuple[RoundResult, list[str | None], DrawSource]:
     """One round step by step, offering ``offer`` to every step (on a copy of the stream, so a
     refusal costs nothing) and playing it without an action where refused; the state each step
-    is given comes back from JSON, as the server stores it."""
+    is given comes back from JSON, as the server stores it. Returns the round, the action each
+    step took, and the stream to go on with (the copy, where a step took the action)."""
     g = ctx.game
     recorder = RecordingDraws(draws)
     state = g.start_round(build, mode)
@@ -72,12 +73,11 @@ def _play_with_actions(ctx: Context, build: Build, mode: str, draws: SeededDraws
         before = copy.deepcopy(state)
         step = None
         action = None
-        if offer is not None:
-            trial = copy.deepcopy(recorder)
-            try:
-                step, recorder, action = g.play_step(build, state, trial, offer), trial, offer
-            except RulesError:
-                step = None
+        trial = copy.deepcopy(recorder)
+        try:
+            step, recorder, action = g.play_step(build, state, trial, offer), trial, offer
+        except RulesError:
+            step = None
         if step is None:
             step = g.play_step(build, state, recorder)
         if state != before:
@@ -86,7 +86,7 @@ def _play_with_actions(ctx: Context, build: Build, mode: str, draws: SeededDraws
         per_step.append(recorder.take())
         actions.append(action)
         if step.finished:
-            return RoundResult(mode=mode, steps=steps, draws=per_step), actions
+            return RoundResult(mode=mode, steps=steps, draws=per_step), actions, recorder.inner
         state = json.loads(json.dumps(step.state))
 
 
@@ -122,9 +122,9 @@ def check_replay_reproduces_rounds(game: Game | Context) -> None:
                     raise ctx.fail(f"replay raised {exc!r}", build, mode, seed, i) from exc
                 _same_steps(ctx, build, mode, seed, i, played, replayed)
             for offer in g.step_actions:
-                draws = SeededDraws(seed)
+                draws: DrawSource = SeededDraws(seed)
                 for i in range(ctx.rounds):
-                    played, actions = _play_with_actions(ctx, build, mode, draws, offer)
+                    played, actions, draws = _play_with_actions(ctx, build, mode, draws, offer)
                     if i >= ctx.replay_rounds and offer not in actions:
                         continue  # past the first rounds, only those where a step took the action
                     try:

@@ -26,15 +26,6 @@ TOY = ("toy-line", "tests.toy_game.game:ToyLine")
 # and makes Forge of Gems' build rtp a fraction; until it merges these checks fail with exactly
 # these messages, and only then count as expected failures (strict: they must flip at the merge).
 PENDING = {
-    ("forge-of-fortunes", "help_typed"): "help() must return a GameHelp, got dict",
-    ("forge-of-gems", "help_typed"): "help() must return a GameHelp, got dict",
-    ("gemstones-gold", "help_typed"): "help() must return a GameHelp, got dict",
-    ("forge-of-fortunes", "capabilities_match_behaviour"):
-        "exact() is implemented but capabilities.exact is False",
-    ("forge-of-gems", "capabilities_match_behaviour"):
-        "stratified() is implemented but capabilities.stratified is False",
-    ("gemstones-gold", "capabilities_match_behaviour"):
-        "capabilities.feature_buy is False but the modes are ('paid', 'buy')",
     ("forge-of-gems", "builds_load"):
         "rtp must be a Fraction of the stake between 0 and 1 (never a percentage), got Fraction(481, 5)",
 }

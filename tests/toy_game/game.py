@@ -50,10 +50,8 @@ class ToyLine(Game):
             f"{build.free_spins_multiplier}.",
             f"The maximum win of a round is {self.max_win_x}x the total bet; reaching it ends the round.",
         )
-        return GameHelp(
-            game=self.id, title=self.title, game_id=self.published_id, version=self.version, build=build.name,
-            rtp=build.rtp, volatility="Medium", max_win_x=self.max_win_x, rules=rules_text, paytable=pays,
-            symbol_names=dict(SYMBOL_WORDS),
+        return self.make_help(
+            build, volatility="Medium", rules=rules_text, symbol_names=SYMBOL_WORDS, extra={"pays_x": pays},
             page={"paytable": {"title": "Paytable", "rows": [{"name": k, "pays_x": [v]} for k, v in pays.items()]},
                   "features": [{"title": "Free spins", "text": [rules_text[1]]}],
                   "sections": [{"title": "Maximum win", "text": [rules_text[2]]}]},

@@ -1,6 +1,7 @@
-"""The common game interface: what the server, the CLI and the analysis tools
-know about a game. A new game is a package under ``reelforge.games`` with a
-:class:`Game` subclass and one line in :mod:`reelforge.games.registry`.
+"""The game contract: everything the server, the CLI, the reports and the tools know
+about a game. A new game is a package under ``reelforge.games`` with a :class:`Game`
+subclass and one line in :mod:`reelforge.games.registry`; :func:`reelforge.conformance.check_game`
+checks that it keeps the contract (CONTRIBUTING.md walks through adding one).
 
 A round is a step machine over JSON-able state:
 
@@ -12,15 +13,24 @@ A round is a step machine over JSON-able state:
 Wins are exact multiples of the total bet (:class:`fractions.Fraction`).
 Events are JSON-able dicts; exact amounts inside events are strings of
 fractions (``"3/20"``) in fields ending in ``_x`` (multiples of total bet).
+
+One meaning and one type per field, in every game:
+
+* an RTP is a fraction of the stake (``Fraction(481, 500)``, written ``"481/500"`` in JSON),
+  never a percentage; ``rtp_percent`` is the same figure for people (``"96.20"``);
+* an amount ``*_x`` is an exact multiple of the total bet (Fraction, a string in JSON);
+* ``game`` is the registry id (``gemstones-gold``), ``game_id`` the publisher's reference id;
+* figures only one game has live under ``extra``, never beside the common ones.
 """
 
 from __future__ import annotations
 
 import copy
 from abc import ABC, abstractmethod
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field, fields
 from fractions import Fraction
-from typing import Any
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -34,6 +44,185 @@ class RulesError(Exception):
 
 class BuildError(ValueError):
     """A build file is missing or invalid; the message says what and where."""
+
+
+@runtime_checkable
+class Build(Protocol):
+    """What every game's build (math model) offers beside its own data."""
+
+    name: str
+    """The build's name, its file stem (``96.2``)."""
+    rtp: Fraction
+    """The nominal RTP the build is made for, as a fraction of the stake (``Fraction(481, 500)``)."""
+    feature_buy_price_x: Fraction | None
+    """The Feature Buy price in multiples of total bet, or None where the build sells none."""
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """What a game offers beyond the step machine and plain simulation, declared (never sniffed)."""
+
+    exact: bool = False
+    """:meth:`Game.exact` gives the Game Rules Summary's figures exactly."""
+    stratified: bool = False
+    """:meth:`Game.stratified` gives a stratified estimate (rare features simulated apart)."""
+    tunable: bool = False
+    """:meth:`Game.tune` recalibrates a build to targets and writes its file."""
+    feature_buy: bool = False
+    """Rounds of mode ``buy`` (the Feature Buy) at :attr:`Build.feature_buy_price_x`."""
+
+
+def jsonable(value: Any, fraction: Callable[[Fraction], Any] = str) -> Any:
+    """Contract values as JSON: Fractions through ``fraction`` (default: exact strings, ``"3/20"``;
+    ``float`` for plain numbers), tuples as lists, dict keys as strings, nested alike."""
+    if isinstance(value, Fraction):
+        return fraction(value)
+    if isinstance(value, dict):
+        return {str(k): jsonable(v, fraction) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [jsonable(v, fraction) for v in value]
+    return value
+
+
+@dataclass(frozen=True)
+class GameHelp:
+    """The help a game shows for one build (``GET /games/{game}/help``). Made by
+    :meth:`Game.make_help`, which fills the identity fields the same way in every game; the
+    constructor refuses a field of the wrong type or meaning (an RTP in percent, rules as one string)."""
+
+    game: str
+    """Registry id (``gemstones-gold``)."""
+    title: str
+    game_id: str
+    """The game's reference id (:attr:`Game.reference_id`: ``622``), as in the reports."""
+    version: str
+    build: str
+    rtp: Fraction
+    """The build's RTP as a fraction of the stake (``Fraction(481, 500)``), never a percentage."""
+    volatility: str
+    """In words (``High``)."""
+    max_win_x: int
+    rules: tuple[str, ...]
+    """The rules text, one paragraph per entry."""
+    paytable: dict[str, Any]
+    """The paytable as people read it, the same shape in every game: ``title``, ``tiers``,
+    ``tier_label``, ``note`` and ``rows`` of ``{"art", "name", "pays_x"}`` (one exact multiple of the
+    total bet per tier, as a string) or ``{"art", "name", "text"}``; ``page["paytable"]`` is the same."""
+    symbol_names: dict[str, str]
+    """Symbol key -> name in words."""
+    page: dict[str, Any]
+    """The help page as the client draws it: ``paytable``, ``features``, ``sections``."""
+    feature_buy_price_x: Fraction | None = None
+    """The Feature Buy price (x total bet), or None where the game or build sells none."""
+    published_id: str | None = None
+    """The game id its publisher gives (:attr:`Game.published_id`), or None where it gives none."""
+    extra: dict[str, Any] = field(default_factory=dict)
+    """What only this game has (ladder, multiplier values, bet sizes...)."""
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.rtp, Fraction) or not 0 < self.rtp <= 1:
+            raise TypeError(f"{self.game} help: rtp must be a Fraction of the stake in (0, 1], got {self.rtp!r}")
+        if not isinstance(self.rules, tuple) or not all(isinstance(p, str) for p in self.rules):
+            raise TypeError(f"{self.game} help: rules must be a tuple of paragraphs (str)")
+        if not isinstance(self.max_win_x, int) or isinstance(self.max_win_x, bool):
+            raise TypeError(f"{self.game} help: max_win_x must be an int, got {self.max_win_x!r}")
+        if self.feature_buy_price_x is not None and not isinstance(self.feature_buy_price_x, Fraction):
+            raise TypeError(f"{self.game} help: feature_buy_price_x must be a Fraction or None")
+        if not isinstance(self.paytable.get("rows"), list):
+            raise TypeError(f"{self.game} help: paytable must have rows (see GameHelp.paytable)")
+
+    @property
+    def rtp_percent(self) -> str:
+        """The RTP for people, in percent with two decimals (``96.20``)."""
+        return f"{float(self.rtp) * 100:.2f}"
+
+    def to_json(self) -> dict[str, Any]:
+        """The help as JSON: Fractions as exact strings (``rtp``: ``"481/500"``), plus ``rtp_percent``."""
+        out = {f.name: jsonable(getattr(self, f.name)) for f in fields(self)}
+        out["rtp_percent"] = self.rtp_percent
+        return out
+
+
+@dataclass(frozen=True)
+class ExactFigures:
+    """A build's figures computed exactly (every probability a Fraction)."""
+
+    rtp: Fraction
+    rtp_split: dict[str, Fraction]
+    """RTP per part of the round (``paid_spins``, ``feature``...), adding up to :attr:`rtp`."""
+    hit_rate: Fraction
+    feature_rate: Fraction
+    """Probability per paid round of the game's feature (:attr:`Game.feature_name`)."""
+    variance: Fraction
+    """Variance of the round win in (x total bet)^2."""
+    max_win_x: int
+    max_win_probability: Fraction
+    outcomes: dict[Fraction, Fraction]
+    """Round win (x total bet) -> probability, over every outcome."""
+    extra: dict[str, Any] = field(default_factory=dict)
+    """What only this game's exact mathematics gives (the summary puts it under ``extra``)."""
+
+    def __post_init__(self) -> None:
+        named = {"rtp": self.rtp, "hit_rate": self.hit_rate, "feature_rate": self.feature_rate,
+                 "variance": self.variance, "max_win_probability": self.max_win_probability,
+                 **{f"rtp_split[{k!r}]": v for k, v in self.rtp_split.items()}}
+        for name, value in named.items():
+            if not isinstance(value, Fraction):
+                raise TypeError(f"exact figures: {name} must be a Fraction, got {value!r}")
+        if sum(self.rtp_split.values()) != self.rtp:
+            raise ValueError(f"exact figures: the RTP split adds up to {sum(self.rtp_split.values())}, not {self.rtp}")
+
+
+@dataclass(frozen=True)
+class StratifiedEstimate:
+    """A stratified estimate: paid spins and features simulated apart, combined, each figure with
+    its 99% interval (None where the estimator gives none; the report says so)."""
+
+    rounds: int
+    """Paid spins simulated."""
+    feature_rounds: int
+    """Features simulated apart."""
+    seed: int
+    rtp: float
+    rtp_ci99: tuple[float, float]
+    rtp_split: dict[str, float]
+    rtp_split_ci99: dict[str, tuple[float, float] | None]
+    feature_rate: float
+    feature_rate_ci99: tuple[float, float] | None
+    sd: float
+    sd_is_lower_bound: bool = False
+    hit_rate: float | None = None
+    hit_rate_ci99: tuple[float, float] | None = None
+    max_win_probability: float | None = None
+    feature_buy: dict[str, Any] | None = None
+    """The Feature Buy's RTP from the feature stratum, for games with one: ``{"price_x", "rtp",
+    "rtp_ci99", "features"}`` (the summary's ``feature_buy``)."""
+    extra: dict[str, Any] = field(default_factory=dict)
+    """What only this game's estimator gives (the summary puts it under ``extra``)."""
+
+    def to_json(self) -> dict[str, Any]:
+        """The estimate as JSON (intervals as lists)."""
+        return jsonable(asdict(self))
+
+
+@dataclass(frozen=True)
+class TuneResult:
+    """What :meth:`Game.tune` made: the file written and the figures the tuner measured."""
+
+    game: str
+    build: str
+    file: str
+    method: str
+    """How the figures were found, in words (``exact``, ``simulation (common random numbers)``)."""
+    figures: dict[str, Any]
+    """The tuned build's figures (exact, or on the tuning sample with ``figures_ci99``)."""
+    figures_ci99: dict[str, Any] | None = None
+    log: tuple[str, ...] = ()
+    note: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return jsonable(asdict(self))
 
 
 @dataclass
@@ -71,18 +260,23 @@ class RoundResult:
 class Game(ABC):
     """Base class every game implements."""
 
-    id: str
-    title: str
-    reference_id: str
-    published_id: str | None
+    id: ClassVar[str]
+    """Registry id (``gemstones-gold``)."""
+    title: ClassVar[str]
+    reference_id: ClassVar[str]
+    """Our reference id for the game (reports' ``game_id``)."""
+    published_id: ClassVar[str | None] = None
     """The game id its publisher gives (what reports and ``reelforge games`` show), or None."""
-    feature_name: str = "feature"
+    feature_name: ClassVar[str] = "feature"
     """What ``feature_rate`` counts, in words (e.g. ``Free Spins``)."""
-    version: str
-    max_win_x: int
-    modes: tuple[str, ...] = ("paid",)
-    step_actions: tuple[str, ...] = ()
-    """Optional actions a step may carry (e.g. ``open`` for the GEMBOX)."""
+    version: ClassVar[str]
+    max_win_x: ClassVar[int]
+    reference_stakes: ClassVar[tuple[float, float]] = (0.10, 100)
+    """Smallest and largest total bet (money) the reports quote exposure at."""
+    modes: ClassVar[tuple[str, ...]] = ("paid",)
+    step_actions: ClassVar[tuple[str, ...]] = ()
+    """Optional actions a step may carry (e.g. ``open`` for the GEMBOX); any other is refused."""
+    capabilities: ClassVar[Capabilities] = Capabilities()
 
     # -- builds -----------------------------------------------------------
     @abstractmethod
@@ -90,25 +284,33 @@ class Game(ABC):
         """Names of the shipped builds, best RTP first."""
 
     @abstractmethod
-    def load_build(self, name: str) -> Any:
+    def load_build(self, name: str) -> Build:
         """Load and validate a build by name (raises :class:`BuildError`)."""
 
     def default_build(self) -> str:
         return self.build_names()[0]
 
-    def stake_x(self, build: Any, mode: str = "paid") -> Fraction:
+    def stake_x(self, build: Build, mode: str = "paid") -> Fraction:
         """What a round of ``mode`` costs, in multiples of total bet."""
         self.check_mode(mode)
         if mode == "paid":
             return Fraction(1)
-        price = getattr(build, "feature_buy_price_x", None)
+        price = self.feature_buy_price_x(build)
         if price is None:
             raise RulesError(f"{self.id} build {build.name} has no feature buy")
-        return Fraction(price)
+        return price
 
-    def feature_buy_price_x(self, build: Any) -> Fraction | None:
-        price = getattr(build, "feature_buy_price_x", None)
-        return None if price is None else Fraction(price)
+    def feature_buy_price_x(self, build: Build) -> Fraction | None:
+        """The build's Feature Buy price (x total bet), or None where the game or build sells none."""
+        if not self.capabilities.feature_buy or build.feature_buy_price_x is None:
+            return None
+        return Fraction(build.feature_buy_price_x)
+
+    def check_action(self, action: str | None) -> None:
+        """Refuse a step action the game does not declare in :attr:`step_actions`."""
+        if action is not None and action not in self.step_actions:
+            allowed = ", ".join(self.step_actions) or "none"
+            raise RulesError(f"{self.id} has no step action {action!r}; actions: {allowed}")
 
     def check_mode(self, mode: str) -> None:
         if mode not in self.modes:
@@ -116,15 +318,15 @@ class Game(ABC):
 
     # -- the step machine ---------------------------------------------------
     @abstractmethod
-    def start_round(self, build: Any, mode: str = "paid") -> dict[str, Any]:
+    def start_round(self, build: Build, mode: str = "paid") -> dict[str, Any]:
         """Initial JSON-able state of a new round (draws nothing)."""
 
     @abstractmethod
-    def play_step(self, build: Any, state: dict[str, Any], draws: DrawSource,
+    def play_step(self, build: Build, state: dict[str, Any], draws: DrawSource,
                   action: str | None = None) -> StepResult:
         """Play the next step. Must not mutate ``state``; raises RulesError on a finished round."""
 
-    def play_round(self, build: Any, draws: DrawSource, mode: str = "paid") -> RoundResult:
+    def play_round(self, build: Build, draws: DrawSource, mode: str = "paid") -> RoundResult:
         """Play a whole round, recording the draws each step consumed."""
         recorder = RecordingDraws(draws)
         state = self.start_round(build, mode)
@@ -138,7 +340,7 @@ class Game(ABC):
                 return RoundResult(mode=mode, steps=steps, draws=per_step)
             state = step.state
 
-    def replay(self, build: Any, mode: str, step_draws: list[list[int]],
+    def replay(self, build: Build, mode: str, step_draws: list[list[int]],
                actions: list[str | None] | None = None) -> RoundResult:
         """Replay a stored round from its per-step draws (audit)."""
         state = self.start_round(build, mode)
@@ -157,34 +359,51 @@ class Game(ABC):
 
     # -- help -----------------------------------------------------------------
     @abstractmethod
-    def help(self, build: Any) -> dict[str, Any]:
-        """Title, game id, version, active build and RTP, rules text, paytable, max win."""
+    def help(self, build: Build) -> GameHelp:
+        """Title, ids, version, active build and RTP, rules text, paytable, help page, max win
+        (games build it with :meth:`make_help`)."""
+
+    def make_help(self, build: Build, *, volatility: str, rules: list[str] | tuple[str, ...],
+                  page: dict[str, Any], symbol_names: dict[str, str], extra: dict[str, Any] | None = None,
+                  rtp: Fraction | None = None) -> GameHelp:
+        """A :class:`GameHelp` whose identity fields come from the class and the build, the same in
+        every game: ``game`` the registry id, ``game_id`` the reference id, ``rtp`` the build's (or
+        ``rtp``, a fraction of the stake), the paytable ``page["paytable"]``, the Feature Buy price
+        :meth:`feature_buy_price_x`."""
+        return GameHelp(
+            game=self.id, title=self.title, game_id=self.reference_id, published_id=self.published_id,
+            version=self.version, build=build.name, rtp=Fraction(build.rtp if rtp is None else rtp),
+            volatility=volatility, max_win_x=self.max_win_x, rules=tuple(rules), paytable=page["paytable"],
+            symbol_names=dict(symbol_names), page=page, feature_buy_price_x=self.feature_buy_price_x(build),
+            extra=dict(extra or {}))
 
     # -- mathematics ------------------------------------------------------------
     @abstractmethod
-    def win_unit(self, build: Any) -> int:
+    def win_unit(self, build: Build) -> int:
         """Integer win units per total bet: every round win is a whole number of them."""
 
     @abstractmethod
-    def new_accumulator(self, build: Any, mode: str = "paid") -> Accumulator:
+    def new_accumulator(self, build: Build, mode: str = "paid") -> Accumulator:
         """An empty accumulator with this game's components and counters."""
 
     @abstractmethod
-    def simulate_chunk(self, build: Any, rounds: int, seed: np.random.SeedSequence,
+    def simulate_chunk(self, build: Build, rounds: int, seed: np.random.SeedSequence,
                        mode: str = "paid") -> Accumulator:
         """Simulate ``rounds`` rounds with the fast kernel from one seed."""
 
-    def kernel_round_wins(self, build: Any, rounds: int, seed: int | np.random.SeedSequence,
+    @abstractmethod
+    def kernel_round_wins(self, build: Build, rounds: int, seed: int | np.random.SeedSequence,
                           mode: str = "paid") -> np.ndarray:
-        """Per-round wins (win units) from the kernel, for conformance tests."""
-        raise NotImplementedError
+        """Per-round wins (win units) from the fast kernel for ``rounds`` rounds of ``mode`` from one
+        seed, drawn in the reference engine's order: :func:`reelforge.conformance.check_game` demands
+        the same wins as :meth:`play_round` on the same stream."""
 
-    def exact(self, build: Any) -> dict[str, Any] | None:
-        """Exact Game Rules Summary figures, or None where the game has none."""
-        return None
+    def exact(self, build: Build) -> ExactFigures:
+        """Exact Game Rules Summary figures (games declaring ``capabilities.exact``)."""
+        raise NotImplementedError(f"{self.id} has no exact mathematics (capabilities.exact is False)")
 
-    def extra_summary(self, build: Any, acc: Accumulator) -> dict[str, Any]:
-        """Game-specific figures for the summary from a simulation."""
+    def extra_summary(self, build: Build, acc: Accumulator) -> dict[str, Any]:
+        """Figures only this game has, from a simulation: the summary puts them under ``extra``."""
         return {}
 
     stratified_pilot_rounds: int = 1_000_000
@@ -192,19 +411,19 @@ class Game(ABC):
     smallest budget at which every stratum grows in proportion to it (below, fixed floors such as
     a minimum feature count make the pilot's half-width unrepresentative of larger runs)."""
 
-    def stratified(self, build: Any, rounds: int, seed: int) -> dict[str, Any] | None:
-        """A stratified estimate for games with rare features (paid spins simulated alone,
-        plus trigger rate x feature value, each with its own interval, combined), as summary
-        fields (``rtp``, ``rtp_ci99``, ``rtp_split``, ``hit_rate``...), or None where the game
-        has none. ``rounds`` is the paid-spin budget."""
-        return None
+    def stratified(self, build: Build, rounds: int, seed: int) -> StratifiedEstimate:
+        """A stratified estimate (games declaring ``capabilities.stratified``): ``rounds`` paid
+        spins simulated alone, plus trigger rate x feature value, each with its interval, combined."""
+        raise NotImplementedError(f"{self.id} has no stratified estimator (capabilities.stratified is False)")
 
-    @property
-    def has_stratified(self) -> bool:
-        """Whether the game overrides :meth:`stratified` (has a stratified estimator)."""
-        return type(self).stratified is not Game.stratified
+    def tune(self, name: str, targets: dict[str, float], out: str | None = None,
+             sample: str | None = None) -> TuneResult:
+        """Recalibrate build ``name`` to ``targets`` and write its file (``out``, default the shipped
+        file) (games declaring ``capabilities.tunable``); ``sample`` keeps/reuses a tuning sample.
+        Unknown targets or bad values raise ValueError naming them."""
+        raise NotImplementedError(f"{self.id} cannot be tuned (capabilities.tunable is False)")
 
-    def feature_picture(self, build: Any, summary: dict[str, Any]) -> dict[str, Any] | None:
+    def feature_picture(self, build: Build, summary: dict[str, Any]) -> dict[str, Any] | None:
         """The game's own report plot from a summary: ``{"title", "labels", "values", "xlabel",
         "ylabel", "log"?, "ci99"?, "series"?}``, or None. ``ci99`` (optional) gives each value's 99%
         interval ``[lo, hi]`` (drawn as error bars). ``series`` (optional) draws stacked panels instead,
@@ -212,7 +431,7 @@ class Game(ABC):
         or denominators)."""
         return None
 
-    def feature_pictures(self, build: Any, summary: dict[str, Any]) -> list[dict[str, Any]]:
+    def feature_pictures(self, build: Build, summary: dict[str, Any]) -> list[dict[str, Any]]:
         """Every game plot of the report (default: :meth:`feature_picture`, if any)."""
         pic = self.feature_picture(build, summary)
         return [pic] if pic else []

@@ -83,7 +83,7 @@ def check_request(game: Any, request: SummaryRequest) -> None:
         if request.backend != "local" or request.address is not None:
             raise EstimateError("--stratified runs in this process; --backend and --address are for plain "
                                 "simulations")
-        if not game.has_stratified:
+        if not game.capabilities.stratified:
             raise EstimateError(f"{game.id} has no stratified estimate; use a plain simulation (drop --stratified)")
 
 
@@ -108,12 +108,11 @@ def simulated_summary(game: Any, build: Any, rounds: int | None, seed: int | Non
     s = simulation_summary(game, build, res.accumulator, mode, res.seed, res.seconds, res.interrupted)
     s.update({"workers": res.workers, "backend": res.backend, "precision_pp": res.precision_pp,
               "rounds_per_second": res.accumulator.rounds / res.seconds if res.seconds else None})
-    if mode == "paid":
-        ex = game.exact(build)
-        if ex is not None:
-            lo, hi = s["rtp_ci99"]
-            s["exact_rtp"] = float(ex["rtp"])
-            s["exact_rtp_inside_ci99"] = bool(lo <= ex["rtp"] <= hi)
+    if mode == "paid" and game.capabilities.exact:
+        rtp = game.exact(build).rtp
+        lo, hi = s["rtp_ci99"]
+        s["exact_rtp"] = float(rtp)
+        s["exact_rtp_inside_ci99"] = bool(lo <= rtp <= hi)
     return s, res
 
 
@@ -153,7 +152,7 @@ def _plain_reason(game: Any, request: SummaryRequest) -> str:
         return "requested with --plain"
     if request.precision_pp is None:
         return "no --precision: a plain simulation of the requested rounds"
-    if request.mode == "paid" and not game.has_stratified:
+    if request.mode == "paid" and not game.capabilities.stratified:
         return "the game has no stratified estimator"
     return f"--mode {request.mode}: the stratified estimate covers paid rounds only"
 
@@ -166,10 +165,10 @@ def estimate(game: Any, build: Any, request: SummaryRequest, progress: ProgressF
     if request.stratified:
         return Estimate(_stratified(game, build, request), seed=request.seed)
     n, p, seed, mode = request.rounds, request.precision_pp, request.seed, request.mode
-    if n is None and p is None and mode == "paid" and game.exact(build) is not None and not request.plain:
+    if n is None and p is None and mode == "paid" and game.capabilities.exact and not request.plain:
         return Estimate(exact_summary(game, build), seed=seed)
     choice: dict[str, Any] | None = None
-    if p is not None and not request.plain and mode == "paid" and game.has_stratified:
+    if p is not None and not request.plain and mode == "paid" and game.capabilities.stratified:
         choice = _choice_without_pilot(game, request)
         if choice is None:
             seed = new_seed() if seed is None else seed

@@ -36,7 +36,7 @@ def games(as_json: bool = typer.Option(False, "--json", help="One JSON object.")
     rows = []
     for g in all_games():
         rows.append({"id": g.id, "title": g.title, "game_id": g.reference_id,
-                     "published_id": getattr(g, "published_id", g.reference_id), "version": g.version,
+                     "published_id": g.published_id, "version": g.version,
                      "max_win_x": g.max_win_x, "modes": list(g.modes), "builds": g.build_names()})
     if as_json:
         emit_json({"games": rows})
@@ -171,7 +171,7 @@ def compare(
     rows = []
     for name in g.build_names():
         b = g.load_build(name)
-        if rounds is None and g.exact(b) is not None:
+        if rounds is None and g.capabilities.exact:
             rows.append(exact_summary(g, b))
         else:
             rows.append(simulated_summary(g, b, rounds or PLAIN_ROUNDS, COMPARE_SEED if seed is None else seed,

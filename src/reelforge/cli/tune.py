@@ -22,6 +22,7 @@ def tune(
                                "numbers)."),
 ) -> None:
     """Calibrate a build toward targets and write its data file (the generic tuner of tuning.py)."""
+    from reelforge.game import TuneResult
     from reelforge.games.registry import UnknownGame, get_game
 
     try:
@@ -29,13 +30,14 @@ def tune(
     except UnknownGame as exc:
         fail(str(exc))
     targets: dict[str, float] = dict(target or [])
-    tuner = getattr(g, "tune", None)
-    if tuner is None:
+    if not g.capabilities.tunable:
         fail(f"{g.id} has no tuner yet")
     try:
-        result = tuner(build, targets, out, sample=sample) if sample else tuner(build, targets, out)
+        result = g.tune(build, targets, out, sample=sample)
     except ValueError as exc:
         fail(str(exc))
+    if isinstance(result, TuneResult):
+        result = result.to_json()
     if as_json:
         emit_json(result)
     else:

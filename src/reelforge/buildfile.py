@@ -134,8 +134,11 @@ class Number(Kind):
     """An exact number written as text (``"0.962"``, ``"561/10"``) or an integer; read as a Fraction."""
 
     positive: bool = False
+    below: Fraction | None = None
+    """Values must be smaller than this."""
     floats: bool = False
     """Also accept a TOML float (read through its shortest text, ``0.962`` -> 481/500)."""
+    hint: str = ""
 
     def check(self, value: Any, at: At) -> Fraction:
         kinds = (str, int, float) if self.floats else (str, int)
@@ -146,8 +149,14 @@ class Number(Kind):
         except (ValueError, ZeroDivisionError):
             raise at.error(f"is not a number: {value!r}") from None
         if self.positive and x <= 0:
-            raise at.error(f"must be positive, found {value!r}")
+            raise at.error(f"must be positive, found {value!r}{self.hint}")
+        if self.below is not None and x >= self.below:
+            raise at.error(f"must be below {fraction_text(self.below)}, found {value!r}{self.hint}")
         return x
+
+
+RTP = Number(floats=True, below=Fraction(2), hint=" (an RTP is a fraction of the stake: 0.962 for 96.2%)")
+"""The nominal RTP of a build: a fraction of the stake, never a percentage."""
 
 
 @dataclass(frozen=True)

@@ -12,13 +12,13 @@ from pathlib import Path
 from typing import Any
 
 from reelforge.buildfile import (
+    RTP,
     Array,
     At,
     BuildFiles,
     Field,
     Integer,
     Mapping,
-    Number,
     Table,
     Text,
     build_dir,
@@ -87,7 +87,7 @@ def _reels() -> Table:
 SCHEMA = Table((
     Field("game", Text()),
     Field("name", Text()),
-    Field("rtp", Number(floats=True)),
+    Field("rtp", RTP),
     Field("coins", Integer(low=1)),
     Field("two_of_a_kind_coins", Integer(low=0)),
     Field("max_stake", Integer(low=1), required=False, default=100),

@@ -70,6 +70,7 @@ from typing import Any
 
 import numpy as np
 
+from reelforge.buildfile import fraction_text
 from reelforge.calibration import Estimate, map_chunks, mean_estimate
 from reelforge.games.forge_of_gems import kernel
 from reelforge.games.forge_of_gems.build import (
@@ -131,14 +132,15 @@ def gembox_weights(prize3: int) -> dict[int, list[int]]:
 
 
 def make_build(name: str, prize3: int, rtp: str | None = None, cap_x: int = CAP_X, unit: int = UNIT) -> Build:
-    """The shared design with a build's class-3 prize weight (``unit`` other than UNIT: sampling only)."""
+    """The shared design with a build's class-3 prize weight (``rtp``: a fraction of the stake as text,
+    default the build's name read as a percentage; ``unit`` other than UNIT: sampling only)."""
     cells = {}
     for r in range(REELS):
         raw = dict(CELLS)
         raw["WILD"] = WILD_WEIGHTS[r]
         raw["SCATTER"] = SCATTER_WEIGHTS[r]
         cells[f"reel{r + 1}"] = raw
-    data = {"game": GAME_ID, "name": name, "rtp": rtp or name, "unit": unit, "cap_x": CAP_X,
+    data = {"game": GAME_ID, "name": name, "rtp": rtp or fraction_text(Fraction(name) / 100), "unit": unit, "cap_x": CAP_X,
             "paytable": {k: list(v) for k, v in PAYTABLE.items()}, "cells": cells,
             "forge": {"base": dict(FORGE_BASE), "free": dict(FORGE_FREE)}, "targets": dict(TARGETS),
             "gembox": {str(k): v for k, v in gembox_weights(prize3).items()}}

@@ -178,13 +178,11 @@ def add_feature_buy(game: Game, build: Any, s: dict[str, Any], seed: int, worker
 
 def stratified_summary(game: Game, build: Any, rounds: int, seed: int) -> dict[str, Any]:
     """Summary from the game's stratified estimate (see :meth:`Game.stratified`)."""
-    est = game.stratified(build, rounds, seed)
-    if est is None:
-        raise ValueError(f"{game.id} has no stratified estimate; use a plain simulation")
+    est = game.stratified(build, rounds, seed).to_json()
     out = _identity(game, build, "stratified", "paid")
     out.update({"seed": seed, "distribution": [], "house_edge": 1 - est["rtp"]})
     out["sample"] = {"kind": "stratified", "rounds": rounds, "seed": seed,
-                     "description": f"stratified estimate: {rounds:,} paid spins + {est.get('feature_rounds', 0):,} "
+                     "description": f"stratified estimate: {rounds:,} paid spins + {est['feature_rounds']:,} "
                                     f"features simulated apart (seed {seed})"}
     out.update(est)
     lo, hi = est["rtp_ci99"]

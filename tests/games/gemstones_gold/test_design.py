@@ -59,3 +59,29 @@ def test_the_stratified_estimate_from_a_kept_sample_is_the_simulated_one_and_kno
         est.estimate(kept, other)
     with pytest.raises(SampleError, match="not a gemstones-gold 'coefficients' sample"):
         sampling.load_sample(tmp_path / "v.npz")
+
+
+def test_the_tuning_samples_features_play_the_kernels_free_spins_draw_for_draw():
+    # sampling._features keeps per-spin sums the kernel does not, and plays a capped feature on to its
+    # end (for the uncapped win); fed the same stream it must play the kernel's features: the same
+    # capped win and cap, and until the cap the same spins
+    import numpy as np
+
+    from reelforge.games.gemstones_gold import kernel
+
+    build = load_build("96.71")
+    a = build.arrays
+    stops, board, q, counts, work, _, vals, fout = kernel.make_bufs()
+    cap = 2_000    # a low cap (100x) so that capped features are among them
+    capped = 0
+    for i, spins in enumerate((10, 12, 14) * 200):
+        out = np.zeros(14)
+        sampling._features(np.random.Generator(np.random.PCG64([11, i])), 1, spins, *sampling.board_arrays(build),
+                           a["values"], a["free_cum"], cap, out)
+        win = kernel.free_spins(np.random.Generator(np.random.PCG64([11, i])), *sampling.board_arrays(build),
+                                a["values"], a["free_cum"], stops, board, q, counts, work, vals, spins, 0, cap, fout)
+        assert (out[9], out[12]) == (win, fout[2])
+        if not fout[2]:
+            assert out[11] == fout[0] and out[5] == 0     # uncapped: same spins, nothing cut off
+        capped += int(fout[2])
+    assert capped > 0

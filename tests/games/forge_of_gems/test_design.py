@@ -89,3 +89,21 @@ def test_a_sample_of_another_game_or_kind_is_refused_by_name(tmp_path):
         stratified.Strata.load(tmp_path / "bad.npz")
     with pytest.raises(SampleError, match="no such sample file"):
         stratified.Strata.load(tmp_path / "none.npz")
+
+
+def test_tune_from_a_kept_sample_writes_the_build_the_design_tunes(strata, tmp_path):
+    from reelforge.game import TuneResult
+    from reelforge.games.forge_of_gems.build import FILES
+    from reelforge.games.forge_of_gems.game import ForgeOfGems
+
+    kept = strata.save(tmp_path / "s.npz")
+    out = tmp_path / "91.2.toml"
+    result = ForgeOfGems().tune("91.2", {}, str(out), sample=str(kept))
+    assert isinstance(result, TuneResult) and result.file == str(out)
+    made = design.calibrate_one(strata, "91.2", 0.912)
+    assert out.read_text() == build_to_toml(made, design.header("91.2", strata))
+    assert FILES.load_file(out) == made
+    assert result.figures["rtp"] == stratified.estimate(strata, made)["rtp"]
+    assert result.figures["gembox_weights"][3] == list(made.gembox[3].weights)
+    with pytest.raises(ValueError, match="a sample file is an .npz archive"):
+        ForgeOfGems().tune("91.2", {}, str(out), sample=str(tmp_path / "s.json"))

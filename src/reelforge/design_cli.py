@@ -113,10 +113,10 @@ def load_sample(load, path: Path) -> Any:
 # -- Forge of Fortunes ------------------------------------------------------------------------
 @fortunes.command("calibrate")
 def fortunes_calibrate(
-    build: str = typer.Option(..., "--build", "-b", help="Build name (its RTP in percent by default, e.g. 96.2)."),
-    rtp: str = typer.Option(None, "--rtp", help="Target RTP as a fraction of the stake (default: the name / 100)."),
+    build: str = typer.Option(..., "--build", "-b", metavar="NAME", help="Build name (its RTP in percent by default, e.g. 96.2)."),
+    rtp: str = typer.Option(None, "--rtp", metavar="FRACTION", help="Target RTP as a fraction of the stake (default: the name / 100)."),
     write: bool = typer.Option(False, "--write", help="Write the build file (the shipped one, or --out)."),
-    out: Path = typer.Option(None, "--out", help="Where --write writes (default: the game's builds folder)."),
+    out: Path = typer.Option(None, "--out", metavar="FILE", help="Where --write writes (default: the game's builds folder)."),
 ) -> None:
     """Search strips on the exact figures and print them (JSON); the same search as ``reelforge tune``."""
     from fractions import Fraction
@@ -142,17 +142,17 @@ def fortunes_calibrate(
 # -- Gemstones Gold ---------------------------------------------------------------------------
 @gemstones.command("calibrate")
 def gemstones_calibrate(
-    paid: str = typer.Option(None, "--paid", help="Boards for the paid-spin coefficients (default: the shipped "
+    paid: str = typer.Option(None, "--paid", metavar="N", help="Boards for the paid-spin coefficients (default: the shipped "
                              "sample's 2.5e9)."),
-    features: str = typer.Option(None, "--features", help="Features for the free-spin coefficients (default 5e7)."),
-    seed: str = typer.Option(None, "--seed", help="Seed (default: the shipped sample's 20261130)."),
+    features: str = typer.Option(None, "--features", metavar="N", help="Features for the free-spin coefficients (default 5e7)."),
+    seed: str = typer.Option(None, "--seed", metavar="SEED", help="Seed (default: the shipped sample's 20261130)."),
     reuse_strips: bool = typer.Option(False, "--reuse-strips", help="Keep the shipped build's strips (the search "
                                       "reproduces them) and recalibrate the weights."),
     write: bool = typer.Option(False, "--write", help="Write builds/96.71.toml (else print the file)."),
-    workers: str = typer.Option(None, "--workers", help="Worker processes (default: all cores; the figures do not "
+    workers: str = typer.Option(None, "--workers", metavar="N", help="Worker processes (default: all cores; the figures do not "
                                 "depend on it)."),
     progress: bool = typer.Option(False, "--progress", help="Print chunk progress to stderr."),
-    sample: Path = typer.Option(None, "--sample", help="Tuning sample file (.npz): reused if it exists, else kept "
+    sample: Path = typer.Option(None, "--sample", metavar="FILE.npz", help="Tuning sample file (.npz): reused if it exists, else kept "
                                 "there."),
 ) -> None:
     """Design the Gemstones Gold build: strips (hit and trigger rates), the multiplier weights (RTP
@@ -189,15 +189,15 @@ def gemstones_calibrate(
 
 @gemstones.command("verify")
 def gemstones_verify(
-    build: str = typer.Option("96.71", "--build", "-b", help="Build to verify."),
-    paid: str = typer.Option("1e8", "--paid", help="Paid boards (the multiplier reel integrated exactly per board)."),
-    features: str = typer.Option("2e6", "--features", help="Features, split over the trigger classes."),
-    seed: str = typer.Option(None, "--seed", help="Seed (default 31337; use one the build was not tuned on)."),
-    workers: str = typer.Option(None, "--workers", help="Worker processes (default: all cores)."),
+    build: str = typer.Option("96.71", "--build", "-b", metavar="NAME", help="Build to verify."),
+    paid: str = typer.Option("1e8", "--paid", metavar="N", help="Paid boards (the multiplier reel integrated exactly per board)."),
+    features: str = typer.Option("2e6", "--features", metavar="N", help="Features, split over the trigger classes."),
+    seed: str = typer.Option(None, "--seed", metavar="SEED", help="Seed (default 31337; use one the build was not tuned on)."),
+    workers: str = typer.Option(None, "--workers", metavar="N", help="Worker processes (default: all cores)."),
     progress: bool = typer.Option(False, "--progress", help="Print chunk progress to stderr."),
-    save: Path = typer.Option(None, "--save", help="Keep the sample in this .npz file."),
-    load: Path = typer.Option(None, "--load", help="Estimate from this kept sample instead of simulating."),
-    json_out: Path = typer.Option(None, "--json", help="Write the figures here instead of stdout."),
+    save: Path = typer.Option(None, "--save", metavar="FILE.npz", help="Keep the sample in this .npz file."),
+    load: Path = typer.Option(None, "--load", metavar="FILE.npz", help="Estimate from this kept sample instead of simulating."),
+    json_out: Path = typer.Option(None, "--json", metavar="FILE", help="Write the figures here instead of stdout."),
 ) -> None:
     """Every published figure of a build with its 99% interval, from an independent stratified
     simulation (JSON: the common stratified-estimate fields, the report's detail under ``extra``)."""
@@ -256,13 +256,13 @@ LOAD_HELP = "Use kept samples instead of simulating (repeatable: merged)."
 
 @gems.command("calibrate")
 def gems_calibrate(
-    spins: str = typer.Option("1e8", "--spins", help=SPINS_HELP),
-    features: str = typer.Option("4e6", "--features", help=FEATURES_HELP),
-    seed: str = typer.Option(None, "--seed", help="Seed (default 20261129)."),
-    workers: str = typer.Option(None, "--workers", help="Worker processes (default: all cores; the sample does "
+    spins: str = typer.Option("1e8", "--spins", metavar="N", help=SPINS_HELP),
+    features: str = typer.Option("4e6", "--features", metavar="N", help=FEATURES_HELP),
+    seed: str = typer.Option(None, "--seed", metavar="SEED", help="Seed (default 20261129)."),
+    workers: str = typer.Option(None, "--workers", metavar="N", help="Worker processes (default: all cores; the sample does "
                                 "not depend on it)."),
-    save: Path = typer.Option(None, "--save", help="Keep the sample in this .npz file."),
-    load: list[Path] = typer.Option(None, "--load", help=LOAD_HELP),
+    save: Path = typer.Option(None, "--save", metavar="FILE.npz", help="Keep the sample in this .npz file."),
+    load: list[Path] = typer.Option(None, "--load", metavar="FILE.npz", help=LOAD_HELP),
     write: bool = typer.Option(False, "--write", help="Write the five build files."),
 ) -> None:
     """Tune the five builds' 3-scatter GEMBOX weights on one sample."""
@@ -280,13 +280,13 @@ def gems_calibrate(
 
 @gems.command("verify")
 def gems_verify(
-    spins: str = typer.Option("1e8", "--spins", help=SPINS_HELP),
-    features: str = typer.Option("4e6", "--features", help=FEATURES_HELP),
-    seed: str = typer.Option(None, "--seed", help="Seed (default 9620842)."),
-    workers: str = typer.Option(None, "--workers", help="Worker processes (default: all cores)."),
-    save: Path = typer.Option(None, "--save", help="Keep the sample in this .npz file."),
-    load: list[Path] = typer.Option(None, "--load", help=LOAD_HELP),
-    json_out: Path = typer.Option(None, "--json", help="Write every build's estimate here (JSON)."),
+    spins: str = typer.Option("1e8", "--spins", metavar="N", help=SPINS_HELP),
+    features: str = typer.Option("4e6", "--features", metavar="N", help=FEATURES_HELP),
+    seed: str = typer.Option(None, "--seed", metavar="SEED", help="Seed (default 9620842)."),
+    workers: str = typer.Option(None, "--workers", metavar="N", help="Worker processes (default: all cores)."),
+    save: Path = typer.Option(None, "--save", metavar="FILE.npz", help="Keep the sample in this .npz file."),
+    load: list[Path] = typer.Option(None, "--load", metavar="FILE.npz", help=LOAD_HELP),
+    json_out: Path = typer.Option(None, "--json", metavar="FILE", help="Write every build's estimate here (JSON)."),
 ) -> None:
     """Every shipped build's stratified estimate on one (independent) sample."""
     from reelforge.games.forge_of_gems.build import load_build
@@ -311,9 +311,9 @@ def gems_verify(
 
 @gems.command("simulate")
 def gems_simulate(
-    rounds: str = typer.Option("1e7", "--rounds", help="Plain rounds per build."),
-    seed: str = typer.Option(None, "--seed", help="Seed (default 9620842; build i draws from [seed, i])."),
-    json_out: Path = typer.Option(None, "--json", help="Write the figures here (JSON)."),
+    rounds: str = typer.Option("1e7", "--rounds", metavar="N", help="Plain rounds per build."),
+    seed: str = typer.Option(None, "--seed", metavar="SEED", help="Seed (default 9620842; build i draws from [seed, i])."),
+    json_out: Path = typer.Option(None, "--json", metavar="FILE", help="Write the figures here (JSON)."),
 ) -> None:
     """Cross-check: plain full-round simulation of every shipped build with the production kernel."""
     import numpy as np

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import copy
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, fields
 from fractions import Fraction
 from typing import Any, ClassVar, Protocol, runtime_checkable
@@ -71,51 +72,73 @@ class Capabilities:
     """Rounds of mode ``buy`` (the Feature Buy) at :attr:`Build.feature_buy_price_x`."""
 
 
-def _json(value: Any) -> Any:
-    """Contract values as JSON: Fractions as exact strings, tuples as lists, dict keys as strings."""
+def jsonable(value: Any, fraction: Callable[[Fraction], Any] = str) -> Any:
+    """Contract values as JSON: Fractions through ``fraction`` (default: exact strings, ``"3/20"``;
+    ``float`` for plain numbers), tuples as lists, dict keys as strings, nested alike."""
     if isinstance(value, Fraction):
-        return str(value)
+        return fraction(value)
     if isinstance(value, dict):
-        return {str(k): _json(v) for k, v in value.items()}
+        return {str(k): jsonable(v, fraction) for k, v in value.items()}
     if isinstance(value, list | tuple):
-        return [_json(v) for v in value]
+        return [jsonable(v, fraction) for v in value]
     return value
 
 
 @dataclass(frozen=True)
 class GameHelp:
-    """The help a game shows for one build (``GET /games/{game}/help``, ``reelforge help``)."""
+    """The help a game shows for one build (``GET /games/{game}/help``). Made by
+    :meth:`Game.make_help`, which fills the identity fields the same way in every game; the
+    constructor refuses a field of the wrong type or meaning (an RTP in percent, rules as one string)."""
 
     game: str
     """Registry id (``gemstones-gold``)."""
     title: str
-    game_id: str | None
-    """The publisher's reference id, or None."""
+    game_id: str
+    """The game's reference id (:attr:`Game.reference_id`: ``622``), as in the reports."""
     version: str
     build: str
     rtp: Fraction
-    """The build's RTP as a fraction of the stake."""
+    """The build's RTP as a fraction of the stake (``Fraction(481, 500)``), never a percentage."""
     volatility: str
     """In words (``High``)."""
     max_win_x: int
     rules: tuple[str, ...]
     """The rules text, one paragraph per entry."""
-    paytable: Any
-    """The paytable as data (the game's own shape; ``page["paytable"]`` is the one people read)."""
+    paytable: dict[str, Any]
+    """The paytable as people read it, the same shape in every game: ``title``, ``tiers``,
+    ``tier_label``, ``note`` and ``rows`` of ``{"art", "name", "pays_x"}`` (one exact multiple of the
+    total bet per tier, as a string) or ``{"art", "name", "text"}``; ``page["paytable"]`` is the same."""
     symbol_names: dict[str, str]
     """Symbol key -> name in words."""
     page: dict[str, Any]
     """The help page as the client draws it: ``paytable``, ``features``, ``sections``."""
     feature_buy_price_x: Fraction | None = None
+    """The Feature Buy price (x total bet), or None where the game or build sells none."""
+    published_id: str | None = None
+    """The game id its publisher gives (:attr:`Game.published_id`), or None where it gives none."""
     extra: dict[str, Any] = field(default_factory=dict)
     """What only this game has (ladder, multiplier values, bet sizes...)."""
 
+    def __post_init__(self) -> None:
+        if not isinstance(self.rtp, Fraction) or not 0 < self.rtp <= 1:
+            raise TypeError(f"{self.game} help: rtp must be a Fraction of the stake in (0, 1], got {self.rtp!r}")
+        if not isinstance(self.rules, tuple) or not all(isinstance(p, str) for p in self.rules):
+            raise TypeError(f"{self.game} help: rules must be a tuple of paragraphs (str)")
+        if not isinstance(self.max_win_x, int) or isinstance(self.max_win_x, bool):
+            raise TypeError(f"{self.game} help: max_win_x must be an int, got {self.max_win_x!r}")
+        if self.feature_buy_price_x is not None and not isinstance(self.feature_buy_price_x, Fraction):
+            raise TypeError(f"{self.game} help: feature_buy_price_x must be a Fraction or None")
+        if not isinstance(self.paytable.get("rows"), list):
+            raise TypeError(f"{self.game} help: paytable must have rows (see GameHelp.paytable)")
+
     @property
     def rtp_percent(self) -> str:
+        """The RTP for people, in percent with two decimals (``96.20``)."""
         return f"{float(self.rtp) * 100:.2f}"
 
     def to_json(self) -> dict[str, Any]:
-        out = {f.name: _json(getattr(self, f.name)) for f in fields(self)}
+        """The help as JSON: Fractions as exact strings (``rtp``: ``"481/500"``), plus ``rtp_percent``."""
+        out = {f.name: jsonable(getattr(self, f.name)) for f in fields(self)}
         out["rtp_percent"] = self.rtp_percent
         return out
 
@@ -137,6 +160,17 @@ class ExactFigures:
     outcomes: dict[Fraction, Fraction]
     """Round win (x total bet) -> probability, over every outcome."""
     extra: dict[str, Any] = field(default_factory=dict)
+    """What only this game's exact mathematics gives (the summary puts it under ``extra``)."""
+
+    def __post_init__(self) -> None:
+        named = {"rtp": self.rtp, "hit_rate": self.hit_rate, "feature_rate": self.feature_rate,
+                 "variance": self.variance, "max_win_probability": self.max_win_probability,
+                 **{f"rtp_split[{k!r}]": v for k, v in self.rtp_split.items()}}
+        for name, value in named.items():
+            if not isinstance(value, Fraction):
+                raise TypeError(f"exact figures: {name} must be a Fraction, got {value!r}")
+        if sum(self.rtp_split.values()) != self.rtp:
+            raise ValueError(f"exact figures: the RTP split adds up to {sum(self.rtp_split.values())}, not {self.rtp}")
 
 
 @dataclass(frozen=True)
@@ -160,10 +194,15 @@ class StratifiedEstimate:
     hit_rate: float | None = None
     hit_rate_ci99: tuple[float, float] | None = None
     max_win_probability: float | None = None
+    feature_buy: dict[str, Any] | None = None
+    """The Feature Buy's RTP from the feature stratum, for games with one: ``{"price_x", "rtp",
+    "rtp_ci99", "features"}`` (the summary's ``feature_buy``)."""
     extra: dict[str, Any] = field(default_factory=dict)
+    """What only this game's estimator gives (the summary puts it under ``extra``)."""
 
     def to_json(self) -> dict[str, Any]:
-        return _json(asdict(self))
+        """The estimate as JSON (intervals as lists)."""
+        return jsonable(asdict(self))
 
 
 @dataclass(frozen=True)
@@ -183,7 +222,7 @@ class TuneResult:
     extra: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
-        return _json(asdict(self))
+        return jsonable(asdict(self))
 
 
 @dataclass
@@ -321,7 +360,22 @@ class Game(ABC):
     # -- help -----------------------------------------------------------------
     @abstractmethod
     def help(self, build: Build) -> GameHelp:
-        """Title, ids, version, active build and RTP, rules text, paytable, help page, max win."""
+        """Title, ids, version, active build and RTP, rules text, paytable, help page, max win
+        (games build it with :meth:`make_help`)."""
+
+    def make_help(self, build: Build, *, volatility: str, rules: list[str] | tuple[str, ...],
+                  page: dict[str, Any], symbol_names: dict[str, str], extra: dict[str, Any] | None = None,
+                  rtp: Fraction | None = None) -> GameHelp:
+        """A :class:`GameHelp` whose identity fields come from the class and the build, the same in
+        every game: ``game`` the registry id, ``game_id`` the reference id, ``rtp`` the build's (or
+        ``rtp``, a fraction of the stake), the paytable ``page["paytable"]``, the Feature Buy price
+        :meth:`feature_buy_price_x`."""
+        return GameHelp(
+            game=self.id, title=self.title, game_id=self.reference_id, published_id=self.published_id,
+            version=self.version, build=build.name, rtp=Fraction(build.rtp if rtp is None else rtp),
+            volatility=volatility, max_win_x=self.max_win_x, rules=tuple(rules), paytable=page["paytable"],
+            symbol_names=dict(symbol_names), page=page, feature_buy_price_x=self.feature_buy_price_x(build),
+            extra=dict(extra or {}))
 
     # -- mathematics ------------------------------------------------------------
     @abstractmethod

@@ -48,7 +48,7 @@ def test_forge_of_gems_report_draws_the_gembox_rewards(tmp_path):
     s = simulation_summary(game, build, res.accumulator, seed=11)
     pic = game.feature_picture(build, s)
     assert pic is not None and len(pic["labels"]) == 9 == len(pic["values"])
-    total_gembox = sum(v["awarded"]["count"] for v in s["gembox"].values())
+    total_gembox = sum(v["awarded"]["count"] for v in s["extra"]["gembox"].values())
     assert abs(sum(pic["values"]) * s["rounds"] - total_gembox) < 1e-6
     out = write_report(str(tmp_path / "fog.html"), game, build, s, checkpoints=res.checkpoints, par_rounds=100)
     text = out.read_text()

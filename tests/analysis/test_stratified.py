@@ -79,6 +79,11 @@ def test_stratified_runs_grow_until_the_half_width_meets_the_target():
     assert len(runs) >= 2 and runs[0]["half_width_pp"] > 3.0   # the first size was too small...
     assert runs[-1]["rounds"] > runs[0]["rounds"] == 100_000
     assert s["rtp_ci99_half_width_pp"] <= 3.0 and s["rounds"] == runs[-1]["rounds"]   # ...the last one is not
+    # the estimate's own figures under extra; the Feature Buy RTP is the core figure a plain summary has
+    assert set(s["extra"]["hit_rate_split"]) == {"trigger_with_win", "win_without_trigger"}
+    assert "hit_rate_split" not in s and s["feature_buy"]["price_x"] == "561/10"
+    lo, hi = s["feature_buy"]["rtp_ci99"]
+    assert lo < s["feature_buy"]["rtp"] < hi
 
 
 def test_plain_overrides_the_choice_and_bad_combinations_exit_2(monkeypatch, capsys):

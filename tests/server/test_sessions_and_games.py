@@ -113,6 +113,21 @@ def test_help_names_the_game_version_build_rtp_rules_paytable_and_max_win(server
         assert any(key.startswith("paytable") for key in body), sorted(body)
 
 
+def test_help_fields_have_one_type_in_every_game(server):
+    listing = {g["id"]: g for g in server.client.get("/api/v1/games").json()}
+    for game_id, gconf in server.config.games.items():
+        body = server.client.get(f"/api/v1/games/{game_id}/help").json()
+        game = get_game(game_id)
+        assert body["game_id"] == game.reference_id and body["published_id"] == game.published_id
+        rtp = Fraction(body["rtp_exact"])
+        assert rtp == Fraction(gconf.build) / 100 and body["rtp"] == listing[game_id]["rtp"] == float(rtp)
+        assert body["rtp_percent"] == f"{float(rtp) * 100:.2f}" and isinstance(body["volatility"], str)
+        assert isinstance(body["rules"], list) and all(isinstance(p, str) and p for p in body["rules"])
+        assert body["paytable"] == body["page"]["paytable"] and isinstance(body["extra"], dict)
+        assert body["page"]["sections"][-1]["title"] == "Unfinished rounds"
+        assert body["feature_buy_price_x"] == listing[game_id]["feature_buy_price_x"]
+
+
 def test_configuration_chooses_the_active_build(make_server):
     base = demo_config()
     game_id = next(iter(base.games))

@@ -344,7 +344,7 @@ def test_the_help_draws_the_paytable_in_words_and_money(new_page, web_server, ga
         for t in ("8-9", "10-11", "12-14", "15+", "Gold Nugget", "blockers", "Retriggers", "Feature Buy"):
             assert t in text, t
     if game_id == "forge-of-fortunes":
-        expect(box.get_by_test_id("help-ladder").locator("li.safe")).to_have_count(len(help_["safe_runners_x"]))
+        expect(box.get_by_test_id("help-ladder").locator("li.safe")).to_have_count(len(help_["extra"]["safe_runners_x"]))
         assert "Coal" in text and "Slag" in text
     if game_id == "forge-of-gems":
         for t in ("Vertical Wild", "Horizontal Splitter", "Multiplier", "3 Scatters", "5+ Scatters", "8 free spins"):

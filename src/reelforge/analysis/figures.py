@@ -82,7 +82,7 @@ def figure_rows(s: dict[str, Any]) -> list[tuple[str, str, str]]:
                      interval_text(buy.get("rtp_ci99")) + f" ({buy.get('features', 0):,} bought features)"))
     if s.get("hit_rate") is not None:
         add("hit rate (rounds that win anything)", pct(s["hit_rate"]), interval_text(s.get("hit_rate_ci99")))
-    split = s.get("hit_rate_split") or {}
+    split = (s.get("extra") or {}).get("hit_rate_split") or {}
     for k, v in split.items():
         if not k.endswith("_ci99"):
             add(f"hit rate: {words(k, HIT_SPLIT_WORDS)}", pct(v), interval_text(split.get(f"{k}_ci99")))
@@ -120,29 +120,30 @@ def figure_rows(s: dict[str, Any]) -> list[tuple[str, str, str]]:
 
 
 def game_rows(s: dict[str, Any]) -> list[tuple[str, str, str]]:
-    """Each game's further figures (those the summary carries with an interval, or exact)."""
+    """Each game's further figures (those the summary carries under ``extra`` with an interval, or exact)."""
     exact = s["method"] == "exact"
+    x = s.get("extra") or {}
     rows = []
-    fw = s.get("feature_expected_win_x")
+    fw = x.get("feature_expected_win_x")
     if fw is not None:
-        ci = s.get("feature_expected_win_x_ci99")
+        ci = x.get("feature_expected_win_x_ci99")
         rows.append(("average Forging Re-Spins win", f"{fw:,.3f}x total bet",
                      "exact" if exact else (f"[{ci[0]:,.3f}, {ci[1]:,.3f}]x" if ci else "-")))
-    if exact and s.get("expected_respins_per_feature") is not None:
-        rows.append(("average re-spins per feature", f"{s['expected_respins_per_feature']:.4f}", "exact"))
-    mw = s.get("mean_feature_win_x")
+    if exact and x.get("expected_respins_per_feature") is not None:
+        rows.append(("average re-spins per feature", f"{x['expected_respins_per_feature']:.4f}", "exact"))
+    mw = x.get("mean_feature_win_x")
     if mw is not None:
-        ci = s.get("mean_feature_win_x_ci99")
+        ci = x.get("mean_feature_win_x_ci99")
         rows.append((f"average {s.get('feature_name', 'feature')} win", f"{mw:,.3f}x total bet",
                      f"[{ci[0]:,.3f}, {ci[1]:,.3f}]x" if ci else "-"))
-    if s.get("paid_spins_multiplied_rate") is not None:
-        rows.append(("paid spins with a revealed multiplier", pct(s["paid_spins_multiplied_rate"]),
-                     interval_text(s.get("paid_spins_multiplied_rate_ci99"))))
-    if s.get("paid_spin_hit_rate") is not None:
-        rows.append(("paid spins that win", pct(s["paid_spin_hit_rate"]), interval_text(s.get("paid_spin_hit_rate_ci99"))))
-    fs = (s.get("free_spins") or {}).get("triggers")
-    if fs is None and s.get("free_spin_frequency") is not None:  # the stratified estimate's figure
-        fs = {"probability": s["free_spin_frequency"], "ci99": s.get("free_spin_frequency_ci99")}
+    if x.get("paid_spins_multiplied_rate") is not None:
+        rows.append(("paid spins with a revealed multiplier", pct(x["paid_spins_multiplied_rate"]),
+                     interval_text(x.get("paid_spins_multiplied_rate_ci99"))))
+    if x.get("paid_spin_hit_rate") is not None:
+        rows.append(("paid spins that win", pct(x["paid_spin_hit_rate"]), interval_text(x.get("paid_spin_hit_rate_ci99"))))
+    fs = (x.get("free_spins") or {}).get("triggers")
+    if fs is None and x.get("free_spin_frequency") is not None:  # the stratified estimate's figure
+        fs = {"probability": x["free_spin_frequency"], "ci99": x.get("free_spin_frequency_ci99")}
     if fs:
         rows.append(("free spins awarded (per paid round)", f"{pct(fs['probability'])} = {one_in(fs['probability'])}",
                      interval_text(fs["ci99"])))
@@ -154,6 +155,7 @@ def glossary(s: dict[str, Any]) -> list[tuple[str, str]]:
     """One definition per figure of the report."""
     feature = s.get("feature_name", "feature")
     exact = s["method"] == "exact"
+    x = s.get("extra") or {}
     terms = [
         ("RTP", "Return to player: total won divided by total staked, over all rounds (a paid round stakes the "
                 "total bet). The RTP from a component is what that part of the round pays, per stake, in "
@@ -187,18 +189,18 @@ def glossary(s: dict[str, Any]) -> list[tuple[str, str]]:
     if s.get("feature_buy"):
         terms.insert(1, ("Feature Buy RTP", "What bought features pay divided by what they cost (the price times "
                                             "the total bet), from its own simulated sample of bought features."))
-    if any(s.get(k) is not None for k in ("feature_expected_win_x", "mean_feature_win_x")):
+    if any(x.get(k) is not None for k in ("feature_expected_win_x", "mean_feature_win_x")):
         terms.append(("average feature win", f"Mean of what a {feature} pays, per triggered feature, in "
                                              "multiples of the total bet (the triggering spin's own win excluded)."))
-    if s.get("expected_respins_per_feature") is not None and exact:
+    if x.get("expected_respins_per_feature") is not None and exact:
         terms.append(("average re-spins per feature", "Expected number of Forging Re-Spins a feature plays."))
-    if s.get("paid_spins_multiplied_rate") is not None:
+    if x.get("paid_spins_multiplied_rate") is not None:
         terms.append(("paid spins with a revealed multiplier", "Share of paid spins whose multiplier reel reveals "
                                                                "at least one value (the spin's win is multiplied)."))
-    if s.get("paid_spin_hit_rate") is not None:
+    if x.get("paid_spin_hit_rate") is not None:
         terms.append(("paid spins that win", "Share of paid spins whose own cascades pay (GEMBOX and free spins "
                                              "not counted)."))
-    if s.get("free_spins") or s.get("free_spin_frequency") is not None:
+    if x.get("free_spins") or x.get("free_spin_frequency") is not None:
         terms.append(("free spins awarded", "Share of paid rounds whose GEMBOX reward includes free spins."))
     if s["method"] == "simulation":
         terms.append(("largest round win observed", "The largest round win in the sample and how many rounds won it."))

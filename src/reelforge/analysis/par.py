@@ -366,9 +366,10 @@ def _feature_rows(summary: dict[str, Any], mean_key: str | None, tally: PayTally
     if rate is not None:
         rows.append(["trigger frequency (per paid round)", f"{pct(rate)} ({one_in(rate)})",
                      pct_ci(summary.get("feature_rate_ci99")), kernel])
-    mean = summary.get(mean_key) if mean_key else None
+    extra = summary.get("extra") or {}
+    mean = extra.get(mean_key) if mean_key else None
     if mean is not None:
-        ci = summary.get(f"{mean_key}_ci99")
+        ci = extra.get(f"{mean_key}_ci99")
         rows.append(["average feature win", f"{mean:,.3f}x total bet",
                      f"[{ci[0]:,.3f}, {ci[1]:,.3f}]" if ci else "-", kernel])
     if tally.features:
@@ -418,7 +419,7 @@ def _par_forge_of_gems(game: Game, build: Any, summary: dict[str, Any], rounds: 
     keys.append(("cap|reduction", "reduction of capped rounds", "cap"))
     reels_cols = [f"reel {i + 1}" for i in range(len(build.cells))]
     feat = _feature_rows(summary, "mean_feature_win_x", tally, unit)
-    fs = (summary.get("free_spins") or {}).get("triggers")
+    fs = ((summary.get("extra") or {}).get("free_spins") or {}).get("triggers")
     if fs:
         feat.insert(1, ["free spins awarded (per paid round)", f"{pct(fs['probability'])} ({one_in(fs['probability'])})",
                         pct_ci(fs["ci99"]), summary["sample"]["description"]])

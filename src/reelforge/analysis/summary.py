@@ -11,7 +11,7 @@ import math
 from fractions import Fraction
 from typing import Any
 
-from reelforge.game import Game
+from reelforge.game import Build, Game, jsonable
 from reelforge.stats import (
     BUCKET_EDGES_X,
     BUCKET_LABELS,
@@ -24,9 +24,6 @@ from reelforge.stats import (
     volatility_levels,
     wilson_ci,
 )
-
-REFERENCE_MAX_STAKE = 100
-REFERENCE_MIN_STAKE = 0.10
 
 
 def one_in_ci99(ci: list[float] | tuple[float, float] | None) -> list[float | None] | None:
@@ -47,12 +44,11 @@ def max_win_statement(count: int, n: int, cap_x: int) -> str:
             f"99% exact binomial interval [{lo:.3g}, {hi:.3g}]")
 
 
-def _identity(game: Game, build: Any, method: str, mode: str) -> dict[str, Any]:
-    stakes = getattr(game, "reference_stakes", (REFERENCE_MIN_STAKE, REFERENCE_MAX_STAKE))
+def _identity(game: Game, build: Build, method: str, mode: str) -> dict[str, Any]:
+    stakes = game.reference_stakes
     return {
         "game": game.id, "title": game.title, "game_id": game.reference_id,
-        "published_id": getattr(game, "published_id", game.reference_id),
-        "feature_name": getattr(game, "feature_name", "feature"), "version": game.version,
+        "published_id": game.published_id, "feature_name": game.feature_name, "version": game.version,
         "build": build.name, "mode": mode, "method": method,
         "reference_stakes": list(stakes),
         "max_win_x": game.max_win_x,
@@ -73,45 +69,45 @@ def _bucket_bounds(cap: float) -> list[tuple[float, float]]:
     return [(0.0, 0.0)] + [(inner[i], inner[i + 1]) for i in range(len(inner) - 1)] + [(cap, cap)]
 
 
-def exact_summary(game: Game, build: Any) -> dict[str, Any]:
-    """Summary from the game's exact mathematics (raises if the game has none)."""
-    ex = game.exact(build)
-    if ex is None:
+def exact_summary(game: Game, build: Build) -> dict[str, Any]:
+    """Summary from the game's exact mathematics (games declaring ``capabilities.exact``)."""
+    if not game.capabilities.exact:
         raise ValueError(f"{game.id} has no exact mathematics; use a simulation")
-    rtp: Fraction = ex["rtp"]
-    sd = math.sqrt(float(ex["variance"]))
+    ex = game.exact(build)
+    sd = math.sqrt(float(ex.variance))
     cap = Fraction(game.max_win_x)
     probs = [Fraction(0)] * N_BUCKETS
-    for win, p in ex["outcomes"].items():
+    for win, p in ex.outcomes.items():
         probs[_bucket_index(win, cap)] += p
     out = _identity(game, build, "exact", "paid")
     out.update({
         "rounds": None,
         "sample": {"kind": "exact", "description": "exact rational mathematics: no sample, no interval"},
         # exact figures carry no interval (the key stays for tools that read it)
-        "rtp": float(rtp), "rtp_exact": str(rtp), "rtp_ci99": None,
-        "house_edge": float(1 - rtp),
-        "rtp_split": {k: float(v) for k, v in ex["rtp_split"].items()},
-        "rtp_split_exact": {k: str(v) for k, v in ex["rtp_split"].items()},
-        "hit_rate": float(ex["hit_rate"]), "hit_rate_exact": str(ex["hit_rate"]),
-        "feature_rate": float(ex["feature_rate"]), "feature_rate_exact": str(ex["feature_rate"]),
-        "feature_frequency_one_in": float(1 / ex["feature_rate"]) if ex["feature_rate"] else None,
-        "sd": sd, "variance_exact": str(ex["variance"]), "volatility_level": volatility_level(sd),
-        "max_win_probability": float(ex["max_win_probability"]),
-        "max_win_probability_exact": str(ex["max_win_probability"]),
-        "max_win_one_in": float(1 / ex["max_win_probability"]) if ex["max_win_probability"] else None,
+        "rtp": float(ex.rtp), "rtp_exact": str(ex.rtp), "rtp_ci99": None,
+        "house_edge": float(1 - ex.rtp),
+        "rtp_split": {k: float(v) for k, v in ex.rtp_split.items()},
+        "rtp_split_exact": {k: str(v) for k, v in ex.rtp_split.items()},
+        "hit_rate": float(ex.hit_rate), "hit_rate_exact": str(ex.hit_rate),
+        "feature_rate": float(ex.feature_rate), "feature_rate_exact": str(ex.feature_rate),
+        "feature_frequency_one_in": float(1 / ex.feature_rate) if ex.feature_rate else None,
+        "sd": sd, "variance_exact": str(ex.variance), "volatility_level": volatility_level(sd),
+        "max_win_probability": float(ex.max_win_probability),
+        "max_win_probability_exact": str(ex.max_win_probability),
+        "max_win_one_in": float(1 / ex.max_win_probability) if ex.max_win_probability else None,
         "distribution": [
             {"bucket": label, "from": lo, "to": hi, "probability": float(p), "probability_exact": str(p)}
             for label, (lo, hi), p in zip(BUCKET_LABELS, _bucket_bounds(float(cap)), probs)
         ],
+        "extra": jsonable(ex.extra, float),
     })
-    out.update(ex.get("extra", {}))
-    out["exact_figures"] = ["rtp", "rtp_split", "hit_rate", "hit_rate_split", "feature_rate", "sd",
-                            "volatility_level", "max_win_probability", "distribution"]
+    # every figure here is exact, the game's own (under extra) included
+    out["exact_figures"] = ["rtp", "rtp_split", "hit_rate", "feature_rate", "sd", "volatility_level",
+                            "max_win_probability", "distribution", "extra"]
     return out
 
 
-def simulation_summary(game: Game, build: Any, acc: Accumulator, mode: str = "paid",
+def simulation_summary(game: Game, build: Build, acc: Accumulator, mode: str = "paid",
                        seed: int | None = None, seconds: float | None = None,
                        interrupted: bool = False) -> dict[str, Any]:
     """Summary from simulated rounds, every estimate with its 99% interval."""
@@ -155,7 +151,7 @@ def simulation_summary(game: Game, build: Any, acc: Accumulator, mode: str = "pa
             for d in acc.distribution()
         ],
     })
-    out.update(game.extra_summary(build, acc))
+    out["extra"] = game.extra_summary(build, acc)
     return out
 
 
@@ -163,7 +159,7 @@ FEATURE_BUY_SHARE = 20
 """A paid-mode summary also simulates Feature Buy rounds: one per this many paid rounds (at least 10,000)."""
 
 
-def add_feature_buy(game: Game, build: Any, s: dict[str, Any], seed: int, workers: int | None) -> None:
+def add_feature_buy(game: Game, build: Build, s: dict[str, Any], seed: int, workers: int | None) -> None:
     """A paid-mode summary of a game with Feature Buy also simulates bought rounds (the split's buy part):
     one per :data:`FEATURE_BUY_SHARE` paid rounds, at least 10,000, seed ``seed + 1``."""
     if "buy" not in game.modes or s.get("mode", "paid") != "paid" or s.get("feature_buy"):
@@ -176,22 +172,28 @@ def add_feature_buy(game: Game, build: Any, s: dict[str, Any], seed: int, worker
                         "rtp_ci99": list(acc.rtp_ci99()), "features": acc.rounds, "seed": seed + 1}
 
 
-def stratified_summary(game: Game, build: Any, rounds: int, seed: int) -> dict[str, Any]:
-    """Summary from the game's stratified estimate (see :meth:`Game.stratified`)."""
-    est = game.stratified(build, rounds, seed).to_json()
+def stratified_summary(game: Game, build: Build, rounds: int, seed: int) -> dict[str, Any]:
+    """Summary from the game's stratified estimate (games declaring ``capabilities.stratified``)."""
+    if not game.capabilities.stratified:
+        raise ValueError(f"{game.id} has no stratified estimate; use a plain simulation")
+    est = game.stratified(build, rounds, seed)
     out = _identity(game, build, "stratified", "paid")
-    out.update({"seed": seed, "distribution": [], "house_edge": 1 - est["rtp"]})
-    out["sample"] = {"kind": "stratified", "rounds": rounds, "seed": seed,
-                     "description": f"stratified estimate: {rounds:,} paid spins + {est['feature_rounds']:,} "
-                                    f"features simulated apart (seed {seed})"}
-    out.update(est)
-    lo, hi = est["rtp_ci99"]
-    out["rtp_ci99_half_width_pp"] = (hi - lo) / 2 * 100
-    out["house_edge_ci99"] = [1 - hi, 1 - lo]
-    out["volatility_level"] = volatility_level(est["sd"])
-    rate = est.get("feature_rate")
-    out["feature_frequency_one_in"] = 1 / rate if rate else None
-    out["feature_frequency_one_in_ci99"] = one_in_ci99(est.get("feature_rate_ci99"))
+    figures = est.to_json()
+    extra = figures.pop("extra")
+    lo, hi = est.rtp_ci99
+    out.update(figures)
+    out.update({
+        "seed": seed, "distribution": [],
+        "sample": {"kind": "stratified", "rounds": est.rounds, "seed": seed,
+                   "description": f"stratified estimate: {est.rounds:,} paid spins + {est.feature_rounds:,} "
+                                  f"features simulated apart (seed {seed})"},
+        "rtp_ci99_half_width_pp": (hi - lo) / 2 * 100,
+        "house_edge": 1 - est.rtp, "house_edge_ci99": [1 - hi, 1 - lo],
+        "volatility_level": volatility_level(est.sd),
+        "feature_frequency_one_in": 1 / est.feature_rate if est.feature_rate else None,
+        "feature_frequency_one_in_ci99": one_in_ci99(est.feature_rate_ci99),
+        "extra": extra,
+    })
     return out
 
 
@@ -205,7 +207,7 @@ def _half_width_pp(s: dict[str, Any]) -> float:
     return (hi - lo) / 2 * 100
 
 
-def plain_rounds_per_second(game: Game, build: Any, seconds: float = 0.3) -> float:
+def plain_rounds_per_second(game: Game, build: Build, seconds: float = 0.3) -> float:
     """The plain kernel's rounds/s on one core, from a short timed run (after loading the kernel)."""
     import time
 
@@ -222,7 +224,7 @@ def plain_rounds_per_second(game: Game, build: Any, seconds: float = 0.3) -> flo
         n *= 2
 
 
-def stratified_to_precision(game: Game, build: Any, precision_pp: float, seed: int, rounds: int,
+def stratified_to_precision(game: Game, build: Build, precision_pp: float, seed: int, rounds: int,
                             max_rounds: int | None = None,
                             first: dict[str, Any] | None = None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """Stratified estimates of growing size until the 99% RTP half-width is at most ``precision_pp``.
@@ -252,7 +254,7 @@ def stratified_to_precision(game: Game, build: Any, precision_pp: float, seed: i
         s = None
 
 
-def choose_estimator(game: Game, build: Any, precision_pp: float, seed: int, workers: int,
+def choose_estimator(game: Game, build: Build, precision_pp: float, seed: int, workers: int,
                      pilot_rounds: int | None = None) -> dict[str, Any]:
     """Which estimator reaches a 99% RTP half-width of ``precision_pp`` sooner (wall time).
 

@@ -15,7 +15,6 @@ import re
 import threading
 import time
 from contextlib import asynccontextmanager
-from fractions import Fraction
 from typing import Annotated, Any
 
 from fastapi import FastAPI, Header, Path, Query, Request
@@ -128,16 +127,6 @@ def _idem_key(key: str | None) -> str:
         raise ApiError(400, "bad_idempotency_key",
                        "Idempotency-Key must be 1-200 printable ASCII characters, without a space at either end")
     return key
-
-
-def _rtp(help_: dict[str, Any], build: Any) -> float | None:
-    """The active build's RTP as a fraction of stakes (0.962); games give it as a float, a decimal
-    string, a fraction or a percentage (96.2: no slot returns more than all stakes, so above 1 is percent)."""
-    value = help_.get("rtp", getattr(build, "rtp", None))
-    if value is None:
-        return None
-    rtp = Fraction(str(value))
-    return float(rtp / 100 if rtp > 1 else rtp)
 
 
 def _validation_message(errors: list[dict[str, Any]]) -> str:
@@ -466,7 +455,7 @@ def create_app(config: ServerConfig, database_url: str | None = None, *, engine:
         help_ = active.game.help(active.build)
         game_list.append({
             "id": gid, "title": active.game.title, "version": active.game.version, "build": active.config.build,
-            "rtp": _rtp(help_, active.build),
+            "rtp": float(help_.rtp),
             "bet_ladder": list(active.config.bet_ladder), "max_win_x": active.game.max_win_x,
             "modes": list(active.game.modes), "step_actions": list(active.game.step_actions),
             "feature_buy_price_x": (None if (p := active.game.feature_buy_price_x(active.build)) is None
@@ -486,16 +475,13 @@ def create_app(config: ServerConfig, database_url: str | None = None, *, engine:
     def game_help(game: GameId) -> JSONResponse:
         """Help: title, game id, version, active build and RTP, rules, paytable, bet ladder, max win."""
         active = service.active(game)
-        body = json.loads(dumps(active.game.help(active.build)))
-        body.update({"game": game, "title": active.game.title, "version": active.game.version,
-                     "build": active.config.build, "rtp": _rtp(body, active.build), "bet_ladder": list(active.config.bet_ladder),
-                     "currency": config.currency, "max_win_x": active.game.max_win_x})
-        price = active.game.feature_buy_price_x(active.build)
-        body["feature_buy_price_x"] = None if price is None else str(Fraction(price))
-        rules = body["rules"] if isinstance(body.get("rules"), list) else str(body.get("rules", "")).split("\n")
-        page = body.setdefault("page", {"sections": [{"title": "Rules", "text": rules}]})
-        page.setdefault("sections", []).append(unfinished_section)
-        return JSONResponse(json.loads(dumps(body)))
+        help_ = active.game.help(active.build)
+        body = help_.to_json()
+        # rtp stays a number in the API (a fraction of the stake); rtp_exact is the exact fraction
+        body.update({"rtp": float(help_.rtp), "rtp_exact": str(help_.rtp),
+                     "bet_ladder": list(active.config.bet_ladder), "currency": config.currency})
+        body["page"].setdefault("sections", []).append(unfinished_section)
+        return JSONResponse(body)
 
     # The platform's rule for interrupted rounds, the same in every game's help.
     unfinished_section = {"title": "Unfinished rounds", "text": [

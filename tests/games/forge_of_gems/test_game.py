@@ -1,6 +1,7 @@
 """Forge of Gems through the common game interface: steps, replay, help, summary figures."""
 
 import json
+from fractions import Fraction
 
 import pytest
 
@@ -58,8 +59,11 @@ def test_replay_rejects_tampered_draws():
 
 def test_help_and_modes():
     h = GAME.help(BUILD)
-    assert h["game_id"] == "forge-of-gems" and h["max_ways"] == 36288 and h["max_win_x"] == 20000
-    assert set(h["paytable_x_per_way"]) == {"DIAMOND", "EMERALD", "SAPPHIRE", "TOPAZ", "A", "K", "Q", "J"}
+    assert h.game == "forge-of-gems" and h.game_id == GAME.reference_id and h.published_id is None
+    assert h.extra["max_ways"] == 36288 and h.max_win_x == 20000
+    assert set(h.extra["paytable_x_per_way"]) == {"DIAMOND", "EMERALD", "SAPPHIRE", "TOPAZ", "A", "K", "Q", "J"}
+    # the build file gives its RTP in percent; the help gives a fraction of the stake
+    assert h.rtp == Fraction(BUILD.name) / 100 and h.to_json()["rtp"] == str(Fraction(BUILD.name) / 100)
     with pytest.raises(RulesError):
         GAME.start_round(BUILD, "buy")
 

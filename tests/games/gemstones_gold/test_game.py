@@ -2,6 +2,7 @@
 
 from fractions import Fraction
 
+from reelforge.analysis.summary import simulation_summary
 from reelforge.games.gemstones_gold.build import load_build
 from reelforge.games.gemstones_gold.game import GemstonesGold
 
@@ -11,10 +12,14 @@ GAME = GemstonesGold()
 def test_help_names_the_game_build_paytable_and_max_win():
     build = load_build("96.71")
     h = GAME.help(build)
-    assert h["title"] == "Gemstones Gold" and h["reference_id"] == "1671262" and h["version"] == "1.0 r2"
-    assert h["build"] == "96.71" and h["rtp_percent"] == "96.71" and h["max_win_x"] == 7500
-    assert h["paytable"]["GOLD_NUGGET"] == {"8-9": 20, "10-11": 40, "12-14": 80, "15+": 200}
-    assert h["feature_buy_price_x"] == str(build.feature_buy_price_x)
+    assert h.title == "Gemstones Gold" and h.game_id == h.published_id == "1671262" and h.version == "1.0 r2"
+    assert h.game == "gemstones-gold" and h.volatility == "High"
+    assert h.build == "96.71" and h.rtp == Fraction(9671, 10000) and h.rtp_percent == "96.71"
+    assert h.max_win_x == 7500
+    assert h.extra["paytable_coins"]["GOLD_NUGGET"] == {"8-9": 20, "10-11": 40, "12-14": 80, "15+": 200}
+    assert h.paytable["rows"][0] == {"art": ["GOLD_NUGGET"], "name": "Gold Nugget", "pays_x": ["1", "2", "4", "10"]}
+    assert h.feature_buy_price_x == build.feature_buy_price_x
+    assert h.to_json()["feature_buy_price_x"] == str(build.feature_buy_price_x)
 
 
 def test_feature_buy_costs_its_price_and_paid_rounds_one_bet():
@@ -31,7 +36,9 @@ def test_summary_extras_split_the_hit_rate_and_report_the_feature():
     extra = GAME.extra_summary(build, acc)
     split = extra["hit_rate_split"]
     assert abs(split["trigger_free_spins"] + split["win_without_trigger"] - acc.hit_rate) < 1e-12
-    assert extra["trigger_rate"] == acc.counter("triggers") / acc.rounds
+    # the trigger rate is the summary's core feature_rate, not repeated among the extras
+    assert simulation_summary(GAME, build, acc)["feature_rate"] == acc.counter("triggers") / acc.rounds
+    assert not {"trigger_rate", "feature_frequency_1_in", "feature_buy_price_x"} & set(extra)
     assert acc.component_names == ("paid_spins", "free_spins")
 
 

@@ -9,29 +9,33 @@ import numpy as np
 
 from reelforge.buildfile import kernel_tables
 from reelforge.draws import DrawSource
-from reelforge.game import Game, RulesError, StepResult, TuneResult
+from reelforge.game import Capabilities, ExactFigures, Game, GameHelp, StepResult, TuneResult
 from reelforge.games.forge_of_fortunes import build as builds
 from reelforge.games.forge_of_fortunes import kernel, rules
 from reelforge.games.forge_of_fortunes.build import Build
 from reelforge.games.forge_of_fortunes.exact import exact
 from reelforge.stats import Accumulator, Tally, mean_ci99, wilson_ci
 
-RULES_TEXT = """\
-Forge of Fortunes is a 3-reel, 1-row video slot with one fixed payline and 10 coins; total bet = 10 x coin value.
-Two Gold Nuggets on reels 1 and 2 (reel 3 not Gold) pay the two-of-a-kind award shown in the paytable.
-Three Gold Nuggets trigger Forging Re-Spins with the marker on the first runner of the prize ladder.
-Each re-spin: Slag on any reel ends the feature and pays the current runner; otherwise three Gold Nuggets
-move the marker up one runner (reaching the top runner ends the feature and pays it); otherwise Coal on
-reel 3 moves the marker back one runner unless the runner is safe; otherwise nothing changes.
-Coal appears only during the feature and only on reel 3. Slag blocks in the base game.
-The award is the runner reached last, not the highest visited; runner values are never added together.
-Safe runners: {safe}. Maximum win {top}x total bet.
-Every round is decided when it is staked; an interrupted round continues where it stopped. A round left
-unfinished past the expiry (90 days unless the operator sets another) is completed and its win paid; it is
-never refunded. Malfunction (an error while the round is decided, before anything of it is shown) voids all
-pays and plays."""
+RULES_TEXT = [
+    "Forge of Fortunes is a 3-reel, 1-row video slot with one fixed payline and 10 coins; total bet = 10 x coin value.",
+    "Two Gold Nuggets on reels 1 and 2 (reel 3 not Gold) pay the two-of-a-kind award shown in the paytable.",
+    "Three Gold Nuggets trigger Forging Re-Spins with the marker on the first runner of the prize ladder.",
+    "Each re-spin: Slag on any reel ends the feature and pays the current runner; otherwise three Gold Nuggets "
+    "move the marker up one runner (reaching the top runner ends the feature and pays it); otherwise Coal on "
+    "reel 3 moves the marker back one runner unless the runner is safe; otherwise nothing changes.",
+    "Coal appears only during the feature and only on reel 3. Slag blocks in the base game.",
+    "The award is the runner reached last, not the highest visited; runner values are never added together.",
+    "Safe runners: {safe}. Maximum win {top}x total bet.",
+    "Every round is decided when it is staked; an interrupted round continues where it stopped. A round left "
+    "unfinished past the expiry (90 days unless the operator sets another) is completed and its win paid; it is "
+    "never refunded. Malfunction (an error while the round is decided, before anything of it is shown) voids all "
+    "pays and plays.",
+]
+"""The rules text, one paragraph per entry (``{safe}`` and ``{top}`` filled from the build)."""
 
 
+VOLATILITY = "Level 7 of 10"
+"""The publisher's risk field (volatility level 7; the project's scale from the SD agrees)."""
 SYMBOL_WORDS = {"GOLD": "Gold Nugget", "SLAG": "Slag", "COAL": "Coal", "BLANK": "Blank"}
 
 
@@ -83,7 +87,12 @@ class ForgeOfFortunes(Game):
     feature_name = "Forging Re-Spins"
     version = "1.0"
     max_win_x = 2500
+    reference_stakes = (0.10, 100)
+    """The published risk fields' reference stakes (maximum exposure 250,000 at 100)."""
     modes = ("paid",)
+    step_actions = ()
+    """Every step is a plain spin or re-spin: any action is refused."""
+    capabilities = Capabilities(exact=True, tunable=True)
 
     COMPONENTS = ("paid_spin", "feature")
 
@@ -99,24 +108,16 @@ class ForgeOfFortunes(Game):
 
     def play_step(self, build: Build, state: dict[str, Any], draws: DrawSource,
                   action: str | None = None) -> StepResult:
-        if action not in (None, "spin", "respin"):
-            raise RulesError(f"unknown action {action!r} for {self.id}; steps take no action")
+        self.check_action(action)
         return rules.play_step(build, state, draws)
 
-    def help(self, build: Build) -> dict[str, Any]:
+    def help(self, build: Build) -> GameHelp:
         safe = ", ".join(f"{build.ladder[i]}x" for i in sorted(build.safe))
-        return {
-            "title": self.title, "game": self.id, "game_id": self.reference_id, "version": self.version,
-            "build": build.name, "rtp": float(build.rtp),
-            "rules": RULES_TEXT.format(safe=safe, top=build.ladder[-1]),
-            "paytable": [
-                {"combination": "GOLD GOLD on reels 1-2", "coins": build.two_of_a_kind_coins,
-                 "win_x": str(build.two_of_a_kind_x)},
-                {"combination": "GOLD GOLD GOLD", "award": "Forging Re-Spins"},
-            ],
-            "ladder_x": list(build.ladder), "safe_runners_x": [build.ladder[i] for i in sorted(build.safe)],
-            "max_win_x": self.max_win_x, "symbol_names": SYMBOL_WORDS, "page": help_page(build),
-        }
+        return self.make_help(
+            build, volatility=VOLATILITY, symbol_names=SYMBOL_WORDS, page=help_page(build),
+            rules=[p.format(safe=safe, top=build.ladder[-1]) for p in RULES_TEXT],
+            extra={"coins_per_bet": build.coins, "two_of_a_kind_coins": build.two_of_a_kind_coins,
+                   "ladder_x": list(build.ladder), "safe_runners_x": [build.ladder[i] for i in sorted(build.safe)]})
 
     # -- mathematics ------------------------------------------------------------
     def win_unit(self, build: Build) -> int:
@@ -146,23 +147,22 @@ class ForgeOfFortunes(Game):
         rng = np.random.Generator(np.random.PCG64(seed))
         return kernel.round_wins(_tables(build), rng, rounds)
 
-    def exact(self, build: Build) -> dict[str, Any]:
+    def exact(self, build: Build) -> ExactFigures:
         r = exact(build)
         fm = r.feature
-        return {
-            "rtp": r.rtp, "rtp_split": {"paid_spin": r.rtp_paid, "feature": r.rtp_feature},
-            "hit_rate": r.hit_rate, "feature_rate": r.trigger, "variance": r.variance,
-            "max_win_x": r.max_win_x, "max_win_probability": r.max_win_probability,
-            "outcomes": r.outcomes,
-            "extra": {
-                "hit_rate_split": {"two_of_a_kind": float(build.two_of_a_kind_x and r.outcomes.get(
-                    build.two_of_a_kind_x, Fraction(0))), "feature": float(r.trigger)},
-                "expected_respins_per_feature": float(fm.expected_respins),
+        # a two-of-a-kind is the only base-game pay, so its rate is the probability of its award
+        two = r.outcomes.get(build.two_of_a_kind_x, Fraction(0)) if build.two_of_a_kind_x else Fraction(0)
+        return ExactFigures(
+            rtp=r.rtp, rtp_split={"paid_spin": r.rtp_paid, "feature": r.rtp_feature},
+            hit_rate=r.hit_rate, feature_rate=r.trigger, variance=r.variance,
+            max_win_x=int(r.max_win_x), max_win_probability=r.max_win_probability, outcomes=r.outcomes,
+            extra={
+                "hit_rate_split": {"two_of_a_kind": two, "feature": r.trigger},
+                "expected_respins_per_feature": fm.expected_respins,
                 "feature_end_runner_probability": {
-                    f"{build.ladder[i]}x": float(p) for i, p in enumerate(fm.end_probability)},
-                "feature_expected_win_x": float(r.rtp_feature / r.trigger),
-            },
-        }
+                    f"{build.ladder[i]}x": p for i, p in enumerate(fm.end_probability)},
+                "feature_expected_win_x": r.rtp_feature / r.trigger,
+            })
 
     def tune(self, name: str, targets: dict[str, float], out: str | None = None,
              sample: str | None = None) -> TuneResult:
@@ -201,10 +201,11 @@ class ForgeOfFortunes(Game):
                      "sd": float(r.variance) ** 0.5})
 
     def feature_picture(self, build: Build, summary: dict[str, Any]) -> dict[str, Any] | None:
-        ends = summary.get("feature_end_runner_probability")
+        extra = summary.get("extra") or {}
+        ends = extra.get("feature_end_runner_probability")
         if not ends:
             return None
-        cis = summary.get("feature_end_runner_probability_ci99") or {}
+        cis = extra.get("feature_end_runner_probability_ci99") or {}
         return {"title": "Forging Re-Spins: probability of ending on each runner (per feature)",
                 "labels": list(ends), "values": [v or 0.0 for v in ends.values()],
                 "ci99": [cis.get(k) for k in ends] if cis else None,

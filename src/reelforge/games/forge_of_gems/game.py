@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
 from reelforge.draws import DrawSource
-from reelforge.game import Game, StepResult, StratifiedEstimate, TuneResult
+from reelforge.game import Capabilities, Game, GameHelp, StepResult, StratifiedEstimate, TuneResult
 from reelforge.games.forge_of_gems import build as build_mod
 from reelforge.games.forge_of_gems import kernel, rules
 from reelforge.games.forge_of_gems.build import (
@@ -51,6 +52,16 @@ RULES_TEXT = [
     "and its win paid; it is never refunded. Malfunction (an error while the round is decided, before "
     "anything of it is shown) voids all pays and plays.",
 ]
+
+
+VOLATILITY = "Extreme (level 10 of 10)"
+
+
+def rtp_of(build: Build) -> Fraction:
+    """The build's nominal RTP as a fraction of the stake. The build files give it in percent
+    (``rtp = "96.2"``); no slot returns more than all stakes, so a value above 1 is a percentage."""
+    rtp = Fraction(build.rtp)
+    return rtp / 100 if rtp > 1 else rtp
 
 
 def reward_words(name: str) -> str:
@@ -142,8 +153,12 @@ class ForgeOfGems(Game):
     feature_name = "GEMBOX"
     version = "1.0"
     max_win_x = CAP_X
+    reference_stakes = (0.10, 100)
+    """The rules publish no reference stakes: the platform's default range."""
     modes = ("paid",)
     step_actions = ("open",)
+    """``open`` opens the GEMBOX (the only step that takes it)."""
+    capabilities = Capabilities(stratified=True, tunable=True)
     stratified_pilot_rounds = 1_000_000
     """The feature stratum (rounds // 20 features) leaves its 50,000 floor at 1e6 paid spins."""
 
@@ -159,18 +174,17 @@ class ForgeOfGems(Game):
 
     def play_step(self, build: Build, state: dict[str, Any], draws: DrawSource,
                   action: str | None = None) -> StepResult:
+        self.check_action(action)
         return rules.play_step(build, state, draws, action)
 
-    def help(self, build: Build) -> dict[str, Any]:
+    def help(self, build: Build) -> GameHelp:
         paytable = {p: {str(k): str(build.pay_x(s, k)) for k in (3, 4, 5)} for s, p in enumerate(PAYING)}
-        return {
-            "title": self.title, "game_id": self.id, "version": self.version, "build": build.name,
-            "rtp": str(build.rtp), "rules": RULES_TEXT,
-            "paytable_x_per_way": paytable, "max_ways": MAX_WAYS, "copy_limits": list(COPY_LIMITS),
-            "forge_symbols": list(FORGE),
-            "gembox": {str(k): [reward_name(k, j) for j in range(3)] for k in GEMBOX_REWARDS},
-            "max_win_x": build.cap_x, "symbol_names": SYMBOL_WORDS, "page": help_page(build),
-        }
+        return self.make_help(
+            build, volatility=VOLATILITY, rules=RULES_TEXT, symbol_names=SYMBOL_WORDS, page=help_page(build),
+            rtp=rtp_of(build),
+            extra={"paytable_x_per_way": paytable, "max_ways": MAX_WAYS, "copy_limits": list(COPY_LIMITS),
+                   "forge_symbols": list(FORGE),
+                   "gembox": {str(k): [reward_name(k, j) for j in range(3)] for k in GEMBOX_REWARDS}})
 
     # -- mathematics ------------------------------------------------------------
     def win_unit(self, build: Build) -> int:
@@ -232,7 +246,7 @@ class ForgeOfGems(Game):
 
     def feature_picture(self, build: Any, summary: dict[str, Any]) -> dict[str, Any] | None:
         """GEMBOX rewards per paid round, by scatter class and reward (the report's game plot)."""
-        gembox = summary.get("gembox")
+        gembox = (summary.get("extra") or {}).get("gembox")
         if not gembox:
             return None
         labels, values, cis = [], [], []
@@ -249,23 +263,25 @@ class ForgeOfGems(Game):
         first board, the most ways any evaluated board of the spin reached (Splitters raise them
         as it cascades), and the paid-spin RTP returned by the spins in each peak-ways bin."""
         pics = super().feature_pictures(build, summary)
-        first = summary.get("first_board_ways")
+        extra = summary.get("extra") or {}
+        first = extra.get("first_board_ways")
         if not first:
             return pics
         labels = list(first)
+
         def cis(key: str, scale: float = 1.0) -> list | None:
-            got = summary.get(f"{key}_ci99")
+            got = extra.get(f"{key}_ci99")
             return [[v * scale for v in got[k]] for k in labels] if got else None
 
         series = [{"name": "first board's ways (probability per paid spin, log)", "labels": labels,
                    "values": list(first.values()), "log": True, "ylabel": "probability (log)",
                    "ci99": cis("first_board_ways")}]
-        peak = summary.get("peak_ways")
+        peak = extra.get("peak_ways")
         if peak:
             series.append({"name": "most ways of any board the spin evaluated (probability per paid spin, log)",
                            "labels": list(peak), "values": list(peak.values()), "log": True,
                            "ylabel": "probability (log)", "ci99": cis("peak_ways")})
-        rtp = summary.get("paid_spin_rtp_by_peak_ways")
+        rtp = extra.get("paid_spin_rtp_by_peak_ways")
         if rtp:
             series.append({"name": "paid-spin RTP returned by the spins of each peak-ways bin (log)",
                            "labels": list(rtp), "values": [v * 100 for v in rtp.values()], "log": True,

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from reelforge.draws import DrawSource
-from reelforge.game import BuildError, Game, RulesError, StepResult, StratifiedEstimate, TuneResult
+from reelforge.game import BuildError, Capabilities, Game, GameHelp, StepResult, StratifiedEstimate, TuneResult
 from reelforge.games.gemstones_gold import kernel, rules
 from reelforge.games.gemstones_gold.build import (
     COINS_PER_BET,
@@ -111,7 +111,11 @@ class GemstonesGold(Game):
     version = "1.0 r2"
     max_win_x = MAX_WIN_X
     reference_stakes = (0.20, 100)
+    """The published reference stakes (bet size 0.01 x level 1 x 20 coins, up to 100)."""
     modes = ("paid", "buy")
+    step_actions = ()
+    """Every step is a spin: any action is refused."""
+    capabilities = Capabilities(stratified=True, tunable=True, feature_buy=True)
     stratified_pilot_rounds = 6_000_000
     """The feature stratum (rounds // 60 features) leaves its 100,000 floor at 6e6 paid spins."""
 
@@ -129,25 +133,19 @@ class GemstonesGold(Game):
 
     def play_step(self, build: Build, state: dict[str, Any], draws: DrawSource,
                   action: str | None = None) -> StepResult:
-        if action is not None:
-            raise RulesError(f"{self.id} steps take no action (got {action!r})")
+        self.check_action(action)
         return rules.play_step(build, state, draws)
 
     # -- help -----------------------------------------------------------------
-    def help(self, build: Build) -> dict[str, Any]:
-        return {
-            "title": self.title, "game_id": self.id, "reference_id": self.reference_id, "version": self.version,
-            "build": build.name, "rtp": str(build.rtp), "rtp_percent": f"{float(build.rtp) * 100:.2f}",
-            "volatility": "High", "max_win_x": MAX_WIN_X, "rules": RULES_TEXT,
-            "paytable": {name: {"8-9": row[0], "10-11": row[1], "12-14": row[2], "15+": row[3]}
-                         for name, row in PUBLISHED_PAYTABLE.items()},
-            "paytable_unit": "bet size x bet level (total bet / 20)",
-            "symbols": dict(zip(SYMBOL_CHARS, SYMBOL_NAMES, strict=True)),
-            "multiplier_values": list(build.values),
-            "feature_buy_price_x": str(build.feature_buy_price_x),
-            "bet_sizes": ["0.01", "0.1", "0.5"], "bet_levels": list(range(1, 11)),
-            "symbol_names": SYMBOL_WORDS, "page": help_page(build),
-        }
+    def help(self, build: Build) -> GameHelp:
+        return self.make_help(
+            build, volatility="High", rules=RULES_TEXT, symbol_names=SYMBOL_WORDS, page=help_page(build),
+            extra={"paytable_coins": {name: dict(zip(TIERS, row, strict=True))
+                                      for name, row in PUBLISHED_PAYTABLE.items()},
+                   "paytable_unit": "bet size x bet level (total bet / 20)",
+                   "symbols": dict(zip(SYMBOL_CHARS, SYMBOL_NAMES, strict=True)),
+                   "multiplier_values": list(build.values),
+                   "bet_sizes": ["0.01", "0.1", "0.5"], "bet_levels": list(range(1, 11))})
 
     # -- mathematics --------------------------------------------------------------
     def win_unit(self, build: Build) -> int:
@@ -230,7 +228,6 @@ class GemstonesGold(Game):
         trig = acc.counter("triggers")
         trig_hits = acc.counter("trigger_hits")
         out: dict[str, Any] = {
-            "feature_buy_price_x": str(build.feature_buy_price_x),
             "multiplier_mean_paid": float(build.mean_value(False)),
             "multiplier_mean_free": float(build.mean_value(True)),
             "cap_hits": acc.counter("cap_hits"),
@@ -245,9 +242,6 @@ class GemstonesGold(Game):
                     "win_without_trigger": (acc.hits - trig_hits) / n,
                     "win_without_trigger_ci99": list(acc.rate_ci99(acc.hits - trig_hits)),
                 },
-                "trigger_rate": trig / n,
-                "trigger_rate_ci99": list(acc.rate_ci99(trig)),
-                "feature_frequency_1_in": (n / trig) if trig else None,
                 "paid_spins_multiplied_rate": acc.counter("paid_multiplied") / n,
                 "paid_spins_multiplied_rate_ci99": list(wilson_ci(acc.counter("paid_multiplied"), n)),
             })
@@ -281,13 +275,16 @@ class GemstonesGold(Game):
     def feature_picture(self, build: Build, summary: dict[str, Any]) -> dict[str, Any] | None:
         """Revealed multiplier sums: the sum applied to a paid spin (per paid spin) beside the
         persistent total multiplier M at the end of each free-spin feature (per feature)."""
-        paid = (summary.get("paid_multiplier_sums") or {}).get("probability_per_paid_spin")
-        feat = (summary.get("feature_final_multiplier") or {}).get("probability_per_feature")
+        extra = summary.get("extra") or {}
+        paid_sums = extra.get("paid_multiplier_sums") or {}
+        final = extra.get("feature_final_multiplier") or {}
+        paid = paid_sums.get("probability_per_paid_spin")
+        feat = final.get("probability_per_feature")
         if not paid and not feat:
             return None
         series = []
-        paid_ci = (summary.get("paid_multiplier_sums") or {}).get("probability_per_paid_spin_ci99") or {}
-        feat_ci = (summary.get("feature_final_multiplier") or {}).get("probability_per_feature_ci99") or {}
+        paid_ci = paid_sums.get("probability_per_paid_spin_ci99") or {}
+        feat_ci = final.get("probability_per_feature_ci99") or {}
         if paid:
             series.append({"name": "paid spin: multiplier sum applied (probability per paid spin)",
                            "labels": list(paid), "values": list(paid.values()),

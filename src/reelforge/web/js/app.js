@@ -283,11 +283,10 @@ async function openLobby(token, resumeOpen = false) {
 }
 
 function formatRtp(rtp) {
-  const f = parseFraction(rtp); // "0.962", "481/5" (percent) or a number
+  const f = parseFraction(rtp); // a fraction of the stake: 0.962, "0.962" or "481/500"
   const v = f ? f.n / f.d : NaN;
   if (!Number.isFinite(v)) return String(rtp);
-  const pct = v <= 1 ? v * 100 : v;
-  return `${pct.toLocaleString(undefined, { maximumFractionDigits: 3 })}%`;
+  return `${(v * 100).toLocaleString(undefined, { maximumFractionDigits: 3 })}%`;
 }
 
 // -- game table ------------------------------------------------------------------------------------------

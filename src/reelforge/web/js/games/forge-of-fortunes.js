@@ -57,9 +57,9 @@ function symbolCell(name) {
 }
 
 export function create(root, ctx = {}) {
-  const help = ctx.help || {};
-  const ladder = (help.ladder_x || []).map(String);
-  const safe = new Set((help.safe_runners_x || []).map(String));
+  const extra = (ctx.help && ctx.help.extra) || {};  // the help's fields only this game has
+  const ladder = (extra.ladder_x || []).map(String);
+  const safe = new Set((extra.safe_runners_x || []).map(String));
 
   const reels = [0, 1, 2].map((i) => el("div.fof-reel", { "data-testid": `fof-reel-${i + 1}` }, symbolCell("BLANK")));
   const banner = el("div.fof-banner", { "data-testid": "fof-banner" });

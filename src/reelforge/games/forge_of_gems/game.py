@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -55,13 +54,6 @@ RULES_TEXT = [
 
 
 VOLATILITY = "Extreme (level 10 of 10)"
-
-
-def rtp_of(build: Build) -> Fraction:
-    """The build's nominal RTP as a fraction of the stake. The build files give it in percent
-    (``rtp = "96.2"``); no slot returns more than all stakes, so a value above 1 is a percentage."""
-    rtp = Fraction(build.rtp)
-    return rtp / 100 if rtp > 1 else rtp
 
 
 def reward_words(name: str) -> str:
@@ -181,7 +173,7 @@ class ForgeOfGems(Game):
         paytable = {p: {str(k): str(build.pay_x(s, k)) for k in (3, 4, 5)} for s, p in enumerate(PAYING)}
         return self.make_help(
             build, volatility=VOLATILITY, rules=RULES_TEXT, symbol_names=SYMBOL_WORDS, page=help_page(build),
-            rtp=rtp_of(build),
+            rtp=build.rtp,
             extra={"paytable_x_per_way": paytable, "max_ways": MAX_WAYS, "copy_limits": list(COPY_LIMITS),
                    "forge_symbols": list(FORGE),
                    "gembox": {str(k): [reward_name(k, j) for j in range(3)] for k in GEMBOX_REWARDS}})

@@ -47,6 +47,10 @@ def test_tuner_solves_the_linear_rtp_split_on_its_sample_and_is_reproducible(tmp
     (tmp_path / "old.json").write_text(json.dumps(cal.sample, indent=1))
     assert design.build_toml(design.calibrate(sample=sampling.load_sample(tmp_path / "old.json"))) == \
         design.build_toml(cal)
+    GemstonesGold().tune("96.71", {}, str(tmp_path / "again.toml"), sample=str(tmp_path / "old.json"))
+    assert (tmp_path / "again.toml").read_text() == (tmp_path / "96.71.toml").read_text()
+    with pytest.raises(ValueError, match="a sample file is an .npz archive"):   # refused before any work
+        GemstonesGold().tune("96.71", {}, str(tmp_path / "x.toml"), sample=str(tmp_path / "new.json"))
 
 
 def test_weights_for_a_mean_hit_it_to_within_one_step_of_the_value_2_weight():

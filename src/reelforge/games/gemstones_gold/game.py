@@ -204,7 +204,9 @@ class GemstonesGold(Game):
         for k, v in targets.items():
             if not 0 < v < 1:
                 raise ValueError(f"target {k} must be a fraction between 0 and 1, got {v}")
-        if sample is not None and Path(sample).suffix not in (".npz", ".json"):
+        # an existing .json is a tuning sample kept before the .npz format (still read); new ones are .npz
+        if sample is not None and Path(sample).suffix != ".npz" and not (
+                Path(sample).suffix == ".json" and Path(sample).exists()):
             raise ValueError(f"--sample: a sample file is an .npz archive, got {sample!r}")
         try:
             base = self.load_build(name)

@@ -24,7 +24,7 @@ def test_gemstones_gold_verify_from_a_kept_sample_repeats_the_simulated_figures(
     est = json.loads(first.stdout)
     assert est["rounds"] == 200_000 and est["seed"] == 3
     lo, hi = est["rtp_ci99"]
-    assert lo < est["rtp"] < hi and "feature_buy" in est["extra"]
+    assert lo < est["rtp"] < hi and est["feature_buy"]["price_x"] == "561/10" and "hit_rate_split" in est["extra"]
     again = run("gemstones-gold", "verify", "--load", str(kept), "--json", str(tmp_path / "v.json"))
     assert again.exit_code == 0, again.output
     assert json.loads((tmp_path / "v.json").read_text()) == est

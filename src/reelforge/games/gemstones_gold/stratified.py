@@ -208,7 +208,8 @@ def verify(build: Build, paid_n: int = 100_000_000, feature_n: int = 2_000_000, 
 def estimate_of(report: dict, seed: int) -> StratifiedEstimate:
     """A :func:`verify_estimate` report in the common shape (what only this game has under ``extra``)."""
     common = ("paid_boards", "rtp", "rtp_ci99", "rtp_paid", "rtp_paid_ci99", "rtp_free", "rtp_free_ci99",
-              "hit_rate", "hit_rate_ci99", "trigger_rate", "trigger_rate_ci99", "sd", "cap_probability")
+              "hit_rate", "hit_rate_ci99", "trigger_rate", "trigger_rate_ci99", "sd", "cap_probability",
+              "feature_buy", "hit_split")
     return StratifiedEstimate(
         rounds=report["paid_boards"], feature_rounds=sum(report["feature_counts"].values()), seed=seed,
         rtp=report["rtp"], rtp_ci99=tuple(report["rtp_ci99"]),
@@ -216,8 +217,8 @@ def estimate_of(report: dict, seed: int) -> StratifiedEstimate:
         rtp_split_ci99={"paid_spins": tuple(report["rtp_paid_ci99"]), "free_spins": tuple(report["rtp_free_ci99"])},
         feature_rate=report["trigger_rate"], feature_rate_ci99=tuple(report["trigger_rate_ci99"]),
         sd=report["sd"], hit_rate=report["hit_rate"], hit_rate_ci99=tuple(report["hit_rate_ci99"]),
-        max_win_probability=report["cap_probability"],
-        extra={k: v for k, v in report.items() if k not in common})
+        max_win_probability=report["cap_probability"], feature_buy=report["feature_buy"],
+        extra={"hit_rate_split": report["hit_split"], **{k: v for k, v in report.items() if k not in common}})
 
 
 class GemstonesGoldEstimator(StratifiedEstimator):

@@ -1,0 +1,377 @@
+"""check_game over every registered game, per game and per check; the toy game of CONTRIBUTING.md
+registered by this test only; broken variants of it prove each check able to fail."""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import math
+import multiprocessing
+import re
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from reelforge.conformance import CHECKS, ConformanceError, Context, check_game
+from reelforge.draws import RecordedDraws
+from reelforge.game import Capabilities, ExactFigures, RulesError
+from reelforge.games import registry
+from tests.toy_game import rules
+from tests.toy_game.game import ToyLine
+
+TOY = ("toy-line", "tests.toy_game.game:ToyLine")
+
+# The contract branch turns the shipped games' help into GameHelp, declares their capabilities
+# and makes Forge of Gems' build rtp a fraction; until it merges these checks fail with exactly
+# these messages, and only then count as expected failures (strict: they must flip at the merge).
+PENDING = {
+    ("forge-of-gems", "builds_load"):
+        "rtp must be a Fraction of the stake between 0 and 1 (never a percentage), got Fraction(481, 5)",
+}
+
+
+class PendingConversion(ConformanceError):
+    """A shipped game's failure that the contract branch's conversion removes."""
+
+
+_contexts: dict[str, Context] = {}
+
+
+def _context(game_id: str) -> Context:
+    """One context per game, so its reference rounds are played once for all its checks."""
+    if game_id not in _contexts:
+        _contexts[game_id] = Context(registry.get_game(game_id))
+    return _contexts[game_id]
+
+
+def _shipped_cases() -> list:
+    cases = []
+    for game_id in sorted(registry.SHIPPED_GAMES):
+        for name in CHECKS:
+            marks = []
+            if (game_id, name) in PENDING:
+                reason = ("help still a dict until the contract branch merges" if name == "help_typed" else
+                          f"until the contract branch merges: {PENDING[game_id, name]}")
+                marks = [pytest.mark.xfail(strict=True, raises=PendingConversion, reason=reason)]
+            cases.append(pytest.param(game_id, name, id=f"{game_id}-{name}", marks=marks))
+    return cases
+
+
+@pytest.mark.parametrize(("game_id", "check"), _shipped_cases())
+def test_shipped_game_keeps_the_contract(game_id, check):
+    try:
+        CHECKS[check](_context(game_id))
+    except ConformanceError as exc:
+        if PENDING.get((game_id, check), "\0") in str(exc):
+            raise PendingConversion(str(exc)) from exc
+        raise
+    finally:
+        if check == list(CHECKS)[-1]:
+            _contexts.pop(game_id, None)   # the game's rounds (a few hundred MB for all three) are done with
+
+
+@pytest.fixture
+def toy():
+    with registry.registered(*TOY) as game:
+        yield game
+
+
+@pytest.mark.parametrize("check", list(CHECKS))
+def test_toy_game_keeps_the_contract(toy, check):
+    CHECKS[check](_context(toy.id))
+
+
+def test_check_game_runs_every_check_on_the_toy_game(toy):
+    assert check_game(toy, rounds=200, replay_rounds=50, kernel_rounds=8000) == list(CHECKS)
+    with pytest.raises(ValueError, match="unknown check.*'no_such_check'"):
+        check_game(toy, checks=["no_such_check"])
+
+
+# -- the registry -------------------------------------------------------------------------------
+
+def test_registered_game_is_served_by_the_registry_and_removed_afterwards():
+    before = dict(registry.GAME_CLASSES)
+    with registry.registered(*TOY) as game:
+        assert registry.get_game("toy-line") is game and isinstance(game, ToyLine)
+        assert registry.game_ids() == [*before, "toy-line"]
+    assert registry.GAME_CLASSES == before
+    with pytest.raises(registry.UnknownGame, match="unknown game 'toy-line'"):
+        registry.get_game("toy-line")
+
+
+@pytest.mark.parametrize(("game_id", "target", "message"), [
+    ("Toy Line", TOY[1], "lower-case words joined by hyphens"),
+    ("toy-line", "tests.toy_game.game.ToyLine", "must be written 'package.module:ClassName'"),
+    ("toy-line", "tests.no_such_module:ToyLine", "cannot import 'tests.no_such_module'"),
+    ("toy-line", "tests.toy_game.game:NoSuchClass", "has no 'NoSuchClass'"),
+    ("toy-line", "tests.toy_game.rules:RulesError", "not a subclass of reelforge.game.Game"),
+    ("toy-lines", TOY[1], "has id 'toy-line', not 'toy-lines'"),
+    ("gemstones-gold", "reelforge.games.forge_of_gems.game:ForgeOfGems", "already registered"),
+])
+def test_register_refuses_bad_registrations_and_changes_nothing(game_id, target, message):
+    before = dict(registry.GAME_CLASSES)
+    with pytest.raises(ValueError, match=re.escape(message)):
+        registry.register(game_id, target)
+    assert registry.GAME_CLASSES == before
+
+
+def test_unregister_refuses_shipped_and_unknown_games():
+    with pytest.raises(ValueError, match="'forge-of-gems' is a shipped game"):
+        registry.unregister("forge-of-gems")
+    with pytest.raises(registry.UnknownGame, match="valid games: forge-of-fortunes"):
+        registry.unregister("toy-line")
+    assert set(registry.GAME_CLASSES) == registry.SHIPPED_GAMES
+
+
+# -- broken variants: each check can fail, and says where ----------------------------------------
+
+class KernelOffByOneDraw(ToyLine):
+    """A kernel that skips the stream's first draw."""
+
+    def kernel_round_wins(self, build, rounds, seed, mode="paid"):
+        rng = np.random.Generator(np.random.PCG64(seed))
+        rng.random()
+        wins = np.zeros(rounds, dtype=np.int64)
+        self._play(build, rounds, rng, wins)
+        return wins
+
+
+class WinUnitTooCoarse(ToyLine):
+    """Claims 2 win units per total bet, but the Bell pays 17.8x."""
+
+    def win_unit(self, build):
+        return 2
+
+
+class CapIgnored(ToyLine):
+    """Promises a 10x cap but plays to 100x."""
+
+    max_win_x = 10
+
+    def play_step(self, build, state, draws, action=None):
+        return rules.play_step(build, state, draws, 100 * build.coins)
+
+
+class PlaysOnAfterTheEnd(ToyLine):
+    """Starts a new spin when asked for a step of a finished round."""
+
+    def play_step(self, build, state, draws, action=None):
+        if state["phase"] == "done":
+            state = rules.new_state()
+        return super().play_step(build, state, draws, action)
+
+
+class TakesAnyAction(ToyLine):
+    """Ignores step actions instead of refusing the undeclared ones."""
+
+    def play_step(self, build, state, draws, action=None):
+        return rules.play_step(build, state, draws, self.max_win_x * build.coins)
+
+
+class HelpAsDict(ToyLine):
+    def help(self, build):
+        return self.__class__.__base__.help(self, build).to_json()
+
+
+class ChunkLosesARound(ToyLine):
+    def simulate_chunk(self, build, rounds, seed, mode="paid"):
+        return super().simulate_chunk(build, rounds - 1, seed, mode)
+
+
+class ReplayDrawsDiffer(ToyLine):
+    """Replays from the draws of the next round, not the round's own."""
+
+    def replay(self, build, mode, step_draws, actions=None):
+        shifted = [[(v + 1) % len(build.strips[i % 3]) for i, v in enumerate(d)] for d in step_draws]
+        return super().replay(build, mode, shifted, actions)
+
+
+class PerWorkerStream(ToyLine):
+    """Draws another stream in a pool worker than in the parent process."""
+
+    id = "toy-line-per-worker"
+
+    def simulate_chunk(self, build, rounds, seed, mode="paid"):
+        if multiprocessing.parent_process() is not None:
+            seed = np.random.SeedSequence(12345)
+        return super().simulate_chunk(build, rounds, seed, mode)
+
+
+class CapAsFloat(ToyLine):
+    max_win_x = 100.0
+
+
+class ExactWithoutDeclaring(ToyLine):
+    def exact(self, build):
+        return {"rtp": build.rtp}
+
+
+def toy_exact(build, cap_x: int) -> ExactFigures:
+    """Toy Line's figures exactly: every stop combination of a spin through the rules, then the
+    free spins' sums (capped) convolved."""
+    cap = cap_x * build.coins
+    p = Fraction(1, math.prod(len(s) for s in build.strips))
+    line: dict[int, Fraction] = {}            # one spin's line coins
+    paid: dict[tuple[int, bool], Fraction] = {}   # (paid spin coins, free spins awarded)
+    for stops in itertools.product(*(range(len(s)) for s in build.strips)):
+        step = rules.play_step(build, rules.new_state(), RecordedDraws(list(stops)), cap)
+        coins = step.state["total_coins"]
+        line[coins] = line.get(coins, 0) + p
+        paid[coins, not step.finished] = paid.get((coins, not step.finished), 0) + p
+    outcomes: dict[Fraction, Fraction] = {}
+    for (coins, feature), q in paid.items():
+        totals = {coins: q}
+        for _ in range(build.free_spins if feature else 0):
+            after: dict[int, Fraction] = {}
+            for t, r in totals.items():
+                for w, s in line.items() if t < cap else [(0, Fraction(1))]:
+                    u = min(t + w * build.free_spins_multiplier, cap)
+                    after[u] = after.get(u, 0) + r * s
+            totals = after
+        for t, r in totals.items():
+            outcomes[Fraction(t, build.coins)] = outcomes.get(Fraction(t, build.coins), 0) + r
+    rtp = sum(w * q for w, q in outcomes.items())
+    paid_rtp = sum(Fraction(c, build.coins) * q for (c, _), q in paid.items())
+    return ExactFigures(
+        rtp=rtp, rtp_split={"paid_spin": paid_rtp, "free_spins": rtp - paid_rtp},
+        hit_rate=sum(q for w, q in outcomes.items() if w), feature_rate=sum(q for (_, f), q in paid.items() if f),
+        variance=sum(w * w * q for w, q in outcomes.items()) - rtp * rtp, max_win_x=cap_x,
+        max_win_probability=outcomes.get(Fraction(cap_x), Fraction(0)), outcomes=outcomes)
+
+
+class ToyWithExact(ToyLine):
+    capabilities = Capabilities(exact=True)
+
+    def exact(self, build):
+        return toy_exact(build, self.max_win_x)
+
+
+class ExactVarianceOff(ToyWithExact):
+    def exact(self, build):
+        return dataclasses.replace(super().exact(build), variance=super().exact(build).variance * 2)
+
+
+class ExactOfAnotherBuild(ToyWithExact):
+    def exact(self, build):
+        return super().exact(self.load_build("91.0" if build.name == "96.1" else "96.1"))
+
+
+def test_declared_exact_figures_are_held_to_their_outcomes_and_to_a_simulation():
+    CHECKS["capabilities_match_behaviour"](Context(ToyWithExact()))
+    figures = ToyWithExact().exact(ToyLine().load_build("96.1"))
+    assert f"{float(figures.rtp):.5f}" == "0.96095"   # what the build file's comment says
+    with pytest.raises(ConformanceError, match=r"toy-line, build 96\.1: exact figures disagree with themselves: "
+                                               r"variance \(of the outcomes\) is"):
+        CHECKS["capabilities_match_behaviour"](Context(ExactVarianceOff()))
+    with pytest.raises(ConformanceError, match=r"toy-line, build 96\.1, mode paid, seed 14: exact rtp 0\.910127 is "
+                                               r"\d+\.\d standard errors from a simulation of 1000000 rounds"):
+        CHECKS["capabilities_match_behaviour"](Context(ExactOfAnotherBuild()))
+
+
+@pytest.mark.parametrize(("variant", "check", "message"), [
+    (KernelOffByOneDraw, "kernel_matches_reference",
+     r"toy-line, build 96\.1, mode paid, seed 14, round \d+: kernel and reference engine differ first here"),
+    (WinUnitTooCoarse, "wins_whole_units_within_cap",
+     r"toy-line, build 96\.1, mode paid, seed 14, round \d+: step \d+'s win \d+/5x total bet is not a whole "
+     r"number of win units \(win_unit 2\)"),
+    (CapIgnored, "wins_whole_units_within_cap", r"round \d+: the round win \d+(/5)?x passes the cap 10x"),
+    (PlaysOnAfterTheEnd, "refuses_bad_steps", r"build 96\.1, mode paid: another step of a finished round was accepted"),
+    (TakesAnyAction, "refuses_bad_steps", r"the undeclared step action 'no-such-action' was accepted"),
+    (HelpAsDict, "help_typed", r"toy-line, build 96\.1: help\(\) must return a GameHelp, got dict"),
+    (ChunkLosesARound, "simulation_matches_kernel_rounds", r"simulate_chunk's rounds is 19999, the kernel's 20000"),
+    (ReplayDrawsDiffer, "replay_reproduces_rounds", r"mode paid, seed 14, round 1: replay differs at step 1"),
+    (CapAsFloat, "declarations_typed", r"toy-line: max_win_x must be a positive integer \(x total bet\), got 100\.0"),
+    (ToyLine, "simulation_independent_of_workers",
+     r"toy-line: the game is not registered \(reelforge.games.registry.register\)"),
+    (ExactWithoutDeclaring, "capabilities_match_behaviour",
+     r"toy-line: exact\(\) is implemented but capabilities.exact is False"),
+])
+def test_a_broken_toy_game_fails_the_right_check_with_a_clear_message(variant, check, message):
+    with pytest.raises(ConformanceError, match=message):
+        CHECKS[check](Context(variant()))
+
+
+def test_simulation_totals_that_depend_on_the_worker_count_fail_the_check():
+    with registry.registered("toy-line-per-worker", "tests.test_conformance:PerWorkerStream") as game:
+        with pytest.raises(ConformanceError, match=r"toy-line-per-worker, build 96\.1, mode paid, seed 14: simulation "
+                                                   r"totals depend on the worker count: 1 and 2 workers differ in "
+                                                   r"\['hits', 'win'"):
+            CHECKS["simulation_independent_of_workers"](Context(game))
+
+
+def test_check_game_reports_every_failing_check_at_once():
+    class TwoFaults(PlaysOnAfterTheEnd, WinUnitTooCoarse):
+        pass
+
+    with pytest.raises(ConformanceError) as info:
+        check_game(TwoFaults(), rounds=200, kernel_rounds=8000,
+                   checks=["builds_load", "refuses_bad_steps", "wins_whole_units_within_cap"])
+    text = str(info.value)
+    assert text.startswith("toy-line fails 2 check(s):")
+    assert "\nrefuses_bad_steps: " in text and "\nwins_whole_units_within_cap: " in text
+    assert "builds_load" not in text
+
+
+def test_toy_rules_pay_the_middle_row_and_award_free_spins_on_a_star_per_reel():
+    """The toy game's own rules tests: boards chosen by their stops."""
+    game = ToyLine()
+    build = game.load_build("96.1")
+    bells = game.play_step(build, game.start_round(build), RecordedDraws([3, 1, 0]))
+    assert [reel[1] for reel in bells.events[0]["window"]] == ["Bell", "Bell", "Bell"]
+    assert bells.events[0]["window"][2] == ["Bell", "Bell", "Cherry"]   # reel 3 shows stops 19, 0, 1
+    assert (bells.win, bells.finished, bells.state["phase"]) == (Fraction(89, 5), True, "done")
+    stars = game.play_step(build, game.start_round(build), RecordedDraws([5, 5, 3]))
+    assert stars.win == 0 and stars.next_step == "free_spin" and stars.state["free_spins_left"] == 3
+    assert stars.events[-1] == {"type": "free_spins_awarded", "spins": 3}
+    free = game.play_step(build, stars.state, RecordedDraws([3, 1, 0]))   # three Bells, doubled
+    assert (free.kind, free.win, free.total_win, free.state["free_spins_left"]) == ("free_spin", Fraction(178, 5),
+                                                                                     Fraction(178, 5), 2)
+    with pytest.raises(RulesError, match="the round is finished"):
+        game.play_step(build, bells.state, RecordedDraws([0, 0, 0]))
+
+
+# -- what the platform gives a registered game -------------------------------------------------
+
+@pytest.mark.xfail(strict=True, raises=(AttributeError, NotImplementedError),
+                   reason="the server reads help as a dict and the CLI exact() as None-when-absent until the "
+                          "contract branch merges")
+def test_a_registered_game_is_served_audited_and_simulated_with_nothing_else_changed(toy, tmp_path):
+    import json
+    import uuid
+
+    from fastapi.testclient import TestClient
+    from typer.testing import CliRunner
+
+    from reelforge.cli import app as cli
+    from reelforge.server.app import create_app
+    from reelforge.server.config import parse_config
+    from reelforge.server.verify import verify_all
+
+    config = parse_config({"server": {"mode": "demo"}, "games": {"toy-line": {"bet_ladder": [10, 100]}}})
+    app = create_app(config, f"sqlite:///{tmp_path / 'toy.db'}")
+    client = TestClient(app)
+    auth = {"Authorization": f"Bearer {client.post('/api/v1/sessions', json={'player': 'ann'}).json()['token']}"}
+
+    def post(path: str) -> dict:
+        r = client.post(path, json={} if "steps" in path else {"bet": 100},
+                        headers={**auth, "Idempotency-Key": uuid.uuid4().hex})
+        assert r.status_code in (200, 201), r.text
+        return r.json()
+
+    won = 0
+    for _ in range(30):
+        rnd = post("/api/v1/games/toy-line/rounds")
+        while rnd["status"] == "open":
+            rnd = post(f"/api/v1/rounds/{rnd['id']}/steps")
+        won += rnd["paid"]
+    assert client.get("/api/v1/wallet", headers=auth).json()["balance"] == config.demo_balance - 30 * 100 + won
+    help_ = client.get("/api/v1/games/toy-line/help", headers=auth)
+    assert help_.status_code == 200 and help_.json()["title"] == "Toy Line"
+    audits = list(verify_all(app.state.engine))
+    assert len(audits) == 30 and all(a["ok"] for a in audits)
+    run = CliRunner().invoke(cli, ["summary", "toy-line", "--rounds", "100000", "--seed", "7", "--workers", "1",
+                                   "--json"])
+    if run.exception:
+        raise run.exception
+    assert run.exit_code == 0 and json.loads(run.output)["rounds"] == 100_000

@@ -22,13 +22,10 @@ from tests.toy_game.game import ToyLine
 
 TOY = ("toy-line", "tests.toy_game.game:ToyLine")
 
-# The contract branch turns the shipped games' help into GameHelp, declares their capabilities
-# and makes Forge of Gems' build rtp a fraction; until it merges these checks fail with exactly
-# these messages, and only then count as expected failures (strict: they must flip at the merge).
-PENDING = {
-    ("forge-of-gems", "builds_load"):
-        "rtp must be a Fraction of the stake between 0 and 1 (never a percentage), got Fraction(481, 5)",
-}
+# A shipped game's check that fails until another branch merges, with exactly this message: only
+# then an expected failure (strict: it must flip at the merge). None now: Forge of Gems' build rtp
+# became a fraction of the stake with the game folders of one shape.
+PENDING: dict[tuple[str, str], str] = {}
 
 
 class PendingConversion(ConformanceError):

@@ -6,6 +6,8 @@ from numba import njit
 
 from reelforge.calibration import chunked_sums
 from reelforge.games.forge_of_gems import design as fog
+from reelforge.games.forge_of_gems import stratified as fogs
+from reelforge.games.forge_of_gems.template import make_build
 from reelforge.mechanics.rng import draw
 from reelforge.tuning import Param, TuningSpace, climb, pattern_steps
 
@@ -29,8 +31,8 @@ def test_chunked_sums_do_not_depend_on_the_number_of_workers():
 
 
 def test_forge_of_gems_sample_is_the_same_for_one_or_two_workers():
-    a = fog.sample(150_000, 3_000, seed=7, tail_threshold=fog.TAIL_THRESHOLD, chunk=40_000, log=False, workers=1)
-    b = fog.sample(150_000, 3_000, seed=7, tail_threshold=fog.TAIL_THRESHOLD, chunk=40_000, log=False, workers=2)
+    a = fogs.simulate_strata(150_000, 3_000, seed=7, tail_threshold=fogs.TAIL_THRESHOLD, chunk=40_000, log=False, workers=1)
+    b = fogs.simulate_strata(150_000, 3_000, seed=7, tail_threshold=fogs.TAIL_THRESHOLD, chunk=40_000, log=False, workers=2)
     for field in ("n_cls", "sum_b", "hist_b", "sums", "cross"):
         assert np.array_equal(getattr(a, field), getattr(b, field)), field
     assert a.max_b == b.max_b and a.tail == b.tail and a.spins == 150_000 and a.features == 3_000
@@ -54,8 +56,8 @@ def test_coarse_to_fine_climb_finds_the_closest_integer_of_a_monotone_figure(tar
 
 
 def test_forge_of_gems_tuner_lands_on_the_closest_prize_weight():
-    st = fog.sample(300_000, 5_000, seed=3, tail_threshold=fog.TAIL_THRESHOLD, log=False)
+    st = fogs.simulate_strata(300_000, 5_000, seed=3, tail_threshold=fogs.TAIL_THRESHOLD, log=False)
     build = fog.calibrate_one(st, "91.2", 0.912)
     w = build.gembox[3].weights[0]
-    err = {d: abs(fog.estimate(st, fog.make_build("91.2", w + d))["rtp"] - 0.912) for d in (-1, 0, 1)}
+    err = {d: abs(fogs.estimate(st, make_build("91.2", w + d))["rtp"] - 0.912) for d in (-1, 0, 1)}
     assert err[0] <= err[-1] and err[0] <= err[1]

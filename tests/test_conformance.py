@@ -22,19 +22,6 @@ from tests.toy_game.game import ToyLine
 
 TOY = ("toy-line", "tests.toy_game.game:ToyLine")
 
-# The contract branch turns the shipped games' help into GameHelp, declares their capabilities
-# and makes Forge of Gems' build rtp a fraction; until it merges these checks fail with exactly
-# these messages, and only then count as expected failures (strict: they must flip at the merge).
-PENDING = {
-    ("forge-of-gems", "builds_load"):
-        "rtp must be a Fraction of the stake between 0 and 1 (never a percentage), got Fraction(481, 5)",
-}
-
-
-class PendingConversion(ConformanceError):
-    """A shipped game's failure that the contract branch's conversion removes."""
-
-
 _contexts: dict[str, Context] = {}
 
 
@@ -45,27 +32,14 @@ def _context(game_id: str) -> Context:
     return _contexts[game_id]
 
 
-def _shipped_cases() -> list:
-    cases = []
-    for game_id in sorted(registry.SHIPPED_GAMES):
-        for name in CHECKS:
-            marks = []
-            if (game_id, name) in PENDING:
-                reason = ("help still a dict until the contract branch merges" if name == "help_typed" else
-                          f"until the contract branch merges: {PENDING[game_id, name]}")
-                marks = [pytest.mark.xfail(strict=True, raises=PendingConversion, reason=reason)]
-            cases.append(pytest.param(game_id, name, id=f"{game_id}-{name}", marks=marks))
-    return cases
+SHIPPED_CASES = [pytest.param(game_id, name, id=f"{game_id}-{name}")
+                 for game_id in sorted(registry.SHIPPED_GAMES) for name in CHECKS]
 
 
-@pytest.mark.parametrize(("game_id", "check"), _shipped_cases())
+@pytest.mark.parametrize(("game_id", "check"), SHIPPED_CASES)
 def test_shipped_game_keeps_the_contract(game_id, check):
     try:
         CHECKS[check](_context(game_id))
-    except ConformanceError as exc:
-        if PENDING.get((game_id, check), "\0") in str(exc):
-            raise PendingConversion(str(exc)) from exc
-        raise
     finally:
         if check == list(CHECKS)[-1]:
             _contexts.pop(game_id, None)   # the game's rounds (a few hundred MB for all three) are done with

@@ -1,12 +1,15 @@
 """One generic tuner for every game: integer hill-climbing over a build's
 declared free parameters toward target figures.
 
-A game opts in with :meth:`Game.tuning_space`, which returns a
-:class:`TuningSpace`: the free integer parameters (symbol counts, weights)
-with bounds, a function that turns parameter values into a build, and how to
-measure a candidate: exactly (games with exact maths) or by simulation with
-*common random numbers* (every candidate is simulated from the same seed, so
-differences between candidates are not drowned by noise).
+A game opts in by declaring ``capabilities.tunable`` and implementing
+:meth:`reelforge.game.Game.tune` (``reelforge tune GAME --build B``), which
+builds a :class:`TuningSpace` in the game's design module (a ``tuning_space``
+function in ``games/<game>/design.py``) and climbs it with :func:`climb` or
+:func:`staged_climb`. A space holds the free integer parameters (symbol counts,
+weights, mean values) with bounds, a function that turns parameter values into
+a build, and how to measure a candidate: exactly (games with exact maths) or on
+one simulated sample with *common random numbers* (every candidate is measured
+on the same sample, so differences between candidates are not drowned by noise).
 
 The search is deterministic: best single move while one improves, else the
 best pair of moves, stopping when neither improves.

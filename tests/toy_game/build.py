@@ -7,11 +7,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import cache
 from typing import Any
 
-from reelforge.buildfile import build_dir, list_builds, read_build, require
-from reelforge.game import BuildError
+from reelforge.buildfile import (
+    RTP,
+    Array,
+    At,
+    BuildFiles,
+    Field,
+    Integer,
+    Mapping,
+    Table,
+    Text,
+    build_dir,
+    fraction_text,
+)
 
 GAME_ID = "toy-line"
 SYMBOLS = "ABCS"
@@ -35,27 +45,42 @@ class Build:
     feature_buy_price_x: Fraction | None = None
 
 
+SCHEMA = Table((
+    Field("game", Text()),
+    Field("name", Text()),
+    Field("rtp", RTP),                                           # a fraction of the stake
+    Field("coins", Integer(low=1)),
+    Field("free_spins", Integer(low=1)),
+    Field("free_spins_multiplier", Integer(low=1)),
+    Field("strips", Array(Text(SYMBOLS, min_length=3), length=3, noun="strips", multiline=True)),
+    Field("pays", Mapping(Integer(low=1), keys=("A", "B", "C"), complete=True, noun="symbol",
+                          comment="coins for three of a kind on the middle row")),
+))
+"""The build file's layout: every key's type and range, checked on load."""
+
+
+def _from_data(d: dict[str, Any], name: str, at: At) -> Build:
+    # checks across keys go here (at / "key").error("..."); the toy has none
+    return Build(name=name, rtp=d["rtp"], coins=d["coins"], pays=d["pays"], strips=tuple(d["strips"]),
+                 free_spins=d["free_spins"], free_spins_multiplier=d["free_spins_multiplier"])
+
+
+def _to_data(b: Build) -> dict[str, Any]:
+    return {"game": GAME_ID, "name": b.name, "rtp": fraction_text(b.rtp), "coins": b.coins,
+            "free_spins": b.free_spins, "free_spins_multiplier": b.free_spins_multiplier,
+            "strips": list(b.strips), "pays": dict(b.pays)}
+
+
+FILES = BuildFiles(GAME_ID, BUILDS_DIR, SCHEMA, _from_data, _to_data)
+
+
 def parse_build(data: dict[str, Any], name: str) -> Build:
-    where = f"{GAME_ID} build {name}"
-    coins = require(data, "coins", int, where)
-    pays = require(data, "pays", dict, where)
-    strips = require(data, "strips", list, where)
-    free_spins = require(data, "free_spins", int, where)
-    multiplier = require(data, "free_spins_multiplier", int, where)
-    if coins < 1 or free_spins < 1 or multiplier < 1:
-        raise BuildError(f"{where}: coins, free_spins and free_spins_multiplier must be positive")
-    if sorted(pays) != ["A", "B", "C"] or any(not isinstance(v, int) or v < 1 for v in pays.values()):
-        raise BuildError(f"{where}: 'pays' must give A, B and C a positive whole number of coins")
-    if len(strips) != 3 or any(not isinstance(s, str) or len(s) < 3 or set(s) - set(SYMBOLS) for s in strips):
-        raise BuildError(f"{where}: 'strips' must be 3 strings of at least 3 stops from {SYMBOLS!r}")
-    return Build(name=name, rtp=Fraction(require(data, "rtp", str, where)), coins=coins, pays=dict(pays),
-                 strips=tuple(strips), free_spins=free_spins, free_spins_multiplier=multiplier)
+    return FILES.parse(data, name)
 
 
 def build_names() -> list[str]:
-    return list_builds(BUILDS_DIR)
+    return FILES.names()                     # file stems, highest RTP first
 
 
-@cache
-def load_build(name: str) -> Build:
-    return parse_build(read_build(BUILDS_DIR, name, GAME_ID), name)
+def load_build(name: str) -> Build:          # unknown names raise BuildError listing the valid ones
+    return FILES.load(name)

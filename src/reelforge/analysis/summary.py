@@ -8,11 +8,10 @@ The dict is the ``--json`` contract of ``reelforge summary`` / ``simulate``.
 from __future__ import annotations
 
 import math
-from dataclasses import fields as dataclass_fields
 from fractions import Fraction
 from typing import Any
 
-from reelforge.game import Build, Game, StratifiedEstimate, jsonable
+from reelforge.game import Build, Game, jsonable
 from reelforge.stats import (
     BUCKET_EDGES_X,
     BUCKET_LABELS,
@@ -166,7 +165,7 @@ def stratified_summary(game: Game, build: Build, rounds: int, seed: int) -> dict
     """Summary from the game's stratified estimate (games declaring ``capabilities.stratified``)."""
     if not game.capabilities.stratified:
         raise ValueError(f"{game.id} has no stratified estimate; use a plain simulation")
-    est = _estimate(game.stratified(build, rounds, seed), rounds, seed)
+    est = game.stratified(build, rounds, seed)
     out = _identity(game, build, "stratified", "paid")
     figures = est.to_json()
     extra = figures.pop("extra")
@@ -185,26 +184,6 @@ def stratified_summary(game: Game, build: Build, rounds: int, seed: int) -> dict
         "extra": extra,
     })
     return out
-
-
-def _estimate(value: StratifiedEstimate | dict[str, Any], rounds: int, seed: int) -> StratifiedEstimate:
-    """The game's stratified estimate as a :class:`StratifiedEstimate`.
-
-    Transitional, until every game's ``stratified`` returns one (issue 14 changes them on
-    another branch): a game still returning the old dict has its contract fields read and the
-    rest put under ``extra``. Remove with the last dict-returning ``stratified``."""
-    if isinstance(value, StratifiedEstimate):
-        return value
-    known = {f.name for f in dataclass_fields(StratifiedEstimate)} - {"extra"}
-    data = {k: v for k, v in value.items() if k in known}
-    data.setdefault("seed", seed)
-    data.setdefault("rounds", rounds)
-    data.setdefault("rtp_split_ci99", {k: None for k in data.get("rtp_split", {})})
-    for key in ("rtp_ci99", "feature_rate_ci99", "hit_rate_ci99"):
-        if data.get(key) is not None:
-            data[key] = tuple(data[key])
-    data["rtp_split_ci99"] = {k: None if v is None else tuple(v) for k, v in data["rtp_split_ci99"].items()}
-    return StratifiedEstimate(**data, extra={k: v for k, v in value.items() if k not in known})
 
 
 GROWTH_MARGIN = 1.15

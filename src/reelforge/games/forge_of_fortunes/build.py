@@ -8,12 +8,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import cache
 from pathlib import Path
 from typing import Any
 
-from reelforge.buildfile import build_dir, list_builds, read_build, require
-from reelforge.game import BuildError
+from reelforge.buildfile import (
+    RTP,
+    Array,
+    At,
+    BuildFiles,
+    Field,
+    Integer,
+    Mapping,
+    Table,
+    Text,
+    build_dir,
+    fraction_text,
+)
 
 GAME_ID = "forge-of-fortunes"
 GOLD, SLAG, COAL, BLANK = "G", "S", "C", "-"
@@ -65,66 +75,99 @@ class Build:
         return self.feature_sets[self.runner_sets[runner]]
 
 
-def _strip_set(raw: Any, where: str, allowed: str, coal_reel3: bool) -> StripSet:
-    if not isinstance(raw, dict):
-        raise BuildError(f"{where}: must be a table with 'reels'")
-    reels = require(raw, "reels", list, where)
-    if len(reels) != 3:
-        raise BuildError(f"{where}: 'reels' must hold 3 strips, found {len(reels)}")
+STRIPS_NOTE = ("Strips: one character per stop: G Gold Nugget, S Slag, C Coal (feature reel 3 only), "
+               "- blank.")
+
+
+def _reels() -> Table:
+    return Table((Field("reels", Array(Text(GOLD + SLAG + COAL + BLANK, min_length=1), length=3, noun="strips",
+                                       multiline=True)),))
+
+
+SCHEMA = Table((
+    Field("game", Text()),
+    Field("name", Text()),
+    Field("rtp", RTP),
+    Field("coins", Integer(low=1)),
+    Field("two_of_a_kind_coins", Integer(low=0)),
+    Field("max_stake", Integer(low=1), required=False, default=100),
+    Field("ladder", Array(Integer(low=1), min_length=2, noun="runners")),
+    Field("safe", Array(Integer(low=1), noun="runners")),
+    Field("base", _reels()),
+    Field("feature", Table((
+        Field("runner_sets", Array(Text(min_length=1), noun="strip set names", multiline=True,
+                                   item_comment=lambda i, d: f"runner {i + 1}: {d['ladder'][i]}x")),
+        Field("sets", Mapping(_reels(), noun="strip set")),
+    ))),
+))
+"""The build file's layout (:mod:`reelforge.buildfile`)."""
+
+
+def _strip_set(reels: list[str], at: At, coal_reel3: bool) -> StripSet:
     for i, strip in enumerate(reels):
-        if not isinstance(strip, str) or not strip:
-            raise BuildError(f"{where}: reel {i + 1} strip must be a non-empty string")
-        ok = allowed + (COAL if coal_reel3 and i == 2 else "")
+        ok = GOLD + SLAG + BLANK + (COAL if coal_reel3 and i == 2 else "")
         bad = sorted(set(strip) - set(ok))
         if bad:
-            raise BuildError(f"{where}: reel {i + 1} holds symbol(s) {''.join(bad)!r} not allowed there (allowed: {ok!r})")
+            raise (at / (i + 1)).error(f"holds symbol(s) {''.join(bad)!r} not allowed there (allowed: {ok!r})")
         if GOLD not in strip:
-            raise BuildError(f"{where}: reel {i + 1} has no GOLD; the feature could never be reached or advanced")
+            raise (at / (i + 1)).error("has no GOLD; the feature could never be reached or advanced")
     return StripSet(reels=tuple(reels))  # type: ignore[arg-type]
 
 
-def parse_build(data: dict[str, Any], name: str) -> Build:
-    """Validate a parsed TOML build."""
-    where = f"{GAME_ID} build {name}"
-    rtp = Fraction(str(require(data, "rtp", (str, float, int), where)))
-    coins = require(data, "coins", int, where)
-    two = require(data, "two_of_a_kind_coins", int, where)
-    if coins <= 0 or two < 0:
-        raise BuildError(f"{where}: coins must be positive and two_of_a_kind_coins non-negative")
-    ladder = tuple(require(data, "ladder", list, where))
-    if len(ladder) < 2 or any(not isinstance(v, int) or v <= 0 for v in ladder) or list(ladder) != sorted(set(ladder)):
-        raise BuildError(f"{where}: 'ladder' must be at least two strictly increasing positive integers")
-    safe_values = require(data, "safe", list, where)
+def _from_data(d: dict[str, Any], name: str, at: At) -> Build:
+    ladder = tuple(d["ladder"])
+    if list(ladder) != sorted(set(ladder)):
+        raise (at / "ladder").error("must be at least two strictly increasing positive integers")
+    safe_values = d["safe"]
     missing = [v for v in safe_values if v not in ladder]
     if missing:
-        raise BuildError(f"{where}: safe runners {missing} are not on the ladder")
-    if ladder[0] not in safe_values or ladder[-1] not in safe_values:
-        raise BuildError(f"{where}: the first and the top runner must be safe (Coal has nowhere to move them)")
-    base = _strip_set(data.get("base"), f"{where} [base]", GOLD + SLAG + BLANK, coal_reel3=False)
-    feature = require(data, "feature", dict, where)
-    sets_raw = require(feature, "sets", dict, f"{where} [feature]")
-    sets = {k: _strip_set(v, f"{where} [feature.sets.{k}]", GOLD + SLAG + BLANK, coal_reel3=True)
-            for k, v in sets_raw.items()}
-    runner_sets = tuple(require(feature, "runner_sets", list, f"{where} [feature]"))
+        raise (at / "safe").error(f"names runners {missing} that are not on the ladder")
+    ends = [v for v in (ladder[0], ladder[-1]) if v not in safe_values]
+    if ends:
+        raise (at / "safe").error(f"lacks {ends}: the first and the top runner must be safe (Coal has nowhere "
+                                  "to move them)")
+    base = _strip_set(d["base"]["reels"], at / "base" / "reels", coal_reel3=False)
+    feature = d["feature"]
+    sets = {k: _strip_set(v["reels"], at / "feature" / "sets" / k / "reels", coal_reel3=True)
+            for k, v in feature["sets"].items()}
+    runner_sets = tuple(feature["runner_sets"])
     if len(runner_sets) != len(ladder) - 1:
-        raise BuildError(f"{where}: feature.runner_sets needs {len(ladder) - 1} entries (every runner below the top), "
-                         f"found {len(runner_sets)}")
+        raise (at / "feature" / "runner_sets").error(
+            f"needs {len(ladder) - 1} entries (every runner below the top), found {len(runner_sets)}")
     unknown = sorted({s for s in runner_sets if s not in sets})
     if unknown:
-        raise BuildError(f"{where}: feature.runner_sets names unknown strip sets {unknown}; defined: {sorted(sets)}")
-    max_stake = data.get("max_stake", 100)
+        raise (at / "feature" / "runner_sets").error(f"names unknown strip sets {unknown}; defined: {sorted(sets)}")
     return Build(
-        name=name, rtp=rtp, coins=coins, two_of_a_kind_coins=two, ladder=ladder,
+        name=name, rtp=d["rtp"], coins=d["coins"], two_of_a_kind_coins=d["two_of_a_kind_coins"], ladder=ladder,
         safe=frozenset(ladder.index(v) for v in safe_values), base=base,
-        feature_sets=sets, runner_sets=runner_sets, max_stake=max_stake,
+        feature_sets=sets, runner_sets=runner_sets, max_stake=d["max_stake"],
     )
 
 
+def _to_data(b: Build) -> dict[str, Any]:
+    return {
+        "game": GAME_ID, "name": b.name, "rtp": fraction_text(b.rtp), "coins": b.coins,
+        "two_of_a_kind_coins": b.two_of_a_kind_coins, "max_stake": b.max_stake, "ladder": list(b.ladder),
+        "safe": [b.ladder[i] for i in sorted(b.safe)],
+        "base": {"reels": list(b.base.reels)},
+        "feature": {"runner_sets": list(b.runner_sets),
+                    "sets": {k: {"reels": list(s.reels)} for k, s in b.feature_sets.items()}},
+    }
+
+
+FILES: BuildFiles[Build] = BuildFiles(GAME_ID, BUILDS_DIR, SCHEMA, _from_data, _to_data)
+"""List, load and write Forge of Fortunes build files."""
+
+
+def parse_build(data: dict[str, Any], name: str) -> Build:
+    """Validate parsed TOML data as build ``name`` (raises BuildError naming the key)."""
+    return FILES.parse(data, name)
+
+
 def build_names() -> list[str]:
-    return list_builds(BUILDS_DIR)
+    return FILES.names()
 
 
-@cache
 def load_build(name: str) -> Build:
     """Load a shipped build by name."""
-    return parse_build(read_build(BUILDS_DIR, name, GAME_ID), name)
+    return FILES.load(name)

@@ -24,10 +24,12 @@ from fractions import Fraction
 from reelforge.games.forge_of_fortunes.build import (
     BLANK,
     COAL,
+    FILES,
     GOLD,
     REFERENCE_LADDER,
     REFERENCE_SAFE,
     SLAG,
+    STRIPS_NOTE,
     Build,
     StripSet,
 )
@@ -314,37 +316,13 @@ def describe(build: Build) -> dict[str, float]:
             "sd": math.sqrt(float(r.variance)), "trigger_one_in": float(1 / r.trigger)}
 
 
+HEADER = ("Forge of Fortunes build, written by `reelforge tune forge-of-fortunes` "
+          "(games/forge_of_fortunes/design.py).\n" + STRIPS_NOTE)
+
+
 def build_toml(build: Build, counts_note: str = "") -> str:
-    """Serialise a build as the TOML data file the loader reads."""
-    lines = [
-        "# Forge of Fortunes build, written by `reelforge tune forge-of-fortunes` (games/forge_of_fortunes/design.py).",
-        "# Strips: one character per stop: G Gold Nugget, S Slag, C Coal (feature reel 3 only), - blank.",
-    ]
-    if counts_note:
-        lines.append(f"# {counts_note}")
-    lines += [
-        'game = "forge-of-fortunes"',
-        f'name = "{build.name}"',
-        f'rtp = "{float(build.rtp):.6g}"',
-        f"coins = {build.coins}",
-        f"two_of_a_kind_coins = {build.two_of_a_kind_coins}",
-        f"max_stake = {build.max_stake}",
-        f"ladder = {list(build.ladder)}",
-        f"safe = {[build.ladder[i] for i in sorted(build.safe)]}",
-        "",
-        "[base]",
-        "reels = [",
-        *[f'  "{r}",' for r in build.base.reels],
-        "]",
-        "",
-        "[feature]",
-        "runner_sets = [",
-        *[f'  "{s}",  # runner {i + 1}: {build.ladder[i]}x' for i, s in enumerate(build.runner_sets)],
-        "]",
-    ]
-    for name, ss in build.feature_sets.items():
-        lines += ["", f'[feature.sets."{name}"]', "reels = [", *[f'  "{r}",' for r in ss.reels], "]"]
-    return "\n".join(lines) + "\n"
+    """The build file the loader reads (the shared writer, :mod:`reelforge.buildfile`)."""
+    return FILES.text(build, HEADER + (f"\n{counts_note}" if counts_note else ""))
 
 
 def tune(name: str, rtp: Fraction, p_max: float = 1e-5, sd: float = 11.5) -> Build:

@@ -7,8 +7,9 @@ from typing import Any
 
 import numpy as np
 
+from reelforge.buildfile import kernel_tables
 from reelforge.draws import DrawSource
-from reelforge.game import Capabilities, ExactFigures, Game, GameHelp, StepResult
+from reelforge.game import Capabilities, ExactFigures, Game, GameHelp, StepResult, TuneResult
 from reelforge.games.forge_of_fortunes import build as builds
 from reelforge.games.forge_of_fortunes import kernel, rules
 from reelforge.games.forge_of_fortunes.build import Build
@@ -136,7 +137,7 @@ class ForgeOfFortunes(Game):
         acc = self.new_accumulator(build, mode)
         tally = Tally.empty(len(self.COMPONENTS), len(acc.counter_names))
         rng = np.random.Generator(np.random.PCG64(seed))
-        kernel.simulate(_tables(build, acc.unit), rng, rounds, tally.totals, tally.components, tally.hist,
+        kernel.simulate(_tables(build), rng, rounds, tally.totals, tally.components, tally.hist,
                         tally.counters)
         acc.add_tally(tally)
         return acc
@@ -144,7 +145,7 @@ class ForgeOfFortunes(Game):
     def kernel_round_wins(self, build: Build, rounds: int, seed: int | np.random.SeedSequence,
                           mode: str = "paid") -> np.ndarray:
         rng = np.random.Generator(np.random.PCG64(seed))
-        return kernel.round_wins(_tables(build, self.win_unit(build)), rng, rounds)
+        return kernel.round_wins(_tables(build), rng, rounds)
 
     def exact(self, build: Build) -> ExactFigures:
         r = exact(build)
@@ -164,7 +165,7 @@ class ForgeOfFortunes(Game):
             })
 
     def tune(self, name: str, targets: dict[str, float], out: str | None = None,
-             sample: str | None = None) -> dict[str, Any]:
+             sample: str | None = None) -> TuneResult:
         """Calibrate strips for ``targets`` (rtp, p_max, sd) and write the build file.
 
         The RTP target defaults to the build name (``96.2`` -> 0.962); ``p_max``
@@ -192,11 +193,12 @@ class ForgeOfFortunes(Game):
         path = Path(out) if out else builds.BUILDS_DIR / f"{name}.toml"
         path.write_text(design.build_toml(build))
         r = exact(build)
-        return {"game": self.id, "build": name, "file": str(path), "method": "exact",
-                "rtp": float(r.rtp), "rtp_error_pp": float((r.rtp - rtp) * 100),
-                "max_win_probability": float(r.max_win_probability),
-                "max_win_one_in": float(1 / r.max_win_probability), "hit_rate": float(r.hit_rate),
-                "sd": float(r.variance) ** 0.5}
+        return TuneResult(
+            game=self.id, build=name, file=str(path), method="exact",
+            figures={"rtp": r.rtp, "rtp_error_pp": float((r.rtp - rtp) * 100),
+                     "max_win_probability": r.max_win_probability,
+                     "max_win_one_in": float(1 / r.max_win_probability), "hit_rate": r.hit_rate,
+                     "sd": float(r.variance) ** 0.5})
 
     def feature_picture(self, build: Build, summary: dict[str, Any]) -> dict[str, Any] | None:
         extra = summary.get("extra") or {}
@@ -232,13 +234,10 @@ class ForgeOfFortunes(Game):
         return out
 
 
-_TABLES: dict[int, tuple[Build, kernel.Tables]] = {}
+def _kernel_tables(build: Build) -> kernel.Tables:
+    return kernel.tables(build, build.two_of_a_kind_x.denominator)
 
 
-def _tables(build: Build, unit: int) -> kernel.Tables:
-    """Kernel tables of a build, flattened once per build object."""
-    hit = _TABLES.get(id(build))
-    if hit is None or hit[0] is not build:
-        hit = (build, kernel.tables(build, unit))
-        _TABLES[id(build)] = hit
-    return hit[1]
+def _tables(build: Build) -> kernel.Tables:
+    """Kernel tables of a build (flattened once per build object, :func:`reelforge.buildfile.kernel_tables`)."""
+    return kernel_tables(build, _kernel_tables)

@@ -26,14 +26,25 @@ from __future__ import annotations
 from bisect import bisect_right
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import cache, cached_property
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from reelforge.buildfile import build_dir, list_builds, read_build, require
-from reelforge.game import BuildError
+from reelforge.buildfile import (
+    RTP,
+    Array,
+    At,
+    BuildFiles,
+    Field,
+    Integer,
+    Mapping,
+    Table,
+    Text,
+    build_dir,
+    fraction_text,
+)
 
 GAME_ID = "forge-of-gems"
 BUILDS_DIR: Path = build_dir(__file__)
@@ -134,112 +145,96 @@ class Build:
         return Fraction(self.paytable[symbol][length], self.unit)
 
 
-def _weights(raw: Any, names: tuple[str, ...], where: str, zero: tuple[str, ...] = ()) -> WeightedTable:
-    if not isinstance(raw, dict):
-        raise BuildError(f"{where}: must be a table of weights")
-    unknown = sorted(set(raw) - set(names))
-    if unknown:
-        raise BuildError(f"{where}: unknown symbol(s) {unknown}; allowed: {', '.join(names)}")
-    weights = []
-    for n in names:
-        w = raw.get(n, 0)
-        if not isinstance(w, int) or isinstance(w, bool) or w < 0:
-            raise BuildError(f"{where}: weight of {n} must be a non-negative integer, found {w!r}")
-        if n in zero and w:
-            raise BuildError(f"{where}: {n} must have weight 0 here")
-        weights.append(w)
-    if sum(weights) <= 0:
-        raise BuildError(f"{where}: weights must not all be zero")
-    return WeightedTable(tuple(weights))
+SINGLE = " (one weight: symbols land single; only the FORGE REEL's Splitters split them)"
 
 
-def _cells(raw: Any, where: str) -> WeightedTable:
-    if isinstance(raw, dict):
-        for n, w in raw.items():
-            if isinstance(w, list):
-                raise BuildError(f"{where}: {n} needs one weight (symbols land single; only the FORGE REEL's "
-                                 f"Splitters split them), found {w!r}")
-    return _weights(raw, NORMAL, where)
+def _weights(names: tuple[str, ...], hint: str = "") -> Mapping:
+    """Weights per symbol; a symbol left out has weight 0."""
+    return Mapping(Integer(low=0, hint=hint), keys=names, default=0, noun="symbol")
+
+
+SCHEMA = Table((
+    Field("game", Text()),
+    Field("name", Text()),
+    Field("rtp", RTP),
+    Field("unit", Integer(low=1)),
+    Field("cap_x", Integer(low=1)),
+    Field("max_stake", Integer(low=1), required=False, default=100),
+    Field("paytable", Mapping(Array(Integer(low=0), length=3, noun="pays (3, 4, 5 reels)"), keys=PAYING,
+                              complete=True, noun="paying symbol", comment="units per way for 3, 4, 5 reels")),
+    Field("cells", Mapping(_weights(NORMAL, SINGLE), keys=tuple(f"reel{r + 1}" for r in range(REELS)),
+                           complete=True, noun="reel",
+                           comment="weights of the symbols a cell lands as (single)")),
+    Field("forge", Table((Field("base", _weights(FORGE)), Field("free", _weights(FORGE))))),
+    Field("targets", _weights(PAYING)),
+    Field("gembox", Mapping(Array(Integer(low=0), length=3, noun="weights"), keys=("3", "4", "5"), complete=True,
+                            noun="scatter class", comment="weights of the seed's three rewards per scatter class",
+                            value_comment=lambda k: ", ".join(reward_name(int(k), i) for i in range(3)))),
+))
+"""The build file's layout (:mod:`reelforge.buildfile`)."""
+
+
+def _table(weights: dict[str, int], at: At) -> WeightedTable:
+    if sum(weights.values()) <= 0:
+        raise at.error("weights must not all be zero")
+    return WeightedTable(tuple(weights.values()))
+
+
+def _from_data(d: dict[str, Any], name: str, at: At) -> Build:
+    if d["cap_x"] != CAP_X:
+        raise (at / "cap_x").error(f"must be {CAP_X} (the game's published max win), found {d['cap_x']}")
+    paytable = tuple((0, 0, 0, *d["paytable"][p]) for p in PAYING)
+    cells = tuple(_table(w, at / "cells" / reel) for reel, w in d["cells"].items())
+    forge_base = _table(d["forge"]["base"], at / "forge" / "base")
+    if d["forge"]["free"]["BLANK"]:
+        raise (at / "forge" / "free" / "BLANK").error("must be 0: BLANK must have weight 0 here (free spins show no Blanks)")
+    if not d["forge"]["free"]["MULTIPLIER"]:
+        raise (at / "forge" / "free" / "MULTIPLIER").error("needs a positive weight (free spins show a Multiplier)")
+    forge_free = _table(d["forge"]["free"], at / "forge" / "free")
+    targets = _table(d["targets"], at / "targets")
+    gembox = {}
+    for k, ws in d["gembox"].items():
+        if sum(ws) == 0:
+            raise (at / "gembox" / k).error(f"must not be all zero (rewards {[reward_name(int(k), i) for i in range(3)]})")
+        gembox[int(k)] = WeightedTable(tuple(ws))
+    return Build(name=name, rtp=d["rtp"], unit=d["unit"], cap_x=d["cap_x"], paytable=paytable, cells=cells,
+                 forge_base=forge_base, forge_free=forge_free, targets=targets, gembox=gembox,
+                 max_stake=d["max_stake"])
+
+
+def _to_data(b: Build) -> dict[str, Any]:
+    def named(names: tuple[str, ...], table: WeightedTable) -> dict[str, int]:
+        return dict(zip(names, table.weights, strict=True))
+
+    return {
+        "game": GAME_ID, "name": b.name, "rtp": fraction_text(b.rtp), "unit": b.unit, "cap_x": b.cap_x,
+        "max_stake": b.max_stake,
+        "paytable": {p: list(b.paytable[s][3:]) for s, p in enumerate(PAYING)},
+        "cells": {f"reel{r + 1}": named(NORMAL, c) for r, c in enumerate(b.cells)},
+        "forge": {"base": named(FORGE, b.forge_base), "free": named(FORGE, b.forge_free)},
+        "targets": named(PAYING, b.targets),
+        "gembox": {str(k): list(b.gembox[k].weights) for k in (3, 4, 5)},
+    }
+
+
+FILES: BuildFiles[Build] = BuildFiles(GAME_ID, BUILDS_DIR, SCHEMA, _from_data, _to_data)
+"""List, load and write Forge of Gems build files."""
 
 
 def parse_build(data: dict[str, Any], name: str) -> Build:
-    """Validate a parsed TOML build."""
-    where = f"{GAME_ID} build {name}"
-    rtp = Fraction(str(require(data, "rtp", (str, float, int), where)))
-    unit = require(data, "unit", int, where)
-    if unit <= 0:
-        raise BuildError(f"{where}: 'unit' must be a positive integer")
-    cap_x = require(data, "cap_x", int, where)
-    if cap_x != CAP_X:
-        raise BuildError(f"{where}: 'cap_x' must be {CAP_X} (the game's published max win), found {cap_x}")
-    pay_raw = require(data, "paytable", dict, where)
-    missing = [p for p in PAYING if p not in pay_raw]
-    unknown = sorted(set(pay_raw) - set(PAYING))
-    if missing or unknown:
-        raise BuildError(f"{where} [paytable]: needs exactly the paying symbols {', '.join(PAYING)}"
-                         f" (missing {missing}, unknown {unknown})")
-    paytable = []
-    for p in PAYING:
-        row = pay_raw[p]
-        if not isinstance(row, list) or len(row) != 3 or any(
-                not isinstance(v, int) or isinstance(v, bool) or v < 0 for v in row):
-            raise BuildError(f"{where} [paytable]: {p} needs three non-negative integers (3, 4, 5 reels), found {row!r}")
-        paytable.append((0, 0, 0, row[0], row[1], row[2]))
-    cells_raw = require(data, "cells", dict, where)
-    cells = []
-    for r in range(REELS):
-        key = f"reel{r + 1}"
-        if key not in cells_raw:
-            raise BuildError(f"{where} [cells]: missing '{key}'")
-        cells.append(_cells(cells_raw[key], f"{where} [cells.{key}]"))
-    forge = require(data, "forge", dict, where)
-    forge_base = _weights(forge.get("base"), FORGE, f"{where} [forge.base]")
-    forge_free = _weights(forge.get("free"), FORGE, f"{where} [forge.free]", zero=("BLANK",))
-    if forge_free.weights[F_MULT] == 0:
-        raise BuildError(f"{where} [forge.free]: MULTIPLIER needs a positive weight")
-    targets = _weights(require(data, "targets", dict, where), PAYING, f"{where} [targets]")
-    gem_raw = require(data, "gembox", dict, where)
-    gembox = {}
-    for k in (3, 4, 5):
-        ws = gem_raw.get(str(k))
-        if not isinstance(ws, list) or len(ws) != 3 or any(
-                not isinstance(w, int) or isinstance(w, bool) or w < 0 for w in ws) or sum(ws) == 0:
-            raise BuildError(f"{where} [gembox]: '{k}' needs three non-negative integer weights, not all zero "
-                             f"(rewards {[reward_name(k, i) for i in range(3)]}), found {ws!r}")
-        gembox[k] = WeightedTable(tuple(ws))
-    return Build(name=name, rtp=rtp, unit=unit, cap_x=cap_x, paytable=tuple(paytable), cells=tuple(cells),
-                 forge_base=forge_base, forge_free=forge_free, targets=targets, gembox=gembox,
-                 max_stake=data.get("max_stake", 100))
+    """Validate parsed TOML data as build ``name`` (raises BuildError naming the key)."""
+    return FILES.parse(data, name)
 
 
 def build_to_toml(build: Build, comment: str = "") -> str:
-    """Write a build back as TOML text (used by the calibration)."""
-    lines = []
-    for c in comment.splitlines():
-        lines.append(f"# {c}".rstrip())
-    lines += [f'game = "{GAME_ID}"', f'name = "{build.name}"', f'rtp = "{float(build.rtp):g}"',
-              f"unit = {build.unit}", f"cap_x = {build.cap_x}", f"max_stake = {build.max_stake}", "",
-              "[paytable]  # units per way for 3, 4, 5 reels"]
-    for s, p in enumerate(PAYING):
-        lines.append(f"{p} = [{', '.join(str(v) for v in build.paytable[s][3:])}]")
-    for r, cell in enumerate(build.cells):
-        lines += ["", f"[cells.reel{r + 1}]  # weights of the symbols a cell lands as (single)"]
-        lines += [f"{n} = {w}" for n, w in zip(NORMAL, cell.weights, strict=True)]
-    for key, table in (("forge.base", build.forge_base), ("forge.free", build.forge_free)):
-        lines += ["", f"[{key}]"] + [f"{n} = {w}" for n, w in zip(FORGE, table.weights, strict=True)]
-    lines += ["", "[targets]"] + [f"{n} = {w}" for n, w in zip(PAYING, build.targets.weights, strict=True)]
-    lines += ["", "[gembox]  # weights of the seed's three rewards per scatter class"]
-    for k in (3, 4, 5):
-        names = ", ".join(reward_name(k, i) for i in range(3))
-        lines.append(f'"{k}" = [{", ".join(str(w) for w in build.gembox[k].weights)}]  # {names}')
-    return "\n".join(lines) + "\n"
+    """A build as its file's TOML text (``comment``: lines on top), through the shared writer."""
+    return FILES.text(build, comment)
 
 
 def build_names() -> list[str]:
-    return list_builds(BUILDS_DIR)
+    return FILES.names()
 
 
-@cache
 def load_build(name: str) -> Build:
     """Load a shipped build by name."""
-    return parse_build(read_build(BUILDS_DIR, name, GAME_ID), name)
+    return FILES.load(name)

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import math
-from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
 from reelforge.draws import DrawSource
-from reelforge.game import Capabilities, Game, GameHelp, StepResult
+from reelforge.game import Capabilities, Game, GameHelp, StepResult, StratifiedEstimate, TuneResult
 from reelforge.games.forge_of_gems import build as build_mod
 from reelforge.games.forge_of_gems import kernel, rules
 from reelforge.games.forge_of_gems.build import (
@@ -22,6 +21,7 @@ from reelforge.games.forge_of_gems.build import (
     Build,
     reward_name,
 )
+from reelforge.games.forge_of_gems.stratified import ForgeOfGemsEstimator
 from reelforge.stats import Z99, Accumulator, Tally, bucket_edges_units, wilson_ci
 
 SUB_CHUNK = 1_000_000
@@ -54,13 +54,6 @@ RULES_TEXT = [
 
 
 VOLATILITY = "Extreme (level 10 of 10)"
-
-
-def rtp_of(build: Build) -> Fraction:
-    """The build's nominal RTP as a fraction of the stake. The build files give it in percent
-    (``rtp = "96.2"``); no slot returns more than all stakes, so a value above 1 is a percentage."""
-    rtp = Fraction(build.rtp)
-    return rtp / 100 if rtp > 1 else rtp
 
 
 def reward_words(name: str) -> str:
@@ -180,7 +173,7 @@ class ForgeOfGems(Game):
         paytable = {p: {str(k): str(build.pay_x(s, k)) for k in (3, 4, 5)} for s, p in enumerate(PAYING)}
         return self.make_help(
             build, volatility=VOLATILITY, rules=RULES_TEXT, symbol_names=SYMBOL_WORDS, page=help_page(build),
-            rtp=rtp_of(build),
+            rtp=build.rtp,
             extra={"paytable_x_per_way": paytable, "max_ways": MAX_WAYS, "copy_limits": list(COPY_LIMITS),
                    "forge_symbols": list(FORGE),
                    "gembox": {str(k): [reward_name(k, j) for j in range(3)] for k in GEMBOX_REWARDS}})
@@ -222,9 +215,9 @@ class ForgeOfGems(Game):
         return out
 
     def tune(self, build_name: str, targets: dict[str, float], out: str | None = None,
-             sample: str | None = None) -> dict[str, Any]:
+             sample: str | None = None) -> TuneResult:
         """Calibrate one build with the generic tuner (``reelforge tune``): see :mod:`.design` (takes
-        minutes; ``sample`` keeps/reuses the simulated strata as .npz)."""
+        minutes; ``sample`` keeps/reuses the simulated strata, one .npz sample file)."""
         from pathlib import Path
 
         from reelforge.games.forge_of_gems.design import tune_build
@@ -234,28 +227,14 @@ class ForgeOfGems(Game):
             raise ValueError(f"forge-of-gems tunes only 'rtp' (as a fraction, e.g. rtp=0.962), not {unknown}")
         if "rtp" in targets and not 0 < targets["rtp"] < 1:
             raise ValueError(f"rtp target must be a fraction between 0 and 1, got {targets['rtp']}")
+        if sample is not None and Path(sample).suffix != ".npz":
+            raise ValueError(f"--sample: a sample file is an .npz archive, got {sample!r}")
         return tune_build(build_name, targets.get("rtp"), out, Path(sample) if sample else None)
 
-    def stratified(self, build: Any, rounds: int, seed: int) -> dict[str, Any]:
-        """The design module's stratified estimate: ``rounds`` paid spins alone (first-board
+    def stratified(self, build: Build, rounds: int, seed: int) -> StratifiedEstimate:
+        """The stratified estimate of :mod:`.stratified`: ``rounds`` paid spins alone (first-board
         scatter class as control variate) plus features simulated alone, cap corrected."""
-        from reelforge.games.forge_of_gems import design
-
-        st = design.sample(rounds, max(rounds // 20, 50_000), seed, design.TAIL_THRESHOLD, log=False)
-        e = design.estimate(st, build)
-        freq = e["frequencies"]
-        gembox = sum(freq[f"gembox_{k}"] for k in (3, 4, 5))
-        # binomial intervals on the paid-spin sample (the estimator's control variate only narrows them)
-        return {
-            "rounds": rounds, "feature_rounds": e["features"],
-            "rtp": e["rtp"], "rtp_ci99": e["ci99"],
-            "rtp_split": {"paid_spins": e["paid_spin_rtp"], "gembox": e["gembox_rtp"]},
-            "sd": e["round_sd_x_lower_bound"], "sd_is_lower_bound": True,
-            "feature_rate": gembox, "feature_rate_ci99": list(wilson_ci(round(gembox * rounds), rounds)),
-            "free_spin_frequency": e["free_spin_frequency"],
-            "free_spin_frequency_ci99": list(wilson_ci(round(e["free_spin_frequency"] * rounds), rounds)),
-            "gembox_frequencies": freq, "cap_correction": e["cap_correction"],
-        }
+        return ForgeOfGemsEstimator().run(build, rounds, seed)
 
     def feature_picture(self, build: Any, summary: dict[str, Any]) -> dict[str, Any] | None:
         """GEMBOX rewards per paid round, by scatter class and reward (the report's game plot)."""

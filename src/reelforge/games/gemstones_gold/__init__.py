@@ -7,9 +7,11 @@ Modules:
 * :mod:`.rules`  - the reference engine, step by step with audit events (draw order documented there);
 * :mod:`.kernel` - the numba simulation kernel (conformance-tested against the rules);
 * :mod:`.game`   - the :class:`reelforge.game.Game` subclass (registered as ``gemstones-gold``);
-* :mod:`.design` - the calibration that produced build 96.71, and the stratified verification:
+* :mod:`.board`, :mod:`.strips`, :mod:`.sampling`, :mod:`.design` - the calibration that produced
+  build 96.71 (exact initial-board probabilities, the strip design, the tuning sample, the weights
+  and price), and :mod:`.stratified` - the stratified estimator that verifies it:
 
-  ``python -m reelforge.games.gemstones_gold.design --write`` recalibrates and writes the build;
-  ``python -m reelforge.games.gemstones_gold.design --verify --paid N --features M --seed S``
-  prints every published figure with its 99% interval (JSON).
+  ``reelforge design gemstones-gold calibrate --reuse-strips --write`` recalibrates and writes the build;
+  ``reelforge design gemstones-gold verify --paid N --features M --seed S`` prints every published
+  figure with its 99% interval (JSON).
 """

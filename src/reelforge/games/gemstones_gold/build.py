@@ -20,14 +20,26 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
-from functools import cache
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from reelforge.buildfile import build_dir, list_builds, read_build, require
-from reelforge.game import BuildError
+from reelforge.buildfile import (
+    RTP,
+    Array,
+    At,
+    BuildFiles,
+    Field,
+    Integer,
+    Mapping,
+    Number,
+    Table,
+    Text,
+    build_dir,
+    fraction_text,
+    kernel_tables,
+)
 
 GAME_ID = "gemstones-gold"
 ROWS = 6
@@ -88,9 +100,13 @@ class Build:
     free_weights: tuple[int, ...]
     feature_buy_price_x: Fraction
     max_stake: int = 100
-    arrays: dict[str, np.ndarray] = field(default_factory=dict, compare=False, repr=False)
     codes: tuple[tuple[int, ...], ...] = field(default=(), compare=False, repr=False)
     """Strips as symbol indices (filled on load)."""
+
+    @property
+    def arrays(self) -> dict[str, np.ndarray]:
+        """The kernel's tables (:func:`flat_arrays`, made once per build)."""
+        return kernel_tables(self, flat_arrays)
 
     @property
     def base_total(self) -> int:
@@ -149,64 +165,87 @@ def flat_arrays(build: Build) -> dict[str, np.ndarray]:
             "base_cum": base_cum, "free_cum": free_cum}
 
 
-def _weights(raw: Any, key: str, n: int, where: str) -> tuple[int, ...]:
-    w = require(raw, key, list, where)
-    if len(w) != n or any(not isinstance(x, int) or isinstance(x, bool) or x < 0 for x in w):
-        raise BuildError(f"{where}: '{key}' must be {n} non-negative integers (one per value)")
-    if sum(w) <= 0 or sum(w) >= 2**31 - 1:
-        raise BuildError(f"{where}: '{key}' must have a positive total below 2**31-1")
-    return tuple(w)
+STRIP_NOTE = "G gold, R ruby, A amethyst, S sapphire, E emerald, B bronze, P pink, L blue, X scatter"
+
+SCHEMA = Table((
+    Field("game", Text()),
+    Field("name", Text()),
+    Field("rtp", RTP),
+    Field("feature_buy_price_x", Number(positive=True)),
+    Field("max_stake", Integer(low=1), required=False, default=100),
+    Field("paytable", Mapping(Array(Integer(low=0), length=len(TIER_FROM), noun="pays (8-9, 10-11, 12-14, 15+)"),
+                              keys=tuple(PUBLISHED_PAYTABLE), complete=True, noun="paying symbol",
+                              comment="published: coins per bet size x level for 8-9, 10-11, 12-14, 15+ "
+                                      f"({COINS_PER_BET} coins = total bet)")),
+    Field("reels", Table((
+        Field("strips", Array(Text(SYMBOL_CHARS, min_length=ROWS, max_length=100_000), length=REELS, noun="strips",
+                              multiline=True), note=STRIP_NOTE),
+    ))),
+    Field("multipliers", Table((
+        Field("values", Array(Integer(low=VALUE_MIN, high=VALUE_MAX), min_length=1, noun="values")),
+        Field("base_weights", Array(Integer(low=0), noun="weights")),
+        Field("free_weights", Array(Integer(low=0), noun="weights")),
+    ))),
+))
+"""The build file's layout (:mod:`reelforge.buildfile`)."""
+
+
+def _weights(weights: list[int], n: int, at: At) -> tuple[int, ...]:
+    if len(weights) != n:
+        raise at.error(f"must be {n} non-negative integers (one per value), found {len(weights)}")
+    if sum(weights) <= 0 or sum(weights) >= 2**31 - 1:
+        raise at.error("must have a positive total below 2**31-1")
+    return tuple(weights)
+
+
+def _from_data(d: dict[str, Any], name: str, at: At) -> Build:
+    price = d["feature_buy_price_x"]
+    if (price * COINS_PER_BET).denominator != 1:
+        raise (at / "feature_buy_price_x").error(f"must be a positive multiple of 1/{COINS_PER_BET}, "
+                                                 f"found {fraction_text(price)}")
+    got = {k: tuple(v) for k, v in d["paytable"].items()}
+    if got != PUBLISHED_PAYTABLE:
+        raise (at / "paytable").error(f"must be the published paytable {PUBLISHED_PAYTABLE}, found {got}")
+    strips = d["reels"]["strips"]
+    mult = d["multipliers"]
+    values = mult["values"]
+    if len(set(values)) != len(values):
+        raise (at / "multipliers" / "values").error("has duplicates")
+    base_w = _weights(mult["base_weights"], len(values), at / "multipliers" / "base_weights")
+    free_w = _weights(mult["free_weights"], len(values), at / "multipliers" / "free_weights")
+    return Build(name=name, rtp=d["rtp"], strips=tuple(strips), values=tuple(values),
+                 base_weights=base_w, free_weights=free_w, feature_buy_price_x=price,
+                 max_stake=d["max_stake"],
+                 codes=tuple(tuple(SYMBOL_CHARS.index(ch) for ch in s) for s in strips))
+
+
+def _to_data(b: Build) -> dict[str, Any]:
+    data: dict[str, Any] = {"game": GAME_ID, "name": b.name, "rtp": fraction_text(b.rtp),
+                            "feature_buy_price_x": fraction_text(b.feature_buy_price_x)}
+    if b.max_stake != 100:   # the files leave the default out
+        data["max_stake"] = b.max_stake
+    data.update({
+        "paytable": {k: list(v) for k, v in PUBLISHED_PAYTABLE.items()},
+        "reels": {"strips": list(b.strips)},
+        "multipliers": {"values": list(b.values), "base_weights": list(b.base_weights),
+                        "free_weights": list(b.free_weights)},
+    })
+    return data
+
+
+FILES: BuildFiles[Build] = BuildFiles(GAME_ID, BUILDS_DIR, SCHEMA, _from_data, _to_data)
+"""List, load and write Gemstones Gold build files."""
 
 
 def parse_build(data: dict[str, Any], name: str) -> Build:
-    """Validate a parsed TOML build (raises BuildError naming the problem)."""
-    where = f"{GAME_ID} build {name}"
-    rtp = Fraction(str(require(data, "rtp", (str, float, int), where)))
-    price_raw = require(data, "feature_buy_price_x", (str, int), where)
-    try:
-        price = Fraction(str(price_raw))
-    except ValueError as exc:
-        raise BuildError(f"{where}: 'feature_buy_price_x' is not a number: {price_raw!r}") from exc
-    if price <= 0 or (price * COINS_PER_BET).denominator != 1:
-        raise BuildError(f"{where}: 'feature_buy_price_x' must be a positive multiple of 1/{COINS_PER_BET}")
-    table = require(data, "paytable", dict, where)
-    got = {k: tuple(v) for k, v in table.items()}
-    if got != PUBLISHED_PAYTABLE:
-        raise BuildError(f"{where}: [paytable] must be the published paytable {PUBLISHED_PAYTABLE}, found {got}")
-    reels = require(data, "reels", dict, where)
-    strips = require(reels, "strips", list, f"{where} [reels]")
-    if len(strips) != REELS:
-        raise BuildError(f"{where} [reels]: 'strips' must hold {REELS} strips, found {len(strips)}")
-    for i, s in enumerate(strips):
-        if not isinstance(s, str) or len(s) < ROWS:
-            raise BuildError(f"{where} [reels]: strip {i + 1} must be a string of at least {ROWS} symbols")
-        bad = sorted(set(s) - set(SYMBOL_CHARS))
-        if bad:
-            raise BuildError(f"{where} [reels]: strip {i + 1} holds unknown symbol(s) {''.join(bad)!r} "
-                             f"(allowed: {SYMBOL_CHARS!r})")
-        if len(s) > 100_000:
-            raise BuildError(f"{where} [reels]: strip {i + 1} is longer than 100000 stops")
-    mult = require(data, "multipliers", dict, where)
-    values = require(mult, "values", list, f"{where} [multipliers]")
-    if not values or any(not isinstance(v, int) or not VALUE_MIN <= v <= VALUE_MAX for v in values):
-        raise BuildError(f"{where} [multipliers]: 'values' must be integers in {VALUE_MIN}..{VALUE_MAX}")
-    if len(set(values)) != len(values):
-        raise BuildError(f"{where} [multipliers]: 'values' has duplicates")
-    base_w = _weights(mult, "base_weights", len(values), f"{where} [multipliers]")
-    free_w = _weights(mult, "free_weights", len(values), f"{where} [multipliers]")
-    build = Build(name=name, rtp=rtp, strips=tuple(strips), values=tuple(values),
-                  base_weights=base_w, free_weights=free_w, feature_buy_price_x=price,
-                  max_stake=int(data.get("max_stake", 100)),
-                  codes=tuple(tuple(SYMBOL_CHARS.index(ch) for ch in s) for s in strips))
-    build.arrays.update(flat_arrays(build))
-    return build
+    """Validate parsed TOML data as build ``name`` (raises BuildError naming the key)."""
+    return FILES.parse(data, name)
 
 
 def build_names() -> list[str]:
-    return list_builds(BUILDS_DIR)
+    return FILES.names()
 
 
-@cache
 def load_build(name: str) -> Build:
     """Load a shipped build by name."""
-    return parse_build(read_build(BUILDS_DIR, name, GAME_ID), name)
+    return FILES.load(name)

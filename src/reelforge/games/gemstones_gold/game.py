@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from reelforge.draws import DrawSource
-from reelforge.game import BuildError, Capabilities, Game, GameHelp, StepResult
+from reelforge.game import BuildError, Capabilities, Game, GameHelp, StepResult, StratifiedEstimate, TuneResult
 from reelforge.games.gemstones_gold import kernel, rules
 from reelforge.games.gemstones_gold.build import (
     COINS_PER_BET,
@@ -20,6 +20,7 @@ from reelforge.games.gemstones_gold.build import (
     build_names,
     load_build,
 )
+from reelforge.games.gemstones_gold.stratified import GemstonesGoldEstimator
 from reelforge.stats import Accumulator, Tally, bucket_edges_units, clopper_pearson, mean_ci99, wilson_ci
 
 RULES_TEXT = [
@@ -177,68 +178,42 @@ class GemstonesGold(Game):
     def simulate_features(self, build: Build, n: int, seed: int | np.random.SeedSequence) -> Accumulator:
         """Stratum for a stratified estimate: ``n`` 10-spin features (what Feature Buy delivers),
         each counted as one round with stake = the buy price. The paid game's free-spin share is
-        P(trigger) x E[feature]; see :func:`reelforge.games.gemstones_gold.design.verify` for the
+        P(trigger) x E[feature]; see :mod:`reelforge.games.gemstones_gold.stratified` for the
         full stratified report (trigger by scatter count, 12+ spin features)."""
         return self.simulate_chunk(build, n, seed, mode="buy")
 
-    def stratified(self, build: Build, rounds: int, seed: int) -> dict[str, Any]:
-        """The design module's stratified estimate (paid boards with the multiplier reel
+    def stratified(self, build: Build, rounds: int, seed: int) -> StratifiedEstimate:
+        """The stratified estimate of :mod:`.stratified` (paid boards with the multiplier reel
         integrated exactly, features per spin count, exact trigger probabilities)."""
-        from reelforge.games.gemstones_gold.design import verify
-
-        v = verify(build, paid_n=rounds, feature_n=max(rounds // 60, 100_000), seed=seed)
-        return {
-            "rounds": rounds, "feature_rounds": sum(v["feature_counts"].values()),
-            "rtp": v["rtp"], "rtp_ci99": v["rtp_ci99"],
-            "rtp_split": {"paid_spins": v["rtp_paid"], "free_spins": v["rtp_free"]},
-            "rtp_split_ci99": {"paid_spins": v["rtp_paid_ci99"], "free_spins": v["rtp_free_ci99"]},
-            "hit_rate": v["hit_rate"], "hit_rate_ci99": v["hit_rate_ci99"],
-            "hit_rate_split": v["hit_split"],
-            "feature_rate": v["trigger_rate"], "feature_rate_ci99": v["trigger_rate_ci99"],
-            "sd": v["sd"], "max_win_probability": v["cap_probability"],
-            "feature_buy": v["feature_buy"],
-        }
+        return GemstonesGoldEstimator().run(build, rounds, seed)
 
     def tune(self, name: str, targets: dict[str, float], out: str | None = None,
-             sample: str | None = None) -> dict[str, Any]:
+             sample: str | None = None) -> TuneResult:
         """Recalibrate the multiplier weights and Feature Buy price (``reelforge tune``) on the
         build's strips with the generic tuner; see :mod:`.design` (about 15 minutes on 2 cores
-        for the shipped settings; ``sample`` keeps/reuses the simulated coefficients)."""
+        for the shipped settings; ``sample`` keeps/reuses the simulated coefficients, one .npz file)."""
         from pathlib import Path
 
         from reelforge.games.gemstones_gold import design
 
-        unknown = sorted(set(targets) - {"rtp", "rtp_paid", "rtp_free"})
+        unknown = sorted(set(targets) - set(design.TUNABLE))
         if unknown:
             raise ValueError(f"{self.id} tunes rtp, rtp_paid and rtp_free (fractions, e.g. rtp=0.9671), not "
                              f"{unknown}: the hit and trigger rates are set by the strip design "
-                             "(python -m reelforge.games.gemstones_gold.design)")
+                             "(reelforge design gemstones-gold calibrate)")
         for k, v in targets.items():
             if not 0 < v < 1:
                 raise ValueError(f"target {k} must be a fraction between 0 and 1, got {v}")
-        goal = {"rtp_paid": targets.get("rtp_paid", design.TARGET_PAID)}
-        goal["rtp_free"] = targets.get("rtp_free", targets.get("rtp", design.TARGET_RTP) - goal["rtp_paid"])
-        if "rtp" in targets:
-            goal["rtp"] = targets["rtp"]
+        # an existing .json is a tuning sample kept before the .npz format (still read); new ones are .npz
+        if sample is not None and Path(sample).suffix != ".npz" and not (
+                Path(sample).suffix == ".json" and Path(sample).exists()):
+            raise ValueError(f"--sample: a sample file is an .npz archive, got {sample!r}")
         try:
             base = self.load_build(name)
         except BuildError:
             base = self.load_build(self.default_build())
-        path = Path(sample) if sample else None
-        cal = design.calibrate(strips=list(base.strips), sample=design.load_sample(path), targets=goal,
-                               **design.SHIPPED_SAMPLE)
-        if path and not path.exists():
-            design.save_sample(path, cal)
-        target = Path(out) if out else Path(design.BUILDS_DIR) / f"{name}.toml"
-        target.write_text(design.build_toml(cal, name))
-        made = design.build_from(cal.strips, cal.base_weights, cal.free_weights)
-        figures = design.tuning_space(cal.sample).measure(made)
-        return {"game": self.id, "build": name, "file": str(target), "method": "simulation (common random numbers)",
-                "sample": cal.sample["settings"], "figures_on_sample": figures,
-                "figures_on_sample_ci99": design.sample_intervals(cal.sample, made),
-                "feature_buy_price_x": str(cal.price), "log": cal.log,
-                "note": "figures on the tuning sample; python -m reelforge.games.gemstones_gold.design --verify "
-                        "reports them with 99% intervals from an independent sample"}
+        return design.tune_build(name, targets, list(base.strips), Path(out) if out else None,
+                                 Path(sample) if sample else None)
 
     def kernel_round_wins(self, build: Build, rounds: int, seed: int | np.random.SeedSequence,
                           mode: str = "paid") -> np.ndarray:

@@ -1,0 +1,145 @@
+"""Stratified estimates, one way for every game that has one, and one sample file format.
+
+A game's :class:`StratifiedEstimator` simulates a :class:`Sample` (its strata's sums: paid spins
+alone, features alone...) and turns a sample into a :class:`~reelforge.game.StratifiedEstimate` of
+a build. ``Game.stratified`` (and so ``reelforge summary --stratified/--precision``), the design
+commands' ``verify`` and the tuners all go through it, and every kept sample is one kind of file:
+
+* an ``.npz`` archive (numpy, no pickles) holding the sample's arrays and one entry ``__sample__``:
+  JSON with the format tag, the game, the sample's kind, its settings (seeds, sizes) and its small
+  values (scalar sums, exact figures), so a sample says what it is and where it came from.
+
+Samples depend only on their seeds and sizes (chunked seed streams), never on the worker count.
+"""
+
+from __future__ import annotations
+
+import json
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar
+
+import numpy as np
+
+from reelforge.game import StratifiedEstimate
+
+FORMAT = "reelforge-sample/1"
+META = "__sample__"
+
+
+class SampleError(ValueError):
+    """A sample file that is missing, unreadable, or of another game or kind; the message says which."""
+
+
+@dataclass
+class Sample:
+    """Simulated sums that estimates are computed from."""
+
+    game: str
+    kind: str
+    """What the sums are (each estimator or tuner reads its own kind)."""
+    settings: dict[str, Any]
+    """How it was made: seeds, sizes, the build it was simulated for (JSON-able)."""
+    values: dict[str, Any] = field(default_factory=dict)
+    """Small JSON-able results (scalar sums, exact figures); floats survive JSON exactly."""
+    arrays: dict[str, np.ndarray] = field(default_factory=dict)
+
+    def save(self, path: Path) -> Path:
+        """Write the sample to ``path`` (an ``.npz`` file)."""
+        path = Path(path)
+        if path.suffix != ".npz":
+            raise SampleError(f"{path}: a sample file is an .npz archive; name it {path.with_suffix('.npz').name}")
+        meta = {"format": FORMAT, "game": self.game, "kind": self.kind, "settings": self.settings,
+                "values": self.values}
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("wb") as f:
+            np.savez_compressed(f, **{META: np.array(json.dumps(meta))}, **self.arrays)
+        return path
+
+    @classmethod
+    def load(cls, path: Path, game: str, kind: str) -> Sample:
+        """Read a sample of ``game`` and ``kind`` from ``path`` (also the two earlier formats: a
+        Gemstones Gold coefficients ``.json`` and a Forge of Gems strata ``.npz`` without metadata)."""
+        path = Path(path)
+        if not path.exists():
+            raise SampleError(f"{path}: no such sample file")
+        if path.suffix == ".json":
+            return _legacy_json(path, game, kind)
+        try:
+            with np.load(path, allow_pickle=False) as z:
+                arrays = {k: z[k] for k in z.files}
+        except (OSError, ValueError) as exc:
+            raise SampleError(f"{path}: not a sample file (.npz): {exc}") from exc
+        if META not in arrays:
+            return _legacy_npz(path, arrays, game, kind)
+        meta = json.loads(str(arrays.pop(META)))
+        if meta.get("format") != FORMAT:
+            raise SampleError(f"{path}: unknown sample format {meta.get('format')!r} (this version reads {FORMAT})")
+        if meta["game"] != game or meta["kind"] != kind:
+            raise SampleError(f"{path}: a {meta['game']} sample of kind {meta['kind']!r}, not a {game} {kind!r} sample")
+        return cls(game=game, kind=kind, settings=meta["settings"], values=meta["values"], arrays=arrays)
+
+
+def _legacy_json(path: Path, game: str, kind: str) -> Sample:
+    """Gemstones Gold's earlier kept tuning sample: the coefficients as one JSON object."""
+    if (game, kind) != ("gemstones-gold", "coefficients"):
+        raise SampleError(f"{path}: a .json sample is a Gemstones Gold tuning sample, not a {game} {kind!r} sample")
+    try:
+        values = json.loads(path.read_text())
+    except (OSError, ValueError) as exc:
+        raise SampleError(f"{path}: not a sample file: {exc}") from exc
+    return Sample(game=game, kind=kind, settings={"description": values.get("settings", "")}, values=values)
+
+
+LEGACY_STRATA = ("spins", "n_cls", "sum_b", "max_b", "hist_b", "features", "sums", "cross", "tail",
+                 "tail_threshold", "seconds", "seed")
+
+
+def _legacy_npz(path: Path, arrays: dict[str, np.ndarray], game: str, kind: str) -> Sample:
+    """Forge of Gems' earlier kept strata: the arrays alone, no metadata."""
+    if (game, kind) != ("forge-of-gems", "strata") or not set(LEGACY_STRATA) <= set(arrays):
+        raise SampleError(f"{path}: not a sample file of this format (no {META} entry)")
+    scalars = ("spins", "max_b", "features", "tail_threshold", "seed")
+    values: dict[str, Any] = {k: int(arrays.pop(k)) for k in scalars}
+    values["seconds"] = float(arrays.pop("seconds"))
+    seeds = arrays.pop("seeds", None)
+    values["seeds"] = [int(s) for s in seeds] if seeds is not None else [values["seed"]]
+    return Sample(game=game, kind=kind, settings={"seeds": values["seeds"]}, values=values, arrays=arrays)
+
+
+class StratifiedEstimator(ABC):
+    """A game's stratified estimator: rare features simulated apart from the paid spins that trigger
+    them, combined with their (exact or simulated) probabilities."""
+
+    game: ClassVar[str]
+    kind: ClassVar[str]
+    """The kind of :class:`Sample` it simulates and reads."""
+
+    @abstractmethod
+    def feature_rounds(self, rounds: int) -> int:
+        """Features simulated beside ``rounds`` paid spins when the caller gives no number."""
+
+    @abstractmethod
+    def sample(self, build: Any, rounds: int, feature_rounds: int, seed: int, workers: int | None = None,
+               log: bool = False) -> Sample:
+        """Simulate the strata for ``build`` from ``seed`` (the same for any worker count)."""
+
+    @abstractmethod
+    def estimate(self, sample: Sample, build: Any) -> StratifiedEstimate:
+        """The estimate of ``build`` from ``sample`` (ValueError where the sample cannot estimate it)."""
+
+    def run(self, build: Any, rounds: int, seed: int, feature_rounds: int | None = None,
+            workers: int | None = None, log: bool = False) -> StratifiedEstimate:
+        """Simulate a sample and estimate ``build`` from it."""
+        n = self.feature_rounds(rounds) if feature_rounds is None else feature_rounds
+        return self.estimate(self.sample(build, rounds, n, seed, workers, log), build)
+
+    def load(self, path: Path) -> Sample:
+        """A kept sample of this estimator's kind."""
+        return Sample.load(path, self.game, self.kind)
+
+
+def interval(point: float, half_width: float) -> tuple[float, float]:
+    """A symmetric interval ``point +- half_width``."""
+    return (point - half_width, point + half_width)

@@ -37,6 +37,8 @@ COMMANDS: tuple[LazyCommand, ...] = (
     LazyCommand("soak", "reelforge.reliability.commands:soak",
                 "Load and crash soak: start the server, drive it over loopback, reconcile the ledger and verify "
                 "every round."),
+    LazyCommand("design", "reelforge.design_cli:app",
+                "Design and calibrate a game's builds (the commands that made the shipped files)."),
 )
 
 

@@ -66,7 +66,7 @@ def test_every_step_kind_of_every_game_plays_through_http(server, game_id):
 
 
 def test_round_text_is_exactly_the_json_of_round_json(server):
-    """The hot path's answer text, made without re-encoding the stored steps, is byte for byte
+    """A round answer's text, made without re-encoding the stored steps, is byte for byte
     what encoding the round's dictionary gives."""
     from reelforge.server.store import transaction
 

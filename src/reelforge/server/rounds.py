@@ -48,11 +48,12 @@ from typing import Any, NamedTuple
 
 import numpy as np
 from sqlalchemy import Engine, select
+from sqlalchemy.exc import IntegrityError
 
 from reelforge.draws import DrawSource, RecordedDraws, RecordingDraws, SecureDraws
 from reelforge.game import Game, RulesError
 from reelforge.games.registry import get_game
-from reelforge.server.auth import SessionToken, session_principal
+from reelforge.server.auth import DEMO_REFUSED, SessionToken, session_principal
 from reelforge.server.config import GameConfig, ServerConfig
 from reelforge.server.db import read_transaction
 from reelforge.server.errors import ApiError
@@ -283,6 +284,40 @@ class RoundService:
         with transaction(self.engine) as tx:
             tx.run("idem_purge", {"cutoff": tx.ts(cutoff)})
             return tx.cursor.rowcount
+
+    # -- the operator's transfers -----------------------------------------------------
+    def transfer(self, player: str, amount: int, kind: str, key: str) -> Answer:
+        """Credit (``deposit``) or debit (``withdrawal``) a player's wallet, once per Idempotency-Key."""
+        req = request_hash(kind, player, amount)
+        integrity_errors = (IntegrityError, self.engine.dialect.loaded_dbapi.IntegrityError)
+        try:
+            with transaction(self.engine) as tx:
+                row = tx.one("player_by_name", {"name": player})
+                if row is None:
+                    raise ApiError(404, "player_not_found", f"no player {player!r} (open a session for it first)")
+                if row[4] and not self.config.demo:
+                    raise DEMO_REFUSED
+                player_id, balance, currency = lock_player(tx, row[0])
+
+                def act() -> tuple[int, str]:
+                    if kind == "deposit" and balance + amount > self.config.max_balance:
+                        raise ApiError(409, "balance_cap_exceeded",
+                                       f"a deposit of {amount} would take the balance {balance} over the cap of "
+                                       f"{self.config.max_balance} minor units")
+                    new_balance = post_entry(tx, player_id, balance, kind,
+                                             amount if kind == "deposit" else -amount, None, utcnow())
+                    return 200, dumps({"player": player, "balance": new_balance, "currency": currency})
+
+                return self._idempotent(tx, "operator", key, req, act)
+        except integrity_errors:
+            # The operator's keys are one scope for all players, but the lock is per player: the same
+            # key used at once for two players' transfers collides on the key's primary key (PostgreSQL;
+            # SQLite serialises all writers). Everything was rolled back; answer as a retry would.
+            with transaction(self.engine, write=False) as tx:
+                stored = tx.one("idem_get", {"scope": "operator", "key": key})
+                if stored is None:
+                    raise
+                return self._stored_answer(tx, stored, req)
 
     # -- the round lifecycle ----------------------------------------------------------
     # A round is decided when it is staked: start_round plays it through to the end (every step,

@@ -10,13 +10,17 @@ refused (the database's CHECK constraint is the backstop).
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Connection, func, select
+from sqlalchemy import Connection, Engine, func, select
 
+from reelforge.server.db import read_transaction
 from reelforge.server.errors import ApiError
-from reelforge.server.schema import LEDGER_KINDS, ledger
-from reelforge.server.store import Tx
+from reelforge.server.schema import LEDGER_KINDS, ledger, players, sessions
+from reelforge.server.store import Tx, parse_ts
+
+if TYPE_CHECKING:
+    from reelforge.server.auth import Principal, SessionToken
 
 
 def utcnow() -> datetime:
@@ -63,12 +67,13 @@ def entry_json(row: Any) -> dict[str, Any]:
             "round_id": row.round_id, "created_at": iso(row.created_at)}
 
 
-def ledger_page(conn: Connection, player_id: int, limit: int, before: int | None) -> dict[str, Any]:
+def ledger_page(engine: Engine, player_id: int, limit: int, before: int | None) -> dict[str, Any]:
     """A page of the player's ledger, newest first."""
     query = select(ledger).where(ledger.c.player_id == player_id)
     if before is not None:
         query = query.where(ledger.c.id < before)
-    rows = conn.execute(query.order_by(ledger.c.id.desc()).limit(limit + 1)).all()
+    with read_transaction(engine) as conn:
+        rows = conn.execute(query.order_by(ledger.c.id.desc()).limit(limit + 1)).all()
     more = len(rows) > limit
     rows = rows[:limit]
     return {"entries": [entry_json(r) for r in rows], "next_before": rows[-1].id if more else None}
@@ -81,3 +86,21 @@ def ledger_totals(conn: Connection, player_id: int) -> dict[str, int]:
                                     .where(ledger.c.player_id == player_id).group_by(ledger.c.kind)):
         totals[kind] = int(total)
     return totals
+
+
+def session_position(engine: Engine, who: Principal, token: SessionToken) -> dict[str, Any]:
+    """The player's balance, and the session's start and net position (won minus staked) since then."""
+    with read_transaction(engine) as conn:
+        row = conn.execute(select(players.c.balance, players.c.currency).where(players.c.id == who.player_id)).one()
+        started = parse_ts(conn.execute(select(sessions.c.created_at).where(
+            sessions.c.token_sha256 == token.sha256)).scalar_one())
+        moves = dict(conn.execute(
+            select(ledger.c.kind, func.coalesce(func.sum(ledger.c.amount), 0))
+            .where(ledger.c.player_id == who.player_id, ledger.c.created_at >= started,
+                   ledger.c.kind.in_(("stake", "feature_buy", "refund", "win")))
+            .group_by(ledger.c.kind)).all())
+    staked = -int(moves.get("stake", 0)) - int(moves.get("feature_buy", 0)) - int(moves.get("refund", 0))
+    won = int(moves.get("win", 0))
+    return {"player": who.player, "balance": row.balance, "currency": row.currency,
+            "session": {"started_at": iso(started), "elapsed_seconds": max(0.0, (utcnow() - started).total_seconds()),
+                        "staked": staked, "won": won, "net": won - staked}}

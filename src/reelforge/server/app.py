@@ -64,7 +64,7 @@ def create_app(config: ServerConfig, database_url: str | None = None, *, engine:
     # No OpenTelemetry: FastAPI's native telemetry would check for providers on every request.
     # Operator mode serves no interactive docs: FastAPI's load their scripts from a CDN. /openapi.json stays.
     app = FastAPI(title="reelforge game server", version=reelforge.__version__, description=DESCRIPTION,
-                  lifespan=_lifespan(service, owns_engine), telemetry={"tracing": False, "metrics": False, "logs": False},
+                  lifespan=_lifespan(ctx, owns_engine), telemetry={"tracing": False, "metrics": False, "logs": False},
                   **({} if config.demo else {"docs_url": None, "redoc_url": None}))
     app.state.service, app.state.engine, app.state.config = service, engine, config
     app.add_middleware(Hardening, max_body=MAX_BODY)  # the one body limit, security headers
@@ -82,10 +82,10 @@ def create_app(config: ServerConfig, database_url: str | None = None, *, engine:
     return app
 
 
-def _lifespan(service: RoundService, owns_engine: bool):
+def _lifespan(ctx: Context, owns_engine: bool):
     """Start and stop what runs beside the requests: SQLite's WAL checkpointer and the periodic expiry
     check (expired rounds completed, old sessions and idempotency answers purged)."""
-    engine, config = service.engine, service.config
+    engine, config, service = ctx.engine, ctx.config, ctx.service
 
     def check(what: str) -> None:
         try:
@@ -120,6 +120,7 @@ def _lifespan(service: RoundService, owns_engine: bool):
             thread.join(timeout=5)
         if checkpointer is not None:
             checkpointer.stop()
+        ctx.close()
         if owns_engine:
             engine.dispose()  # closes the pool; SQLite folds and removes its WAL on the last close
 

@@ -31,6 +31,7 @@ aware UTC datetimes.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -314,18 +315,17 @@ class Statements:
         }
         sql["lock_session"] = sql["session"] + (" FOR UPDATE OF p" if pg else "")
         if pg:
-            # Several rows of one statement as arrays (unnest): the SQL text is the same for any count.
-            entries = ("l AS (INSERT INTO ledger (" + _LEDGER_COLUMNS + ") SELECT :player_id, * FROM "
-                       "unnest(:entry_kinds::text[], :entry_amounts::bigint[], :entry_balances::bigint[], "
-                       ":entry_rounds::bigint[], :entry_times::timestamptz[])), "
+            # Several rows in one statement as one JSON parameter: the SQL text is the same for any count, and
+            # json.dumps costs far less than psycopg's adaptation of Python lists to arrays (about 0.3 ms
+            # per request for the dozen arrays of a round start, measured with cProfile).
+            entries = (f"l AS (INSERT INTO ledger ({_LEDGER_COLUMNS}) SELECT {_LEDGER_COLUMNS} FROM "
+                       "json_populate_recordset(NULL::ledger, :entries::json)), "
                        "p AS (UPDATE players SET balance = :balance WHERE id = :player_id AND balance <> :balance) ")
             answer = sql["put_answer"].replace(":created_at", ":answer_created_at")  # the round has a created_at
             sql["write_start"] = (
                 f"WITH r AS ({sql['insert_round']}), "
-                f"s AS (INSERT INTO steps ({_STEP_INSERT_COLUMNS}) SELECT :id, * FROM unnest(:step_idx::int[], "
-                ":step_kind::text[], :step_action::text[], :step_draws::text[], :step_events::text[], "
-                ":step_win_x::text[], :step_total_win_x::text[], :step_finished::bool[], :step_next_step::text[], "
-                ":step_state::text[], :step_created_at::timestamptz[], :step_revealed_at::timestamptz[])), "
+                f"s AS (INSERT INTO steps ({_STEP_INSERT_COLUMNS}) SELECT {_STEP_INSERT_COLUMNS} FROM "
+                "json_populate_recordset(NULL::steps, :steps::json)), "
                 f"{entries}{answer}")
             sql["write_step"] = (
                 f"WITH s AS ({sql['reveal_step'].replace(':round_id', ':id')}), r AS ({sql['update_round']}), "
@@ -481,9 +481,9 @@ class Tx:
     def _pg_write_params(self, rnd: RoundRow, balance: int, entries: Sequence[LedgerEntry],
                          answer: AnswerRecord) -> dict[str, Any]:
         params = self._answer_params(answer) | self._round_params(rnd)
-        params.update(answer_created_at=answer.created_at, balance=balance, entry_kinds=[e.kind for e in entries],
-                      entry_amounts=[e.amount for e in entries], entry_balances=[e.balance_after for e in entries],
-                      entry_rounds=[e.round_id for e in entries], entry_times=[e.created_at for e in entries])
+        params.update(answer_created_at=answer.created_at, balance=balance, entries=json.dumps([
+            {"player_id": rnd.player_id, "kind": e.kind, "amount": e.amount, "balance_after": e.balance_after,
+             "round_id": e.round_id, "created_at": e.created_at.isoformat()} for e in entries]))
         return params
 
     def write_start(self, rnd: RoundRow, steps: Sequence[StepRow], balance: int, entries: Sequence[LedgerEntry],
@@ -497,8 +497,13 @@ class Tx:
             self.put_answer(answer)
             return
         params = self._pg_write_params(rnd, balance, entries, answer)
-        for name in STEP_COLUMNS:
-            params[f"step_{name}"] = [getattr(s, name) for s in steps]
+        params["steps"] = json.dumps([{"round_id": rnd.id, "idx": s.idx, "kind": s.kind, "action": s.action,
+                                       "draws": s.draws, "events": s.events, "win_x": s.win_x,
+                                       "total_win_x": s.total_win_x, "finished": s.finished,
+                                       "next_step": s.next_step, "state": s.state,
+                                       "created_at": s.created_at.isoformat(),
+                                       "revealed_at": s.revealed_at and s.revealed_at.isoformat()} for s in steps],
+                                     ensure_ascii=False)
         self.cursor.execute(self.sql.write_start, params)
 
     def write_step(self, rnd: RoundRow, step: StepRow, balance: int, entries: Sequence[LedgerEntry],

@@ -561,7 +561,7 @@ def transaction(engine: Engine, write: bool = True) -> Iterator[Tx]:
             if sqlite:
                 cursor.execute("ROLLBACK")
             else:
-                _rollback(conn)
+                _rollback(engine, conn)
             raise
         if sqlite:
             cursor.execute("COMMIT")
@@ -569,24 +569,26 @@ def transaction(engine: Engine, write: bool = True) -> Iterator[Tx]:
             try:
                 conn.commit()
             except BaseException:
-                _rollback(conn)
+                _rollback(engine, conn)
                 raise
         cursor.close()
     finally:
         conn.close()  # back to the pool
 
 
-def _rollback(conn: Any) -> None:
+def _rollback(engine: Engine, conn: Any) -> None:
     """Roll back a pooled PostgreSQL connection, or, when it is gone (PostgreSQL restarted, the connection
-    cut), invalidate it so the pool neither resets nor reuses it (a reset would fail and log a traceback)."""
+    cut), invalidate it so the pool neither resets nor reuses it (a reset would fail and log a traceback),
+    and replace the pool: its other connections date from before too (the pool does not ping them)."""
     raw = conn.dbapi_connection
-    if raw is None or getattr(raw, "broken", False) or getattr(raw, "closed", False):
-        conn.invalidate()
-        return
     try:
-        raw.rollback()
-    except Exception:  # noqa: BLE001 - it died now: the same as above
-        conn.invalidate()
+        if raw is not None and not getattr(raw, "broken", False) and not getattr(raw, "closed", False):
+            raw.rollback()
+            return
+    except Exception:  # noqa: BLE001 - it died now: the same as below
+        pass
+    conn.invalidate()
+    engine.dispose(close=False)
 
 
 # -- reads off the money path (SQLAlchemy Core) -------------------------------------------------------

@@ -40,10 +40,10 @@ from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import Engine, delete, func, select
+from sqlalchemy import Connection, Engine, delete, func, select
 
 from reelforge.server.db import is_sqlite, read_transaction, sqlite_writer, write_transaction
-from reelforge.server.schema import ledger, players, rounds, sessions
+from reelforge.server.schema import ledger, players, rounds, sessions, steps
 
 
 def parse_ts(value: Any) -> datetime | None:
@@ -643,3 +643,29 @@ def purge_sessions(engine: Engine, cutoff: datetime) -> int:
     """Delete the sessions that expired before ``cutoff``; how many."""
     with write_transaction(engine) as conn:
         return conn.execute(delete(sessions).where(sessions.c.expires_at < cutoff)).rowcount
+
+
+def round_by_id(conn: Connection, round_id: int) -> RoundRow | None:
+    """One round, read in the caller's (read) transaction."""
+    row = conn.execute(select(*(rounds.c[n] for n in ROUND_COLUMNS)).where(rounds.c.id == round_id)).first()
+    return None if row is None else _round(row)
+
+
+def rounds_after(conn: Connection, last_id: int, batch: int) -> list[RoundRow]:
+    """Up to ``batch`` rounds with ids above ``last_id``, oldest first."""
+    return [_round(r) for r in conn.execute(select(*(rounds.c[n] for n in ROUND_COLUMNS))
+                                            .where(rounds.c.id > last_id).order_by(rounds.c.id).limit(batch))]
+
+
+def round_steps(conn: Connection, round_id: int, before: int | None = None) -> list[StepRow]:
+    """A round's stored steps in order (those with an index below ``before``, when given)."""
+    query = select(*(steps.c[n] for n in STEP_COLUMNS)).where(steps.c.round_id == round_id)
+    if before is not None:
+        query = query.where(steps.c.idx < before)
+    return [_step(r) for r in conn.execute(query.order_by(steps.c.idx))]
+
+
+def round_entries(conn: Connection, round_id: int) -> list[tuple[str, int]]:
+    """``(kind, amount)`` of the ledger entries of a round, in the order they were made."""
+    return [tuple(r) for r in conn.execute(select(ledger.c.kind, ledger.c.amount)
+                                           .where(ledger.c.round_id == round_id).order_by(ledger.c.id))]

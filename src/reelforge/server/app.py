@@ -67,11 +67,12 @@ def create_app(config: ServerConfig, database_url: str | None = None, *, engine:
                   lifespan=_lifespan(ctx, owns_engine), telemetry={"tracing": False, "metrics": False, "logs": False},
                   **({} if config.demo else {"docs_url": None, "redoc_url": None}))
     app.state.service, app.state.engine, app.state.config = service, engine, config
-    app.add_middleware(Hardening, max_body=MAX_BODY)  # the one body limit, security headers
     errors.install(app)
     for resource in (rounds, sessions, games, wallet, operator):  # rounds first: most requests are theirs
         resource.add_routes(app, ctx)
     errors.add_catch_all(app)
+    # Outermost (added last): the one body limit and the security headers cover every answer.
+    app.add_middleware(Hardening, max_body=MAX_BODY)
     # The browser client (static files, no build step), mounted last so the API routes win.
     if WEB_DIR.is_dir():
         app.mount("/", StaticFiles(directory=WEB_DIR, html=True), name="web")

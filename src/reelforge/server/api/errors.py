@@ -39,46 +39,59 @@ def log_storage_error(error: ApiError, exc: BaseException) -> None:
     log.error("%s: %s: %s", error.code, type(exc).__name__, " ".join(str(exc).split())[:300])
 
 
+async def api_error(_request: Request, exc: ApiError) -> JSONResponse:
+    return JSONResponse(exc.body(), status_code=exc.status, headers=getattr(exc, "headers", None))
+
+
+async def storage_failure(_request: Request, exc: Exception) -> JSONResponse:
+    error = storage_error(exc)
+    log_storage_error(error, exc)
+    return JSONResponse(error.body(), status_code=error.status, headers=error.headers)
+
+
+async def invalid_request(_request: Request, exc: RequestValidationError) -> JSONResponse:
+    errors = list(exc.errors())
+    kind = "malformed_json" if any(e.get("type") == "json_invalid" for e in errors) else "invalid_request"
+    detail = "the body is not valid JSON" if kind == "malformed_json" else validation_message(errors)
+    if kind == "invalid_request" and any(e.get("type") == "string_pattern_mismatch" and
+                                         e.get("loc", ())[-1:] == ("player",) for e in errors):
+        refusal = invalid_player()  # the same answer as every other place that checks a name
+        return JSONResponse(refusal.body(), status_code=refusal.status)
+    return JSONResponse({"error": kind, "detail": detail}, status_code=422)
+
+
+async def http_error(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
+    if exc.status_code == 400 and exc.detail == "There was an error parsing the body":
+        # FastAPI's answer to a body its JSON parser gives up on (a 5,000-digit number, nesting over
+        # the recursion limit, invalid UTF-8): the same refusal as any other unreadable JSON.
+        return JSONResponse({"error": "malformed_json", "detail": "the body is not valid JSON"}, status_code=422)
+    code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
+    return JSONResponse({"error": code, "detail": str(exc.detail)}, status_code=exc.status_code,
+                        headers=exc.headers)  # a 405's Allow
+
+
+async def internal_error(_request: Request, exc: Exception) -> JSONResponse:
+    log.exception("internal error", exc_info=exc)
+    return JSONResponse({"error": "internal_error", "detail": "internal server error"}, status_code=500)
+
+
+def handlers() -> list[tuple[type[BaseException], Any]]:
+    """Each exception class the server answers and its handler, the most specific first."""
+    return [(ApiError, api_error), *((cls, storage_failure) for cls in database_errors()),
+            (RequestValidationError, invalid_request), (StarletteHTTPException, http_error),
+            (Exception, internal_error)]
+
+
+async def error_response(request: Request, exc: Exception) -> JSONResponse:
+    """The answer to ``exc``, as the app's exception handlers give it (for routes served ahead of them)."""
+    return await next(handler for cls, handler in handlers() if isinstance(exc, cls))(request, exc)
+
+
 def install(app: FastAPI) -> None:
-    """Answer every error as JSON: refusals, invalid requests, storage failures, unknown paths, bugs."""
-
-    @app.exception_handler(ApiError)
-    async def _api_error(_request: Request, exc: ApiError) -> JSONResponse:
-        return JSONResponse(exc.body(), status_code=exc.status, headers=getattr(exc, "headers", None))
-
-    async def _storage(_request: Request, exc: Exception) -> JSONResponse:
-        error = storage_error(exc)
-        log_storage_error(error, exc)
-        return JSONResponse(error.body(), status_code=error.status, headers=error.headers)
-
-    for error_class in database_errors():  # handled here, the connection stays open (no 500 re-raise)
-        app.add_exception_handler(error_class, _storage)
-
-    @app.exception_handler(RequestValidationError)
-    async def _invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:
-        errors = list(exc.errors())
-        kind = "malformed_json" if any(e.get("type") == "json_invalid" for e in errors) else "invalid_request"
-        detail = "the body is not valid JSON" if kind == "malformed_json" else validation_message(errors)
-        if kind == "invalid_request" and any(e.get("type") == "string_pattern_mismatch" and
-                                             e.get("loc", ())[-1:] == ("player",) for e in errors):
-            refusal = invalid_player()  # the same answer as every other place that checks a name
-            return JSONResponse(refusal.body(), status_code=refusal.status)
-        return JSONResponse({"error": kind, "detail": detail}, status_code=422)
-
-    @app.exception_handler(StarletteHTTPException)
-    async def _http(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
-        if exc.status_code == 400 and exc.detail == "There was an error parsing the body":
-            # FastAPI's answer to a body its JSON parser gives up on (a 5,000-digit number, nesting over
-            # the recursion limit, invalid UTF-8): the same refusal as any other unreadable JSON.
-            return JSONResponse({"error": "malformed_json", "detail": "the body is not valid JSON"}, status_code=422)
-        code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
-        return JSONResponse({"error": code, "detail": str(exc.detail)}, status_code=exc.status_code,
-                            headers=exc.headers)  # a 405's Allow
-
-    @app.exception_handler(Exception)
-    async def _internal(_request: Request, exc: Exception) -> JSONResponse:
-        log.exception("internal error", exc_info=exc)
-        return JSONResponse({"error": "internal_error", "detail": "internal server error"}, status_code=500)
+    """Answer every error as JSON: refusals, invalid requests, storage failures, unknown paths, bugs
+    (database errors handled here keep the connection open: no 500 re-raise)."""
+    for cls, handler in handlers():
+        app.add_exception_handler(cls, handler)
 
 
 def add_catch_all(app: FastAPI) -> None:

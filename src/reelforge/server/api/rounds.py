@@ -1,14 +1,16 @@
 """Rounds: start one, play its steps, resume it, history, one round, its audit replay.
 
 The two money requests (start a round, play a step) carry nearly all the
-traffic, and FastAPI's per-request machinery (dependency solving, parameter
-and body models) cost about as much CPU as the round transaction. So they
-are :class:`PlainRoute` s: FastAPI routes, documented like the others, whose
-handler is the endpoint itself, a plain ``request -> response`` coroutine that
-reads its headers, checks its path and body with the same pydantic models and
-refuses exactly as FastAPI's validation would (the same
+traffic, and FastAPI's per-request machinery (its middleware layers, router,
+dependency solving, parameter and body models) cost about as much CPU as the
+round transaction. So their endpoints are plain ``request -> response``
+coroutines that read their headers, check their path and body with the same
+pydantic models and refuse exactly as FastAPI's validation would (the same
 :class:`~fastapi.exceptions.RequestValidationError`, answered by the same
-handler). Everything else is an ordinary FastAPI route.
+handler), served by ordinary Starlette routes ahead of FastAPI's router
+(:class:`MoneyRoutes`), inside the body limit and security headers. They are
+also in the app's routes (:class:`PlainRoute`), which is how the OpenAPI
+description lists them. Everything else is an ordinary FastAPI route.
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from fastapi.routing import APIRoute
 from pydantic import BaseModel, Field, TypeAdapter, ValidationError
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match, Route, request_response
 
 from reelforge.games.registry import GAME_CLASSES
 from reelforge.server.api.common import (
@@ -39,6 +43,7 @@ from reelforge.server.api.common import (
     check_idempotency_key,
     json_text,
 )
+from reelforge.server.api.errors import error_response
 from reelforge.server.auth import bearer
 from reelforge.server.errors import ApiError
 from reelforge.server.verify import verify_round
@@ -50,10 +55,57 @@ _ROUND = TypeAdapter(Annotated[int, Field(ge=1, le=MAX_ID)])
 class PlainRoute(APIRoute):
     """A FastAPI route whose endpoint takes the :class:`Request` and returns the :class:`Response`
     itself: listed, matched and documented like every route (its parameters and body described in
-    ``openapi_extra``), without FastAPI's dependency solving per request."""
+    ``openapi_extra``), and run as a plain Starlette endpoint (no dependency solving, no per-request
+    exit stacks; errors still go to the app's exception handlers)."""
 
-    def get_route_handler(self) -> Any:
-        return self.endpoint
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.app = request_response(self.endpoint)
+
+
+class MoneyRoutes:
+    """ASGI middleware: a POST that one of ``routes`` (Starlette routes) matches is answered by it; every
+    other request goes on to the app. Errors are answered as the app's exception handlers answer them."""
+
+    def __init__(self, app: Any, routes: list[Route]) -> None:
+        self.app = app
+        self.routes = routes
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and scope["method"] == "POST":
+            for route in self.routes:
+                match, child_scope = route.matches(scope)
+                if match is Match.FULL:
+                    scope.update(child_scope)
+                    await route.handle(scope, receive, send)
+                    return
+        await self.app(scope, receive, send)
+
+    @staticmethod
+    def route(path: str, endpoint: Any) -> Route:
+        """A POST route of ``endpoint`` (``request -> response``) whose errors get the app's answers: no
+        exception middleware runs ahead of the app's router, where these routes are matched."""
+
+        async def answer(scope: dict[str, Any], receive: Any, send: Any) -> None:
+            request = Request(scope, receive)
+            try:
+                response = await endpoint(request)
+            except Exception as exc:  # noqa: BLE001 - answered as the app's handlers answer it
+                response = await error_response(request, exc)
+            await response(scope, receive, send)
+
+        return Route(path, _Asgi(answer), methods=["POST"])
+
+
+class _Asgi:
+    """An ASGI callable as a Starlette route's endpoint (a plain function would be wrapped as a
+    ``request -> response`` one)."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        await self.app(scope, receive, send)
 
 
 def _path(adapter: TypeAdapter, name: str, value: str, errors: list[dict[str, Any]]) -> Any:
@@ -68,7 +120,10 @@ async def _body(request: Request, model: type[BaseModel], required: bool, errors
     """The request's body as ``model``, read and checked as FastAPI reads a body parameter: JSON only
     with a JSON content type (anything else is validated as the raw bytes, and refused); an empty body
     (or ``null``) is missing, an error only where ``required``."""
-    raw = await request.body()
+    try:
+        raw = await request.body()
+    except Exception as exc:  # the client went away, or the body limit cut it off: as FastAPI answers it
+        raise StarletteHTTPException(400, "There was an error parsing the body") from exc
     if not raw:
         data = None
     else:
@@ -141,7 +196,8 @@ def add_routes(app: FastAPI, ctx: Context) -> None:
         key = check_idempotency_key(headers.get("idempotency-key"))
         return json_text(await ctx.call(service.play_step, token, round_id, body and body.action, key))
 
-    # First among the routes: they answer most requests.
+    app.add_middleware(MoneyRoutes, routes=[MoneyRoutes.route("/api/v1/games/{game}/rounds", start_round),
+                                            MoneyRoutes.route("/api/v1/rounds/{round_id}/steps", play_step)])
     app.router.add_api_route(
         "/api/v1/games/{game}/rounds", start_round, methods=["POST"], status_code=201, tags=["rounds"],
         route_class_override=PlainRoute, openapi_extra=_described(

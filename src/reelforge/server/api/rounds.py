@@ -44,7 +44,7 @@ from reelforge.server.api.common import (
     json_text,
 )
 from reelforge.server.api.errors import error_response
-from reelforge.server.auth import bearer
+from reelforge.server.auth import SessionToken, bearer
 from reelforge.server.errors import ApiError
 from reelforge.server.verify import verify_round
 
@@ -147,6 +147,19 @@ async def _body(request: Request, model: type[BaseModel], required: bool, errors
         return None
 
 
+async def _money_request(request: Request, path: TypeAdapter, name: str, model: type[BaseModel],
+                         required: bool) -> tuple[Any, Any, SessionToken, str]:
+    """A money request's path parameter ``name``, body, session token and Idempotency-Key, checked in
+    FastAPI's order: the JSON, then the path and the body together (422), then the token (401) and the key."""
+    errors: list[dict[str, Any]] = []
+    value = _path(path, name, request.path_params[name], errors)
+    body = await _body(request, model, required, errors)
+    if errors:
+        raise RequestValidationError(errors)
+    headers = request.headers
+    return value, body, bearer(headers.get("authorization")), check_idempotency_key(headers.get("idempotency-key"))
+
+
 def _described(path_parameter: dict[str, Any], model: type[BaseModel], required: bool) -> dict[str, Any]:
     """The OpenAPI description of a money request (what FastAPI would derive from a signature)."""
     return {
@@ -173,27 +186,13 @@ def add_routes(app: FastAPI, ctx: Context) -> None:
 
     async def start_round(request: Request) -> Response:
         """Start a round: debit the stake (or feature-buy price) and play the paid spin."""
-        errors: list[dict[str, Any]] = []
-        game = _path(_GAME, "game", request.path_params["game"], errors)
-        body = await _body(request, StartRoundRequest, True, errors)
-        if errors:
-            raise RequestValidationError(errors)
-        headers = request.headers
-        token = bearer(headers.get("authorization"))
-        key = check_idempotency_key(headers.get("idempotency-key"))
+        game, body, token, key = await _money_request(request, _GAME, "game", StartRoundRequest, True)
         return json_text(await ctx.call(service.start_round, token, game, body.bet, body.auto_adjust_bet,
                                         body.buy_feature, key))
 
     async def play_step(request: Request) -> Response:
         """Play the next step of an unfinished round (re-spin, free spin, GEMBOX...)."""
-        errors: list[dict[str, Any]] = []
-        round_id = _path(_ROUND, "round_id", request.path_params["round_id"], errors)
-        body = await _body(request, StepRequest, False, errors)
-        if errors:
-            raise RequestValidationError(errors)
-        headers = request.headers
-        token = bearer(headers.get("authorization"))
-        key = check_idempotency_key(headers.get("idempotency-key"))
+        round_id, body, token, key = await _money_request(request, _ROUND, "round_id", StepRequest, False)
         return json_text(await ctx.call(service.play_step, token, round_id, body and body.action, key))
 
     app.add_middleware(MoneyRoutes, routes=[MoneyRoutes.route("/api/v1/games/{game}/rounds", start_round),

@@ -32,6 +32,9 @@ anything of it is shown: the stake is refunded, nothing is paid, and the
 error is recorded as the reason. A step action the rules refuse (a
 :class:`~reelforge.game.RulesError` for the player's ``action``) is the
 client's mistake and changes nothing.
+
+Over 500 lines on purpose: the whole round lifecycle (start, step, expiry,
+void, idempotent answers and their JSON) reads in one place.
 """
 
 from __future__ import annotations

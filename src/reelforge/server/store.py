@@ -26,6 +26,10 @@ runs the same reads and writes as separate plain statements inside
 Timestamps are written as SQLAlchemy writes them: ISO text without offset on
 SQLite (always UTC), ``timestamptz`` on PostgreSQL; rows hand them back as
 aware UTC datetimes.
+
+Over 500 lines on purpose: every statement the server runs is here, in one
+place, beside the rows it reads and writes (rows, statements per back end,
+the transaction, the Core reads, in that order).
 """
 
 from __future__ import annotations

@@ -170,7 +170,7 @@ def test_a_wal_reset_waits_only_briefly_for_a_long_reader(tmp_path):
     assert checkpointer.checkpoint(reset=True) is False
     assert time.monotonic() - started < 2  # the pool's 30 s busy timeout would have waited it out
     with transaction(engine) as tx:  # writers go on
-        assert tx.one("player_by_name", {"name": "second"}) is not None
+        assert tx.player_by_name("second") is not None
     reader.rollback()
     reader.close()
     assert checkpointer.checkpoint(reset=True) is True

@@ -66,7 +66,7 @@ def test_every_step_kind_of_every_game_plays_through_http(server, game_id):
 
 
 def test_round_text_is_exactly_the_json_of_round_json(server):
-    """The hot path's answer text, made without re-encoding the stored steps, is byte for byte
+    """A round answer's text, made without re-encoding the stored steps, is byte for byte
     what encoding the round's dictionary gives."""
     from reelforge.server.store import transaction
 
@@ -78,7 +78,7 @@ def test_round_text_is_exactly_the_json_of_round_json(server):
     assert len(rnd["steps"]) > 1
     with transaction(server.engine, write=False) as tx:
         stored, step_rows = tx.round(rnd["id"]), tx.steps(rnd["id"])
-    stored["void_reason"] = "état: void ✓ \"quoted\"\n"  # non-ASCII, quotes and escapes encode alike too
+    stored.void_reason = "état: void ✓ \"quoted\"\n"  # non-ASCII, quotes and escapes encode alike too
     text = server.service.round_text(stored, step_rows, 12345)
     assert text == dumps(server.service.round_json(stored, step_rows, 12345))
     assert json.loads(text)["steps"] == rnd["steps"]

@@ -1,7 +1,11 @@
 """The game server: wallets, step-by-step rounds, history and audit replay.
 
-Modules: ``config`` (operator TOML), ``schema``/``db`` (SQLAlchemy tables,
-engine, Alembic migrations), ``wallet`` (ledger), ``auth`` (sessions),
-``rounds`` (rounds as step machines over :class:`reelforge.game.Game`),
-``verify`` (audit replay), ``app`` (FastAPI), ``commands`` (CLI).
+Modules: ``app`` (``create_app``: the composition), ``api/`` (the HTTP routes,
+one module per resource), ``rounds`` (the round service: rounds as step
+machines over :class:`reelforge.game.Game`, idempotency, transfers),
+``store`` (all data access: typed rows, one transaction per request),
+``wallet`` (ledger entries), ``auth`` (sessions), ``verify`` (audit replay),
+``config`` (operator TOML), ``schema``/``db`` (tables, engine, Alembic
+migrations), ``hardening`` (body limit, security headers), ``http``
+(connection limits), ``commands`` (CLI).
 """

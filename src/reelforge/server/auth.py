@@ -20,7 +20,7 @@ from sqlalchemy.exc import IntegrityError
 
 from reelforge.server.config import ServerConfig
 from reelforge.server.errors import ApiError
-from reelforge.server.store import Tx, parse_ts, transaction
+from reelforge.server.store import Tx, transaction
 from reelforge.server.wallet import iso, post_entry, utcnow
 
 PLAYER_NAME_PATTERN = r"^[A-Za-z0-9_.@-]{1,64}$"
@@ -54,16 +54,15 @@ def check_player_name(name: str) -> str:
 
 
 def _get_or_create_player(tx: Tx, name: str, config: ServerConfig) -> tuple[int, str, int, str]:
-    row = tx.one("player_by_name", {"name": name})
+    row = tx.player_by_name(name)
     if row is not None:
-        if config.demo and not row[4]:
+        if config.demo and not row.demo:
             raise ApiError(403, "not_a_demo_player", f"player {name!r} is not a demo player")
-        if not config.demo and row[4]:
+        if not config.demo and row.demo:
             raise DEMO_REFUSED
-        return row[:4]
+        return row.id, row.name, row.balance, row.currency
     now = utcnow()
-    player_id = tx.one("insert_player", {"name": name, "balance": 0, "currency": config.currency,
-                                         "demo": config.demo, "created_at": tx.ts(now)})[0]
+    player_id = tx.insert_player(name, config.currency, config.demo, now)
     balance = 0
     if config.demo and config.demo_balance:
         balance = post_entry(tx, player_id, 0, "deposit", config.demo_balance, None, now)
@@ -95,8 +94,7 @@ def open_session(engine: Engine, config: ServerConfig, name: str, operator_key: 
         try:
             with transaction(engine) as tx:
                 player_id, player, balance, currency = _get_or_create_player(tx, name, config)
-                tx.run("insert_session", {"token_sha256": token_hash(token), "player_id": player_id,
-                                          "created_at": tx.ts(now), "expires_at": tx.ts(expires)})
+                tx.insert_session(token_hash(token), player_id, now, expires)
             return {"token": token, "player": player, "balance": balance, "currency": currency,
                     "expires_at": iso(expires)}
         except integrity_errors:
@@ -139,14 +137,14 @@ def session_principal(tx: Tx, token: SessionToken, lock: bool = False, operator:
     """The player a session token belongs to, looked up in ``tx`` (401 when unknown or expired);
     ``lock``: also lock the player's row and read the balance, in the same statement;
     ``operator``: the server runs in operator mode, where a demo player's session is refused (403)."""
-    row = tx.one("session_lock" if lock else "session", {"token": token.sha256})
+    row = tx.session(token.sha256, lock=lock)
     if row is None:
         raise ApiError(401, "unknown_token", "unknown session token")
-    if parse_ts(row[0]) <= utcnow():
+    if row.expires_at <= utcnow():
         raise ApiError(401, "session_expired", "the session has expired; open a new one")
-    if operator and row[3]:
+    if operator and row.demo:
         raise DEMO_REFUSED
-    return Principal(player_id=row[1], player=row[2], balance=row[4] if lock else None)
+    return Principal(player_id=row.player_id, player=row.name, balance=row.balance if lock else None)
 
 
 def authenticate(engine: Engine, authorization: str | None, operator: bool = False) -> Principal:
@@ -160,4 +158,4 @@ def authenticate(engine: Engine, authorization: str | None, operator: bool = Fal
 def demo_players(engine: Engine) -> int:
     """How many demo players (play money) the database holds."""
     with transaction(engine, write=False) as tx:
-        return tx.one("demo_players", {})[0]
+        return tx.demo_players()

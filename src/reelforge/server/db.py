@@ -106,8 +106,11 @@ def make_engine(url: str, pool: PoolSettings | None = None) -> Engine:
     if backend == "postgresql":
         if parsed.get_driver_name() not in ("psycopg", "psycopg2"):
             parsed = parsed.set(drivername="postgresql+psycopg")
-        engine = create_engine(parsed, pool_size=pool.size, max_overflow=pool.overflow, pool_timeout=pool.timeout,
-                               pool_pre_ping=True)
+        # No pool_pre_ping: its round trip on every check-out cost about a tenth of a round request's CPU.
+        # A connection PostgreSQL dropped (a restart) fails its first statement instead; that replaces
+        # every connection of the pool (SQLAlchemy does so for its own statements, store.transaction
+        # for the money requests, which are then run again: see Context.retry_transient).
+        engine = create_engine(parsed, pool_size=pool.size, max_overflow=pool.overflow, pool_timeout=pool.timeout)
 
         @event.listens_for(engine, "do_connect")
         def _pg_connect(dialect, _record, cargs, cparams):  # pragma: no cover - driver hook

@@ -1,10 +1,10 @@
 """HTTP hardening that every answer of the server gets (a plain ASGI middleware).
 
-* A request body sent without ``Content-Length`` (chunked transfer encoding)
-  is read here, at most ``MAX_BODY + 1`` bytes of it, and refused with a 413
-  when it is longer; otherwise the app gets the buffered body. (Bodies with a
-  ``Content-Length`` are checked against the limit before anything reads
-  them.) Without this, a chunked body of any size was read into memory.
+* The one limit on request bodies (``max_body`` bytes, 413 beyond it): a
+  ``Content-Length`` over it is refused before anything reads the body; a
+  body without one (chunked transfer encoding) is counted as the app reads
+  it, and refused as soon as it passes the limit, so no body of any size is
+  read into memory.
 * Security headers on every answer: ``X-Content-Type-Options: nosniff``,
   ``X-Frame-Options: DENY``, ``Referrer-Policy: no-referrer`` and a
   ``Content-Security-Policy`` under which the browser client works (its own
@@ -40,7 +40,7 @@ NO_STORE = (b"cache-control", b"no-store")
 
 
 class Hardening:
-    """Body limit for chunked requests and security headers (see the module docstring)."""
+    """The request body limit and security headers (see the module docstring)."""
 
     def __init__(self, app: Any, max_body: int) -> None:
         self.app = app
@@ -53,40 +53,43 @@ class Hardening:
         path = scope.get("path", "")
         extra = (DOCS_HEADERS if path in DOCS_PATHS else SECURITY_HEADERS) + \
             ([NO_STORE] if path.startswith("/api/") else [])
+        too_large = False
 
         async def send_with_headers(message: dict[str, Any]) -> None:
+            if too_large:
+                return  # the app's answer to a body cut short: the 413 below goes instead
             if message["type"] == "http.response.start":
                 present = {k.lower() for k, _ in message.get("headers", [])}
                 message = {**message, "headers": [*message.get("headers", []),
                                                   *((k, v) for k, v in extra if k not in present)]}
             await send(message)
 
-        headers = scope.get("headers", [])
-        if not any(k == b"content-length" for k, _ in headers) and \
-                any(k == b"transfer-encoding" for k, _ in headers):
-            body = bytearray()
-            more = True
-            while more:
-                message = await receive()
-                if message["type"] == "http.disconnect":
-                    return
-                body += message.get("body", b"")
-                more = message.get("more_body", False)
-                if len(body) > self.max_body:
-                    await self._too_large(send_with_headers)
-                    return
-            sent = False
-
-            async def replay() -> dict[str, Any]:
-                nonlocal sent
-                if not sent:
-                    sent = True
-                    return {"type": "http.request", "body": bytes(body), "more_body": False}
-                return await receive()
-
-            await self.app(scope, replay, send_with_headers)
+        length = next((v for k, v in scope.get("headers", []) if k == b"content-length"), None)
+        if length is not None and (not length.isdigit() or int(length) > self.max_body):
+            await self._too_large(send_with_headers)
             return
-        await self.app(scope, receive, send_with_headers)
+        received = 0
+
+        async def limited_receive() -> dict[str, Any]:
+            # Counted as the app reads (a chunked body has no Content-Length): past the limit the app
+            # sees the client gone, and nothing it answers is sent.
+            nonlocal received, too_large
+            message = await receive()
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > self.max_body:
+                    too_large = True
+                    return {"type": "http.disconnect"}
+            return message
+
+        try:
+            await self.app(scope, limited_receive, send_with_headers)
+        except Exception:
+            if not too_large:
+                raise  # a body cut short fails the app's read of it: that is the 413 below
+        if too_large:
+            too_large = False
+            await self._too_large(send_with_headers)
 
     async def _too_large(self, send: Any) -> None:
         payload = json.dumps({"error": "body_too_large",

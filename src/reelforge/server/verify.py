@@ -20,13 +20,13 @@ from collections.abc import Iterator
 from fractions import Fraction
 from typing import Any
 
-from sqlalchemy import Connection, Engine, select
+from sqlalchemy import Connection, Engine
 
 from reelforge.game import BuildError
 from reelforge.games.registry import UnknownGame, get_game
+from reelforge.server import store
 from reelforge.server.db import read_transaction
 from reelforge.server.rounds import dumps, money
-from reelforge.server.schema import ledger, rounds, steps
 
 
 def _canon(raw: str) -> Any:
@@ -34,12 +34,11 @@ def _canon(raw: str) -> Any:
 
 
 def verify_round_row(conn: Connection, rnd: Any) -> list[str]:
-    """Differences between a stored round and its replay (empty: the round verifies)."""
+    """Differences between a stored round (a :class:`~reelforge.server.store.RoundRow`, or any row with
+    its fields) and its replay (empty: the round verifies)."""
     diffs: list[str] = []
-    query = select(steps).where(steps.c.round_id == rnd.id)
-    if rnd.status == "open":
-        query = query.where(steps.c.idx < rnd.step_count)  # what is revealed, nothing more
-    step_rows = conn.execute(query.order_by(steps.c.idx)).all()
+    # Of an open round, what is revealed, nothing more.
+    step_rows = store.round_steps(conn, rnd.id, rnd.step_count if rnd.status == "open" else None)
     if [s.idx for s in step_rows] != list(range(len(step_rows))):
         diffs.append(f"step indices are not 0..{len(step_rows) - 1}: {[s.idx for s in step_rows]}")
     if len(step_rows) != rnd.step_count:
@@ -83,7 +82,7 @@ def verify_round_row(conn: Connection, rnd: Any) -> list[str]:
     if rnd.total_win_x != str(total_x):
         diffs.append(f"round total win {rnd.total_win_x} but its last step says {total_x}")
 
-    entries = conn.execute(select(ledger.c.kind, ledger.c.amount).where(ledger.c.round_id == rnd.id)).all()
+    entries = store.round_entries(conn, rnd.id)
     by_kind: dict[str, list[int]] = {}
     for kind, amount in entries:
         by_kind.setdefault(kind, []).append(amount)
@@ -123,7 +122,7 @@ def verify_round_row(conn: Connection, rnd: Any) -> list[str]:
 def verify_round(engine: Engine, round_id: int, player_id: int | None = None) -> dict[str, Any] | None:
     """``{"round": id, "ok", "differences"}`` for one round (None when missing or not the player's)."""
     with read_transaction(engine) as conn:
-        rnd = conn.execute(select(rounds).where(rounds.c.id == round_id)).first()
+        rnd = store.round_by_id(conn, round_id)
         if rnd is None or (player_id is not None and rnd.player_id != player_id):
             return None
         diffs = verify_round_row(conn, rnd)
@@ -135,7 +134,7 @@ def verify_all(engine: Engine, batch: int = 500) -> Iterator[dict[str, Any]]:
     last = 0
     while True:
         with read_transaction(engine) as conn:
-            rows = conn.execute(select(rounds).where(rounds.c.id > last).order_by(rounds.c.id).limit(batch)).all()
+            rows = store.rounds_after(conn, last, batch)
             results = [{"round": r.id, "ok": not (d := verify_round_row(conn, r)), "differences": d} for r in rows]
         yield from results
         if len(rows) < batch:

@@ -1,0 +1,155 @@
+"""What the API's resource modules share: parameter types, request models, the server's :class:`Context`."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Annotated, Any
+
+from fastapi import Header, Path, Query
+from fastapi.responses import Response
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, StrictStr
+from sqlalchemy import Engine
+
+from reelforge.server.auth import PLAYER_NAME_PATTERN, Principal, authenticate
+from reelforge.server.config import MAX_BET, ServerConfig
+from reelforge.server.db import is_sqlite
+from reelforge.server.errors import ApiError, database_errors
+from reelforge.server.rounds import RoundService
+
+MAX_BODY = 16 * 1024
+"""The one limit on a request body (bytes), for every route (see :class:`reelforge.server.hardening.Hardening`)."""
+MAX_ID = 2**62
+GAME_ID_PATTERN = r"^[a-z0-9][a-z0-9-]{0,63}$"
+"""What a game id is (lower-case letters, digits and hyphens); anything else is no game."""
+IDEMPOTENCY_KEY_PATTERN = r"^[\x21-\x7e]([\x20-\x7e]{0,198}[\x21-\x7e])?$"
+"""An Idempotency-Key: 1-200 printable ASCII characters, not starting or ending with a space (HTTP strips
+those), as the OpenAPI description states."""
+_IDEM_KEY = re.compile(IDEMPOTENCY_KEY_PATTERN)
+
+GameId = Annotated[str, Path(min_length=1, max_length=64, pattern=GAME_ID_PATTERN,
+                             description="game id, e.g. forge-of-fortunes")]
+GameFilter = Annotated[str | None, Query(min_length=1, max_length=64, pattern=GAME_ID_PATTERN,
+                                         description="only rounds of this game (a game id)")]
+PlayerName = Annotated[str, Path(min_length=1, max_length=64, pattern=PLAYER_NAME_PATTERN,
+                                 description="player name: letters, digits and _ . @ -")]
+RoundId = Annotated[int, Path(ge=1, le=MAX_ID, description="round id")]
+Limit = Annotated[int, Query(ge=1, le=100, description="page size (1-100)")]
+Before = Annotated[int | None, Query(ge=1, le=MAX_ID, description="only entries with a smaller id (paging)")]
+IdemKey = Annotated[str | None, Header(alias="Idempotency-Key",
+                                       json_schema_extra={"pattern": IDEMPOTENCY_KEY_PATTERN, "maxLength": 200},
+                                       description="unique per money-changing request (1-200 printable ASCII "
+                                                   "characters, no space at either end)")]
+Auth = Annotated[str | None, Header(alias="Authorization", description="Bearer <session token>")]
+OperatorKey = Annotated[str | None, Header(alias="X-Operator-Key", description="the operator's API key")]
+
+
+def _whole(value: Any) -> Any:
+    """A JSON number that is an integer written with a fraction or an exponent (``10.0``, ``1e1``) as
+    that integer: the OpenAPI description (JSON Schema 2020-12) counts it as one. Every other value is
+    left to the strict integer check, which refuses it (``10.5``, ``1e400``, ``"10"``, ``true``)."""
+    if isinstance(value, float) and value.is_integer() and abs(value) <= 2**53:
+        return int(value)
+    return value
+
+
+WholeNumber = Annotated[int, BeforeValidator(_whole)]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+class SessionRequest(_Strict):
+    player: StrictStr = Field(min_length=1, max_length=64, pattern=PLAYER_NAME_PATTERN,
+                              description="player name: letters, digits and _ . @ -")
+
+
+class StartRoundRequest(_Strict):
+    bet: WholeNumber = Field(ge=1, le=MAX_BET, description="total bet in minor units, a value of the game's bet ladder")
+    auto_adjust_bet: StrictBool = Field(False, description="lower the bet to the highest the balance covers")
+    buy_feature: StrictBool | Annotated[str, Field(max_length=32)] | None = Field(
+        None, description="true (or the mode name) to buy the game's feature")
+
+
+class StepRequest(_Strict):
+    action: Annotated[str, Field(min_length=1, max_length=32)] | None = Field(
+        None, description="optional step action (the game's step_actions)")
+
+
+class AmountRequest(_Strict):
+    amount: WholeNumber = Field(ge=1, le=MAX_BET, description="minor units")
+
+
+def check_idempotency_key(key: str | None) -> str:
+    """The request's Idempotency-Key, checked (400 when missing or malformed)."""
+    if key is None:
+        raise ApiError(400, "missing_idempotency_key",
+                       "money-changing requests need an Idempotency-Key header (a unique string per request)")
+    if not _IDEM_KEY.fullmatch(key):
+        raise ApiError(400, "bad_idempotency_key",
+                       "Idempotency-Key must be 1-200 printable ASCII characters, without a space at either end")
+    return key
+
+
+def json_text(answer: tuple[int, str]) -> Response:
+    """The response of a ``(status, JSON text)`` answer (encoded once, by the service)."""
+    status, text = answer
+    return Response(text, status_code=status, media_type="application/json")
+
+
+@dataclass
+class Context:
+    """One server's parts, as the routes use them."""
+
+    engine: Engine
+    config: ServerConfig
+    service: RoundService
+
+    def __post_init__(self) -> None:
+        self.inline = is_sqlite(self.engine)
+        # PostgreSQL transactions run on threads of their own: asyncio's executor hand-off cost about
+        # 0.1-0.2 ms less CPU per request than Starlette's run_in_threadpool (anyio's capacity limiter
+        # and cancellation scopes) in bench/server_cpu-style runs; one thread per pooled connection.
+        self.threads = None if self.inline else ThreadPoolExecutor(
+            self.config.db_pool_size + self.config.db_max_overflow, thread_name_prefix="reelforge-db")
+
+    def close(self) -> None:
+        """Stop the database threads (the app is shutting down)."""
+        if self.threads is not None:
+            self.threads.shutdown(wait=True)
+
+    def principal(self, authorization: str | None) -> Principal:
+        """Who a request's ``Authorization`` header is (401/403 otherwise)."""
+        return authenticate(self.engine, authorization, operator=not self.config.demo)
+
+    async def call(self, fn: Any, *args: Any) -> Any:
+        """Run a database call: inline on SQLite, in the thread pool on PostgreSQL.
+
+        SQLite serialises writers anyway and a request's transaction takes
+        about a millisecond, so running it on the event loop saves the thread
+        hand-off (and the GIL ping-pong between loop and worker threads); on
+        PostgreSQL requests of different players proceed in parallel, so they
+        go to threads. Either way more processes (``--workers``) add capacity.
+        """
+        if self.inline:
+            return fn(*args)
+        return await asyncio.get_running_loop().run_in_executor(self.threads, self.retry_transient, fn, *args)
+
+    def retry_transient(self, fn: Any, *args: Any) -> Any:
+        """``fn(*args)``, run again while PostgreSQL fails it transiently (restarting, a connection cut, out
+        of connections), for at most the pool timeout. Safe for money: the idempotency record commits with
+        the money, so a request whose COMMIT did reach the database finds its stored answer when run again."""
+        deadline = time.monotonic() + self.config.db_pool_timeout_seconds
+        delay = 0.05
+        while True:
+            try:
+                return fn(*args)
+            except database_errors():
+                if time.monotonic() + delay > deadline:
+                    raise
+            time.sleep(delay)
+            delay = min(delay * 2, 0.1)

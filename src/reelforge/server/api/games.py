@@ -1,0 +1,73 @@
+"""``GET /games``, ``GET /games/{game}/help``, ``GET /settings``: what is offered and how it plays.
+
+The one place that turns a game's own description (``help``, title, modes,
+prices) into the API's answers.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import FastAPI
+from fastapi.responses import JSONResponse, Response
+
+from reelforge.server.api.common import Context, GameId
+from reelforge.server.config import ServerConfig
+from reelforge.server.rounds import ActiveGame, dumps
+
+
+def game_entry(active: ActiveGame, config: ServerConfig) -> dict[str, Any]:
+    """A game as ``GET /games`` lists it."""
+    game, build = active.game, active.build
+    price = game.feature_buy_price_x(build)
+    return {
+        "id": active.id, "title": game.title, "version": game.version, "build": active.config.build,
+        "rtp": float(game.help(build).rtp), "bet_ladder": list(active.config.bet_ladder),
+        "max_win_x": game.max_win_x, "modes": list(game.modes), "step_actions": list(game.step_actions),
+        "feature_buy_price_x": None if price is None else str(price), "currency": config.currency,
+        # Whether floor(bet * win_x) is exact for every bet of the ladder (see rounds.money).
+        "exact_wins": all(b % game.win_unit(build) == 0 for b in active.config.bet_ladder),
+    }
+
+
+def unfinished_section(config: ServerConfig) -> dict[str, Any]:
+    """The platform's rule for interrupted rounds, the same in every game's help."""
+    return {"title": "Unfinished rounds", "text": [
+        "A round is decided when it is staked. If you leave or lose the connection, the game continues "
+        "from where you stopped when you open it again.",
+        f"A round left unfinished for {config.round_expiry_days:g} days is completed and its win paid; "
+        "it is never refunded.",
+        "A malfunction voids the round and refunds its stake (malfunction voids all pays and plays)."]}
+
+
+def help_answer(active: ActiveGame, config: ServerConfig) -> dict[str, Any]:
+    """``GET /games/{game}/help``: the game's help, the offer (build, ladder, price) and its help page."""
+    help_ = active.game.help(active.build)
+    body = help_.to_json()
+    # rtp stays a number in the API (a fraction of the stake); rtp_exact is the exact fraction
+    body.update({"rtp": float(help_.rtp), "rtp_exact": str(help_.rtp),
+                 "bet_ladder": list(active.config.bet_ladder), "currency": config.currency})
+    body["page"].setdefault("sections", []).append(unfinished_section(config))
+    return body
+
+
+def add_routes(app: FastAPI, ctx: Context) -> None:
+    """Add the games routes to ``app``."""
+    games_json = dumps([game_entry(active, ctx.config) for active in ctx.service.games.values()])
+
+    @app.get("/api/v1/games", tags=["games"])
+    def list_games() -> Response:
+        """Games offered: active build, RTP, bet ladder (total bets, minor units), max win, feature-buy price."""
+        return Response(games_json, media_type="application/json")
+
+    @app.get("/api/v1/games/{game}/help", tags=["games"])
+    def game_help(game: GameId) -> JSONResponse:
+        """Help: title, game id, version, active build and RTP, rules, paytable, bet ladder, max win."""
+        return JSONResponse(help_answer(ctx.service.active(game), ctx.config))
+
+    @app.get("/api/v1/settings", tags=["games"])
+    def settings() -> JSONResponse:
+        """The operator's responsible-play rules the client shows and keeps to: reality check interval
+        (minutes, 0 off), whether Turbo is offered, the least time between round starts, the maximum bet."""
+        return JSONResponse({"currency": ctx.config.currency, **ctx.config.play.public()})
+

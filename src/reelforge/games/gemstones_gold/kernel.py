@@ -268,21 +268,11 @@ def workspace():
 
 
 @njit(cache=True, inline="always")
-def paid_round(st, strips, lens, packed, pay, values, base_cum, free_cum, rules, cap, ws):
-    """One paid round: ``(paid units, free units, paid multiplier sum (0: none), flags)``;
-    flags: 1 the feature was triggered (``ws[6]`` then holds its results, see :func:`free_spins`),
-    2 the paid spin alone reached the cap."""
-    stops, board, q, above, picks, xs, fout = ws
-    win, sc, s = paid_spin(st, strips, lens, packed, pay, values, base_cum, rules, stops, board, q, above,
-                           picks, xs)
-    if win >= cap:
-        return cap, 0, s, 2
-    if sc >= rules[R_TRIGGER]:
-        spins = rules[R_AWARD] + rules[R_PER_EXTRA] * (sc - rules[R_TRIGGER])
-        f = free_spins(st, strips, lens, packed, pay, values, free_cum, rules, stops, board, q, above, xs,
-                       spins, win, cap, fout)
-        return win, f, s, 1
-    return win, 0, s, 0
+def feature_spins(rules, scatters) -> int:
+    """Free spins a paid spin's final scatters award (0: no trigger)."""
+    if scatters < rules[R_TRIGGER]:
+        return 0
+    return rules[R_AWARD] + rules[R_PER_EXTRA] * (scatters - rules[R_TRIGGER])
 
 
 @njit(cache=True)
@@ -311,12 +301,24 @@ def _count_feature(counters, fout, won):
 def simulate_paid(st, rounds, strips, lens, packed, pay, values, base_cum, free_cum, rules, cap,
                   totals, comps, hist, edges, counters):
     """Simulate ``rounds`` paid rounds into a tally (PCG64 state ``st``, advanced)."""
-    ws = workspace()
-    fout = ws[6]
+    stops, board, q, above, picks, xs, fout = workspace()
     hits_before = totals[1]
     paid = free = paid_sq = free_sq = 0  # the components' sums stay in registers until the end
     for _ in range(rounds):
-        p, f, s, flags = paid_round(st, strips, lens, packed, pay, values, base_cum, free_cum, rules, cap, ws)
+        # the round inline here, not in a helper returning a tuple: numba then keeps the loop
+        # free of reference counting on the arrays (measured: 1.6x on this loop)
+        p, sc, s = paid_spin(st, strips, lens, packed, pay, values, base_cum, rules, stops, board, q, above,
+                             picks, xs)
+        f = 0
+        if p >= cap:
+            p = cap
+            counters[C_CAP] += 1
+        else:
+            spins = feature_spins(rules, sc)
+            if spins:
+                f = free_spins(st, strips, lens, packed, pay, values, free_cum, rules, stops, board, q, above, xs,
+                               spins, p, cap, fout)
+                _count_feature(counters, fout, p + f > 0)
         w = p + f
         if w > 0:
             paid += p
@@ -327,11 +329,6 @@ def simulate_paid(st, rounds, strips, lens, packed, pay, values, base_cum, free_
         if s > 0:
             counters[C_PMULT] += 1
             counters[C_PSUM + mult_bin(s)] += 1
-        if flags:
-            if flags == 2:
-                counters[C_CAP] += 1
-            else:
-                _count_feature(counters, fout, w > 0)
     comps[0] += paid
     comps[1] += free
     comps[2] += paid_sq
@@ -360,15 +357,22 @@ def simulate_buy(st, rounds, strips, lens, packed, pay, values, free_cum, rules,
 def round_wins(st, rounds, buy, strips, lens, packed, pay, values, base_cum, free_cum, rules, cap):
     """Per-round total wins (units) for conformance tests."""
     res = np.zeros(rounds, dtype=np.int64)
-    ws = workspace()
-    stops, board, q, above, picks, xs, fout = ws
+    stops, board, q, above, picks, xs, fout = workspace()
     for i in range(rounds):
         if buy:
             res[i] = free_spins(st, strips, lens, packed, pay, values, free_cum, rules, stops, board, q, above,
                                 xs, rules[R_AWARD], 0, cap, fout)
         else:
-            p, f, _, _ = paid_round(st, strips, lens, packed, pay, values, base_cum, free_cum, rules, cap, ws)
-            res[i] = p + f
+            p, sc, _ = paid_spin(st, strips, lens, packed, pay, values, base_cum, rules, stops, board, q, above,
+                                 picks, xs)
+            spins = feature_spins(rules, sc)
+            if p >= cap:
+                res[i] = cap
+            elif spins:
+                res[i] = p + free_spins(st, strips, lens, packed, pay, values, free_cum, rules, stops, board, q,
+                                        above, xs, spins, p, cap, fout)
+            else:
+                res[i] = p
     return res
 
 

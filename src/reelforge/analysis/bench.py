@@ -50,7 +50,7 @@ def _size(run: Callable[[int], object], seconds: float, start: int = 1) -> int:
     """The count ``k`` for which ``run(k)`` takes about ``seconds`` of CPU time."""
     k = start
     while True:
-        dt = _timed(lambda: run(k))
+        dt = _timed(lambda k=k: run(k))
         if dt >= seconds / 4:
             return max(start, int(k * seconds / dt))
         k *= 4

@@ -77,12 +77,26 @@ PAYING_ADD = sum((64 - MIN_COUNT) << (FIELD * s) for s in range(N_PAYING))
 """Added to packed counts: a paying field reaches bit 6 (64) exactly when its count is MIN_COUNT or more."""
 PAYING_HIGH = sum(64 << (FIELD * s) for s in range(N_PAYING))
 
-RULES = np.array([TRIGGER_SCATTERS, FREE_SPINS_AWARD, FREE_SPINS_PER_EXTRA_SCATTER, RETRIGGER_SCATTERS,
-                  RETRIGGER_SPINS, BASE_LANES, BASE_BLOCKERS, FREE_BLOCKERS, PAYING_ADD, PAYING_HIGH],
-                 dtype=np.int64)
-"""The rules' numbers from the build module, in the order of the ``R_*`` indices."""
 (R_TRIGGER, R_AWARD, R_PER_EXTRA, R_RETRIGGER, R_RETRIGGER_SPINS, R_LANES, R_BASE_BLOCKERS,
  R_FREE_BLOCKERS, R_ADD, R_HIGH) = range(10)
+
+
+def rules_table(trigger_scatters: int = TRIGGER_SCATTERS, award: int = FREE_SPINS_AWARD,
+                per_extra_scatter: int = FREE_SPINS_PER_EXTRA_SCATTER, retrigger_scatters: int = RETRIGGER_SCATTERS,
+                retrigger_spins: int = RETRIGGER_SPINS, base_lanes: int = BASE_LANES,
+                base_blockers: int = BASE_BLOCKERS, free_blockers: int = FREE_BLOCKERS,
+                min_count: int = MIN_COUNT) -> np.ndarray:
+    """The rules' numbers as the kernels read them (``R_*`` order); the defaults are the build
+    module's, the one source rules.py reads too."""
+    if not 1 <= min_count <= 36 or not 0 <= base_lanes <= REELS:
+        raise ValueError("min_count must be in 1..36 and base_lanes in 0..6")
+    add = sum((64 - min_count) << (FIELD * s) for s in range(N_PAYING))
+    return np.array([trigger_scatters, award, per_extra_scatter, retrigger_scatters, retrigger_spins, base_lanes,
+                     base_blockers, free_blockers, add, PAYING_HIGH], dtype=np.int64)
+
+
+RULES = rules_table()
+"""The shipped rules (every build shares them)."""
 
 
 def _nth_lane_table() -> np.ndarray:

@@ -42,12 +42,7 @@ def gemstones_gold() -> dict[str, Callable[[np.ndarray, int], object]]:
         stops, board, q, above, picks, xs, fout = k.workspace()
         acc = 0
         for _ in range(n):
-            for r in range(k.REELS):
-                stops[r] = draw_pcg(st, lens[r])
-            for i in range(rules[k.R_LANES]):
-                picks[i] = draw_pcg(st, k.REELS - i)
-            for i in range(rules[k.R_LANES]):
-                xs[i] = draw_pcg(st, base_cum[-1])
+            k.paid_draws(st, lens, base_cum, rules, stops, picks, xs)
             acc += stops[0] + xs[0]
         return acc
 
@@ -56,12 +51,7 @@ def gemstones_gold() -> dict[str, Callable[[np.ndarray, int], object]]:
         stops, board, q, above, picks, xs, fout = k.workspace()
         acc = 0
         for _ in range(n):
-            for r in range(k.REELS):
-                stops[r] = draw_pcg(st, lens[r])
-            for i in range(rules[k.R_LANES]):
-                picks[i] = draw_pcg(st, k.REELS - i)
-            for i in range(rules[k.R_LANES]):
-                xs[i] = draw_pcg(st, base_cum[-1])
+            k.paid_draws(st, lens, base_cum, rules, stops, picks, xs)
             tally = 0
             for r in range(k.REELS):
                 tally += packed[r, stops[r]]
@@ -119,12 +109,7 @@ def forge_of_gems() -> dict[str, Callable[[np.ndarray, int], object]]:
         board, forge, packs, remove, land, res = k._workspace()
         acc = 0
         for _ in range(n):
-            for c in range(k.REELS):
-                for r in range(k.ROWS):
-                    board[c, r] = k._draw_cell(st, cell_code, cell_total, c)
-            for c in range(k.REELS):
-                forge[c] = forge_tab[draw_pcg(st, forge_tab.shape[0])]
-            acc += board[0, 0] + forge[0]
+            acc += k._first_board(st, cell_code, cell_total, forge_tab, board, forge) + board[0, 0]
         return acc
 
     @njit
@@ -132,11 +117,7 @@ def forge_of_gems() -> dict[str, Callable[[np.ndarray, int], object]]:
         board, forge, packs, remove, land, res = k._workspace()
         acc = 0
         for _ in range(n):
-            for c in range(k.REELS):
-                for r in range(k.ROWS):
-                    board[c, r] = k._draw_cell(st, cell_code, cell_total, c)
-            for c in range(k.REELS):
-                forge[c] = forge_tab[draw_pcg(st, forge_tab.shape[0])]
+            k._first_board(st, cell_code, cell_total, forge_tab, board, forge)
             acc += k._evaluate(board, paytable, 1, packs, remove)
         return acc
 

@@ -21,16 +21,21 @@ _MASK32 = 0xFFFFFFFF
 
 
 @njit(cache=True, inline="always")
+def _lemire(x: int, n: int) -> tuple[int, bool]:
+    """Lemire's map of 32 raw bits ``x`` to ``[0, n)``: ``(value, accepted)``."""
+    m = x * n
+    low = m & _MASK32
+    # the modulo (a division) only runs in the rare low case
+    return m >> 32, low >= n or low >= (_TWO32 - n) % n
+
+
+@njit(cache=True, inline="always")
 def draw(rng: np.random.Generator, n: int) -> int:
     """A uniform integer in ``[0, n)`` (``1 <= n < 2**31``)."""
     while True:
-        x = np.int64(rng.random() * _TWO32_F)
-        m = x * n
-        low = m & _MASK32
-        if low >= n:
-            return m >> 32
-        if low >= (_TWO32 - n) % n:
-            return m >> 32
+        value, ok = _lemire(np.int64(rng.random() * _TWO32_F), n)
+        if ok:
+            return value
 
 
 @njit(cache=True)
@@ -116,12 +121,9 @@ def next64(st: np.ndarray) -> int:
 def draw_pcg(st: np.ndarray, n: int) -> int:
     """:func:`draw` on a PCG64 state: a uniform integer in ``[0, n)``, the same value ``draw`` gives."""
     while True:
-        m = np.int64(next64(st) >> np.uint64(32)) * n
-        low = m & _MASK32
-        if low >= n:
-            return m >> 32
-        if low >= (_TWO32 - n) % n:
-            return m >> 32
+        value, ok = _lemire(np.int64(next64(st) >> np.uint64(32)), n)
+        if ok:
+            return value
 
 
 @njit(cache=True)

@@ -219,18 +219,24 @@ def _evaluate(board, paytable, multiplier, packs, remove):
 
 
 @njit(cache=True, inline="always")
-def _spin(st, cell_code, cell_total, forge_tab, targets, paytable, limits, cap_units,
-          free, multiplier, total_before, board, forge, packs, remove, land, res):
-    """One spin and its cascades; returns the units it adds (capped). Fills ``res``."""
+def _first_board(st, cell_code, cell_total, forge_tab, board, forge) -> bool:
+    """A spin's first draws: the 15 cells, then the 5 FORGE REEL positions; whether a Multiplier shows."""
     for c in range(REELS):
         for r in range(ROWS):
             board[c, r] = _draw_cell(st, cell_code, cell_total, c)
-    nf = forge_tab.shape[0]
     has_mult = False
     for c in range(REELS):
-        forge[c] = forge_tab[draw_pcg(st, nf)]
-        if forge[c] == F_MULT:
-            has_mult = True
+        forge[c] = forge_tab[draw_pcg(st, forge_tab.shape[0])]
+        has_mult |= forge[c] == F_MULT
+    return has_mult
+
+
+@njit(cache=True, inline="always")
+def _spin(st, cell_code, cell_total, forge_tab, targets, paytable, limits, cap_units,
+          free, multiplier, total_before, board, forge, packs, remove, land, res):
+    """One spin and its cascades; returns the units it adds (capped). Fills ``res``."""
+    has_mult = _first_board(st, cell_code, cell_total, forge_tab, board, forge)
+    nf = forge_tab.shape[0]
     if free and not has_mult:
         forge[draw_pcg(st, REELS)] = F_MULT
     ways_first = 1

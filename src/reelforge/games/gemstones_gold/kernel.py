@@ -198,8 +198,8 @@ def weighted(rng, values, cum) -> int:
 
 
 @njit(cache=True, inline="always")
-def paid_spin(st, strips, lens, packed, pay, values, base_cum, rules, stops, board, q, above, picks, xs):
-    """The paid spin: ``(win coins, scatters, multiplier sum)`` (win before the round cap)."""
+def paid_draws(st, lens, base_cum, rules, stops, picks, xs) -> None:
+    """The paid spin's draws in the reference order: reel stops, lane picks, value draws."""
     for r in range(REELS):
         stops[r] = draw_pcg(st, lens[r])
     lanes = rules[R_LANES]
@@ -208,6 +208,13 @@ def paid_spin(st, strips, lens, packed, pay, values, base_cum, rules, stops, boa
     total_weight = base_cum[base_cum.shape[0] - 1]
     for i in range(lanes):
         xs[i] = draw_pcg(st, total_weight)
+
+
+@njit(cache=True, inline="always")
+def paid_spin(st, strips, lens, packed, pay, values, base_cum, rules, stops, board, q, above, picks, xs):
+    """The paid spin: ``(win coins, scatters, multiplier sum)`` (win before the round cap)."""
+    paid_draws(st, lens, base_cum, rules, stops, picks, xs)
+    lanes = rules[R_LANES]
     w, sc = cascades(strips, lens, packed, pay, rules[R_ADD], rules[R_HIGH], stops, board, q, above)
     s = 0
     if w > 0:  # lanes and values only matter when the spin won

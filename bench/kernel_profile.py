@@ -77,8 +77,8 @@ def gemstones_gold() -> dict[str, Callable[[np.ndarray, int], object]]:
                                    picks, xs)
             spins = k.feature_spins(rules, sc)
             if p < cap and spins:
-                p += k.free_spins(st, strips, lens, packed, pay, values, free_cum, rules, stops, board, q, above,
-                                  xs, spins, p, cap, fout)
+                p += k.play_free_spins(st, strips, lens, packed, pay, values, free_cum, rules, stops, board, q,
+                                       above, xs, spins, p, cap, fout)
             acc += p + s
         return acc
 

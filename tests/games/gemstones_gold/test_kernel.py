@@ -126,3 +126,15 @@ def test_the_kernel_plays_by_the_rule_numbers_it_is_given(monkeypatch):
         ref = reference_wins(build, n, 31, mode)
         assert np.array_equal(ref, ker)
         assert not np.array_equal(ker, GAME.kernel_round_wins(build, n, 31, mode))  # the numbers mattered
+
+
+def test_the_generator_entry_to_free_spins_plays_the_kernels_features_and_advances_the_generator():
+    from reelforge.games.gemstones_gold import kernel
+
+    build = load_build("96.71")
+    a = build.arrays
+    stops, board, q, counts, work, _, vals, fout = kernel.make_bufs()
+    rng = np.random.Generator(np.random.PCG64(8))
+    wins = [kernel.free_spins(rng, a["strips"], a["lens"], a["packed"], a["pay"], a["values"], a["free_cum"], stops,
+                              board, q, counts, work, vals, 10, 0, build.cap_units, fout) for _ in range(200)]
+    assert wins == GAME.kernel_round_wins(build, 200, 8, "buy").tolist()

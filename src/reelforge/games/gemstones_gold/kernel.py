@@ -39,7 +39,7 @@ from reelforge.games.gemstones_gold.build import (
     TRIGGER_SCATTERS,
     VALUE_MAX,
 )
-from reelforge.mechanics.rng import draw, draw_pcg, pcg_state
+from reelforge.mechanics.rng import draw, draw_pcg, pcg_state, store_pcg_state
 from reelforge.mechanics.tally import close_tally, tally_win
 
 COMPONENTS = ("paid_spins", "free_spins")
@@ -231,8 +231,8 @@ def paid_spin(st, strips, lens, packed, pay, values, base_cum, rules, stops, boa
 
 
 @njit(cache=True)
-def free_spins(st, strips, lens, packed, pay, values, free_cum, rules, stops, board, q, above, xs,
-               spins, start_units, cap, out):
+def play_free_spins(st, strips, lens, packed, pay, values, free_cum, rules, stops, board, q, above, xs,
+                    spins, start_units, cap, out):
     """Play a feature of ``spins`` free spins; the round already holds ``start_units``.
 
     Returns the units the feature adds (capped) and fills ``out`` with
@@ -278,6 +278,19 @@ def free_spins(st, strips, lens, packed, pay, values, free_cum, rules, stops, bo
     out[2] = 0
     out[3] = m
     return total - start_units
+
+
+def free_spins(rng: np.random.Generator, strips: np.ndarray, lens: np.ndarray, packed: np.ndarray,
+               pay: np.ndarray, values: np.ndarray, free_cum: np.ndarray, stops: np.ndarray, board: np.ndarray,
+               q: np.ndarray, counts: np.ndarray, work: np.ndarray, vals: np.ndarray, spins: int,
+               start_units: int, cap: int, out: np.ndarray) -> int:
+    """:func:`play_free_spins` with the shipped rules, drawing from ``rng`` (which advances past the
+    draws used), on :func:`make_bufs` buffers: for callers outside the kernels (tests, tools)."""
+    st = pcg_state(rng)
+    won = play_free_spins(st, strips, lens, packed, pay, values, free_cum, RULES, stops, board, q, work[:REELS],
+                          vals, spins, start_units, cap, out)
+    store_pcg_state(rng, st)
+    return int(won)
 
 
 @njit(cache=True)
@@ -337,8 +350,8 @@ def simulate_paid(st, rounds, strips, lens, packed, pay, values, base_cum, free_
         else:
             spins = feature_spins(rules, sc)
             if spins:
-                f = free_spins(st, strips, lens, packed, pay, values, free_cum, rules, stops, board, q, above, xs,
-                               spins, p, cap, fout)
+                f = play_free_spins(st, strips, lens, packed, pay, values, free_cum, rules, stops, board, q, above,
+                                    xs, spins, p, cap, fout)
                 _count_feature(counters, fout, p + f > 0)
         w = p + f
         if w > 0:
@@ -364,8 +377,8 @@ def simulate_buy(st, rounds, strips, lens, packed, pay, values, free_cum, rules,
     stops, board, q, above, picks, xs, fout = workspace()
     hits_before = totals[1]
     for _ in range(rounds):
-        f = free_spins(st, strips, lens, packed, pay, values, free_cum, rules, stops, board, q, above, xs,
-                       rules[R_AWARD], 0, cap, fout)
+        f = play_free_spins(st, strips, lens, packed, pay, values, free_cum, rules, stops, board, q, above, xs,
+                            rules[R_AWARD], 0, cap, fout)
         if f > 0:
             comps[1] += f
             comps[3] += f * f
@@ -381,8 +394,8 @@ def round_wins(st, rounds, buy, strips, lens, packed, pay, values, base_cum, fre
     stops, board, q, above, picks, xs, fout = workspace()
     for i in range(rounds):
         if buy:
-            res[i] = free_spins(st, strips, lens, packed, pay, values, free_cum, rules, stops, board, q, above,
-                                xs, rules[R_AWARD], 0, cap, fout)
+            res[i] = play_free_spins(st, strips, lens, packed, pay, values, free_cum, rules, stops, board, q,
+                                     above, xs, rules[R_AWARD], 0, cap, fout)
         else:
             p, sc, _ = paid_spin(st, strips, lens, packed, pay, values, base_cum, rules, stops, board, q, above,
                                  picks, xs)
@@ -390,8 +403,8 @@ def round_wins(st, rounds, buy, strips, lens, packed, pay, values, base_cum, fre
             if p >= cap:
                 res[i] = cap
             elif spins:
-                res[i] = p + free_spins(st, strips, lens, packed, pay, values, free_cum, rules, stops, board, q,
-                                        above, xs, spins, p, cap, fout)
+                res[i] = p + play_free_spins(st, strips, lens, packed, pay, values, free_cum, rules, stops, board,
+                                             q, above, xs, spins, p, cap, fout)
             else:
                 res[i] = p
     return res

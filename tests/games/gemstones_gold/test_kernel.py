@@ -105,3 +105,36 @@ def test_multiplier_histograms_count_what_the_reference_rounds_show():
         assert feature_bins == acc.counter("triggers")
         assert acc.counter("triggers") > (20 if mode == "paid" else 499)
     assert paid_bins == 0 and acc.counter("feature_m_0") < n  # buy mode: no paid spin; some features multiply
+
+
+def test_the_kernel_plays_by_the_rule_numbers_it_is_given(monkeypatch):
+    """The kernel reads the rules' numbers from kernel.RULES (made from the build module), not from
+    literals: other numbers, set alike in the reference engine, still give identical rounds."""
+    from reelforge.games.gemstones_gold import kernel
+
+    numbers = {"TRIGGER_SCATTERS": 2, "FREE_SPINS_AWARD": 4, "FREE_SPINS_PER_EXTRA_SCATTER": 1,
+               "RETRIGGER_SCATTERS": 3, "RETRIGGER_SPINS": 2, "BASE_LANES": 2, "BASE_BLOCKERS": 2,
+               "FREE_BLOCKERS": 1, "MIN_COUNT": 9}
+    for name, value in numbers.items():
+        monkeypatch.setattr(rules, name, value)
+    table = kernel.rules_table(2, 4, 1, 3, 2, 2, 2, 1, 9)
+    build = load_build("96.71")
+    a = build.arrays
+    for mode, n in (("paid", 4000), ("buy", 200)):
+        ker = kernel.round_wins(kernel.seed_state(31), n, mode == "buy", a["strips"], a["lens"], a["packed"],
+                                a["pay"], a["values"], a["base_cum"], a["free_cum"], table, build.cap_units)
+        ref = reference_wins(build, n, 31, mode)
+        assert np.array_equal(ref, ker)
+        assert not np.array_equal(ker, GAME.kernel_round_wins(build, n, 31, mode))  # the numbers mattered
+
+
+def test_the_generator_entry_to_free_spins_plays_the_kernels_features_and_advances_the_generator():
+    from reelforge.games.gemstones_gold import kernel
+
+    build = load_build("96.71")
+    a = build.arrays
+    stops, board, q, counts, work, _, vals, fout = kernel.make_bufs()
+    rng = np.random.Generator(np.random.PCG64(8))
+    wins = [kernel.free_spins(rng, a["strips"], a["lens"], a["packed"], a["pay"], a["values"], a["free_cum"], stops,
+                              board, q, counts, work, vals, 10, 0, build.cap_units, fout) for _ in range(200)]
+    assert wins == GAME.kernel_round_wins(build, 200, 8, "buy").tolist()

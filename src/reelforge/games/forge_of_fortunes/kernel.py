@@ -2,6 +2,9 @@
 
 Consumes draws in the order documented in :mod:`.rules` (reel 1, 2, 3 per
 spin), so fed the same seed it plays the same rounds as the reference engine.
+Draws step PCG64 in the kernel (:func:`reelforge.mechanics.rng.draw_pcg`, the
+stream of ``Generator.random()``); only winning rounds touch the tally, the
+zero-win ones are counted once per chunk.
 """
 
 from __future__ import annotations
@@ -12,8 +15,8 @@ import numpy as np
 from numba import njit
 
 from reelforge.games.forge_of_fortunes.build import BLANK, COAL, GOLD, SLAG, Build
-from reelforge.mechanics.rng import draw
-from reelforge.mechanics.tally import tally_round
+from reelforge.mechanics.rng import draw_pcg, pcg_state, store_pcg_state
+from reelforge.mechanics.tally import close_tally, tally_win
 from reelforge.stats import bucket_edges_units
 
 CODES = {BLANK: 0, GOLD: 1, SLAG: 2, COAL: 3}
@@ -67,15 +70,15 @@ def tables(build: Build, unit: int) -> Tables:
 
 
 @njit(cache=True, inline="always")
-def _feature(rng, feature, feature_len, runner_set, safe, top):
+def _feature(st, feature, feature_len, runner_set, safe, top):
     """Play Forging Re-Spins from runner 0; return (end runner, re-spins)."""
     r = 0
     spins = 0
     while True:
         k = runner_set[r]
-        a = feature[k, 0, draw(rng, feature_len[k, 0])]
-        b = feature[k, 1, draw(rng, feature_len[k, 1])]
-        c = feature[k, 2, draw(rng, feature_len[k, 2])]
+        a = feature[k, 0, draw_pcg(st, feature_len[k, 0])]
+        b = feature[k, 1, draw_pcg(st, feature_len[k, 1])]
+        c = feature[k, 2, draw_pcg(st, feature_len[k, 2])]
         spins += 1
         if a == S or b == S or c == S:
             return r, spins
@@ -88,18 +91,19 @@ def _feature(rng, feature, feature_len, runner_set, safe, top):
 
 
 @njit(cache=True)
-def _simulate(rng, n, base, base_len, feature, feature_len, runner_set, safe, ladder_units, two_units,
+def _simulate(st, n, base, base_len, feature, feature_len, runner_set, safe, ladder_units, two_units,
               cap_units, edges, totals, components, hist, counters):
     top = ladder_units.shape[0] - 1
     l0, l1, l2 = base_len[0], base_len[1], base_len[2]
+    hits_before = totals[1]
+    two_wins = 0
     for _ in range(n):
-        s1 = base[0, draw(rng, l0)]
-        s2 = base[1, draw(rng, l1)]
-        s3 = base[2, draw(rng, l2)]
-        win = 0
+        s1 = base[0, draw_pcg(st, l0)]
+        s2 = base[1, draw_pcg(st, l1)]
+        s3 = base[2, draw_pcg(st, l2)]
         if s1 == G and s2 == G:
             if s3 == G:
-                end, spins = _feature(rng, feature, feature_len, runner_set, safe, top)
+                end, spins = _feature(st, feature, feature_len, runner_set, safe, top)
                 win = ladder_units[end]
                 components[1] += win
                 components[3] += win * win
@@ -108,22 +112,24 @@ def _simulate(rng, n, base, base_len, feature, feature_len, runner_set, safe, la
                 counters[2 + end] += 1
             else:
                 win = two_units
-                components[0] += win
-                components[2] += win * win
-        tally_round(totals, hist, edges, cap_units, win)
+                two_wins += 1
+            tally_win(totals, hist, edges, cap_units, win)
+    components[0] += two_wins * two_units
+    components[2] += two_wins * two_units * two_units
+    close_tally(totals, hist, n, hits_before)
 
 
 @njit(cache=True)
-def _round_wins(rng, n, base, base_len, feature, feature_len, runner_set, safe, ladder_units, two_units):
+def _round_wins(st, n, base, base_len, feature, feature_len, runner_set, safe, ladder_units, two_units):
     top = ladder_units.shape[0] - 1
     out = np.zeros(n, dtype=np.int64)
     for i in range(n):
-        s1 = base[0, draw(rng, base_len[0])]
-        s2 = base[1, draw(rng, base_len[1])]
-        s3 = base[2, draw(rng, base_len[2])]
+        s1 = base[0, draw_pcg(st, base_len[0])]
+        s2 = base[1, draw_pcg(st, base_len[1])]
+        s3 = base[2, draw_pcg(st, base_len[2])]
         if s1 == G and s2 == G:
             if s3 == G:
-                end, _ = _feature(rng, feature, feature_len, runner_set, safe, top)
+                end, _ = _feature(st, feature, feature_len, runner_set, safe, top)
                 out[i] = ladder_units[end]
             else:
                 out[i] = two_units
@@ -132,12 +138,17 @@ def _round_wins(rng, n, base, base_len, feature, feature_len, runner_set, safe, 
 
 def simulate(t: Tables, rng: np.random.Generator, n: int, totals: np.ndarray, components: np.ndarray,
              hist: np.ndarray, counters: np.ndarray) -> None:
-    """Play ``n`` paid rounds into the tally buffers."""
-    _simulate(rng, n, t.base, t.base_len, t.feature, t.feature_len, t.runner_set, t.safe, t.ladder_units,
+    """Play ``n`` paid rounds into the tally buffers (``rng`` advances past the draws used)."""
+    st = pcg_state(rng)
+    _simulate(st, n, t.base, t.base_len, t.feature, t.feature_len, t.runner_set, t.safe, t.ladder_units,
               t.two_units, t.cap_units, t.edges, totals, components, hist, counters)
+    store_pcg_state(rng, st)
 
 
 def round_wins(t: Tables, rng: np.random.Generator, n: int) -> np.ndarray:
-    """Per-round wins (win units) of ``n`` paid rounds, for conformance tests."""
-    return _round_wins(rng, n, t.base, t.base_len, t.feature, t.feature_len, t.runner_set, t.safe,
-                       t.ladder_units, t.two_units)
+    """Per-round wins (win units) of ``n`` paid rounds, for conformance tests (``rng`` advances)."""
+    st = pcg_state(rng)
+    out = _round_wins(st, n, t.base, t.base_len, t.feature, t.feature_len, t.runner_set, t.safe,
+                      t.ladder_units, t.two_units)
+    store_pcg_state(rng, st)
+    return out

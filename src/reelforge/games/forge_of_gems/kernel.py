@@ -1,11 +1,20 @@
 """Forge of Gems fast kernel (numba): the rules of :mod:`.rules` on flat arrays.
 
 Same board encoding (cell code = symbol * 4 + copies, ``EMPTY`` = -1, board
-``[column, row]``), same draw order, same gravity (the shared
-``collapse_column_nb``). Weighted draws index expanded tables (one entry per
-unit of weight), which picks the same entry as the reference's cumulative
-search. Nothing is allocated per round: the board, forge reel and scratch
-buffers are made once per chunk.
+``[column, row]``), same draw order, same gravity (survivors keep their order
+and fall; done in place here, branch-free, on three cells). Weighted draws
+index expanded tables (one entry per unit of weight), which picks the same
+entry as the reference's cumulative search. Nothing is allocated per round:
+the board, forge reel and scratch buffers are made once per chunk.
+
+Speed (profile in the README's performance section): draws step PCG64 in the
+kernel (:func:`reelforge.mechanics.rng.draw_pcg`, the same stream as
+``Generator.random()``); a board is evaluated from per-reel copy counts packed
+4 bits per symbol in one int64, and a symbol is only looked at when reels 1-3
+all show it or a WILD (one AND of presence masks rejects most boards); the
+spin is inlined into each loop (numba's reference counting of the array
+arguments of a call cost more than the spin); zero-win rounds are tallied once
+per chunk.
 """
 
 from __future__ import annotations
@@ -32,9 +41,9 @@ from reelforge.games.forge_of_gems.build import (
     WILD,
     Build,
 )
-from reelforge.mechanics.rng import draw
-from reelforge.mechanics.tally import tally_round
-from reelforge.mechanics.tumble import EMPTY, collapse_column_nb
+from reelforge.mechanics.rng import draw_pcg, pcg_state, store_pcg_state
+from reelforge.mechanics.tally import close_tally, tally_win
+from reelforge.mechanics.tumble import EMPTY
 
 N_NORMAL = N_PAY + 2
 MIN_LENGTH = 3
@@ -130,23 +139,29 @@ def tables(build: Build) -> Tables:
     return t
 
 
+PAY_MASK = (1 << N_PAY) - 1
+WILD_BIT = 1 << WILD
+NIBBLE = 4
+"""Bits per symbol in a reel's packed copy counts (a reel holds at most 9 copies)."""
+
+
 @njit(cache=True, inline="always")
 def _col_copies(board, c):
     return (board[c, 0] & 3) + (board[c, 1] & 3) + (board[c, 2] & 3)
 
 
 @njit(cache=True, inline="always")
-def _draw_cell(rng, cell_code, cell_total, c):
+def _draw_cell(st, cell_code, cell_total, c):
     """A fresh single cell for reel ``c`` (it always fits the reel's copy limit)."""
-    return cell_code[c, draw(rng, cell_total[c])]
+    return cell_code[c, draw_pcg(st, cell_total[c])]
 
 
 @njit(cache=True, inline="always")
 def _ways_bin(ways):
     """Bin of a board's ways on :data:`WAYS_EDGES` (0: exactly 243)."""
     b = 0
-    while b < WAYS_EDGES.shape[0] and ways >= WAYS_EDGES[b]:
-        b += 1
+    for e in WAYS_EDGES:
+        b += np.int64(ways >= e)
     return b
 
 
@@ -160,28 +175,76 @@ def _gain(board, limits, c, r):
     board[c, r] = cell + 1
 
 
-@njit(cache=True)
-def _spin(rng, cell_code, cell_total, forge_tab, targets, paytable, limits, cap_units,
-          free, multiplier, total_before, board, forge, removed, counts, land, res):
-    """One spin and its cascades; returns the units it adds (capped). Fills ``res``."""
+@njit(cache=True, inline="always")
+def _evaluate(board, paytable, multiplier, packs, remove):
+    """The units every paying symbol's longest way win adds on ``board`` (0: no win); ``remove[c]``
+    gets the symbol bits whose cells reel ``c`` loses (the winners and WILD on their reels)."""
+    allowed = PAY_MASK
+    for c in range(REELS):
+        pk = 0
+        present = 0
+        for r in range(ROWS):
+            x = board[c, r]
+            sym = x >> 2
+            pk += (x & 3) << (NIBBLE * sym)
+            present |= 1 << sym
+        packs[c] = pk
+        remove[c] = 0
+        if c < MIN_LENGTH and not present & WILD_BIT:
+            allowed &= present  # a symbol reaches 3 reels only if each shows it or a WILD
+    if allowed == 0:
+        return 0
+    amount = 0
+    for s in range(N_PAY):
+        if not (allowed >> s) & 1:
+            continue
+        ways = 1
+        wild_ways = 1
+        k = 0
+        for c in range(REELS):
+            w = (packs[c] >> (NIBBLE * WILD)) & 15
+            m = ((packs[c] >> (NIBBLE * s)) & 15) + w
+            if m == 0:
+                break
+            ways *= m
+            wild_ways *= w
+            k += 1
+        if ways > wild_ways:  # k >= 3 here; ways made only of WILDs do not count
+            pay = paytable[s, k]
+            if pay > 0:
+                amount += pay * (ways - wild_ways) * multiplier
+                for c in range(k):
+                    remove[c] |= (1 << s) | WILD_BIT
+    return amount
+
+
+@njit(cache=True, inline="always")
+def _first_board(st, cell_code, cell_total, forge_tab, board, forge) -> bool:
+    """A spin's first draws: the 15 cells, then the 5 FORGE REEL positions; whether a Multiplier shows."""
     for c in range(REELS):
         for r in range(ROWS):
-            board[c, r] = _draw_cell(rng, cell_code, cell_total, c)
-    nf = forge_tab.shape[0]
+            board[c, r] = _draw_cell(st, cell_code, cell_total, c)
     has_mult = False
     for c in range(REELS):
-        forge[c] = forge_tab[draw(rng, nf)]
-        if forge[c] == F_MULT:
-            has_mult = True
+        forge[c] = forge_tab[draw_pcg(st, forge_tab.shape[0])]
+        has_mult |= forge[c] == F_MULT
+    return has_mult
+
+
+@njit(cache=True, inline="always")
+def _spin(st, cell_code, cell_total, forge_tab, targets, paytable, limits, cap_units,
+          free, multiplier, total_before, board, forge, packs, remove, land, res):
+    """One spin and its cascades; returns the units it adds (capped). Fills ``res``."""
+    has_mult = _first_board(st, cell_code, cell_total, forge_tab, board, forge)
+    nf = forge_tab.shape[0]
     if free and not has_mult:
-        forge[draw(rng, REELS)] = F_MULT
+        forge[draw_pcg(st, REELS)] = F_MULT
     ways_first = 1
     first_scat = 0
     for c in range(REELS):
         ways_first *= _col_copies(board, c)
         for r in range(ROWS):
-            if (board[c, r] >> 2) == SCATTER:
-                first_scat += 1
+            first_scat += np.int64((board[c, r] >> 2) == SCATTER)
     peak_ways = ways_first
     nt = targets.shape[0]
     win = 0
@@ -189,41 +252,8 @@ def _spin(rng, cell_code, cell_total, forge_tab, targets, paytable, limits, cap_
     mult_landings = 0
     capped = 0
     while True:
-        # Copies per reel and symbol.
-        for c in range(REELS):
-            for s in range(N_NORMAL):
-                counts[c, s] = 0
-            for r in range(ROWS):
-                x = board[c, r]
-                counts[c, x >> 2] += x & 3
-        amount = 0
-        any_win = False
-        for c in range(REELS):
-            for r in range(ROWS):
-                removed[c, r] = False
-        for s in range(N_PAY):
-            ways = 1
-            wild_ways = 1
-            k = 0
-            for c in range(REELS):
-                w = counts[c, WILD]
-                m = counts[c, s] + w
-                if m == 0:
-                    break
-                ways *= m
-                wild_ways *= w
-                k += 1
-            if k >= MIN_LENGTH and ways > wild_ways:
-                pay = paytable[s, k]
-                if pay > 0:
-                    any_win = True
-                    amount += pay * (ways - wild_ways) * multiplier
-                    for c in range(k):
-                        for r in range(ROWS):
-                            sym = board[c, r] >> 2
-                            if sym == s or sym == WILD:
-                                removed[c, r] = True
-        if not any_win:
+        amount = _evaluate(board, paytable, multiplier, packs, remove)
+        if amount == 0:
             break
         if total_before + win + amount >= cap_units:
             win = cap_units - total_before
@@ -233,10 +263,19 @@ def _spin(rng, cell_code, cell_total, forge_tab, targets, paytable, limits, cap_
         cascades += 1
         n_land = 0
         for c in range(REELS):
-            empty = collapse_column_nb(board[c], removed[c])
-            if empty > 0:
+            rm = remove[c]
+            if rm == 0:
+                continue
+            write = ROWS - 1
+            for r in range(ROWS - 1, -1, -1):  # survivors fall, keeping their order
+                x = board[c, r]
+                board[c, write] = x
+                write -= 1 - ((rm >> (x >> 2)) & 1)
+            if write >= 0:
+                for r in range(write + 1):
+                    board[c, r] = EMPTY
                 land[n_land, 0] = c
-                land[n_land, 1] = empty - 1
+                land[n_land, 1] = write
                 land[n_land, 2] = forge[c]
                 land[n_land, 3] = -1
                 n_land += 1
@@ -245,13 +284,13 @@ def _spin(rng, cell_code, cell_total, forge_tab, targets, paytable, limits, cap_
             if land[i, 2] == F_SCATTER:
                 board[c, land[i, 1]] = SCATTER * 4 + 1
             else:
-                t = targets[draw(rng, nt)]
+                t = targets[draw_pcg(st, nt)]
                 land[i, 3] = t
                 board[c, land[i, 1]] = t * 4 + 1
-        for c in range(REELS):
-            for r in range(ROWS):
-                if board[c, r] == EMPTY:
-                    board[c, r] = _draw_cell(rng, cell_code, cell_total, c)
+        for i in range(n_land):  # the other empty cells: above the landing cell, top to bottom
+            c = land[i, 0]
+            for r in range(land[i, 1]):
+                board[c, r] = _draw_cell(st, cell_code, cell_total, c)
         for i in range(n_land):
             c = land[i, 0]
             r = land[i, 1]
@@ -283,7 +322,7 @@ def _spin(rng, cell_code, cell_total, forge_tab, targets, paytable, limits, cap_
                 multiplier += 1
                 mult_landings += 1
         for i in range(n_land):
-            forge[land[i, 0]] = forge_tab[draw(rng, nf)]
+            forge[land[i, 0]] = forge_tab[draw_pcg(st, nf)]
         ways_now = 1
         for c in range(REELS):
             ways_now *= _col_copies(board, c)
@@ -292,8 +331,7 @@ def _spin(rng, cell_code, cell_total, forge_tab, targets, paytable, limits, cap_
     scat = 0
     for c in range(REELS):
         for r in range(ROWS):
-            if (board[c, r] >> 2) == SCATTER:
-                scat += 1
+            scat += np.int64((board[c, r] >> 2) == SCATTER)
     res[R_MULT] = multiplier
     res[R_SCAT] = scat
     res[R_CAPPED] = capped
@@ -306,15 +344,15 @@ def _spin(rng, cell_code, cell_total, forge_tab, targets, paytable, limits, cap_
 
 
 @njit(cache=True)
-def _free_spins(rng, cell_code, cell_total, forge_free, targets, paytable, limits, cap_units,
-                n_spins, total_before, board, forge, removed, counts, land, res, counters):
+def _free_spins(st, cell_code, cell_total, forge_free, targets, paytable, limits, cap_units,
+                n_spins, total_before, board, forge, packs, remove, land, res, counters):
     """Play a free-spin feature of ``n_spins``; returns its units (capped with the round)."""
     mult = 1
     total = 0
     for _ in range(n_spins):
         counters[K_FS_PLAYED] += 1
-        w = _spin(rng, cell_code, cell_total, forge_free, targets, paytable, limits, cap_units,
-                  True, mult, total_before + total, board, forge, removed, counts, land, res)
+        w = _spin(st, cell_code, cell_total, forge_free, targets, paytable, limits, cap_units,
+                  True, mult, total_before + total, board, forge, packs, remove, land, res)
         total += w
         mult = res[R_MULT]
         counters[K_MULT] += res[R_MULT_LANDINGS]
@@ -325,33 +363,38 @@ def _free_spins(rng, cell_code, cell_total, forge_free, targets, paytable, limit
 
 @njit(cache=True)
 def _workspace():
-    """The per-worker buffers a spin works in (made once per kernel call, reused every round)."""
+    """The per-worker buffers a spin works in (made once per kernel call, reused every round):
+    board, forge reel, packed counts, removal masks, landings, spin results."""
     return (np.empty((REELS, ROWS), dtype=np.int64), np.empty(REELS, dtype=np.int64),
-            np.zeros((REELS, ROWS), dtype=np.bool_), np.zeros((REELS, N_NORMAL), dtype=np.int64),
+            np.zeros(REELS, dtype=np.int64), np.zeros(REELS, dtype=np.int64),
             np.zeros((REELS, 4), dtype=np.int64), np.zeros(8, dtype=np.int64))
 
 
 @njit(cache=True)
-def run_rounds(rng, cell_code, cell_total, forge_base, forge_free, targets, paytable, limits, cap_units,
-               gembox, gembox_total, prize_units, spins, rounds,
-               totals, comps, hist, edges, counters, out_wins):
-    """Simulate ``rounds`` paid rounds into the tally buffers (and ``out_wins`` if sized)."""
-    board, forge, removed, counts, land, res = _workspace()
+def run_rounds_pcg(st, cell_code, cell_total, forge_base, forge_free, targets, paytable, limits, cap_units,
+                   gembox, gembox_total, prize_units, spins, rounds,
+                   totals, comps, hist, edges, counters, out_wins):
+    """Simulate ``rounds`` paid rounds from PCG64 state ``st`` into the tally buffers (and
+    ``out_wins`` if sized)."""
+    board, forge, packs, remove, land, res = _workspace()
     keep = out_wins.shape[0] >= rounds
+    hits_before = totals[1]
+    base_sum = gem_sum = free_sum = base_sq = gem_sq = free_sq = 0
+    paid_hits = paid_cascades = mult_landings = 0
     for i in range(rounds):
-        base = _spin(rng, cell_code, cell_total, forge_base, targets, paytable, limits, cap_units,
-                     False, 1, 0, board, forge, removed, counts, land, res)
+        base = _spin(st, cell_code, cell_total, forge_base, targets, paytable, limits, cap_units,
+                     False, 1, 0, board, forge, packs, remove, land, res)
         total = base
+        gem = 0
         f_won = 0
-        comps[0] += base
-        counters[K_MULT] += res[R_MULT_LANDINGS]
-        counters[K_PAID_CASCADES] += res[R_CASC]
-        if base > 0:
-            counters[K_PAID_HITS] += 1
+        mult_landings += res[R_MULT_LANDINGS]
+        paid_cascades += res[R_CASC]
         counters[K_WAYS + _ways_bin(res[R_WAYS])] += 1
         pb = _ways_bin(res[R_PEAK_WAYS])
         counters[K_WAYS_PEAK + pb] += 1
-        counters[K_WAYS_PEAK_WIN + pb] += base
+        if base > 0:
+            paid_hits += 1
+            counters[K_WAYS_PEAK_WIN + pb] += base
         if res[R_CAPPED]:
             counters[K_CAP] += 1
         elif res[R_SCAT] >= 3:
@@ -360,50 +403,55 @@ def run_rounds(rng, cell_code, cell_total, forge_base, forge_free, targets, payt
                 k = 2
             counters[K_GEMBOX + k] += 1
             counters[K_FEATURE] += 1
-            j = gembox[k, draw(rng, gembox_total[k])]
+            j = gembox[k, draw_pcg(st, gembox_total[k])]
             counters[K_REWARD + 3 * k + j] += 1
             prize = prize_units[k, j]
             if total + prize >= cap_units:
-                comps[1] += cap_units - total
+                gem = cap_units - total
                 total = cap_units
                 counters[K_CAP] += 1
             else:
-                comps[1] += prize
+                gem = prize
                 total += prize
                 n = spins[k, j]
                 if n > 0:
                     counters[K_TRIGGERS] += 1
-                    f = _free_spins(rng, cell_code, cell_total, forge_free, targets, paytable, limits, cap_units,
-                                    n, total, board, forge, removed, counts, land, res, counters)
-                    comps[2] += f
-                    f_won = f
-                    total += f
+                    f_won = _free_spins(st, cell_code, cell_total, forge_free, targets, paytable, limits,
+                                        cap_units, n, total, board, forge, packs, remove, land, res, counters)
+                    total += f_won
                     if total >= cap_units:
                         counters[K_CAP] += 1
         if keep:
             out_wins[i] = total
-        # per-component sums of squares (after the three sums): the RTP split's intervals
-        comps[3] += base * base
-        comps[4] += (total - base - f_won) * (total - base - f_won)
-        comps[5] += f_won * f_won
-        tally_round(totals, hist, edges, cap_units, total)
+        if total > 0:
+            # per-component sums and squares (the RTP split and its intervals), in registers
+            base_sum += base
+            gem_sum += gem
+            free_sum += f_won
+            base_sq += base * base
+            gem_sq += gem * gem
+            free_sq += f_won * f_won
+            tally_win(totals, hist, edges, cap_units, total)
+    comps[0] += base_sum
+    comps[1] += gem_sum
+    comps[2] += free_sum
+    comps[3] += base_sq
+    comps[4] += gem_sq
+    comps[5] += free_sq
+    counters[K_PAID_HITS] += paid_hits
+    counters[K_PAID_CASCADES] += paid_cascades
+    counters[K_MULT] += mult_landings
+    close_tally(totals, hist, rounds, hits_before)
 
 
 @njit(cache=True)
-def run_base_spins(rng, cell_code, cell_total, forge_base, targets, paytable, limits, cap_units, rounds,
-                   n_cls, sum_b, max_b, hist_b, bin_width):
-    """Paid spins alone (no GEMBOX, no features), for the stratified calibration.
-
-    Per spin: B (units) and the scatter class (0: fewer than 3, 1..3: 3, 4, 5+) of the first
-    board (``i``) and of the final board (``f``). Fills ``n_cls[i, f]`` (counts), ``sum_b[i, f]``
-    (sum of B) and ``sum_b[4, 0]`` (sum of B squared, float), ``max_b[0]`` the largest B, and
-    ``hist_b[f, B // bin_width]`` (last bin: everything above) for the cap correction.
-    """
+def _run_base_spins(st, cell_code, cell_total, forge_base, targets, paytable, limits, cap_units, rounds,
+                    n_cls, sum_b, max_b, hist_b, bin_width):
     nb = hist_b.shape[1]
-    board, forge, removed, counts, land, res = _workspace()
+    board, forge, packs, remove, land, res = _workspace()
     for _ in range(rounds):
-        b = _spin(rng, cell_code, cell_total, forge_base, targets, paytable, limits, cap_units,
-                  False, 1, 0, board, forge, removed, counts, land, res)
+        b = _spin(st, cell_code, cell_total, forge_base, targets, paytable, limits, cap_units,
+                  False, 1, 0, board, forge, packs, remove, land, res)
         ci = res[R_FIRST_SCAT] - 2
         ci = 0 if ci < 0 else (3 if ci > 3 else ci)
         cf = res[R_SCAT] - 2
@@ -417,16 +465,28 @@ def run_base_spins(rng, cell_code, cell_total, forge_base, targets, paytable, li
             max_b[0] = b
 
 
-@njit(cache=True)
-def run_features(rng, cell_code, cell_total, forge_free, targets, paytable, limits, cap_units, count,
-                 marks, sums, cross, tail, tail_threshold, n_tail):
-    """``count`` free-spin features of ``marks[-1]`` spins, started alone (multiplier 1).
+def run_base_spins(rng: np.random.Generator, cell_code: np.ndarray, cell_total: np.ndarray,
+                   forge_base: np.ndarray, targets: np.ndarray, paytable: np.ndarray, limits: np.ndarray,
+                   cap_units: int, rounds: int, n_cls: np.ndarray, sum_b: np.ndarray, max_b: np.ndarray,
+                   hist_b: np.ndarray, bin_width: int) -> None:
+    """Paid spins alone (no GEMBOX, no features), for the stratified calibration.
 
-    The win after ``marks[j]`` spins is a feature of ``marks[j]`` spins (same process, prefix),
-    so one run estimates every feature length. Fills ``sums[j]`` (int), ``cross[j, l]`` (float
-    sums of products), and keeps features whose longest win reaches ``tail_threshold`` in ``tail``.
+    Per spin: B (units) and the scatter class (0: fewer than 3, 1..3: 3, 4, 5+) of the first
+    board (``i``) and of the final board (``f``). Fills ``n_cls[i, f]`` (counts), ``sum_b[i, f]``
+    (sum of B) and ``sum_b[4, 0]`` (sum of B squared, float), ``max_b[0]`` the largest B, and
+    ``hist_b[f, B // bin_width]`` (last bin: everything above) for the cap correction.
+    ``rng`` advances past the draws used.
     """
-    board, forge, removed, counts, land, res = _workspace()
+    st = pcg_state(rng)
+    _run_base_spins(st, cell_code, cell_total, forge_base, targets, paytable, limits, cap_units, rounds,
+                    n_cls, sum_b, max_b, hist_b, bin_width)
+    store_pcg_state(rng, st)
+
+
+@njit(cache=True)
+def _run_features(st, cell_code, cell_total, forge_free, targets, paytable, limits, cap_units, count,
+                  marks, sums, cross, tail, tail_threshold, n_tail):
+    board, forge, packs, remove, land, res = _workspace()
     nm = marks.shape[0]
     vals = np.zeros(nm, dtype=np.int64)
     for _ in range(count):
@@ -434,8 +494,8 @@ def run_features(rng, cell_code, cell_total, forge_free, targets, paytable, limi
         total = 0
         j = 0
         for spin in range(1, marks[nm - 1] + 1):
-            total += _spin(rng, cell_code, cell_total, forge_free, targets, paytable, limits, cap_units,
-                           True, mult, total, board, forge, removed, counts, land, res)
+            total += _spin(st, cell_code, cell_total, forge_free, targets, paytable, limits, cap_units,
+                           True, mult, total, board, forge, packs, remove, land, res)
             mult = res[R_MULT]
             if spin == marks[j]:
                 vals[j] = total
@@ -448,6 +508,35 @@ def run_features(rng, cell_code, cell_total, forge_free, targets, paytable, limi
             for a in range(nm):
                 tail[n_tail[0], a] = vals[a]
             n_tail[0] += 1
+
+
+def run_features(rng: np.random.Generator, cell_code: np.ndarray, cell_total: np.ndarray,
+                 forge_free: np.ndarray, targets: np.ndarray, paytable: np.ndarray, limits: np.ndarray,
+                 cap_units: int, count: int, marks: np.ndarray, sums: np.ndarray, cross: np.ndarray,
+                 tail: np.ndarray, tail_threshold: int, n_tail: np.ndarray) -> None:
+    """``count`` free-spin features of ``marks[-1]`` spins, started alone (multiplier 1).
+
+    The win after ``marks[j]`` spins is a feature of ``marks[j]`` spins (same process, prefix),
+    so one run estimates every feature length. Fills ``sums[j]`` (int), ``cross[j, l]`` (float
+    sums of products), and keeps features whose longest win reaches ``tail_threshold`` in ``tail``.
+    ``rng`` advances past the draws used.
+    """
+    st = pcg_state(rng)
+    _run_features(st, cell_code, cell_total, forge_free, targets, paytable, limits, cap_units, count,
+                  marks, sums, cross, tail, tail_threshold, n_tail)
+    store_pcg_state(rng, st)
+
+
+def run_rounds(rng: np.random.Generator, cell_code: np.ndarray, cell_total: np.ndarray, forge_base: np.ndarray,
+               forge_free: np.ndarray, targets: np.ndarray, paytable: np.ndarray, limits: np.ndarray,
+               cap_units: int, gembox: np.ndarray, gembox_total: np.ndarray, prize_units: np.ndarray,
+               spins: np.ndarray, rounds: int, totals: np.ndarray, comps: np.ndarray, hist: np.ndarray,
+               edges: np.ndarray, counters: np.ndarray, out_wins: np.ndarray) -> None:
+    """:func:`run_rounds_pcg` drawing from ``rng`` (which advances past the draws used)."""
+    st = pcg_state(rng)
+    run_rounds_pcg(st, cell_code, cell_total, forge_base, forge_free, targets, paytable, limits, cap_units,
+                   gembox, gembox_total, prize_units, spins, rounds, totals, comps, hist, edges, counters, out_wins)
+    store_pcg_state(rng, st)
 
 
 def simulate(build: Build, rounds: int, rng: np.random.Generator, totals: np.ndarray, comps: np.ndarray,

@@ -161,16 +161,16 @@ class GemstonesGold(Game):
                        mode: str = "paid") -> Accumulator:
         acc = self.new_accumulator(build, mode)
         tally = Tally.empty(len(kernel.COMPONENTS), len(kernel.COUNTERS))
-        rng = np.random.Generator(np.random.PCG64(seed))
+        st = kernel.seed_state(seed)
         a = build.arrays
         edges = bucket_edges_units(COINS_PER_BET)
         if mode == "paid":
-            kernel.simulate_paid(rng, rounds, a["strips"], a["lens"], a["packed"], a["pay"], a["values"],
-                                 a["base_cum"], a["free_cum"], build.cap_units, tally.totals, tally.components,
-                                 tally.hist, edges, tally.counters)
+            kernel.simulate_paid(st, rounds, a["strips"], a["lens"], a["packed"], a["pay"], a["values"],
+                                 a["base_cum"], a["free_cum"], kernel.RULES, build.cap_units, tally.totals,
+                                 tally.components, tally.hist, edges, tally.counters)
         else:
-            kernel.simulate_buy(rng, rounds, a["strips"], a["lens"], a["packed"], a["pay"], a["values"],
-                                a["free_cum"], build.cap_units, tally.totals, tally.components,
+            kernel.simulate_buy(st, rounds, a["strips"], a["lens"], a["packed"], a["pay"], a["values"],
+                                a["free_cum"], kernel.RULES, build.cap_units, tally.totals, tally.components,
                                 tally.hist, edges, tally.counters)
         acc.add_tally(tally)
         return acc
@@ -219,9 +219,9 @@ class GemstonesGold(Game):
                           mode: str = "paid") -> np.ndarray:
         self.check_mode(mode)
         a = build.arrays
-        rng = np.random.Generator(np.random.PCG64(seed))
-        return kernel.round_wins(rng, rounds, mode == "buy", a["strips"], a["lens"], a["packed"], a["pay"],
-                                 a["values"], a["base_cum"], a["free_cum"], build.cap_units)
+        return kernel.round_wins(kernel.seed_state(seed), rounds, mode == "buy", a["strips"], a["lens"],
+                                 a["packed"], a["pay"], a["values"], a["base_cum"], a["free_cum"], kernel.RULES,
+                                 build.cap_units)
 
     def extra_summary(self, build: Build, acc: Accumulator) -> dict[str, Any]:
         n = acc.rounds

@@ -1,0 +1,217 @@
+"""Where a kernel's cycles go per paid round: variants of the kernel with parts removed, timed.
+
+    python bench/kernel_profile.py [gemstones-gold|forge-of-gems|forge-of-fortunes] [--rounds 5e5] [--repeats 9]
+
+Each variant is the shipped kernel's own code (the same inlined helpers) cut after one more
+stage; every stage row adds one part (draws, first-board count, board and cascades, features,
+tally and counters) and the ``+ns`` column is what that part costs per paid round. Times are
+thread CPU time, best of ``--repeats`` alternated runs (interference only slows a run), beside
+numpy's PCG64 float fill measured in the same runs. Variants that stop early consume fewer
+draws per round, so they play other rounds of the same game (the same distribution).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+from numba import njit
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+
+from reelforge.games.registry import get_game  # noqa: E402
+from reelforge.mechanics.rng import draw_pcg, pcg_state  # noqa: E402
+from reelforge.stats import Tally, bucket_edges_units  # noqa: E402
+
+
+def gemstones_gold() -> dict[str, Callable[[np.ndarray, int], object]]:
+    from reelforge.games.gemstones_gold import kernel as k
+
+    game = get_game("gemstones-gold")
+    build = game.load_build(game.default_build())
+    a = build.arrays
+    args = (a["strips"], a["lens"], a["packed"], a["pay"], a["values"], a["base_cum"], a["free_cum"], k.RULES)
+
+    @njit
+    def draws(st, n, strips, lens, packed, pay, values, base_cum, free_cum, rules):
+        stops, board, q, above, picks, xs, fout = k.workspace()
+        acc = 0
+        for _ in range(n):
+            k.paid_draws(st, lens, base_cum, rules, stops, picks, xs)
+            acc += stops[0] + xs[0]
+        return acc
+
+    @njit
+    def first_count(st, n, strips, lens, packed, pay, values, base_cum, free_cum, rules):
+        stops, board, q, above, picks, xs, fout = k.workspace()
+        acc = 0
+        for _ in range(n):
+            k.paid_draws(st, lens, base_cum, rules, stops, picks, xs)
+            tally = 0
+            for r in range(k.REELS):
+                tally += packed[r, stops[r]]
+            acc += ((tally + rules[k.R_ADD]) & rules[k.R_HIGH]) != 0
+        return acc
+
+    @njit
+    def paid_spin(st, n, strips, lens, packed, pay, values, base_cum, free_cum, rules):
+        stops, board, q, above, picks, xs, fout = k.workspace()
+        acc = 0
+        for _ in range(n):
+            w, sc, s = k.paid_spin(st, strips, lens, packed, pay, values, base_cum, rules, stops, board, q, above,
+                                   picks, xs)
+            acc += w + sc + s
+        return acc
+
+    @njit
+    def with_features(st, n, strips, lens, packed, pay, values, base_cum, free_cum, rules, cap):
+        stops, board, q, above, picks, xs, fout = k.workspace()
+        acc = 0
+        for _ in range(n):
+            p, sc, s = k.paid_spin(st, strips, lens, packed, pay, values, base_cum, rules, stops, board, q, above,
+                                   picks, xs)
+            spins = k.feature_spins(rules, sc)
+            if p < cap and spins:
+                p += k.play_free_spins(st, strips, lens, packed, pay, values, free_cum, rules, stops, board, q,
+                                       above, xs, spins, p, cap, fout)
+            acc += p + s
+        return acc
+
+    def full(st, n):
+        t = Tally.empty(len(k.COMPONENTS), len(k.COUNTERS))
+        k.simulate_paid(st, n, *args, build.cap_units, t.totals, t.components, t.hist,
+                        bucket_edges_units(game.win_unit(build)), t.counters)
+
+    return {
+        "draws: 6 stops, 3 lanes, 3 values": lambda st, n: draws(st, n, *args),
+        "first board's count (packed, 6 adds)": lambda st, n: first_count(st, n, *args),
+        "board, cascades, lanes and values": lambda st, n: paid_spin(st, n, *args),
+        "free-spin features": lambda st, n: with_features(st, n, *args, build.cap_units),
+        "tally and counters (the shipped kernel)": full,
+    }
+
+
+def forge_of_gems() -> dict[str, Callable[[np.ndarray, int], object]]:
+    from reelforge.games.forge_of_gems import kernel as k
+
+    game = get_game("forge-of-gems")
+    build = game.load_build(game.default_build())
+    t = k.tables(build)
+    args = (t.cell_code, t.cell_total, t.forge_base, t.targets, t.paytable, t.limits, t.cap_units)
+
+    @njit
+    def draws(st, n, cell_code, cell_total, forge_tab, targets, paytable, limits, cap_units):
+        board, forge, packs, remove, land, res = k._workspace()
+        acc = 0
+        for _ in range(n):
+            acc += k._first_board(st, cell_code, cell_total, forge_tab, board, forge) + board[0, 0]
+        return acc
+
+    @njit
+    def first_eval(st, n, cell_code, cell_total, forge_tab, targets, paytable, limits, cap_units):
+        board, forge, packs, remove, land, res = k._workspace()
+        acc = 0
+        for _ in range(n):
+            k._first_board(st, cell_code, cell_total, forge_tab, board, forge)
+            acc += k._evaluate(board, paytable, 1, packs, remove)
+        return acc
+
+    @njit
+    def spin(st, n, cell_code, cell_total, forge_tab, targets, paytable, limits, cap_units):
+        board, forge, packs, remove, land, res = k._workspace()
+        acc = 0
+        for _ in range(n):
+            acc += k._spin(st, cell_code, cell_total, forge_tab, targets, paytable, limits, cap_units,
+                           False, 1, 0, board, forge, packs, remove, land, res)
+        return acc
+
+    def full(st, n):
+        tally = Tally.empty(3, len(k.COUNTERS))
+        k.run_rounds_pcg(st, t.cell_code, t.cell_total, t.forge_base, t.forge_free, t.targets, t.paytable,
+                         t.limits, t.cap_units, t.gembox, t.gembox_total, t.prize_units, t.spins, n, tally.totals,
+                         tally.components, tally.hist, bucket_edges_units(build.unit), tally.counters,
+                         np.zeros(0, dtype=np.int64))
+
+    return {
+        "draws: 15 cells, 5 forge positions": lambda st, n: draws(st, n, *args),
+        "first board's ways evaluation": lambda st, n: first_eval(st, n, *args),
+        "cascades (removal, gravity, forge, refills)": lambda st, n: spin(st, n, *args),
+        "GEMBOX, free spins, tally and counters (shipped)": full,
+    }
+
+
+def forge_of_fortunes() -> dict[str, Callable[[np.ndarray, int], object]]:
+    from reelforge.games.forge_of_fortunes import kernel as k
+    from reelforge.games.forge_of_fortunes.game import _tables
+
+    game = get_game("forge-of-fortunes")
+    build = game.load_build(game.default_build())
+    t = _tables(build, game.win_unit(build))
+
+    @njit
+    def draws(st, n, base, base_len):
+        acc = 0
+        for _ in range(n):
+            acc += base[0, draw_pcg(st, base_len[0])] + base[1, draw_pcg(st, base_len[1])]
+            acc += base[2, draw_pcg(st, base_len[2])]
+        return acc
+
+    def full(st, n):
+        tally = Tally.empty(2, 2 + len(build.ladder))
+        k._simulate(st, n, t.base, t.base_len, t.feature, t.feature_len, t.runner_set, t.safe, t.ladder_units,
+                    t.two_units, t.cap_units, t.edges, tally.totals, tally.components, tally.hist, tally.counters)
+
+    return {"draws: 3 reel stops": lambda st, n: draws(st, n, t.base, t.base_len),
+            "re-spins, tally and counters (shipped)": full}
+
+
+PROFILES = {"gemstones-gold": gemstones_gold, "forge-of-gems": forge_of_gems, "forge-of-fortunes": forge_of_fortunes}
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("game", choices=sorted(PROFILES))
+    p.add_argument("--rounds", type=float, default=5e5)
+    p.add_argument("--repeats", type=int, default=9)
+    a = p.parse_args()
+    variants = PROFILES[a.game]()
+    n = int(a.rounds)
+
+    def state(seed: int) -> np.ndarray:
+        return pcg_state(np.random.Generator(np.random.PCG64(seed)))
+
+    for run in variants.values():
+        run(state(1), 1000)  # compile
+    rng = np.random.Generator(np.random.PCG64(3))
+    buf = np.empty(1_000_000)
+    best = dict.fromkeys(variants, float("inf"))
+    raw = 0.0
+    load = os.getloadavg()[0]
+    for rep in range(a.repeats):
+        t0 = time.thread_time()
+        rng.random(out=buf)
+        rng.random(out=buf)
+        raw = max(raw, 2 * buf.size / (time.thread_time() - t0))
+        for name, run in variants.items():
+            t0 = time.thread_time()
+            run(state(2026 + rep), n)
+            best[name] = min(best[name], (time.thread_time() - t0) / n * 1e9)
+    print(f"{a.game}: {n:,} rounds x {a.repeats} runs; raw PCG64 fill {raw / 1e6:.0f} M float64/s "
+          f"({1e9 / raw:.2f} ns each); load {load:.1f} -> {os.getloadavg()[0]:.1f}")
+    print("| stage (each adds one part) | ns per paid round | + ns | share |")
+    print("|---|---|---|---|")
+    prev = 0.0
+    total = list(best.values())[-1]
+    for name, v in best.items():
+        print(f"| {name} | {v:.1f} | {v - prev:+.1f} | {(v - prev) / total:.0%} |")
+        prev = v
+    print(f"shipped kernel: {1e3 / total:.2f} M rounds/s, {1e9 / total / raw:.4f} rounds per raw draw")
+
+
+if __name__ == "__main__":
+    main()

@@ -15,7 +15,7 @@ What is checked (the contract is :mod:`reelforge.game`):
 * declared capabilities match behaviour (exact figures consistent and near a simulation; the
   Feature Buy present exactly when declared; undeclared methods raise NotImplementedError);
 * the kernel and the reference engine give identical rounds on the same seeded stream, for
-  every build and every mode;
+  every build and every mode (on the shared rounds, and streamed in depth);
 * replaying recorded rounds (per-step draws and actions) reproduces every step exactly;
 * every win is a whole number of win units and the cap holds;
 * a finished round refuses another step, an undeclared step action and an unknown mode are
@@ -29,6 +29,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from reelforge.conformance.context import (
+    DEPTH_ROUNDS,
     EXACT_ROUNDS,
     KERNEL_ROUNDS,
     REPLAY_ROUNDS,
@@ -45,6 +46,7 @@ from reelforge.conformance.contract import (
 )
 from reelforge.conformance.rounds import (
     check_kernel_matches_reference,
+    check_kernel_matches_reference_in_depth,
     check_refuses_bad_steps,
     check_replay_reproduces_rounds,
     check_wins_whole_units_within_cap,
@@ -57,7 +59,7 @@ from reelforge.game import Game
 
 __all__ = [
     "CHECKS", "ConformanceError", "Context", "check_game", "check_builds_load", "check_capabilities_match_behaviour",
-    "check_declarations_typed", "check_help_typed", "check_kernel_matches_reference", "check_refuses_bad_steps",
+    "check_declarations_typed", "check_help_typed", "check_kernel_matches_reference", "check_kernel_matches_reference_in_depth", "check_refuses_bad_steps",
     "check_replay_reproduces_rounds", "check_simulation_independent_of_workers",
     "check_simulation_matches_kernel_rounds", "check_wins_whole_units_within_cap",
 ]
@@ -68,6 +70,7 @@ CHECKS: dict[str, Callable[[Game | Context], None]] = {
     "help_typed": check_help_typed,
     "capabilities_match_behaviour": check_capabilities_match_behaviour,
     "kernel_matches_reference": check_kernel_matches_reference,
+    "kernel_matches_reference_in_depth": check_kernel_matches_reference_in_depth,
     "replay_reproduces_rounds": check_replay_reproduces_rounds,
     "wins_whole_units_within_cap": check_wins_whole_units_within_cap,
     "refuses_bad_steps": check_refuses_bad_steps,
@@ -78,7 +81,7 @@ CHECKS: dict[str, Callable[[Game | Context], None]] = {
 
 
 def check_game(game: Game, *, rounds: int = ROUNDS, seeds: tuple[int, ...] = SEEDS, replay_rounds: int = REPLAY_ROUNDS,
-               kernel_rounds: int = KERNEL_ROUNDS, exact_rounds: int = EXACT_ROUNDS,
+               kernel_rounds: int = KERNEL_ROUNDS, exact_rounds: int = EXACT_ROUNDS, depth_rounds: int = DEPTH_ROUNDS,
                checks: list[str] | None = None) -> list[str]:
     """Run every check (or those named in ``checks``) on ``game``; return the names that passed.
 
@@ -88,7 +91,7 @@ def check_game(game: Game, *, rounds: int = ROUNDS, seeds: tuple[int, ...] = SEE
     if unknown:
         raise ValueError(f"unknown check(s) {unknown}; checks: {', '.join(CHECKS)}")
     ctx = Context(game, rounds=rounds, seeds=tuple(seeds), replay_rounds=replay_rounds, kernel_rounds=kernel_rounds,
-                  exact_rounds=exact_rounds)
+                  exact_rounds=exact_rounds, depth_rounds=depth_rounds)
     failures = []
     for name in checks or CHECKS:
         try:

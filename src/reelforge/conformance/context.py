@@ -20,6 +20,10 @@ about 2 ms each here)."""
 SEEDS = (14, 2026)
 REPLAY_ROUNDS = 100
 KERNEL_ROUNDS = 20_000
+DEPTH_ROUNDS = 20_000
+"""Paid rounds per build streamed through both engines by the in-depth kernel check (other modes,
+whose rounds are whole features, a tenth of it); the test suite runs the shipped games at 100,000."""
+DEPTH_SEED = 4000
 EXACT_ROUNDS = 1_000_000
 """Rounds of the kernel simulation that declared exact figures must agree with (a kernel runs them in
 under a second)."""
@@ -39,7 +43,8 @@ class Context:
     ``rounds`` reference rounds are played per build, mode and seed and compared with the
     kernel; the first ``replay_rounds`` of the first seed are replayed; ``kernel_rounds`` rounds
     are tallied by the kernel for the simulation checks (in four chunks when compared across
-    worker counts), ``exact_rounds`` simulated to hold declared exact figures against.
+    worker counts), ``exact_rounds`` simulated to hold declared exact figures against, and
+    ``depth_rounds`` paid rounds per build streamed through both engines (not kept).
     """
 
     game: Game
@@ -48,12 +53,13 @@ class Context:
     replay_rounds: int = REPLAY_ROUNDS
     kernel_rounds: int = KERNEL_ROUNDS
     exact_rounds: int = EXACT_ROUNDS
+    depth_rounds: int = DEPTH_ROUNDS
     _builds: dict[str, Build] = field(default_factory=dict, init=False, repr=False)
     _played: dict[tuple[str, str, int], list[RoundResult]] = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self) -> None:
-        if min(self.rounds, self.replay_rounds, self.exact_rounds) < 1 or self.kernel_rounds < 4 or not self.seeds:
-            raise ValueError("rounds, replay_rounds and exact_rounds must be positive, kernel_rounds at least 4, seeds not empty")
+        if min(self.rounds, self.replay_rounds, self.exact_rounds, self.depth_rounds) < 1 or self.kernel_rounds < 4 or not self.seeds:
+            raise ValueError("rounds, replay_rounds, exact_rounds and depth_rounds must be positive, kernel_rounds at least 4, seeds not empty")
         self.seeds = tuple(self.seeds)
 
     def build(self, name: str) -> Build:

@@ -10,7 +10,14 @@ from typing import Any
 
 import numpy as np
 
-from reelforge.conformance.context import UNDECLARED_ACTION, UNKNOWN_MODE, Context, context_of, is_integer
+from reelforge.conformance.context import (
+    DEPTH_SEED,
+    UNDECLARED_ACTION,
+    UNKNOWN_MODE,
+    Context,
+    context_of,
+    is_integer,
+)
 from reelforge.draws import DrawSource, RecordingDraws, SeededDraws
 from reelforge.game import Build, Game, RoundResult, RulesError, StepResult
 
@@ -48,6 +55,33 @@ def check_kernel_matches_reference(game: Game | Context) -> None:
             if not won:
                 raise ctx.fail(f"no round of {ctx.rounds * len(ctx.seeds)} won anything: the comparison proves "
                                "little (use more rounds)", build, mode)
+
+
+def check_kernel_matches_reference_in_depth(game: Game | Context) -> None:
+    """The same comparison on many more rounds, streamed (nothing kept): ``depth_rounds`` paid
+    rounds per build (a tenth of it in other modes), each build on its own seed, so rare paths
+    (long features, the cap) are compared too."""
+    ctx = context_of(game)
+    g = ctx.game
+    for index, build in enumerate(ctx.builds()):
+        for mode in ctx.modes(build):
+            n = ctx.depth_rounds if mode == "paid" else max(1, ctx.depth_rounds // 10)
+            seed = DEPTH_SEED + index
+            kernel = np.asarray(g.kernel_round_wins(build, n, seed, mode))
+            draws = SeededDraws(seed)
+            won = longest = 0
+            for i in range(n):
+                result = g.play_round(build, draws, mode)
+                units = _round_units(ctx, build, mode, seed, i, result)
+                if int(kernel[i]) != units:
+                    raise ctx.fail(f"kernel and reference engine differ first here: kernel {int(kernel[i])} win "
+                                   f"units, reference {units} ({result.total_win}x total bet; "
+                                   f"{len(result.steps)} steps)", build, mode, seed, i)
+                won += units > 0
+                longest = max(longest, len(result.steps))
+            if not won or (mode == "paid" and longest < 2 and n >= 10_000):
+                raise ctx.fail(f"{n:,} rounds compared but {'none won' if not won else 'no round had a second step'}:"
+                               " the comparison proves little (use more rounds)", build, mode, seed)
 
 
 def _json_copy(ctx: Context, value: Any, what: str, build: Build, mode: str, seed: int, i: int) -> Any:

@@ -38,8 +38,3 @@ def test_invalid_builds_are_refused_with_a_clear_message(edit, message):
     with pytest.raises(BuildError, match=message):
         parse_build(data, "96.2")
 
-
-def test_unknown_build_lists_the_valid_ones():
-    from reelforge.games.forge_of_gems.game import ForgeOfGems
-    with pytest.raises(BuildError, match="valid builds: 96.2"):
-        ForgeOfGems().load_build("99.9")

@@ -47,7 +47,3 @@ def test_bad_build_data_is_refused_with_a_clear_message(mutate, message):
     with pytest.raises(BuildError, match=message):
         parse_build(data, "x")
 
-
-def test_unknown_build_name_lists_the_valid_ones():
-    with pytest.raises(BuildError, match="96.71"):
-        GemstonesGold().load_build("99.99")

@@ -1,0 +1,15 @@
+"""The in-depth kernel check on every shipped game: 100,000 paid rounds per build (10,000 of every
+other mode) streamed through the kernel and the reference engine, each build on its own seed.
+A file of its own so the test workers share the suite's two longest files."""
+
+import pytest
+
+from reelforge.conformance import Context, check_kernel_matches_reference_in_depth
+from reelforge.games import registry
+
+DEPTH = 100_000
+
+
+@pytest.mark.parametrize("game_id", sorted(registry.SHIPPED_GAMES))
+def test_kernel_matches_reference_in_depth(game_id):
+    check_kernel_matches_reference_in_depth(Context(registry.get_game(game_id), depth_rounds=DEPTH))

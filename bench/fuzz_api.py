@@ -25,6 +25,7 @@ from pathlib import Path
 
 import httpx
 
+from reelforge.client import ApiClient
 from reelforge.server.config import DEMO_CONFIG
 
 CONFIG = """[checks.positive_data_acceptance]
@@ -56,18 +57,17 @@ def main() -> None:
                                "--db", db, "--port", str(port)], stdout=subprocess.DEVNULL,
                               stderr=open(tmp / "server.log", "w"))
     base = f"http://127.0.0.1:{port}"
+    api = ApiClient.connect(base, operator_key=key if args.mode == "operator" else None)
     try:
         for _ in range(300):
             try:
-                httpx.get(base + "/api/v1/games", timeout=1)
+                api.games()
                 break
             except httpx.TransportError:
                 time.sleep(0.1)
-        operator = {"X-Operator-Key": key} if args.mode == "operator" else {}
-        token = httpx.post(base + "/api/v1/sessions", json={"player": "fuzzer"}, headers=operator).json()["token"]
+        token = api.open_session("fuzzer", as_operator=args.mode == "operator").json()["token"]
         if args.mode == "operator":
-            r = httpx.post(base + "/api/v1/operator/players/fuzzer/deposits", json={"amount": 10**9},
-                           headers={**operator, "Idempotency-Key": "fund"})
+            r = api.deposit("fuzzer", 10**9, key="fund")
             assert r.status_code == 200, r.text
         cmd = [str(bin_dir / "schemathesis"), "--config-file", str(tmp / "schemathesis.toml"), "run",
                base + "/openapi.json", "--checks", "all", "--mode", "all", "-n", str(args.examples),
@@ -80,6 +80,7 @@ def main() -> None:
         print(f"server log: {log.count('Traceback')} traceback(s), {log.count('internal error')} internal error(s)")
         sys.exit(done.returncode)
     finally:
+        api.close()
         server.terminate()
         server.wait(timeout=30)
 

@@ -2,13 +2,17 @@
 
 Complements ``server_bench.py``, whose rate depends on everything else the
 machine runs: this measures process CPU time (not wall time) per complete
-Forge of Fortunes round on a fresh SQLite file, twice:
+round (the registry's first game unless ``--game``) on a fresh SQLite file, three ways:
 
 * ``asgi``: requests driven straight into the ASGI app (the middleware, the hot path,
-  validation, the round transaction, JSON), no sockets and no uvicorn;
+  validation, the round transaction, JSON), no sockets and no uvicorn, by a lean driver
+  (one ASGI call per request: a few microseconds of its own);
+* ``asgi_httpx``: the same requests through the project's API client
+  (:class:`reelforge.client.AsyncApiClient` on ``httpx.ASGITransport``): the difference from
+  ``asgi`` is what the client library costs, which is why ``asgi`` keeps its lean driver;
 * ``service``: the round service alone (the transaction and the rules).
 
-    python bench/server_cpu.py [--rounds 2000]
+    python bench/server_cpu.py [--rounds 2000] [--game GAME]
 """
 
 from __future__ import annotations
@@ -21,6 +25,10 @@ import time
 import uuid
 from pathlib import Path
 
+import httpx
+
+from reelforge.client import AsyncApiClient
+from reelforge.games.registry import game_ids
 from reelforge.server.app import create_app
 from reelforge.server.auth import bearer, open_session
 from reelforge.server.config import load_config
@@ -50,7 +58,7 @@ async def _call(app, method: str, path: str, body: dict, headers: dict[str, str]
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=2000)
-    parser.add_argument("--game", default="forge-of-fortunes")
+    parser.add_argument("--game", default=game_ids()[0], help="default: the registry's first game")
     args = parser.parse_args()
     config = load_config(None)
     bet = config.games[args.game].bet_ladder[0]
@@ -82,8 +90,22 @@ def main() -> None:
         async def run_asgi(n: int) -> int:
             return sum([await asgi_round() for _ in range(n)])
 
+        async def run_httpx(n: int) -> int:
+            api = AsyncApiClient(httpx.AsyncClient(transport=httpx.ASGITransport(app), base_url="http://bench"),
+                                 token=token)
+            requests = 0
+            for _ in range(n):
+                rnd = (await api.start_round(args.game, bet)).json()
+                requests += 1
+                while rnd["status"] == "open":
+                    rnd = (await api.step(rnd["id"])).json()
+                    requests += 1
+            await api.aclose()
+            return requests
+
         result = {"game": args.game, "rounds": args.rounds}
         for name, run in (("asgi", lambda n: asyncio.run(run_asgi(n))),
+                          ("asgi_httpx", lambda n: asyncio.run(run_httpx(n))),
                           ("service", lambda n: sum(service_round() for _ in range(n)))):
             run(max(50, args.rounds // 20))  # warm up
             cpu = time.process_time()

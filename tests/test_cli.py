@@ -1,6 +1,7 @@
 """The command line, run as a user would: JSON contracts, worker-independent totals, bad input."""
 
 import json
+import re
 import subprocess
 import sys
 
@@ -35,8 +36,10 @@ def test_exact_summary_json_contract():
     assert set(s["rtp_split"]) == {"paid_spin", "feature"}
 
 
+@pytest.mark.slow
 def test_simulate_gives_the_same_totals_whatever_the_worker_count():
-    args = ["simulate", "forge-of-fortunes", "--build", "94.2", "--rounds", "5000000", "--seed", "99", "--json"]
+    # the round count written as people write it: 5e6 is read exactly
+    args = ["simulate", "forge-of-fortunes", "--build", "94.2", "--rounds", "5e6", "--seed", "99", "--json"]
     one = json.loads(cli(*args, "--workers", "1").stdout)
     two = json.loads(cli(*args, "--workers", "2").stdout)
     assert one["method"] == "simulation" and one["rounds"] == 5_000_000
@@ -74,12 +77,11 @@ def test_bad_input_is_one_clear_line_and_a_non_zero_exit(args, message):
 def test_text_summary_shows_split_hit_rates_with_intervals_and_the_estimator(capsys, monkeypatch):
     from rich.console import Console
 
-    from reelforge import cli as cli_module
     from reelforge.analysis.summary import simulation_summary
-    from reelforge.cli import print_summary
+    from reelforge.cli import output
     from reelforge.games.registry import get_game
 
-    monkeypatch.setattr(cli_module, "console", Console(width=200))
+    monkeypatch.setattr(output, "console", Console(width=200))
     game = get_game("gemstones-gold")
     build = game.load_build("96.71")
     acc = game.new_accumulator(build)
@@ -88,7 +90,7 @@ def test_text_summary_shows_split_hit_rates_with_intervals_and_the_estimator(cap
     acc.add_round([10, 400], {"triggers": 1, "trigger_hits": 1})
     s = simulation_summary(game, build, acc, seed=3)
     s["estimator"] = {"used": "plain", "reason": "requested with --plain"}
-    print_summary(s)
+    output.print_summary(s)
     out = capsys.readouterr().out
     assert "winning rounds that trigger free spins" in out and "_" not in out.replace("__", "")
     assert "plain: requested with --plain" in out
@@ -123,3 +125,99 @@ def test_help_texts_wrap_cleanly_on_80_columns(command):
     for para in paragraphs:
         body = para.splitlines()[:-1]
         assert all(len(ln) >= 50 for ln in body), para
+
+
+HEAVY = ("numpy", "numba", "scipy", "fastapi", "sqlalchemy", "rich", "httpx")
+
+
+@pytest.mark.parametrize("code", ["import reelforge.cli",
+                                  "import sys; sys.argv = ['reelforge', '--help']\nfrom reelforge.cli import main\n"
+                                  "try:\n    main()\nexcept SystemExit:\n    pass"])
+def test_the_command_line_and_its_help_import_no_heavy_library(code):
+    probe = f"{code}\nimport sys\nprint(sorted(m for m in {HEAVY!r} if m in sys.modules), file=sys.stderr)"
+    proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.strip().splitlines()[-1] == "[]"
+
+
+def test_the_listing_gives_each_command_its_own_one_line_help():
+    """The table's help (shown without importing the command) is the first sentence of the command's own."""
+    from reelforge.cli import COMMANDS, app
+    from reelforge.cli.lazy import LazyGroup
+
+    for entry in COMMANDS:
+        command = entry.load()
+        for limit in (45, 60, 200):
+            assert entry.placeholder().get_short_help_str(limit) == command.get_short_help_str(limit), entry.name
+    from typer.main import get_command
+
+    group = get_command(app)
+    assert isinstance(group, LazyGroup) and list(group.commands) == [c.name for c in COMMANDS]
+
+
+DESIGN = None  # a Typer sub-app mounted by module path in the next test
+
+
+def test_a_typer_sub_app_mounts_as_a_command_group_by_module_path():
+    import typer
+    from typer.testing import CliRunner
+
+    from reelforge.cli import COMMANDS, SETTINGS
+    from reelforge.cli.lazy import LazyCommand, LazyGroup
+
+    global DESIGN
+    DESIGN = typer.Typer(**SETTINGS, help="Design a game's builds.")
+
+    @DESIGN.command()
+    def sample(game: str, spins: int = 10) -> None:
+        """Simulate the design sample."""
+        typer.echo(f"sample {game} {spins}")
+
+    @DESIGN.command()
+    def fit(game: str) -> None:
+        """Fit the builds."""
+        typer.echo(f"fit {game}")
+
+    class WithDesign(LazyGroup):
+        lazy_commands = (*COMMANDS, LazyCommand("design", f"{__name__}:DESIGN", "Design a game's builds."))
+
+    app = typer.Typer(cls=WithDesign, **SETTINGS)
+    app.callback()(lambda: None)
+    runner = CliRunner()
+    result = runner.invoke(app, ["--help"])
+    assert result.exit_code == 0 and re.search(r"\n  design +Design a game's builds\.\n", result.output)
+    assert runner.invoke(app, ["design", "sample", "forge-of-gems", "--spins", "3"]).output == "sample forge-of-gems 3\n"
+    assert runner.invoke(app, ["design", "fit", "gemstones-gold"]).output == "fit gemstones-gold\n"
+    result = runner.invoke(app, ["design", "--help"])
+    assert "sample" in result.output and "fit" in result.output
+
+
+@pytest.mark.parametrize("text, number", [("1000000", 10**6), ("2_000_000", 2 * 10**6), ("1e9", 10**9),
+                                          ("1.5e3", 1500), (" 7 ", 7), ("123456789012345678901e3", 123456789012345678901000)])
+def test_counts_are_read_exactly_as_people_write_them(text, number):
+    from reelforge.cli.common import ROUNDS
+
+    assert ROUNDS(text) == number
+
+
+@pytest.mark.parametrize("text", ["0", "-5", "1.5", "abc", "100M", "inf", "nan", "", "1e-3"])
+def test_anything_but_a_positive_whole_number_is_refused_naming_the_option(text):
+    from reelforge.cli.common import ROUNDS, CliError
+
+    with pytest.raises(CliError, match="^--rounds must be a positive integer"):
+        ROUNDS(text)
+
+
+def test_targets_seeds_and_precisions_have_their_own_types():
+    from reelforge.cli.common import PRECISION, SEED, CliError, Target
+
+    assert Target()("rtp=0.962") == ("rtp", 0.962) and Target()(" hit_rate =0.3") == ("hit_rate", 0.3)
+    assert SEED("0") == 0 and PRECISION("0.01") == 0.01
+    for parse, bad, message in ((Target(), "rtp", "--target must look like name=number"),
+                                (Target(), "rtp=x", "--target must look like name=number"),
+                                (SEED, "-1", "--seed must be a non-negative integer"),
+                                (SEED, "1e3", "--seed must be a non-negative integer"),
+                                (PRECISION, "0", "--precision must be a positive number"),
+                                (PRECISION, "nan", "--precision must be a positive number")):
+        with pytest.raises(CliError, match=message):
+            parse(bad)

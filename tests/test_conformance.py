@@ -309,9 +309,6 @@ def test_toy_rules_pay_the_middle_row_and_award_free_spins_on_a_star_per_reel():
 
 # -- what the platform gives a registered game -------------------------------------------------
 
-@pytest.mark.xfail(strict=True, raises=(AttributeError, NotImplementedError),
-                   reason="the server reads help as a dict and the CLI exact() as None-when-absent until the "
-                          "contract branch merges")
 def test_a_registered_game_is_served_audited_and_simulated_with_nothing_else_changed(toy, tmp_path):
     import json
     import uuid

@@ -106,3 +106,22 @@ def test_a_stale_kernel_that_leaves_the_power_sums_empty_is_refused():
     tally.totals[6:] = 0  # what a kernel compiled before the power sums leaves
     with pytest.raises(RuntimeError, match="numba cache"):
         new().add_tally(tally)
+
+
+def test_one_bucket_definition_serves_win_units_fractions_and_the_kernels():
+    from fractions import Fraction
+
+    from reelforge.mechanics.tally import _bucket_index
+    from reelforge.stats import BUCKET_EDGES_X, BUCKET_LABELS, bucket_bounds, bucket_index
+
+    unit, cap_x = 20, 2500
+    edges = bucket_edges_units(unit)
+    # every edge, one unit each side of it, no win and the cap
+    wins = sorted({0, 1, cap_x * unit - 1, cap_x * unit} | {e + d for e in edges.tolist() for d in (-1, 0, 1)})
+    got = [bucket_index(w, edges, cap_x * unit) for w in wins]
+    assert got == [_bucket_index(w, edges, cap_x * unit) for w in wins]  # the compiled twin
+    assert got == [bucket_index(Fraction(w, unit), BUCKET_EDGES_X, Fraction(cap_x)) for w in wins]  # x bet
+    assert got[0] == 0 and got[-1] == len(BUCKET_LABELS) - 1 and got == sorted(got)
+    for w, b in zip(wins, got, strict=True):  # each win lies inside its bucket's bounds
+        lo, hi = bucket_bounds(cap_x)[b]
+        assert lo <= w / unit < hi or lo == hi == w / unit

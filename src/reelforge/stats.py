@@ -51,21 +51,31 @@ def volatility_level(sd: float) -> int:
 
 
 def bucket_edges_units(unit: int) -> np.ndarray:
-    """Inner bucket edges in win units, for kernels (see :func:`bucket_of`)."""
+    """Inner bucket edges in win units, for kernels (see :func:`bucket_index`)."""
     return np.array([e * unit for e in BUCKET_EDGES_X], dtype=np.int64)
 
 
-def bucket_of(win_units: int, edges_units: np.ndarray, cap_units: int) -> int:
-    """Histogram bucket of one round win (pure Python twin of the kernels' loop)."""
-    if win_units == 0:
+def bucket_index(win, edges, cap) -> int:
+    """Win-distribution bucket of one round win: 0 for no win, the last for the cap, else one plus the
+    number of inner ``edges`` at or below the win.
+
+    The one definition of the buckets: the exact mathematics calls it with Fractions (x bet, edges
+    :data:`BUCKET_EDGES_X`), the Python tallies with win units (:func:`bucket_edges_units`), and the
+    kernels run this same function compiled by numba (:func:`reelforge.mechanics.tally.tally_round`)."""
+    if win <= 0:
         return 0
-    if win_units >= cap_units:
+    if win >= cap:
         return N_BUCKETS - 1
     b = 1
-    for e in edges_units:
-        if win_units >= e:
-            b += 1
+    for e in edges:
+        b += win >= e  # counted, not branched on (the edges are sorted): the kernels' hot loop
     return b
+
+
+def bucket_bounds(cap_x: float) -> list[tuple[float, float]]:
+    """``(from, to)`` of every bucket, x total bet: ``(0, 0)`` for no win, ``(cap, cap)`` for the cap."""
+    inner = [0.0, *map(float, BUCKET_EDGES_X), float(cap_x)]
+    return [(0.0, 0.0), *zip(inner[:-1], inner[1:]), (float(cap_x), float(cap_x))]
 
 
 @dataclass
@@ -145,7 +155,7 @@ class Accumulator:
         for i, c in enumerate(components):
             self.components[i] += int(c)
             self.component_sq[i] += int(c) * int(c)
-        self.hist[bucket_of(w, self._edges, self.cap_units)] += 1
+        self.hist[bucket_index(w, self._edges, self.cap_units)] += 1
         if w > self.max_win:
             self.max_win, self.max_count = w, 1
         elif w == self.max_win and w > 0:
@@ -294,20 +304,10 @@ class Accumulator:
 
     def distribution(self) -> list[dict]:
         """Win distribution buckets as ``{"from", "to", "probability"}`` (x total bet)."""
-        cap_x = self.cap_units / self.unit
-        bounds = [0.0, 0.0] + [float(e) for e in BUCKET_EDGES_X] + [cap_x, cap_x]
-        out = []
-        for i, label in enumerate(BUCKET_LABELS):
-            if i == 0:
-                lo, hi = 0.0, 0.0
-            elif i == N_BUCKETS - 1:
-                lo, hi = cap_x, cap_x
-            else:
-                lo, hi = bounds[i], bounds[i + 1]
-            out.append({"bucket": label, "from": lo, "to": hi,
-                        "count": self.hist[i],
-                        "probability": self.hist[i] / self.rounds if self.rounds else 0.0})
-        return out
+        return [{"bucket": label, "from": lo, "to": hi, "count": count,
+                 "probability": count / self.rounds if self.rounds else 0.0}
+                for label, (lo, hi), count in zip(BUCKET_LABELS, bucket_bounds(self.cap_units / self.unit), self.hist,
+                                                  strict=True)]
 
 
 def volatility_levels(sd_lo: float, sd_hi: float) -> list[int]:

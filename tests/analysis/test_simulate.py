@@ -12,7 +12,7 @@ def test_chunks_are_fixed_whatever_the_workers():
     assert list(chunk_sizes(10, 4)) == [4, 4, 2]
     assert chunk_seed(7, 3).spawn_key == (3,)
     with pytest.raises(ValueError):
-        list(chunk_sizes(0))
+        list(chunk_sizes(0, 4))
 
 
 def test_same_seed_same_totals_for_one_and_two_workers():
@@ -39,6 +39,7 @@ def test_rounds_caps_a_precision_run():
     assert r.accumulator.rounds == 3 * CHUNK
 
 
+@pytest.mark.slow
 def test_ray_backend_gives_the_same_totals_as_local():
     pytest.importorskip("ray")
     import ray

@@ -71,7 +71,7 @@ def test_precision_picks_the_stratified_estimate_on_gemstones_gold_and_says_why(
 
 
 def test_stratified_runs_grow_until_the_half_width_meets_the_target():
-    from reelforge.analysis.summary import stratified_to_precision
+    from reelforge.analysis.estimate import stratified_to_precision
     from reelforge.games.registry import get_game
 
     game = get_game("gemstones-gold")

@@ -17,6 +17,7 @@ import pytest
 from sqlalchemy import create_engine, select, text
 from sqlalchemy.engine import make_url
 
+from reelforge.client import ApiClient
 from reelforge.reliability.soak import PlayerRecord, reconcile
 from reelforge.reliability.supervisor import ServerSupervisor
 from reelforge.server.config import DEMO_CONFIG
@@ -91,22 +92,27 @@ class LiveServers:
     def client(self) -> httpx.Client:
         return httpx.Client(base_url=self.base_url, timeout=60)
 
+    def api(self, token: str | None = None) -> ApiClient:
+        """The project's API client on a connection of its own, with the operator's key (and ``token``)."""
+        return ApiClient(self.client(), token, self.operator_key)
+
     def session(self, player: str | None = None, deposit: int = 0) -> tuple[str, str]:
         """Open a session (operator key) for a new player, deposit ``deposit``; return (player, token)."""
         player = player or f"p{uuid.uuid4().hex[:12]}"
-        with self.client() as c:
-            r = c.post("/api/v1/sessions", json={"player": player}, headers={"X-Operator-Key": self.operator_key})
+        with self.api() as api:
+            r = api.open_session(player, as_operator=True)
             assert r.status_code == 201, r.text
             token = r.json()["token"]
             self.secrets_seen.append(token)
             if deposit:
-                self.deposit(player, deposit, c)
+                self.deposit(player, deposit, api)
         return player, token
 
-    def deposit(self, player: str, amount: int, client: httpx.Client | None = None) -> int:
-        c = client or self.client()
-        r = c.post(f"/api/v1/operator/players/{player}/deposits", json={"amount": amount},
-                   headers={"X-Operator-Key": self.operator_key, "Idempotency-Key": uuid.uuid4().hex})
+    def deposit(self, player: str, amount: int, api: ApiClient | None = None) -> int:
+        if api is None:
+            with self.api() as own:
+                return self.deposit(player, amount, own)
+        r = api.deposit(player, amount)
         assert r.status_code == 200, r.text
         return r.json()["balance"]
 

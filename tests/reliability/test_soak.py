@@ -14,6 +14,7 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import insert, select, update
 
+from reelforge.games.registry import game_ids
 from reelforge.reliability.soak import PlayerRecord, SoakError, reconcile, run_soak
 from reelforge.server.app import create_app
 from reelforge.server.config import load_config
@@ -36,6 +37,7 @@ def assert_clean(result: dict) -> None:
     assert result["reconciled"] is True
 
 
+@pytest.mark.slow
 def test_soak_command_under_load_reconciles_exactly(db_url):
     out = subprocess.run([sys.executable, "-m", "reelforge", "soak", "--db", db_url, "--clients", "16",
                           "--seconds", "3", "--json"], capture_output=True, text=True, timeout=300)
@@ -43,11 +45,13 @@ def test_soak_command_under_load_reconciles_exactly(db_url):
     result = json.loads(out.stdout)
     assert all(k in result for k in REQUIRED)
     assert result["clients"] == 16 and result["kills"] == 0
+    assert result["game"] == game_ids()[0]  # the registry's first game, the lowest bet of the server's ladder
     assert result["backend"] == db_url.split(":")[0].split("+")[0]
     assert_clean(result)
     assert result["rounds_per_second"] > 0 and 0 < result["p50_ms"] <= result["p99_ms"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("backend_kills", [("sqlite", 20), ("postgresql", 6)], ids=["sqlite", "postgresql"])
 def test_sigkill_during_load_loses_and_duplicates_nothing(backend_kills, tmp_path, request):
     from .conftest import fresh_database

@@ -18,6 +18,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import create_engine, select, text
 from sqlalchemy.engine import make_url
 
+from reelforge.client import ApiClient
 from reelforge.draws import DrawSource, SecureDraws
 from reelforge.games.registry import get_game
 from reelforge.server.app import create_app
@@ -115,7 +116,7 @@ class Server:
         return self.app.state.service
 
     def session(self, player: str = "alice") -> Player:
-        r = self.client.post("/api/v1/sessions", json={"player": player})
+        r = ApiClient(self.client).open_session(player)
         assert r.status_code == 201, r.text
         return Player(self, r.json()["token"], player)
 
@@ -130,6 +131,11 @@ class Player:
     def headers(self) -> dict[str, str]:
         return {"Authorization": f"Bearer {self.token}"}
 
+    @property
+    def api(self) -> ApiClient:
+        """The project's API client on this server's test client, with this player's session."""
+        return ApiClient(self.server.client, self.token)
+
     def key(self) -> dict[str, str]:
         return {**self.headers, "Idempotency-Key": uuid.uuid4().hex}
 
@@ -137,16 +143,13 @@ class Player:
         return self.server.client.get(path, headers=self.headers, **kw)
 
     def start(self, game: str, bet: int, key: str | None = None, expect: int = 201, **body: Any) -> dict[str, Any]:
-        headers = self.key() if key is None else {**self.headers, "Idempotency-Key": key}
-        r = self.server.client.post(f"/api/v1/games/{game}/rounds", json={"bet": bet, **body}, headers=headers)
+        r = self.api.start_round(game, bet, key, **body)
         assert r.status_code == expect, r.text
         return r.json()
 
     def step(self, round_id: int, action: str | None = None, key: str | None = None,
              expect: int = 200) -> dict[str, Any]:
-        headers = self.key() if key is None else {**self.headers, "Idempotency-Key": key}
-        body = {} if action is None else {"action": action}
-        r = self.server.client.post(f"/api/v1/rounds/{round_id}/steps", json=body, headers=headers)
+        r = self.api.step(round_id, action, key)
         assert r.status_code == expect, r.text
         return r.json()
 
@@ -156,8 +159,7 @@ class Player:
         actions = get_game(rnd["game"]).step_actions
         while rnd["status"] == "open":
             if actions:
-                r = self.server.client.post(f"/api/v1/rounds/{rnd['id']}/steps", json={"action": actions[0]},
-                                            headers=self.key())
+                r = self.api.step(rnd["id"], actions[0])
                 if r.status_code == 409 and r.json()["error"] == "rules_refused":
                     rnd = self.step(rnd["id"])
                     continue
@@ -168,7 +170,7 @@ class Player:
         return rnd
 
     def balance(self) -> int:
-        r = self.get("/api/v1/wallet")
+        r = self.api.wallet()
         assert r.status_code == 200, r.text
         return r.json()["balance"]
 

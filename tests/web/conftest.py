@@ -17,7 +17,6 @@ import os
 import socket
 import threading
 import time
-import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -26,6 +25,7 @@ from typing import Any
 import httpx
 import pytest
 
+from reelforge.client import ApiClient, Call
 from reelforge.draws import DrawSource, SecureDraws
 
 CHROMIUM = os.environ.get("REELFORGE_CHROMIUM", "/usr/bin/chromium")
@@ -105,23 +105,30 @@ class WebServer:
     draws: SwitchableDraws
     config: Any
     games: list[dict[str, Any]] = field(default_factory=list)
-    http: httpx.Client = field(default_factory=lambda: httpx.Client(timeout=10))
+    http: httpx.Client = field(init=False)
     """One keep-alive client: a fresh connection per call costs the tests ~0.2 s each."""
 
+    def __post_init__(self) -> None:
+        self.http = httpx.Client(base_url=self.url, timeout=10)
+
+    def client(self, token: str | None = None) -> ApiClient:
+        """The project's API client on the shared connection (operator key included), with ``token``."""
+        return ApiClient(self.http, token, OPERATOR_KEY)
+
     def api(self, method: str, path: str, token: str | None = None, **kw: Any) -> httpx.Response:
-        headers = dict(kw.pop("headers", {}))
-        if token:
-            headers["Authorization"] = f"Bearer {token}"
-        return self.http.request(method, f"{self.url}/api/v1{path}", headers=headers, **kw)
+        """Any request under ``/api/v1`` (the tests of odd requests), with the session ``token``."""
+        call = Call(method, path, kw.pop("json", None), dict(kw.pop("headers", {})))
+        if kw:
+            raise TypeError(f"unexpected request options {sorted(kw)}")
+        return self.client(token).send(call)
 
     def balance(self, token: str) -> int:
-        r = self.api("GET", "/wallet", token)
+        r = self.client(token).wallet()
         assert r.status_code == 200, r.text
         return r.json()["balance"]
 
     def withdraw(self, player: str, amount: int) -> int:
-        r = self.api("POST", f"/operator/players/{player}/withdrawals", json={"amount": amount},
-                     headers={"X-Operator-Key": OPERATOR_KEY, "Idempotency-Key": uuid.uuid4().hex})
+        r = self.client().withdraw(player, amount)
         assert r.status_code == 200, r.text
         return r.json()["balance"]
 

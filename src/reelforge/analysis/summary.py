@@ -16,8 +16,9 @@ from reelforge.stats import (
     BUCKET_EDGES_X,
     BUCKET_LABELS,
     N_BUCKETS,
-    Z99,
     Accumulator,
+    bucket_bounds,
+    bucket_index,
     clopper_pearson,
     rule_of_three,
     volatility_level,
@@ -56,19 +57,6 @@ def _identity(game: Game, build: Build, method: str, mode: str) -> dict[str, Any
     }
 
 
-def _bucket_index(win: Fraction, cap: Fraction) -> int:
-    if win == 0:
-        return 0
-    if win >= cap:
-        return N_BUCKETS - 1
-    return 1 + sum(1 for e in BUCKET_EDGES_X if win >= e)
-
-
-def _bucket_bounds(cap: float) -> list[tuple[float, float]]:
-    inner = [0.0, *map(float, BUCKET_EDGES_X), cap]
-    return [(0.0, 0.0)] + [(inner[i], inner[i + 1]) for i in range(len(inner) - 1)] + [(cap, cap)]
-
-
 def exact_summary(game: Game, build: Build) -> dict[str, Any]:
     """Summary from the game's exact mathematics (games declaring ``capabilities.exact``)."""
     if not game.capabilities.exact:
@@ -78,7 +66,7 @@ def exact_summary(game: Game, build: Build) -> dict[str, Any]:
     cap = Fraction(game.max_win_x)
     probs = [Fraction(0)] * N_BUCKETS
     for win, p in ex.outcomes.items():
-        probs[_bucket_index(win, cap)] += p
+        probs[bucket_index(win, BUCKET_EDGES_X, cap)] += p
     out = _identity(game, build, "exact", "paid")
     out.update({
         "rounds": None,
@@ -97,7 +85,7 @@ def exact_summary(game: Game, build: Build) -> dict[str, Any]:
         "max_win_one_in": float(1 / ex.max_win_probability) if ex.max_win_probability else None,
         "distribution": [
             {"bucket": label, "from": lo, "to": hi, "probability": float(p), "probability_exact": str(p)}
-            for label, (lo, hi), p in zip(BUCKET_LABELS, _bucket_bounds(float(cap)), probs)
+            for label, (lo, hi), p in zip(BUCKET_LABELS, bucket_bounds(cap), probs)
         ],
         "extra": jsonable(ex.extra, float),
     })
@@ -195,113 +183,3 @@ def stratified_summary(game: Game, build: Build, rounds: int, seed: int) -> dict
         "extra": extra,
     })
     return out
-
-
-GROWTH_MARGIN = 1.15
-"""Rounds are sized 15% above the 1/sqrt(n) prediction so one run usually lands inside the target."""
-MAX_GROWTH_RUNS = 5
-
-
-def _half_width_pp(s: dict[str, Any]) -> float:
-    lo, hi = s["rtp_ci99"]
-    return (hi - lo) / 2 * 100
-
-
-def plain_rounds_per_second(game: Game, build: Build, seconds: float = 0.3) -> float:
-    """The plain kernel's rounds/s on one core, from a short timed run (after loading the kernel)."""
-    import time
-
-    import numpy as np
-
-    game.simulate_chunk(build, 1000, np.random.SeedSequence(1))
-    n, spent, t0 = 4096, 0, time.perf_counter()
-    while True:
-        game.simulate_chunk(build, n, np.random.SeedSequence(n))
-        spent += n
-        dt = time.perf_counter() - t0
-        if dt >= seconds:
-            return spent / dt
-        n *= 2
-
-
-def stratified_to_precision(game: Game, build: Build, precision_pp: float, seed: int, rounds: int,
-                            max_rounds: int | None = None,
-                            first: dict[str, Any] | None = None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """Stratified estimates of growing size until the 99% RTP half-width is at most ``precision_pp``.
-
-    Starts at ``rounds`` paid spins (or from ``first``, an estimate already made at ``rounds``);
-    each next size is the last one times (half-width / target)^2 with a margin, as the interval
-    shrinks like 1/sqrt(n) (the feature stratum grows with the paid one). Stops at
-    ``max_rounds`` paid spins or after :data:`MAX_GROWTH_RUNS` runs. Returns the last estimate
-    and the runs made ``[{"rounds", "half_width_pp", "seconds"}]``."""
-    import time
-
-    runs: list[dict[str, Any]] = []
-    s = first
-    n = rounds
-    while True:
-        if s is None:
-            t0 = time.perf_counter()
-            s = stratified_summary(game, build, n, seed)
-            runs.append({"rounds": n, "half_width_pp": float(_half_width_pp(s)), "seconds": time.perf_counter() - t0})
-        h = _half_width_pp(s)
-        if h <= precision_pp or len(runs) >= MAX_GROWTH_RUNS or (max_rounds is not None and n >= max_rounds):
-            return s, runs
-        grow = max((h / precision_pp) ** 2 * GROWTH_MARGIN, 1.25)
-        n = int(math.ceil(n * grow))
-        if max_rounds is not None:
-            n = min(n, max_rounds)
-        s = None
-
-
-def choose_estimator(game: Game, build: Build, precision_pp: float, seed: int, workers: int,
-                     pilot_rounds: int | None = None) -> dict[str, Any]:
-    """Which estimator reaches a 99% RTP half-width of ``precision_pp`` sooner (wall time).
-
-    A stratified pilot of ``pilot_rounds`` paid spins (default: the game's
-    :attr:`~reelforge.game.Game.stratified_pilot_rounds`) gives its half-width h and time t; the
-    stratified run needs about ``pilot_rounds (h/P)^2`` paid spins, so about ``t (h/P)^2``
-    seconds (the pilot's fixed costs, such as exact board probabilities, and, where the pilot is
-    a single chunk, its serial run while larger stratified runs spread their chunks over the
-    cores, make this an overestimate: the choice leans to the plain simulation).
-    The plain simulation needs ``(z99 sd / P)^2`` rounds, with the round SD from the pilot
-    (a short plain run misses the rare big feature wins that make up most of the SD), at the
-    kernel's measured rate times ``workers``.
-    Returns ``{"used", "reason", "pilot", "predicted_seconds", "pilot_summary"}``;
-    ``pilot_summary`` is the pilot's own estimate (reusable when it already meets the target)."""
-    import time
-
-    pilot_rounds = pilot_rounds or game.stratified_pilot_rounds
-    t0 = time.perf_counter()
-    pilot = stratified_summary(game, build, pilot_rounds, seed)
-    t_pilot = time.perf_counter() - t0
-    h = float(_half_width_pp(pilot))
-    strat_rounds = pilot_rounds if h <= precision_pp else int(math.ceil(pilot_rounds * (h / precision_pp) ** 2))
-    t_strat = 0.0 if h <= precision_pp else t_pilot * strat_rounds / pilot_rounds
-    sd = pilot["sd"]
-    plain_rounds = int(math.ceil((Z99 * sd * 100 / precision_pp) ** 2))
-    rate = plain_rounds_per_second(game, build)
-    t_plain = plain_rounds / (rate * workers)
-    used = "stratified" if t_strat <= t_plain else "plain"
-    sd_note = " (a lower bound of the round SD, so the plain figure is optimistic)" if pilot.get("sd_is_lower_bound") \
-        else ""
-    if h <= precision_pp:
-        why = (f"the stratified pilot ({pilot_rounds:,} paid spins, {t_pilot:.1f} s) already has a 99% half-width "
-               f"of {h:.4f} pp <= {precision_pp} pp; a plain simulation would need about {plain_rounds:,} rounds "
-               f"(~{t_plain:,.0f} s on {workers} worker(s))")
-    else:
-        why = (f"predicted time to a 99% half-width of {precision_pp} pp: stratified ~{t_strat:,.1f} s "
-               f"(~{strat_rounds:,} paid spins; pilot {pilot_rounds:,} paid spins gave {h:.4f} pp in {t_pilot:.1f} s) "
-               f"vs plain ~{t_plain:,.1f} s (~{plain_rounds:,} rounds at {rate:,.0f} rounds/s/core x {workers} "
-               f"worker(s), round SD {sd:.3f}x bet from the pilot{sd_note})")
-    return {
-        "used": used,
-        "reason": f"{used} is predicted sooner: {why}",
-        "requested_precision_pp": precision_pp,
-        "predicted_seconds": {"stratified": t_strat, "plain": t_plain},
-        "pilot": {"paid_spins": pilot_rounds, "seconds": t_pilot, "rtp_ci99_half_width_pp": h,
-                  "round_sd_x": sd, "stratified_paid_spins_needed": strat_rounds,
-                  "plain_rounds_needed": plain_rounds, "plain_rounds_per_second_per_core": rate,
-                  "workers": workers},
-        "pilot_summary": pilot,
-    }

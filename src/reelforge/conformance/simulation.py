@@ -7,7 +7,7 @@ from dataclasses import fields
 from reelforge.conformance.context import Context, context_of
 from reelforge.game import Game
 from reelforge.games.registry import UnknownGame, get_game
-from reelforge.stats import bucket_edges_units, bucket_of
+from reelforge.stats import bucket_edges_units, bucket_index
 
 
 def check_simulation_matches_kernel_rounds(game: Game | Context) -> None:
@@ -22,7 +22,7 @@ def check_simulation_matches_kernel_rounds(game: Game | Context) -> None:
             hist = [0] * len(acc.hist)
             edges = bucket_edges_units(acc.unit)
             for w in wins:
-                hist[bucket_of(w, edges, acc.cap_units)] += 1
+                hist[bucket_index(w, edges, acc.cap_units)] += 1
             top = max(wins)
             expected = {"rounds": len(wins), "hits": sum(w > 0 for w in wins), "win": sum(wins),
                         "win_sq": sum(w * w for w in wins), "win_cube": sum(w ** 3 for w in wins),

@@ -10,6 +10,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from reelforge.stats import bucket_index
+
 LIMB_BITS = 62
 LIMB_MASK = (1 << LIMB_BITS) - 1
 HALF_BITS = 31
@@ -24,6 +26,10 @@ def _add_limbs(totals: np.ndarray, lo: int, value: int) -> None:
         totals[lo + 1] += s >> LIMB_BITS
         s &= LIMB_MASK
     totals[lo] = s
+
+
+_bucket_index = njit(cache=True, inline="always")(bucket_index)
+"""The project's one bucket definition (:func:`reelforge.stats.bucket_index`), compiled for kernels."""
 
 
 @njit(cache=True, inline="always")
@@ -45,13 +51,7 @@ def tally_win(totals: np.ndarray, hist: np.ndarray, edges: np.ndarray, cap_units
     totals[9] += qh * qh + (t >> HALF_BITS)
     _add_limbs(totals, 8, (t & HALF_MASK) << HALF_BITS)
     _add_limbs(totals, 8, ql * ql)
-    if win >= cap_units:
-        b = hist.shape[0] - 1
-    else:
-        b = 1
-        for e in edges:
-            b += np.int64(win >= e)  # counted, not branched on: the edges are sorted
-    hist[b] += 1
+    hist[_bucket_index(win, edges, cap_units)] += 1
     if win > totals[4]:
         totals[4] = win
         totals[5] = 1

@@ -1,8 +1,8 @@
 """Load and crash soak for the game server, with exact reconciliation afterwards.
 
 :func:`run_soak` starts real server processes (:class:`~reelforge.reliability.supervisor.ServerSupervisor`,
-127.0.0.1 only) on a database, then N simulated players (asyncio + httpx, one
-keep-alive connection each) play complete rounds, every step included, for a
+127.0.0.1 only) on a database, then N simulated players (asyncio, :class:`~reelforge.client.AsyncApiClient`,
+one keep-alive connection each) play complete rounds, every step included, for a
 fixed time. Optionally a killer SIGKILLs the server at random moments (on
 average every ``kill_every`` seconds, uniformly between half and one and a
 half times that) and starts a fresh server process.
@@ -53,12 +53,13 @@ from typing import Any
 import httpx
 from sqlalchemy import func, select
 
+from reelforge.client import CALLS, ApiClient, AsyncApiClient, Call
+from reelforge.games.registry import game_ids
 from reelforge.reliability.supervisor import ServerSupervisor
 from reelforge.server.db import make_engine
 from reelforge.server.schema import ledger, players, rounds
 from reelforge.server.verify import verify_round_row
 
-GAME = "forge-of-fortunes"
 RETRY_PAUSE = 0.05
 """Seconds between retries of a request whose connection failed."""
 MAX_CLIENTS = 512
@@ -107,30 +108,25 @@ class PlayerRecord:
 class Player:
     """A simulated player: opens a session, then plays full rounds until told to stop."""
 
-    def __init__(self, base_url: str, name: str, bet: int, counters: Counters, hard_deadline: float,
+    def __init__(self, base_url: str, name: str, game: str, bet: int, counters: Counters, hard_deadline: float,
                  done: threading.Event | None = None) -> None:
-        self.client = httpx.AsyncClient(base_url=base_url, timeout=httpx.Timeout(60.0),
-                                        limits=httpx.Limits(max_connections=1, max_keepalive_connections=1))
+        self.api = AsyncApiClient.connect(base_url, connections=1)
         self.record = PlayerRecord(name)
-        self.bet = bet
+        self.game, self.bet = game, bet
         self.counters = counters
         self.hard_deadline = hard_deadline
         self.done = done or threading.Event()
-        self.headers: dict[str, str] = {}
 
-    async def request(self, method: str, path: str, body: dict[str, Any] | None = None,
-                      key: str | None = None) -> tuple[int, Any]:
-        """One request, retried with the same idempotency key after connection failures and 5xx answers."""
-        headers = dict(self.headers)
-        if key is not None:
-            headers["Idempotency-Key"] = key
+    async def request(self, call: Call) -> tuple[int, Any]:
+        """One request, retried as it is (the same idempotency key) after connection failures and 5xx answers."""
+        method, path = call.method, call.path
         failed = False
         while True:
             if time.monotonic() > self.hard_deadline:
                 raise TimeoutError(f"{method} {path} got no answer before the hard deadline")
             t0 = time.perf_counter()
             try:
-                r = await self.client.request(method, path, json=body, headers=headers)
+                r = await self.api.send(call)
             except httpx.TransportError:
                 self.counters.transport_errors += 1
                 failed = True
@@ -154,32 +150,31 @@ class Player:
         """Open the player's session (before the clock starts); False when that failed."""
         rec = self.record
         try:
-            status, body = await self.request("POST", "/api/v1/sessions", {"player": rec.name})
+            status, body = await self.request(CALLS.open_session(rec.name))
         except TimeoutError as exc:
             self.counters.unexpected.append(f"{rec.name}: {exc}")
             return False
         if status != 201:
             self.counters.unexpected.append(f"{rec.name}: session {status} {body}")
             return False
-        self.headers = {"Authorization": f"Bearer {body['token']}"}
+        self.api.use_session(body["token"])
         rec.start_balance = body["balance"]
         return True
 
     async def run(self, stop_at: float) -> None:
         try:
-            if self.headers:
+            if self.api.token:
                 await self._run(stop_at)
         except TimeoutError as exc:
             self.counters.unexpected.append(f"{self.record.name}: {exc}")
             self.record.unfinished_at_end = self.record.open_round is not None
         finally:
-            await self.client.aclose()
+            await self.api.aclose()
 
     async def _run(self, stop_at: float) -> None:
         rec = self.record
         while time.monotonic() < stop_at and not self.done.is_set():
-            status, rnd = await self.request("POST", f"/api/v1/games/{GAME}/rounds", {"bet": self.bet},
-                                             uuid.uuid4().hex)
+            status, rnd = await self.request(CALLS.start_round(self.game, self.bet))
             if status != 201:
                 self.counters.unexpected.append(f"{rec.name}: start {status} {rnd}")
                 return
@@ -188,8 +183,7 @@ class Player:
             rec.open_round = rnd["id"]
             self.counters.steps += 1
             while rnd["status"] == "open":
-                status, nxt = await self.request("POST", f"/api/v1/rounds/{rnd['id']}/steps", {},
-                                                 uuid.uuid4().hex)
+                status, nxt = await self.request(CALLS.step(rnd["id"]))
                 if status != 200 or nxt["id"] != rnd["id"] or nxt["step_count"] != rnd["step_count"] + 1:
                     self.counters.unexpected.append(f"{rec.name}: step of round {rnd['id']}: {status} {nxt}")
                     return
@@ -204,10 +198,10 @@ class Player:
                 rec.costs -= rnd["cost"]  # refunded
             self.counters.rounds += 1
             self.counters.feature_rounds += rnd["step_count"] > 1
-        status, wallet = await self.request("GET", "/api/v1/wallet")
+        status, wallet = await self.request(CALLS.wallet())
         if status == 200:
             rec.final_balance = wallet["balance"]
-        status, _ = await self.request("GET", f"/api/v1/games/{GAME}/rounds/unfinished")
+        status, _ = await self.request(CALLS.unfinished(self.game))
         if status != 404:
             self.counters.unexpected.append(f"{rec.name}: an unfinished round is reported after the last round")
 
@@ -350,14 +344,18 @@ def reconcile(db_url: str, records: list[PlayerRecord]) -> dict[str, Any]:
 def run_soak(db: str | None = None, clients: int = 32, seconds: float = 30.0, kill_every: float | None = None,
              max_kills: int | None = None, bet: int | None = None, seed: int | None = None,
              hard_timeout: float | None = None, workdir: str | Path | None = None,
-             keep: bool = False, fault: Callable[[str], Any] | None = None) -> dict[str, Any]:
+             keep: bool = False, fault: Callable[[str], Any] | None = None,
+             game: str | None = None) -> dict[str, Any]:
     """Run the soak and return its figures (see the module docstring); never leaves a process behind.
 
     With ``kill_every``, a server process is SIGKILLed and restarted every ~``kill_every`` seconds;
     with ``max_kills`` too, the run ends after that many kills (or after ``seconds``, whichever is first).
     ``fault``: run in a thread once the clock starts, with the server's base URL (e.g. restart the
     database abruptly); what it returns is the result's ``fault`` (an exception it raises, a problem).
+    ``game``: the game every player plays (default: the registry's first game; its bet: the lowest of the
+    server's ladder unless ``bet``).
     """
+    game = game or game_ids()[0]
     if not 1 <= clients <= MAX_CLIENTS:
         raise SoakError(f"clients must be in [1, {MAX_CLIENTS}], got {clients}")
     if not 0 < seconds <= MAX_SECONDS:
@@ -376,13 +374,16 @@ def run_soak(db: str | None = None, clients: int = 32, seconds: float = 30.0, ki
             supervisor.start()
         except Exception as exc:
             raise SoakError(f"the server did not start on {db_url}: {exc}") from exc
+        with ApiClient.connect(supervisor.base_url, timeout=30) as api:
+            offered = {g["id"]: g for g in api.games().json()}
+        if game not in offered:
+            raise SoakError(f"the server offers no game {game!r}; it offers {', '.join(offered)}")
         if bet is None:
-            games = httpx.get(supervisor.base_url + "/api/v1/games", timeout=30).json()
-            bet = next(g for g in games if g["id"] == GAME)["bet_ladder"][0]
+            bet = offered[game]["bet_ladder"][0]
         counters = Counters()
         killer = Killer(supervisor, kill_every, seed, max_kills) if kill_every else None
         hard_deadline = time.monotonic() + hard_timeout + 120.0
-        plist = [Player(supervisor.base_url, f"soak-{run_id}-{i}", bet, counters, hard_deadline,
+        plist = [Player(supervisor.base_url, f"soak-{run_id}-{i}", game, bet, counters, hard_deadline,
                         killer.done if killer is not None and max_kills is not None else None)
                  for i in range(clients)]
         clock: dict[str, float] = {}
@@ -425,7 +426,7 @@ def run_soak(db: str | None = None, clients: int = 32, seconds: float = 30.0, ki
         records = [p.record for p in plist]
         recon = reconcile(db_url, records)
         internal_errors = log_text.count("internal error") + log_text.count("Traceback")
-        tokens = [p.headers["Authorization"].split()[-1] for p in plist if p.headers]
+        tokens = [p.api.token for p in plist if p.api.token]
         tokens_in_log = sum(t in log_text for t in tokens)
         errors_5xx = sum(n for s, n in counters.statuses.items() if s >= 500)
         unfinishable = recon["open_rounds_left"] + sum(r.unfinished_at_end for r in records)
@@ -443,6 +444,7 @@ def run_soak(db: str | None = None, clients: int = 32, seconds: float = 30.0, ki
             "backend": backend,
             "clients": clients,
             "seconds": round(elapsed, 3),
+            "game": game,
             "bet": bet,
             "rounds": counters.rounds,
             "feature_rounds": counters.feature_rounds,

@@ -1,0 +1,70 @@
+"""The ``reelforge`` command line: one Typer app whose commands are imported only when they run.
+
+:data:`COMMANDS` is the table of every command (name, ``module:attribute``, one-line help); adding a
+command, or a whole Typer sub-app such as ``reelforge design GAME ...``, is one line there. Importing
+this package imports Typer alone (no numpy, numba, scipy, FastAPI or SQLAlchemy), so ``reelforge
+--help`` is quick.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+from reelforge.cli.lazy import SETTINGS, LazyCommand, LazyGroup
+
+COMMANDS: tuple[LazyCommand, ...] = (
+    LazyCommand("games", "reelforge.cli.analysis:games", "List the games and their builds."),
+    LazyCommand("summary", "reelforge.cli.analysis:summary",
+                "The Game Rules Summary of a build: exact where the game allows, else simulated."),
+    LazyCommand("simulate", "reelforge.cli.analysis:simulate",
+                "Simulate a build with the fast kernel; the same seed gives the same totals for any --workers or "
+                "backend."),
+    LazyCommand("bench", "reelforge.cli.bench:bench",
+                "Kernel rounds per second per core, with this machine's raw random-number rate from the same run "
+                "(or, with --server, the game server's paid rounds per second through HTTP)."),
+    LazyCommand("compare", "reelforge.cli.analysis:compare",
+                "All builds of a game side by side (exact where the game allows, else simulated)."),
+    LazyCommand("tune", "reelforge.cli.tune:tune",
+                "Calibrate a build toward targets and write its data file (the generic tuner of tuning.py)."),
+    LazyCommand("serve", "reelforge.server.commands:serve", "Run the game server (FastAPI under uvicorn)."),
+    LazyCommand("verify", "reelforge.server.commands:verify",
+                "Replay stored rounds through the rules engine and report every mismatch (exit 1 if any)."),
+    LazyCommand("expire", "reelforge.server.commands:expire",
+                "Complete every round unfinished longer than the expiry: its remaining steps revealed, its "
+                "decided win credited (never refunded: rounds are decided when staked)."),
+    LazyCommand("soak", "reelforge.reliability.commands:soak",
+                "Load and crash soak: start the server, drive it over loopback, reconcile the ledger and verify "
+                "every round."),
+    LazyCommand("design", "reelforge.design_cli:app",
+                "Design and calibrate a game's builds (the commands that made the shipped files)."),
+)
+
+
+class ReelforgeGroup(LazyGroup):
+    lazy_commands = COMMANDS
+
+
+app = typer.Typer(cls=ReelforgeGroup, no_args_is_help=True, **SETTINGS,
+                  help="reelforge: slot-game mathematics engine and game server.")
+
+
+@app.callback()
+def _root() -> None:
+    """reelforge: slot-game mathematics engine and game server."""
+
+
+def main() -> None:
+    """Entry point: bad input is one line on stderr and exit status 2."""
+    from reelforge.cli.common import CliError
+
+    try:
+        app()
+    except CliError as exc:
+        sys.stderr.write(f"error: {exc}\n")
+        sys.exit(2)
+
+
+if __name__ == "__main__":
+    main()

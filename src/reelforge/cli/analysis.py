@@ -1,0 +1,204 @@
+"""The mathematics commands: ``games``, ``summary``, ``simulate``, ``compare``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import typer
+from rich import box
+from rich.table import Table
+
+from reelforge.cli.common import (
+    ADDRESS_OPT,
+    BACKEND_OPT,
+    BUILD_OPT,
+    JSON_OPT,
+    PRECISION_OPT,
+    ROUNDS,
+    SEED,
+    WORKERS_OPT,
+    Count,
+    emit_json,
+    fail,
+    load,
+)
+from reelforge.cli.output import console, pct, print_summary, progress_bar
+
+PAR_ROUNDS = Count("--par-rounds")
+COMPARE_SEED = 2026
+"""The seed of ``compare``'s simulations when none is given (the same table every time)."""
+
+
+def games(as_json: bool = typer.Option(False, "--json", help="One JSON object.")) -> None:
+    """List the games and their builds."""
+    from reelforge.games.registry import all_games
+
+    rows = []
+    for g in all_games():
+        rows.append({"id": g.id, "title": g.title, "game_id": g.reference_id,
+                     "published_id": g.published_id, "version": g.version,
+                     "max_win_x": g.max_win_x, "modes": list(g.modes), "builds": g.build_names()})
+    if as_json:
+        emit_json({"games": rows})
+        return
+    # the id is what one types: never cut; the title wraps instead
+    t = Table(title="reelforge games", box=box.SIMPLE_HEAD, title_justify="left", pad_edge=False,
+              collapse_padding=True)
+    t.add_column("id", no_wrap=True, style="bold")
+    t.add_column("title", ratio=1, min_width=8)
+    t.add_column("game id", no_wrap=True)
+    t.add_column("version", no_wrap=True)
+    t.add_column("max win", justify="right", no_wrap=True)
+    t.add_column("modes", no_wrap=True)
+    t.add_column("builds", max_width=14, min_width=5)
+    for r in rows:
+        t.add_row(r["id"], r["title"], r["published_id"] or "none", r["version"],
+                  f"{r['max_win_x']:,}x", "/".join(r["modes"]), " ".join(r["builds"]))
+    console.print(t)
+    for r in rows:
+        if r["published_id"] is None:
+            console.print(f"{r['title']}: no published game id (the rules it follows give none).")
+
+
+
+def summary(
+    game: str = typer.Argument(..., metavar="GAME", help="Game id (see `reelforge games`)."),
+    build: str = BUILD_OPT,
+    mode: str = typer.Option("paid", "--mode", metavar="MODE", help="Round mode: paid, or buy where the game has a feature buy."),
+    rounds: int = typer.Option(None, "--rounds", "-n", metavar="N", parser=ROUNDS,
+                               help="Simulate this many rounds instead of exact maths."),
+    precision: float = PRECISION_OPT,
+    seed: int = typer.Option(None, "--seed", metavar="SEED", parser=SEED, help="Seed for a simulation."),
+    workers: int = WORKERS_OPT,
+    backend: str = BACKEND_OPT,
+    address: str = ADDRESS_OPT,
+    out: str = typer.Option(None, "--out", "-o", metavar="FILE", help="Also write a report with plots and the PAR "
+                            "sheet (.html or .md)."),
+    par_rounds: int = typer.Option(None, "--par-rounds", metavar="N", parser=PAR_ROUNDS, help="With --out: reference-engine rounds "
+                                   "behind the PAR sheet's per-pay figures of simulated games (default 200,000)."),
+    stratified: bool = typer.Option(False, "--stratified", help="Use the game's stratified estimate "
+                                    "(paid spins + trigger rate x feature value); --rounds = paid spins; with "
+                                    "--precision, paid spins grow until the target is met."),
+    plain: bool = typer.Option(False, "--plain", help="Use the plain full-round simulation even where --precision "
+                               "would pick the stratified estimate."),
+    as_json: bool = JSON_OPT,
+) -> None:
+    """The Game Rules Summary of a build: exact where the game allows, else simulated.
+
+    With --precision on a game that has a stratified estimator (paid rounds, no --out), a short
+    stratified pilot prices both estimators and the one predicted to reach the target sooner is
+    used; the output's ``estimator`` says which and why."""
+    from reelforge.analysis.estimate import EstimateError, SummaryRequest, estimate
+
+    if out is not None and not out.lower().endswith((".html", ".htm", ".md")):
+        fail(f"--out must end in .html or .md, got {out!r}")
+    if par_rounds is not None and out is None:
+        fail("--par-rounds sizes the report's PAR sheet: give --out too")
+    g, b = load(game, build, mode)
+    request = SummaryRequest(rounds, precision, seed, workers, mode, stratified, plain, out is not None, backend,
+                             address)
+    try:
+        result = estimate(g, b, request, None if as_json else progress_bar)
+    except EstimateError as exc:
+        fail(str(exc))
+    emit_or_report(result.summary, g, b, out, mode, result.seed, workers, result.checkpoints, as_json, par_rounds)
+
+
+def emit_or_report(s: dict[str, Any], g: Any, b: Any, out: str | None, mode: str, seed: int | None,
+                   workers: int | None, checkpoints: list | None, as_json: bool, par_rounds: int | None = None) -> None:
+    """Write the report (when ``out``; it adds the PAR sheet and, where the game has one, the Feature Buy
+    figure to the summary) and print the summary."""
+    if out is not None:
+        from reelforge.analysis.par import PAR_SAMPLE_ROUNDS
+        from reelforge.analysis.report import write_report
+
+        write_report(out, g, b, s, mode=mode, seed=seed, workers=workers, checkpoints=checkpoints,
+                     par_rounds=par_rounds or PAR_SAMPLE_ROUNDS)
+        if not as_json:
+            console.print(f"report written to {out}")
+    emit_json(s) if as_json else print_summary(s)
+
+
+def simulate(
+    game: str = typer.Argument(..., metavar="GAME", help="Game id (see `reelforge games`)."),
+    build: str = BUILD_OPT,
+    rounds: int = typer.Option(None, "--rounds", "-n", metavar="N", parser=ROUNDS,
+                               help="Rounds to simulate (e.g. 1e8); a ceiling with --precision."),
+    precision: float = PRECISION_OPT,
+    seed: int = typer.Option(None, "--seed", metavar="SEED", parser=SEED, help="Seed (default: random, reported)."),
+    workers: int = WORKERS_OPT,
+    mode: str = typer.Option("paid", "--mode", metavar="MODE", help="Round mode: paid, or buy where the game has one."),
+    backend: str = BACKEND_OPT,
+    address: str = ADDRESS_OPT,
+    as_json: bool = JSON_OPT,
+) -> None:
+    """Simulate a build with the fast kernel; the same seed gives the same totals for any --workers or backend."""
+    from reelforge.analysis.estimate import EstimateError, simulated_summary
+
+    if rounds is None and precision is None:
+        fail("give --rounds N or --precision P (or both: --rounds is then a ceiling)")
+    g, b = load(game, build, mode)
+    try:
+        s, _ = simulated_summary(g, b, rounds, seed, workers, mode, precision, backend, address,
+                                 None if as_json else progress_bar)
+    except EstimateError as exc:
+        fail(str(exc))
+    if as_json:
+        emit_json(s)
+        return
+    print_summary(s)
+    if "exact_rtp" in s:
+        verdict = "inside" if s["exact_rtp_inside_ci99"] else "OUTSIDE"
+        console.print(f"exact RTP {pct(s['exact_rtp'])} is {verdict} the simulation's 99% interval")
+    if s["interrupted"]:
+        console.print("[yellow]interrupted: figures cover the rounds simulated before Ctrl-C[/yellow]")
+
+
+def compare(
+    game: str = typer.Argument(..., help="Game id."),
+    rounds: int = typer.Option(None, "--rounds", "-n", metavar="N", parser=ROUNDS,
+                               help="Rounds per build where a simulation is needed (default 1e7)."),
+    seed: int = typer.Option(None, "--seed", metavar="SEED", parser=SEED, help="Seed for simulations (default 2026)."),
+    workers: int = WORKERS_OPT,
+    as_json: bool = JSON_OPT,
+) -> None:
+    """All builds of a game side by side (exact where the game allows, else simulated)."""
+    from reelforge.analysis.estimate import PLAIN_ROUNDS, simulated_summary
+    from reelforge.analysis.figures import COMPONENT_WORDS, words
+    from reelforge.analysis.summary import exact_summary
+
+    g, _ = load(game, None)
+    rows = []
+    for name in g.build_names():
+        b = g.load_build(name)
+        if rounds is None and g.capabilities.exact:
+            rows.append(exact_summary(g, b))
+        else:
+            rows.append(simulated_summary(g, b, rounds or PLAIN_ROUNDS, COMPARE_SEED if seed is None else seed,
+                                          workers)[0])
+    if as_json:
+        emit_json({"game": g.id, "builds": rows})
+        return
+    t = Table(title=f"{g.title}: all builds")
+    t.add_column("figure", style="bold")
+    for r in rows:
+        t.add_column(r["build"], justify="right")
+
+    def row(label: str, fn) -> None:
+        t.add_row(label, *[fn(r) for r in rows])
+
+    row("method", lambda r: r["method"] if r["method"] == "exact" else f"sim {r['rounds']:,}")
+    row("RTP", lambda r: f"{r['rtp'] * 100:.4f}%")
+    row("RTP 99% CI", lambda r: "exact" if r["method"] == "exact"
+        else f"{r['rtp_ci99'][0] * 100:.3f}..{r['rtp_ci99'][1] * 100:.3f}")
+    row("house edge", lambda r: f"{r['house_edge'] * 100:.3f}%")
+    for comp in rows[0]["rtp_split"]:
+        row(f"RTP from {words(comp, COMPONENT_WORDS)} (pp)", lambda r, c=comp: f"{r['rtp_split'][c] * 100:.3f}")
+    row("hit rate", lambda r: f"{r['hit_rate'] * 100:.3f}%")
+    row(f"{rows[0].get('feature_name', 'feature')} 1 in", lambda r: f"{r['feature_frequency_one_in']:,.1f}" if r.get("feature_frequency_one_in") else "-")
+    row("SD (x bet)", lambda r: f"{r['sd']:.2f}")
+    row("volatility", lambda r: str(r["volatility_level"]))
+    row("max win 1 in", lambda r: f"{1 / r['max_win_probability']:,.0f}" if r.get("max_win_probability") else "-")
+    console.print(t)
+
+

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+from reelforge.buildfile import kernel_tables
 from reelforge.games.forge_of_gems.build import (
     COPY_LIMITS,
     F_HSPLIT,
@@ -110,15 +111,12 @@ class Tables:
     cap_units: int
 
 
-_TABLES: dict[int, Tables] = {}
-
-
 def tables(build: Build) -> Tables:
-    """The kernel tables of ``build`` (cached per build object)."""
-    key = id(build)
-    cached = _TABLES.get(key)
-    if cached is not None and cached.cap_units == build.cap_units:
-        return cached
+    """The kernel tables of ``build``, made once per build object (the one kernel-table cache)."""
+    return kernel_tables(build, _make_tables)
+
+
+def _make_tables(build: Build) -> Tables:
     totals = np.array([c.total for c in build.cells], dtype=np.int64)
     cell_code = np.zeros((REELS, int(totals.max())), dtype=np.int64)
     for r, c in enumerate(build.cells):
@@ -135,7 +133,6 @@ def tables(build: Build) -> Tables:
                gembox_total=g_tot, prize_units=prize, spins=spins,
                paytable=np.array(build.paytable, dtype=np.int64), limits=np.array(COPY_LIMITS, dtype=np.int64),
                cap_units=build.cap_units)
-    _TABLES[key] = t
     return t
 
 

@@ -58,6 +58,14 @@ class Build(Protocol):
     """The Feature Buy price in multiples of total bet, or None where the build sells none."""
 
 
+class BuildSource(Protocol):
+    """Where a game's builds come from (what :class:`reelforge.buildfile.BuildFiles` offers)."""
+
+    def names(self) -> list[str]: ...
+
+    def load(self, name: str) -> Build: ...
+
+
 @dataclass(frozen=True)
 class Capabilities:
     """What a game offers beyond the step machine and plain simulation, declared (never sniffed)."""
@@ -277,15 +285,17 @@ class Game(ABC):
     step_actions: ClassVar[tuple[str, ...]] = ()
     """Optional actions a step may carry (e.g. ``open`` for the GEMBOX); any other is refused."""
     capabilities: ClassVar[Capabilities] = Capabilities()
+    build_files: ClassVar[BuildSource]
+    """The game's build files (a :class:`reelforge.buildfile.BuildFiles`, declared in its build module)."""
 
     # -- builds -----------------------------------------------------------
-    @abstractmethod
     def build_names(self) -> list[str]:
         """Names of the shipped builds, best RTP first."""
+        return self.build_files.names()
 
-    @abstractmethod
     def load_build(self, name: str) -> Build:
-        """Load and validate a build by name (raises :class:`BuildError`)."""
+        """Load and validate a build by name, once (raises :class:`BuildError` naming the valid ones)."""
+        return self.build_files.load(name)
 
     def default_build(self) -> str:
         return self.build_names()[0]

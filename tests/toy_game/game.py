@@ -23,14 +23,9 @@ class ToyLine(Game):
     version = "1.0"
     max_win_x = 100
     feature_name = "Free Spins"
+    build_files = builds.FILES
 
     COMPONENTS = ("paid_spin", "free_spins")
-
-    def build_names(self) -> list[str]:
-        return builds.build_names()
-
-    def load_build(self, name: str) -> Build:
-        return builds.load_build(name)
 
     def start_round(self, build: Build, mode: str = "paid") -> dict[str, Any]:
         self.check_mode(mode)

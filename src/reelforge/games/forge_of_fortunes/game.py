@@ -93,14 +93,9 @@ class ForgeOfFortunes(Game):
     step_actions = ()
     """Every step is a plain spin or re-spin: any action is refused."""
     capabilities = Capabilities(exact=True, tunable=True)
+    build_files = builds.FILES
 
     COMPONENTS = ("paid_spin", "feature")
-
-    def build_names(self) -> list[str]:
-        return builds.build_names()
-
-    def load_build(self, name: str) -> Build:
-        return builds.load_build(name)
 
     def start_round(self, build: Build, mode: str = "paid") -> dict[str, Any]:
         self.check_mode(mode)

@@ -151,14 +151,9 @@ class ForgeOfGems(Game):
     step_actions = ("open",)
     """``open`` opens the GEMBOX (the only step that takes it)."""
     capabilities = Capabilities(stratified=True, tunable=True)
+    build_files = build_mod.FILES
     stratified_pilot_rounds = 1_000_000
     """The feature stratum (rounds // 20 features) leaves its 50,000 floor at 1e6 paid spins."""
-
-    def build_names(self) -> list[str]:
-        return build_mod.build_names()
-
-    def load_build(self, name: str) -> Build:
-        return build_mod.load_build(name)
 
     def start_round(self, build: Build, mode: str = "paid") -> dict[str, Any]:
         self.check_mode(mode)

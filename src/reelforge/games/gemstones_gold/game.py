@@ -12,13 +12,12 @@ from reelforge.game import BuildError, Capabilities, Game, GameHelp, StepResult,
 from reelforge.games.gemstones_gold import kernel, rules
 from reelforge.games.gemstones_gold.build import (
     COINS_PER_BET,
+    FILES,
     MAX_WIN_X,
     PUBLISHED_PAYTABLE,
     SYMBOL_CHARS,
     SYMBOL_NAMES,
     Build,
-    build_names,
-    load_build,
 )
 from reelforge.games.gemstones_gold.stratified import GemstonesGoldEstimator
 from reelforge.stats import Accumulator, Tally, bucket_edges_units, clopper_pearson, mean_ci99, wilson_ci
@@ -116,16 +115,11 @@ class GemstonesGold(Game):
     step_actions = ()
     """Every step is a spin: any action is refused."""
     capabilities = Capabilities(stratified=True, tunable=True, feature_buy=True)
+    build_files = FILES
     stratified_pilot_rounds = 6_000_000
     """The feature stratum (rounds // 60 features) leaves its 100,000 floor at 6e6 paid spins."""
 
     # -- builds -------------------------------------------------------------
-    def build_names(self) -> list[str]:
-        return build_names()
-
-    def load_build(self, name: str) -> Build:
-        return load_build(name)
-
     # -- step machine ---------------------------------------------------------
     def start_round(self, build: Build, mode: str = "paid") -> dict[str, Any]:
         self.check_mode(mode)

@@ -8,8 +8,8 @@ from pathlib import Path
 import reelforge
 
 LAYERS = ["draws", "stats", "mechanics", "chunks", "game", "buildfile", "estimation", "tuning", "calibration",
-          "games", "analysis", "conformance", "server", "client", "bench_server", "reliability", "design_cli",
-          "cli", "__main__"]
+          "games", "analysis", "conformance", "server", "client", "bench_server", "reliability", "cli",
+          "design_cli", "__main__"]
 # "web" is the browser client (no Python)
 ROOT = Path(reelforge.__file__).parent
 

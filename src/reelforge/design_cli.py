@@ -16,13 +16,15 @@ Bad input is one line on stderr and exit status 2.
 from __future__ import annotations
 
 import json
-import math
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn
 
 import typer
+
+from reelforge.cli.common import SEED, CliError, Count
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None,
                   help="Design and calibrate a game's builds (the commands that made the shipped files).")
@@ -43,37 +45,20 @@ def fail(message: str) -> NoReturn:
 
 
 def count(value: str, name: str) -> int:
-    """A positive whole number: ``1000000``, ``1_000_000`` or ``1e6``."""
-    text = value.strip().replace("_", "")
-    try:
-        return _positive(int(text), value, name)
-    except ValueError:
-        pass
-    try:
-        f = float(text)
-    except ValueError:
-        fail(f"{name} must be a positive integer, got {value!r}")
-    if not math.isfinite(f) or f != int(f):
-        fail(f"{name} must be a positive integer, got {value!r}")
-    return _positive(int(f), value, name)
-
-
-def _positive(n: int, value: str, name: str) -> int:
-    if n < 1:
-        fail(f"{name} must be a positive integer (at least 1), got {value!r}")
-    return n
+    """A positive whole number: ``1000000``, ``1_000_000`` or ``1e6`` (the CLI's :class:`Count`)."""
+    return _parsed(Count(name), value)
 
 
 def seed_of(value: str | None, default: int) -> int:
-    if value is None:
-        return default
+    return default if value is None else _parsed(SEED, value)
+
+
+def _parsed(parse: Callable[[str], int], value: str) -> int:
+    """``parse(value)``, its refusal reported this app's way (the sub-app also runs on its own)."""
     try:
-        seed = int(value)
-    except ValueError:
-        fail(f"--seed must be a non-negative integer, got {value!r}")
-    if seed < 0:
-        fail(f"--seed must be a non-negative integer, got {value!r}")
-    return seed
+        return parse(value)
+    except CliError as exc:
+        fail(str(exc))
 
 
 def workers_of(value: str | None) -> int | None:

@@ -399,7 +399,9 @@ VERSION_PATTERN = re.compile(r"[0-9]+(\.[0-9]+)*")
 
 
 def version_key(version: str) -> tuple[int, ...]:
-    """Sort key of a version (``1.10`` after ``1.9``)."""
+    """Sort key of a version (``1.10`` after ``1.9``; anything else, e.g. unpublished, last)."""
+    if not VERSION_PATTERN.fullmatch(version):
+        return (1 << 62,)
     return tuple(int(p) for p in version.split("."))
 
 
@@ -500,13 +502,22 @@ class BuildFiles(Generic[B]):
 
     def text(self, build: B, header: str = "") -> str:
         """The build file of ``build`` (``header``: comment lines on top). Its ``version`` (and ``rules``
-        where the schema does not carry it) follow ``name``; a build made in memory is written without a
-        version: publishing it is giving it a new one (see :mod:`reelforge.games.published`)."""
+        where the schema does not carry it) follow ``name``. A build made in memory (a tuner's) with the
+        contents of the shipped build of its name gets that build's version; one with other contents is
+        written without a version: publishing it is giving it a new one (see :mod:`reelforge.games.published`)."""
         data = self.to_data(build)
         identity: BuildIdentity | None = getattr(build, "identity", None)
         extra: dict[str, Any] = {}
-        if identity is not None and identity.version != UNPUBLISHED:
-            extra["version"] = identity.version
+        version = identity.version if identity is not None else UNPUBLISHED
+        if identity is not None and version == UNPUBLISHED and identity.name in self.names():
+            try:
+                shipped = self.load(identity.name).identity  # type: ignore[attr-defined]
+            except BuildError:
+                shipped = None
+            if shipped is not None and shipped.content_hash == identity.content_hash:
+                version = shipped.version
+        if version != UNPUBLISHED:
+            extra["version"] = version
         if identity is not None and identity.rules != "1" and "rules" not in data:
             extra["rules"] = identity.rules
         if extra:

@@ -35,7 +35,6 @@ def shipped_identities() -> tuple[list[BuildIdentity], list[str]]:
         for name in game.build_names():
             try:
                 current = game.load_build(name).identity
-                versions = game.build_versions(name)
             except BuildError as exc:
                 problems.append(str(exc))
                 continue
@@ -45,7 +44,7 @@ def shipped_identities() -> tuple[list[BuildIdentity], list[str]]:
                     f"changes; keep the published file as builds/{OLDER}/{name}/<its version>.toml, give this "
                     f"one a new version (version = \"x.y\") and run `{ADD}`")
                 continue
-            for version in versions:
+            for version in game.build_versions(name):
                 try:
                     found.append(files.load(name, version).identity)
                 except BuildError as exc:

@@ -461,7 +461,11 @@ class BuildFiles(Generic[B]):
         identity = BuildIdentity(self.game_id, name, version, rules,
                                  content_hash(self.game_id, rules, self.to_data(build)))
         # Builds are frozen dataclasses of each game; the identity is set once, here, beside their fields.
-        object.__setattr__(build, "identity", identity)
+        try:
+            object.__setattr__(build, "identity", identity)
+        except AttributeError:
+            raise TypeError(f"{self.game_id}: a Build must take the 'identity' attribute (a dataclass without "
+                            "slots)") from None
         return build
 
     def load(self, name: str, version: str | None = None) -> B:
@@ -507,9 +511,13 @@ class BuildFiles(Generic[B]):
         written without a version: publishing it is giving it a new one (see :mod:`reelforge.games.published`)."""
         data = self.to_data(build)
         identity: BuildIdentity | None = getattr(build, "identity", None)
+        if identity is None:  # a Build made directly (not parsed): its identity from its data
+            rules = str(data.get("rules", "1"))
+            identity = BuildIdentity(self.game_id, str(data.get("name")), UNPUBLISHED, rules,
+                                     content_hash(self.game_id, rules, data))
         extra: dict[str, Any] = {}
-        version = identity.version if identity is not None else UNPUBLISHED
-        if identity is not None and version == UNPUBLISHED and identity.name in self.names():
+        version = identity.version
+        if version == UNPUBLISHED and identity.name in self.names():
             try:
                 shipped = self.load(identity.name).identity  # type: ignore[attr-defined]
             except BuildError:
@@ -518,7 +526,7 @@ class BuildFiles(Generic[B]):
                 version = shipped.version
         if version != UNPUBLISHED:
             extra["version"] = version
-        if identity is not None and identity.rules != "1" and "rules" not in data:
+        if identity.rules != "1" and "rules" not in data:
             extra["rules"] = identity.rules
         if extra:
             keys = list(data)

@@ -38,7 +38,7 @@ from reelforge.server.config import parse_config
 from reelforge.server.db import alembic_config, is_sqlite, make_engine, open_database, sqlite_foreign_keys_off
 from reelforge.server.rounds import dumps, money
 from reelforge.server.schema import ledger, players, rounds, steps
-from reelforge.server.verify import verify_all
+from reelforge.server.verify import verify_all, verify_round
 
 from .conftest import PG_ENV, check_wallets
 from .fixtures.make_release_fixture import CONFIG, KEY, OUT, TABLES
@@ -114,6 +114,7 @@ def test_the_fixture_is_a_database_of_the_previous_release():
     assert len(RELEASE["rounds"]) == 792 and len(OPEN) == 5
 
 
+@pytest.mark.slow  # 10-17 s under this machine's load: 792 rounds replayed twice
 def test_a_database_of_the_previous_release_upgrades_verifies_and_plays_on(empty_url):
     load_release(empty_url)
     engine = open_database(empty_url)  # what serve, verify and expire do first
@@ -215,5 +216,11 @@ def test_migration_0003_tells_rounds_of_the_first_release_from_rounds_decided_at
         assert set(versions.values()) == {"1.0"}
         assert [r for r in verify_all(engine) if not r["ok"]] == []
         check_wallets(engine)
+        # A build that changed under the version a round was played with is a finding of verify.
+        with engine.begin() as conn:
+            conn.execute(update(rounds).where(rounds.c.id == round_id).values(build_hash="0" * 64))
+        assert verify_round(engine, round_id)["differences"] == [
+            f"forge-of-gems build 96.2 v2.0 has content hash {build.identity.content_hash[:12]}, the round was "
+            "played with 000000000000: the build changed under its version"]
     finally:
         engine.dispose()

@@ -84,17 +84,20 @@ class _nothing:
 
 
 def load_release(url: str) -> None:
-    """The previous release's database: schema 0001 (its only migration) and the fixture's rows."""
+    """The previous release's database: schema 0001 (its only migration) and the fixture's rows, their
+    times moved (all by the same amount) to end an hour ago: the rounds are as old as when it was made."""
     migrate_to(url, "0001_initial")
     engine = make_engine(url)
     meta = MetaData()
     meta.reflect(engine)
     pg = not is_sqlite(engine)
+    shift = datetime.now(UTC).replace(tzinfo=None) - timedelta(hours=1) - max(
+        datetime.fromisoformat(r[k]) for r in RELEASE["rounds"] for k in ("created_at", "updated_at"))
     with engine.begin() as conn:
         for name in TABLES:
             table = meta.tables[name]
             times = {c.name for c in table.columns if isinstance(c.type, DateTime)}
-            rows = [{k: _time(v, pg) if k in times and v is not None else v for k, v in row.items()}
+            rows = [{k: _time(v, shift, pg) if k in times and v is not None else v for k, v in row.items()}
                     for row in RELEASE[name]]
             conn.execute(table.insert(), rows)
         if pg:  # rows were inserted with their ids: the sequences go on after them
@@ -103,9 +106,9 @@ def load_release(url: str) -> None:
     engine.dispose()
 
 
-def _time(value: str, aware: bool) -> datetime:
-    parsed = datetime.fromisoformat(value)
-    return parsed.replace(tzinfo=UTC) if aware and parsed.tzinfo is None else parsed
+def _time(value: str, shift: timedelta, aware: bool) -> datetime:
+    parsed = datetime.fromisoformat(value) + shift  # the release stored UTC without a zone (SQLite)
+    return parsed.replace(tzinfo=UTC) if aware else parsed
 
 
 def test_the_fixture_is_a_database_of_the_previous_release():

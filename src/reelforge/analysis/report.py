@@ -188,7 +188,7 @@ def _identity_rows(s: dict[str, Any], checkpoints: list | None) -> list[tuple[st
     pid = s.get("published_id")
     rows = [("game", f"{s['title']} ({s['game']})"),
             ("published game id", pid if pid else "none published (the rules give no game id)"),
-            ("version", str(s["version"])), ("build", _build_label(s)),
+            ("game version", str(s["version"])), ("build", _build_label(s)),
             *([("build content hash", f"SHA-256 {s['build_hash']}")] if s.get("build_hash") else []),
             ("round mode", "paid rounds" if s.get("mode", "paid") == "paid" else f"{s['mode']} rounds"),
             ("figures", _sample_text(s))]

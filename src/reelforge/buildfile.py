@@ -11,10 +11,19 @@ involve several keys) and ``to_data`` (Build -> plain TOML data). Every problem 
 
 The writer (:func:`dump`) renders data in the schema's order with its comments and checks the text
 by reading it back (:mod:`tomllib`): what it writes always loads to the same data.
+
+Versions: a published build never changes. ``builds/<name>.toml`` is the current version of build
+``<name>`` (its ``version`` key says which); every older version stays, unchanged, as
+``builds/older/<name>/<version>.toml``, loadable for the rounds played with it. A file's optional
+``rules`` key names the rules version it is played with (default ``"1"``). Every loaded build
+carries its :class:`~reelforge.game.BuildIdentity` (``build.identity``): game, name, version, rules
+and the content hash (SHA-256 of the canonical data and the rules version, :func:`content_hash`);
+``reelforge/games/published.toml`` locks the hash of every published version (a test checks it).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import tomllib
@@ -25,7 +34,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
-from reelforge.game import BuildError
+from reelforge.game import UNPUBLISHED, BuildError, BuildIdentity
 
 B = TypeVar("B")
 
@@ -179,6 +188,23 @@ class Array(Kind):
         if len(value) < self.min_length:
             raise at.error(f"must hold at least {self.min_length} {self.noun}, found {len(value)}")
         return [self.item.check(v, at / (i + 1)) for i, v in enumerate(value)]
+
+
+@dataclass(frozen=True)
+class Either(Kind):
+    """One of several kinds (the first that accepts the value); messages name the first's problem."""
+
+    kinds: tuple[Kind, ...]
+
+    def check(self, value: Any, at: At) -> Any:
+        first: BuildError | None = None
+        for kind in self.kinds:
+            try:
+                return kind.check(value, at)
+            except BuildError as exc:
+                first = first or exc
+        assert first is not None
+        raise first
 
 
 @dataclass(frozen=True)
@@ -365,10 +391,34 @@ def dump(schema: Table, data: dict[str, Any], header: str = "") -> str:
     return text
 
 
+# -- versions and content identity ----------------------------------------------------------------
+OLDER = "older"
+"""The folder (inside ``builds/``) of the older versions: ``older/<name>/<version>.toml``."""
+VERSION_PATTERN = re.compile(r"[0-9]+(\.[0-9]+)*")
+"""A version is numbers joined by dots (``1.0``, ``2.1``)."""
+
+
+def version_key(version: str) -> tuple[int, ...]:
+    """Sort key of a version (``1.10`` after ``1.9``; anything else, e.g. unpublished, last)."""
+    if not VERSION_PATTERN.fullmatch(version):
+        return (1 << 62,)
+    return tuple(int(p) for p in version.split("."))
+
+
+def content_hash(game_id: str, rules: str, data: dict[str, Any]) -> str:
+    """SHA-256 (hex) of a build's canonical data (its ``to_data``, which fixes every default and the
+    number forms) and the rules version it is played with: comments, key order and layout of the file
+    do not count, any change of the maths does."""
+    canonical = json.dumps({"game": game_id, "rules": rules, "build": data}, sort_keys=True,
+                           separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
 # -- one game's build files -----------------------------------------------------------------------
 @dataclass
 class BuildFiles(Generic[B]):
-    """A game's build files: a folder of ``<name>.toml``, a schema, and the two conversions."""
+    """A game's build files: a folder of ``<name>.toml`` (the current versions) with their older
+    versions under ``older/``, a schema, and the two conversions."""
 
     game_id: str
     folder: Path
@@ -377,30 +427,75 @@ class BuildFiles(Generic[B]):
     """Checked data (defaults filled in) -> the Build; raises ``at.error(...)`` for cross-key problems."""
     to_data: Callable[[B], dict[str, Any]]
     """A Build as plain TOML data (the inverse of ``from_data``)."""
-    _cache: dict[str, B] = field(default_factory=dict, repr=False)
+    rules_versions: tuple[str, ...] = ("1",)
+    """The rules versions the game's reference engine plays (a file's ``rules``; ``"1"`` when absent).
+    A game whose schema has a ``rules`` field gets it in its data (to read older layouts), and the
+    field's default is the rules of a file without it."""
+    _cache: dict[tuple[str, str | None], B] = field(default_factory=dict, repr=False)
 
     def names(self) -> list[str]:
         """Names of the shipped builds, highest RTP first."""
         return list_builds(self.folder)
 
-    def parse(self, data: dict[str, Any], name: str, source: str | None = None) -> B:
-        """Check ``data`` against the schema and make the build ``name``."""
-        at = At(source or f"{self.game_id} build {name}")
-        return self.from_data(self.schema.check(data, at), name, at)
+    def versions(self, name: str) -> list[str]:
+        """Every published version of build ``name``, oldest first (the last is the current file's)."""
+        current = self.load(name).identity.version  # type: ignore[attr-defined]
+        older = [p.stem for p in (self.folder / OLDER / name).glob("*.toml")]
+        return sorted({*older, current}, key=version_key)
 
-    def load(self, name: str) -> B:
-        """A shipped build by name (loaded once); unknown names list the valid ones."""
-        if name not in self._cache:
+    def parse(self, data: dict[str, Any], name: str, source: str | None = None) -> B:
+        """Check ``data`` against the schema and make the build ``name`` with its identity (a ``version``
+        key gives its version; without one it is :data:`~reelforge.game.UNPUBLISHED`)."""
+        at = At(source or f"{self.game_id} build {name}")
+        data = dict(data)
+        version = data.pop("version", UNPUBLISHED)
+        if version != UNPUBLISHED and not (isinstance(version, str) and VERSION_PATTERN.fullmatch(version)):
+            raise (at / "version").error(f"must be a version written as text, numbers joined by dots "
+                                         f"(e.g. \"2.0\"), found {version!r}")
+        declared = self.schema.field("rules")  # a game reading older layouts; its default: the current rules
+        rules = data.get("rules", declared.default) if declared else data.pop("rules", "1")
+        if rules not in self.rules_versions:
+            raise (at / "rules").error(f"must be one of the rules versions {list(self.rules_versions)}, "
+                                       f"found {rules!r}")
+        build = self.from_data(self.schema.check(data, at), name, at)
+        identity = BuildIdentity(self.game_id, name, version, rules,
+                                 content_hash(self.game_id, rules, self.to_data(build)))
+        # Builds are frozen dataclasses of each game; the identity is set once, here, beside their fields.
+        try:
+            object.__setattr__(build, "identity", identity)
+        except AttributeError:
+            raise TypeError(f"{self.game_id}: a Build must take the 'identity' attribute (a dataclass without "
+                            "slots)") from None
+        return build
+
+    def load(self, name: str, version: str | None = None) -> B:
+        """A shipped build by name, its current version or ``version`` (loaded once); unknown names or
+        versions list the valid ones."""
+        key = (name, version)
+        if key not in self._cache:
             names = self.names()
             if name not in names:
                 raise BuildError(f"unknown build {name!r} for {self.game_id}; valid builds: {', '.join(names)}")
-            self._cache[name] = self.load_file(self.folder / f"{name}.toml")
-        return self._cache[name]
+            current = self._cache.get((name, None)) or self.load_file(self.folder / f"{name}.toml")
+            self._cache[(name, None)] = current
+            if version is not None and version != current.identity.version:  # type: ignore[attr-defined]
+                path = self.folder / OLDER / name / f"{version}.toml"
+                if not path.is_file():
+                    raise BuildError(f"unknown version {version!r} of {self.game_id} build {name}; "
+                                     f"versions: {', '.join(self.versions(name))}")
+                build = self.load_file(path, name)
+                if build.identity.version != version:  # type: ignore[attr-defined]
+                    raise BuildError(f"{self.game_id} build {name} ({path.name}): 'version' must be the "
+                                     f"file's stem {version!r}, found {build.identity.version!r}")  # type: ignore[attr-defined]
+                self._cache[key] = build
+            else:
+                self._cache[key] = current
+        return self._cache[key]
 
-    def load_file(self, path: Path) -> B:
-        """A build file anywhere (its name is the file stem, as for shipped builds)."""
+    def load_file(self, path: Path, name: str | None = None) -> B:
+        """A build file anywhere (its name is the file stem, as for shipped builds, unless given)."""
         path = Path(path)
-        name = path.stem
+        name = name or path.stem
         source = f"{self.game_id} build {name} ({path.name})"
         data = read_toml(path, source)
         if data.get("game") != self.game_id:
@@ -410,8 +505,34 @@ class BuildFiles(Generic[B]):
         return self.parse(data, name, source)
 
     def text(self, build: B, header: str = "") -> str:
-        """The build file of ``build`` (``header``: comment lines on top)."""
-        return dump(self.schema, self.to_data(build), header)
+        """The build file of ``build`` (``header``: comment lines on top). Its ``version`` (and ``rules``
+        where the schema does not carry it) follow ``name``. A build made in memory (a tuner's) with the
+        contents of the shipped build of its name gets that build's version; one with other contents is
+        written without a version: publishing it is giving it a new one (see :mod:`reelforge.games.published`)."""
+        data = self.to_data(build)
+        identity: BuildIdentity | None = getattr(build, "identity", None)
+        if identity is None:  # a Build made directly (not parsed): its identity from its data
+            rules = str(data.get("rules", "1"))
+            identity = BuildIdentity(self.game_id, str(data.get("name")), UNPUBLISHED, rules,
+                                     content_hash(self.game_id, rules, data))
+        extra: dict[str, Any] = {}
+        version = identity.version
+        if version == UNPUBLISHED and identity.name in self.names():
+            try:
+                shipped = self.load(identity.name).identity  # type: ignore[attr-defined]
+            except BuildError:
+                shipped = None
+            if shipped is not None and shipped.content_hash == identity.content_hash:
+                version = shipped.version
+        if version != UNPUBLISHED:
+            extra["version"] = version
+        if identity.rules != "1" and "rules" not in data:
+            extra["rules"] = identity.rules
+        if extra:
+            keys = list(data)
+            at = keys.index("name") + 1 if "name" in keys else 0
+            data = {**dict(list(data.items())[:at]), **extra, **dict(list(data.items())[at:])}
+        return dump(self.schema, data, header)
 
     def write(self, build: B, path: Path, header: str = "") -> Path:
         """Write ``build`` to ``path`` (folders made as needed)."""

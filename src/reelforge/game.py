@@ -46,12 +46,41 @@ class BuildError(ValueError):
     """A build file is missing or invalid; the message says what and where."""
 
 
+UNPUBLISHED = "unpublished"
+"""The version of a build that is not a published file (made in memory, or a file without ``version``)."""
+
+
+@dataclass(frozen=True)
+class BuildIdentity:
+    """Which maths a build is: a published build never changes, so game + name + version name one
+    content, and :attr:`content_hash` proves it (a changed build is a new version beside the old one).
+    Every round stores its build's name, version and hash; replay and verify load that version."""
+
+    game: str
+    name: str
+    """The build's name (``96.2``): what is offered; several versions may share it."""
+    version: str
+    """The version of the build's contents (``2.0``), or :data:`UNPUBLISHED`."""
+    rules: str
+    """The rules version the build is played with (the reference engine plays every one shipped)."""
+    content_hash: str
+    """SHA-256 (hex) of the build's canonical data and its rules version (not of the file's text:
+    comments and layout do not count)."""
+
+    @property
+    def label(self) -> str:
+        """Name and version for people (``96.2 v2.0``)."""
+        return f"{self.name} v{self.version}"
+
+
 @runtime_checkable
 class Build(Protocol):
     """What every game's build (math model) offers beside its own data."""
 
     name: str
     """The build's name, its file stem (``96.2``)."""
+    identity: BuildIdentity
+    """Game, name, version, rules version and content hash (set when the build is loaded or parsed)."""
     rtp: Fraction
     """The nominal RTP the build is made for, as a fraction of the stake (``Fraction(481, 500)``)."""
     feature_buy_price_x: Fraction | None
@@ -63,7 +92,9 @@ class BuildSource(Protocol):
 
     def names(self) -> list[str]: ...
 
-    def load(self, name: str) -> Build: ...
+    def versions(self, name: str) -> list[str]: ...
+
+    def load(self, name: str, version: str | None = None) -> Build: ...
 
 
 @dataclass(frozen=True)
@@ -104,6 +135,7 @@ class GameHelp:
     game_id: str
     """The game's reference id (:attr:`Game.reference_id`: ``622``), as in the reports."""
     version: str
+    """The game's version (its rules and presentation)."""
     build: str
     rtp: Fraction
     """The build's RTP as a fraction of the stake (``Fraction(481, 500)``), never a percentage."""
@@ -126,6 +158,10 @@ class GameHelp:
     """The game id its publisher gives (:attr:`Game.published_id`), or None where it gives none."""
     extra: dict[str, Any] = field(default_factory=dict)
     """What only this game has (ladder, multiplier values, bet sizes...)."""
+    build_version: str = ""
+    """The version of the build's contents (``2.0``): name and version identify the maths."""
+    build_hash: str = ""
+    """The build's content hash (:attr:`BuildIdentity.content_hash`)."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.rtp, Fraction) or not 0 < self.rtp <= 1:
@@ -293,9 +329,14 @@ class Game(ABC):
         """Names of the shipped builds, best RTP first."""
         return self.build_files.names()
 
-    def load_build(self, name: str) -> Build:
-        """Load and validate a build by name, once (raises :class:`BuildError` naming the valid ones)."""
-        return self.build_files.load(name)
+    def load_build(self, name: str, version: str | None = None) -> Build:
+        """Load and validate a build by name, once (raises :class:`BuildError` naming the valid ones):
+        its current version, or ``version`` (an older one stays loadable for the rounds played with it)."""
+        return self.build_files.load(name, version)
+
+    def build_versions(self, name: str) -> list[str]:
+        """Every published version of build ``name``, oldest first (the last is the current one)."""
+        return self.build_files.versions(name)
 
     def default_build(self) -> str:
         return self.build_names()[0]
@@ -385,7 +426,7 @@ class Game(ABC):
             version=self.version, build=build.name, rtp=Fraction(build.rtp if rtp is None else rtp),
             volatility=volatility, max_win_x=self.max_win_x, rules=tuple(rules), paytable=page["paytable"],
             symbol_names=dict(symbol_names), page=page, feature_buy_price_x=self.feature_buy_price_x(build),
-            extra=dict(extra or {}))
+            extra=dict(extra or {}), build_version=build.identity.version, build_hash=build.identity.content_hash)
 
     # -- mathematics ------------------------------------------------------------
     @abstractmethod

@@ -172,18 +172,24 @@ def write_report(path: str, game: Game, build: Any, s: dict[str, Any], mode: str
     images.append((f"RTP split by component{ranges}", plot_split(s)))
     for pic in game.feature_pictures(build, s):
         images.append((pic["title"], plot_feature(pic)))
-    title = f"{s['title']} - build {s['build']} - Game Rules Summary"
+    title = f"{s['title']} - build {_build_label(s)} - Game Rules Summary"
     out = Path(path)
     render = _markdown if out.suffix.lower() == ".md" else _html
     out.write_text(render(title, s, images, checkpoints))
     return out
 
 
+def _build_label(s: dict[str, Any]) -> str:
+    """The build's name and version (``96.2 v2.0``); a summary made before versions has the name only."""
+    return f"{s['build']} v{s['build_version']}" if s.get("build_version") else str(s["build"])
+
+
 def _identity_rows(s: dict[str, Any], checkpoints: list | None) -> list[tuple[str, str]]:
     pid = s.get("published_id")
     rows = [("game", f"{s['title']} ({s['game']})"),
             ("published game id", pid if pid else "none published (the rules give no game id)"),
-            ("version", str(s["version"])), ("build", str(s["build"])),
+            ("game version", str(s["version"])), ("build", _build_label(s)),
+            *([("build content hash", f"SHA-256 {s['build_hash']}")] if s.get("build_hash") else []),
             ("round mode", "paid rounds" if s.get("mode", "paid") == "paid" else f"{s['mode']} rounds"),
             ("figures", _sample_text(s))]
     if checkpoints and s["method"] == "exact":

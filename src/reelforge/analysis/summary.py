@@ -50,7 +50,8 @@ def _identity(game: Game, build: Build, method: str, mode: str) -> dict[str, Any
     return {
         "game": game.id, "title": game.title, "game_id": game.reference_id,
         "published_id": game.published_id, "feature_name": game.feature_name, "version": game.version,
-        "build": build.name, "mode": mode, "method": method,
+        "build": build.name, "build_version": build.identity.version, "build_hash": build.identity.content_hash,
+        "mode": mode, "method": method,
         "reference_stakes": list(stakes),
         "max_win_x": game.max_win_x,
         "max_exposure": game.max_win_x * stakes[1],

@@ -35,9 +35,14 @@ def games(as_json: bool = typer.Option(False, "--json", help="One JSON object.")
 
     rows = []
     for g in all_games():
+        names = g.build_names()
+        versions = {n: g.build_versions(n) for n in names}
         rows.append({"id": g.id, "title": g.title, "game_id": g.reference_id,
                      "published_id": g.published_id, "version": g.version,
-                     "max_win_x": g.max_win_x, "modes": list(g.modes), "builds": g.build_names()})
+                     "max_win_x": g.max_win_x, "modes": list(g.modes), "builds": names,
+                     # every build's published versions, oldest first: the last is offered, the older
+                     # ones stay for the rounds played with them
+                     "build_versions": versions})
     if as_json:
         emit_json({"games": rows})
         return
@@ -52,12 +57,22 @@ def games(as_json: bool = typer.Option(False, "--json", help="One JSON object.")
     t.add_column("modes", no_wrap=True)
     t.add_column("builds", max_width=14, min_width=5)
     for r in rows:
+        current = {n: v[-1] for n, v in r["build_versions"].items()}
+        if len(set(current.values())) == 1:  # one version for every build: said once
+            builds = " ".join(r["builds"]) + f" (v{next(iter(current.values()))})"
+        else:
+            builds = " ".join(f"{n} v{current[n]}" for n in r["builds"])
         t.add_row(r["id"], r["title"], r["published_id"] or "none", r["version"],
-                  f"{r['max_win_x']:,}x", "/".join(r["modes"]), " ".join(r["builds"]))
+                  f"{r['max_win_x']:,}x", "/".join(r["modes"]), builds)
     console.print(t)
     for r in rows:
         if r["published_id"] is None:
             console.print(f"{r['title']}: no published game id (the rules it follows give none).")
+    for r in rows:
+        older = sorted({v for vs in r["build_versions"].values() for v in vs[:-1]})
+        if older:
+            console.print(f"{r['title']}: older build versions kept for the rounds played with them: "
+                          f"{', '.join(older)}.")
 
 
 

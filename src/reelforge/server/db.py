@@ -286,13 +286,40 @@ def alembic_config(connection: Connection | None = None):  # -> alembic.config.C
     return cfg
 
 
+@contextmanager
+def sqlite_foreign_keys_off(conn: Connection) -> Iterator[None]:
+    """SQLite foreign keys off on ``conn`` for the block (a migration). Alembic's batch mode rebuilds a
+    table (copy, DROP, RENAME), and with foreign keys on, dropping a table other rows refer to fails
+    (``FOREIGN KEY constraint failed [SQL: DROP TABLE rounds]``); the rebuilt table keeps every row
+    and key, which :func:`check_foreign_keys` confirms before the commit. SQLite ignores the pragma
+    inside a transaction, so it is set on the driver's connection before the block's BEGIN (Alembic's
+    "batch migrations" documentation: foreign keys off around the rebuild)."""
+    raw = conn.connection.dbapi_connection
+    raw.execute("PRAGMA foreign_keys=OFF")
+    try:
+        yield
+    finally:
+        raw.execute("PRAGMA foreign_keys=ON")
+
+
+def check_foreign_keys(conn: Connection) -> None:
+    """Refuse (raise, so the migration rolls back) a SQLite database with a broken foreign key."""
+    broken = conn.exec_driver_sql("PRAGMA foreign_key_check").fetchall()
+    if broken:
+        raise RuntimeError(f"the migration would leave {len(broken)} broken foreign key(s), e.g. {tuple(broken[0])}; "
+                           "nothing was changed")
+
+
 def migrate(engine: Engine) -> None:
     """Create or upgrade the schema to the newest migration (safe to run from several processes)."""
     from alembic import command
 
     if is_sqlite(engine):
-        with write_transaction(engine) as conn:
-            command.upgrade(alembic_config(conn), "head")
+        with engine.info["sqlite_write_lock"], engine.connect() as conn:
+            with sqlite_foreign_keys_off(conn):
+                with conn.begin():
+                    command.upgrade(alembic_config(conn), "head")
+                    check_foreign_keys(conn)
         return
     with engine.begin() as conn:
         conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _PG_MIGRATION_LOCK})

@@ -185,19 +185,25 @@ class RoundService:
         self.config = config
         self.draw_factory = draw_factory
         self.games: dict[str, ActiveGame] = {}
-        self._builds: dict[tuple[str, str], Any] = {}
+        self._builds: dict[tuple[str, str, str | None], Any] = {}
         self._costs: dict[tuple[str, int, str], int | None] = {}
         for game_id, gconf in config.games.items():
             game = get_game(game_id)
             self.games[game_id] = ActiveGame(game, gconf, self.build(game_id, gconf.build))
 
     # -- lookups ----------------------------------------------------------------
-    def build(self, game_id: str, name: str) -> Any:
-        """A build by name (cached: builds are immutable data files)."""
-        key = (game_id, name)
+    def build(self, game_id: str, name: str, version: str | None = None) -> Any:
+        """A build by name, its current version or ``version`` (cached: published builds never change).
+        A round is played, finished and replayed with the version stored on it (``""``: stored before
+        versions for a build migration 0003 did not know; its current version)."""
+        key = (game_id, name, version or None)
         if key not in self._builds:
-            self._builds[key] = get_game(game_id).load_build(name)
+            self._builds[key] = get_game(game_id).load_build(name, version or None)
         return self._builds[key]
+
+    def round_build(self, rnd: RoundRow) -> Any:
+        """The build (name and version) ``rnd`` is played with."""
+        return self.build(rnd.game, rnd.build, rnd.build_version)
 
     def active(self, game_id: str) -> ActiveGame:
         if game_id not in self.games:
@@ -370,8 +376,10 @@ class RoundService:
                 cost = self.cost(active, chosen, mode)
             now = utcnow()
             start = active.game.start_round(active.build, mode)
+            identity = active.build.identity
             rnd = RoundRow(reads.new_round_id, player_id, game_id, active.config.build, mode, chosen, bet, cost,
-                           "open", dumps(start), None, 0, "0", 0, None, now, now, None, False)
+                           "open", dumps(start), None, 0, "0", 0, None, now, now, None, False,
+                           identity.version, identity.content_hash)
             changes = [("stake" if mode == "paid" else "feature_buy", -cost)]
             try:
                 decided = self._decide(active.game, active.build, start, 0, now)
@@ -415,7 +423,7 @@ class RoundService:
             if action is not None and action not in game.step_actions:
                 raise ApiError(409, "unknown_action",
                                f"{rnd.game} steps take no action {action!r}; actions: {list(game.step_actions)}")
-            build = self.build(rnd.game, rnd.build)
+            build = self.round_build(rnd)
             now = utcnow()
             index = rnd.step_count
             rows = reads.steps
@@ -537,7 +545,7 @@ class RoundService:
                     if not rows or not rows[-1].finished:  # stored before rounds were decided at the stake
                         game = get_game(rnd.game)
                         try:
-                            rows += self._store_decided(tx, rnd, game, self.build(rnd.game, rnd.build), now)
+                            rows += self._store_decided(tx, rnd, game, self.round_build(rnd), now)
                         except Malfunction as exc:
                             self._void(tx, rnd, balance, str(exc), now)
                             continue
@@ -582,7 +590,8 @@ class RoundService:
 
     def summary_json(self, rnd: RoundRow) -> dict[str, Any]:
         return {
-            "id": rnd.id, "game": rnd.game, "build": rnd.build, "mode": rnd.mode, "bet": rnd.bet,
+            "id": rnd.id, "game": rnd.game, "build": rnd.build, "build_version": rnd.build_version,
+            "mode": rnd.mode, "bet": rnd.bet,
             "requested_bet": rnd.requested_bet, "bet_adjusted": rnd.bet != rnd.requested_bet,
             "cost": rnd.cost, "currency": self.config.currency, "status": rnd.status,
             "next_step": rnd.next_step, "step_count": rnd.step_count, "total_win_x": rnd.total_win_x,

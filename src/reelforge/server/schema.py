@@ -70,6 +70,10 @@ rounds = Table(
     Column("updated_at", DateTime(timezone=True), nullable=False),
     Column("finished_at", DateTime(timezone=True)),
     Column("completed_on_expiry", Boolean, nullable=False, server_default=false()),
+    # The maths the round is played with: the build's version and content hash (BuildIdentity).
+    # Replay, verify and finishing the round load this version, whatever is current.
+    Column("build_version", String(16), nullable=False),
+    Column("build_hash", String(64)),  # NULL: a build unknown to migration 0003 (not a shipped game's)
     CheckConstraint("status in ('open', 'finished', 'void')", name="ck_rounds_status"),
     CheckConstraint("bet > 0 and cost >= 0 and win >= 0", name="ck_rounds_amounts"),
 )

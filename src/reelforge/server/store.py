@@ -88,6 +88,10 @@ class RoundRow:
     updated_at: datetime
     finished_at: datetime | None
     completed_on_expiry: bool
+    build_version: str
+    """The version of ``build`` the round is played with (its maths: replayed and finished with it)."""
+    build_hash: str | None
+    """That version's content hash (None: recorded before versions, for a build migration 0003 did not know)."""
 
 
 @dataclass(slots=True)

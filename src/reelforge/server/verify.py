@@ -1,6 +1,9 @@
 """Audit replay: a stored round's draws go back through the rules engine and the
 result must match what was stored and paid.
 
+Every round is replayed with the build version it was played with (``rounds.build_version``,
+its content hash checked against ``rounds.build_hash``), whatever version is current.
+
 Rounds are decided at the stake and revealed step by step. An unfinished
 round is checked as far as it is revealed (its unrevealed steps are neither
 replayed nor reported: a player's verify must not disclose them); a finished
@@ -47,9 +50,12 @@ def verify_round_row(conn: Connection, rnd: Any) -> list[str]:
         diffs.append("a step the round counts as revealed was never revealed")
     try:
         game = get_game(rnd.game)
-        build = game.load_build(rnd.build)
+        build = game.load_build(rnd.build, rnd.build_version or None)
     except (UnknownGame, BuildError) as exc:
-        return diffs + [f"cannot load {rnd.game} build {rnd.build}: {exc}"]
+        return diffs + [f"cannot load {rnd.game} build {rnd.build} version {rnd.build_version}: {exc}"]
+    if rnd.build_hash is not None and build.identity.content_hash != rnd.build_hash:
+        diffs.append(f"{rnd.game} build {build.identity.label} has content hash {build.identity.content_hash[:12]}, "
+                     f"the round was played with {rnd.build_hash[:12]}: the build changed under its version")
 
     replayed: list[Any] = []
     if step_rows:

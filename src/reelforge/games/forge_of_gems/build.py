@@ -6,10 +6,15 @@ A build file (``builds/<name>.toml``) holds:
   so every win (paytable x ways x multiplier) is a whole number of units;
 * ``cap_x``: the round cap in multiples of total bet (20,000);
 * ``[paytable]``: per paying symbol the pay per way for 3, 4 and 5 reels;
+* ``rules``: the rules version. ``"2"`` (builds 2.0 on): normal symbols land
+  single. ``"1"`` (the builds of the first release, 1.0, kept for the rounds
+  played with them): a fresh cell may land split, see ``[cells.reelN]``;
 * ``[cells.reelN]``: per normal symbol (paying symbols, ``WILD``, ``SCATTER``)
   the weight of a fresh cell (first board or refill) landing as that symbol.
   Normal symbols land single: copies come only from the FORGE REEL's
-  Splitters, so a paid spin's first board is always 3^5 = 243 ways;
+  Splitters, so a paid spin's first board is always 3^5 = 243 ways. Rules
+  ``"1"``: three weights per symbol, for 1, 2 and 3 copies (WILD and SCATTER
+  land single), clamped to the reel's copy limit (see ``rules.draw_split_cell``);
 * ``[forge.base]`` / ``[forge.free]``: FORGE REEL symbol weights in the paid
   game and in free spins (the free table must give ``BLANK`` weight 0);
 * ``[targets]``: weights of the paying symbol drawn as a forge landing's target;
@@ -37,6 +42,7 @@ from reelforge.buildfile import (
     Array,
     At,
     BuildFiles,
+    Either,
     Field,
     Integer,
     Mapping,
@@ -129,13 +135,16 @@ class Build:
     paytable: tuple[tuple[int, ...], ...]
     """``paytable[s][k]``: units per way for symbol ``s`` on ``k`` reels (k = 0..5)."""
     cells: tuple[WeightedTable, ...]
-    """Per reel, the weights of the normal symbols (indices into :data:`NORMAL`) a fresh cell lands as."""
+    """Per reel, the weights of the normal symbols (indices into :data:`NORMAL`) a fresh cell lands as.
+    Rules ``"1"``: of the cells (symbol, copies), entry ``symbol * 3 + copies - 1``."""
     forge_base: WeightedTable
     forge_free: WeightedTable
     targets: WeightedTable
     gembox: dict[int, WeightedTable]
     max_stake: int = 100
     feature_buy_price_x: None = None
+    rules: str = "2"
+    """The rules version (``"1"``: fresh cells may land split; see the module docstring)."""
 
     @property
     def cap_units(self) -> int:
@@ -146,6 +155,8 @@ class Build:
 
 
 SINGLE = " (one weight: symbols land single; only the FORGE REEL's Splitters split them)"
+RULES = ("1", "2")
+"""Rules versions: ``"1"`` fresh cells may land split (builds 1.0), ``"2"`` they land single."""
 
 
 def _weights(names: tuple[str, ...], hint: str = "") -> Mapping:
@@ -153,18 +164,24 @@ def _weights(names: tuple[str, ...], hint: str = "") -> Mapping:
     return Mapping(Integer(low=0, hint=hint), keys=names, default=0, noun="symbol")
 
 
+_SPLIT = Array(Integer(low=0), length=MAX_COPIES, noun="weights (1, 2, 3 copies)")
+"""Rules 1: a cell's weights for landing with 1, 2 or 3 copies."""
+
+
 SCHEMA = Table((
     Field("game", Text()),
     Field("name", Text()),
+    Field("rules", Text(), required=False, default=RULES[-1]),
     Field("rtp", RTP),
     Field("unit", Integer(low=1)),
     Field("cap_x", Integer(low=1)),
     Field("max_stake", Integer(low=1), required=False, default=100),
     Field("paytable", Mapping(Array(Integer(low=0), length=3, noun="pays (3, 4, 5 reels)"), keys=PAYING,
                               complete=True, noun="paying symbol", comment="units per way for 3, 4, 5 reels")),
-    Field("cells", Mapping(_weights(NORMAL, SINGLE), keys=tuple(f"reel{r + 1}" for r in range(REELS)),
+    Field("cells", Mapping(Mapping(Either((Integer(low=0, hint=SINGLE), _SPLIT)), keys=NORMAL, default=0,
+                                   noun="symbol"), keys=tuple(f"reel{r + 1}" for r in range(REELS)),
                            complete=True, noun="reel",
-                           comment="weights of the symbols a cell lands as (single)")),
+                           comment="weights of the symbols a fresh cell lands as (rules 1: for 1, 2, 3 copies)")),
     Field("forge", Table((Field("base", _weights(FORGE)), Field("free", _weights(FORGE))))),
     Field("targets", _weights(PAYING)),
     Field("gembox", Mapping(Array(Integer(low=0), length=3, noun="weights"), keys=("3", "4", "5"), complete=True,
@@ -180,11 +197,31 @@ def _table(weights: dict[str, int], at: At) -> WeightedTable:
     return WeightedTable(tuple(weights.values()))
 
 
+def _cells(weights: dict[str, Any], rules: str, at: At) -> WeightedTable:
+    """A reel's cell table: one weight per symbol (rules 2), three per symbol (rules 1: 1, 2, 3 copies)."""
+    if rules == "2":
+        for symbol, w in weights.items():
+            if not isinstance(w, int):
+                raise (at / symbol).error(f"must be a non-negative integer, found {w!r}{SINGLE}")
+        return _table(weights, at)
+    flat: list[int] = []
+    for symbol, w in weights.items():
+        ws = [w, 0, 0] if w == 0 else w
+        if not isinstance(ws, list):
+            raise (at / symbol).error(f"must be three weights (1, 2, 3 copies) under rules 1, found {w!r}")
+        if symbol in ("WILD", "SCATTER") and (ws[1] or ws[2]):
+            raise (at / symbol).error(f"cannot land split: its weights for 2 and 3 copies must be 0, found {ws}")
+        flat += ws
+    if sum(flat) <= 0:
+        raise at.error("weights must not all be zero")
+    return WeightedTable(tuple(flat))
+
+
 def _from_data(d: dict[str, Any], name: str, at: At) -> Build:
     if d["cap_x"] != CAP_X:
         raise (at / "cap_x").error(f"must be {CAP_X} (the game's published max win), found {d['cap_x']}")
     paytable = tuple((0, 0, 0, *d["paytable"][p]) for p in PAYING)
-    cells = tuple(_table(w, at / "cells" / reel) for reel, w in d["cells"].items())
+    cells = tuple(_cells(w, d["rules"], at / "cells" / reel) for reel, w in d["cells"].items())
     forge_base = _table(d["forge"]["base"], at / "forge" / "base")
     if d["forge"]["free"]["BLANK"]:
         raise (at / "forge" / "free" / "BLANK").error("must be 0: BLANK must have weight 0 here (free spins show no Blanks)")
@@ -199,25 +236,31 @@ def _from_data(d: dict[str, Any], name: str, at: At) -> Build:
         gembox[int(k)] = WeightedTable(tuple(ws))
     return Build(name=name, rtp=d["rtp"], unit=d["unit"], cap_x=d["cap_x"], paytable=paytable, cells=cells,
                  forge_base=forge_base, forge_free=forge_free, targets=targets, gembox=gembox,
-                 max_stake=d["max_stake"])
+                 max_stake=d["max_stake"], rules=d["rules"])
 
 
 def _to_data(b: Build) -> dict[str, Any]:
     def named(names: tuple[str, ...], table: WeightedTable) -> dict[str, int]:
         return dict(zip(names, table.weights, strict=True))
 
+    def cells(table: WeightedTable) -> dict[str, Any]:
+        if b.rules == "2":
+            return named(NORMAL, table)
+        w = table.weights
+        return {n: list(w[s * MAX_COPIES:(s + 1) * MAX_COPIES]) for s, n in enumerate(NORMAL)}
+
     return {
-        "game": GAME_ID, "name": b.name, "rtp": fraction_text(b.rtp), "unit": b.unit, "cap_x": b.cap_x,
-        "max_stake": b.max_stake,
+        "game": GAME_ID, "name": b.name, "rules": b.rules, "rtp": fraction_text(b.rtp), "unit": b.unit,
+        "cap_x": b.cap_x, "max_stake": b.max_stake,
         "paytable": {p: list(b.paytable[s][3:]) for s, p in enumerate(PAYING)},
-        "cells": {f"reel{r + 1}": named(NORMAL, c) for r, c in enumerate(b.cells)},
+        "cells": {f"reel{r + 1}": cells(c) for r, c in enumerate(b.cells)},
         "forge": {"base": named(FORGE, b.forge_base), "free": named(FORGE, b.forge_free)},
         "targets": named(PAYING, b.targets),
         "gembox": {str(k): list(b.gembox[k].weights) for k in (3, 4, 5)},
     }
 
 
-FILES: BuildFiles[Build] = BuildFiles(GAME_ID, BUILDS_DIR, SCHEMA, _from_data, _to_data)
+FILES: BuildFiles[Build] = BuildFiles(GAME_ID, BUILDS_DIR, SCHEMA, _from_data, _to_data, rules_versions=RULES)
 """List, load and write Forge of Gems build files."""
 
 

@@ -25,6 +25,7 @@ import numpy as np
 from numba import njit
 
 from reelforge.buildfile import kernel_tables
+from reelforge.game import RulesError
 from reelforge.games.forge_of_gems.build import (
     COPY_LIMITS,
     F_HSPLIT,
@@ -117,6 +118,10 @@ def tables(build: Build) -> Tables:
 
 
 def _make_tables(build: Build) -> Tables:
+    if build.rules != "2":
+        raise RulesError(f"forge-of-gems build {build.identity.label} plays rules version {build.rules} (fresh "
+                         "cells may land split), which only the reference engine plays: it is kept to replay and "
+                         "finish the rounds played with it; simulate a current version")
     totals = np.array([c.total for c in build.cells], dtype=np.int64)
     cell_code = np.zeros((REELS, int(totals.max())), dtype=np.int64)
     for r, c in enumerate(build.cells):

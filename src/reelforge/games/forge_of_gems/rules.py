@@ -14,6 +14,13 @@ Decisions where the seed and GAMES.md are silent (the kernel does the same):
   drawn from the reel's weighted symbol table. A single fresh cell always
   fits its reel's copy limit: the two other cells hold at most 3 + 3 = 6
   copies, below every limit.
+* Rules version 1 (the builds 1.0 of the first release, kept so that the
+  rounds played with them replay and finish as they were decided): a fresh
+  cell is drawn from the reel's table of (symbol, copies) and may land split;
+  one with more copies than its column has room for gets the room left
+  (room = limit - copies of the column's other cells, an empty cell counting
+  1), at least 1. The first board is drawn column by column, top to bottom.
+  The fast kernels play rules version 2 only.
 * Ways: for each paying symbol, ``n_r`` = copies of it or WILD on reel r. The
   longest run of reels from reel 1 with ``n_r > 0`` of length k >= 3 pays
   ``paytable(symbol, k) x ways x multiplier`` with ways = prod n_r - prod w_r
@@ -133,6 +140,42 @@ def draw_cell(build: Build, reel: int, draws: DrawSource) -> int:
     return code(_draw(build.cells[reel], draws))
 
 
+def _room(col: Any, row: int, limit: int) -> int:
+    """Rules 1: copies the cell at ``row`` may hold given the column's other cells (an empty one counts 1)."""
+    others = 0
+    for r in range(ROWS):
+        if r != row:
+            c = int(col[r])
+            others += 1 if c == EMPTY else c & 3
+    return limit - others
+
+
+def draw_split_cell(build: Build, reel: int, col: Any, row: int, draws: DrawSource) -> int:
+    """Rules 1: a fresh cell for ``col[row]`` drawn from the reel's (symbol, copies) table, clamped to
+    the reel's copy limit."""
+    symbol, copies = divmod(_draw(build.cells[reel], draws), MAX_COPIES)
+    copies += 1
+    if copies > 1:  # a single copy always fits
+        copies = max(1, min(copies, _room(col, row, COPY_LIMITS[reel])))
+    return code(symbol, copies)
+
+
+def _first_board(build: Build, draws: DrawSource) -> np.ndarray:
+    """A spin's first board, columns left to right, cells top to bottom."""
+    if build.rules == "2":
+        return np.array([[draw_cell(build, c, draws) for _ in range(ROWS)] for c in range(REELS)], dtype=np.int64)
+    board = np.full((REELS, ROWS), EMPTY, dtype=np.int64)
+    for c in range(REELS):
+        for r in range(ROWS):
+            board[c, r] = draw_split_cell(build, c, board[c], r, draws)
+    return board
+
+
+def _refill(build: Build, board: np.ndarray, c: int, r: int, draws: DrawSource) -> int:
+    """A fresh cell for the empty ``board[c, r]`` of a cascade."""
+    return draw_cell(build, c, draws) if build.rules == "2" else draw_split_cell(build, c, board[c], r, draws)
+
+
 @dataclass
 class Win:
     symbol: int
@@ -229,7 +272,7 @@ def play_spin(build: Build, draws: DrawSource, free: bool, multiplier: int, tota
     """One spin and all its cascades. ``events`` is None in fast (simulation) use."""
     unit = build.unit
     forge_table = build.forge_free if free else build.forge_base
-    board = np.array([[draw_cell(build, c, draws) for _ in range(ROWS)] for c in range(REELS)], dtype=np.int64)
+    board = _first_board(build, draws)
     forge = [_draw(forge_table, draws) for _ in range(REELS)]
     guaranteed = None
     if free and F_MULT not in forge:
@@ -286,7 +329,7 @@ def play_spin(build: Build, draws: DrawSource, free: bool, multiplier: int, tota
         for c in range(REELS):
             for r in range(ROWS):
                 if board[c, r] == EMPTY:
-                    board[c, r] = draw_cell(build, c, draws)
+                    board[c, r] = _refill(build, board, c, r, draws)
         landing_events = []
         before_effects = multiplier
         for c, r, f, target in landings:

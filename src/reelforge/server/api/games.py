@@ -22,6 +22,7 @@ def game_entry(active: ActiveGame, config: ServerConfig) -> dict[str, Any]:
     price = game.feature_buy_price_x(build)
     return {
         "id": active.id, "title": game.title, "version": game.version, "build": active.config.build,
+        "build_version": build.identity.version, "build_hash": build.identity.content_hash,
         "rtp": float(game.help(build).rtp), "bet_ladder": list(active.config.bet_ladder),
         "max_win_x": game.max_win_x, "modes": list(game.modes), "step_actions": list(game.step_actions),
         "feature_buy_price_x": None if price is None else str(price), "currency": config.currency,

@@ -19,9 +19,12 @@ def run_migrations_online() -> None:
         context.run_migrations()
         return
     engine = create_engine(config.get_main_option("sqlalchemy.url"))
-    with engine.begin() as conn:
-        context.configure(connection=conn, target_metadata=metadata, render_as_batch=True)
-        context.run_migrations()
+    with engine.connect() as conn:
+        if conn.dialect.name == "sqlite":  # see reelforge.server.db.sqlite_foreign_keys_off
+            conn.connection.dbapi_connection.execute("PRAGMA foreign_keys=OFF")
+        with conn.begin():
+            context.configure(connection=conn, target_metadata=metadata, render_as_batch=True)
+            context.run_migrations()
 
 
 run_migrations_online()

@@ -265,7 +265,7 @@ async function openLobby(token, resumeOpen = false) {
   el("dl.facts", {},
     el("dt", { text: "RTP" }), el("dd", { "data-testid": "lobby-rtp", text: formatRtp(g.rtp) }),
     el("dt", { text: "Max win" }), el("dd", { "data-testid": "lobby-max-win", text: formatX(g.max_win_x) }),
-    el("dt", { text: "Build" }), el("dd", { text: g.build }),
+    el("dt", { text: "Build" }), el("dd", { text: buildLabel(g.build, g.build_version) }),
     g.feature_buy_price_x ? [el("dt", { text: "Feature buy" }), el("dd", { text: formatX(g.feature_buy_price_x) })] : null),
   el("span.resume-badge", { hidden: true, "data-testid": "resume-badge", text: "Unfinished round" }))));
   // Mark games with an unfinished round (they resume when opened): one request, an empty list when none.
@@ -280,6 +280,12 @@ async function openLobby(token, resumeOpen = false) {
   }
   // Re-opening the client with a round unfinished goes straight back to it.
   if (resumeOpen && open.length) location.hash = `#/game/${open[0]}`;
+}
+
+// A build is its name and the version of its contents ("96.2 v2.0"); rounds stored before versions
+// of a build the server did not know have none.
+function buildLabel(name, version) {
+  return version ? `${name} v${version}` : name;
 }
 
 function formatRtp(rtp) {
@@ -414,7 +420,7 @@ async function openGame(gameId, token) {
   S.round = null;
   S.busy = true;
   $("game-title").textContent = game.title;
-  $("game-build").textContent = `Build ${game.build} · RTP ${formatRtp(game.rtp)} · max win ${formatX(game.max_win_x)}`;
+  $("game-build").textContent = `Build ${buildLabel(game.build, game.build_version)} · RTP ${formatRtp(game.rtp)} · max win ${formatX(game.max_win_x)}`;
   $("help-toggle").setAttribute("aria-expanded", "false");
   $("stage").dataset.game = gameId;
   setMessage("");
@@ -642,7 +648,7 @@ function renderHelp(help, gameId) {
   body.append(el("h3", { text: "Return to player" }), el("p", { "data-testid": "help-rtp",
     text: `The theoretical return to player of this game's active build is ${formatRtp(help.rtp)}: over a very large number ` +
       "of rounds it pays back that share of all stakes. Single sessions vary widely." }));
-  body.append(el("p.help-note", { text: `${help.title}, version ${help.version}, build ${help.build}.` }));
+  body.append(el("p.help-note", { text: `${help.title}, version ${help.version}, build ${buildLabel(help.build, help.build_version)}.` }));
   $("help").replaceChildren(
     el("div.help-head", {}, el("h2", { id: "help-title", text: `${help.title}: paytable and rules` }),
       el("button.ghost", { type: "button", "data-testid": "help-close", onclick: () => toggleHelp(false), text: "Close" })),
@@ -850,7 +856,7 @@ async function openRound(id, token) {
     }
     const total = r.status === "open" ? r.total_win : r.paid;
     const facts = [
-      ["Game", gameTitle(r.game)], ["Build", r.build], ["Mode", modeWords(r.mode) || "Paid spin"],
+      ["Game", gameTitle(r.game)], ["Build", buildLabel(r.build, r.build_version)], ["Mode", modeWords(r.mode) || "Paid spin"],
       ["Bet", S.money(r.bet) + (r.bet_adjusted ? ` (asked ${S.money(r.requested_bet)}, auto adjusted)` : "")],
       ["Stake", S.money(r.cost)], ["Status", words(r.status === "open" ? "unfinished" : r.status)],
       [r.status === "open" ? "Win so far" : "Total win", `${S.money(total)} (${formatX(r.total_win_x)} the bet)`],

@@ -99,7 +99,7 @@ def figure_rows(s: dict[str, Any]) -> list[tuple[str, str, str]]:
     add("volatility level (1 to 10)", f"{s['volatility_level']}",
         (("level " if len(levels) == 1 else "levels ") + ", ".join(map(str, levels)) + " (spanned by the SD interval)")
         if levels else NO_INTERVAL)
-    rows.append(("maximum win (the cap)", f"{s['max_win_x']:,}x total bet", "by the rules"))
+    rows.append(("maximum win (the cap)", f"{s['max_win_x']:,}x total bet", s.get("max_win_source", "rules text")))
     if exact:
         p = s["max_win_probability"]
         add("probability of the maximum win", f"{pct(p, 6)} = {one_in(p)}", "exact")

@@ -89,15 +89,27 @@ def plot_distribution(s: dict[str, Any]) -> str:
 
 
 def plot_convergence(checkpoints: list[tuple[int, float, float, float]], exact_rtp: float | None,
-                     title: str) -> str:
+                     title: str, target: tuple[float, float] | None = None, label: str = "simulated RTP") -> str:
+    """RTP after each checkpoint with its 99% band; the exact RTP, or a target with its tolerance band."""
     xs = [c[0] for c in checkpoints]
     fig, ax = plt.subplots(figsize=(8, 3.6))
-    ax.plot(xs, [c[1] * 100 for c in checkpoints], color=COLOURS["line"], label="simulated RTP",
-            marker="o" if len(xs) < 20 else None, ms=3)
+    ax.plot(xs, [c[1] * 100 for c in checkpoints], color=COLOURS["line"], label=label,
+            marker="o" if len(xs) < 40 else None, ms=3)
     ax.fill_between(xs, [c[2] * 100 for c in checkpoints], [c[3] * 100 for c in checkpoints], alpha=0.25,
                     color=COLOURS["line"], label="99% interval")
     if exact_rtp is not None:
         ax.axhline(exact_rtp * 100, color="#c01a1a", lw=1, ls="--", label="exact RTP")
+    if target is not None:
+        t, tol = target
+        ax.axhline(t * 100, color="#c01a1a", lw=1, ls="--", label=f"target {t * 100:.2f}%")
+        if tol:
+            ax.axhspan((t - tol) * 100, (t + tol) * 100, color="#c01a1a", alpha=0.08,
+                       label=f"target +-{tol * 100:.2f} pp")
+        # the first checkpoints' bands are wide: keep the target band readable
+        lows = [c[2] * 100 for c in checkpoints[len(checkpoints) // 3:]] or [t * 100]
+        highs = [c[3] * 100 for c in checkpoints[len(checkpoints) // 3:]] or [t * 100]
+        pad = max(tol * 100 if tol else 0.05, 0.02)
+        ax.set_ylim(min(min(lows), (t - tol) * 100) - pad, max(max(highs), (t + tol) * 100) + pad)
     ax.set_xscale("log")
     ax.set_xlabel("rounds simulated (log scale)")
     ax.set_ylabel("RTP, % of stake")

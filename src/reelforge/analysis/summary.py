@@ -11,7 +11,7 @@ import math
 from fractions import Fraction
 from typing import Any
 
-from reelforge.game import Build, Game, jsonable
+from reelforge.game import Build, Game, StratifiedEstimate, jsonable
 from reelforge.stats import (
     BUCKET_EDGES_X,
     BUCKET_LABELS,
@@ -52,7 +52,7 @@ def _identity(game: Game, build: Build, method: str, mode: str) -> dict[str, Any
         "published_id": game.published_id, "feature_name": game.feature_name, "version": game.version,
         "build": build.name, "mode": mode, "method": method,
         "reference_stakes": list(stakes),
-        "max_win_x": game.max_win_x,
+        "max_win_x": game.max_win_x, "max_win_source": game.max_win_source,
         "max_exposure": game.max_win_x * stakes[1],
     }
 
@@ -164,7 +164,11 @@ def stratified_summary(game: Game, build: Build, rounds: int, seed: int) -> dict
     """Summary from the game's stratified estimate (games declaring ``capabilities.stratified``)."""
     if not game.capabilities.stratified:
         raise ValueError(f"{game.id} has no stratified estimate; use a plain simulation")
-    est = game.stratified(build, rounds, seed)
+    return stratified_summary_of(game, build, game.stratified(build, rounds, seed), seed)
+
+
+def stratified_summary_of(game: Game, build: Build, est: StratifiedEstimate, seed: int | None) -> dict[str, Any]:
+    """The summary of a stratified estimate already made (``seed``: the one the sample was drawn from)."""
     out = _identity(game, build, "stratified", "paid")
     figures = est.to_json()
     extra = figures.pop("extra")
@@ -174,7 +178,7 @@ def stratified_summary(game: Game, build: Build, rounds: int, seed: int) -> dict
         "seed": seed, "distribution": [],
         "sample": {"kind": "stratified", "rounds": est.rounds, "seed": seed,
                    "description": f"stratified estimate: {est.rounds:,} paid spins + {est.feature_rounds:,} "
-                                  f"features simulated apart (seed {seed})"},
+                                  f"features simulated apart" + ("" if seed is None else f" (seed {seed})")},
         "rtp_ci99_half_width_pp": (hi - lo) / 2 * 100,
         "house_edge": 1 - est.rtp, "house_edge_ci99": [1 - hi, 1 - lo],
         "volatility_level": volatility_level(est.sd),

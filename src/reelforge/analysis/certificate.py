@@ -94,10 +94,12 @@ def target_rows(tlist: list[dict[str, Any]], s: dict[str, Any], top: dict[str, A
     for t in tlist:
         row = dict(t)
         if t["kind"] == "reachable":
-            reached = top.get("observed_count", 0) > 0 or top.get("estimate", 0) > 0
-            row.update(value=top.get("statement"), ci99=None, passed=bool(reached),
-                       verdict="reached in the sample" if top.get("observed_count") else
-                       ("estimated above zero" if reached else "not shown"))
+            rounds, feats = top.get("observed_count") or 0, top.get("simulated_features_at_cap") or 0
+            reached = rounds > 0 or feats > 0
+            verdict = "; ".join(v for v in (f"{rounds:,} simulated round(s) reached it" if rounds else "",
+                                            f"{feats:,} simulated feature(s) reached it" if feats else "") if v)
+            row.update(value=top.get("statement"), ci99=None, passed=reached,
+                       verdict=verdict or "not observed in the samples")
             rows.append(row)
             continue
         value, ci = _lookup(s, t["key"])
@@ -141,6 +143,10 @@ def top_award(game: Game, s: dict[str, Any], sample: dict[str, Any] | None) -> d
     if s["method"] == "stratified" and s.get("max_win_probability"):
         p = s["max_win_probability"]
         ci = extra.get("cap_probability_ci99") or _gg_cap_ci(extra)
+        caps = extra.get("features_reaching_cap_alone")
+        if caps is None and extra.get("caps_observed"):
+            caps = sum(int(v) for v in extra["caps_observed"].values())
+        observed["simulated_features_at_cap"] = caps
         how = ("stratified: the features that reach the cap, simulated apart, times the exact or estimated "
                "probability of their trigger")
         return {"method": "stratified", "estimate": p, "ci99": ci, "one_in": 1 / p,
@@ -238,6 +244,7 @@ def feature_breakdown(game: Game, build: Build, s: dict[str, Any], sample: dict[
         return {"title": "Free spins by award", "columns": ["award", "probability per paid round",
                 "mean feature win (x bet)", "share of RTP", "free spins played per feature",
                 "retriggers per feature (5 spins each)", "features simulated"], "rows": rows,
+                "formats": ["text", "probability", "x", "pp", "number", "number", "count"],
                 "note": "From the stratified estimate: the award's probability is the exact initial-board "
                         "probability times the simulated cascade transitions; the mean win is the feature "
                         "stratum's (multiplier reel integrated)."}
@@ -252,10 +259,10 @@ def feature_breakdown(game: Game, build: Build, s: dict[str, Any], sample: dict[
                 p = freq.get(reward_name(k, j), 0.0)
                 fmean = means.get(str(spins), means.get(spins, 0.0)) if spins else 0.0
                 label = " + ".join(t for t in (f"{prize}x" if prize else "", f"{spins} free spins" if spins else "") if t)
-                rows.append([f"{k}{'+' if k == 5 else ''} scatters: {label}", p, prize + fmean, p * (prize + fmean),
-                             None, None, None])
+                rows.append([f"{k}{'+' if k == 5 else ''} scatters: {label}", p, prize + fmean, p * (prize + fmean)])
         return {"title": "GEMBOX rewards", "columns": ["reward", "probability per paid round",
-                "mean reward win (x bet)", "share of RTP", "", "", ""], "rows": rows,
+                "mean reward win (x bet)", "share of RTP"], "rows": rows,
+                "formats": ["text", "probability", "x", "pp"],
                 "note": "From the stratified estimate: reward probabilities from the paid-spin stratum (control "
                         "variate on the first board) times the build's GEMBOX weights; free-spin means from the "
                         "feature stratum; before the cap's correction (its own row in the summary)."}

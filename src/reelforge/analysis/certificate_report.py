@@ -218,15 +218,11 @@ def write_certificate(out: Path, game: Game, build: Build, f: dict[str, Any], id
         ci = v[f"{name}_ci99"]
         vrows.append([f"volatility index at {conf} confidence", f"{v[name]:.3f}",
                       f"[{ci[0]:.3f}, {ci[1]:.3f}]" if ci else "exact", f"z({conf}) x SD"])
-    table(["figure", "value", "99% interval", "how"], vrows, "par")
+    table(["figure", "value", "99% interval", "how"], vrows, "vol")
 
     if not buy:
         h(2, "RTP by bet level")
-        table(["total bet", "cents per win unit", "every win whole cents", "RTP"],
-              [[f"{r['bet_cents'] / 100:,.2f}" + ("" if r["on_ladder"] else " (reference stake, not offered)"),
-                r["cents_per_win_unit"], "yes" if r["exact_cents"] else "no: rounded down to the cent",
-                pct(r["rtp"]) if r["exact_cents"] else f"{pct(r['rtp_low'])} to {pct(r['rtp'])}"]
-               for r in f["bet_levels"]], "par")
+        table(["total bets", "win unit", "every win whole cents", "RTP"], bet_level_rows(f["bet_levels"]), "bets")
         para("Wins are exact multiples of the win unit; at a total bet whose win unit is a whole number of cents "
              "every win is paid exactly and the RTP is the build's at every level. Otherwise a win is rounded down "
              "to the cent, which costs less than one cent per winning round (the range shown).", "note")
@@ -237,8 +233,11 @@ def write_certificate(out: Path, game: Game, build: Build, f: dict[str, Any], id
     fb_tab = f.get("feature_breakdown") or {}
     if fb_tab.get("rows"):
         h(2, f"Per-feature breakdown: {fb_tab['title']}")
-        cols = [c for c in fb_tab["columns"] if c]
-        table(cols, [[_cell(c) for c in r[:len(cols)]] for r in fb_tab["rows"]], "par")
+        fmts = fb_tab["formats"]
+        rows = [[_cell(c, fmt) for c, fmt in zip(r, fmts)] for r in fb_tab["rows"]]
+        total = sum(r[fmts.index("pp")] for r in fb_tab["rows"])
+        rows.append(["all", *[(f"{total * 100:.3f} pp" if fmt == "pp" else "") for fmt in fmts[1:]]])
+        table(fb_tab["columns"], rows, "par")
         para(fb_tab["note"], "note")
 
     if dist_s.get("distribution") and not buy:
@@ -278,20 +277,46 @@ def write_certificate(out: Path, game: Game, build: Build, f: dict[str, Any], id
 
 
 CERT_CSS = """
+table.vol td:first-child { width: 26%; } table.bets td:first-child { width: 45%; }
 table.targets td:nth-child(6) { font-weight: 700; }
 table.targets td, table.par td { white-space: normal; }
 @media print { table.targets, table.par { font-size: 8pt; } }
 """
 
 
-def _cell(c: Any) -> str:
+def _cell(c: Any, fmt: str) -> str:
+    """A breakdown cell by its column's format (probability, multiple of bet, pp of RTP, number, count)."""
     if c is None:
         return "-"
-    if isinstance(c, float):
-        return f"{c:.6g}"
-    if isinstance(c, int):
-        return f"{c:,}"
+    if fmt == "probability":
+        return f"{pct(c, 4)} = {one_in(c)}"
+    if fmt == "x":
+        return f"{c:,.3f}x"
+    if fmt == "pp":
+        return f"{c * 100:.3f} pp"
+    if fmt == "number":
+        return f"{c:,.3f}"
+    if fmt == "count":
+        return f"{int(c):,}"
     return str(c)
+
+
+def bet_level_rows(levels: list[dict[str, Any]]) -> list[list[str]]:
+    """The bet levels grouped: the bets whose wins are all whole cents in one row, each other bet alone."""
+    exact = [r for r in levels if r["exact_cents"]]
+    rows = []
+    if exact:
+        rows.append([", ".join(_bet(r) for r in exact), "a whole number of cents", "yes", f"{pct(exact[0]['rtp'])} "
+                     "(the build's, at every one of these bets)"])
+    for r in levels:
+        if not r["exact_cents"]:
+            rows.append([_bet(r), f"{r['cents_per_win_unit']} cents", "no: each win rounded down to the cent",
+                         f"{pct(r['rtp_low'])} to {pct(r['rtp'])}"])
+    return rows
+
+
+def _bet(r: dict[str, Any]) -> str:
+    return f"{r['bet_cents'] / 100:,.2f}" + ("" if r["on_ladder"] else " (reference stake, not on the ladder)")
 
 
 def print_pdf(html_path: Path) -> Path | None:

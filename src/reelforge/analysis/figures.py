@@ -111,11 +111,13 @@ def figure_rows(s: dict[str, Any]) -> list[tuple[str, str, str]]:
         rows.append(("largest round win observed",
                      f"{s['max_win_observed_x']:,.2f}x total bet ({seen:,} round{'' if seen == 1 else 's'})", "observed"))
     elif s.get("max_win_probability") is not None:
-        rows.append(("probability of the maximum win", f"{pct(s['max_win_probability'], 6)}", NO_INTERVAL))
+        p, ci = s["max_win_probability"], s.get("max_win_probability_ci99")
+        rows.append(("probability of the maximum win", f"{p:.4g} per round = {one_in(p)}",
+                     f"[{ci[0]:.3g}, {ci[1]:.3g}] per round (stratified)" if ci else NO_INTERVAL))
     rows += game_rows(s)
     lo_st, hi_st = s["reference_stakes"]
-    rows.append(("maximum exposure", f"{s['max_exposure']:,.2f} at the maximum stake {hi_st:,.2f} "
-                 f"(stakes {lo_st:,.2f} to {hi_st:,.2f})", "by the rules"))
+    rows.append(("maximum exposure", f"{s['max_exposure']:,.2f} in the stake's currency at the maximum stake "
+                 f"{hi_st:,.2f} (stakes {lo_st:,.2f} to {hi_st:,.2f})", "maximum win x maximum stake"))
     return rows
 
 

@@ -70,7 +70,8 @@ def words(name: str) -> str:
 def fraction_text(f: Fraction, limit: int = 40) -> str:
     """An exact fraction, or a note where its digits would fill a line (the JSON has every digit)."""
     text = str(f)
-    return text if len(text) <= limit else f"a rational of {len(str(f.denominator))}-digit denominator"
+    return text if len(text) <= limit else (f"a rational with a {len(str(f.denominator))}-digit denominator "
+                                            "(every digit in the JSON's extra_exact)")
 
 
 def section(title: str, columns: list[str], rows: list[list[str]], note: str = "") -> dict[str, Any]:
@@ -139,11 +140,26 @@ def pay_rows(tally: PayTally, keys: list[tuple[str, str, str]], unit: int) -> li
             lo, hi = mean_ci99(total, tally.total_sq.get(key, 0), n)
             # a pay's contribution is never negative and the cap's reduction never positive
             lo, hi = (max(lo, 0.0), hi) if total > 0 else (lo, min(hi, 0.0))
-            rtp, rtp_ci = pct(total / n / unit, 3), pct_ci([lo / unit, hi / unit], 3)
+            rtp, rtp_ci = pp(total / n / unit), pp_ci([lo / unit, hi / unit])
         else:
             rtp, rtp_ci = "not observed", "-"
         rows.append([label, pct(hits / n), pct_ci(wilson_ci(hits, n)), one_in(hits / n), rtp, rtp_ci])
     return rows
+
+
+def pp(v: float | Fraction, places: int = 3) -> str:
+    """An RTP contribution in percentage points of stake (the report's one unit for RTP parts)."""
+    return f"{float(v) * 100:.{places}f} pp"
+
+
+def pp_ci(ci: Iterable[float], places: int = 3) -> str:
+    lo, hi = ci
+    return f"[{float(lo) * 100:.{places}f}, {float(hi) * 100:.{places}f}] pp"
+
+
+def part_total(tally: PayTally, keys: list[tuple[str, str, str]], unit: int) -> float:
+    """What the pays of ``keys`` return per stake in the sample (their rows' sum)."""
+    return sum(tally.total.get(k, 0) for k, _, _ in keys) / tally.rounds / unit
 
 
 PART_TITLES = {
@@ -161,11 +177,25 @@ def pay_sections(tally: PayTally, keys: list[tuple[str, str, str]], unit: int, s
         if part not in parts:
             parts.append(part)
     out = []
+    totals = []
     for i, part in enumerate(parts):
-        rows = pay_rows(tally, [k for k in keys if k[2] == part], unit)
+        part_keys = [k for k in keys if k[2] == part]
+        rows = pay_rows(tally, part_keys, unit)
+        total = part_total(tally, part_keys, unit)
+        totals.append([PART_WORDS.get(part, part), pp(total)])
+        rows.append([f"total of this table ({PART_WORDS.get(part, part)})", "", "", "", pp(total), ""])
         out.append(section(PART_TITLES.get(part, part), PAY_COLUMNS, rows,
                            (sample_note(tally, seed) + " " + note) if i == 0 else ""))
+    rtp = part_total(tally, keys, unit)
+    totals.append(["the reference sample's RTP (all tables)", pp(rtp) + f" = {pct(rtp, 3)}"])
+    out.append(section("Per-pay tables: totals", ["part of the round", "RTP contribution"], totals,
+                       f"The tables add up to the RTP of the reference sample ({tally.rounds:,} rounds, seed {seed}); "
+                       "the summary's RTP rests on a larger sample, so the two differ by sampling error."))
     return out
+
+
+PART_WORDS = {"paid spin": "pays in the paid spin", "free spins": "pays in free spins",
+              "GEMBOX": "GEMBOX instant prizes", "cap": "the cap's reduction"}
 
 
 PAY_COLUMNS = ["pay", "hit frequency (per paid round)", "99% interval", "1 in", "RTP contribution", "99% interval"]
@@ -241,17 +271,17 @@ def _par_forge_of_fortunes(game: Game, build: Any, summary: dict[str, Any], roun
         strips.append(section(f"Forging Re-Spins strips '{set_name}' (used on runners {', '.join(runners)})",
                               ["symbol", "reel 1", "reel 2", "reel 3"], strip_rows(strip_set)))
     two = r.hit_rate - r.trigger  # every ladder runner pays, so the hits are two-of-a-kinds and triggers
-    pays = [["Gold Nugget x2 (reels 1-2)", "paid spin", pct(two, 6), one_in(two), pct(two * build.two_of_a_kind_x, 4)]]
+    pays = [["Gold Nugget x2 (reels 1-2)", "paid spin", pct(two, 6), one_in(two), pp(two * build.two_of_a_kind_x, 4)]]
     for i, pe in enumerate(fm.end_probability):
         p = r.trigger * pe
         pays.append([f"Forging Re-Spins ending on runner {i + 1} ({x_bet(build.ladder[i])})", "feature", pct(p, 6),
-                     one_in(p), pct(p * build.ladder[i], 4)])
-    pays.append(["all pays", "", pct(r.hit_rate, 6), one_in(r.hit_rate), pct(r.rtp, 5)])
+                     one_in(p), pp(p * build.ladder[i], 4)])
+    pays.append(["all pays (the RTP)", "", pct(r.hit_rate, 6), one_in(r.hit_rate), pp(r.rtp, 5)])
     feature_win = r.rtp_feature / r.trigger
     feat = [["trigger frequency (Gold Nugget x3)", f"{pct(r.trigger)} ({one_in(r.trigger)}), fraction {fraction_text(r.trigger)}"],
             ["average feature win", f"{float(feature_win):,.4f}x total bet (exact)"],
             ["average re-spins per feature", f"{float(fm.expected_respins):.4f}"],
-            ["RTP from the feature", pct(r.rtp_feature, 5)]]
+            ["RTP from the feature", pp(r.rtp_feature, 5)]]
     dist = [[f"runner {i + 1}: {x_bet(build.ladder[i])}", pct(pe, 5), one_in(pe), fraction_text(pe)]
             for i, pe in enumerate(fm.end_probability)]
     return {

@@ -88,6 +88,8 @@ def exact_summary(game: Game, build: Build) -> dict[str, Any]:
             for label, (lo, hi), p in zip(BUCKET_LABELS, bucket_bounds(cap), probs)
         ],
         "extra": jsonable(ex.extra, float),
+        # the same figures as exact rationals, every digit (strings "p/q"), e.g. each ladder runner's end probability
+        "extra_exact": jsonable(ex.extra),
     })
     # every figure here is exact, the game's own (under extra) included
     out["exact_figures"] = ["rtp", "rtp_split", "hit_rate", "feature_rate", "sd", "volatility_level",
@@ -186,4 +188,6 @@ def stratified_summary_of(game: Game, build: Build, est: StratifiedEstimate, see
         "feature_frequency_one_in_ci99": one_in_ci99(est.feature_rate_ci99),
         "extra": extra,
     })
+    if extra.get("cap_probability_ci99") is not None:  # the estimator's interval, beside the figure
+        out["max_win_probability_ci99"] = extra["cap_probability_ci99"]
     return out

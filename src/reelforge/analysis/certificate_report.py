@@ -10,6 +10,7 @@ and the glossary.
 from __future__ import annotations
 
 import html
+from fractions import Fraction
 import shutil
 import subprocess
 from pathlib import Path
@@ -154,7 +155,7 @@ def write_certificate(out: Path, game: Game, build: Build, f: dict[str, Any], id
     h(2, "Feature Buy sheet" if buy else "Game Rules Summary")
     if buy:
         fb = f["feature_buy_sheet"]
-        price = float(fb["price_x"])
+        price = float(Fraction(fb["price_x"]))
         table(["figure", "value", "99% interval"], [
             ["price", f"{price:g}x total bet", "set by the build"],
             ["bought features simulated", f"{fb['features']:,}", "-"],

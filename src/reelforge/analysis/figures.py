@@ -75,6 +75,8 @@ def figure_rows(s: dict[str, Any]) -> list[tuple[str, str, str]]:
     add("house edge", pct(s["house_edge"], 5 if exact else 4), interval_text(s.get("house_edge_ci99")))
     split_ci = s.get("rtp_split_ci99") or {}
     for k, v in s["rtp_split"].items():
+        if v == 0 and s.get("mode") == "buy":  # a bought round has no paid spin: a certain zero, not a figure
+            continue
         add(f"RTP from {words(k, COMPONENT_WORDS)}", _pp(v), _pp_ci(split_ci.get(k)))
     buy = s.get("feature_buy")
     if buy and buy.get("rtp") is not None:
@@ -188,6 +190,10 @@ def glossary(s: dict[str, Any]) -> list[tuple[str, str]]:
                       "least once (paid spin and free spins counted apart); its RTP contribution is what it pays "
                       "per stake, multipliers included."),
     ]
+    if s.get("mode") == "buy":  # every bought round is one feature: no trigger, no feature frequency
+        terms = [t for t in terms if t[0] not in ("hit rate", f"{feature} frequency")]
+        terms.insert(1, ("per unit of price", "A bought feature's figures divided by its price (the price times the "
+                                              "total bet): its RTP, mean win and SD per unit of what it costs."))
     if s.get("feature_buy"):
         terms.insert(1, ("Feature Buy RTP", "What bought features pay divided by what they cost (the price times "
                                             "the total bet), from its own simulated sample of bought features."))

@@ -71,7 +71,7 @@ def fraction_text(f: Fraction, limit: int = 40) -> str:
     """An exact fraction, or a note where its digits would fill a line (the JSON has every digit)."""
     text = str(f)
     return text if len(text) <= limit else (f"a rational with a {len(str(f.denominator))}-digit denominator "
-                                            "(every digit in the JSON's extra_exact)")
+                                            "(every digit is in the JSON output)")
 
 
 def section(title: str, columns: list[str], rows: list[list[str]], note: str = "") -> dict[str, Any]:

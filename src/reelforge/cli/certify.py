@@ -43,8 +43,11 @@ def certify(
                                    help="Reference-engine rounds behind the PAR sheet's per-pay figures (default 200,000)."),
     pdf: bool = typer.Option(True, "--pdf/--no-pdf", help="Print the report to PDF with headless Chromium where present."),
 ) -> None:
-    """A certification package a test lab signs: the build run to a stated precision (resumable), its report,
-    the merged tallies and a manifest of hashes; or, with --verify DIR, that package checked."""
+    """A certification package a test lab signs: a build run to a stated precision (resumable), its report,
+    tallies and manifest; --verify DIR checks one.
+
+    The package folder holds report.html (and report.pdf where Chromium is installed), figures.json, the
+    piece and merged tallies under tallies/, state.json (the run's plan and checkpoints) and manifest.json."""
     from reelforge.analysis.certify import DEFAULT_PRECISION_PP, CertifyError, choose_plan
     from reelforge.estimation import SampleError
 

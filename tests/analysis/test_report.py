@@ -62,9 +62,10 @@ def test_forge_of_gems_ways_picture_has_every_paid_spin_in_a_ways_bin():
     acc = game.simulate_chunk(build, 100_000, 3)
     s = simulation_summary(game, build, acc, seed=3)
     ways = next(p for p in game.feature_pictures(build, s) if p["title"].startswith("Ways"))
-    first, peak, rtp = ways["series"]
-    assert first["labels"][0] == "243" and first["labels"][-1] == "31104-36288" and len(first["labels"]) == 9
-    assert abs(sum(first["values"]) - 1) < 1e-12 and abs(sum(peak["values"]) - 1) < 1e-12
+    peak, rtp = ways["series"]  # no first-board panel: every first board is 243 ways (one bar at 1 said nothing)
+    assert s["extra"]["first_board_ways"]["243"] == 1 and "always 243 ways" in ways["title"]
+    assert peak["labels"][0] == "243" and peak["labels"][-1] == "31104-36288" and len(peak["labels"]) == 9
+    assert abs(sum(peak["values"]) - 1) < 1e-12
     # the peak-ways split adds up to the paid-spin RTP (in percentage points)
     assert abs(sum(rtp["values"]) - 100 * s["rtp_split"]["base_game"]) < 1e-9
 

@@ -103,8 +103,10 @@ class PayTally:
     total_sq: dict[str, int] = field(default_factory=lambda: defaultdict(int))
     features: int = 0
     feature_wins: list[int] = field(default_factory=list)
+    feature_capped: list[bool] = field(default_factory=list)
+    """Per feature: its round reached the cap (counted in the cap's row of the feature-win table)."""
 
-    def add(self, per_round: dict[str, int], feature_win: int | None) -> None:
+    def add(self, per_round: dict[str, int], feature_win: int | None, capped: bool = False) -> None:
         self.rounds += 1
         for key, units in per_round.items():
             if units:
@@ -114,6 +116,7 @@ class PayTally:
         if feature_win is not None:
             self.features += 1
             self.feature_wins.append(feature_win)
+            self.feature_capped.append(capped)
 
 
 def reference_sample(game: Game, build: Any, rounds: int, seed: int,
@@ -122,9 +125,10 @@ def reference_sample(game: Game, build: Any, rounds: int, seed: int,
     ``attribute`` reads from each: win units per key, and the feature's win (None: no feature)."""
     draws = SeededDraws(seed)
     tally = PayTally()
+    cap = game.max_win_x * game.win_unit(build)
     for _ in range(rounds):
         per_round, feature_win = attribute(game.play_round(build, draws))
-        tally.add(per_round, feature_win)
+        tally.add(per_round, feature_win, sum(per_round.values()) >= cap)
     return tally
 
 
@@ -201,23 +205,26 @@ PART_WORDS = {"paid spin": "pays in the paid spin", "free spins": "pays in free 
 PAY_COLUMNS = ["pay", "hit frequency (per paid round)", "99% interval", "1 in", "RTP contribution", "99% interval"]
 
 
-def feature_distribution_rows(wins: list[int], unit: int, cap_units: int) -> list[list[str]]:
-    """The feature-win distribution (x total bet) of the sample's features, exact binomial intervals."""
+def feature_distribution_rows(wins: list[int], unit: int, cap_units: int,
+                              capped: list[bool] | None = None) -> list[list[str]]:
+    """The feature-win distribution (x total bet) of the sample's features, exact binomial intervals. The
+    feature of a round that reached the cap (``capped``) counts in the cap's row: it paid what the cap
+    left after the paid spin, below the cap itself."""
     n = len(wins)
     if not n:
         return []
     edges = [0, *FEATURE_WIN_EDGES_X]
     counts = [0] * (len(edges) + 2)
-    for w in wins:
-        if w == 0:
-            counts[0] += 1
-        elif w >= cap_units:
+    for w, at_cap in zip(wins, capped or [False] * n):
+        if at_cap or w >= cap_units:
             counts[-1] += 1
+        elif w == 0:
+            counts[0] += 1
         else:
             counts[1 + sum(1 for e in FEATURE_WIN_EDGES_X if w >= e * unit)] += 1
     cap_x = cap_units // unit
     labels = ["nothing", *[f"{a:,}x to under {b:,}x" if a else f"more than 0 to under {b:,}x"
-                           for a, b in zip(edges, [*FEATURE_WIN_EDGES_X, cap_x])], f"{cap_x:,}x (the cap)"]
+                           for a, b in zip(edges, [*FEATURE_WIN_EDGES_X, cap_x])], f"{cap_x:,}x (the cap; a capped round's feature counts here)"]
     labels[1] = f"more than 0 to under {FEATURE_WIN_EDGES_X[0]:,}x"
     return [[lab, f"{c:,}", pct(c / n), pct_ci(clopper_pearson(c, n)), one_in(c / n)]
             for lab, c in zip(labels, counts)]
@@ -353,7 +360,7 @@ def _par_gemstones_gold(game: Game, build: Any, summary: dict[str, Any], rounds:
 
     if GG_UNIT != COINS_PER_BET:
         raise ValueError(f"Gemstones Gold pays in {GG_UNIT} coins per bet, the PAR sheet reads {COINS_PER_BET}")
-    tiers = ["8-9", "10-11", "12-14", "15+"]
+    tiers = ["8\u20119", "10\u201111", "12\u201114", "15+"]  # non-breaking hyphens: a tier never splits
     paytable = [[words(sym), *[f"{c} ({x_bet(Fraction(c, COINS_PER_BET))})" for c in row]]
                 for sym, row in PUBLISHED_PAYTABLE.items()]
     reels = [{SYMBOL_NAMES[SYMBOL_CHARS.index(ch)]: strip.count(ch) for ch in set(strip)} for strip in build.strips]
@@ -381,7 +388,7 @@ def _par_gemstones_gold(game: Game, build: Any, summary: dict[str, Any], rounds:
                           "A pay's contribution includes the multiplier applied to its spin."),
             section("Free Spins: trigger and average win", ["figure", "value", "99% interval", "sample"], feat),
             section("Free Spins: win distribution (per feature, x total bet)", FEATURE_DIST_COLUMNS,
-                    feature_distribution_rows(tally.feature_wins, COINS_PER_BET, build.cap_units),
+                    feature_distribution_rows(tally.feature_wins, COINS_PER_BET, build.cap_units, tally.feature_capped),
                     f"The {tally.features:,} features of the reference sample."),
             cap_section(summary, game.max_win_x),
         ],
@@ -402,7 +409,7 @@ def _feature_rows(summary: dict[str, Any], mean_key: str | None, tally: PayTally
         ci = extra.get(f"{mean_key}_ci99")
         rows.append(["average feature win", f"{mean:,.3f}x total bet",
                      f"[{ci[0]:,.3f}, {ci[1]:,.3f}]" if ci else "-", kernel])
-    if tally.features:
+    if tally.features and mean is None:  # one average feature win: the larger sample's where it has one
         lo, hi = mean_ci99(sum(tally.feature_wins), sum(w * w for w in tally.feature_wins), tally.features)
         rows.append(["average feature win", f"{sum(tally.feature_wins) / tally.features / unit:,.3f}x total bet",
                      f"[{lo / unit:,.3f}, {hi / unit:,.3f}]" if tally.features > 1 else "-",
@@ -471,7 +478,7 @@ def _par_forge_of_gems(game: Game, build: Any, summary: dict[str, Any], rounds: 
             section("GEMBOX and free spins: trigger and average win", ["figure", "value", "99% interval", "sample"], feat,
                     "The feature win is everything the round paid after its paid spin (GEMBOX prize and free spins)."),
             section("GEMBOX and free spins: win distribution (per GEMBOX, x total bet)", FEATURE_DIST_COLUMNS,
-                    feature_distribution_rows(tally.feature_wins, unit, build.cap_units),
+                    feature_distribution_rows(tally.feature_wins, unit, build.cap_units, tally.feature_capped),
                     f"The {tally.features:,} GEMBOX rounds of the reference sample."),
             cap_section(summary, game.max_win_x),
         ],

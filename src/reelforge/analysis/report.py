@@ -34,6 +34,8 @@ from reelforge.game import Game  # noqa: E402
 
 CONVERGENCE_ROUNDS = 10_000_000
 """Rounds simulated for the convergence plot of an exact summary."""
+CONVERGENCE_CHUNK = 1 << 16
+"""Its chunk size: a finer curve (the chunk size is part of what the seed reproduces)."""
 
 COLOURS = {"bar": "#b5651d", "line": "#1a5fc0", "split": "#3a8a5b", "game": "#7a3ab0", "err": "#222222"}
 
@@ -128,8 +130,8 @@ def plot_split(s: dict[str, Any]) -> str:
     fig, ax = plt.subplots(figsize=(7, 0.6 * len(names) + 1.4))
     ax.barh([words(n, COMPONENT_WORDS) for n in names], values, color=COLOURS["split"], xerr=err,
             ecolor=COLOURS["err"], capsize=3 if err else 0)
-    for i, v in enumerate(values):
-        ax.text(v, i, f"  {v:.3f} pp", va="bottom", fontsize=8)
+    for i, v in enumerate(values):  # the label starts past the whisker, never over it
+        ax.text(v + (err[1][i] if err else 0.0), i, f"  {v:.3f} pp", va="center", fontsize=8)
     ax.set_xlabel("RTP contribution, percentage points of stake")
     ax.set_title("RTP split by component" + (" (exact)" if s["method"] == "exact" else " with 99% intervals"))
     ax.set_xlim(0, max(values + [1]) * 1.35)
@@ -172,8 +174,9 @@ def write_report(path: str, game: Game, build: Any, s: dict[str, Any], mode: str
         from reelforge.analysis.simulate import simulate
 
         # small chunks: a finer convergence curve (the chunk size is part of the seed's meaning)
-        res = simulate(game.id, build.name, CONVERGENCE_ROUNDS, base_seed, workers, mode, chunk=1 << 16)
+        res = simulate(game.id, build.name, CONVERGENCE_ROUNDS, base_seed, workers, mode, chunk=CONVERGENCE_CHUNK)
         checkpoints = res.checkpoints
+        s["convergence_seed"] = base_seed  # the plot is reproducible from the report
     add_feature_buy(game, build, s, base_seed, workers)
     s["par_sheet"] = par_sheet(game, build, s, par_rounds, base_seed)
     ranges = "" if s["method"] == "exact" else ", with 99% intervals"
@@ -193,13 +196,15 @@ def write_report(path: str, game: Game, build: Any, s: dict[str, Any], mode: str
 
 def _identity_rows(s: dict[str, Any], checkpoints: list | None) -> list[tuple[str, str]]:
     pid = s.get("published_id")
-    rows = [("game", f"{s['title']} ({s['game']})"),
+    rows = [("game", s["title"]),
             ("published game id", pid if pid else "none published (the rules give no game id)"),
             ("version", str(s["version"])), ("build", str(s["build"])),
             ("round mode", "paid rounds" if s.get("mode", "paid") == "paid" else f"{s['mode']} rounds"),
             ("figures", _sample_text(s))]
     if checkpoints and s["method"] == "exact":
-        rows.append(("convergence plot", f"{checkpoints[-1][0]:,} simulated rounds checked against the exact RTP"))
+        seed = f", seed {s['convergence_seed']}" if s.get("convergence_seed") is not None else ""
+        rows.append(("convergence plot", f"{checkpoints[-1][0]:,} simulated rounds checked against the exact RTP "
+                                         f"({len(checkpoints)} checkpoints, chunks of {CONVERGENCE_CHUNK:,} rounds{seed})"))
     par = (s.get("par_sheet") or {}).get("sample") or {}
     if par.get("kind") == "reference engine":
         feats = par["features"]
@@ -243,7 +248,7 @@ def _markdown(title: str, s: dict[str, Any], images: list[tuple[str, str]], chec
         return ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)] + ["| " + " | ".join(r) + " |" for r in esc]
 
     lines = [f"# {title}", ""]
-    lines += table(["", ""], [list(r) for r in _identity_rows(s, checkpoints)])
+    lines += table(["identity", "value"], [list(r) for r in _identity_rows(s, checkpoints)])
     for t in _tables(s):
         if t.get("group"):
             lines += ["", f"## {t['group']}"]
@@ -271,6 +276,7 @@ thead th { background: #f1ece1; font-weight: 600; } tbody th { background: #faf7
 table.summary th { width: 30%; } table.summary td:nth-child(2) { width: 36%; }
 table.identity td:first-child { font-weight: 600; width: 25%; background: #faf7f1; }
 table.par td:not(:first-child) { white-space: nowrap; }
+table.par td:first-child { min-width: 9em; }
 p.note { color: #555; font-size: .85rem; margin: .1rem 0 .8rem; }
 figure { margin: 1rem 0; } img { max-width: 100%; } figcaption { color: #555; font-size: .85rem; }
 dl dt { font-weight: 600; margin-top: .4rem; } dl dd { margin-left: 1rem; }

@@ -41,7 +41,8 @@ def max_win_statement(count: int, n: int, cap_x: int) -> str:
         return (f"{cap_x:,}x not observed in {n:,} rounds, below 3/N = {rule_of_three(n):.3g} at 95% "
                 f"(rule of three)")
     lo, hi = clopper_pearson(count, n)
-    return (f"{cap_x:,}x observed {count:,} times in {n:,} rounds: {count / n:.3g} (1 in {n / count:,.0f}), "
+    times = "once" if count == 1 else f"{count:,} times"
+    return (f"{cap_x:,}x observed {times} in {n:,} rounds: {count / n:.3g} (1 in {n / count:,.0f}), "
             f"99% exact binomial interval [{lo:.3g}, {hi:.3g}]")
 
 

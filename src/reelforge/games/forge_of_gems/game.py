@@ -267,9 +267,9 @@ class ForgeOfGems(Game):
             got = extra.get(f"{key}_ci99")
             return [[v * scale for v in got[k]] for k in labels] if got else None
 
-        series = [{"name": "first board's ways (probability per paid spin, log)", "labels": labels,
-                   "values": list(first.values()), "log": True, "ylabel": "probability (log)",
-                   "ci99": cis("first_board_ways")}]
+        # the first board is 243 ways on every paid spin (symbols land single): one bar at probability 1 says
+        # nothing a sentence does not, so the picture starts with the ways the cascades reached
+        series: list[dict[str, Any]] = []
         peak = extra.get("peak_ways")
         if peak:
             series.append({"name": "most ways of any board the spin evaluated (probability per paid spin, log)",
@@ -280,7 +280,10 @@ class ForgeOfGems(Game):
             series.append({"name": "paid-spin RTP returned by the spins of each peak-ways bin (log)",
                            "labels": list(rtp), "values": [v * 100 for v in rtp.values()], "log": True,
                            "ylabel": "RTP, pp (log)", "ci99": cis("paid_spin_rtp_by_peak_ways", 100.0)})
-        pics.append({"title": "Ways distribution of paid spins", "labels": labels, "values": list(first.values()),
+        if not series:
+            return pics
+        pics.append({"title": "Ways distribution of paid spins (the first board is always 243 ways)",
+                     "labels": labels, "values": list(first.values()),
                      "series": series, "xlabel": "ways (bins 243 x 2^k, up to 36,288)",
                      "ylabel": "probability (log)", "log": True})
         return pics

@@ -178,15 +178,18 @@ def _gg_cap_ci(extra: dict[str, Any]) -> list[float] | None:
 
 
 # -- volatility, bet levels, game cycle --------------------------------------------------------------------
-def volatility(s: dict[str, Any], sample: dict[str, Any] | None) -> dict[str, Any]:
-    """The volatility index VI = z x SD (z for 90% and 95% confidence) with the SD's 99% interval."""
-    sd = s["sd"]
+def volatility(s: dict[str, Any], sample: dict[str, Any] | None, price_x: float = 1.0) -> dict[str, Any]:
+    """The volatility index VI = z x SD (z for 90% and 95% confidence) with the SD's 99% interval; per unit
+    of the stake (the total bet, or a Feature Buy's price ``price_x``)."""
+    sd = s["sd"] / price_x
     ci = s.get("sd_ci99")
     source = "exact" if s["method"] == "exact" else s["method"]
     if not ci and sample is not None:
         ci, source = sample.get("sd_ci99"), f"{s['method']} SD; interval from the plain sample's SD (delta method)"
+    ci = [v / price_x for v in ci] if ci else None
     out = {"sd": sd, "sd_ci99": ci, "sd_source": source, "sd_is_lower_bound": bool(s.get("sd_is_lower_bound")),
-           "level": volatility_level(sd)}
+           "per": "total bet" if price_x == 1 else "unit of price",
+           "level": volatility_level(sd) if price_x == 1 else None}
     for name, z in (("vi90", Z90), ("vi95", Z95)):
         out[name] = z * sd
         out[f"{name}_ci99"] = [z * ci[0], z * ci[1]] if ci else None
@@ -320,7 +323,8 @@ def figures_of(game: Game, build: Build, plan: Any, main: Sample | None, sample:
         "pieces": {"main": [{k: p[k] for k in ("index", "seed", "rounds")} for p in main_pieces],
                    "sample": [{k: p[k] for k in ("index", "seed", "rounds")} for p in sample_pieces]},
         "targets": target_rows(targets(game, build, plan.mode), s, top),
-        "top_award": top, "volatility": volatility(s, sample_s), "game_cycle": game_cycle(game, build),
+        "top_award": top, "volatility": volatility(s, sample_s, float(game.stake_x(build, plan.mode))),
+        "game_cycle": game_cycle(game, build),
         "feature_breakdown": feature_breakdown(game, build, s, sample_s),
     }
     if plan.mode == "paid":

@@ -212,9 +212,12 @@ def write_certificate(out: Path, game: Game, build: Build, f: dict[str, Any], id
 
     h(2, "Volatility index")
     v = f["volatility"]
-    vrows = [["SD of the round win", f"{v['sd']:.3f}x total bet" + (" (a lower bound)" if v["sd_is_lower_bound"] else ""),
-              f"[{v['sd_ci99'][0]:.3f}, {v['sd_ci99'][1]:.3f}]" if v["sd_ci99"] else "exact", v["sd_source"]],
-             ["volatility level (1-10)", str(v["level"]), "", "the project's scale (GAMES.md)"]]
+    per = "price" if v["per"] == "unit of price" else "total bet"
+    vrows = [[f"SD of the {'bought feature' if buy else 'round'}'s win", f"{v['sd']:.3f}x {per}"
+              + (" (a lower bound)" if v["sd_is_lower_bound"] else ""),
+              f"[{v['sd_ci99'][0]:.3f}, {v['sd_ci99'][1]:.3f}]" if v["sd_ci99"] else "exact", v["sd_source"]]]
+    if v["level"] is not None:  # the 1-10 scale is defined on paid rounds' SD per total bet
+        vrows.append(["volatility level (1-10)", str(v["level"]), "", "the project's scale (GAMES.md)"])
     for name, conf in (("vi90", "90%"), ("vi95", "95%")):
         ci = v[f"{name}_ci99"]
         vrows.append([f"volatility index at {conf} confidence", f"{v[name]:.3f}",
@@ -260,7 +263,8 @@ def write_certificate(out: Path, game: Game, build: Build, f: dict[str, Any], id
             table(sec["columns"], sec["rows"], "par")
             if sec.get("note"):
                 para(sec["note"], "note")
-    images.append(("RTP split by component", plot_split(s)))
+    if not buy:  # a bought feature is one component: no split to draw
+        images.append(("RTP split by component", plot_split(s)))
     for pic in game.feature_pictures(build, dist_s if not buy else s):
         images.append((pic["title"], plot_feature(pic)))
     parts.append("<section class='plots'><h2>Plots</h2>")

@@ -191,7 +191,7 @@ def glossary(s: dict[str, Any]) -> list[tuple[str, str]]:
                       "per stake, multipliers included."),
     ]
     if s.get("mode") == "buy":  # every bought round is one feature: no trigger, no feature frequency
-        terms = [t for t in terms if t[0] not in ("hit rate", f"{feature} frequency")]
+        terms = [t for t in terms if t[0] not in ("hit rate", f"{feature} frequency", "PAR sheet")]
         terms.insert(1, ("per unit of price", "A bought feature's figures divided by its price (the price times the "
                                               "total bet): its RTP, mean win and SD per unit of what it costs."))
     if s.get("feature_buy"):

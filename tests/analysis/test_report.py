@@ -38,7 +38,10 @@ def test_markdown_report_of_exact_figures(tmp_path):
     text = out.read_text()
     assert text.startswith("# Forge of Fortunes - build 96.2")
     assert "| RTP (return to player) | 96.19964% | exact |" in text
-    assert text.count("data:image/png;base64,") == 4
+    assert "data:image" not in text  # the plots are files beside the report, linked
+    plots = re.findall(r"\]\((r-plot-\d+\.png)\)", text)
+    assert len(plots) == 4 and all((tmp_path / p).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for p in plots)
+    assert "|  |  |" not in text and "| identity | value |" in text  # no empty header row
 
 
 def test_forge_of_gems_report_draws_the_gembox_rewards(tmp_path):

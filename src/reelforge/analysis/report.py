@@ -4,7 +4,8 @@ One self-contained file: the build's identity and the sample behind its figures;
 its 99% interval (or "exact"); the win distribution with exact binomial intervals and "1 in N"; the
 PAR-sheet content (:mod:`reelforge.analysis.par`); plots with titles, units and intervals drawn; and a
 glossary that defines each figure once. PNG plots are embedded as data URIs, nothing is fetched, and
-a print stylesheet lays the HTML out on A4 pages (``chromium --headless --print-to-pdf``).
+a print stylesheet lays the HTML out on A4 pages (``chromium --headless --no-pdf-header-footer
+--print-to-pdf``). A Markdown report links its plots as PNG files written beside it.
 """
 
 from __future__ import annotations
@@ -189,8 +190,16 @@ def write_report(path: str, game: Game, build: Any, s: dict[str, Any], mode: str
         images.append((pic["title"], plot_feature(pic)))
     title = f"{s['title']} - build {s['build']} - Game Rules Summary"
     out = Path(path)
-    render = _markdown if out.suffix.lower() == ".md" else _html
-    out.write_text(render(title, s, images, checkpoints))
+    if out.suffix.lower() == ".md":
+        # Markdown viewers choke on 200 KB data URIs: the plots are PNG files beside the report
+        linked = []
+        for i, (t, img) in enumerate(images, start=1):
+            png = out.with_name(f"{out.stem}-plot-{i}.png")
+            png.write_bytes(base64.b64decode(img))
+            linked.append((t, png.name))
+        out.write_text(_markdown(title, s, linked, checkpoints))
+    else:
+        out.write_text(_html(title, s, images, checkpoints))
     return out
 
 
@@ -257,8 +266,8 @@ def _markdown(title: str, s: dict[str, Any], images: list[tuple[str, str]], chec
         if t["note"]:
             lines += ["", t["note"]]
     lines += ["", "## Plots"]
-    for t, img in images:
-        lines += ["", f"### {t}", "", f"![{t}](data:image/png;base64,{img})"]
+    for t, png in images:
+        lines += ["", f"### {t}", "", f"![{t}]({png})"]
     lines += ["", "## Glossary", ""]
     lines += [f"* **{term}**: {text}" for term, text in glossary(s)]
     return "\n".join(lines) + "\n"

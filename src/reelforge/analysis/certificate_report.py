@@ -10,9 +10,9 @@ and the glossary.
 from __future__ import annotations
 
 import html
-from fractions import Fraction
 import shutil
 import subprocess
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 

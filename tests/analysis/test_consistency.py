@@ -74,3 +74,15 @@ def test_per_pay_tables_have_totals_that_add_up_to_the_printed_sample_rtp(game):
     summary = next(sec for sec in sheet["sections"] if sec["title"] == "Per-pay tables: totals")
     sample_rtp = _pp(summary["rows"][-1][1])
     assert sum(totals) == pytest.approx(sample_rtp, abs=0.001 * len(totals))
+
+
+@pytest.mark.parametrize("game", ["gemstones-gold", "forge-of-gems"])
+def test_the_par_sheet_names_symbols_as_the_help_does(game):
+    g = get_game(game)
+    b = g.load_build(g.default_build())
+    names = set(g.help(b).symbol_names.values())
+    sheet = par_sheet(g, b, simulation_summary(g, b, simulate(g.id, b.name, 2000, 1, 1).accumulator, seed=1), 50, 2)
+    table = next(sec for sec in sheet["sections"] if sec["title"].startswith(("Cell weights", "Reel strips")))
+    assert {r[0] for r in table["rows"][:-1]} <= names
+    paytable = next(sec for sec in sheet["sections"] if sec["title"].startswith("Paytable"))
+    assert {r[0] for r in paytable["rows"]} <= names

@@ -78,11 +78,18 @@ def section(title: str, columns: list[str], rows: list[list[str]], note: str = "
     return {"title": title, "columns": columns, "rows": rows, "note": note}
 
 
-def symbol_frequency_rows(reels: list[dict[str, int]], symbols: list[str]) -> list[list[str]]:
+def help_names(game: Game, build: Any) -> Callable[[str], str]:
+    """Symbol key -> the name the game's help shows (the PAR sheet names symbols as players read them)."""
+    names = game.help(build).symbol_names
+    return lambda key: names.get(key, words(key))
+
+
+def symbol_frequency_rows(reels: list[dict[str, int]], symbols: list[str],
+                          name: Callable[[str], str] = words) -> list[list[str]]:
     """One row per symbol: its count (or weight) and share on each reel."""
     rows = []
     for sym in symbols:
-        row = [words(sym)]
+        row = [name(sym)]
         for reel in reels:
             total = sum(reel.values())
             c = reel.get(sym, 0)
@@ -265,7 +272,7 @@ def _par_forge_of_fortunes(game: Game, build: Any, summary: dict[str, Any], roun
                 ["Gold Nugget x3", "Forging Re-Spins (prize ladder)"]]
     paytable += [[f"ladder runner {i + 1}" + (" (safe)" if i in build.safe else ""), x_bet(v)]
                  for i, v in enumerate(build.ladder)]
-    names = {"G": "Gold Nugget", "S": "Slag", "C": "Coal", "-": "blank"}
+    names = {"G": "Gold Nugget", "S": "Slag", "C": "Coal", "-": "Blank"}  # the help's names
 
     def strip_rows(strips: Any) -> list[list[str]]:
         reels = [{names[ch]: reel.count(ch) for ch in set(reel)} for reel in strips.reels]
@@ -361,15 +368,16 @@ def _par_gemstones_gold(game: Game, build: Any, summary: dict[str, Any], rounds:
     if GG_UNIT != COINS_PER_BET:
         raise ValueError(f"Gemstones Gold pays in {GG_UNIT} coins per bet, the PAR sheet reads {COINS_PER_BET}")
     tiers = ["8\u20119", "10\u201111", "12\u201114", "15+"]  # non-breaking hyphens: a tier never splits
-    paytable = [[words(sym), *[f"{c} ({x_bet(Fraction(c, COINS_PER_BET))})" for c in row]]
+    name = help_names(game, build)
+    paytable = [[name(sym), *[f"{c} ({x_bet(Fraction(c, COINS_PER_BET))})" for c in row]]
                 for sym, row in PUBLISHED_PAYTABLE.items()]
     reels = [{SYMBOL_NAMES[SYMBOL_CHARS.index(ch)]: strip.count(ch) for ch in set(strip)} for strip in build.strips]
-    strips = symbol_frequency_rows(reels, list(SYMBOL_NAMES))
+    strips = symbol_frequency_rows(reels, list(SYMBOL_NAMES), name)
     mult = [[f"{v}x", f"{wb:,}", pct(Fraction(wb, build.base_total), 3), f"{wf:,}", pct(Fraction(wf, build.free_total), 3)]
             for v, wb, wf in zip(build.values, build.base_weights, build.free_weights)]
     mult.append(["mean value", f"{float(build.mean_value(False)):.4f}x", "", f"{float(build.mean_value(True)):.4f}x", ""])
     tally = reference_sample(game, build, rounds, seed, _gg_attribute)
-    keys = [(f"{sym}|{t + 1}|{part}", f"{words(sym)} {tiers[t]}", part)
+    keys = [(f"{sym}|{t + 1}|{part}", f"{name(sym)} {tiers[t]}", part)
             for part in ("paid spin", "free spins") for sym in PUBLISHED_PAYTABLE for t in range(len(TIER_FROM))]
     keys.append(("cap|reduction", "reduction of capped rounds", "cap"))
     feat = _feature_rows(summary, "mean_feature_win_x", tally, COINS_PER_BET)
@@ -432,14 +440,15 @@ def _fog_attribute(unit: int) -> Callable[[RoundResult], tuple[dict[str, int], i
 def _par_forge_of_gems(game: Game, build: Any, summary: dict[str, Any], rounds: int, seed: int) -> dict:
     from reelforge.games.forge_of_gems.build import FORGE, GEMBOX_REWARDS, NORMAL, PAYING
 
-    paytable = [[words(sym), *[x_bet(build.pay_x(s, k)) for k in (3, 4, 5)]] for s, sym in enumerate(PAYING)]
+    name = help_names(game, build)
+    paytable = [[name(sym), *[x_bet(build.pay_x(s, k)) for k in (3, 4, 5)]] for s, sym in enumerate(PAYING)]
     # symbols land single (copies come only from the FORGE REEL's Splitters): one weight per symbol
     reels = [dict(zip(NORMAL, cells.weights)) for cells in build.cells]
-    cell_rows = symbol_frequency_rows(reels, list(NORMAL))
+    cell_rows = symbol_frequency_rows(reels, list(NORMAL), name)
     forge = [[words(f), f"{wb:,}", pct(Fraction(wb, build.forge_base.total), 2),
               f"{wf:,}", pct(Fraction(wf, build.forge_free.total), 2)]
              for f, wb, wf in zip(FORGE, build.forge_base.weights, build.forge_free.weights)]
-    targets = [[words(PAYING[i]) if i < len(PAYING) else str(i), f"{w:,}", pct(Fraction(w, build.targets.total), 2)]
+    targets = [[name(PAYING[i]) if i < len(PAYING) else str(i), f"{w:,}", pct(Fraction(w, build.targets.total), 2)]
                for i, w in enumerate(build.targets.weights)]
     gembox = []
     for k, table in build.gembox.items():
@@ -449,7 +458,7 @@ def _par_forge_of_gems(game: Game, build: Any, summary: dict[str, Any], rounds: 
             gembox.append([f"{k}+" if k == 5 else str(k), reward, f"{w:,}", pct(table.probability(j), 2)])
     unit = build.unit
     tally = reference_sample(game, build, rounds, seed, _fog_attribute(unit))
-    keys = [(f"{sym}|{k}|{part}", f"{words(sym)} x{k}", part)
+    keys = [(f"{sym}|{k}|{part}", f"{name(sym)} x{k}", part)
             for part in ("paid spin", "free spins") for sym in PAYING for k in (3, 4, 5)]
     keys += [(f"gembox|{k}|prize", f"{k}{'+' if k == 5 else ''} scatters: instant prize", "GEMBOX")
              for k in GEMBOX_REWARDS]

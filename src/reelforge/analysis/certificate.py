@@ -263,12 +263,15 @@ def feature_breakdown(game: Game, build: Build, s: dict[str, Any], sample: dict[
                 fmean = means.get(str(spins), means.get(spins, 0.0)) if spins else 0.0
                 label = " + ".join(t for t in (f"{prize}x" if prize else "", f"{spins} free spins" if spins else "") if t)
                 rows.append([f"{k}{'+' if k == 5 else ''} scatters: {label}", p, prize + fmean, p * (prize + fmean)])
+        rows.append(["the cap's correction (rounds that reach 20,000x pay exactly that)", None, None,
+                     -x.get("cap_correction", 0.0)])
         return {"title": "GEMBOX rewards", "columns": ["reward", "probability per paid round",
                 "mean reward win (x bet)", "share of RTP"], "rows": rows,
                 "formats": ["text", "probability", "x", "pp"],
                 "note": "From the stratified estimate: reward probabilities from the paid-spin stratum (control "
                         "variate on the first board) times the build's GEMBOX weights; free-spin means from the "
-                        "feature stratum; before the cap's correction (its own row in the summary)."}
+                        "feature stratum; the cap's correction is its own row, so the rows add up to the GEMBOX "
+                        "part of the RTP."}
     return {}
 
 

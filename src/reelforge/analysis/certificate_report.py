@@ -149,7 +149,9 @@ def write_certificate(out: Path, game: Game, build: Build, f: dict[str, Any], id
     table(["figure", "target", "source", "measured", "99% interval", "result", "why"], rows, "targets")
     para("Sources: rules text = the published rules document; provider's published figure = a figure the provider "
          "publishes beyond the rules (GAMES.md); our decision = a tolerance or reading the project set. A ranged "
-         "target passes when the whole 99% interval lies inside it (an exact figure: when the figure does). "
+         "target passes when the whole 99% interval lies inside it, or, where GAMES.md puts the tolerance on the "
+         "figure itself (Gemstones Gold), when the measured figure does, its interval stated beside it; an exact "
+         "figure when it does. "
          + " ".join(f"{t['figure']}: {t['note']}." for t in f["targets"] if t.get("note")), "note")
 
     h(2, "Feature Buy sheet" if buy else "Game Rules Summary")

@@ -206,3 +206,21 @@ def test_the_deterministic_tally_writer_gives_equal_files_for_equal_samples(tmp_
     c = s.save(tmp_path / "c.npz")
     assert hashlib.sha256(a.read_bytes()).digest() == hashlib.sha256(b.read_bytes()).digest() == \
         hashlib.sha256(c.read_bytes()).digest()
+
+
+@pytest.mark.slow
+def test_the_pdf_is_printed_without_the_browsers_header_and_footer(fog_package, tmp_path):
+    import shutil
+
+    from reelforge.analysis.certificate_report import print_pdf
+
+    if not any(shutil.which(c) for c in ("chromium", "chromium-browser", "google-chrome")):
+        pytest.skip("no Chromium on this machine")
+    html = _copy(fog_package, tmp_path / "p") / "report.html"
+    pdf = print_pdf(html)
+    assert pdf.read_bytes()[:5] == b"%PDF-"
+    if shutil.which("pdftotext") is None:
+        pytest.skip("no pdftotext to read the printed pages")
+    text = subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True, text=True, check=True).stdout
+    assert "file://" not in text  # Chromium's own footer prints the file's address on every page
+    assert "page 1 of" in text  # the report's own footer

@@ -5,6 +5,7 @@ test lab checks. Small precisions and round counts (the default precision is a b
 import hashlib
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -222,5 +223,6 @@ def test_the_pdf_is_printed_without_the_browsers_header_and_footer(fog_package, 
     if shutil.which("pdftotext") is None:
         pytest.skip("no pdftotext to read the printed pages")
     text = subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True, text=True, check=True).stdout
-    assert "file://" not in text  # Chromium's own footer prints the file's address on every page
+    # Chromium's own header prints the date ("12/2/26, 11:50 AM") and its footer the address on every page
+    assert not re.search(r"\d+/\d+/\d+, \d+:\d+", text) and "file://" not in text
     assert "page 1 of" in text  # the report's own footer

@@ -323,6 +323,8 @@ def figures_of(game: Game, build: Build, plan: Any, main: Sample | None, sample:
     s.pop("seconds", None)
     s["estimator"] = {"used": plan.estimator}
     top = top_award(game, s, sample_s)
+    if top["method"] == "stratified" and top.get("ci99"):  # the summary shows the same interval as the section
+        s["max_win_probability_ci99"] = top["ci99"]
     h = None if plan.estimator == "exact" else (s["rtp_ci99"][1] - s["rtp_ci99"][0]) / 2 * 100
     out = {
         "game": game.id, "build": build.name, "mode": plan.mode, "estimator": plan.estimator,

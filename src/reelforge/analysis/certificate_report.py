@@ -296,7 +296,7 @@ def _cell(c: Any, fmt: str) -> str:
     if c is None:
         return "-"
     if fmt == "probability":
-        return f"{pct(c, 4)} = {one_in(c)}"
+        return f"{pct(c, 6 if c < 1e-4 else 4)} = {one_in(c)}"  # a rare award keeps its digits
     if fmt == "x":
         return f"{c:,.3f}x"
     if fmt == "pp":

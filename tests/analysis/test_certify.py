@@ -226,3 +226,20 @@ def test_the_pdf_is_printed_without_the_browsers_header_and_footer(fog_package, 
     # Chromium's own header prints the date ("12/2/26, 11:50 AM") and its footer the address on every page
     assert not re.search(r"\d+/\d+/\d+, \d+:\d+", text) and "file://" not in text
     assert "page 1 of" in text  # the report's own footer
+
+
+@pytest.mark.parametrize("args, message", [
+    (["forge-of-gems"], "give --out DIR"),
+    (["--out", "{tmp}/x"], "give GAME"),
+    (["forge-of-gems", "--out", "{tmp}/x", "--resume"], "--resume continues the run kept in --out"),
+    (["--out", "{tmp}/x", "--resume"], "nothing to resume"),
+    (["--verify", "{tmp}/none"], "no such package folder"),
+    (["forge-of-gems", "--out", "{tmp}/x", "--mode", "buy"], "no round mode 'buy'"),
+    (["forge-of-gems", "--out", "{tmp}/x", "--precision", "0"], "--precision"),
+])
+def test_bad_certify_requests_exit_2_with_one_line(tmp_path, args, message):
+    proc = subprocess.run([sys.executable, "-m", "reelforge", "certify", *[a.format(tmp=tmp_path) for a in args]],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2, (proc.stdout, proc.stderr)
+    assert message in proc.stderr and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+    assert not (tmp_path / "x").exists()  # nothing written

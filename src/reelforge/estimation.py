@@ -14,7 +14,10 @@ Samples depend only on their seeds and sizes (chunked seed streams), never on th
 
 from __future__ import annotations
 
+import io
 import json
+import os
+import zipfile
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -53,8 +56,7 @@ class Sample:
         meta = {"format": FORMAT, "game": self.game, "kind": self.kind, "settings": self.settings,
                 "values": self.values}
         path.parent.mkdir(parents=True, exist_ok=True)
-        with path.open("wb") as f:
-            np.savez_compressed(f, **{META: np.array(json.dumps(meta))}, **self.arrays)
+        write_npz(path, {META: np.array(json.dumps(meta, sort_keys=True)), **self.arrays})
         return path
 
     @classmethod
@@ -79,6 +81,21 @@ class Sample:
         if meta["game"] != game or meta["kind"] != kind:
             raise SampleError(f"{path}: a {meta['game']} sample of kind {meta['kind']!r}, not a {game} {kind!r} sample")
         return cls(game=game, kind=kind, settings=meta["settings"], values=meta["values"], arrays=arrays)
+
+
+def write_npz(path: Path, arrays: dict[str, np.ndarray]) -> None:
+    """An ``.npz`` archive (what :func:`numpy.load` reads) whose bytes depend only on the arrays: entries
+    in name order with a fixed time stamp (numpy's own writer stamps the current time), written to a
+    temporary file and renamed, so a reader never sees half a file and equal samples are equal files."""
+    tmp = path.with_name(path.name + ".tmp")
+    with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as z:
+        for name in sorted(arrays):
+            buf = io.BytesIO()
+            np.lib.format.write_array(buf, np.asanyarray(arrays[name]), allow_pickle=False)
+            info = zipfile.ZipInfo(f"{name}.npy", date_time=(1980, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED
+            z.writestr(info, buf.getvalue())
+    os.replace(tmp, path)
 
 
 def _legacy_json(path: Path, game: str, kind: str) -> Sample:
@@ -128,6 +145,11 @@ class StratifiedEstimator(ABC):
     @abstractmethod
     def estimate(self, sample: Sample, build: Any) -> StratifiedEstimate:
         """The estimate of ``build`` from ``sample`` (ValueError where the sample cannot estimate it)."""
+
+    @abstractmethod
+    def merge(self, first: Sample, second: Sample) -> Sample:
+        """Two independent samples of this kind as one (sums added in this order, so merging the same
+        samples in the same order always gives the same floats: a resumed run equals an uninterrupted one)."""
 
     def run(self, build: Any, rounds: int, seed: int, feature_rounds: int | None = None,
             workers: int | None = None, log: bool = False) -> StratifiedEstimate:

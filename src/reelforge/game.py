@@ -315,6 +315,9 @@ class Game(ABC):
     """What ``feature_rate`` counts, in words (e.g. ``Free Spins``)."""
     version: ClassVar[str]
     max_win_x: ClassVar[int]
+    max_win_source: ClassVar[str] = "rules text"
+    """Where :attr:`max_win_x` comes from: ``rules text``, or ``provider's published figure`` where the rules
+    give no cap (reports name it)."""
     reference_stakes: ClassVar[tuple[float, float]] = (0.10, 100)
     """Smallest and largest total bet (money) the reports quote exposure at."""
     modes: ClassVar[tuple[str, ...]] = ("paid",)
@@ -465,6 +468,11 @@ class Game(ABC):
     def stratified(self, build: Build, rounds: int, seed: int) -> StratifiedEstimate:
         """A stratified estimate (games declaring ``capabilities.stratified``): ``rounds`` paid
         spins simulated alone, plus trigger rate x feature value, each with its interval, combined."""
+        raise NotImplementedError(f"{self.id} has no stratified estimator (capabilities.stratified is False)")
+
+    def stratified_estimator(self) -> Any:
+        """The :class:`reelforge.estimation.StratifiedEstimator` behind :meth:`stratified` (games declaring
+        ``capabilities.stratified``): a certification run simulates its samples piece by piece and merges them."""
         raise NotImplementedError(f"{self.id} has no stratified estimator (capabilities.stratified is False)")
 
     def tune(self, name: str, targets: dict[str, float], out: str | None = None,

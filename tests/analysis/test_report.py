@@ -38,7 +38,10 @@ def test_markdown_report_of_exact_figures(tmp_path):
     text = out.read_text()
     assert text.startswith("# Forge of Fortunes - build 96.2")
     assert "| RTP (return to player) | 96.19964% | exact |" in text
-    assert text.count("data:image/png;base64,") == 4
+    assert "data:image" not in text  # the plots are files beside the report, linked
+    plots = re.findall(r"\]\((r-plot-\d+\.png)\)", text)
+    assert len(plots) == 4 and all((tmp_path / p).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for p in plots)
+    assert "|  |  |" not in text and "| identity | value |" in text  # no empty header row
 
 
 def test_forge_of_gems_report_draws_the_gembox_rewards(tmp_path):
@@ -62,9 +65,10 @@ def test_forge_of_gems_ways_picture_has_every_paid_spin_in_a_ways_bin():
     acc = game.simulate_chunk(build, 100_000, 3)
     s = simulation_summary(game, build, acc, seed=3)
     ways = next(p for p in game.feature_pictures(build, s) if p["title"].startswith("Ways"))
-    first, peak, rtp = ways["series"]
-    assert first["labels"][0] == "243" and first["labels"][-1] == "31104-36288" and len(first["labels"]) == 9
-    assert abs(sum(first["values"]) - 1) < 1e-12 and abs(sum(peak["values"]) - 1) < 1e-12
+    peak, rtp = ways["series"]  # no first-board panel: every first board is 243 ways (one bar at 1 said nothing)
+    assert s["extra"]["first_board_ways"]["243"] == 1 and "always 243 ways" in ways["title"]
+    assert peak["labels"][0] == "243" and peak["labels"][-1] == "31104-36288" and len(peak["labels"]) == 9
+    assert abs(sum(peak["values"]) - 1) < 1e-12
     # the peak-ways split adds up to the paid-spin RTP (in percentage points)
     assert abs(sum(rtp["values"]) - 100 * s["rtp_split"]["base_game"]) < 1e-9
 

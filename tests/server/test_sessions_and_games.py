@@ -119,7 +119,8 @@ def test_help_fields_have_one_type_in_every_game(server):
         body = server.client.get(f"/api/v1/games/{game_id}/help").json()
         game = get_game(game_id)
         assert body["game_id"] == game.reference_id and body["published_id"] == game.published_id
-        rtp = Fraction(body["rtp_exact"])
+        rtp = Fraction(body["rtp_nominal"])
+        assert body["rtp_exact"] == body["rtp_nominal"]  # the former name, kept for older clients
         assert rtp == Fraction(gconf.build) / 100 and body["rtp"] == listing[game_id]["rtp"] == float(rtp)
         assert body["rtp_percent"] == f"{float(rtp) * 100:.2f}" and isinstance(body["volatility"], str)
         assert isinstance(body["rules"], list) and all(isinstance(p, str) and p for p in body["rules"])

@@ -75,6 +75,8 @@ def figure_rows(s: dict[str, Any]) -> list[tuple[str, str, str]]:
     add("house edge", pct(s["house_edge"], 5 if exact else 4), interval_text(s.get("house_edge_ci99")))
     split_ci = s.get("rtp_split_ci99") or {}
     for k, v in s["rtp_split"].items():
+        if v == 0 and s.get("mode") == "buy":  # a bought round has no paid spin: a certain zero, not a figure
+            continue
         add(f"RTP from {words(k, COMPONENT_WORDS)}", _pp(v), _pp_ci(split_ci.get(k)))
     buy = s.get("feature_buy")
     if buy and buy.get("rtp") is not None:
@@ -99,7 +101,7 @@ def figure_rows(s: dict[str, Any]) -> list[tuple[str, str, str]]:
     add("volatility level (1 to 10)", f"{s['volatility_level']}",
         (("level " if len(levels) == 1 else "levels ") + ", ".join(map(str, levels)) + " (spanned by the SD interval)")
         if levels else NO_INTERVAL)
-    rows.append(("maximum win (the cap)", f"{s['max_win_x']:,}x total bet", "by the rules"))
+    rows.append(("maximum win (the cap)", f"{s['max_win_x']:,}x total bet", s.get("max_win_source", "rules text")))
     if exact:
         p = s["max_win_probability"]
         add("probability of the maximum win", f"{pct(p, 6)} = {one_in(p)}", "exact")
@@ -111,11 +113,13 @@ def figure_rows(s: dict[str, Any]) -> list[tuple[str, str, str]]:
         rows.append(("largest round win observed",
                      f"{s['max_win_observed_x']:,.2f}x total bet ({seen:,} round{'' if seen == 1 else 's'})", "observed"))
     elif s.get("max_win_probability") is not None:
-        rows.append(("probability of the maximum win", f"{pct(s['max_win_probability'], 6)}", NO_INTERVAL))
+        p, ci = s["max_win_probability"], s.get("max_win_probability_ci99")
+        rows.append(("probability of the maximum win", f"{p:.4g} per round = {one_in(p)}",
+                     f"[{ci[0]:.3g}, {ci[1]:.3g}] per round (stratified)" if ci else NO_INTERVAL))
     rows += game_rows(s)
     lo_st, hi_st = s["reference_stakes"]
-    rows.append(("maximum exposure", f"{s['max_exposure']:,.2f} at the maximum stake {hi_st:,.2f} "
-                 f"(stakes {lo_st:,.2f} to {hi_st:,.2f})", "by the rules"))
+    rows.append(("maximum exposure", f"{s['max_exposure']:,.2f} in the stake's currency at the maximum stake "
+                 f"{hi_st:,.2f} (stakes {lo_st:,.2f} to {hi_st:,.2f})", "maximum win x maximum stake"))
     return rows
 
 
@@ -186,6 +190,10 @@ def glossary(s: dict[str, Any]) -> list[tuple[str, str]]:
                       "least once (paid spin and free spins counted apart); its RTP contribution is what it pays "
                       "per stake, multipliers included."),
     ]
+    if s.get("mode") == "buy":  # every bought round is one feature: no trigger, no feature frequency
+        terms = [t for t in terms if t[0] not in ("hit rate", f"{feature} frequency", "PAR sheet")]
+        terms.insert(1, ("per unit of price", "A bought feature's figures divided by its price (the price times the "
+                                              "total bet): its RTP, mean win and SD per unit of what it costs."))
     if s.get("feature_buy"):
         terms.insert(1, ("Feature Buy RTP", "What bought features pay divided by what they cost (the price times "
                                             "the total bet), from its own simulated sample of bought features."))

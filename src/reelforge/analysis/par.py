@@ -70,18 +70,26 @@ def words(name: str) -> str:
 def fraction_text(f: Fraction, limit: int = 40) -> str:
     """An exact fraction, or a note where its digits would fill a line (the JSON has every digit)."""
     text = str(f)
-    return text if len(text) <= limit else f"a rational of {len(str(f.denominator))}-digit denominator"
+    return text if len(text) <= limit else (f"a rational with a {len(str(f.denominator))}-digit denominator "
+                                            "(every digit is in the JSON output)")
 
 
 def section(title: str, columns: list[str], rows: list[list[str]], note: str = "") -> dict[str, Any]:
     return {"title": title, "columns": columns, "rows": rows, "note": note}
 
 
-def symbol_frequency_rows(reels: list[dict[str, int]], symbols: list[str]) -> list[list[str]]:
+def help_names(game: Game, build: Any) -> Callable[[str], str]:
+    """Symbol key -> the name the game's help shows (the PAR sheet names symbols as players read them)."""
+    names = game.help(build).symbol_names
+    return lambda key: names.get(key, words(key))
+
+
+def symbol_frequency_rows(reels: list[dict[str, int]], symbols: list[str],
+                          name: Callable[[str], str] = words) -> list[list[str]]:
     """One row per symbol: its count (or weight) and share on each reel."""
     rows = []
     for sym in symbols:
-        row = [words(sym)]
+        row = [name(sym)]
         for reel in reels:
             total = sum(reel.values())
             c = reel.get(sym, 0)
@@ -102,8 +110,10 @@ class PayTally:
     total_sq: dict[str, int] = field(default_factory=lambda: defaultdict(int))
     features: int = 0
     feature_wins: list[int] = field(default_factory=list)
+    feature_capped: list[bool] = field(default_factory=list)
+    """Per feature: its round reached the cap (counted in the cap's row of the feature-win table)."""
 
-    def add(self, per_round: dict[str, int], feature_win: int | None) -> None:
+    def add(self, per_round: dict[str, int], feature_win: int | None, capped: bool = False) -> None:
         self.rounds += 1
         for key, units in per_round.items():
             if units:
@@ -113,6 +123,7 @@ class PayTally:
         if feature_win is not None:
             self.features += 1
             self.feature_wins.append(feature_win)
+            self.feature_capped.append(capped)
 
 
 def reference_sample(game: Game, build: Any, rounds: int, seed: int,
@@ -121,9 +132,10 @@ def reference_sample(game: Game, build: Any, rounds: int, seed: int,
     ``attribute`` reads from each: win units per key, and the feature's win (None: no feature)."""
     draws = SeededDraws(seed)
     tally = PayTally()
+    cap = game.max_win_x * game.win_unit(build)
     for _ in range(rounds):
         per_round, feature_win = attribute(game.play_round(build, draws))
-        tally.add(per_round, feature_win)
+        tally.add(per_round, feature_win, sum(per_round.values()) >= cap)
     return tally
 
 
@@ -139,11 +151,26 @@ def pay_rows(tally: PayTally, keys: list[tuple[str, str, str]], unit: int) -> li
             lo, hi = mean_ci99(total, tally.total_sq.get(key, 0), n)
             # a pay's contribution is never negative and the cap's reduction never positive
             lo, hi = (max(lo, 0.0), hi) if total > 0 else (lo, min(hi, 0.0))
-            rtp, rtp_ci = pct(total / n / unit, 3), pct_ci([lo / unit, hi / unit], 3)
+            rtp, rtp_ci = pp(total / n / unit), pp_ci([lo / unit, hi / unit])
         else:
             rtp, rtp_ci = "not observed", "-"
         rows.append([label, pct(hits / n), pct_ci(wilson_ci(hits, n)), one_in(hits / n), rtp, rtp_ci])
     return rows
+
+
+def pp(v: float | Fraction, places: int = 3) -> str:
+    """An RTP contribution in percentage points of stake (the report's one unit for RTP parts)."""
+    return f"{float(v) * 100:.{places}f} pp"
+
+
+def pp_ci(ci: Iterable[float], places: int = 3) -> str:
+    lo, hi = ci
+    return f"[{float(lo) * 100:.{places}f}, {float(hi) * 100:.{places}f}] pp"
+
+
+def part_total(tally: PayTally, keys: list[tuple[str, str, str]], unit: int) -> float:
+    """What the pays of ``keys`` return per stake in the sample (their rows' sum)."""
+    return sum(tally.total.get(k, 0) for k, _, _ in keys) / tally.rounds / unit
 
 
 PART_TITLES = {
@@ -161,33 +188,50 @@ def pay_sections(tally: PayTally, keys: list[tuple[str, str, str]], unit: int, s
         if part not in parts:
             parts.append(part)
     out = []
+    totals = []
     for i, part in enumerate(parts):
-        rows = pay_rows(tally, [k for k in keys if k[2] == part], unit)
+        part_keys = [k for k in keys if k[2] == part]
+        rows = pay_rows(tally, part_keys, unit)
+        total = part_total(tally, part_keys, unit)
+        totals.append([PART_WORDS.get(part, part), pp(total)])
+        rows.append([f"total of this table ({PART_WORDS.get(part, part)})", "", "", "", pp(total), ""])
         out.append(section(PART_TITLES.get(part, part), PAY_COLUMNS, rows,
                            (sample_note(tally, seed) + " " + note) if i == 0 else ""))
+    rtp = part_total(tally, keys, unit)
+    totals.append(["the reference sample's RTP (all tables)", pp(rtp) + f" = {pct(rtp, 3)}"])
+    out.append(section("Per-pay tables: totals", ["part of the round", "RTP contribution"], totals,
+                       f"The tables add up to the RTP of the reference sample ({tally.rounds:,} rounds, seed {seed}); "
+                       "the summary's RTP rests on a larger sample, so the two differ by sampling error."))
     return out
+
+
+PART_WORDS = {"paid spin": "pays in the paid spin", "free spins": "pays in free spins",
+              "GEMBOX": "GEMBOX instant prizes", "cap": "the cap's reduction"}
 
 
 PAY_COLUMNS = ["pay", "hit frequency (per paid round)", "99% interval", "1 in", "RTP contribution", "99% interval"]
 
 
-def feature_distribution_rows(wins: list[int], unit: int, cap_units: int) -> list[list[str]]:
-    """The feature-win distribution (x total bet) of the sample's features, exact binomial intervals."""
+def feature_distribution_rows(wins: list[int], unit: int, cap_units: int,
+                              capped: list[bool] | None = None) -> list[list[str]]:
+    """The feature-win distribution (x total bet) of the sample's features, exact binomial intervals. The
+    feature of a round that reached the cap (``capped``) counts in the cap's row: it paid what the cap
+    left after the paid spin, below the cap itself."""
     n = len(wins)
     if not n:
         return []
     edges = [0, *FEATURE_WIN_EDGES_X]
     counts = [0] * (len(edges) + 2)
-    for w in wins:
-        if w == 0:
-            counts[0] += 1
-        elif w >= cap_units:
+    for w, at_cap in zip(wins, capped or [False] * n):
+        if at_cap or w >= cap_units:
             counts[-1] += 1
+        elif w == 0:
+            counts[0] += 1
         else:
             counts[1 + sum(1 for e in FEATURE_WIN_EDGES_X if w >= e * unit)] += 1
     cap_x = cap_units // unit
     labels = ["nothing", *[f"{a:,}x to under {b:,}x" if a else f"more than 0 to under {b:,}x"
-                           for a, b in zip(edges, [*FEATURE_WIN_EDGES_X, cap_x])], f"{cap_x:,}x (the cap)"]
+                           for a, b in zip(edges, [*FEATURE_WIN_EDGES_X, cap_x])], f"{cap_x:,}x (the cap; a capped round's feature counts here)"]
     labels[1] = f"more than 0 to under {FEATURE_WIN_EDGES_X[0]:,}x"
     return [[lab, f"{c:,}", pct(c / n), pct_ci(clopper_pearson(c, n)), one_in(c / n)]
             for lab, c in zip(labels, counts)]
@@ -228,7 +272,7 @@ def _par_forge_of_fortunes(game: Game, build: Any, summary: dict[str, Any], roun
                 ["Gold Nugget x3", "Forging Re-Spins (prize ladder)"]]
     paytable += [[f"ladder runner {i + 1}" + (" (safe)" if i in build.safe else ""), x_bet(v)]
                  for i, v in enumerate(build.ladder)]
-    names = {"G": "Gold Nugget", "S": "Slag", "C": "Coal", "-": "blank"}
+    names = {"G": "Gold Nugget", "S": "Slag", "C": "Coal", "-": "Blank"}  # the help's names
 
     def strip_rows(strips: Any) -> list[list[str]]:
         reels = [{names[ch]: reel.count(ch) for ch in set(reel)} for reel in strips.reels]
@@ -241,17 +285,17 @@ def _par_forge_of_fortunes(game: Game, build: Any, summary: dict[str, Any], roun
         strips.append(section(f"Forging Re-Spins strips '{set_name}' (used on runners {', '.join(runners)})",
                               ["symbol", "reel 1", "reel 2", "reel 3"], strip_rows(strip_set)))
     two = r.hit_rate - r.trigger  # every ladder runner pays, so the hits are two-of-a-kinds and triggers
-    pays = [["Gold Nugget x2 (reels 1-2)", "paid spin", pct(two, 6), one_in(two), pct(two * build.two_of_a_kind_x, 4)]]
+    pays = [["Gold Nugget x2 (reels 1-2)", "paid spin", pct(two, 6), one_in(two), pp(two * build.two_of_a_kind_x, 4)]]
     for i, pe in enumerate(fm.end_probability):
         p = r.trigger * pe
         pays.append([f"Forging Re-Spins ending on runner {i + 1} ({x_bet(build.ladder[i])})", "feature", pct(p, 6),
-                     one_in(p), pct(p * build.ladder[i], 4)])
-    pays.append(["all pays", "", pct(r.hit_rate, 6), one_in(r.hit_rate), pct(r.rtp, 5)])
+                     one_in(p), pp(p * build.ladder[i], 4)])
+    pays.append(["all pays (the RTP)", "", pct(r.hit_rate, 6), one_in(r.hit_rate), pp(r.rtp, 5)])
     feature_win = r.rtp_feature / r.trigger
     feat = [["trigger frequency (Gold Nugget x3)", f"{pct(r.trigger)} ({one_in(r.trigger)}), fraction {fraction_text(r.trigger)}"],
             ["average feature win", f"{float(feature_win):,.4f}x total bet (exact)"],
             ["average re-spins per feature", f"{float(fm.expected_respins):.4f}"],
-            ["RTP from the feature", pct(r.rtp_feature, 5)]]
+            ["RTP from the feature", pp(r.rtp_feature, 5)]]
     dist = [[f"runner {i + 1}: {x_bet(build.ladder[i])}", pct(pe, 5), one_in(pe), fraction_text(pe)]
             for i, pe in enumerate(fm.end_probability)]
     return {
@@ -323,16 +367,17 @@ def _par_gemstones_gold(game: Game, build: Any, summary: dict[str, Any], rounds:
 
     if GG_UNIT != COINS_PER_BET:
         raise ValueError(f"Gemstones Gold pays in {GG_UNIT} coins per bet, the PAR sheet reads {COINS_PER_BET}")
-    tiers = ["8-9", "10-11", "12-14", "15+"]
-    paytable = [[words(sym), *[f"{c} ({x_bet(Fraction(c, COINS_PER_BET))})" for c in row]]
+    tiers = ["8\u20119", "10\u201111", "12\u201114", "15+"]  # non-breaking hyphens: a tier never splits
+    name = help_names(game, build)
+    paytable = [[name(sym), *[f"{c} ({x_bet(Fraction(c, COINS_PER_BET))})" for c in row]]
                 for sym, row in PUBLISHED_PAYTABLE.items()]
     reels = [{SYMBOL_NAMES[SYMBOL_CHARS.index(ch)]: strip.count(ch) for ch in set(strip)} for strip in build.strips]
-    strips = symbol_frequency_rows(reels, list(SYMBOL_NAMES))
+    strips = symbol_frequency_rows(reels, list(SYMBOL_NAMES), name)
     mult = [[f"{v}x", f"{wb:,}", pct(Fraction(wb, build.base_total), 3), f"{wf:,}", pct(Fraction(wf, build.free_total), 3)]
             for v, wb, wf in zip(build.values, build.base_weights, build.free_weights)]
     mult.append(["mean value", f"{float(build.mean_value(False)):.4f}x", "", f"{float(build.mean_value(True)):.4f}x", ""])
     tally = reference_sample(game, build, rounds, seed, _gg_attribute)
-    keys = [(f"{sym}|{t + 1}|{part}", f"{words(sym)} {tiers[t]}", part)
+    keys = [(f"{sym}|{t + 1}|{part}", f"{name(sym)} {tiers[t]}", part)
             for part in ("paid spin", "free spins") for sym in PUBLISHED_PAYTABLE for t in range(len(TIER_FROM))]
     keys.append(("cap|reduction", "reduction of capped rounds", "cap"))
     feat = _feature_rows(summary, "mean_feature_win_x", tally, COINS_PER_BET)
@@ -351,7 +396,7 @@ def _par_gemstones_gold(game: Game, build: Any, summary: dict[str, Any], rounds:
                           "A pay's contribution includes the multiplier applied to its spin."),
             section("Free Spins: trigger and average win", ["figure", "value", "99% interval", "sample"], feat),
             section("Free Spins: win distribution (per feature, x total bet)", FEATURE_DIST_COLUMNS,
-                    feature_distribution_rows(tally.feature_wins, COINS_PER_BET, build.cap_units),
+                    feature_distribution_rows(tally.feature_wins, COINS_PER_BET, build.cap_units, tally.feature_capped),
                     f"The {tally.features:,} features of the reference sample."),
             cap_section(summary, game.max_win_x),
         ],
@@ -372,7 +417,7 @@ def _feature_rows(summary: dict[str, Any], mean_key: str | None, tally: PayTally
         ci = extra.get(f"{mean_key}_ci99")
         rows.append(["average feature win", f"{mean:,.3f}x total bet",
                      f"[{ci[0]:,.3f}, {ci[1]:,.3f}]" if ci else "-", kernel])
-    if tally.features:
+    if tally.features and mean is None:  # one average feature win: the larger sample's where it has one
         lo, hi = mean_ci99(sum(tally.feature_wins), sum(w * w for w in tally.feature_wins), tally.features)
         rows.append(["average feature win", f"{sum(tally.feature_wins) / tally.features / unit:,.3f}x total bet",
                      f"[{lo / unit:,.3f}, {hi / unit:,.3f}]" if tally.features > 1 else "-",
@@ -395,14 +440,15 @@ def _fog_attribute(unit: int) -> Callable[[RoundResult], tuple[dict[str, int], i
 def _par_forge_of_gems(game: Game, build: Any, summary: dict[str, Any], rounds: int, seed: int) -> dict:
     from reelforge.games.forge_of_gems.build import FORGE, GEMBOX_REWARDS, NORMAL, PAYING
 
-    paytable = [[words(sym), *[x_bet(build.pay_x(s, k)) for k in (3, 4, 5)]] for s, sym in enumerate(PAYING)]
+    name = help_names(game, build)
+    paytable = [[name(sym), *[x_bet(build.pay_x(s, k)) for k in (3, 4, 5)]] for s, sym in enumerate(PAYING)]
     # symbols land single (copies come only from the FORGE REEL's Splitters): one weight per symbol
     reels = [dict(zip(NORMAL, cells.weights)) for cells in build.cells]
-    cell_rows = symbol_frequency_rows(reels, list(NORMAL))
+    cell_rows = symbol_frequency_rows(reels, list(NORMAL), name)
     forge = [[words(f), f"{wb:,}", pct(Fraction(wb, build.forge_base.total), 2),
               f"{wf:,}", pct(Fraction(wf, build.forge_free.total), 2)]
              for f, wb, wf in zip(FORGE, build.forge_base.weights, build.forge_free.weights)]
-    targets = [[words(PAYING[i]) if i < len(PAYING) else str(i), f"{w:,}", pct(Fraction(w, build.targets.total), 2)]
+    targets = [[name(PAYING[i]) if i < len(PAYING) else str(i), f"{w:,}", pct(Fraction(w, build.targets.total), 2)]
                for i, w in enumerate(build.targets.weights)]
     gembox = []
     for k, table in build.gembox.items():
@@ -412,7 +458,7 @@ def _par_forge_of_gems(game: Game, build: Any, summary: dict[str, Any], rounds: 
             gembox.append([f"{k}+" if k == 5 else str(k), reward, f"{w:,}", pct(table.probability(j), 2)])
     unit = build.unit
     tally = reference_sample(game, build, rounds, seed, _fog_attribute(unit))
-    keys = [(f"{sym}|{k}|{part}", f"{words(sym)} x{k}", part)
+    keys = [(f"{sym}|{k}|{part}", f"{name(sym)} x{k}", part)
             for part in ("paid spin", "free spins") for sym in PAYING for k in (3, 4, 5)]
     keys += [(f"gembox|{k}|prize", f"{k}{'+' if k == 5 else ''} scatters: instant prize", "GEMBOX")
              for k in GEMBOX_REWARDS]
@@ -441,7 +487,7 @@ def _par_forge_of_gems(game: Game, build: Any, summary: dict[str, Any], rounds: 
             section("GEMBOX and free spins: trigger and average win", ["figure", "value", "99% interval", "sample"], feat,
                     "The feature win is everything the round paid after its paid spin (GEMBOX prize and free spins)."),
             section("GEMBOX and free spins: win distribution (per GEMBOX, x total bet)", FEATURE_DIST_COLUMNS,
-                    feature_distribution_rows(tally.feature_wins, unit, build.cap_units),
+                    feature_distribution_rows(tally.feature_wins, unit, build.cap_units, tally.feature_capped),
                     f"The {tally.features:,} GEMBOX rounds of the reference sample."),
             cap_section(summary, game.max_win_x),
         ],

@@ -4,7 +4,8 @@ One self-contained file: the build's identity and the sample behind its figures;
 its 99% interval (or "exact"); the win distribution with exact binomial intervals and "1 in N"; the
 PAR-sheet content (:mod:`reelforge.analysis.par`); plots with titles, units and intervals drawn; and a
 glossary that defines each figure once. PNG plots are embedded as data URIs, nothing is fetched, and
-a print stylesheet lays the HTML out on A4 pages (``chromium --headless --print-to-pdf``).
+a print stylesheet lays the HTML out on A4 pages (``chromium --headless --no-pdf-header-footer
+--print-to-pdf``). A Markdown report links its plots as PNG files written beside it.
 """
 
 from __future__ import annotations
@@ -34,6 +35,8 @@ from reelforge.game import Game  # noqa: E402
 
 CONVERGENCE_ROUNDS = 10_000_000
 """Rounds simulated for the convergence plot of an exact summary."""
+CONVERGENCE_CHUNK = 1 << 16
+"""Its chunk size: a finer curve (the chunk size is part of what the seed reproduces)."""
 
 COLOURS = {"bar": "#b5651d", "line": "#1a5fc0", "split": "#3a8a5b", "game": "#7a3ab0", "err": "#222222"}
 
@@ -89,15 +92,27 @@ def plot_distribution(s: dict[str, Any]) -> str:
 
 
 def plot_convergence(checkpoints: list[tuple[int, float, float, float]], exact_rtp: float | None,
-                     title: str) -> str:
+                     title: str, target: tuple[float, float] | None = None, label: str = "simulated RTP") -> str:
+    """RTP after each checkpoint with its 99% band; the exact RTP, or a target with its tolerance band."""
     xs = [c[0] for c in checkpoints]
     fig, ax = plt.subplots(figsize=(8, 3.6))
-    ax.plot(xs, [c[1] * 100 for c in checkpoints], color=COLOURS["line"], label="simulated RTP",
-            marker="o" if len(xs) < 20 else None, ms=3)
+    ax.plot(xs, [c[1] * 100 for c in checkpoints], color=COLOURS["line"], label=label,
+            marker="o" if len(xs) < 40 else None, ms=3)
     ax.fill_between(xs, [c[2] * 100 for c in checkpoints], [c[3] * 100 for c in checkpoints], alpha=0.25,
                     color=COLOURS["line"], label="99% interval")
     if exact_rtp is not None:
         ax.axhline(exact_rtp * 100, color="#c01a1a", lw=1, ls="--", label="exact RTP")
+    if target is not None:
+        t, tol = target
+        ax.axhline(t * 100, color="#c01a1a", lw=1, ls="--", label=f"target {t * 100:.2f}%")
+        if tol:
+            ax.axhspan((t - tol) * 100, (t + tol) * 100, color="#c01a1a", alpha=0.08,
+                       label=f"target +-{tol * 100:.2f} pp")
+        # the first checkpoints' bands are wide: keep the target band readable
+        lows = [c[2] * 100 for c in checkpoints[len(checkpoints) // 3:]] or [t * 100]
+        highs = [c[3] * 100 for c in checkpoints[len(checkpoints) // 3:]] or [t * 100]
+        pad = max(tol * 100 if tol else 0.05, 0.02)
+        ax.set_ylim(min(min(lows), (t - tol) * 100) - pad, max(max(highs), (t + tol) * 100) + pad)
     ax.set_xscale("log")
     ax.set_xlabel("rounds simulated (log scale)")
     ax.set_ylabel("RTP, % of stake")
@@ -116,8 +131,8 @@ def plot_split(s: dict[str, Any]) -> str:
     fig, ax = plt.subplots(figsize=(7, 0.6 * len(names) + 1.4))
     ax.barh([words(n, COMPONENT_WORDS) for n in names], values, color=COLOURS["split"], xerr=err,
             ecolor=COLOURS["err"], capsize=3 if err else 0)
-    for i, v in enumerate(values):
-        ax.text(v, i, f"  {v:.3f} pp", va="bottom", fontsize=8)
+    for i, v in enumerate(values):  # the label starts past the whisker, never over it
+        ax.text(v + (err[1][i] if err else 0.0), i, f"  {v:.3f} pp", va="center", fontsize=8)
     ax.set_xlabel("RTP contribution, percentage points of stake")
     ax.set_title("RTP split by component" + (" (exact)" if s["method"] == "exact" else " with 99% intervals"))
     ax.set_xlim(0, max(values + [1]) * 1.35)
@@ -160,8 +175,9 @@ def write_report(path: str, game: Game, build: Any, s: dict[str, Any], mode: str
         from reelforge.analysis.simulate import simulate
 
         # small chunks: a finer convergence curve (the chunk size is part of the seed's meaning)
-        res = simulate(game.id, build.name, CONVERGENCE_ROUNDS, base_seed, workers, mode, chunk=1 << 16)
+        res = simulate(game.id, build.name, CONVERGENCE_ROUNDS, base_seed, workers, mode, chunk=CONVERGENCE_CHUNK)
         checkpoints = res.checkpoints
+        s["convergence_seed"] = base_seed  # the plot is reproducible from the report
     add_feature_buy(game, build, s, base_seed, workers)
     s["par_sheet"] = par_sheet(game, build, s, par_rounds, base_seed)
     ranges = "" if s["method"] == "exact" else ", with 99% intervals"
@@ -174,8 +190,16 @@ def write_report(path: str, game: Game, build: Any, s: dict[str, Any], mode: str
         images.append((pic["title"], plot_feature(pic)))
     title = f"{s['title']} - build {_build_label(s)} - Game Rules Summary"
     out = Path(path)
-    render = _markdown if out.suffix.lower() == ".md" else _html
-    out.write_text(render(title, s, images, checkpoints))
+    if out.suffix.lower() == ".md":
+        # Markdown viewers choke on 200 KB data URIs: the plots are PNG files beside the report
+        linked = []
+        for i, (t, img) in enumerate(images, start=1):
+            png = out.with_name(f"{out.stem}-plot-{i}.png")
+            png.write_bytes(base64.b64decode(img))
+            linked.append((t, png.name))
+        out.write_text(_markdown(title, s, linked, checkpoints))
+    else:
+        out.write_text(_html(title, s, images, checkpoints))
     return out
 
 
@@ -186,14 +210,16 @@ def _build_label(s: dict[str, Any]) -> str:
 
 def _identity_rows(s: dict[str, Any], checkpoints: list | None) -> list[tuple[str, str]]:
     pid = s.get("published_id")
-    rows = [("game", f"{s['title']} ({s['game']})"),
+    rows = [("game", s["title"]),
             ("published game id", pid if pid else "none published (the rules give no game id)"),
             ("game version", str(s["version"])), ("build", _build_label(s)),
             *([("build content hash", f"SHA-256 {s['build_hash']}")] if s.get("build_hash") else []),
             ("round mode", "paid rounds" if s.get("mode", "paid") == "paid" else f"{s['mode']} rounds"),
             ("figures", _sample_text(s))]
     if checkpoints and s["method"] == "exact":
-        rows.append(("convergence plot", f"{checkpoints[-1][0]:,} simulated rounds checked against the exact RTP"))
+        seed = f", seed {s['convergence_seed']}" if s.get("convergence_seed") is not None else ""
+        rows.append(("convergence plot", f"{checkpoints[-1][0]:,} simulated rounds checked against the exact RTP "
+                                         f"({len(checkpoints)} checkpoints, chunks of {CONVERGENCE_CHUNK:,} rounds{seed})"))
     par = (s.get("par_sheet") or {}).get("sample") or {}
     if par.get("kind") == "reference engine":
         feats = par["features"]
@@ -237,7 +263,7 @@ def _markdown(title: str, s: dict[str, Any], images: list[tuple[str, str]], chec
         return ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)] + ["| " + " | ".join(r) + " |" for r in esc]
 
     lines = [f"# {title}", ""]
-    lines += table(["", ""], [list(r) for r in _identity_rows(s, checkpoints)])
+    lines += table(["identity", "value"], [list(r) for r in _identity_rows(s, checkpoints)])
     for t in _tables(s):
         if t.get("group"):
             lines += ["", f"## {t['group']}"]
@@ -246,8 +272,8 @@ def _markdown(title: str, s: dict[str, Any], images: list[tuple[str, str]], chec
         if t["note"]:
             lines += ["", t["note"]]
     lines += ["", "## Plots"]
-    for t, img in images:
-        lines += ["", f"### {t}", "", f"![{t}](data:image/png;base64,{img})"]
+    for t, png in images:
+        lines += ["", f"### {t}", "", f"![{t}]({png})"]
     lines += ["", "## Glossary", ""]
     lines += [f"* **{term}**: {text}" for term, text in glossary(s)]
     return "\n".join(lines) + "\n"
@@ -265,6 +291,7 @@ thead th { background: #f1ece1; font-weight: 600; } tbody th { background: #faf7
 table.summary th { width: 30%; } table.summary td:nth-child(2) { width: 36%; }
 table.identity td:first-child { font-weight: 600; width: 25%; background: #faf7f1; }
 table.par td:not(:first-child) { white-space: nowrap; }
+table.par td:first-child { min-width: 9em; }
 p.note { color: #555; font-size: .85rem; margin: .1rem 0 .8rem; }
 figure { margin: 1rem 0; } img { max-width: 100%; } figcaption { color: #555; font-size: .85rem; }
 dl dt { font-weight: 600; margin-top: .4rem; } dl dd { margin-left: 1rem; }

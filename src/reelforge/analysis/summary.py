@@ -11,7 +11,7 @@ import math
 from fractions import Fraction
 from typing import Any
 
-from reelforge.game import Build, Game, jsonable
+from reelforge.game import Build, Game, StratifiedEstimate, jsonable
 from reelforge.stats import (
     BUCKET_EDGES_X,
     BUCKET_LABELS,
@@ -41,7 +41,8 @@ def max_win_statement(count: int, n: int, cap_x: int) -> str:
         return (f"{cap_x:,}x not observed in {n:,} rounds, below 3/N = {rule_of_three(n):.3g} at 95% "
                 f"(rule of three)")
     lo, hi = clopper_pearson(count, n)
-    return (f"{cap_x:,}x observed {count:,} times in {n:,} rounds: {count / n:.3g} (1 in {n / count:,.0f}), "
+    times = "once" if count == 1 else f"{count:,} times"
+    return (f"{cap_x:,}x observed {times} in {n:,} rounds: {count / n:.3g} (1 in {n / count:,.0f}), "
             f"99% exact binomial interval [{lo:.3g}, {hi:.3g}]")
 
 
@@ -53,7 +54,7 @@ def _identity(game: Game, build: Build, method: str, mode: str) -> dict[str, Any
         "build": build.name, "build_version": build.identity.version, "build_hash": build.identity.content_hash,
         "mode": mode, "method": method,
         "reference_stakes": list(stakes),
-        "max_win_x": game.max_win_x,
+        "max_win_x": game.max_win_x, "max_win_source": game.max_win_source,
         "max_exposure": game.max_win_x * stakes[1],
     }
 
@@ -89,6 +90,8 @@ def exact_summary(game: Game, build: Build) -> dict[str, Any]:
             for label, (lo, hi), p in zip(BUCKET_LABELS, bucket_bounds(cap), probs)
         ],
         "extra": jsonable(ex.extra, float),
+        # the same figures as exact rationals, every digit (strings "p/q"), e.g. each ladder runner's end probability
+        "extra_exact": jsonable(ex.extra),
     })
     # every figure here is exact, the game's own (under extra) included
     out["exact_figures"] = ["rtp", "rtp_split", "hit_rate", "feature_rate", "sd", "volatility_level",
@@ -165,7 +168,11 @@ def stratified_summary(game: Game, build: Build, rounds: int, seed: int) -> dict
     """Summary from the game's stratified estimate (games declaring ``capabilities.stratified``)."""
     if not game.capabilities.stratified:
         raise ValueError(f"{game.id} has no stratified estimate; use a plain simulation")
-    est = game.stratified(build, rounds, seed)
+    return stratified_summary_of(game, build, game.stratified(build, rounds, seed), seed)
+
+
+def stratified_summary_of(game: Game, build: Build, est: StratifiedEstimate, seed: int | None) -> dict[str, Any]:
+    """The summary of a stratified estimate already made (``seed``: the one the sample was drawn from)."""
     out = _identity(game, build, "stratified", "paid")
     figures = est.to_json()
     extra = figures.pop("extra")
@@ -175,7 +182,7 @@ def stratified_summary(game: Game, build: Build, rounds: int, seed: int) -> dict
         "seed": seed, "distribution": [],
         "sample": {"kind": "stratified", "rounds": est.rounds, "seed": seed,
                    "description": f"stratified estimate: {est.rounds:,} paid spins + {est.feature_rounds:,} "
-                                  f"features simulated apart (seed {seed})"},
+                                  f"features simulated apart" + ("" if seed is None else f" (seed {seed})")},
         "rtp_ci99_half_width_pp": (hi - lo) / 2 * 100,
         "house_edge": 1 - est.rtp, "house_edge_ci99": [1 - hi, 1 - lo],
         "volatility_level": volatility_level(est.sd),
@@ -183,4 +190,6 @@ def stratified_summary(game: Game, build: Build, rounds: int, seed: int) -> dict
         "feature_frequency_one_in_ci99": one_in_ci99(est.feature_rate_ci99),
         "extra": extra,
     })
+    if extra.get("cap_probability_ci99") is not None:  # the estimator's interval, beside the figure
+        out["max_win_probability_ci99"] = extra["cap_probability_ci99"]
     return out

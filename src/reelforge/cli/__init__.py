@@ -26,6 +26,9 @@ COMMANDS: tuple[LazyCommand, ...] = (
                 "(or, with --server, the game server's paid rounds per second through HTTP)."),
     LazyCommand("compare", "reelforge.cli.analysis:compare",
                 "All builds of a game side by side (exact where the game allows, else simulated)."),
+    LazyCommand("certify", "reelforge.cli.certify:certify",
+                "A certification package a test lab signs: a build run to a stated precision (resumable), its "
+                "report, tallies and manifest; --verify DIR checks one."),
     LazyCommand("tune", "reelforge.cli.tune:tune",
                 "Calibrate a build toward targets and write its data file (the generic tuner of tuning.py)."),
     LazyCommand("serve", "reelforge.server.commands:serve", "Run the game server (FastAPI under uvicorn)."),

@@ -22,7 +22,7 @@ from reelforge.games.forge_of_gems.build import (
     reward_name,
 )
 from reelforge.games.forge_of_gems.stratified import ForgeOfGemsEstimator
-from reelforge.stats import Z99, Accumulator, Tally, bucket_edges_units, wilson_ci
+from reelforge.stats import Z99, Accumulator, Tally, bucket_edges_units, clopper_pearson, wilson_ci
 
 SUB_CHUNK = 1_000_000
 """Rounds per kernel call: keeps a chunk's int64 sum of squared wins far from overflow."""
@@ -139,14 +139,17 @@ def help_page(build: Build) -> dict[str, Any]:
 class ForgeOfGems(Game):
     id = "forge-of-gems"
     title = "Forge of Gems"
-    reference_id = "Play'n GO Forge of Gems (2022)"
+    reference_id = "none published"
     published_id = None
-    """The published rules give no game id (``reference_id`` names the game they describe)."""
+    """The published rules give no game id (the reports, ``games`` and the help all say so)."""
     feature_name = "GEMBOX"
     version = "1.0"
     max_win_x = CAP_X
-    reference_stakes = (0.10, 100)
-    """The rules publish no reference stakes: the platform's default range."""
+    max_win_source = "provider's published figure"
+    """The rules text gives no cap; 20,000x is the provider's published figure (GAMES.md)."""
+    reference_stakes = (0.20, 100)
+    """The rules publish no reference stakes: the bet ladder's range (0.20 up: at 0.10 the win unit, 1/20 of
+    the total bet, would be half a cent)."""
     modes = ("paid",)
     step_actions = ("open",)
     """``open`` opens the GEMBOX (the only step that takes it)."""
@@ -229,7 +232,11 @@ class ForgeOfGems(Game):
     def stratified(self, build: Build, rounds: int, seed: int) -> StratifiedEstimate:
         """The stratified estimate of :mod:`.stratified`: ``rounds`` paid spins alone (first-board
         scatter class as control variate) plus features simulated alone, cap corrected."""
-        return ForgeOfGemsEstimator().run(build, rounds, seed)
+        return self.stratified_estimator().run(build, rounds, seed)
+
+    def stratified_estimator(self) -> ForgeOfGemsEstimator:
+        """The estimator behind :meth:`stratified` (certification runs merge its samples piece by piece)."""
+        return ForgeOfGemsEstimator()
 
     def feature_picture(self, build: Any, summary: dict[str, Any]) -> dict[str, Any] | None:
         """GEMBOX rewards per paid round, by scatter class and reward (the report's game plot)."""
@@ -260,9 +267,9 @@ class ForgeOfGems(Game):
             got = extra.get(f"{key}_ci99")
             return [[v * scale for v in got[k]] for k in labels] if got else None
 
-        series = [{"name": "first board's ways (probability per paid spin, log)", "labels": labels,
-                   "values": list(first.values()), "log": True, "ylabel": "probability (log)",
-                   "ci99": cis("first_board_ways")}]
+        # the first board is 243 ways on every paid spin (symbols land single): one bar at probability 1 says
+        # nothing a sentence does not, so the picture starts with the ways the cascades reached
+        series: list[dict[str, Any]] = []
         peak = extra.get("peak_ways")
         if peak:
             series.append({"name": "most ways of any board the spin evaluated (probability per paid spin, log)",
@@ -273,7 +280,10 @@ class ForgeOfGems(Game):
             series.append({"name": "paid-spin RTP returned by the spins of each peak-ways bin (log)",
                            "labels": list(rtp), "values": [v * 100 for v in rtp.values()], "log": True,
                            "ylabel": "RTP, pp (log)", "ci99": cis("paid_spin_rtp_by_peak_ways", 100.0)})
-        pics.append({"title": "Ways distribution of paid spins", "labels": labels, "values": list(first.values()),
+        if not series:
+            return pics
+        pics.append({"title": "Ways distribution of paid spins (the first board is always 243 ways)",
+                     "labels": labels, "values": list(first.values()),
                      "series": series, "xlabel": "ways (bins 243 x 2^k, up to 36,288)",
                      "ylabel": "probability (log)", "log": True})
         return pics
@@ -283,8 +293,10 @@ class ForgeOfGems(Game):
         if not n:
             return {}
 
-        def freq(count: int) -> dict[str, Any]:
-            lo, hi = wilson_ci(count, n)
+        def freq(count: int, exact: bool = False) -> dict[str, Any]:
+            # the cap's count takes the exact binomial interval, as max_win_probability_ci99 does (one
+            # interval method per figure); other frequencies are Wilson
+            lo, hi = clopper_pearson(count, n) if exact else wilson_ci(count, n)
             return {"count": count, "probability": count / n, "one_in": (n / count) if count else None,
                     "ci99": [lo, hi]}
 
@@ -311,7 +323,7 @@ class ForgeOfGems(Game):
             "gembox": gembox,
             "free_spins": {"triggers": freq(triggers),
                            "average_free_spins": c("free_spins_played") / triggers if triggers else None},
-            "cap_hits": freq(c("cap_hits")),
+            "cap_hits": freq(c("cap_hits"), exact=True),
             "paid_spin_hit_rate": c("paid_spin_hits") / n,
             "paid_spin_hit_rate_ci99": list(wilson_ci(c("paid_spin_hits"), n)),
             "cascades_per_paid_spin": c("paid_spin_cascades") / n,

@@ -40,7 +40,7 @@ from reelforge.game import StratifiedEstimate
 from reelforge.games.forge_of_gems import kernel
 from reelforge.games.forge_of_gems.build import GAME_ID, GEMBOX_REWARDS, Build, reward_name
 from reelforge.games.forge_of_gems.template import UNIT, initial_scatter_classes, sampling_build
-from reelforge.stats import wilson_ci
+from reelforge.stats import Z99, wilson_ci
 
 KIND = "strata"
 MARKS = (8, 10, 15, 20)
@@ -243,6 +243,7 @@ def estimate(st: Strata, build: Build) -> dict[str, Any]:
                     hi += value
     rtp = Estimate(rtp.value - (lo + hi) / 2, rtp.var)
     bound = (hi - lo) / 2
+    cap_p = _cap_probability(st, tail, c, pi, mark_of, cap, U)
     freq = {}
     for ci, k in enumerate((3, 4, 5), start=1):
         freq[f"gembox_{k}"] = c[ci]
@@ -268,8 +269,47 @@ def estimate(st: Strata, build: Build) -> dict[str, Any]:
         "gembox_rtp": rtp.value - st.sum_b[:4].sum() / N / U,
         "round_sd_x_lower_bound": round_sd, "frequencies": freq, "free_spin_frequency": fs,
         "feature_means_x": {n: float(fbar[mark_of[n]] / U) for n in MARKS},
-        "paid_spins": N, "features": m, "tail_features": len(st.tail),
+        "paid_spins": N, "features": m, "tail_features": len(st.tail), **cap_p,
     }
+
+
+def _cap_probability(st: Strata, tail: np.ndarray, c: list[float], pi: dict[int, list[float]],
+                     mark_of: dict[int, int], cap: int, U: int) -> dict[str, Any]:
+    """P(a paid round reaches the cap), stratified: sum over GEMBOX rewards with free spins of
+    P(reward) x P(B + prize + F >= cap), F from the kept tail features, B (the paid spin's win, independent
+    of the feature) from its histogram per scatter class, at its bins' low and high edges (the point is
+    the middle, the gap widens the interval as for the RTP's cap correction). The 99% interval is normal
+    on the per-feature score (the rewards share the same simulated features), plus half the gap. Paid
+    spins alone never reach the cap in the sample (checked by the estimator)."""
+    m = st.features
+    lo_edge = np.arange(HIST_BINS, dtype=np.float64) * HIST_WIDTH
+    hi_edge = np.minimum(lo_edge + HIST_WIDTH, float(st.max_b))
+    hi_edge[-1] = float(st.max_b)
+    scores = {"lo": np.zeros(len(tail)), "hi": np.zeros(len(tail))}
+    capped = 0
+    for ci, k in enumerate((3, 4, 5), start=1):
+        counts = st.hist_b[ci].astype(np.float64)
+        if counts.sum() == 0 or not len(tail):
+            continue
+        prob = counts / counts.sum()
+        for j in range(3):
+            prize, spins = GEMBOX_REWARDS[k][j]
+            if not spins:
+                continue
+            t = cap - prize * U - tail[:, mark_of[spins]]  # the cap is reached when B >= t
+            for edges, key in ((lo_edge, "lo"), (hi_edge, "hi")):
+                order = np.argsort(edges, kind="stable")
+                suffix = np.concatenate((np.cumsum(prob[order][::-1])[::-1], [0.0]))
+                scores[key] += c[ci] * pi[k][j] * suffix[np.searchsorted(edges[order], t, side="left")]
+    if len(tail):
+        capped = int((tail.max(axis=1) >= cap).sum())
+    mid = (scores["lo"] + scores["hi"]) / 2
+    point = float(mid.sum() / m)
+    var = max(float((mid**2).sum() / m) - point**2, 0.0) / m
+    gap = float((scores["hi"].sum() - scores["lo"].sum()) / m) / 2
+    half = Z99 * math.sqrt(var) + gap
+    return {"cap_probability": point, "cap_probability_ci99": [max(point - half, 0.0), point + half],
+            "features_reaching_cap_alone": capped}
 
 
 def estimate_of(st: Strata, build: Build) -> StratifiedEstimate:
@@ -287,7 +327,8 @@ def estimate_of(st: Strata, build: Build) -> StratifiedEstimate:
         rtp_split={"paid_spins": e["paid_spin_rtp"], "gembox": e["gembox_rtp"]},
         rtp_split_ci99={"paid_spins": None, "gembox": None},
         feature_rate=gembox, feature_rate_ci99=wilson_ci(round(gembox * n), n),
-        sd=e["round_sd_x_lower_bound"], sd_is_lower_bound=True, extra=extra)
+        sd=e["round_sd_x_lower_bound"], sd_is_lower_bound=True, max_win_probability=e["cap_probability"],
+        extra=extra)
 
 
 class ForgeOfGemsEstimator(StratifiedEstimator):
@@ -307,3 +348,7 @@ class ForgeOfGemsEstimator(StratifiedEstimator):
 
     def estimate(self, sample: Sample, build: Build) -> StratifiedEstimate:
         return estimate_of(Strata.from_sample(sample), build)
+
+    def merge(self, first: Sample, second: Sample) -> Sample:
+        """:meth:`Strata.merge` of the two samples."""
+        return Strata.from_sample(first).merge(Strata.from_sample(second)).to_sample()

@@ -179,7 +179,11 @@ class GemstonesGold(Game):
     def stratified(self, build: Build, rounds: int, seed: int) -> StratifiedEstimate:
         """The stratified estimate of :mod:`.stratified` (paid boards with the multiplier reel
         integrated exactly, features per spin count, exact trigger probabilities)."""
-        return GemstonesGoldEstimator().run(build, rounds, seed)
+        return self.stratified_estimator().run(build, rounds, seed)
+
+    def stratified_estimator(self) -> GemstonesGoldEstimator:
+        """The estimator behind :meth:`stratified` (certification runs merge its samples piece by piece)."""
+        return GemstonesGoldEstimator()
 
     def tune(self, name: str, targets: dict[str, float], out: str | None = None,
              sample: str | None = None) -> TuneResult:

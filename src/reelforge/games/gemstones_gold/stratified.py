@@ -10,6 +10,7 @@ simulated cap excess. A sample (kind ``verify``) is made for one build's strips 
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import math
 
@@ -90,6 +91,13 @@ def build_design(build: Build) -> dict:
             "free_weights": list(build.free_weights)}
 
 
+@functools.lru_cache(maxsize=4)
+def _initial(strips: tuple[str, ...]) -> dict[str, float]:
+    """The exact initial-board probabilities of ``strips``, computed once per process (every piece of a
+    certification run needs them)."""
+    return initial_board_probabilities(list(strips))
+
+
 def verify_sample(build: Build, paid_n: int = 100_000_000, feature_n: int = 2_000_000, seed: int = 31337,
                   exact: dict[str, float] | None = None, workers: int | None = None, log: bool = False) -> Sample:
     """Every published figure with its 99% interval, from a stratified simulation.
@@ -102,7 +110,7 @@ def verify_sample(build: Build, paid_n: int = 100_000_000, feature_n: int = 2_00
     The cross term between a trigger round's paid spin and its feature (cap sharing) is neglected
     in the second moment; the cap itself is applied per feature from 0 (the paid part of a
     trigger round is at most a few x bet)."""
-    ex = exact or initial_board_probabilities(list(build.strips))
+    ex = exact or _initial(tuple(build.strips))
     mu_b, var_b = _moments(build.base_weights, build.values)
     sums, trans = chunked_sums(_paid_verify, paid_n, [seed, 0], (*board_arrays(build), mu_b, var_b),
                                [((5,), np.float64), ((7, 13), np.int64)], PAID_CHUNK, workers, "boards", log)
@@ -238,3 +246,26 @@ class GemstonesGoldEstimator(StratifiedEstimator):
 
     def estimate(self, sample: Sample, build: Build) -> StratifiedEstimate:
         return estimate_of(verify_estimate(sample, build), int(sample.settings["seed"]))
+
+    def merge(self, first: Sample, second: Sample) -> Sample:
+        """:func:`merge_samples`."""
+        return merge_samples(first, second)
+
+
+def merge_samples(first: Sample, second: Sample) -> Sample:
+    """Two verify samples of one build design as one: every array and count is a sum (the exact
+    initial-board probabilities are the build's, the same in both); ``seeds`` lists both."""
+    a, b = first.settings, second.settings
+    if a.get("build_design") != b.get("build_design") or first.values["exact"] != second.values["exact"]:
+        raise ValueError("verify samples of different builds cannot be merged")
+    seeds = [*a.get("seeds", [a["seed"]]), *b.get("seeds", [b["seed"]])]
+    settings = {**a, "paid_boards": int(a["paid_boards"]) + int(b["paid_boards"]),
+                "features": int(a["features"]) + int(b["features"]), "seeds": seeds}
+    # a small sample may lack the features of a rare scatter count: those strata are the other's alone
+    fa, fb = first.values["feature_counts"], second.values["feature_counts"]
+    counts = {k: int(fa.get(k, 0)) + int(fb.get(k, 0)) for k in sorted({*fa, *fb}, key=int)}
+    arrays = {k: (first.arrays[k] + second.arrays[k]) if k in first.arrays and k in second.arrays
+              else (first.arrays.get(k, second.arrays.get(k))).copy()
+              for k in sorted({*first.arrays, *second.arrays})}
+    return Sample(GAME_ID, KIND, settings=settings, values={"exact": first.values["exact"], "feature_counts": counts},
+                  arrays=arrays)

@@ -45,8 +45,10 @@ def help_answer(active: ActiveGame, config: ServerConfig) -> dict[str, Any]:
     """``GET /games/{game}/help``: the game's help, the offer (build, ladder, price) and its help page."""
     help_ = active.game.help(active.build)
     body = help_.to_json()
-    # rtp stays a number in the API (a fraction of the stake); rtp_exact is the exact fraction
-    body.update({"rtp": float(help_.rtp), "rtp_exact": str(help_.rtp),
+    # rtp stays a number in the API (a fraction of the stake); rtp_nominal is the build's published RTP as an
+    # exact fraction (its name, not a computed RTP: `reelforge summary` computes that). rtp_exact is the same
+    # value under its former, misleading name, kept for clients written before issue 23.
+    body.update({"rtp": float(help_.rtp), "rtp_nominal": str(help_.rtp), "rtp_exact": str(help_.rtp),
                  "bet_ladder": list(active.config.bet_ladder), "currency": config.currency})
     body["page"].setdefault("sections", []).append(unfinished_section(config))
     return body

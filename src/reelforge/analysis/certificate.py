@@ -1,0 +1,357 @@
+"""The figures of a certification package, from its merged tallies (:mod:`reelforge.analysis.certify`).
+
+:func:`figures_of` is a pure function of the tallies, the build and the plan: ``figures.json`` holds
+its result and ``reelforge certify --verify`` recomputes it. Beside the Game Rules Summary it gives
+what a test lab checks: the measured-vs-target table (GAMES.md's targets with their source named),
+the convergence checkpoints, the top award's odds with a usable estimate, the volatility index, RTP
+by bet level with rounding to cents, the game cycle, and the per-feature breakdowns.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from reelforge.analysis.summary import exact_summary, simulation_summary, stratified_summary_of
+from reelforge.estimation import Sample
+from reelforge.game import Build, Game
+from reelforge.stats import Z99, clopper_pearson, rule_of_three, volatility_level
+
+SOURCE_RULES = "rules text"
+SOURCE_PROVIDER = "provider's published figure"
+SOURCE_OURS = "our decision"
+Z90, Z95 = 1.6448536269514722, 1.959963984540054
+"""Normal quantiles of the volatility index's 90% and 95% confidence."""
+
+# Bet ladders (total bets in cents) the figures by bet level are given for: the demo operator
+# configuration's (server/demo.toml), which follows each game's published bet structure.
+BET_LADDERS_CENTS: dict[str, tuple[int, ...]] = {
+    "forge-of-fortunes": tuple(10 * f for f in (1, 2, 4, 5, 10, 20, 40, 50, 100, 200, 400, 500, 1000)),
+    "gemstones-gold": tuple(sorted({s * lv * 20 for s in (1, 10, 50) for lv in range(1, 11)})),
+    "forge-of-gems": tuple(sorted({s * lv * 20 for s in (1, 10, 50) for lv in range(1, 11)})),
+}
+
+
+# -- targets (GAMES.md), each with its source -----------------------------------------------------------
+def _target(figure: str, key: str, target: float, tolerance: float | None, source: str, unit: str = "%",
+            note: str = "", kind: str = "interval") -> dict[str, Any]:
+    return {"figure": figure, "key": key, "target": target, "tolerance": tolerance, "source": source,
+            "unit": unit, "note": note, "kind": kind}
+
+
+def targets(game: Game, build: Build, mode: str) -> list[dict[str, Any]]:
+    """The targets GAMES.md sets for ``build`` (their tolerances are ours where the source gives none)."""
+    name = float(Fraction(build.rtp))
+    if mode == "buy":
+        return [_target("Feature Buy RTP (per unit of price)", "rtp", name, 0.005, SOURCE_OURS,
+                        note="GAMES.md: within 0.5 pp of the build's RTP")]
+    if game.id == "forge-of-fortunes":
+        out = [_target("RTP", "rtp", name, 0.00001, SOURCE_RULES, note="the build's published RTP; within 0.001 pp "
+                       "(tolerance: our decision)"),
+               _target("volatility level", "volatility_level", 7, None, SOURCE_RULES, "level", kind="equal")]
+        if build.name == "96.2":
+            out += [_target("probability of the 2,500x maximum", "max_win_probability", 1e-5, 0.05e-5, SOURCE_RULES,
+                            "per round", "1 in 100,000 within +-5% (tolerance: our decision)"),
+                    _target("hit rate", "hit_rate", 0.1701, 0.005, SOURCE_PROVIDER,
+                            note="17.01%, within 0.5 pp (tolerance: our decision)")]
+        return out
+    if game.id == "gemstones-gold":
+        # GAMES.md puts these tolerances on the figure and asks for its 99% interval beside it: the point decides
+        point = "point"
+        return [_target("RTP", "rtp", 0.9671, 0.0005, SOURCE_RULES, kind=point,
+                        note="96.71% +-0.05 pp on the measured figure, its 99% interval stated (GAMES.md; "
+                             "tolerances: GAMES.md)"),
+                _target("RTP from paid spins", "rtp_split.paid_spins", 0.6889, 0.0015, SOURCE_RULES, "pp", kind=point),
+                _target("RTP from free spins", "rtp_split.free_spins", 0.2782, 0.0015, SOURCE_RULES, "pp", kind=point),
+                _target("hit rate", "hit_rate", 0.3509, 0.0010, SOURCE_RULES, kind=point),
+                _target("rounds that trigger free spins", "feature_rate", 0.0051, 0.0003, SOURCE_RULES, kind=point),
+                _target("volatility level (\"High\")", "volatility_level", 8, None, SOURCE_RULES, "level",
+                        "\"High\" read as level 8 or more on the project scale (our decision)", kind="at_least"),
+                _target("maximum win 7,500x reachable", "max_win_reachable", 1, None, SOURCE_RULES, "",
+                        kind="reachable")]
+    if game.id == "forge-of-gems":
+        return [_target("RTP", "rtp", name, 0.0010, SOURCE_PROVIDER, note="the build's RTP (published builds); "
+                        "within 0.10 pp with the 99% interval inside (tolerance: our decision)"),
+                _target("volatility level (\"extreme\")", "volatility_level", 10, None, SOURCE_PROVIDER, "level",
+                        kind="equal"),
+                _target("maximum win 20,000x reachable", "max_win_reachable", 1, None, SOURCE_PROVIDER, "",
+                        kind="reachable")]
+    return []
+
+
+def _lookup(s: dict[str, Any], key: str) -> tuple[Any, Any]:
+    """A summary figure and its 99% interval by dotted key (``rtp_split.paid_spins``)."""
+    if "." in key:
+        top, sub = key.split(".")
+        return (s.get(top) or {}).get(sub), ((s.get(f"{top}_ci99") or {}).get(sub))
+    return s.get(key), s.get(f"{key}_ci99")
+
+
+def target_rows(tlist: list[dict[str, Any]], s: dict[str, Any], top: dict[str, Any]) -> list[dict[str, Any]]:
+    """Each target measured: value, interval, pass/fail and why. An ``interval`` target passes when the
+    whole 99% interval lies inside target +- tolerance; a ``point`` target (a tolerance on the figure
+    itself, its interval stated beside it) when the measured value does; exact figures when they do."""
+    rows = []
+    exact = s["method"] == "exact"
+    for t in tlist:
+        row = dict(t)
+        if t["kind"] == "reachable":
+            rounds, feats = top.get("observed_count") or 0, top.get("simulated_features_at_cap") or 0
+            reached = rounds > 0 or feats > 0
+            verdict = "; ".join(v for v in (f"{rounds:,} simulated round(s) reached it" if rounds else "",
+                                            f"{feats:,} simulated feature(s) reached it" if feats else "") if v)
+            row.update(value=top.get("statement"), ci99=None, passed=reached,
+                       verdict=verdict or "not observed in the samples")
+            rows.append(row)
+            continue
+        value, ci = _lookup(s, t["key"])
+        if t["kind"] in ("equal", "at_least"):
+            levels = s.get("volatility_levels_ci99") or [value]
+            ok = value == t["target"] if t["kind"] == "equal" else value is not None and value >= t["target"]
+            row.update(value=value, ci99=levels, passed=bool(ok),
+                       verdict=f"level {value}" + ("" if exact else f" (the SD's interval spans {levels})"))
+            rows.append(row)
+            continue
+        lo_band, hi_band = t["target"] - t["tolerance"], t["target"] + t["tolerance"]
+        if value is None:
+            row.update(value=None, ci99=None, passed=False, verdict="not measured")
+        elif exact or not ci:
+            ok = lo_band <= value <= hi_band
+            row.update(value=value, ci99=None, passed=ok, verdict=("exact value " if exact else "value ") +
+                       ("inside" if ok else "outside") + " the band")
+        else:
+            inside = lo_band <= ci[0] and ci[1] <= hi_band
+            point = lo_band <= value <= hi_band
+            out_by = max(lo_band - ci[0], ci[1] - hi_band, 0.0) * 100
+            row.update(value=value, ci99=list(ci), passed=inside if t["kind"] == "interval" else point,
+                       verdict="99% interval inside the band" if inside else
+                       (f"point inside; the 99% interval reaches {out_by:.4f} pp outside" if point
+                        else "point outside the band"))
+        rows.append(row)
+    return rows
+
+
+# -- the top award ---------------------------------------------------------------------------------------
+def top_award(game: Game, s: dict[str, Any], sample: dict[str, Any] | None) -> dict[str, Any]:
+    """The maximum win's odds: exact; else the stratified estimate with its interval where the estimator
+    gives one; else the plain sample's count with the exact binomial interval, or (nothing observed,
+    nothing better) the rule-of-three bound, said so."""
+    cap = game.max_win_x
+    plain = sample if sample is not None else (s if s["method"] == "simulation" else None)
+    observed = {"observed_count": plain["max_win_count"], "observed_rounds": plain["rounds"]} if plain else {}
+    if s["method"] == "exact":
+        p = s["max_win_probability"]
+        return {"method": "exact", "estimate": p, "ci99": None, "one_in": 1 / p if p else None,
+                "statement": f"{cap:,}x: exact probability per round {p:.4g} (1 in {1 / p:,.0f})", **observed}
+    extra = s.get("extra") or {}
+    if s["method"] == "stratified" and s.get("max_win_probability"):
+        p = s["max_win_probability"]
+        ci = extra.get("cap_probability_ci99") or _gg_cap_ci(extra)
+        caps = extra.get("features_reaching_cap_alone")
+        if caps is None and extra.get("caps_observed"):
+            caps = sum(int(v) for v in extra["caps_observed"].values())
+        observed["simulated_features_at_cap"] = caps
+        how = ("stratified: the features that reach the cap, simulated apart, times the exact or estimated "
+               "probability of their trigger")
+        return {"method": "stratified", "estimate": p, "ci99": ci, "one_in": 1 / p,
+                "statement": f"{cap:,}x: {p:.4g} per paid round (1 in {1 / p:,.0f})", "how": how, **observed}
+    n, count = plain["rounds"], plain["max_win_count"]
+    if count:
+        lo, hi = clopper_pearson(count, n)
+        return {"method": "observed", "estimate": count / n, "ci99": [lo, hi], "one_in": n / count,
+                "statement": f"{cap:,}x: {count:,} of {n:,} rounds (1 in {n / count:,.0f})",
+                "how": "count in the plain sample, exact binomial interval", **observed}
+    return {"method": "bound", "estimate": 0.0, "ci99": [0.0, rule_of_three(n)], "one_in": None,
+            "statement": f"{cap:,}x not observed in {n:,} rounds: below {rule_of_three(n):.3g} per round at 95% "
+                         f"(rule of three; no better estimate exists for this game and mode)", **observed}
+
+
+def _gg_cap_ci(extra: dict[str, Any]) -> list[float] | None:
+    """Gemstones Gold's stratified cap probability sum_k P(k) caps_k / n_k: a normal interval on its
+    binomial parts (Wilson-like floor at zero)."""
+    feats = extra.get("features") or {}
+    if not feats:
+        return None
+    point = var = 0.0
+    for f in feats.values():
+        q = f["caps"] / f["n"]
+        point += f["p"] * q
+        var += f["p"] ** 2 * max(q * (1 - q), 1 / f["n"]) / f["n"]
+    half = Z99 * math.sqrt(var)
+    return [max(point - half, 0.0), point + half]
+
+
+# -- volatility, bet levels, game cycle --------------------------------------------------------------------
+def volatility(s: dict[str, Any], sample: dict[str, Any] | None, price_x: float = 1.0) -> dict[str, Any]:
+    """The volatility index VI = z x SD (z for 90% and 95% confidence) with the SD's 99% interval; per unit
+    of the stake (the total bet, or a Feature Buy's price ``price_x``)."""
+    sd = s["sd"] / price_x
+    ci = s.get("sd_ci99")
+    source = "exact" if s["method"] == "exact" else s["method"]
+    if not ci and sample is not None:
+        ci, source = sample.get("sd_ci99"), f"{s['method']} SD; interval from the plain sample's SD (delta method)"
+    ci = [v / price_x for v in ci] if ci else None
+    out = {"sd": sd, "sd_ci99": ci, "sd_source": source, "sd_is_lower_bound": bool(s.get("sd_is_lower_bound")),
+           "per": "total bet" if price_x == 1 else "unit of price",
+           "level": volatility_level(sd) if price_x == 1 else None}
+    for name, z in (("vi90", Z90), ("vi95", Z95)):
+        out[name] = z * sd
+        out[f"{name}_ci99"] = [z * ci[0], z * ci[1]] if ci else None
+    return out
+
+
+def bet_levels(game: Game, build: Build, s: dict[str, Any]) -> list[dict[str, Any]]:
+    """RTP at each total bet of the ladder (and the reference stakes), paid in whole cents: where a win
+    unit is a whole number of cents every win is exact and the RTP is the build's; otherwise each
+    winning round's win is rounded down to the cent, costing less than one cent per winning round."""
+    unit = game.win_unit(build)
+    stakes = sorted({*BET_LADDERS_CENTS.get(game.id, ()), *(round(x * 100) for x in game.reference_stakes)})
+    hit = s.get("hit_rate") or 0.0
+    rows = []
+    for cents in stakes:
+        exact = cents % unit == 0
+        loss = 0.0 if exact else hit * 1 / cents  # < one cent per winning round, per cent staked
+        rows.append({"bet_cents": cents, "cents_per_win_unit": str(Fraction(cents, unit)), "exact_cents": exact,
+                     "rtp": s["rtp"], "rtp_low": s["rtp"] - loss, "on_ladder": cents in BET_LADDERS_CENTS.get(game.id, ())})
+    return rows
+
+
+def game_cycle(game: Game, build: Build) -> dict[str, Any]:
+    """The game cycle where it can be enumerated, or why not."""
+    if game.id == "forge-of-fortunes":
+        lengths = [len(r) for r in build.base.reels]
+        return {"enumerable": True, "combinations": math.prod(lengths), "lengths": lengths,
+                "text": f"Paid spin: {' x '.join(map(str, lengths))} = {math.prod(lengths):,} equally likely stop "
+                        "combinations (the base cycle). The Forging Re-Spins that Gold Nugget x3 starts have no "
+                        "fixed length, so a whole round has no finite cycle; the exact figures come from the "
+                        "feature's absorbing Markov chain instead."}
+    if game.id == "gemstones-gold":
+        lengths = [len(s) for s in build.strips]
+        return {"enumerable": False, "combinations": math.prod(lengths), "lengths": lengths,
+                "text": f"Not enumerable: the initial board has {' x '.join(map(str, lengths))} = "
+                        f"{math.prod(lengths):,} stop combinations, but each paid spin also draws 3 multiplier "
+                        "values and their lanes, and free spins (retriggered without limit) draw again, so a round "
+                        "has no finite cycle."}
+    return {"enumerable": False, "combinations": None, "lengths": None,
+            "text": "Not enumerable: every cell is an independent weighted draw, each cascade refills cells and "
+                    "redraws a FORGE REEL position, and cascades and free spins have no fixed number, so a round "
+                    "has no finite cycle of equally likely outcomes."}
+
+
+# -- per-feature breakdowns ----------------------------------------------------------------------------------
+def feature_breakdown(game: Game, build: Build, s: dict[str, Any], sample: dict[str, Any] | None) -> dict[str, Any]:
+    """Each feature award's frequency, mean win and share of RTP (``{"title", "columns", "rows", "note"}``)."""
+    x = s.get("extra") or {}
+    if game.id == "gemstones-gold" and s["method"] == "stratified":
+        rows = []
+        for k, f in sorted(x.get("features", {}).items(), key=lambda kv: int(kv[0])):
+            k = int(k)
+            rows.append([f"{k} free spins ({3 + (k - 10) // 2} scatters{'+' if k == 16 else ''})", f["p"],
+                         f["mean_x"], f["p"] * f["mean_x"], f["spins"], (f["spins"] - k) / 5, f["n"]])
+        return {"title": "Free spins by award", "columns": ["award", "probability per paid round",
+                "mean feature win (x bet)", "share of RTP", "free spins played per feature",
+                "retriggers per feature (5 spins each)", "features simulated"], "rows": rows,
+                "formats": ["text", "probability", "x", "pp", "number", "number", "count"],
+                "note": "From the stratified estimate: the award's probability is the exact initial-board "
+                        "probability times the simulated cascade transitions; the mean win is the feature "
+                        "stratum's (multiplier reel integrated)."}
+    if game.id == "forge-of-gems" and s["method"] == "stratified":
+        from reelforge.games.forge_of_gems.build import GEMBOX_REWARDS, reward_name
+
+        means = x.get("feature_means_x", {})
+        freq = x.get("gembox_frequencies", {})
+        rows = []
+        for k, rewards in GEMBOX_REWARDS.items():
+            for j, (prize, spins) in enumerate(rewards):
+                p = freq.get(reward_name(k, j), 0.0)
+                fmean = means.get(str(spins), means.get(spins, 0.0)) if spins else 0.0
+                label = " + ".join(t for t in (f"{prize}x" if prize else "", f"{spins} free spins" if spins else "") if t)
+                rows.append([f"{k}{'+' if k == 5 else ''} scatters: {label}", p, prize + fmean, p * (prize + fmean)])
+        rows.append(["the cap's correction (rounds that reach 20,000x pay exactly that)", None, None,
+                     -x.get("cap_correction", 0.0)])
+        return {"title": "GEMBOX rewards", "columns": ["reward", "probability per paid round",
+                "mean reward win (x bet)", "share of RTP"], "rows": rows,
+                "formats": ["text", "probability", "x", "pp"],
+                "note": "From the stratified estimate: reward probabilities from the paid-spin stratum (control "
+                        "variate on the first board) times the build's GEMBOX weights; free-spin means from the "
+                        "feature stratum; the cap's correction is its own row, so the rows add up to the GEMBOX "
+                        "part of the RTP."}
+    return {}
+
+
+# -- the Feature Buy sheet -----------------------------------------------------------------------------------
+def feature_buy_sheet(game: Game, build: Build, s: dict[str, Any]) -> dict[str, Any]:
+    """A bought feature's figures per unit of its price (every bought round is a feature: no frequency)."""
+    price = float(game.stake_x(build, "buy"))
+    sd_ci = s.get("sd_ci99") or [None, None]
+    return {
+        "price_x": str(game.stake_x(build, "buy")), "features": s["rounds"],
+        "rtp": s["rtp"], "rtp_ci99": s["rtp_ci99"],
+        "mean_win_x": s["rtp"] * price, "mean_win_x_ci99": [v * price for v in s["rtp_ci99"]],
+        "sd_per_price": s["sd"] / price, "sd_per_price_ci99": [v / price if v is not None else None for v in sd_ci],
+        "distribution_per_price": [{**d, "from_price": d["from"] / price, "to_price": d["to"] / price}
+                                   for d in s["distribution"]],
+    }
+
+
+# -- all figures ---------------------------------------------------------------------------------------------
+def figures_of(game: Game, build: Build, plan: Any, main: Sample | None, sample: Sample | None,
+               points: dict[str, list], main_pieces: list[dict], sample_pieces: list[dict]) -> dict[str, Any]:
+    """Every figure of a certification package (see the module docstring); a pure function of its inputs."""
+    from reelforge.analysis.certify import sample_accumulator
+
+    sample_s = None
+    if sample is not None:
+        sample_s = simulation_summary(game, build, sample_accumulator(sample), "paid", plan.seed)
+        sample_s["sample"]["description"] = (f"{sample_s['rounds']:,} simulated rounds (fast kernel) in "
+                                             f"{len(sample_pieces)} seeded pieces")
+        sample_s["seed"] = None
+    if plan.estimator == "exact":
+        s = exact_summary(game, build)
+    elif plan.estimator == "stratified":
+        est = game.stratified_estimator().estimate(main, build)
+        s = stratified_summary_of(game, build, est, None)
+        s["sample"]["description"] = (f"stratified estimate: {est.rounds:,} paid spins + {est.feature_rounds:,} "
+                                      f"features simulated apart, in {len(main_pieces)} seeded pieces")
+    else:
+        s = simulation_summary(game, build, sample_accumulator(main), plan.mode, None)
+        s["sample"]["description"] = (f"{s['rounds']:,} simulated {'bought features' if plan.mode == 'buy' else 'rounds'} "
+                                      f"(fast kernel) in {len(main_pieces)} seeded pieces")
+    s.pop("seconds", None)
+    s["estimator"] = {"used": plan.estimator}
+    top = top_award(game, s, sample_s)
+    if top["method"] == "stratified" and top.get("ci99"):  # the summary shows the same interval as the section
+        s["max_win_probability_ci99"] = top["ci99"]
+    h = None if plan.estimator == "exact" else (s["rtp_ci99"][1] - s["rtp_ci99"][0]) / 2 * 100
+    out = {
+        "game": game.id, "build": build.name, "mode": plan.mode, "estimator": plan.estimator,
+        "precision_requested_pp": plan.precision_pp, "precision_reached_pp": h,
+        "precision_met": True if h is None else bool(h <= plan.precision_pp),
+        "seed": plan.seed, "summary": s, "sample_summary": sample_s,
+        "convergence": {"main": points.get("main", []), "sample": points.get("sample", [])},
+        "pieces": {"main": [{k: p[k] for k in ("index", "seed", "rounds")} for p in main_pieces],
+                   "sample": [{k: p[k] for k in ("index", "seed", "rounds")} for p in sample_pieces]},
+        "targets": target_rows(targets(game, build, plan.mode), s, top),
+        "top_award": top, "volatility": volatility(s, sample_s, float(game.stake_x(build, plan.mode))),
+        "game_cycle": game_cycle(game, build),
+        "feature_breakdown": feature_breakdown(game, build, s, sample_s),
+    }
+    if plan.mode == "paid":
+        out["bet_levels"] = bet_levels(game, build, s)
+    else:
+        out["feature_buy_sheet"] = feature_buy_sheet(game, build, s)
+    return plain(out)
+
+
+def plain(value: Any) -> Any:
+    """JSON's own types all through (numpy scalars as Python numbers, tuples as lists, keys as strings)."""
+    if isinstance(value, dict):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [plain(v) for v in value]
+    if isinstance(value, np.generic):
+        return value.item()
+    return value

@@ -1,0 +1,339 @@
+"""The certification report (HTML, printed to PDF by headless Chromium where present) of a package.
+
+Sections in the order a test lab reads them: identity (from the manifest), RNG and method in words,
+measured against target (pass/fail, the target's source), the Game Rules Summary, convergence, the
+top award's odds, the volatility index, RTP by bet level, the game cycle, the per-feature breakdown,
+the win distribution, the PAR sheet (paid rounds) or the Feature Buy sheet (bought features), plots,
+and the glossary.
+"""
+
+from __future__ import annotations
+
+import html
+import shutil
+import subprocess
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+from reelforge.analysis.figures import bucket_words, figure_rows, glossary, interval_text
+from reelforge.analysis.par import PAR_SAMPLE_ROUNDS, one_in, par_sheet, pct, pct_ci
+from reelforge.analysis.report import PRINT_CSS, plot_convergence, plot_distribution, plot_feature, plot_split
+from reelforge.game import Build, Game
+
+REPORT = "report.html"
+PDF = "report.pdf"
+CHROMIUM = ("chromium", "chromium-browser", "google-chrome")
+
+
+def _fmt_target(t: dict[str, Any]) -> str:
+    if t["kind"] == "reachable":
+        return "reachable"
+    if t["kind"] == "equal":
+        return f"level {t['target']}"
+    if t["kind"] == "at_least":
+        return f"level {t['target']} or more"
+    if t["unit"] == "per round":
+        return f"{t['target']:.3g} +-{t['tolerance']:.2g} per round"
+    if t["unit"] == "pp":
+        return f"{t['target'] * 100:.2f} pp +-{t['tolerance'] * 100:.2f} pp"
+    return f"{t['target'] * 100:.2f}% +-{t['tolerance'] * 100:.3g} pp"
+
+
+def _fmt_value(t: dict[str, Any]) -> tuple[str, str]:
+    v, ci = t.get("value"), t.get("ci99")
+    if t["kind"] == "reachable":
+        return str(v or "-"), "-"
+    if t["kind"] in ("equal", "at_least"):
+        return f"level {v}", ("levels " + ", ".join(map(str, ci))) if ci else "exact"
+    if v is None:
+        return "-", "-"
+    if t["unit"] == "per round":
+        return f"{v:.4g} (1 in {1 / v:,.0f})" if v else "0", (f"[{ci[0]:.4g}, {ci[1]:.4g}]" if ci else "exact")
+    if t["unit"] == "pp":
+        return f"{v * 100:.3f} pp", (f"[{ci[0] * 100:.3f}, {ci[1] * 100:.3f}] pp" if ci else "exact")
+    return f"{v * 100:.4f}%", (pct_ci(ci, 4) if ci else "exact")
+
+
+def method_text(f: dict[str, Any], ident: dict[str, Any]) -> list[str]:
+    """The estimator and its interval, in words."""
+    s = f["summary"]
+    est = f["estimator"]
+    paras = []
+    if est == "exact":
+        paras.append("The figures are exact: computed in rational arithmetic from the build's strips (the feature "
+                     "is an absorbing Markov chain on the prize ladder), with no sample and no interval.")
+    elif est == "stratified":
+        paras.append(f"The RTP and its split come from the game's stratified estimator ({s['sample']['description']}"
+                     "): the paid spins are simulated alone, the features are simulated apart, and the two are "
+                     "combined with the features' trigger probabilities (exact where the board allows, else "
+                     "estimated from the paid-spin stratum). Its 99% interval is normal (z = 2.5758) on the sum of "
+                     "the strata's independent variances, widened where the cap's correction is bounded rather than "
+                     "estimated.")
+    else:
+        paras.append(f"The figures come from a plain simulation of whole {'bought features' if f['mode'] == 'buy' else 'rounds'} "
+                     f"({s['sample']['description']}); the RTP's 99% interval is normal (z = 2.5758) on the "
+                     "round wins' exact integer sums and sums of squares.")
+    if est != "plain":
+        paras.append("The win distribution, the observed top award and the SD's interval come from a plain simulation "
+                     f"of whole rounds ({(f.get('sample_summary') or {}).get('sample', {}).get('description', '-')}).")
+    if est != "exact":
+        paras.append(f"The run grew piece by piece until the 99% half-width of the RTP was at most "
+                     f"{f['precision_requested_pp']} pp; reached: {f['precision_reached_pp']:.4f} pp "
+                     f"({'met' if f['precision_met'] else 'NOT met'}). Each piece is an independent seeded sample; "
+                     "its tally and the merged tally were kept after it, so the run could be stopped and resumed "
+                     "with identical totals.")
+    paras.append("Intervals, one method per figure: RTP and RTP shares normal; frequencies Wilson; win-distribution "
+                  "bands and an observed cap count exact binomial (Clopper-Pearson); the SD's interval the delta method "
+                  "with the fourth moment. Exact figures carry none.")
+    return paras
+
+
+def write_certificate(out: Path, game: Game, build: Build, f: dict[str, Any], ident: dict[str, Any],
+                      par_rounds: int = PAR_SAMPLE_ROUNDS) -> Path:
+    """Write ``out/report.html`` from the package's figures and identity; returns its path."""
+    s = f["summary"]
+    sample = f.get("sample_summary")
+    # the distribution and the plots of counts rest on the plain sample where the estimate is stratified
+    dist_s = s if s["distribution"] else (sample or s)
+    buy = f["mode"] == "buy"
+    e = html.escape
+    parts: list[str] = []
+
+    def h(level: int, text: str) -> None:
+        parts.append(f"<h{level}>{e(text)}</h{level}>")
+
+    def para(text: str, cls: str = "") -> None:
+        parts.append(f"<p class='{cls}'>{e(text)}</p>")
+
+    def table(columns: list[str], rows: list[list[Any]], cls: str = "") -> None:
+        head = "".join(f"<th>{e(str(c))}</th>" for c in columns)
+        body = "".join("<tr>" + "".join(f"<td>{e(str(c))}</td>" for c in r) + "</tr>" for r in rows)
+        parts.append(f"<table class='{cls}'><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
+
+    title = f"{game.title} - build {build.name}" + (" - Feature Buy" if buy else "") + " - certification report"
+    parts.append(f"<h1>{e(title)}</h1>")
+    h(2, "Identity")
+    b = ident["build"]
+    files = "; ".join(f"{x['path']} (SHA-256 {x['sha256']})" for x in b["files"]) or "-"
+    eng = ident["engine"]
+    tools = ident["tools"]
+    ident_rows = [
+        ["game", game.title], ["published game id", game.published_id or "none published (the rules give no game id)"],
+        ["game version", game.version], ["build", build.name],
+        ["build version", b["version"] or "not versioned: the build file's SHA-256 identifies it"],
+        ["build file", files],
+        ["round mode", "bought features (Feature Buy)" if buy else "paid rounds"],
+        ["engine", f"reelforge {eng['version']}, git commit {eng['git_commit'] or 'unknown'}"],
+        ["tools", f"Python {tools['python']}, numpy {tools['numpy']}, numba {tools['numba']} ({tools['platform']})"],
+        ["date (UTC)", ident["date"]], ["estimator", f["estimator"]], ["seed", f"{f['seed']}"],
+        ["rounds", ", ".join(f"{k}: {v:,}" for k, v in ident["rounds"].items() if v) or "none (exact)"],
+        ["run time", ", ".join(f"{k}: {v:,.0f} s" for k, v in ident["seconds"].items() if v) or "-"],
+    ]
+    parts.append("<table class='identity'><tbody>" + "".join(
+        f"<tr><td>{e(k)}</td><td>{e(str(v))}</td></tr>" for k, v in ident_rows) + "</tbody></table>")
+    para("The manifest (manifest.json) lists the SHA-256 of this report and of every file of the package; "
+         "reelforge certify --verify recomputes every figure from the stored tallies and checks the hashes.", "note")
+
+    h(2, "Random numbers and method")
+    para(ident["rng_and_scaling"])
+    for p in method_text(f, ident):
+        para(p)
+
+    h(2, "Measured against target")
+    rows = []
+    for t in f["targets"]:
+        value, ci = _fmt_value(t)
+        rows.append([t["figure"], _fmt_target(t), t["source"], value, ci, "PASS" if t["passed"] else "FAIL",
+                     t["verdict"]])
+    table(["figure", "target", "source", "measured", "99% interval", "result", "why"], rows, "targets")
+    para("Sources: rules text = the published rules document; provider's published figure = a figure the provider "
+         "publishes beyond the rules (GAMES.md); our decision = a tolerance or reading the project set. A ranged "
+         "target passes when the whole 99% interval lies inside it, or, where GAMES.md puts the tolerance on the "
+         "figure itself (Gemstones Gold), when the measured figure does, its interval stated beside it; an exact "
+         "figure when it does. "
+         + " ".join(f"{t['figure']}: {t['note']}." for t in f["targets"] if t.get("note")), "note")
+
+    h(2, "Feature Buy sheet" if buy else "Game Rules Summary")
+    if buy:
+        fb = f["feature_buy_sheet"]
+        price = float(Fraction(fb["price_x"]))
+        table(["figure", "value", "99% interval"], [
+            ["price", f"{price:g}x total bet", "set by the build"],
+            ["bought features simulated", f"{fb['features']:,}", "-"],
+            ["RTP (win per unit of price)", pct(fb["rtp"]), pct_ci(fb["rtp_ci99"])],
+            ["mean win of a bought feature", f"{fb['mean_win_x']:,.3f}x total bet = {fb['rtp']:.4f}x price",
+             f"[{fb['mean_win_x_ci99'][0]:,.3f}, {fb['mean_win_x_ci99'][1]:,.3f}]x total bet"],
+            ["SD of a bought feature's win, per unit of price", f"{fb['sd_per_price']:.4f}x price",
+             f"[{fb['sd_per_price_ci99'][0]:.4f}, {fb['sd_per_price_ci99'][1]:.4f}]x price"],
+            ["features per purchase", "1 (certain: every purchase plays one 10-spin feature)", "none: certain"],
+            ["maximum win", f"{game.max_win_x:,}x total bet = {game.max_win_x / price:,.2f}x price", "by the rules"],
+        ], "summary")
+        table(["round win (x total bet)", "x price", "features", "share", "99% interval (exact binomial)", "1 in"],
+              [[bucket_words(d, game.max_win_x), f"{d['from_price']:.3g} to {d['to_price']:.3g}", f"{d['count']:,}",
+                pct(d["probability"], 4), interval_text(d.get("ci99"), 4), one_in(d["probability"])]
+               for d in fb["distribution_per_price"]], "par")
+    else:
+        table(["figure", "value", "99% interval"], [list(r) for r in figure_rows(s)], "summary")
+    para(f"Figures: {s['sample']['description']}.", "note")
+
+    images: list[tuple[str, str]] = []
+    conv = f["convergence"]["main"] or f["convergence"]["sample"]
+    rtp_t = next((t for t in f["targets"] if t["key"] == "rtp"), None)
+    h(2, "Convergence")
+    if conv:
+        exact_rtp = s["rtp"] if f["estimator"] == "exact" else None
+        target = None if exact_rtp is not None or rtp_t is None else (rtp_t["target"], rtp_t["tolerance"])
+        which = "plain simulation checked against the exact RTP" if exact_rtp is not None else (
+            "stratified estimate" if f["estimator"] == "stratified" else "plain simulation")
+        img = plot_convergence([tuple(c) for c in conv], exact_rtp,
+                               f"RTP convergence, {which} ({len(conv)} checkpoints)", target,
+                               "estimated RTP" if f["estimator"] == "stratified" else "simulated RTP")
+        parts.append(f"<figure><img alt='convergence' src='data:image/png;base64,{img}'><figcaption>RTP after each "
+                     f"piece with its 99% band{'' if target is None else ' and the target with its tolerance'}."
+                     f"</figcaption></figure>")
+        table(["checkpoint", "rounds", "RTP", "99% interval", "half-width"],
+              [[i + 1, f"{c[0]:,}", pct(c[1]), pct_ci(c[2:4]), f"{(c[3] - c[2]) / 2 * 100:.4f} pp"]
+               for i, c in enumerate(conv)], "par")
+        seeds = f["pieces"]["main" if f["convergence"]["main"] else "sample"]
+        para("Each checkpoint merges the pieces before it; piece seeds (reproduce any checkpoint): "
+             + ", ".join(str(p["seed"]) for p in seeds) + ".", "note")
+
+    h(2, "Top award")
+    top = f["top_award"]
+    top_rows = [["maximum win", f"{game.max_win_x:,}x total bet", game.max_win_source],
+                ["probability per round", top["statement"], top["method"]]]
+    if top.get("ci99"):
+        top_rows.append(["99% interval", f"[{top['ci99'][0]:.4g}, {top['ci99'][1]:.4g}]"
+                         + (f" = 1 in {1 / top['ci99'][1]:,.0f} to " + (f"1 in {1 / top['ci99'][0]:,.0f}" if top['ci99'][0] else "never")
+                            if top["ci99"][1] else ""), top.get("how", "")])
+    if top.get("observed_rounds"):
+        top_rows.append(["rounds at the cap in the plain sample", f"{top['observed_count']:,} of {top['observed_rounds']:,}",
+                         "count (the estimate above is the figure)"])
+    table(["figure", "value", "method"], top_rows, "summary")
+
+    h(2, "Volatility index")
+    v = f["volatility"]
+    per = "price" if v["per"] == "unit of price" else "total bet"
+    vrows = [[f"SD of the {'bought feature' if buy else 'round'}'s win", f"{v['sd']:.3f}x {per}"
+              + (" (a lower bound)" if v["sd_is_lower_bound"] else ""),
+              f"[{v['sd_ci99'][0]:.3f}, {v['sd_ci99'][1]:.3f}]" if v["sd_ci99"] else "exact", v["sd_source"]]]
+    if v["level"] is not None:  # the 1-10 scale is defined on paid rounds' SD per total bet
+        vrows.append(["volatility level (1-10)", str(v["level"]), "", "the project's scale (GAMES.md)"])
+    for name, conf in (("vi90", "90%"), ("vi95", "95%")):
+        ci = v[f"{name}_ci99"]
+        vrows.append([f"volatility index at {conf} confidence", f"{v[name]:.3f}",
+                      f"[{ci[0]:.3f}, {ci[1]:.3f}]" if ci else "exact", f"z({conf}) x SD"])
+    table(["figure", "value", "99% interval", "how"], vrows, "vol")
+
+    if not buy:
+        h(2, "RTP by bet level")
+        table(["total bets", "win unit", "every win whole cents", "RTP"], bet_level_rows(f["bet_levels"]), "bets")
+        para("Wins are exact multiples of the win unit; at a total bet whose win unit is a whole number of cents "
+             "every win is paid exactly and the RTP is the build's at every level. Otherwise a win is rounded down "
+             "to the cent, which costs less than one cent per winning round (the range shown).", "note")
+
+    h(2, "Game cycle")
+    para(f["game_cycle"]["text"])
+
+    fb_tab = f.get("feature_breakdown") or {}
+    if fb_tab.get("rows"):
+        h(2, f"Per-feature breakdown: {fb_tab['title']}")
+        fmts = fb_tab["formats"]
+        rows = [[_cell(c, fmt) for c, fmt in zip(r, fmts)] for r in fb_tab["rows"]]
+        total = sum(r[fmts.index("pp")] for r in fb_tab["rows"])
+        rows.append(["all", *[(f"{total * 100:.3f} pp" if fmt == "pp" else "") for fmt in fmts[1:]]])
+        table(fb_tab["columns"], rows, "par")
+        para(fb_tab["note"], "note")
+
+    if dist_s.get("distribution") and not buy:
+        h(2, "Win distribution (per round, x total bet)")
+        exact = dist_s["method"] == "exact"
+        table(["round win", "rounds", "probability", "99% interval (exact binomial)", "1 in"],
+              [[bucket_words(d, game.max_win_x), "exact" if exact else f"{d['count']:,}", pct(d["probability"], 6),
+                "exact" if exact else interval_text(d.get("ci99"), 6), one_in(d["probability"])]
+               for d in dist_s["distribution"]], "par")
+        para(f"From: {dist_s['sample']['description']}.", "note")
+        images.append(("Win distribution per round", plot_distribution(dist_s)))
+
+    if not buy:
+        par_s = dict(sample or s)
+        par = par_sheet(game, build, par_s, par_rounds, f["seed"])
+        h(2, "PAR sheet")
+        for sec in par["sections"]:
+            h(3, sec["title"])
+            table(sec["columns"], sec["rows"], "par")
+            if sec.get("note"):
+                para(sec["note"], "note")
+    if not buy:  # a bought feature is one component: no split to draw
+        images.append(("RTP split by component", plot_split(s)))
+    for pic in game.feature_pictures(build, dist_s if not buy else s):
+        images.append((pic["title"], plot_feature(pic)))
+    parts.append("<section class='plots'><h2>Plots</h2>")
+    parts += [f"<figure><img alt='{e(t)}' src='data:image/png;base64,{img}'><figcaption>{e(t)}</figcaption></figure>"
+              for t, img in images]
+    parts.append("</section><h2>Glossary</h2><dl>")
+    parts += [f"<dt>{e(term)}</dt><dd>{e(text)}</dd>" for term, text in glossary(s)]
+    parts.append("</dl>")
+    footer = "".join(ch for ch in title if ch not in '\\"<>')
+    css = PRINT_CSS.replace("__FOOTER__", footer) + CERT_CSS
+    path = Path(out) / REPORT
+    path.write_text(f"<!doctype html>\n<html lang='en'><head><meta charset='utf-8'><title>{e(title)}</title>"
+                    f"<style>{css}</style></head><body>\n" + "\n".join(parts) + "\n</body></html>\n")
+    return path
+
+
+CERT_CSS = """
+table.vol td:first-child { width: 26%; } table.bets td:first-child { width: 45%; }
+table.targets td:nth-child(6) { font-weight: 700; }
+table.targets td, table.par td { white-space: normal; }
+@media print { table.targets, table.par { font-size: 8pt; } }
+"""
+
+
+def _cell(c: Any, fmt: str) -> str:
+    """A breakdown cell by its column's format (probability, multiple of bet, pp of RTP, number, count)."""
+    if c is None:
+        return "-"
+    if fmt == "probability":
+        return f"{pct(c, 6 if c < 1e-4 else 4)} = {one_in(c)}"  # a rare award keeps its digits
+    if fmt == "x":
+        return f"{c:,.3f}x"
+    if fmt == "pp":
+        return f"{c * 100:.3f} pp"
+    if fmt == "number":
+        return f"{c:,.3f}"
+    if fmt == "count":
+        return f"{int(c):,}"
+    return str(c)
+
+
+def bet_level_rows(levels: list[dict[str, Any]]) -> list[list[str]]:
+    """The bet levels grouped: the bets whose wins are all whole cents in one row, each other bet alone."""
+    exact = [r for r in levels if r["exact_cents"]]
+    rows = []
+    if exact:
+        rows.append([", ".join(_bet(r) for r in exact), "a whole number of cents", "yes", f"{pct(exact[0]['rtp'])} "
+                     "(the build's, at every one of these bets)"])
+    for r in levels:
+        if not r["exact_cents"]:
+            rows.append([_bet(r), f"{r['cents_per_win_unit']} cents", "no: each win rounded down to the cent",
+                         f"{pct(r['rtp_low'])} to {pct(r['rtp'])}"])
+    return rows
+
+
+def _bet(r: dict[str, Any]) -> str:
+    return f"{r['bet_cents'] / 100:,.2f}" + ("" if r["on_ladder"] else " (reference stake, not on the ladder)")
+
+
+def print_pdf(html_path: Path) -> Path | None:
+    """Print the report to PDF with headless Chromium, without the browser's header and footer
+    (None where no Chromium is installed)."""
+    exe = next((shutil.which(c) for c in CHROMIUM if shutil.which(c)), None)
+    if exe is None:
+        return None
+    pdf = html_path.with_name(PDF)
+    subprocess.run([exe, "--headless", "--no-sandbox", "--disable-gpu", "--no-pdf-header-footer",
+                    f"--print-to-pdf={pdf}", html_path.resolve().as_uri()], check=True, capture_output=True,
+                   timeout=300)
+    return pdf

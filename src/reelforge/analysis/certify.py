@@ -1,0 +1,351 @@
+"""Certification runs: a build measured to a stated precision, resumable, kept as a package a test lab signs.
+
+A run is a sequence of *pieces*, each an independent seeded sample (piece ``i`` of stream ``s`` draws
+from the integer seed :func:`piece_seed` ``(seed, s, i)``), merged in piece order:
+
+* the **main** stream gives the RTP to the precision asked: the game's stratified estimator where it
+  has one (paid rounds), else the plain simulation (Feature Buy, or games without one); none for a game
+  whose figures are exact. Its first :data:`MIN_CHECKPOINTS` pieces share the pilot's paid spins; then
+  each piece is sized from the merged half-width h as ``done (h/P)^2`` with a margin, at most doubling
+  what is done (so the convergence checkpoints spread evenly on a log axis), until h <= P;
+* the **sample** stream is a plain simulation of whole rounds (:data:`SAMPLE_ROUNDS`, in
+  :data:`MIN_CHECKPOINTS` pieces) behind the win distribution, the top award's observed count, the
+  SD's interval and the game's own counters (exact and stratified estimators; for the plain
+  estimator the main stream is that sample).
+
+After every piece the piece's tally, the merged tally and ``state.json`` are written (each file
+replaced atomically): a run killed at any moment and started again with ``--resume`` redoes at most
+the piece in flight, from the same seed, so its merged totals are byte-identical to an uninterrupted
+run's. The figures (``figures.json``) are a pure function of the stored tallies and the build:
+:func:`verify` recomputes them and the hashes of :mod:`reelforge.analysis.manifest`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from reelforge.analysis.simulate import simulate
+from reelforge.estimation import Sample, SampleError
+from reelforge.game import Build, Game
+from reelforge.stats import Accumulator
+
+FORMAT = "reelforge-certification/1"
+DEFAULT_PRECISION_PP = 0.05
+"""The RTP precision asked by default: 99% half-width of 0.05 percentage points."""
+MIN_CHECKPOINTS = 10
+"""Pieces of the pilot and of the plain sample: the convergence plots have at least this many points."""
+SAMPLE_ROUNDS = 10_000_000
+"""Plain rounds behind the distribution, the observed top award and the SD's interval (default)."""
+PLAIN_PILOT_ROUNDS = 2_000_000
+"""The plain estimator's pilot (its first ten pieces together)."""
+GROWTH_MARGIN = 1.15
+STREAMS = {"main": 1, "sample": 2}
+STATE = "state.json"
+TALLIES = "tallies"
+
+
+class CertifyError(ValueError):
+    """A request or a package that cannot be honoured; the message says why."""
+
+
+def piece_seed(seed: int, stream: str, index: int) -> int:
+    """The 63-bit seed of piece ``index`` of ``stream`` (independent streams for every piece)."""
+    state = np.random.SeedSequence([seed, STREAMS[stream], index]).generate_state(2, np.uint64)
+    return int(state[0] >> np.uint64(1))
+
+
+@dataclass
+class Plan:
+    """What a run measures and how; written to ``state.json`` before the first piece, read on resume."""
+
+    game: str
+    build: str
+    mode: str
+    estimator: str
+    """``exact``, ``stratified`` or ``plain``: what gives the RTP."""
+    precision_pp: float
+    seed: int
+    pilot_rounds: int
+    """Paid spins (or rounds) of the main stream's first :data:`MIN_CHECKPOINTS` pieces together."""
+    sample_rounds: int
+    max_rounds: int | None = None
+    """Ceiling on the main stream's paid spins (None: until the precision is reached)."""
+    feature_rounds_per_piece: int | None = None
+    """Features simulated beside each stratified piece (None: the estimator's share)."""
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class Piece:
+    index: int
+    seed: int
+    rounds: int
+    seconds: float
+
+
+@dataclass
+class Progress:
+    """The run so far (``state.json``)."""
+
+    plan: Plan
+    main: list[Piece] = field(default_factory=list)
+    sample: list[Piece] = field(default_factory=list)
+    finished: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {"format": FORMAT, "plan": self.plan.to_json(), "main": [asdict(p) for p in self.main],
+                "sample": [asdict(p) for p in self.sample], "finished": self.finished}
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> Progress:
+        if d.get("format") != FORMAT:
+            raise CertifyError(f"not a certification state of this version (format {d.get('format')!r})")
+        return cls(Plan(**d["plan"]), [Piece(**p) for p in d["main"]], [Piece(**p) for p in d["sample"]],
+                   bool(d.get("finished")))
+
+
+# -- tallies ----------------------------------------------------------------------------------------
+def accumulator_sample(acc: Accumulator, game: str) -> Sample:
+    """A plain simulation's exact integer tallies as a :class:`Sample` (kind ``plain``; big ints in JSON)."""
+    values = {k: (list(v) if isinstance(v, tuple | list) else v) for k, v in asdict(acc).items()}
+    return Sample(game=game, kind="plain", settings={"stake_units": acc.stake_units}, values=values)
+
+
+def sample_accumulator(s: Sample) -> Accumulator:
+    v = dict(s.values)
+    v["component_names"] = tuple(v["component_names"])
+    v["counter_names"] = tuple(v["counter_names"])
+    return Accumulator(**v)
+
+
+def _write_json(path: Path, data: Any) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
+    tmp.replace(path)
+
+
+def tally_path(out: Path, stream: str, index: int | None = None) -> Path:
+    """``tallies/main-003.npz`` (one piece) or ``tallies/main.npz`` (the merged tally)."""
+    name = stream if index is None else f"{stream}-{index:03d}"
+    return out / TALLIES / f"{name}.npz"
+
+
+class Stream:
+    """How a stream's pieces are simulated, merged and read (stratified samples or plain tallies)."""
+
+    def __init__(self, game: Game, build: Build, plan: Plan, kind: str, workers: int | None) -> None:
+        self.game, self.build, self.plan, self.kind, self.workers = game, build, plan, kind, workers
+        self.mode = plan.mode if kind == "plain" else "paid"
+        self.estimator = game.stratified_estimator() if kind == "stratified" else None
+
+    def simulate(self, rounds: int, seed: int) -> Sample:
+        if self.estimator is not None:
+            features = self.plan.feature_rounds_per_piece or self.estimator.feature_rounds(rounds)
+            sample = self.estimator.sample(self.build, rounds, features, seed, self.workers)
+            if "seconds" in sample.values:  # a tally holds what was drawn, not how long it took (state.json does)
+                sample.values["seconds"] = 0.0
+            return sample
+        acc = simulate(self.game.id, self.build.name, rounds, seed, self.workers, self.mode).accumulator
+        return accumulator_sample(acc, self.game.id)
+
+    def merge(self, first: Sample | None, second: Sample) -> Sample:
+        if first is None:
+            return second
+        if self.estimator is not None:
+            return self.estimator.merge(first, second)
+        acc = sample_accumulator(first)
+        acc.merge_in(sample_accumulator(second))
+        return accumulator_sample(acc, self.game.id)
+
+    def load(self, path: Path) -> Sample:
+        kind = self.estimator.kind if self.estimator is not None else "plain"
+        return Sample.load(path, self.game.id, kind)
+
+    def point(self, merged: Sample) -> tuple[int, float, float, float]:
+        """(rounds, RTP, 99% low, 99% high) of a merged tally: one convergence checkpoint."""
+        if self.estimator is not None:
+            est = self.estimator.estimate(merged, self.build)
+            return est.rounds, est.rtp, est.rtp_ci99[0], est.rtp_ci99[1]
+        acc = sample_accumulator(merged)
+        lo, hi = acc.rtp_ci99()
+        return acc.rounds, acc.rtp, lo, hi
+
+
+def half_width_pp(point: tuple[int, float, float, float]) -> float:
+    return (point[3] - point[2]) / 2 * 100
+
+
+def next_main_rounds(plan: Plan, pieces: list[Piece], last: tuple[int, float, float, float] | None) -> int | None:
+    """Paid spins of the next main piece, or None when the run is done (the rule of the module docstring)."""
+    k = len(pieces)
+    first = max(1, plan.pilot_rounds // MIN_CHECKPOINTS)
+    if k < MIN_CHECKPOINTS:
+        return first
+    done = sum(p.rounds for p in pieces)
+    h = half_width_pp(last) if last else math.inf
+    if h <= plan.precision_pp or (plan.max_rounds is not None and done >= plan.max_rounds):
+        return None
+    need = math.ceil(done * (h / plan.precision_pp) ** 2 * GROWTH_MARGIN) - done
+    n = max(first, min(need, done))
+    if plan.max_rounds is not None:
+        n = min(n, plan.max_rounds - done)
+    return n
+
+
+def sample_piece_rounds(plan: Plan, index: int) -> int | None:
+    """Rounds of plain-sample piece ``index`` (:data:`MIN_CHECKPOINTS` near-equal pieces), None after the last."""
+    if index >= MIN_CHECKPOINTS:
+        return None
+    base, rest = divmod(plan.sample_rounds, MIN_CHECKPOINTS)
+    return base + (1 if index < rest else 0)
+
+
+# -- the run ------------------------------------------------------------------------------------------
+def choose_plan(game: Game, build: Build, mode: str, precision_pp: float, seed: int,
+                pilot_rounds: int | None = None, sample_rounds: int | None = None,
+                max_rounds: int | None = None, feature_rounds_per_piece: int | None = None) -> Plan:
+    """The estimator policy: exact where the game's figures are exact (paid rounds), the stratified
+    estimator where the game has one (paid rounds), else the plain simulation."""
+    game.check_mode(mode)
+    if not precision_pp > 0:
+        raise CertifyError("--precision must be a positive number of percentage points")
+    if mode == "paid" and game.capabilities.exact:
+        estimator = "exact"
+    elif mode == "paid" and game.capabilities.stratified:
+        estimator = "stratified"
+    else:
+        estimator = "plain"
+    pilot = pilot_rounds or (game.stratified_pilot_rounds if estimator == "stratified" else PLAIN_PILOT_ROUNDS)
+    if pilot < MIN_CHECKPOINTS or (sample_rounds is not None and sample_rounds < MIN_CHECKPOINTS):
+        raise CertifyError(f"the pilot and the sample need at least {MIN_CHECKPOINTS} rounds (one per checkpoint)")
+    return Plan(game.id, build.name, mode, estimator, precision_pp, seed, pilot,
+                SAMPLE_ROUNDS if sample_rounds is None else sample_rounds, max_rounds, feature_rounds_per_piece)
+
+
+Log = Callable[[str], None]
+
+
+def _run_stream(out: Path, progress: Progress, name: str, stream: Stream,
+                next_rounds: Callable[[list[Piece], Any], int | None], log: Log) -> None:
+    pieces: list[Piece] = getattr(progress, name)
+    merged = stream.load(tally_path(out, name)) if pieces else None
+    last = stream.point(merged) if merged is not None else None
+    while (n := next_rounds(pieces, last)) is not None:
+        i = len(pieces)
+        seed = piece_seed(progress.plan.seed, name, i)
+        t0 = time.perf_counter()
+        piece = stream.simulate(n, seed)
+        merged = stream.merge(merged, piece)
+        piece.save(tally_path(out, name, i))
+        merged.save(tally_path(out, name))
+        pieces.append(Piece(i, seed, n, time.perf_counter() - t0))
+        _write_json(out / STATE, progress.to_json())  # the checkpoint: everything before it is on disk
+        last = stream.point(merged)
+        log(f"{name} piece {i + 1}: {n:,} -> {last[0]:,} rounds, RTP {last[1] * 100:.4f}% "
+            f"+-{half_width_pp(last):.4f} pp ({pieces[-1].seconds:.1f} s)")
+
+
+def run(out: Path, plan: Plan | None, resume: bool, workers: int | None = None,
+        log: Log = lambda _: None) -> Progress:
+    """Run (or resume) the pieces of ``plan`` into ``out``; returns the finished progress."""
+    from reelforge.games.registry import get_game
+
+    out = Path(out)
+    state = out / STATE
+    if resume:
+        if not state.exists():
+            raise CertifyError(f"{out}: nothing to resume (no {STATE}); start without --resume")
+        progress = Progress.from_json(json.loads(state.read_text()))
+        if plan is not None and (plan.game, plan.build, plan.mode) != (progress.plan.game, progress.plan.build,
+                                                                       progress.plan.mode):
+            raise CertifyError(f"{out} holds a run of {progress.plan.game} build {progress.plan.build} "
+                               f"({progress.plan.mode}), not of {plan.game} build {plan.build} ({plan.mode})")
+    else:
+        if plan is None:
+            raise CertifyError("a new run needs a plan")
+        if out.exists() and any(out.iterdir()):
+            raise CertifyError(f"{out} is not empty: resume it with --resume, or choose a new folder")
+        (out / TALLIES).mkdir(parents=True, exist_ok=True)
+        progress = Progress(plan)
+        _write_json(state, progress.to_json())
+    plan = progress.plan
+    game = get_game(plan.game)
+    build = game.load_build(plan.build)
+    if plan.estimator != "exact":
+        main = Stream(game, build, plan, plan.estimator, workers)
+        _run_stream(out, progress, "main", main, lambda pieces, last: next_main_rounds(plan, pieces, last), log)
+    if plan.estimator != "plain":
+        sample = Stream(game, build, plan, "plain", workers)
+        _run_stream(out, progress, "sample", sample, lambda pieces, _: sample_piece_rounds(plan, len(pieces)), log)
+    progress.finished = True
+    _write_json(state, progress.to_json())
+    return progress
+
+
+# -- figures from the tallies ---------------------------------------------------------------------------
+def _merged_points(stream: Stream, out: Path, name: str, pieces: list[Piece]) -> tuple[Sample | None, list]:
+    """The merged tally rebuilt from the piece files, and the convergence checkpoint after each piece."""
+    merged = None
+    points = []
+    for p in pieces:
+        merged = stream.merge(merged, stream.load(tally_path(out, name, p.index)))
+        points.append(list(stream.point(merged)))
+    return merged, points
+
+
+def figures(out: Path) -> dict[str, Any]:
+    """Every figure of the package, from its stored piece tallies and the build (what ``figures.json``
+    holds and ``--verify`` recomputes). Raises :class:`CertifyError` where a merged tally differs from
+    its pieces."""
+    from reelforge.analysis import certificate
+    from reelforge.games.registry import get_game
+
+    progress = Progress.from_json(json.loads((Path(out) / STATE).read_text()))
+    plan = progress.plan
+    if not progress.finished:
+        raise CertifyError(f"{out}: the run is not finished; resume it with --resume")
+    game = get_game(plan.game)
+    build = game.load_build(plan.build)
+    merged: dict[str, Sample | None] = {"main": None, "sample": None}
+    points: dict[str, list] = {"main": [], "sample": []}
+    for name, kind in (("main", plan.estimator), ("sample", "plain")):
+        pieces = getattr(progress, name)
+        if not pieces:
+            continue
+        stream = Stream(game, build, plan, kind, None)
+        merged[name], points[name] = _merged_points(stream, out, name, pieces)
+        stored = stream.load(tally_path(out, name))
+        if not _same_sample(stored, merged[name]):
+            raise CertifyError(f"{tally_path(out, name)} is not the merge of its {len(pieces)} pieces")
+    return certificate.figures_of(game, build, plan, merged["main"], merged["sample"], points,
+                                  [asdict(p) for p in progress.main], [asdict(p) for p in progress.sample])
+
+
+def _same_sample(a: Sample, b: Sample) -> bool:
+    if json.dumps(a.values, sort_keys=True) != json.dumps(b.values, sort_keys=True) or a.settings != b.settings:
+        return False
+    return set(a.arrays) == set(b.arrays) and all(np.array_equal(a.arrays[k], b.arrays[k]) for k in a.arrays)
+
+
+def load_progress(out: Path) -> Progress:
+    path = Path(out) / STATE
+    if not path.exists():
+        raise CertifyError(f"{out}: not a certification package (no {STATE})")
+    try:
+        return Progress.from_json(json.loads(path.read_text()))
+    except (ValueError, KeyError, TypeError) as exc:
+        raise CertifyError(f"{path}: unreadable: {exc}") from exc
+
+
+__all__ = ["CertifyError", "DEFAULT_PRECISION_PP", "Plan", "Progress", "SampleError", "choose_plan", "figures",
+           "load_progress", "piece_seed", "run"]

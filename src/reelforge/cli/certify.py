@@ -1,0 +1,115 @@
+"""``reelforge certify``: a certification package (run to a precision, resumable) and its verification."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+
+from reelforge.cli.common import BUILD_OPT, PRECISION, SEED, WORKERS_OPT, Count, fail, load
+from reelforge.cli.output import console
+
+PILOT = Count("--pilot-rounds")
+SAMPLE = Count("--sample-rounds")
+MAX_ROUNDS = Count("--max-rounds")
+PAR_ROUNDS = Count("--par-rounds")
+FEATURES = Count("--features-per-piece")
+CERTIFY_SEED = 2026
+"""The seed of a certification run when none is given (a package says the seed it used)."""
+
+
+def certify(
+    game: str = typer.Argument(None, metavar="GAME", help="Game id (see `reelforge games`)."),
+    build: str = BUILD_OPT,
+    out: str = typer.Option(None, "--out", "-o", metavar="DIR", help="The package folder (new, or with --resume)."),
+    mode: str = typer.Option("paid", "--mode", metavar="MODE", help="paid, or buy (the Feature Buy) where the game has one."),
+    precision: float = typer.Option(None, "--precision", metavar="PP", parser=PRECISION,
+                                    help="99% half-width of the RTP to reach, percentage points (default 0.05)."),
+    resume: bool = typer.Option(False, "--resume", help="Continue the run kept in --out (same totals as uninterrupted)."),
+    verify: str = typer.Option(None, "--verify", metavar="DIR", help="Verify a package: recompute every figure from "
+                               "its tallies and check every hash (exit 1 on any problem)."),
+    seed: int = typer.Option(None, "--seed", metavar="SEED", parser=SEED, help="Seed (default 2026)."),
+    workers: int = WORKERS_OPT,
+    pilot_rounds: int = typer.Option(None, "--pilot-rounds", metavar="N", parser=PILOT,
+                                     help="Paid spins of the first ten pieces together (default: the game's pilot)."),
+    sample_rounds: int = typer.Option(None, "--sample-rounds", metavar="N", parser=SAMPLE,
+                                      help="Plain rounds behind the distribution and counts (default 1e7)."),
+    max_rounds: int = typer.Option(None, "--max-rounds", metavar="N", parser=MAX_ROUNDS,
+                                   help="Stop the precision run at this many paid spins (the report says if unmet)."),
+    features_per_piece: int = typer.Option(None, "--features-per-piece", metavar="N", parser=FEATURES,
+                                           help="Features beside each stratified piece (default: the estimator's share)."),
+    par_rounds: int = typer.Option(None, "--par-rounds", metavar="N", parser=PAR_ROUNDS,
+                                   help="Reference-engine rounds behind the PAR sheet's per-pay figures (default 200,000)."),
+    pdf: bool = typer.Option(True, "--pdf/--no-pdf", help="Print the report to PDF with headless Chromium where present."),
+) -> None:
+    """A certification package a test lab signs: a build run to a stated precision (resumable), its report,
+    tallies and manifest; --verify DIR checks one.
+
+    The package folder holds report.html (and report.pdf where Chromium is installed), figures.json, the
+    piece and merged tallies under tallies/, state.json (the run's plan and checkpoints) and manifest.json."""
+    from reelforge.analysis.certify import DEFAULT_PRECISION_PP, CertifyError, choose_plan
+    from reelforge.estimation import SampleError
+
+    if verify is not None:
+        if game is not None or out is not None or resume:
+            fail("--verify DIR checks a package: give it alone")
+        _verify(Path(verify))
+        return
+    if out is None:
+        fail("give --out DIR (the package folder), or --verify DIR")
+    target = Path(out)
+    try:
+        if resume:
+            if game is not None or build is not None or seed is not None or precision is not None:
+                fail("--resume continues the run kept in --out as it was planned: give --out and --resume alone")
+            _finish(target, None, True, workers, par_rounds, pdf)
+            return
+        if game is None:
+            fail("give GAME (see `reelforge games`)")
+        g, b = load(game, build, mode)
+        plan = choose_plan(g, b, mode, precision or DEFAULT_PRECISION_PP, CERTIFY_SEED if seed is None else seed,
+                           pilot_rounds, sample_rounds, max_rounds, features_per_piece)
+        _finish(target, plan, False, workers, par_rounds, pdf)
+    except (CertifyError, SampleError) as exc:
+        fail(str(exc))
+
+
+def _finish(out: Path, plan, resume: bool, workers: int | None, par_rounds: int | None, pdf: bool) -> None:
+    """Run (or resume) the pieces, then write figures, report, PDF and manifest."""
+    from reelforge.analysis import certify as cert
+    from reelforge.analysis.certificate_report import print_pdf, write_certificate
+    from reelforge.analysis.manifest import FIGURES, identity, write_manifest
+    from reelforge.analysis.par import PAR_SAMPLE_ROUNDS
+    from reelforge.games.registry import get_game
+
+    progress = cert.run(out, plan, resume, workers, log=lambda line: console.print(line))
+    plan = progress.plan
+    g = get_game(plan.game)
+    b = g.load_build(plan.build)
+    figures = cert.figures(out)
+    (out / FIGURES).write_text(json.dumps(figures, indent=1, sort_keys=True) + "\n")
+    ident = identity(g, b, figures, progress)
+    html = write_certificate(out, g, b, figures, ident, par_rounds or PAR_SAMPLE_ROUNDS)
+    pdf_path = print_pdf(html) if pdf else None
+    write_manifest(out, ident)
+    h = figures["precision_reached_pp"]
+    met = "exact" if h is None else f"+-{h:.4f} pp at 99% ({'met' if figures['precision_met'] else 'NOT met'})"
+    s = figures["summary"]
+    console.print(f"{g.title} build {b.name} ({plan.mode}): RTP {s['rtp'] * 100:.4f}% {met}; targets passed "
+                  f"{sum(t['passed'] for t in figures['targets'])}/{len(figures['targets'])}")
+    console.print(f"package written to {out} (report {html.name}{', ' + pdf_path.name if pdf_path else ''}, "
+                  "manifest.json)")
+
+
+def _verify(folder: Path) -> None:
+    from reelforge.analysis.manifest import verify_package
+
+    if not folder.is_dir():
+        fail(f"{folder}: no such package folder")
+    problems = verify_package(folder)
+    if problems:
+        for p in problems:
+            console.print(f"[red]FAIL[/red] {p}")
+        raise typer.Exit(1)
+    console.print(f"{folder}: verified (every hash matches; every figure recomputed from the tallies is identical)")

@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
 # Called by .ci/run before `make test`: Debian's Chromium for the browser tests
-# (tests/web drive it through Playwright's driver; no browser is downloaded).
+# (tests/web drive it through Playwright's driver; no browser is downloaded) and
+# poppler-utils (pdftotext, pdftoppm) for the certification report's PDF checks.
 set -euo pipefail
-if [ -x /usr/bin/chromium ]; then
-    echo "install-chromium: /usr/bin/chromium present"
+missing=()
+[ -x /usr/bin/chromium ] || missing+=(chromium fonts-dejavu-core)
+command -v pdftotext >/dev/null 2>&1 || missing+=(poppler-utils)
+if [ ${#missing[@]} -eq 0 ]; then
+    echo "install-chromium: chromium and poppler-utils present"
     exit 0
 fi
 if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -q
-$SUDO apt-get install -y -q chromium fonts-dejavu-core
+$SUDO apt-get install -y -q "${missing[@]}"
 /usr/bin/chromium --version

@@ -121,7 +121,7 @@ def write_certificate(out: Path, game: Game, build: Build, f: dict[str, Any], id
     ident_rows = [
         ["game", game.title], ["published game id", game.published_id or "none published (the rules give no game id)"],
         ["game version", game.version], ["build", build.name],
-        ["build version", b["version"] or "not versioned: the build file's SHA-256 identifies it"],
+        ["build version", b["version"]], ["build content hash (SHA-256)", b.get("content_hash", "")],
         ["build file", files],
         ["round mode", "bought features (Feature Buy)" if buy else "paid rounds"],
         ["engine", f"reelforge {eng['version']}, git commit {eng['git_commit'] or 'unknown'}"],

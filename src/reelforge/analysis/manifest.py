@@ -43,16 +43,17 @@ def sha256_file(path: Path) -> str:
 
 
 def build_identity(game: Game, build: Build) -> dict[str, Any]:
-    """The build's identity for the manifest: its file(s) with their SHA-256 and its version.
-
-    The one place a build's files are hashed (a build version and content hash from the build itself,
-    when builds carry them, replace this function's body)."""
-    path = Path(game.build_files.folder) / f"{build.name}.toml"
+    """The build's identity for the manifest: name, version, rules version and content hash (the
+    build's own :class:`~reelforge.game.BuildIdentity`), and its file with the file's SHA-256."""
+    ident = build.identity
+    folder = Path(game.build_files.folder)
+    path = folder / f"{build.name}.toml"
+    if not path.exists() or game.load_build(build.name).identity != ident:
+        path = folder / "older" / build.name / f"{ident.version}.toml"
     entries = [{"path": str(path.relative_to(Path(reelforge.__file__).parent)), "sha256": sha256_file(path),
                 "bytes": path.stat().st_size}] if path.exists() else []
-    # builds do not carry a version yet (issue 20a adds one): shown where present, else the file's hash is it
-    version = getattr(build, "version", None)
-    return {"name": build.name, "version": version, "files": entries}
+    return {"name": build.name, "version": ident.version, "rules": ident.rules,
+            "content_hash": ident.content_hash, "files": entries}
 
 
 def git_commit() -> str | None:

@@ -82,7 +82,21 @@ def lemire_map(x32: int, n: int) -> tuple[int, bool]:
     return m >> 32, True
 
 
-class SeededDraws:
+class WordDraws:
+    """A source of raw 32-bit words (:meth:`raw32`), each draw mapped from them by :func:`lemire_map`."""
+
+    def raw32(self) -> int:  # pragma: no cover - defined by the sources
+        raise NotImplementedError
+
+    def draw(self, n: int) -> int:
+        _check_n(n)
+        while True:
+            value, ok = lemire_map(self.raw32(), n)
+            if ok:
+                return value
+
+
+class SeededDraws(WordDraws):
     """Reproducible draws from a numpy bit generator (PCG64 by default).
 
     ``seed`` is an int, a :class:`numpy.random.SeedSequence` or a
@@ -106,13 +120,6 @@ class SeededDraws:
         value = int(self._buffer[self._pos])
         self._pos += 1
         return value
-
-    def draw(self, n: int) -> int:
-        _check_n(n)
-        while True:
-            value, ok = lemire_map(self.raw32(), n)
-            if ok:
-                return value
 
 
 class SecureDraws:
@@ -184,7 +191,7 @@ FAIR_ALGORITHM = "HMAC-SHA256 counter mode v1"
 """The name of :class:`FairDraws`'s construction, as rounds and the verifiers state it."""
 
 
-class FairDraws:
+class FairDraws(WordDraws):
     """Provably fair draws: HMAC-SHA256 in counter mode, keyed by the server seed.
 
     Block ``i`` of round ``nonce`` is ``HMAC-SHA256(key=server_seed, msg="<client_seed>:<nonce>:<i>")``
@@ -222,13 +229,6 @@ class FairDraws:
         value = self._words[self._pos]
         self._pos += 1
         return value
-
-    def draw(self, n: int) -> int:
-        _check_n(n)
-        while True:
-            value, ok = lemire_map(self.raw32(), n)
-            if ok:
-                return value
 
 
 def fair_draws(server_seed: bytes, client_seed: str, nonce: int, ranges: list[int]) -> list[int]:

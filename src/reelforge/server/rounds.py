@@ -576,7 +576,8 @@ class RoundService:
         body = self.summary_json(rnd, server_seed)
         body["steps"] = [{
             "index": s.idx, "kind": s.kind, "action": s.action, "draws": json.loads(s.draws),
-            "ranges": json.loads(s.ranges) if s.ranges else None, "events": json.loads(s.events), "win_x": s.win_x, "win": money(rnd.bet, Fraction(s.win_x)),
+            "ranges": json.loads(s.ranges) if s.ranges else None, "events": json.loads(s.events),
+            "win_x": s.win_x, "win": money(rnd.bet, Fraction(s.win_x)),
             "total_win_x": s.total_win_x, "finished": s.finished, "next_step": s.next_step,
             "state": json.loads(s.state), "created_at": iso(s.created_at),
         } for s in step_rows[:rnd.step_count]]

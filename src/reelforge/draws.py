@@ -5,10 +5,13 @@ Three sources share one small interface (:class:`DrawSource`):
 * :class:`SecureDraws`  - the OS CSPRNG (``secrets``), for live play;
 * :class:`SeededDraws`  - a numpy bit generator, for simulation, reproducible
   by seed and bit-identical to the numba kernels (see :func:`lemire_map`);
-* :class:`RecordedDraws` - replays a stored list of draws (audit, verify).
+* :class:`RecordedDraws` - replays a stored list of draws (audit, verify);
+* :class:`FairDraws`    - provably fair live play: HMAC-SHA256 in counter mode
+  keyed by a committed server seed, over the player's client seed and the
+  round's nonce (docs/FAIRNESS.md), so anyone given the seeds recomputes them.
 
-:class:`RecordingDraws` wraps any source and keeps the values it produced, so
-a round's draws can be stored and replayed.
+:class:`RecordingDraws` wraps any source and keeps the values it produced (and
+the ranges asked for), so a round's draws can be stored and replayed.
 
 Mapping raw bits to ``[0, n)`` is unbiased: a 32-bit raw value ``x`` becomes
 ``(x * n) >> 32`` with Lemire's rejection step, which discards the few raw
@@ -21,7 +24,10 @@ kernels call ``rng.random()`` and get the same integers (see
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import secrets
+import struct
 from typing import Protocol, runtime_checkable
 
 import numpy as np
@@ -76,7 +82,21 @@ def lemire_map(x32: int, n: int) -> tuple[int, bool]:
     return m >> 32, True
 
 
-class SeededDraws:
+class WordDraws:
+    """A source of raw 32-bit words (:meth:`raw32`), each draw mapped from them by :func:`lemire_map`."""
+
+    def raw32(self) -> int:  # pragma: no cover - defined by the sources
+        raise NotImplementedError
+
+    def draw(self, n: int) -> int:
+        _check_n(n)
+        while True:
+            value, ok = lemire_map(self.raw32(), n)
+            if ok:
+                return value
+
+
+class SeededDraws(WordDraws):
     """Reproducible draws from a numpy bit generator (PCG64 by default).
 
     ``seed`` is an int, a :class:`numpy.random.SeedSequence` or a
@@ -100,13 +120,6 @@ class SeededDraws:
         value = int(self._buffer[self._pos])
         self._pos += 1
         return value
-
-    def draw(self, n: int) -> int:
-        _check_n(n)
-        while True:
-            value, ok = lemire_map(self.raw32(), n)
-            if ok:
-                return value
 
 
 class SecureDraws:
@@ -150,18 +163,75 @@ class RecordedDraws:
 
 
 class RecordingDraws:
-    """Wraps a source and keeps every value it returned (a round's record)."""
+    """Wraps a source and keeps every value it returned (a round's record) and the range it was asked for."""
 
     def __init__(self, inner: DrawSource) -> None:
         self.inner = inner
         self.values: list[int] = []
+        self.ranges: list[int] = []
 
     def draw(self, n: int) -> int:
         value = self.inner.draw(n)
         self.values.append(value)
+        self.ranges.append(n)
         return value
 
     def take(self) -> list[int]:
-        """Return the values recorded so far and start a new record."""
-        values, self.values = self.values, []
+        """Return the values recorded so far and start a new record (of values and ranges)."""
+        values, self.values, self.ranges = self.values, [], []
         return values
+
+    def take_with_ranges(self) -> tuple[list[int], list[int]]:
+        """``(values, ranges)`` recorded so far, and start a new record."""
+        ranges = self.ranges
+        return self.take(), ranges
+
+
+FAIR_ALGORITHM = "HMAC-SHA256 counter mode v1"
+"""The name of :class:`FairDraws`'s construction, as rounds and the verifiers state it."""
+
+
+class FairDraws(WordDraws):
+    """Provably fair draws: HMAC-SHA256 in counter mode, keyed by the server seed.
+
+    Block ``i`` of round ``nonce`` is ``HMAC-SHA256(key=server_seed, msg="<client_seed>:<nonce>:<i>")``
+    (ASCII, decimal integers), ``i = 0, 1, 2, ...``; each 32-byte block gives eight raw 32-bit words,
+    big-endian, used in order, and each word goes through :func:`lemire_map` exactly as the other
+    sources' words do (a rejected word is skipped). ``server_seed`` is the 32 secret bytes (their
+    SHA-256 is the commitment shown before any bet).
+
+    What a draw costs does not depend on the seed: one HMAC (two SHA-256 compressions over fixed-size
+    input, keyed once) per eight words, whatever the key's value; how many words a round uses depends
+    on its outcomes only. The repr never shows the seed.
+    """
+
+    def __init__(self, server_seed: bytes, client_seed: str, nonce: int) -> None:
+        if len(server_seed) != 32:
+            raise DrawError("a server seed is 32 bytes")
+        self._keyed = hmac.new(server_seed, digestmod=hashlib.sha256)  # keyed once; copied per block
+        self._prefix = f"{client_seed}:{int(nonce)}:".encode("ascii")
+        self.nonce = int(nonce)
+        self.block = 0
+        self._words: tuple[int, ...] = ()
+        self._pos = 0
+
+    def __repr__(self) -> str:
+        return f"FairDraws(nonce={self.nonce}, server seed hidden)"
+
+    def raw32(self) -> int:
+        """The next raw 32-bit word of the stream."""
+        if self._pos >= len(self._words):
+            mac = self._keyed.copy()
+            mac.update(self._prefix + str(self.block).encode("ascii"))
+            self._words = struct.unpack(">8I", mac.digest())
+            self.block += 1
+            self._pos = 0
+        value = self._words[self._pos]
+        self._pos += 1
+        return value
+
+
+def fair_draws(server_seed: bytes, client_seed: str, nonce: int, ranges: list[int]) -> list[int]:
+    """The draws a round of ``nonce`` makes for the given ranges, in order (what a verifier recomputes)."""
+    source = FairDraws(server_seed, client_seed, nonce)
+    return [source.draw(n) for n in ranges]

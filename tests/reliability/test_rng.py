@@ -15,6 +15,7 @@ import numpy as np
 from reelforge.draws import SecureDraws, SeededDraws
 from reelforge.reliability.rng import (
     ALPHA,
+    FairRounds,
     chi2_uniform,
     gap_test,
     run_battery,
@@ -62,3 +63,23 @@ def test_the_battery_rejects_bad_sources():
     # Values in [0, 3) spread too evenly (a rotating pattern with noise).
     spread = (np.arange(100_000) * 3 + rng.integers(0, 2, 100_000)) % 10
     assert gap_test(spread) < ALPHA
+
+
+def test_the_provably_fair_stream_passes_the_battery_at_99_percent():
+    """As live play draws: a fresh server seed from the OS CSPRNG each run, consecutive nonces of 40 draws
+    (so the same decision rule as the live source: one re-run of a failing test on fresh draws)."""
+    results = run_battery(FairRounds(), samples=100_000, retry=True)
+    failed = [r for r in results if not r.passed]
+    assert len(results) == 15 and not failed, failed
+
+
+def test_the_fair_raw_stream_is_the_words_the_draws_use():
+    """What dieharder reads (--fair --raw) is the words FairDraws maps, round after round."""
+    import io
+
+    from reelforge.reliability.rng import write_fair_raw
+
+    key, out = bytes(range(32)), io.BytesIO()
+    write_fair_raw(4 * 100, out, key)
+    source = FairRounds(key, "battery")
+    assert np.frombuffer(out.getvalue(), dtype="<u4").tolist() == [source.raw32() for _ in range(100)]

@@ -143,7 +143,9 @@ def web_server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPath
     config = getattr(request.module, "WEB_CONFIG", test_config)()
     db = tmp_path_factory.mktemp("web") / "web.db"
     draws = SwitchableDraws()
-    app = create_app(config, f"sqlite:///{db}", draw_source_factory=lambda: draws)
+    # A module with WEB_PROVABLY_FAIR = True gets the production draws (the players' seed pairs) instead.
+    factory = None if getattr(request.module, "WEB_PROVABLY_FAIR", False) else (lambda: draws)
+    app = create_app(config, f"sqlite:///{db}", draw_source_factory=factory)
     port = free_port()
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, name="web-test-server", daemon=True)

@@ -34,6 +34,10 @@ COMMANDS: tuple[LazyCommand, ...] = (
     LazyCommand("serve", "reelforge.server.commands:serve", "Run the game server (FastAPI under uvicorn)."),
     LazyCommand("verify", "reelforge.server.commands:verify",
                 "Replay stored rounds through the rules engine and report every mismatch (exit 1 if any)."),
+    LazyCommand("verify-fair", "reelforge.server.commands:verify_fair",
+                "Verify provably fair rounds offline from their seeds alone: the server seed against the commitment, "
+                "then every draw made again and the round replayed through the rules engine (exit 1 if any round "
+                "differs)."),
     LazyCommand("expire", "reelforge.server.commands:expire",
                 "Complete every round unfinished longer than the expiry: its remaining steps revealed, its "
                 "decided win credited (never refunded: rounds are decided when staked)."),

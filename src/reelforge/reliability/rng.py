@@ -22,6 +22,10 @@ of 15 tests). A seeded source is deterministic: no re-run.
 
 ``python -m reelforge.reliability.rng --raw BYTES`` writes the live source's raw
 stream to stdout (for ``dieharder -g 200``); see docs/RELIABILITY.md.
+
+``--fair`` runs both on the provably fair stream instead, as live play uses it
+(:class:`FairRounds`): a fresh server seed from the OS CSPRNG, and consecutive
+rounds (nonces 0, 1, 2, ...) of :data:`ROUND_DRAWS` draws each.
 """
 
 from __future__ import annotations
@@ -34,12 +38,14 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from reelforge.draws import DrawSource
+from reelforge.draws import DrawSource, FairDraws
 
 ALPHA = 0.01
 CHI2_NS = (2, 3, 6, 7, 10, 37, 100, 1000, 65537, 2**31 - 1)
 SERIAL_NS = (6, 10)
 BIG_N_CLASSES = 256
+ROUND_DRAWS = 40
+"""Draws per round of :class:`FairRounds` (a paid spin's draws are 3 to about 40: one to five HMAC blocks)."""
 
 
 @dataclass(frozen=True)
@@ -49,6 +55,38 @@ class TestResult:
     p: float
     p_retry: float | None
     passed: bool
+
+
+class FairRounds:
+    """Provably fair draws as live play makes them: one seed pair, consecutive nonces, ``per_round``
+    draws from each round's stream (:class:`~reelforge.draws.FairDraws`). The server seed is fresh from
+    the OS CSPRNG unless given."""
+
+    def __init__(self, server_seed: bytes | None = None, client_seed: str = "battery",
+                 per_round: int = ROUND_DRAWS) -> None:
+        import secrets
+
+        self.server_seed = server_seed if server_seed is not None else secrets.token_bytes(32)
+        self.client_seed, self.per_round = client_seed, per_round
+        self.nonce, self.left = -1, 0
+        self.round: FairDraws | None = None
+
+    def _next_round(self) -> FairDraws:
+        self.nonce += 1
+        self.left = self.per_round
+        self.round = FairDraws(self.server_seed, self.client_seed, self.nonce)
+        return self.round
+
+    def draw(self, n: int) -> int:
+        source = self.round if self.left > 0 else self._next_round()
+        self.left -= 1
+        return source.draw(n)
+
+    def raw32(self) -> int:
+        """The next raw word, rounds of ``per_round`` words each (the raw stream dieharder reads)."""
+        source = self.round if self.left > 0 else self._next_round()
+        self.left -= 1
+        return source.raw32()
 
 
 def sample(source: DrawSource, n: int, count: int) -> np.ndarray:
@@ -138,6 +176,34 @@ def run_battery(source: DrawSource, samples: int = 100_000, retry: bool = True,
     return results
 
 
+def write_fair_raw(nbytes: int, out=None, server_seed: bytes | None = None, per_round: int = ROUND_DRAWS) -> None:
+    """Write ``nbytes`` of the provably fair raw stream (:class:`FairRounds`' words, ``per_round`` per nonce, a
+    fresh server seed unless given), each 32-bit word little-endian, as dieharder ``-g 200`` reads them."""
+    import hashlib
+    import hmac
+    import secrets
+
+    out = out or sys.stdout.buffer
+    keyed = hmac.new(server_seed or secrets.token_bytes(32), digestmod=hashlib.sha256)
+    blocks = -(-per_round // 8)
+    nonce, left = 0, nbytes
+    while left > 0:
+        chunk = bytearray()
+        for _ in range(4096):  # rounds per write
+            for block in range(blocks):  # the same bytes FairDraws.raw32 takes, word by word (big-endian)
+                mac = keyed.copy()
+                mac.update(f"battery:{nonce}:{block}".encode())
+                chunk += mac.digest()[: min(32, 4 * (per_round - 8 * block))]
+            nonce += 1
+        data = np.frombuffer(bytes(chunk), dtype=">u4").astype("<u4").tobytes()[:left]
+        try:
+            out.write(data)
+        except BrokenPipeError:
+            return
+        left -= len(data)
+    out.flush()
+
+
 def write_raw(nbytes: int, out=None) -> None:
     """Write ``nbytes`` of the live source's raw stream: ``secrets.randbits(32)`` words, little-endian.
 
@@ -169,11 +235,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--raw", type=int, metavar="BYTES", help="write BYTES of the live raw stream to stdout")
     parser.add_argument("--samples", type=int, default=1_000_000)
     parser.add_argument("--seed", type=int, help="test SeededDraws(SEED) instead of the live source")
+    parser.add_argument("--fair", action="store_true",
+                        help="the provably fair stream (a fresh server seed, consecutive rounds) instead")
     args = parser.parse_args(argv)
     if args.raw is not None:
-        write_raw(args.raw)
+        (write_fair_raw if args.fair else write_raw)(args.raw)
         return
-    source = SecureDraws() if args.seed is None else SeededDraws(args.seed)
+    source = FairRounds() if args.fair else SecureDraws() if args.seed is None else SeededDraws(args.seed)
     for r in run_battery(source, args.samples, retry=args.seed is None):
         retry = "" if r.p_retry is None else f"  retry p={r.p_retry:.4f}"
         print(f"{r.name:26s} samples={r.samples:>9d}  p={r.p:.4f}{retry}  {'PASS' if r.passed else 'FAIL'}")

@@ -20,7 +20,7 @@ from fastapi.staticfiles import StaticFiles
 from sqlalchemy import Engine
 
 import reelforge
-from reelforge.server.api import errors, games, openapi, operator, rounds, sessions, wallet
+from reelforge.server.api import errors, fair, games, openapi, operator, rounds, sessions, wallet
 from reelforge.server.api.common import MAX_BODY, Context
 from reelforge.server.auth import demo_players
 from reelforge.server.config import DEFAULT_DATABASE, ConfigError, ServerConfig
@@ -49,7 +49,8 @@ def create_app(config: ServerConfig, database_url: str | None = None, *, engine:
     ``draw_source_factory`` exists for tests only (a seeded source that
     reaches a feature deterministically); it is deliberately not settable
     from the configuration file, the environment or the command line, so a
-    production server always draws from the OS CSPRNG.
+    production server always draws from the OS CSPRNG, or from the player's
+    provably fair seed pair (``[server] provably_fair``, the default).
     """
     owns_engine = engine is None
     engine = engine or open_database(database_url or config.database or DEFAULT_DATABASE, config)
@@ -68,7 +69,7 @@ def create_app(config: ServerConfig, database_url: str | None = None, *, engine:
                   **({} if config.demo else {"docs_url": None, "redoc_url": None}))
     app.state.service, app.state.engine, app.state.config = service, engine, config
     errors.install(app)
-    for resource in (rounds, sessions, games, wallet, operator):  # rounds first: most requests are theirs
+    for resource in (rounds, sessions, games, wallet, operator, fair):  # rounds first: most requests are theirs
         resource.add_routes(app, ctx)
     errors.add_catch_all(app)
     # Outermost (added last): the one body limit and the security headers cover every answer.

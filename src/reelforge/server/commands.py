@@ -1,4 +1,4 @@
-"""Command-line commands of the game server: ``serve``, ``verify``, ``expire``.
+"""Command-line commands of the game server: ``serve``, ``verify``, ``expire``, ``verify-fair``.
 
 ``register(app)`` adds them to the project's Typer app (``reelforge.cli``).
 """
@@ -168,8 +168,52 @@ def expire(
                "(decided wins credited)")
 
 
+def verify_fair(
+    export: Path = typer.Argument(..., help="a round exported as JSON (GET /api/v1/rounds/{id}), a list of rounds, "
+                                            "or {\"rounds\": [...]}"),
+    server_seed: str | None = typer.Option(None, "--server-seed",
+                                           help="the revealed server seed, for a round exported before rotation"),
+    as_json: bool = typer.Option(False, "--json", help="one JSON object per round"),
+) -> None:
+    """Verify provably fair rounds offline from their seeds alone: the server seed against the commitment, then
+    every draw made again and the round replayed through the rules engine (exit 1 if any round differs)."""
+    from reelforge.server.fair_verify import ExportError, rounds_of, verify_export
+
+    def refuse(message: str) -> None:
+        typer.echo(f"error: {message}", err=True)
+        raise typer.Exit(2)
+
+    try:
+        data = json.loads(export.read_text(encoding="utf-8"))
+    except OSError as exc:
+        refuse(f"cannot read {export}: {exc.strerror}")
+    except ValueError as exc:
+        refuse(f"{export} is not JSON: {exc}")
+    bad = 0
+    rounds = rounds_of(data)
+    for item in rounds:
+        try:
+            result = verify_export(item, server_seed)
+        except ExportError as exc:
+            refuse(str(exc))
+        bad += not result["ok"]
+        if as_json:
+            typer.echo(json.dumps(result))
+            continue
+        verdict = "OK" if result["ok"] else "MISMATCH"
+        typer.echo(f"round {result['round']} (nonce {result['nonce']}): {verdict}: {result['steps_checked']} "
+                   f"step(s), {result['draws_checked']} draw(s) recomputed from the seeds")
+        for d in result["differences"]:
+            typer.echo(f"  - {d}")
+    if not as_json:
+        typer.echo(f"{len(rounds)} round(s) verified from their seeds: {len(rounds) - bad} ok, {bad} mismatched")
+    if bad:
+        raise typer.Exit(1)
+
+
 def register(app: typer.Typer) -> None:
     """Add the server commands to the project's CLI."""
     app.command("serve")(serve)
     app.command("verify")(verify)
     app.command("expire")(expire)
+    app.command("verify-fair")(verify_fair)

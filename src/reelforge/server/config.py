@@ -17,6 +17,7 @@ Example (see ``demo.toml`` next to this module)::
     db_max_overflow = 10           # extra connections per process under bursts
     db_pool_timeout_seconds = 10   # how long a request waits for a connection before 503
     request_timeout_seconds = 10   # a request's headers and body must arrive within this (else 408)
+    provably_fair = true           # rounds draw from the player's seed pair (docs/FAIRNESS.md); false: plain CSPRNG
 
     [games.forge-of-fortunes]
     build = "96.2"
@@ -106,6 +107,8 @@ class ServerConfig:
     db_pool_timeout_seconds: float = 10.0
     request_timeout_seconds: float = 10.0
     play: PlayRules = field(default_factory=PlayRules)
+    provably_fair: bool = True
+    """Rounds draw from the player's committed seed pair (docs/FAIRNESS.md); False: from the OS CSPRNG alone."""
 
     @property
     def demo(self) -> bool:
@@ -123,7 +126,7 @@ class ServerConfig:
 _SERVER_KEYS = {"mode", "currency", "demo_balance", "round_expiry_days", "session_ttl_minutes",
                 "expiry_check_seconds", "database", "api_key_sha256"}
 _SERVER_KEYS |= {"idempotency_retention_days", "max_balance", "db_pool_size", "db_max_overflow",
-                 "db_pool_timeout_seconds", "request_timeout_seconds"}
+                 "db_pool_timeout_seconds", "request_timeout_seconds", "provably_fair"}
 _GAME_KEYS = {"build", "bet_ladder"}
 _PLAY_KEYS = {"reality_check_minutes", "turbo", "min_round_seconds", "max_bet"}
 
@@ -197,6 +200,9 @@ def parse_config(data: dict[str, Any], where: str = "config") -> ServerConfig:
             raise ConfigError(f"{where} [server]: api_key_sha256 must be 64 hex digits (SHA-256 of the key)")
     if mode == "operator" and api_key is None:
         raise ConfigError(f"{where} [server]: operator mode needs api_key_sha256 (no session could ever be opened)")
+    provably_fair = server.get("provably_fair", True)
+    if not isinstance(provably_fair, bool):
+        raise ConfigError(f"{where} [server]: provably_fair must be true or false, got {provably_fair!r}")
     database = server.get("database")
     if database is not None and not isinstance(database, str):
         raise ConfigError(f"{where} [server]: database must be a URL string")
@@ -239,7 +245,7 @@ def parse_config(data: dict[str, Any], where: str = "config") -> ServerConfig:
         round_expiry_days=_number(server, "round_expiry_days", 90, f"{where} [server]"),
         session_ttl_minutes=_number(server, "session_ttl_minutes", 720, f"{where} [server]"),
         expiry_check_seconds=_number(server, "expiry_check_seconds", 3600, f"{where} [server]", positive=False),
-        database=database, api_key_sha256=api_key, games=games, play=play,
+        database=database, api_key_sha256=api_key, games=games, play=play, provably_fair=provably_fair,
     )
 
 

@@ -22,9 +22,11 @@ round lifecycle:
   as ``completed_on_expiry`` with the date. It is never refunded: abandoning
   a round that went badly gains nothing.
 
-Live play draws from the OS CSPRNG through a :class:`~reelforge.draws.RecordingDraws`
-so every draw is stored with its step; :func:`reelforge.server.verify.verify_round`
-replays them.
+Live play draws from the OS CSPRNG, or, with provably fair draws on (the
+default), from :class:`~reelforge.draws.FairDraws` keyed by the player's seed
+pair and the round's nonce (:mod:`reelforge.server.fair`), through a
+:class:`~reelforge.draws.RecordingDraws` so every draw is stored with its step;
+:func:`reelforge.server.verify.verify_round` replays them.
 
 "Malfunction voids all pays and plays": any error of the rules or the draw
 source while a round is decided voids it in the stake's transaction, before
@@ -56,7 +58,7 @@ from sqlalchemy.exc import IntegrityError
 from reelforge.draws import DrawSource, RecordedDraws, RecordingDraws, SecureDraws
 from reelforge.game import Game, RulesError
 from reelforge.games.registry import get_game
-from reelforge.server import store
+from reelforge.server import fair, store
 from reelforge.server.auth import DEMO_REFUSED, SessionToken, session_principal
 from reelforge.server.config import GameConfig, ServerConfig
 from reelforge.server.errors import ApiError
@@ -66,7 +68,8 @@ from reelforge.server.wallet import entries, iso, post_entry, utcnow
 log = logging.getLogger("reelforge.server")
 
 DrawFactory = Callable[[], DrawSource]
-"""Gives the draw source for one step. Production: :class:`SecureDraws` (stateless)."""
+"""Gives the draw source for one round (tests only: production draws from :class:`SecureDraws`, or from the
+player's provably fair seed pair)."""
 
 
 def to_jsonable(value: Any) -> Any:
@@ -126,7 +129,7 @@ def steps_text(bet: int, step_rows: list[StepRow]) -> str:
     """The JSON text of steps (the items of a round answer's ``steps`` list, without brackets)."""
     return ",".join(
         f'{{"index":{s.idx},"kind":{_jstr(s.kind)},"action":{_jstr(s.action)},'
-        f'"draws":{s.draws},"events":{s.events},"win_x":{_jstr(s.win_x)},'
+        f'"draws":{s.draws},"ranges":{s.ranges or "null"},"events":{s.events},"win_x":{_jstr(s.win_x)},'
         f'"win":{_money_of(bet, s.win_x)},"total_win_x":{_jstr(s.total_win_x)},'
         f'"finished":{"true" if s.finished else "false"},"next_step":{_jstr(s.next_step)},'
         f'"state":{s.state},"created_at":{_jstr(_iso(s.created_at))}}}'
@@ -180,10 +183,13 @@ class ActiveGame:
 class RoundService:
     """Everything that changes or reads rounds and wallets."""
 
-    def __init__(self, engine: Engine, config: ServerConfig, draw_factory: DrawFactory = SecureDraws) -> None:
+    def __init__(self, engine: Engine, config: ServerConfig, draw_factory: DrawFactory | None = None) -> None:
         self.engine = engine
         self.config = config
-        self.draw_factory = draw_factory
+        # A test's draw source replaces the live ones; live rounds are provably fair unless configured off.
+        self.fair = config.provably_fair and draw_factory is None
+        self.draw_factory = draw_factory or SecureDraws
+        self.seed_pairs = fair.SeedPairs(engine, self.fair)
         self.games: dict[str, ActiveGame] = {}
         self._builds: dict[tuple[str, str, str | None], Any] = {}
         self._costs: dict[tuple[str, int, str], int | None] = {}
@@ -381,8 +387,13 @@ class RoundService:
                            "open", dumps(start), None, 0, "0", 0, None, now, now, None, False,
                            identity.version, identity.content_hash)
             changes = [("stake" if mode == "paid" else "feature_buy", -cost)]
+            draws = None
+            if self.fair:  # the player's seed pair, opened on the first round; its next nonce is this round's
+                seed = reads.fair_seed or fair.open_pair(tx, player_id, now)
+                fair.stake(rnd, seed)
+                draws = fair.draws_of(seed)
             try:
-                decided = self._decide(active.game, active.build, start, 0, now)
+                decided = self._decide(active.game, active.build, start, 0, now, draws)
             except Malfunction as exc:
                 rnd.status, rnd.void_reason, rnd.finished_at = "void", str(exc), now
                 decided = []
@@ -447,17 +458,21 @@ class RoundService:
             tx.write_step(rnd, row, balance, posted, self._record(scope, key, req, answer, now))
             return answer.answer()
 
-    def _decide(self, game: Game, build: Any, state: dict[str, Any], first: int, now: datetime) -> list[StepRow]:
-        """Play a round from ``state`` to its end with the live draw source; the step rows (unrevealed,
-        numbered from ``first``). Any error of the rules or the draw source is a :class:`Malfunction`."""
+    def _decide(self, game: Game, build: Any, state: dict[str, Any], first: int, now: datetime,
+                draws: DrawSource | None = None) -> list[StepRow]:
+        """Play a round from ``state`` to its end with ``draws`` (a provably fair round's source, whose steps
+        keep the range of each draw too) or the live draw source; the step rows (unrevealed, numbered from
+        ``first``). Any error of the rules or the draw source is a :class:`Malfunction`."""
         rows: list[StepRow] = []
         try:
-            recorder = RecordingDraws(self.draw_factory())
+            recorder = RecordingDraws(draws or self.draw_factory())
             while True:
                 step = game.play_step(build, state, recorder, None)
-                rows.append(StepRow(first + len(rows), step.kind, None, dumps(recorder.take()), dumps(step.events),
+                values, ranges = recorder.take_with_ranges()
+                rows.append(StepRow(first + len(rows), step.kind, None, dumps(values), dumps(step.events),
                                     str(Fraction(step.win)), str(Fraction(step.total_win)), bool(step.finished),
-                                    step.next_step, dumps(step.state), now, None))
+                                    step.next_step, dumps(step.state), now, None,
+                                    dumps(ranges) if draws is not None else None))
                 if step.finished:
                     return rows
                 if len(rows) >= MAX_ROUND_STEPS:
@@ -562,12 +577,15 @@ class RoundService:
             raise ApiError(404, "round_not_found", f"no round {round_id} for this player")
         return rnd
 
-    def round_json(self, rnd: RoundRow, step_rows: list[StepRow], balance: int) -> dict[str, Any]:
-        """A round in full: every step with its draws, events, win and state."""
-        body = self.summary_json(rnd)
+    def round_json(self, rnd: RoundRow, step_rows: list[StepRow], balance: int,
+                   server_seed: str | None = None) -> dict[str, Any]:
+        """A round in full: every step with its draws, events, win and state (``server_seed``: its seed pair's
+        revealed server seed)."""
+        body = self.summary_json(rnd, server_seed)
         body["steps"] = [{
             "index": s.idx, "kind": s.kind, "action": s.action, "draws": json.loads(s.draws),
-            "events": json.loads(s.events), "win_x": s.win_x, "win": money(rnd.bet, Fraction(s.win_x)),
+            "ranges": json.loads(s.ranges) if s.ranges else None, "events": json.loads(s.events),
+            "win_x": s.win_x, "win": money(rnd.bet, Fraction(s.win_x)),
             "total_win_x": s.total_win_x, "finished": s.finished, "next_step": s.next_step,
             "state": json.loads(s.state), "created_at": iso(s.created_at),
         } for s in step_rows[:rnd.step_count]]
@@ -588,7 +606,8 @@ class RoundService:
         """The answer text of :meth:`round_answer`."""
         return self.round_answer(200, rnd, step_rows, balance).text
 
-    def summary_json(self, rnd: RoundRow) -> dict[str, Any]:
+    def summary_json(self, rnd: RoundRow, server_seed: str | None = None) -> dict[str, Any]:
+        """A round without its steps (``server_seed``: its seed pair's server seed, once revealed)."""
         return {
             "id": rnd.id, "game": rnd.game, "build": rnd.build, "build_version": rnd.build_version,
             "mode": rnd.mode, "bet": rnd.bet,
@@ -598,11 +617,12 @@ class RoundService:
             "total_win": rnd.win if rnd.status != "open" else _money_of(rnd.bet, rnd.total_win_x),
             "paid": rnd.win, "void_reason": rnd.void_reason, "completed_on_expiry": rnd.completed_on_expiry,
             "created_at": _iso(rnd.created_at), "updated_at": _iso(rnd.updated_at),
-            "finished_at": _iso(rnd.finished_at),
+            "finished_at": _iso(rnd.finished_at), "fair": fair.round_fair_json(rnd, server_seed),
         }
 
     def _full(self, tx: Tx, rnd: RoundRow) -> dict[str, Any]:
-        return self.round_json(rnd, tx.steps(rnd.id, rnd.step_count), tx.balance(rnd.player_id))
+        seed = None if rnd.fair_seed_id is None else tx.revealed_seed(rnd.fair_seed_id)
+        return self.round_json(rnd, tx.steps(rnd.id, rnd.step_count), tx.balance(rnd.player_id), seed)
 
     def get_round(self, player_id: int, round_id: int) -> dict[str, Any]:
         """One of the player's rounds with its revealed steps."""
@@ -620,4 +640,5 @@ class RoundService:
     def history(self, player_id: int, limit: int, before: int | None, game_id: str | None) -> dict[str, Any]:
         """The player's rounds, newest first; ``next_before`` pages further."""
         page, next_before = store.history_page(self.engine, player_id, limit, before, game_id)
-        return {"rounds": [self.summary_json(r) for r in page], "next_before": next_before}
+        seeds = store.revealed_server_seeds(self.engine, [r.fair_seed_id for r in page if r.fair_seed_id is not None])
+        return {"rounds": [self.summary_json(r, seeds.get(r.fair_seed_id)) for r in page], "next_before": next_before}

@@ -49,6 +49,23 @@ sessions = Table(
     Column("expires_at", DateTime(timezone=True), nullable=False),
 )
 
+fair_seeds = Table(
+    # A player's provably fair seed pairs (docs/FAIRNESS.md). The active pair (revealed_at NULL) keeps its
+    # server seed secret: only its SHA-256 is ever shown until the player rotates it, which reveals it.
+    "fair_seeds", metadata,
+    Column("id", BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True),
+    Column("player_id", BigInteger, ForeignKey("players.id"), nullable=False),
+    Column("server_seed", String(64), nullable=False),
+    Column("server_seed_sha256", String(64), nullable=False),
+    Column("client_seed", String(64), nullable=False),
+    Column("next_nonce", BigInteger, nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("revealed_at", DateTime(timezone=True)),
+)
+Index("ix_fair_seeds_player_id", fair_seeds.c.player_id, fair_seeds.c.id)
+Index("uq_fair_seeds_one_active", fair_seeds.c.player_id, unique=True,
+      sqlite_where=text("revealed_at IS NULL"), postgresql_where=text("revealed_at IS NULL"))
+
 rounds = Table(
     "rounds", metadata,
     Column("id", BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True),
@@ -74,6 +91,12 @@ rounds = Table(
     # Replay, verify and finishing the round load this version, whatever is current.
     Column("build_version", String(16), nullable=False),
     Column("build_hash", String(64)),  # NULL: a build unknown to migration 0003 (not a shipped game's)
+    # Provably fair rounds (docs/FAIRNESS.md): the seed pair, its commitment and client seed as they were
+    # when the round was staked, and the round's nonce. NULL: drawn from the plain CSPRNG.
+    Column("fair_seed_id", BigInteger),  # fair_seeds.id (no foreign key: added to rounds without a table rebuild)
+    Column("fair_nonce", BigInteger),
+    Column("fair_server_seed_sha256", String(64)),
+    Column("fair_client_seed", String(64)),
     CheckConstraint("status in ('open', 'finished', 'void')", name="ck_rounds_status"),
     CheckConstraint("bet > 0 and cost >= 0 and win >= 0", name="ck_rounds_amounts"),
 )
@@ -98,6 +121,7 @@ steps = Table(
     Column("state", Text, nullable=False),
     Column("created_at", DateTime(timezone=True), nullable=False),
     Column("revealed_at", DateTime(timezone=True)),  # NULL: decided at the stake, not yet shown
+    Column("ranges", Text),  # provably fair rounds: the range of each draw (JSON list), for the verifiers
 )
 
 ledger = Table(

@@ -46,7 +46,7 @@ from typing import Any
 from sqlalchemy import Connection, Engine, delete, func, select
 
 from reelforge.server.db import is_sqlite, read_transaction, sqlite_writer, write_transaction
-from reelforge.server.schema import ledger, players, rounds, sessions, steps
+from reelforge.server.schema import fair_seeds, ledger, players, rounds, sessions, steps
 
 
 def parse_ts(value: Any) -> datetime | None:
@@ -92,6 +92,11 @@ class RoundRow:
     """The version of ``build`` the round is played with (its maths: replayed and finished with it)."""
     build_hash: str | None
     """That version's content hash (None: recorded before versions, for a build migration 0003 did not know)."""
+    # provably fair rounds (docs/FAIRNESS.md): the seed pair drawn from, as it was at the stake; None: CSPRNG
+    fair_seed_id: int | None = None
+    fair_nonce: int | None = None
+    fair_server_seed_sha256: str | None = None
+    fair_client_seed: str | None = None
 
 
 @dataclass(slots=True)
@@ -110,6 +115,19 @@ class StepRow:
     state: str
     created_at: datetime
     revealed_at: datetime | None
+    ranges: str | None = None
+    """Provably fair steps: the range of each draw (JSON text); None otherwise."""
+
+
+@dataclass(frozen=True, slots=True)
+class FairSeed:
+    """A provably fair seed pair (``server_seed`` secret while ``revealed_at`` is None)."""
+
+    id: int
+    server_seed: str
+    server_seed_sha256: str
+    client_seed: str
+    next_nonce: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,6 +198,8 @@ class StartReads:
     open_round: int | None
     last_start: datetime | None
     new_round_id: int
+    fair_seed: FairSeed | None = None
+    """The player's active provably fair seed pair (None: none yet)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,6 +215,7 @@ class StepReads:
 ROUND_COLUMNS = tuple(f.name for f in fields(RoundRow))
 STEP_COLUMNS = tuple(f.name for f in fields(StepRow))
 ANSWER_COLUMNS = tuple(f.name for f in fields(StoredAnswer))
+SEED_COLUMNS = tuple(f.name for f in fields(FairSeed))
 _ROUND_TIMES = tuple(ROUND_COLUMNS.index(c) for c in ("created_at", "updated_at", "finished_at"))
 _STEP_TIMES = tuple(STEP_COLUMNS.index(c) for c in ("created_at", "revealed_at"))
 
@@ -215,6 +236,10 @@ def _step(values: Sequence[Any]) -> StepRow:
 
 def _answer(values: Sequence[Any]) -> StoredAnswer | None:
     return None if values[0] is None else StoredAnswer(*values)
+
+
+def _seed(values: Sequence[Any] | None) -> FairSeed | None:
+    return None if values is None or values[0] is None else FairSeed(*values)
 
 
 # -- statements ----------------------------------------------------------------------------------------
@@ -258,6 +283,12 @@ class Statements:
     reveal_rest: str
     set_balance: str
     insert_entry: str
+    active_seed: str
+    insert_seed: str
+    reveal_seed: str
+    revealed_seed: str
+    use_seed: str
+    player_open_round: str
     write_start: str | None  # PostgreSQL: one statement for everything starting a round stores
     write_step: str | None  # PostgreSQL: one statement for everything revealing a step stores
 
@@ -280,10 +311,13 @@ class Statements:
             "demo_players": "SELECT count(*) FROM players WHERE demo",
             # Read after the lock is held (see the module docstring): the stored answer, the open round of
             # the game, the player's last round start (ids grow with time under the player's lock), a new id.
+            # and the player's active provably fair seed pair.
             "start_reads": answer_of.replace("SELECT ", "SELECT (SELECT id FROM rounds WHERE player_id = :player_id "
                                              "AND game = :game AND status = 'open'), (SELECT created_at FROM rounds "
                                              "WHERE player_id = :player_id ORDER BY id DESC LIMIT 1), "
-                                             f"{new_id}, ", 1),
+                                             f"{new_id}, ", 1).replace(" FROM (SELECT 1) AS one",
+                                                                f", {_cols(SEED_COLUMNS, 'f.')} FROM (SELECT 1) AS one")
+                           + " LEFT JOIN fair_seeds f ON f.player_id = :player_id AND f.revealed_at IS NULL",
             # The stored answer, the round (row locked) and its steps up to the next one, in one result: a row
             # per step (at least one row, the stored answer's, even when the round does not exist).
             "step_reads": f"WITH r AS (SELECT {_ROUND_INSERT_COLUMNS} FROM rounds WHERE id = :round_id{lock}) "
@@ -318,6 +352,17 @@ class Statements:
             "set_balance": "UPDATE players SET balance = :balance WHERE id = :player_id",
             "insert_entry": f"INSERT INTO ledger ({_LEDGER_COLUMNS}) VALUES (:player_id, :kind, :amount, "
                             ":balance_after, :round_id, :created_at)",
+            # provably fair seed pairs (the player's row is locked by the request: no lock of their own)
+            "active_seed": f"SELECT {_cols(SEED_COLUMNS)} FROM fair_seeds WHERE player_id = :player_id "
+                           "AND revealed_at IS NULL",
+            "insert_seed": "INSERT INTO fair_seeds (player_id, server_seed, server_seed_sha256, client_seed, next_nonce, "
+                           "created_at) VALUES (:player_id, :server_seed, :server_seed_sha256, :client_seed, 0, "
+                           ":created_at) RETURNING id",
+            "reveal_seed": "UPDATE fair_seeds SET revealed_at = :revealed_at WHERE id = :id AND revealed_at IS NULL",
+            "revealed_seed": "SELECT server_seed FROM fair_seeds WHERE id = :id AND revealed_at IS NOT NULL",
+            "use_seed": "UPDATE fair_seeds SET next_nonce = next_nonce + 1 WHERE id = :fair_seed_id",
+            "player_open_round": "SELECT id, game FROM rounds WHERE player_id = :player_id AND status = 'open' "
+                                 "ORDER BY id LIMIT 1",
             "write_start": None, "write_step": None,
         }
         sql["lock_session"] = sql["session"] + (" FOR UPDATE OF p" if pg else "")
@@ -329,8 +374,8 @@ class Statements:
                        "json_populate_recordset(NULL::ledger, :entries::json)), "
                        "p AS (UPDATE players SET balance = :balance WHERE id = :player_id AND balance <> :balance) ")
             answer = sql["put_answer"].replace(":created_at", ":answer_created_at")  # the round has a created_at
-            sql["write_start"] = (
-                f"WITH r AS ({sql['insert_round']}), "
+            sql["write_start"] = (  # f: the round's nonce used (no row when it is not provably fair)
+                f"WITH r AS ({sql['insert_round']}), f AS ({sql['use_seed']}), "
                 f"s AS (INSERT INTO steps ({_STEP_INSERT_COLUMNS}) SELECT {_STEP_INSERT_COLUMNS} FROM "
                 "json_populate_recordset(NULL::steps, :steps::json)), "
                 f"{entries}{answer}")
@@ -449,7 +494,8 @@ class Tx:
 
     def start_reads(self, scope: str, key: str, player_id: int, game: str) -> StartReads:
         row = self._one(self.sql.start_reads, {"scope": scope, "key": key, "player_id": player_id, "game": game})
-        return StartReads(_answer(row[3:]), row[0], parse_ts(row[1]), row[2])
+        end = 3 + len(ANSWER_COLUMNS)
+        return StartReads(_answer(row[3:end]), row[0], parse_ts(row[1]), row[2], _seed(row[end:]))
 
     def step_reads(self, scope: str, key: str, round_id: int) -> StepReads:
         rows = self._all(self.sql.step_reads, {"scope": scope, "key": key, "round_id": round_id})
@@ -499,6 +545,8 @@ class Tx:
         player's new ``balance``, and the request's answer."""
         if self.sqlite:
             self.insert_round(rnd)
+            if rnd.fair_seed_id is not None:
+                self.cursor.execute(self.sql.use_seed, {"fair_seed_id": rnd.fair_seed_id})
             self.post(rnd.player_id, balance, entries)
             self.insert_steps(rnd.id, steps)
             self.put_answer(answer)
@@ -509,7 +557,8 @@ class Tx:
                                        "total_win_x": s.total_win_x, "finished": s.finished,
                                        "next_step": s.next_step, "state": s.state,
                                        "created_at": s.created_at.isoformat(),
-                                       "revealed_at": s.revealed_at and s.revealed_at.isoformat()} for s in steps],
+                                       "revealed_at": s.revealed_at and s.revealed_at.isoformat(),
+                                       "ranges": s.ranges} for s in steps],
                                      ensure_ascii=False)
         self.cursor.execute(self.sql.write_start, params)
 
@@ -527,6 +576,31 @@ class Tx:
         params = self._pg_write_params(rnd, balance, entries, answer)
         params.update(idx=step.idx, revealed_at=step.revealed_at, action=step.action)
         self.cursor.execute(self.sql.write_step, params)
+
+    # provably fair seed pairs (docs/FAIRNESS.md); the caller holds the player's row lock
+    def active_seed(self, player_id: int) -> FairSeed | None:
+        return _seed(self._one(self.sql.active_seed, {"player_id": player_id}))
+
+    def insert_seed(self, player_id: int, server_seed: str, server_seed_sha256: str, client_seed: str,
+                    now: datetime) -> FairSeed:
+        """Store a new active seed pair (nonce 0)."""
+        seed_id = self._one(self.sql.insert_seed, {
+            "player_id": player_id, "server_seed": server_seed, "server_seed_sha256": server_seed_sha256,
+            "client_seed": client_seed, "created_at": self.ts(now)})[0]
+        return FairSeed(seed_id, server_seed, server_seed_sha256, client_seed, 0)
+
+    def reveal_seed(self, seed_id: int, now: datetime) -> None:
+        self.cursor.execute(self.sql.reveal_seed, {"id": seed_id, "revealed_at": self.ts(now)})
+
+    def revealed_seed(self, seed_id: int) -> str | None:
+        """The server seed of a seed pair once revealed (None while it is active)."""
+        row = self._one(self.sql.revealed_seed, {"id": seed_id})
+        return None if row is None else row[0]
+
+    def player_open_round(self, player_id: int) -> tuple[int, str] | None:
+        """``(round id, game)`` of one of the player's unfinished rounds, any game (None: none)."""
+        row = self._one(self.sql.player_open_round, {"player_id": player_id})
+        return None if row is None else (row[0], row[1])
 
 
 @contextmanager
@@ -676,3 +750,31 @@ def round_entries(conn: Connection, round_id: int) -> list[tuple[str, int]]:
     """``(kind, amount)`` of the ledger entries of a round, in the order they were made."""
     return [tuple(r) for r in conn.execute(select(ledger.c.kind, ledger.c.amount)
                                            .where(ledger.c.round_id == round_id).order_by(ledger.c.id))]
+
+
+def revealed_server_seeds(engine: Engine, seed_ids: Sequence[int]) -> dict[int, str]:
+    """The server seeds of those of ``seed_ids`` that were revealed (rotated); the active one is never read here."""
+    if not seed_ids:
+        return {}
+    query = select(fair_seeds.c.id, fair_seeds.c.server_seed).where(
+        fair_seeds.c.id.in_(sorted(set(seed_ids))), fair_seeds.c.revealed_at.is_not(None))
+    with read_transaction(engine) as conn:
+        return {r[0]: r[1] for r in conn.execute(query)}
+
+
+def seed_pairs_page(engine: Engine, player_id: int, limit: int, before: int | None) -> tuple[list[Any], int | None]:
+    """A page of the player's seed pairs, newest first (rows of ``fair_seeds``), and the next page's ``before``."""
+    query = select(fair_seeds).where(fair_seeds.c.player_id == player_id)
+    if before is not None:
+        query = query.where(fair_seeds.c.id < before)
+    with read_transaction(engine) as conn:
+        rows = conn.execute(query.order_by(fair_seeds.c.id.desc()).limit(limit + 1)).all()
+    page = rows[:limit]
+    return page, page[-1].id if len(rows) > limit else None
+
+
+def fair_seed_of(conn: Connection, seed_id: int) -> tuple[str, str, str] | None:
+    """``(server_seed, server_seed_sha256, client_seed)`` of a seed pair, revealed or not (the audit's read)."""
+    row = conn.execute(select(fair_seeds.c.server_seed, fair_seeds.c.server_seed_sha256, fair_seeds.c.client_seed)
+                       .where(fair_seeds.c.id == seed_id)).first()
+    return None if row is None else (row[0], row[1], row[2])

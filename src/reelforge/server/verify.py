@@ -14,6 +14,10 @@ flag, next step and state against the stored step; the round's total win;
 and the money: the stake (or feature-buy price) debited once, the win
 credited once as ``floor(bet * total_win_x)`` for a finished round, the cost
 refunded and nothing paid for a void round, nothing paid yet for an open one.
+
+A provably fair round is also drawn again from its seed pair and nonce: its
+stored draws and their ranges must be the seeds' (docs/FAIRNESS.md). The
+answer never shows the server seed, revealed or not.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from reelforge.game import BuildError
 from reelforge.games.registry import UnknownGame, get_game
 from reelforge.server import store
 from reelforge.server.db import read_transaction
+from reelforge.server.fair_verify import compare_steps, replay_fair, seed_differences
 from reelforge.server.rounds import dumps, money
 
 
@@ -83,6 +88,9 @@ def verify_round_row(conn: Connection, rnd: Any) -> list[str]:
         if _canon(dumps(step.state)) != _canon(stored.state):
             diffs.append(f"{where}: state differs from the replay")
 
+    if rnd.fair_seed_id is not None:
+        diffs += _fair_differences(conn, rnd, step_rows)
+
     last_finished = bool(step_rows) and bool(step_rows[-1].finished)
     total_x = Fraction(step_rows[-1].total_win_x) if step_rows else Fraction(0)
     if rnd.total_win_x != str(total_x):
@@ -123,6 +131,28 @@ def verify_round_row(conn: Connection, rnd: Any) -> list[str]:
     else:
         diffs.append(f"unknown status {rnd.status!r}")
     return diffs
+
+
+def _fair_differences(conn: Connection, rnd: Any, step_rows: list[Any]) -> list[str]:
+    """A provably fair round's stored draws and ranges against its seed pair's stream (the revealed steps)."""
+    seed = store.fair_seed_of(conn, rnd.fair_seed_id)
+    if seed is None:
+        return [f"seed pair {rnd.fair_seed_id} of the round is missing"]
+    server_seed, sha, client_seed = seed
+    if (sha, client_seed) != (rnd.fair_server_seed_sha256, rnd.fair_client_seed):
+        return ["the round's commitment or client seed is not its seed pair's"]
+    diffs = seed_differences(server_seed, sha)
+    if diffs or not step_rows:
+        return diffs
+    stored = [{"index": s.idx, "draws": json.loads(s.draws), "ranges": json.loads(s.ranges or "null")}
+              for s in step_rows]
+    if any(s["ranges"] is None for s in stored):
+        diffs.append("a provably fair step has no recorded ranges")
+    try:
+        fresh = replay_fair(rnd.game, rnd.build, rnd.mode, server_seed, client_seed, rnd.fair_nonce, len(step_rows))
+    except Exception as exc:  # noqa: BLE001 - a finding, not a crash
+        return diffs + [f"the seeds' round could not be played: {type(exc).__name__}"]
+    return diffs + compare_steps(fresh, stored, outcomes=False)
 
 
 def verify_round(engine: Engine, round_id: int, player_id: int | None = None) -> dict[str, Any] | None:

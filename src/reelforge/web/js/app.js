@@ -3,6 +3,7 @@
 // from the server is integer minor units; multiples of the bet are exact fraction strings ("_x").
 
 import { Api, ApiError, NetworkError, newKey } from "./api.js";
+import { mountSeedPanel, showRoundFairness } from "./fair.js";
 import { rendererFor } from "./games/index.js";
 import { boardGrid, findBoard } from "./games/generic.js";
 import { compact, el, formatX, makeMoney, parseFraction, sleep, times, words } from "./util.js";
@@ -268,6 +269,7 @@ async function openLobby(token, resumeOpen = false) {
     el("dt", { text: "Build" }), el("dd", { text: buildLabel(g.build, g.build_version) }),
     g.feature_buy_price_x ? [el("dt", { text: "Feature buy" }), el("dd", { text: formatX(g.feature_buy_price_x) })] : null),
   el("span.resume-badge", { hidden: true, "data-testid": "resume-badge", text: "Unfinished round" }))));
+  mountSeedPanel($("fair-panel-lobby"), api); // provably fair: the seed pair's hash, shown before any bet
   // Mark games with an unfinished round (they resume when opened): one request, an empty list when none.
   let open = [];
   try {
@@ -724,7 +726,7 @@ function historyRow(r) {
 async function openHistory(token, more = false) {
   show("history");
   const body = $("history-rows");
-  if (!more) { body.replaceChildren(); S.historyBefore = null; }
+  if (!more) { body.replaceChildren(); S.historyBefore = null; mountSeedPanel($("fair-panel-history"), api); }
   try {
     const page = await api.rounds(20, more ? S.historyBefore : null);
     if (token !== S.viewToken) return;
@@ -838,6 +840,7 @@ async function openRound(id, token) {
   $("round-resume").hidden = true;
   $("round-receipt").hidden = true;
   $("round-facts").replaceChildren();
+  $("round-fair").hidden = true;
   $("round-steps").replaceChildren();
   $("replay-stage").replaceChildren();
   $("replay-caption").textContent = "";
@@ -864,6 +867,7 @@ async function openRound(id, token) {
     ];
     if (r.void_reason) facts.push(["Void reason", r.void_reason]);
     $("round-facts").replaceChildren(...facts.flatMap(([k, v]) => [el("dt", { text: k }), el("dd", { text: v })]));
+    showRoundFairness($("round-fair"), r); // provably fair: seeds, nonce, the browser's verification
     $("round-steps").replaceChildren(...r.steps.map((s) => el("li.step", { "data-testid": `step-${s.index}` },
       el("div.step-head", {},
         el("strong", { text: `Step ${s.index + 1}: ${words(s.kind)}` }),

@@ -10,7 +10,7 @@
 * ``steps.ranges``: the range of each draw of a provably fair step.
 
 Revision ID: 0005_provably_fair
-Revises: 0002_decided_rounds
+Revises: 0003_build_versions
 Create Date: 2026-12-02
 """
 

@@ -225,7 +225,7 @@ def test_a_refusal_in_one_game_is_gone_in_the_next(new_page, web_server):
     page.reload()
     open_game(page, GAMES[0])
     press_spin(page)
-    expect(page.get_by_test_id("notice")).to_contain_text("Insufficient balance")
+    expect(page.get_by_test_id("notice")).to_contain_text("is below the lowest bet")
     page.get_by_test_id("nav-lobby").click()
     open_game(page, GAMES[1])
     expect(page.get_by_test_id("notice")).to_be_hidden()

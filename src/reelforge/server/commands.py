@@ -115,6 +115,9 @@ def serve(
     if config is None and not demo:
         raise typer.BadParameter("give --config FILE (operator configuration) or --demo", param_hint="--config")
     cfg = _config(config, demo)
+    if busy := _port_free(host, port):  # before anything is set up or says the page is ready
+        typer.echo(f"error: {busy}", err=True)
+        raise typer.Exit(2)
     # The demo's play money lives in a file of its own, never the operator's default database.
     url = db or cfg.database or (DEMO_DATABASE if demo else DEFAULT_DATABASE)
     try:
@@ -131,9 +134,6 @@ def serve(
         raise typer.Exit(2)
     limits = uvicorn_settings(cfg.request_timeout_seconds)
     shown = "localhost" if host in ("0.0.0.0", "::") else host
-    if busy := _port_free(host, port):
-        typer.echo(f"error: {busy}", err=True)
-        raise typer.Exit(2)
     typer.echo(f"reelforge server ({cfg.mode} mode) on {url}")
     typer.echo(f"Open http://{shown}:{port}/ in your browser" + (" and sign in with any player name." if cfg.demo else "."))
     if cfg.demo:

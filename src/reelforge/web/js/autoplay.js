@@ -10,7 +10,7 @@ import { el } from "./util.js";
 const AUTO = { on: false, left: 0, lossLimit: 0, winLimit: 0, stopOnFeature: false, startBalance: 0 };
 
 const ROUNDS = [10, 25, 50, 100, 250, 500, 1000];
-const LOSS_X = [10, 20, 50, 100, 200];
+const LOSS_X = [2, 5, 10, 20, 50, 100, 200];
 const WIN_X = [0, 10, 50, 100, 500];
 
 function options(select, values, label) {

@@ -145,11 +145,13 @@ async function keepPace(token) {
   return token === S.viewToken;
 }
 
-/** Quick spin still shows each result for a least time: the operator's, else one second a round. */
+/** Quick spin still shows each result for a least time: a round's for the operator's profile
+ * (min_result_seconds where it sends one, else its least time between rounds), each step of a feature
+ * 0.3 s so that every free spin is seen. */
 function leastShowMs(step) {
-  const s = S.settings.min_result_seconds;
-  const round = (typeof s === "number" ? s : 1) * 1000;
-  return step ? Math.min(round, 300) : round;
+  if (step) return 300;
+  const s = S.settings.min_result_seconds ?? S.settings.min_round_seconds;
+  return (typeof s === "number" ? s : 0) * 1000;
 }
 
 /** SPIN: start a round (or continue the open one); during a feature it is STOP. Returns the round when it ends. */

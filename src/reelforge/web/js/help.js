@@ -70,8 +70,8 @@ export function renderHelp(help, gameId, bet) {
     }
     if (feature.ladder) {
       body.append(el("ol.help-ladder", { "data-testid": "help-ladder" }, ...feature.ladder.map((r, i) => el(`li${r.safe ? ".safe" : ""}`, {},
-        el("b", {}, `${i + 1}. ${atBet(r.x)}`, r.safe ? el("span.fof-safe", { text: "SAFE" }) : null),
-        el("small", { text: formatX(r.x) })))));
+        el("b", { text: `${i + 1}. ${atBet(r.x)}` }),
+        el("small", {}, formatX(r.x), r.safe ? el("span.fof-safe", { text: "SAFE" }) : null)))));
     }
   }
   for (const section of page.sections || []) {

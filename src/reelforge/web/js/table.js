@@ -239,7 +239,11 @@ async function playOut(rnd, starting, token) {
     const step = rnd.steps[rnd.steps.length - 1];
     const credited = rnd.status === "finished" ? rnd.paid : 0;
     setBalance(rnd.balance - credited); // the stake is gone at once; the win counts in after the animation
-    if (first && starting && rnd.mode !== "paid") await announceBuy(rnd);
+    if (first && starting && rnd.mode !== "paid") {
+      FEATURE.on = true; // a bought feature plays itself from its intro on: STOP and SKIP are there
+      updateControls();
+      await announceBuy(rnd);
+    }
     document.body.dataset.animating = "1";
     const stepStarted = performance.now();
     await S.renderer.playStep(step, rnd, liveAnim());

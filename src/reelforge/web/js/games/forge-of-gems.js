@@ -272,6 +272,7 @@ export function create(root, ctx = {}) {
       gembox.hidden = true;
       multiplier = 1;
       showCounters();
+      if (banner.textContent === "Free spin") say("");
     },
     nextLabel(round) { return round.next_step === "gembox" ? "OPEN GEMBOX" : "FREE SPIN"; },
     nextAction(round) { return round.next_step === "gembox" ? "open" : null; },

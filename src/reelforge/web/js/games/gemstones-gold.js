@@ -264,7 +264,7 @@ export function create(root, ctx = {}) {
     nextAction() { return null; },
     status(round) {
       if (!round || round.status !== "open") return "";
-      return `Free spins left: ${spinsLeft}, total multiplier ${totalM ? totalM + "x" : "none revealed yet"}`;
+      return `Free spins left: ${spinsLeft}, ${totalM ? `total multiplier ${totalM}x` : "no multiplier revealed yet"}`;
     },
   };
 }

@@ -140,7 +140,7 @@ export function create(root, ctx = {}) {
         if (!inFeature) gembox.hidden = true;
         multiplier = ev.multiplier;
         setForge(ev.forge_reel);
-        grid.set(ev.board, { drop: !anim.fast() });
+        grid.set(ev.board, { drop: !anim.quiet });
         waysBox.textContent = waysText(ev.ways);
         if (ev.guaranteed_multiplier_position !== undefined && ev.guaranteed_multiplier_position !== null && !anim.still) {
           forgeRow.children[ev.guaranteed_multiplier_position].classList.add("flash");
@@ -171,7 +171,7 @@ export function create(root, ctx = {}) {
         await anim.wait(300);
         grid.clear("win");
         grid.clear("boom");
-        grid.set(ev.board, { drop: !anim.fast() });
+        grid.set(ev.board, { drop: !anim.quiet });
         // Each landing is a small badge in its cell's corner that fades; a Blank lands nothing to see.
         for (const land of ev.landings) {
           if (land.forge === "BLANK") continue;

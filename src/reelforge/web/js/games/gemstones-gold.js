@@ -119,7 +119,7 @@ export function create(root, ctx = {}) {
         sumBox.textContent = "";
         grid.clear("win");
         grid.clear("boom");
-        grid.set(names(ev.board), { drop: !anim.fast() });
+        grid.set(names(ev.board), { drop: !anim.quiet });
         const byLane = new Map(ev.multiplier_reel.map((m) => [m.lane - 1, m]));
         for (let i = 0; i < REELS; i++) {
           const m = byLane.get(i);
@@ -146,7 +146,7 @@ export function create(root, ctx = {}) {
         await anim.wait(350);
       } else if (ev.type === "spin_result") {
         grid.clear("win");
-        grid.set(names(ev.final_board), { drop: !anim.fast() && ev.cascades > 0 });
+        grid.set(names(ev.final_board), { drop: !anim.quiet && ev.cascades > 0 });
         const revealed = ev.revealed_values || [];
         sumBox.dataset.sum = String(ev.multiplier_sum);
         sumBox.textContent = multiplierWords(ev);

@@ -7,14 +7,20 @@ STAMP := $(VENV)/.installed-stamp
 
 .PHONY: run test lint bench clean
 
+# Each step says what it does: the first install takes a minute or two and would otherwise look stuck.
 $(STAMP): pyproject.toml requirements.lock
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -c requirements.lock -e ".[dev]"
-	touch $(STAMP)
+	@echo "==> Setting up reelforge in $(VENV) (first time only: about 1-2 minutes)"
+	@test -x $(BIN)/python || { echo "==> Creating the virtual environment $(VENV)"; $(PYTHON) -m venv $(VENV); }
+	@echo "==> Updating pip"
+	@$(BIN)/python -m pip install -q --upgrade pip
+	@echo "==> Installing reelforge and its pinned dependencies (requirements.lock)"
+	@$(BIN)/python -m pip install -q -c requirements.lock -e ".[dev]"
+	@touch $(STAMP)
+	@echo "==> Installed"
 
 run: $(STAMP)
-	$(BIN)/reelforge serve --demo
+	@echo "==> Starting the demo game server (Ctrl-C stops it)"
+	@$(BIN)/reelforge serve --demo
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests

@@ -26,7 +26,7 @@ def test_settings_tell_the_client_the_operator_rules(make_server):
     r = server.client.get("/api/v1/settings")
     assert r.status_code == 200
     assert r.json() == {"currency": "EUR", "reality_check_minutes": 30.0, "turbo": False,
-                        "min_round_seconds": 2.5, "max_bet": 5000}
+                        "min_round_seconds": 2.5, "max_bet": 5000, "autoplay": False, "autoplay_max_rounds": 100}
 
 
 def test_a_new_round_sooner_than_min_round_seconds_is_refused_and_changes_nothing(make_server):

@@ -187,6 +187,8 @@ def new_page(browser, web_server):
         ctx = browser.new_context(base_url=web_server.url, **(PHONE if phone else DESKTOP))
         ctx.set_default_timeout(10_000)
         contexts.append(ctx)
+        # The intro screen a player sees when a game opens is off unless a test turns it on.
+        ctx.add_init_script("if (localStorage.getItem('rf.intro') === null) localStorage.setItem('rf.intro', '0')")
         page = ctx.new_page()
         errors: list[str] = []
         page.on("pageerror", lambda exc: errors.append(str(exc)))

@@ -53,6 +53,14 @@ def idle(page: Page) -> str:
     return page.evaluate("document.body.dataset.roundState")
 
 
+def stop_feature(page: Page) -> str:
+    """Press STOP while a feature plays itself: it pauses after the step in progress; return the state then."""
+    expect(page.locator("body")).to_have_attribute("data-feature", "playing", timeout=20_000)
+    expect(page.get_by_test_id("spin")).to_have_text("STOP")
+    page.get_by_test_id("spin").click()
+    return idle(page)
+
+
 def press_spin(page: Page, key: bool = False) -> str:
     if key:
         page.keyboard.press("Space")
@@ -80,7 +88,8 @@ def last_round(server: Any, token: str) -> dict[str, Any]:
 
 
 def play_round(page: Page, key: bool = False, max_steps: int = 500) -> int:
-    """Press SPIN until the round is over; return how many presses it took."""
+    """Press SPIN until the round is over; return how many presses it took (features play themselves:
+    one press, or two where the player opens a GEMBOX)."""
     presses = 0
     state = "idle"
     while presses == 0 or state == "open":

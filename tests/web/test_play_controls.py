@@ -15,6 +15,7 @@ if not os.environ.get("CI"):
 
 from playwright.sync_api import expect  # noqa: E402
 
+from reelforge.draws import SecureDraws, SeededDraws
 from reelforge.server.config import PlayRules
 
 from .conftest import screenshot, test_config
@@ -29,7 +30,8 @@ def WEB_CONFIG():  # noqa: N802 - the hook conftest's web_server looks for
     config = test_config()
     games = {gid: replace(g, bet_ladder=tuple(b for b in g.bet_ladder if b <= MAX_BET)) for gid, g in config.games.items()}
     return replace(config, games=games, play=PlayRules(reality_check_minutes=1, turbo=False,
-                                                       min_round_seconds=PACE, max_bet=MAX_BET))
+                                                       min_round_seconds=PACE, max_bet=MAX_BET,
+                                                       autoplay=True, autoplay_max_rounds=3))
 
 
 def test_no_turbo_a_capped_ladder_paced_rounds_and_the_session_net_position(new_page, web_server):
@@ -93,5 +95,42 @@ def test_a_reality_check_pauses_play_until_the_player_answers(new_page, web_serv
     page.get_by_test_id("reality-continue").click()
     expect(dialog).to_be_hidden()
     expect(page.get_by_test_id("spin")).to_be_enabled()
+    assert idle(page) == "idle"
+    assert not page.js_errors
+
+
+@pytest.fixture
+def secure_draws_after(web_server):
+    yield
+    web_server.draws.source = SecureDraws()
+
+
+def test_autoplay_where_the_operator_allows_it_keeps_to_its_rounds_the_pace_and_the_loss_limit(new_page, web_server, secure_draws_after):
+    page = new_page()
+    token = session(page, web_server, unique_player("autoplay"))
+    open_game(page, GAME, turbo=False)
+    web_server.draws.source = SeededDraws(2)  # five rounds in a row without a win or a feature
+    page.get_by_test_id("autoplay-open").click()
+    expect(page.get_by_test_id("autoplay-dialog")).to_be_visible()
+    # No more rounds than the operator allows; a loss limit is always set.
+    assert page.get_by_test_id("autoplay-rounds").locator("option").all_inner_texts() == ["3 rounds"]
+    page.get_by_test_id("autoplay-loss").select_option(str(10 * displayed_bet(page)))
+    screenshot(page, "autoplay-dialog-desktop")
+    page.get_by_test_id("autoplay-start").click()
+    expect(page.get_by_test_id("autoplay-open")).to_have_attribute("data-running", "true")
+    expect(page.get_by_test_id("bet-open")).to_be_disabled()  # the bet cannot change while autoplay runs
+    expect(page.get_by_test_id("message")).to_have_text("Autoplay finished.", timeout=20_000)
+    rounds = web_server.api("GET", "/rounds", token).json()["rounds"]
+    assert len(rounds) == 3
+    starts = sorted(datetime.fromisoformat(r["created_at"]) for r in rounds)
+    assert all((b - a).total_seconds() >= PACE for a, b in zip(starts, starts[1:]))  # the pace still holds
+    # A loss limit of two bets stops it after two losing rounds.
+    bet = displayed_bet(page)
+    page.get_by_test_id("autoplay-open").click()
+    page.get_by_test_id("autoplay-loss").select_option(str(2 * bet))
+    page.get_by_test_id("autoplay-start").click()
+    expect(page.get_by_test_id("message")).to_contain_text("loss limit", timeout=20_000)
+    assert len(web_server.api("GET", "/rounds", token).json()["rounds"]) == 5
+    expect(page.get_by_test_id("autoplay-open")).to_have_text("AUTO")
     assert idle(page) == "idle"
     assert not page.js_errors

@@ -5,8 +5,12 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import os
+import socket
+import sys
+import time
 from pathlib import Path
 
 import typer
@@ -43,6 +47,51 @@ def _existing_database(url: str):
         raise typer.BadParameter(str(exc), param_hint="--db") from exc
 
 
+def _port_free(host: str, port: int) -> str | None:
+    """None when ``host:port`` can be bound now, else why not in words (checked before anything says
+    the page is ready)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds: TIME_WAIT is no conflict
+        try:
+            probe.bind((host, port))
+        except OSError as exc:
+            if exc.errno == errno.EADDRINUSE:
+                return (f"port {port} on {host} is already in use (another server running?); stop it, "
+                        f"or choose another port: --port {port + 1}")
+            return f"cannot listen on {host}:{port}: {exc.strerror or exc}"
+    return None
+
+
+class RequestLog:
+    """One readable line per request on standard output (the server's own access log): time, method,
+    path, status and duration, e.g. ``12:04:31  POST /api/v1/games/forge-of-gems/rounds  201  14 ms``.
+    The client's static files (scripts, styles) are left out: they say nothing about play."""
+
+    def __init__(self, app) -> None:
+        self.app = app
+
+    async def __call__(self, scope, receive, send) -> None:
+        path = scope.get("path", "")
+        if scope["type"] != "http" or not (path.startswith("/api/") or path in ("/", "/openapi.json")):
+            await self.app(scope, receive, send)
+            return
+        started = time.perf_counter()
+        status = [0]
+
+        async def send_and_note(message) -> None:
+            if message["type"] == "http.response.start":
+                status[0] = message["status"]
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_and_note)
+        finally:
+            ms = (time.perf_counter() - started) * 1000
+            print(f"{time.strftime('%H:%M:%S')}  {scope.get('method', '')} {path}  {status[0] or 'no answer'}  "
+                  f"{ms:.0f} ms", flush=True)
+
+
 def serve(
     config: Path | None = typer.Option(None, "--config", help="operator configuration (TOML)"),
     demo: bool = typer.Option(False, "--demo", help="use the packaged demo configuration (demo sessions)"),
@@ -66,6 +115,9 @@ def serve(
     if config is None and not demo:
         raise typer.BadParameter("give --config FILE (operator configuration) or --demo", param_hint="--config")
     cfg = _config(config, demo)
+    if busy := _port_free(host, port):  # before anything is set up or says the page is ready
+        typer.echo(f"error: {busy}", err=True)
+        raise typer.Exit(2)
     # The demo's play money lives in a file of its own, never the operator's default database.
     url = db or cfg.database or (DEMO_DATABASE if demo else DEFAULT_DATABASE)
     try:
@@ -83,18 +135,22 @@ def serve(
     limits = uvicorn_settings(cfg.request_timeout_seconds)
     shown = "localhost" if host in ("0.0.0.0", "::") else host
     typer.echo(f"reelforge server ({cfg.mode} mode) on {url}")
-    typer.echo(f"Open http://{shown}:{port}/  (API: http://{shown}:{port}/docs, OpenAPI: /openapi.json)")
+    typer.echo(f"Open http://{shown}:{port}/ in your browser" + (" and sign in with any player name." if cfg.demo else "."))
     if cfg.demo:
-        typer.echo(f"Demo player 'demo' (balance {demo_balance} minor units): "
-                   f"POST http://{shown}:{port}/api/v1/sessions with {{\"player\": \"demo\"}}")
+        typer.echo(f"Demo mode: a new player starts with {cfg.demo_balance / 100:,.2f} {cfg.currency} of play money "
+                   f"(the player 'demo' has {demo_balance / 100:,.2f}).")
+    typer.echo(f"API description: http://{shown}:{port}/openapi.json. One line per request below; Ctrl-C stops.")
     if workers == 1:
-        uvicorn.run(create_app(cfg, url, allow_demo_players=allow_demo_players), host=host, port=port, **limits)
-        return
-    os.environ[ENV_CONFIG] = "" if demo else str(Path(config).resolve())
-    os.environ[ENV_DB] = url
-    os.environ[ENV_ALLOW_DEMO] = "1" if allow_demo_players else ""
-    uvicorn.run("reelforge.server.commands:app_from_env", factory=True, host=host, port=port, workers=workers,
-                **limits)
+        app = RequestLog(create_app(cfg, url, allow_demo_players=allow_demo_players))
+        uvicorn.run(app, host=host, port=port, **limits)
+    else:
+        os.environ[ENV_CONFIG] = "" if demo else str(Path(config).resolve())
+        os.environ[ENV_DB] = url
+        os.environ[ENV_ALLOW_DEMO] = "1" if allow_demo_players else ""
+        uvicorn.run("reelforge.server.commands:app_from_env", factory=True, host=host, port=port, workers=workers,
+                    **limits)
+    typer.echo("reelforge server stopped. Goodbye.")
+    sys.stdout.flush()
 
 
 def app_from_env():
@@ -105,7 +161,7 @@ def app_from_env():
     path = os.environ.get(ENV_CONFIG) or None
     config = load_config(path)
     set_request_timeout(config.request_timeout_seconds)  # this worker process's own setting
-    return create_app(config, os.environ[ENV_DB], allow_demo_players=bool(os.environ.get(ENV_ALLOW_DEMO)))
+    return RequestLog(create_app(config, os.environ[ENV_DB], allow_demo_players=bool(os.environ.get(ENV_ALLOW_DEMO))))
 
 
 def verify(

@@ -30,6 +30,8 @@ Example (see ``demo.toml`` next to this module)::
     turbo = true                   # false: no Turbo (animations always at full length)
     min_round_seconds = 0          # refuse a new round sooner than this after the previous one started
     max_bet = 10000                # no bet above this (minor units): the ladders are capped
+    autoplay = false               # true: the client offers autoplay (with a loss limit)
+    autoplay_max_rounds = 100      # the most rounds one autoplay may run
 
 Only the games listed under ``[games]`` are offered. The test-only draw source
 cannot be set here (see :func:`reelforge.server.app.create_app`).
@@ -82,11 +84,16 @@ class PlayRules:
     """The server refuses a new round sooner than this after the player's previous round started."""
     max_bet: int | None = None
     """The highest total bet (minor units); every bet ladder is capped to it."""
+    autoplay: bool = False
+    """Whether the client offers autoplay (off by default, as in the UK)."""
+    autoplay_max_rounds: int = 100
+    """The most rounds one autoplay may run."""
 
     def public(self) -> dict[str, Any]:
         """What the client shows and enforces (``GET /api/v1/settings``)."""
         return {"reality_check_minutes": self.reality_check_minutes, "turbo": self.turbo,
-                "min_round_seconds": self.min_round_seconds, "max_bet": self.max_bet}
+                "min_round_seconds": self.min_round_seconds, "max_bet": self.max_bet,
+                "autoplay": self.autoplay, "autoplay_max_rounds": self.autoplay_max_rounds}
 
 
 @dataclass(frozen=True)
@@ -128,7 +135,7 @@ _SERVER_KEYS = {"mode", "currency", "demo_balance", "round_expiry_days", "sessio
 _SERVER_KEYS |= {"idempotency_retention_days", "max_balance", "db_pool_size", "db_max_overflow",
                  "db_pool_timeout_seconds", "request_timeout_seconds", "provably_fair"}
 _GAME_KEYS = {"build", "bet_ladder"}
-_PLAY_KEYS = {"reality_check_minutes", "turbo", "min_round_seconds", "max_bet"}
+_PLAY_KEYS = {"reality_check_minutes", "turbo", "min_round_seconds", "max_bet", "autoplay", "autoplay_max_rounds"}
 
 
 def _number(section: dict[str, Any], key: str, default: float, where: str, positive: bool = True) -> float:
@@ -276,9 +283,13 @@ def parse_play_rules(raw: Any, where: str) -> PlayRules:
     bad = sorted(set(raw) - _PLAY_KEYS)
     if bad:
         raise ConfigError(f"{where}: unknown key(s) {bad}; valid: {sorted(_PLAY_KEYS)}")
-    turbo = raw.get("turbo", True)
-    if not isinstance(turbo, bool):
-        raise ConfigError(f"{where}: turbo must be true or false, got {turbo!r}")
+    turbo, autoplay = raw.get("turbo", True), raw.get("autoplay", False)
+    for key, value in (("turbo", turbo), ("autoplay", autoplay)):
+        if not isinstance(value, bool):
+            raise ConfigError(f"{where}: {key} must be true or false, got {value!r}")
+    rounds = raw.get("autoplay_max_rounds", 100)
+    if isinstance(rounds, bool) or not isinstance(rounds, int) or not 1 <= rounds <= 10_000:
+        raise ConfigError(f"{where}: autoplay_max_rounds must be an integer in [1, 10000], got {rounds!r}")
     max_bet = raw.get("max_bet")
     if max_bet is not None and (isinstance(max_bet, bool) or not isinstance(max_bet, int)
                                 or not 1 <= max_bet <= MAX_BET):
@@ -290,7 +301,7 @@ def parse_play_rules(raw: Any, where: str) -> PlayRules:
         if not value <= top:  # also refuses nan and inf
             raise ConfigError(f"{where}: '{key}' must be at most {top}, got {value}")
         values[key] = value
-    return PlayRules(turbo=turbo, max_bet=max_bet, **values)
+    return PlayRules(turbo=turbo, max_bet=max_bet, autoplay=autoplay, autoplay_max_rounds=rounds, **values)
 
 
 def load_config(path: str | Path | None) -> ServerConfig:

@@ -99,6 +99,8 @@ export class Api {
   help(game) { return this.request("GET", `/games/${encodeURIComponent(game)}/help`); }
 
   settings() { return this.request("GET", "/settings"); }
+  /** The player's answer to a reality check the server asked for (409 reality_check_due). */
+  acknowledgeRealityCheck() { return this.request("POST", "/reality-check", { body: {}, key: newKey() }); }
 
   /** The player's unfinished rounds (of one game), each in full; an empty list when there is none. */
   async unfinished(game = null) {

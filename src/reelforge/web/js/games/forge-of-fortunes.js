@@ -35,12 +35,13 @@ function svgOf(name) {
   return draw(`fof-gold-${gradients}`);
 }
 
+// ``m`` writes a multiple of the bet in money at the round's bet.
 const MOVE_WORDS = {
-  advance: (e) => `Three Gold Nuggets: the marker climbs to ${formatX(e.to_x)}`,
-  top_reached: (e) => `The marker reaches the top runner: ${formatX(e.to_x)}!`,
-  coal_back: (e) => `Coal: the marker falls back from ${formatX(e.from_x)} to ${formatX(e.to_x)}`,
-  coal_safe: (e) => `Coal, but ${formatX(e.from_x)} is a safe runner: the marker holds`,
-  slag_end: (e) => `Slag: the feature ends on ${formatX(e.to_x)}`,
+  advance: (e, m) => `Three Gold Nuggets: the marker climbs to ${m(e.to_x)}`,
+  top_reached: (e, m) => `The marker reaches the top runner: ${m(e.to_x)}!`,
+  coal_back: (e, m) => `Coal: the marker falls back from ${m(e.from_x)} to ${m(e.to_x)}`,
+  coal_safe: (e, m) => `Coal, but ${m(e.from_x)} is a safe runner: the marker holds`,
+  slag_end: (e, m) => `Slag: the feature ends on ${m(e.to_x)}`,
   nothing: () => "No change: the re-spins go on",
 };
 
@@ -69,6 +70,7 @@ export function create(root, ctx = {}) {
     `li.fof-runner${safe.has(x) ? ".safe" : ""}`,
     { "data-index": i, "data-x": x, "data-testid": `runner-${i}` },
     el("span.fof-runner-x", { text: formatX(x) }),
+    el("span.fof-runner-money"),
     safe.has(x) ? el("span.fof-safe", { title: "Safe runner: Coal cannot move the marker back", text: "SAFE" }) : null,
   ));
   const ladderEl = el("ol.fof-ladder", { "data-testid": "fof-ladder", "aria-label": "Prize ladder" }, ...rungs.slice().reverse());
@@ -78,6 +80,9 @@ export function create(root, ctx = {}) {
 
   let runner = null;
   let count = 0;
+  // Prizes read in money at the round's bet, the multiple of the bet beside it.
+  const money = (x) => (ctx.atBet ? ctx.atBet(x) : formatX(x));
+  const pay = (x) => (ctx.winWords ? ctx.winWords(x) : `${formatX(x)} the bet`);
 
   function setMarker(index, flash, fast = false) {
     runner = index;
@@ -96,13 +101,16 @@ export function create(root, ctx = {}) {
   }
 
   async function spinReels(symbols, anim) {
-    if (anim.fast()) { showReels(symbols); return; }
+    if (anim.quiet) { showReels(symbols); return; }
+    // Quick spin keeps a short reel motion: the reels still visibly spin and stop, left to right.
+    const quick = anim.fast();
+    const pause = (ms) => (quick ? new Promise((ok) => setTimeout(ok, Math.round(ms / 4))) : anim.wait(ms));
     reels.forEach((r) => {
       r.classList.add("spinning");
       r.replaceChildren(el("div.fof-strip", {}, ...SPIN_SYMBOLS.concat(SPIN_SYMBOLS).map(symbolCell)));
     });
     for (let i = 0; i < 3; i++) {
-      await anim.wait(i === 0 ? 380 : 220);
+      await pause(i === 0 ? 380 : 220);
       reels[i].classList.remove("spinning");
       reels[i].replaceChildren(symbolCell(symbols[i]));
       reels[i].classList.add("landed");
@@ -123,7 +131,7 @@ export function create(root, ctx = {}) {
   async function apply(step, anim) {
     for (const ev of step.events) {
       if (ev.type === "reels") {
-        reels.forEach((r) => r.classList.remove("win"));
+        reels.forEach((r) => r.classList.remove("win", "coal"));
         await spinReels(ev.symbols, anim);
       } else if (ev.type === "trigger") {
         reels.forEach((r) => r.classList.add("win"));
@@ -131,29 +139,31 @@ export function create(root, ctx = {}) {
         count = 0;
         setMarker(Number(ev.runner ?? 0), "flash-up", anim.fast());
         if (ctx.moment && !anim.quiet) {
-          await ctx.moment({ title: "FORGING RE-SPINS!", amount: formatX(ladder[Number(ev.runner ?? 0)] ?? ev.runner_x),
+          await ctx.moment({ title: "FORGING RE-SPINS!", amount: money(ladder[Number(ev.runner ?? 0)] ?? ev.runner_x),
+            sub: "The re-spins play by themselves: STOP pauses them",
             text: "Three Gold Nuggets start the re-spins on the first runner. Gold climbs, Coal on reel 3 falls back, Slag ends." });
         } else {
           await anim.wait(700);
         }
       } else if (ev.type === "win") {
         (ev.reels || [1, 2]).forEach((n) => reels[n - 1] && reels[n - 1].classList.add("win"));
-        say(`Two Gold Nuggets on reels 1 and 2 pay ${formatX(ev.win_x)} the bet`, "win");
+        say(`Two Gold Nuggets on reels 1 and 2 pay ${pay(ev.win_x)}`, "win");
         await anim.wait(400);
       } else if (ev.type === "ladder") {
         count += 1;
+        reels.forEach((r) => r.classList.remove("win", "coal")); // each move marks only its own reels
         const flash = { advance: "flash-up", top_reached: "flash-up", coal_back: "flash-down", coal_safe: "flash-hold",
           slag_end: "flash-down" }[ev.move] || "";
         if (ev.move === "coal_back" || ev.move === "coal_safe") reels[2].classList.add("coal");
         else if (ev.move === "advance" || ev.move === "top_reached") reels.forEach((r) => r.classList.add("win"));
         setMarker(Number(ev.to), flash, anim.fast());
-        say((MOVE_WORDS[ev.move] || (() => ev.move))(ev), ev.move === "slag_end" || ev.move === "coal_back" ? "bad" : "");
+        say((MOVE_WORDS[ev.move] || (() => ev.move))(ev, money), ev.move === "slag_end" || ev.move === "coal_back" ? "bad" : "");
         await anim.wait(ev.move === "nothing" ? 150 : 550);
         if (!anim.still) reels[2].classList.remove("coal");
       } else if (ev.type === "award") {
         setMarker(Number(ev.runner), "awarded");
         rungs[Number(ev.runner)].classList.add("awarded");
-        say(`Forging Re-Spins pay ${formatX(ev.win_x)} the bet after ${ev.respins} re-spins`, "big");
+        say(`Forging Re-Spins pay ${pay(ev.win_x)} after ${ev.respins} re-spins`, "big");
         await anim.wait(500);
       }
       updateRespins();
@@ -167,14 +177,20 @@ export function create(root, ctx = {}) {
       return `The reels show ${reelWords(ev.symbols)}.`;
     }
     if (ev.type === "trigger") return "Three Gold Nuggets trigger the Forging Re-Spins: the marker starts on the first runner.";
-    if (ev.type === "win") return `Two Gold Nuggets on reels 1 and 2 pay ${formatX(ev.win_x)} the bet.`;
-    if (ev.type === "ladder") return `Ladder: ${(MOVE_WORDS[ev.move] || (() => ev.move))(ev)}.`;
-    if (ev.type === "award") return `The feature pays the runner reached last: ${formatX(ev.win_x)} the bet, after ${ev.respins} re-spins.`;
+    if (ev.type === "win") return `Two Gold Nuggets on reels 1 and 2 pay ${pay(ev.win_x)}.`;
+    if (ev.type === "ladder") return `Ladder: ${(MOVE_WORDS[ev.move] || (() => ev.move))(ev, money)}.`;
+    if (ev.type === "award") return `The feature pays the runner reached last: ${pay(ev.win_x)}, after ${ev.respins} re-spins.`;
     return null;
+  }
+
+  /** Each runner's prize in money at the bet now (the bet may have changed since the last round). */
+  function refreshLadder() {
+    rungs.forEach((r) => { r.querySelector(".fof-runner-money").textContent = ctx.atBet ? money(r.dataset.x) : ""; });
   }
 
   return {
     newRound() {
+      refreshLadder();
       setMarker(null);
       count = 0;
       reels.forEach((r) => r.classList.remove("win", "coal"));
@@ -182,6 +198,7 @@ export function create(root, ctx = {}) {
       updateRespins();
     },
     showcase() {
+      refreshLadder();
       showReels(["GOLD", "BLANK", "SLAG"]);
       say("Three Gold Nuggets start the Forging Re-Spins");
     },
@@ -197,9 +214,11 @@ export function create(root, ctx = {}) {
     nextAction() { return null; },
     status(round) {
       if (round && round.status === "open" && runner !== null) {
-        return `Forging Re-Spins: marker on ${formatX(ladder[runner] ?? "?")}${safe.has(ladder[runner]) ? " (safe)" : ""}`;
+        return `Forging Re-Spins: the marker is on ${pay(ladder[runner] ?? "0")}${safe.has(ladder[runner]) ? " (safe)" : ""}`;
       }
       return "";
     },
+    /** The prize the re-spins hold now (the marker's runner, a multiple of the bet), or null. */
+    currentPrize(round) { return round && round.status === "open" && runner !== null ? ladder[runner] ?? null : null; },
   };
 }

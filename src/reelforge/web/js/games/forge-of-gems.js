@@ -10,7 +10,7 @@
 //   free_spins_awarded {free_spins}; free_spins_remaining {played, remaining, multiplier}; cap; round_end
 
 import { el, formatX, replaySteps } from "../util.js";
-import { makeGrid, nameOf, symbolSvg } from "./gems.js";
+import { addX, makeGrid, nameOf, symbolSvg } from "./gems.js";
 
 // The FORGE REEL symbols: arrow, word on the tile, name, what it does.
 const FORGE_ART = {
@@ -85,9 +85,20 @@ export function create(root, ctx = {}) {
 
   function say(text, tone = "") { banner.textContent = text; banner.className = `fog-banner ${tone}`; }
 
+  // Wins and prizes read in money at the round's bet, the multiple of the bet beside it.
+  const money = (x) => (ctx.atBet ? ctx.atBet(x) : `${formatX(x)} the bet`);
+  const pay = (x) => (ctx.winWords ? ctx.winWords(x) : `${formatX(x)} the bet`);
+  let spinSum = "0";
+  /** The list's first line: this spin's total so far, in money. */
+  function spinTotal() {
+    let total = winsList.querySelector("li.total");
+    if (!total) { total = el("li.total", { "data-testid": "fog-spin-total" }); winsList.prepend(total); }
+    total.textContent = `This spin: ${pay(spinSum)}`;
+  }
+
   function rewardText(reward) {
     const parts = [];
-    if (reward.prize_x && reward.prize_x !== "0") parts.push(`${formatX(reward.prize_x)} the bet`);
+    if (reward.prize_x && reward.prize_x !== "0") parts.push(money(reward.prize_x));
     if (reward.free_spins) parts.push(`${reward.free_spins} FREE SPINS`);
     return parts.join(" + ") || "nothing";
   }
@@ -106,8 +117,8 @@ export function create(root, ctx = {}) {
     }
   }
 
-  const winText = (ev) => `${words(ev.symbol)} on ${ev.length} reels, ${waysText(ev.ways)} × ${formatX(ev.pay_x)}` +
-    `${ev.multiplier > 1 ? ` × ${ev.multiplier}` : ""} = ${formatX(ev.win_x)}`;
+  const winText = (ev) => `${words(ev.symbol)} on ${ev.length} reels: ${money(ev.win_x)} ` +
+    `(${waysText(ev.ways)} × ${formatX(ev.pay_x)}${ev.multiplier > 1 ? ` × ${ev.multiplier}` : ""} = ${formatX(ev.win_x)})`;
   const landingText = (l) => `${forgeName(l.forge)} on reel ${l.column} ${FORGE_ART[l.forge] ? FORGE_ART[l.forge][3] : ""}`.trim();
 
   /** "FORGE REEL: 4 Multipliers, Horizontal Wild" (the replay caption tells each landing). */
@@ -122,13 +133,14 @@ export function create(root, ctx = {}) {
     for (const ev of step.events) {
       if (ev.type === "spin") {
         winsList.replaceChildren();
+        spinSum = "0";
         grid.clear("win");
         grid.clear("boom");
         if (step.kind === "free_spin") inFeature = true;
         if (!inFeature) gembox.hidden = true;
         multiplier = ev.multiplier;
         setForge(ev.forge_reel);
-        grid.set(ev.board, { drop: !anim.fast() });
+        grid.set(ev.board, { drop: !anim.quiet });
         waysBox.textContent = waysText(ev.ways);
         if (ev.guaranteed_multiplier_position !== undefined && ev.guaranteed_multiplier_position !== null && !anim.still) {
           forgeRow.children[ev.guaranteed_multiplier_position].classList.add("flash");
@@ -140,9 +152,11 @@ export function create(root, ctx = {}) {
         // Winning cells add up over the cascade's wins: the symbol or WILD on reels 1..length.
         const hit = (c, r, sym) => c < ev.length && (sym === ev.symbol || sym === "WILD");
         grid.mark("win", (c, r, sym) => hit(c, r, sym) || grid.cell(c, r).classList.contains("win"));
+        spinSum = addX(spinSum, ev.win_x);
+        spinTotal();
         winsList.append(el("li", { text: winText(ev) }));
         winsList.scrollTop = winsList.scrollHeight;
-        say(`${words(ev.symbol)} pays ${formatX(ev.win_x)}`, "win");
+        say(`${words(ev.symbol)} pays ${money(ev.win_x)}`, "win");
         await anim.wait(350);
       } else if (ev.type === "multiplier") {
         multiplier = ev.to;
@@ -157,10 +171,13 @@ export function create(root, ctx = {}) {
         await anim.wait(300);
         grid.clear("win");
         grid.clear("boom");
-        grid.set(ev.board, { drop: !anim.fast() });
+        grid.set(ev.board, { drop: !anim.quiet });
+        // Each landing is a small badge in its cell's corner that fades; a Blank lands nothing to see.
         for (const land of ev.landings) {
+          if (land.forge === "BLANK") continue;
           const cell = grid.cell(land.column - 1, land.row - 1);
           cell.classList.add("landed");
+          if (anim.still) cell.classList.add("still");
           cell.dataset.forge = land.forge;
           cell.append(forgeTile(land.forge));
         }
@@ -173,20 +190,24 @@ export function create(root, ctx = {}) {
       } else if (ev.type === "gembox_awarded") {
         grid.mark("win", (_c, _r, sym) => sym === "SCATTER");
         showGembox(ev.scatters, null);
-        say(`${ev.scatters} Scatters: the GEMBOX is yours to open`, "big");
+        say(""); // the GEMBOX card says it
         if (ctx.moment && !anim.quiet) {
           await ctx.moment({ title: "GEMBOX!", text: `${ev.scatters} Scatters awarded the GEMBOX. Open it to reveal an instant prize, free spins, or both.` });
         } else {
           await anim.wait(500);
         }
       } else if (ev.type === "gembox_reward") {
+        // The opening moment: the lid comes off, then the card tells what it held (the banner does not repeat it).
+        if (!anim.still) gembox.classList.add("opening");
         showGembox(null, ev);
-        say(`The GEMBOX holds ${rewardText(ev)}`, "big");
+        say("");
         if (ctx.moment && !anim.quiet) {
-          const prize = ev.prize_x && ev.prize_x !== "0" ? ctx.money(ctx.bet() * Number(ev.prize_x)) : "";
+          const prize = ev.prize_x && ev.prize_x !== "0" ? money(ev.prize_x) : "";
           await ctx.moment(ev.free_spins
-            ? { title: "FREE SPINS!", amount: `${ev.free_spins} FREE SPINS`, text: prize ? `The GEMBOX holds ${prize} and ${ev.free_spins} free spins.` : `The GEMBOX holds ${ev.free_spins} free spins; the win multiplier never resets during them.` }
-            : { title: "GEMBOX PRIZE", amount: prize, text: `The GEMBOX holds ${formatX(ev.prize_x)} the bet.` });
+            ? { title: "GEMBOX OPENED", kind: "gembox", amount: `${ev.free_spins} FREE SPINS`,
+              sub: prize ? `and ${prize}` : "The free spins play by themselves: STOP pauses them",
+              text: "The win multiplier never resets during the free spins." }
+            : { title: "GEMBOX OPENED", kind: "gembox", amount: prize, text: `An instant prize of ${pay(ev.prize_x)}.` });
         } else {
           await anim.wait(700);
         }
@@ -200,7 +221,7 @@ export function create(root, ctx = {}) {
         multiplier = ev.multiplier;
         showCounters();
       } else if (ev.type === "cap") {
-        say(`Maximum win reached: ${formatX(ev.cap_x)} the bet`, "big");
+        say(`Maximum win reached: ${pay(ev.cap_x)}`, "big");
         await anim.wait(600);
       }
       if (anim.frame) await anim.frame(ev, step);
@@ -244,6 +265,14 @@ export function create(root, ctx = {}) {
     restore(round) {
       this.newRound(round);
       return replaySteps(round.steps, apply);
+    },
+    /** The feature is over: its cards and counters go; the next paid spin starts at x1. */
+    finish() {
+      inFeature = false;
+      gembox.hidden = true;
+      multiplier = 1;
+      showCounters();
+      if (banner.textContent === "Free spin") say("");
     },
     nextLabel(round) { return round.next_step === "gembox" ? "OPEN GEMBOX" : "FREE SPIN"; },
     nextAction(round) { return round.next_step === "gembox" ? "open" : null; },

@@ -1,7 +1,7 @@
 // Symbol art and a board grid shared by the cascade games (drawn as inline SVG,
 // so nothing depends on fonts or image files).
 
-import { el } from "../util.js";
+import { el, parseFraction } from "../util.js";
 
 const GEM_SHAPES = {
   diamond: "M50 10 L86 40 L50 90 L14 40 Z",
@@ -50,6 +50,17 @@ export function symbolSvg(name) {
   return `<svg viewBox="0 0 100 100" aria-hidden="true"><defs><linearGradient id="${id}" x1="0" y1="0" x2="1" y2="1"><stop offset="0" stop-color="${light}"/><stop offset="1" stop-color="${dark}"/></linearGradient></defs><path d="${GEM_SHAPES[shape]}" fill="url(#${id})" stroke="rgba(0,0,0,.55)" stroke-width="3"/><path d="M36 30 L50 24 L58 34 L44 42 Z" fill="#fff" opacity=".45"/></svg>`;
 }
 
+/** The sum of two exact multiples of the bet ("1/4" + "3" -> "13/4"). */
+export function addX(a, b) {
+  const f = parseFraction(a) || { n: 0, d: 1 };
+  const g = parseFraction(b) || { n: 0, d: 1 };
+  const n = f.n * g.d + g.n * f.d;
+  const d = f.d * g.d;
+  const gcd = (x, y) => (y ? gcd(y, x % y) : Math.abs(x));
+  const k = gcd(n, d) || 1;
+  return d / k === 1 ? String(n / k) : `${n / k}/${d / k}`;
+}
+
 /** A symbol's name in words: the help's names when the game gives them ("Gold Nugget"), else from its key. */
 export function nameOf(names, key) {
   if (names && names[key]) return names[key];
@@ -74,6 +85,7 @@ export function makeGrid(cols, rows, testid = "board", names = null) {
     cell: (c, r) => cells[c][r],
     /** Draw a whole board: ``board[c][r]`` is a symbol name, or "NAME*n" for a split cell. */
     set(board, { drop = false } = {}) {
+      // A new board: whatever was marked on the old one (wins, landings) goes with it.
       board.forEach((col, c) => col.forEach((name, r) => {
         const cell = cells[c][r];
         const [sym, n] = String(name).split("*");

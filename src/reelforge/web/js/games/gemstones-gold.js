@@ -11,6 +11,7 @@
 //   cap_reached {win_x, forfeited_spins}, round_end {total_win_x, ...}
 
 import { el, formatX, replaySteps } from "../util.js";
+import { addX } from "./gems.js";
 import { makeGrid, nameOf, symbolSvg } from "./gems.js";
 
 const CHARS = { G: "GOLD_NUGGET", R: "RUBY", A: "AMETHYST", S: "SAPPHIRE", E: "EMERALD", B: "BRONZE_ORE",
@@ -53,7 +54,22 @@ export function create(root, ctx = {}) {
   let spinsLeft = 0;
   let totalM = 0;
   let inFeature = false;
+  let spinSum = "0";
 
+  /** What the revealed values do to this spin's win, in words (a free spin revealing none is paid as it is). */
+  function multiplierWords(ev) {
+    const revealed = ev.revealed_values || [];
+    const sum = revealed.map((v) => v + "x").join(" + ");
+    if (ev.kind === "free") {
+      if (revealed.length) return `Revealed ${sum} = ${ev.multiplier_sum}x, added to the total multiplier: now ${ev.total_multiplier_after}x, which multiplies this spin's win`;
+      if (!ev.cascades) return "";
+      return ev.total_multiplier_after
+        ? `Nothing revealed this spin: its win is paid as it is (the total multiplier ${ev.total_multiplier_after}x applies only to spins that reveal a value)`
+        : "Nothing revealed this spin: its win is paid as it is";
+    }
+    if (revealed.length) return `Revealed ${sum} = ${ev.multiplier_sum}x: the spin's win is multiplied by ${ev.multiplier_sum}`;
+    return ev.cascades ? "No multiplier revealed: the spin's win is paid as it is" : "";
+  }
   function showCounters() {
     spinsBox.hidden = !inFeature;
     multBox.hidden = !inFeature;
@@ -83,17 +99,27 @@ export function create(root, ctx = {}) {
 
   function say(text, tone = "") { banner.textContent = text; banner.className = `gg-banner ${tone}`; }
   const many = (name) => (name.endsWith("y") ? `${name.slice(0, -1)}ies` : `${name}s`); // "8 Rubies", "9 Pink Stones"
-  const winText = (w) => `${w.count} ${many(words(w.symbol))} pay ${formatX(w.amount_x)}`;
+  // Wins read in money at the round's bet, the multiple of the bet beside it.
+  const pay = (x) => (ctx.winWords ? ctx.winWords(x) : formatX(x));
+  const money = (x) => (ctx.atBet ? ctx.atBet(x) : formatX(x));
+  const winText = (w) => `${w.count} ${many(words(w.symbol))} pay ${pay(w.amount_x)}`;
+  /** The list's first line: this spin's total so far, in money. */
+  function spinTotal(x) {
+    let total = winsList.querySelector("li.total");
+    if (!total) { total = el("li.total", { "data-testid": "gg-spin-total" }); winsList.prepend(total); }
+    total.textContent = `This spin: ${pay(x)}`;
+  }
 
   async function apply(step, anim) {
     for (const ev of step.events) {
       if (ev.type === "spin") {
         if (ev.kind === "free") inFeature = true;
         winsList.replaceChildren();
+        spinSum = "0";
         sumBox.textContent = "";
         grid.clear("win");
         grid.clear("boom");
-        grid.set(names(ev.board), { drop: !anim.fast() });
+        grid.set(names(ev.board), { drop: !anim.quiet });
         const byLane = new Map(ev.multiplier_reel.map((m) => [m.lane - 1, m]));
         for (let i = 0; i < REELS; i++) {
           const m = byLane.get(i);
@@ -106,9 +132,11 @@ export function create(root, ctx = {}) {
         grid.set(names(ev.board));
         const winners = new Set(ev.wins.map((w) => w.symbol));
         grid.mark("win", (_c, _r, sym) => winners.has(sym));
+        spinSum = addX(spinSum, ev.cascade_win_x);
+        spinTotal(spinSum);
         winsList.append(...ev.wins.map((w) => el("li", { text: `Cascade ${ev.index}: ${winText(w)}` })));
         winsList.scrollTop = winsList.scrollHeight;
-        say(`Cascade ${ev.index}: ${formatX(ev.cascade_win_x)}`, "win");
+        say(`Cascade ${ev.index}: ${money(ev.cascade_win_x)}`, "win");
         await anim.wait(500);
         if (!anim.still) grid.mark("boom", (_c, _r, sym) => winners.has(sym));
         for (const b of ev.blockers) {
@@ -118,19 +146,16 @@ export function create(root, ctx = {}) {
         await anim.wait(350);
       } else if (ev.type === "spin_result") {
         grid.clear("win");
-        grid.set(names(ev.final_board), { drop: !anim.fast() && ev.cascades > 0 });
+        grid.set(names(ev.final_board), { drop: !anim.quiet && ev.cascades > 0 });
         const revealed = ev.revealed_values || [];
         sumBox.dataset.sum = String(ev.multiplier_sum);
-        if (revealed.length) {
-          sumBox.textContent = `Revealed ${revealed.map((v) => v + "x").join(" + ")} = ${ev.multiplier_sum}x`;
-        } else {
-          sumBox.textContent = ev.cascades ? "No multiplier revealed: the win is not multiplied" : "";
-        }
+        sumBox.textContent = multiplierWords(ev);
         if (ev.kind === "free" && ev.multiplier_sum > 0) totalM = ev.total_multiplier_after;
         const before = ev.win_before_multiplier_x;
         if (ev.win_x !== "0") {
           const applied = ev.kind === "free" ? ev.multiplier_applied : (ev.multiplier_sum || 1);
-          say(applied > 1 ? `${formatX(before)} × ${applied} = ${formatX(ev.win_x)}` : `Spin win ${formatX(ev.win_x)}`, "big");
+          if (ev.cascades) spinTotal(ev.win_x);
+          say(applied > 1 ? `${money(before)} × ${applied} = ${money(ev.win_x)}` : `Spin win ${money(ev.win_x)}`, "big");
         } else {
           say(ev.scatters >= 3 ? "" : "No win");
         }
@@ -155,7 +180,7 @@ export function create(root, ctx = {}) {
         totalM = ev.total_multiplier_after;
         showCounters();
       } else if (ev.type === "cap_reached") {
-        say(`Maximum win reached: ${formatX(ev.win_x)}`, "big");
+        say(`Maximum win reached: ${pay(ev.win_x)}`, "big");
         await anim.wait(600);
       }
       if (anim.frame) await anim.frame(ev, step);
@@ -173,7 +198,7 @@ export function create(root, ctx = {}) {
     if (ev.type === "cascade") {
       const hits = ev.blockers.filter((b) => b.removed).map((b) => (b.remaining === 0
         ? `column ${b.lane} reveals ${b.value}x` : `column ${b.lane} loses a blocker (${b.remaining} left)`));
-      return `Cascade ${ev.index}: ${ev.wins.map(winText).join("; ")}, ${formatX(ev.cascade_win_x)} in all.` +
+      return `Cascade ${ev.index}: ${ev.wins.map(winText).join("; ")}, ${pay(ev.cascade_win_x)} in all.` +
         (hits.length ? ` Then ${hits.join(", ")}.` : "");
     }
     if (ev.type === "spin_result") {
@@ -183,7 +208,7 @@ export function create(root, ctx = {}) {
         ? ` Total multiplier ${ev.total_multiplier_after}x.` : " Total multiplier: none revealed yet.";
       if (ev.win_x === "0") return `${sum}The spin pays nothing.${total}`;
       const applied = ev.kind === "free" ? ev.multiplier_applied : (ev.multiplier_sum || 1);
-      return `${sum}The spin pays ${applied > 1 ? `${formatX(ev.win_before_multiplier_x)} × ${applied} = ` : ""}${formatX(ev.win_x)}.${total}`;
+      return `${sum}The spin pays ${applied > 1 ? `${money(ev.win_before_multiplier_x)} × ${applied} = ` : ""}${pay(ev.win_x)}.${total}`;
     }
     if (ev.type === "free_spins_awarded") {
       return step.kind === "free_spin" ? `${ev.scatters} Scatters retrigger: +${ev.awarded} free spins (${ev.remaining} left).`
@@ -217,11 +242,29 @@ export function create(root, ctx = {}) {
       this.newRound(round);
       return replaySteps(round.steps, apply);
     },
+    /** A bought feature's intro: every free spin bought (the counter shows them all before the first). */
+    buyIntro(round) {
+      const events = round.steps[0].events;
+      const left = events.find((e) => e.type === "free_spins_remaining");
+      const retrigger = events.find((e) => e.type === "free_spins_awarded");
+      const bought = left ? left.played + left.remaining - (retrigger ? retrigger.awarded : 0) : 0;
+      if (!bought) return null;
+      inFeature = true;
+      spinsLeft = bought;
+      showCounters();
+      return `${bought} FREE SPINS`;
+    },
+    /** The feature is over: its counters go, the last spin's result stays. */
+    finish() {
+      inFeature = false;
+      showCounters();
+      sumBox.textContent = "";
+    },
     nextLabel() { return "FREE SPIN"; },
     nextAction() { return null; },
     status(round) {
       if (!round || round.status !== "open") return "";
-      return `Free spins left: ${spinsLeft}, total multiplier ${totalM ? totalM + "x" : "not yet started"}`;
+      return `Free spins left: ${spinsLeft}, ${totalM ? `total multiplier ${totalM}x` : "no multiplier revealed yet"}`;
     },
   };
 }

@@ -1,0 +1,98 @@
+// The help and paytable: drawn from the help endpoint's page, pays in money at the current bet, and the
+// published game ID and version a player is told to confirm.
+
+import { rendererFor } from "./games/index.js";
+import { $, S, api } from "./state.js";
+import { el, formatX, parseFraction, times } from "./util.js";
+
+export async function gameHelp(gameId) {
+  if (!S.helps[gameId]) S.helps[gameId] = await api.help(gameId);
+  return S.helps[gameId];
+}
+
+export function formatRtp(rtp) {
+  const f = parseFraction(rtp); // a fraction of the stake: 0.962, "0.962" or "481/500"
+  const v = f ? f.n / f.d : NaN;
+  if (!Number.isFinite(v)) return String(rtp);
+  return `${(v * 100).toLocaleString(undefined, { maximumFractionDigits: 3 })}%`;
+}
+
+function artNode(gameId, keys) {
+  const draw = rendererFor(gameId).helpArt;
+  if (!draw || !keys || !keys.length) return null;
+  return el("span.pt-art", { "aria-hidden": "true" }, ...keys.map((k) => {
+    const a = draw(k);
+    return a instanceof Node ? el("span.art", {}, a) : el("span.art", { html: a });
+  }));
+}
+
+function paytable(pt, gameId, atBet) {
+  const tiers = pt.tiers || [];
+  const grouped = tiers.length > 1 && pt.tier_label;
+  return el(`table.paytable.tiers-${tiers.length}`, { "data-testid": "paytable" },
+    el("thead", {},
+      grouped ? el("tr", {}, el("th", { rowspan: 2, text: "Symbol" }), el("th.tier.tier-label", { colspan: tiers.length, text: pt.tier_label })) : null,
+      el("tr", {}, grouped ? null : el("th", { text: "Symbol" }), ...tiers.map((t) => el("th.tier", { text: t })))),
+    el("tbody", {}, ...pt.rows.map((row) => el("tr", { "data-testid": "paytable-row" },
+      el("td", {}, el("span.pt-symbol", {}, artNode(gameId, row.art), el("span.pt-name", { text: row.name }))),
+      ...(row.pays_x
+        ? row.pays_x.map((x) => el("td.pay", {}, atBet(x), el("small", { text: formatX(x) })))
+        : [el("td", { colspan: Math.max(1, tiers.length), text: row.text || "" })])))));
+}
+
+/** What the game's steps after the first are called, for the Bets text ("free spins", "re-spins"). */
+function featureWords(help) {
+  const text = JSON.stringify(help.page || {}).toLowerCase();
+  const kinds = [];
+  if (text.includes("free spin")) kinds.push("free spins");
+  if (text.includes("re-spin")) kinds.push("re-spins");
+  return kinds.length ? kinds.join(" and ") : "features";
+}
+
+export function renderHelp(help, gameId, bet) {
+  const page = help.page || {};
+  const atBet = (x) => S.money(times(bet, x));
+  const body = el("div.help-body");
+  body.append(el("p.help-note", { text: `Amounts in money are at your current total bet of ${S.money(bet)}; the multiple of the bet is under each.` }));
+  if (page.paytable) {
+    body.append(el("h3", { text: page.paytable.title || "Paytable" }));
+    if (page.paytable.note) body.append(el("p.help-note", { text: page.paytable.note }));
+    body.append(paytable(page.paytable, gameId, atBet));
+  }
+  for (const feature of page.features || []) {
+    body.append(el("h3", {}, feature.title));
+    body.append(...(feature.text || []).map((t) => el("p", { text: t })));
+    if (feature.items) {
+      body.append(el("ul.help-items", {}, ...feature.items.map((item) => el("li", {},
+        artNode(gameId, item.art),
+        el("div", {}, el("b", { text: item.name }), item.text ? ` ${item.text}` : "",
+          item.amount_x ? el("span", { text: ` ${item.text ? "Prize " : ""}${atBet(item.amount_x)} (${formatX(item.amount_x)} the total bet).` }) : null)))));
+    }
+    if (feature.ladder) {
+      body.append(el("ol.help-ladder", { "data-testid": "help-ladder" }, ...feature.ladder.map((r, i) => el(`li${r.safe ? ".safe" : ""}`, {},
+        el("b", { text: `${i + 1}. ${atBet(r.x)}` }),
+        el("small", {}, formatX(r.x), r.safe ? el("span.fof-safe", { text: "SAFE" }) : null)))));
+    }
+  }
+  for (const section of page.sections || []) {
+    body.append(el("h3", { text: section.title }), ...(section.text || []).map((t) => el("p", { text: t })));
+  }
+  const ladder = help.bet_ladder || [];
+  if (ladder.length) {
+    body.append(el("h3", { text: "Bets" }), el("p", {
+      text: `Total bet from ${S.money(ladder[0])} to ${S.money(ladder[ladder.length - 1])}, chosen in the bet panel ` +
+        `(press the total bet) or with the − and + buttons. The bet cannot change during a round; ${featureWords(help)} ` +
+        "use the bet that started them." }));
+  }
+  body.append(el("h3", { text: "Return to player" }), el("p", { "data-testid": "help-rtp",
+    text: `The theoretical return to player of this game is ${formatRtp(help.rtp)}: over a very large number ` +
+      "of rounds it pays back that share of all stakes. Single sessions vary widely." }));
+  const published = help.published_id || help.game_id;
+  body.append(el("p.help-id", { "data-testid": "help-game-id" },
+    el("span", { text: `Game ID ${published}` }), el("span", { text: `Version ${help.version}` }),
+    el("span", { text: help.build_version ? `Build ${help.build}, version ${help.build_version}` : `Build ${help.build}` })));
+  return [
+    el("div.help-head", {}, el("h2", { id: "help-title", text: `${help.title}: paytable and rules` }),
+      el("button.ghost", { type: "button", "data-testid": "help-close", onclick: () => $("help").close(), text: "Close" })),
+    body];
+}

@@ -1,0 +1,35 @@
+// The lobby: every game with its art, RTP, max win and Feature Buy price; a badge where a round waits.
+
+import { mountSeedPanel } from "./fair.js";
+import { rendererFor } from "./games/index.js";
+import { formatRtp } from "./help.js";
+import { $, S, api } from "./state.js";
+import { el, formatX } from "./util.js";
+
+export async function openLobby(token, resumeOpen = false) {
+  document.title = "Games · reelforge";
+  const lobby = $("lobby");
+  lobby.replaceChildren(...S.games.map((g) => el("a.card.game-card", {
+    href: `#/game/${g.id}`, "data-testid": `game-card-${g.id}`, "data-game": g.id,
+  },
+  el("div.game-art", { "data-game": g.id, html: rendererFor(g.id).art ? rendererFor(g.id).art() : "" }),
+  el("h2", { text: g.title }),
+  el("dl.facts", {},
+    el("dt", { text: "RTP" }), el("dd", { "data-testid": "lobby-rtp", text: formatRtp(g.rtp) }),
+    el("dt", { text: "Max win" }), el("dd", { "data-testid": "lobby-max-win", text: formatX(g.max_win_x) }),
+    g.feature_buy_price_x ? [el("dt", { text: "Feature buy" }), el("dd", { text: `${formatX(g.feature_buy_price_x)} the bet` })] : null),
+  el("span.resume-badge", { hidden: true, "data-testid": "resume-badge", text: "Unfinished round" }))));
+  mountSeedPanel($("fair-panel-lobby"), api); // provably fair: the seed pair's hash, shown before any bet
+  // Mark games with an unfinished round (they resume when opened): one request, an empty list when none.
+  let open = [];
+  try {
+    open = (await api.unfinished()).map((r) => r.game);
+  } catch { /* the badge is a hint only */ }
+  if (token !== S.viewToken) return;
+  for (const gid of open) {
+    const badge = lobby.querySelector(`[data-game="${gid}"] .resume-badge`);
+    if (badge) badge.hidden = false;
+  }
+  // Re-opening the client with a round unfinished goes straight back to it.
+  if (resumeOpen && open.length) location.hash = `#/game/${open[0]}`;
+}

@@ -1,0 +1,53 @@
+// Feature moments: intro cards, GEMBOX openings, summaries and celebrations over the table. Quick spin
+// shortens them, a press on the card ends them, and the controls under them stay usable (STOP, SKIP).
+
+import { $, S } from "./state.js";
+import { play } from "./sound.js";
+
+let endMoment = null;
+
+export const turboOn = () => !!S.settings.turbo && $("turbo").checked;
+
+/** Show a card; resolves when it has been shown long enough or pressed. ``count``: a win counted up (minor units). */
+export function moment({ title, amount = "", text = "", sub = "", big = false, count = null, kind = null, ms = null }) {
+  const box = $("moment");
+  if (endMoment) endMoment();
+  $("moment-title").textContent = title;
+  $("moment-amount").textContent = count === null ? amount : S.money(0);
+  $("moment-sub").textContent = sub;
+  $("moment-text").textContent = text;
+  box.classList.toggle("big", big);
+  box.dataset.kind = kind || (big ? "big-win" : "announce");
+  box.hidden = false;
+  play(big ? "bigwin" : kind === "intro" || kind === "gembox" ? "feature" : "win");
+  const length = ms ?? (turboOn() ? (big ? 1000 : 700) : (big ? 3600 : 2200));
+  const startedAt = performance.now();
+  return new Promise((resolve) => {
+    let ticker = null;
+    const finish = () => {
+      clearTimeout(timer);
+      clearInterval(ticker);
+      if (count !== null) $("moment-amount").textContent = S.money(count);
+      box.hidden = true;
+      $("moment-card").onclick = null;
+      endMoment = null;
+      resolve();
+    };
+    if (count !== null) {
+      // The celebration counts the win up; the last figure is the exact amount.
+      ticker = setInterval(() => {
+        const f = Math.min(1, (performance.now() - startedAt) / (length * 0.7));
+        $("moment-amount").textContent = S.money(f >= 1 ? count : Math.floor(count * f));
+      }, 40);
+    }
+    const timer = setTimeout(finish, length);
+    $("moment-card").onclick = finish;
+    endMoment = finish;
+  });
+}
+
+/** End the card on screen now (leaving the game, skipping a feature). */
+export function endMomentNow() { if (endMoment) endMoment(); }
+
+export const BIG_WIN_X = 20;
+export function winTitle(x) { return x >= 500 ? "EPIC WIN" : x >= 100 ? "MEGA WIN" : "BIG WIN"; }

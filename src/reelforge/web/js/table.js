@@ -1,0 +1,357 @@
+// The game table: open a game, SPIN, and features that play themselves after their intro card (STOP
+// pauses between steps, SKIP shows the rest at once), each ending on a summary in money. A feature's
+// steps are one round: no stake and no pacing between them; the reality check still holds between steps.
+
+import { newKey } from "./api.js";
+import { rendererFor } from "./games/index.js";
+import { betLadder, buyPrice, currentBet, defaultBetIndex, setBetIndex, showBet, updateBuy } from "./bets.js";
+import { formatRtp, gameHelp } from "./help.js";
+import { BIG_WIN_X, endMomentNow, moment, turboOn, winTitle } from "./moments.js";
+import { countRound, realityCheckDue, showRealityCheck, updateSessionBar } from "./session.js";
+import { music, play } from "./sound.js";
+import { $, ApiError, S, api, explain, notice, setBalance, touchDevice } from "./state.js";
+import { el, formatX, parseFraction, sleep, times } from "./util.js";
+
+/** The feature playing itself: null, or {stop: the player asked to pause, skip: show the rest at once}. */
+export const FEATURE = { on: false, stop: false, skip: false };
+
+function liveAnim() {
+  const quick = () => turboOn() || FEATURE.skip;
+  return { fast: quick, wait: (ms) => (quick() ? Promise.resolve() : sleep(ms)), quiet: FEATURE.skip };
+}
+
+export function roundOpen() { return !!(S.round && S.round.status === "open"); }
+
+export function updateControls() {
+  const open = roundOpen();
+  const lock = S.busy || open || S.paused;
+  $("bet-minus").disabled = lock || S.betIndex <= 0;
+  $("bet-plus").disabled = lock || S.betIndex >= betLadder().length - 1;
+  $("bet-open").disabled = lock;
+  $("auto-adjust").disabled = lock;
+  const price = buyPrice();
+  $("buy").disabled = lock || price === null || (S.balance !== null && price > S.balance);
+  $("buy").title = price !== null && S.balance !== null && price > S.balance ? "Your balance does not cover the feature price." : "";
+  const spin = $("spin");
+  // SPIN keeps the keyboard focus while a round plays: it is never disabled, only marked busy.
+  spin.disabled = S.paused;
+  const stopping = FEATURE.on;
+  spin.setAttribute("aria-disabled", String(S.busy && !stopping));
+  spin.textContent = stopping ? (FEATURE.stop ? "STOPPING" : "STOP") : open && S.renderer ? S.renderer.nextLabel(S.round, S.game) : "SPIN";
+  spin.classList.toggle("feature", open || stopping);
+  spin.classList.toggle("busy", S.busy && !stopping);
+  $("feature-skip").hidden = !FEATURE.on || FEATURE.skip;
+  document.body.dataset.roundState = S.busy ? "busy" : open ? "open" : "idle";
+  document.body.dataset.feature = FEATURE.on ? "playing" : "";
+  $("controls").dataset.state = document.body.dataset.roundState;
+  document.dispatchEvent(new CustomEvent("rf:state"));
+}
+document.addEventListener("rf:controls", updateControls);
+
+export function setMessage(text) { $("message").textContent = text || ""; }
+function setWin(amount, label = "WIN") {
+  const w = $("win");
+  w.dataset.minor = amount ? String(amount) : "0";
+  w.dataset.label = label;
+  w.replaceChildren(...(amount ? [el("small", { text: label }), el("span", { text: S.money(amount) })] : []));
+  w.classList.toggle("show", !!amount);
+}
+
+/** The table is taken down when the player leaves it: nothing of one game lingers into the next. */
+export function leaveGame() {
+  S.renderer = null;
+  S.round = null;
+  S.game = null;
+  FEATURE.on = false;
+  endMomentNow();
+  music(false);
+  $("stage").replaceChildren();
+  delete $("stage").dataset.resumed;
+}
+
+const idleHint = () => (touchDevice() ? "Press SPIN to play." : "Press SPIN or the space bar to play.");
+
+export async function openGame(gameId, token) {
+  const game = S.gamesById[gameId];
+  if (!game) { notice(`There is no game “${gameId}” on this server.`); location.hash = "#/lobby"; return; }
+  S.game = game;
+  S.round = null;
+  S.busy = true;
+  document.title = game.title;
+  $("game-title").textContent = game.title;
+  $("game-facts").textContent = `RTP ${formatRtp(game.rtp)} · Max win ${formatX(game.max_win_x)}`;
+  $("help-toggle").setAttribute("aria-expanded", "false");
+  $("stage").dataset.game = gameId;
+  setMessage("");
+  setWin(0);
+  S.betIndex = defaultBetIndex(game);
+  setBetIndex(S.betIndex);
+  try {
+    const [help, unfinished] = await Promise.all([gameHelp(gameId), api.unfinished(gameId)]);
+    if (token !== S.viewToken) return;
+    S.help = help;
+    const stage = el("div.stage-inner");
+    $("stage").replaceChildren(stage);
+    S.renderer = rendererFor(gameId).create(stage, rendererContext(game, help, () => (S.round ? S.round.bet : currentBet())));
+    if (unfinished.length) await resume(unfinished[0]);
+    else { S.renderer.newRound(); S.renderer.showcase(); setMessage(idleHint()); }
+    music(true);
+    document.dispatchEvent(new CustomEvent("rf:game-open", { detail: { game, help } }));
+  } catch (err) {
+    notice(explain(err));
+  } finally {
+    if (token === S.viewToken) {
+      S.busy = false;
+      updateControls();
+      if (!document.activeElement || document.activeElement === document.body) $("spin").focus({ preventScroll: true });
+    }
+  }
+}
+
+/** What a renderer is given: the game, its help, money at the round's bet, and the feature moments. */
+export function rendererContext(game, help, bet) {
+  const atBet = (x) => S.money(times(bet(), x));
+  return { game, help, money: S.money, bet, moment, atBet, winWords: (x) => `${atBet(x)} (${formatX(x)})` };
+}
+
+async function resume(rnd) {
+  S.round = rnd;
+  const ladder = betLadder();
+  if (ladder.includes(rnd.bet)) S.betIndex = ladder.indexOf(rnd.bet);
+  showBet(rnd.bet);
+  await S.renderer.restore(rnd);
+  showOpenWin(rnd);
+  const status = S.renderer.status(rnd);
+  setMessage(`Your unfinished round was resumed where it stopped${status ? ": " + status : ""}. ` +
+    `Press ${S.renderer.nextLabel(rnd, S.game)} to continue.`);
+  $("stage").dataset.resumed = String(rnd.id);
+}
+
+/** During a feature: the prize the feature holds now (the renderer's, e.g. a ladder runner) or the win so far. */
+function showOpenWin(rnd) {
+  const prize = S.renderer.currentPrize ? S.renderer.currentPrize(rnd) : null;
+  if (prize !== null && prize !== undefined) setWin(times(rnd.bet, prize), "PRIZE NOW");
+  else setWin(rnd.total_win, "WIN SO FAR");
+}
+
+/** The operator's least time between round starts: this client waits it out rather than be refused. */
+async function keepPace(token) {
+  const gap = (S.settings.min_round_seconds || 0) * 1000;
+  const wait = S.lastStart + gap - performance.now();
+  if (gap && S.lastStart && wait > 0) {
+    setMessage(`Next round in ${(wait / 1000).toFixed(1)} s (rounds start at most every ${S.settings.min_round_seconds} s here).`);
+    await sleep(wait);
+  }
+  return token === S.viewToken;
+}
+
+/** Quick spin still shows each result for a least time: a round's for the operator's profile
+ * (min_result_seconds where it sends one, else its least time between rounds), each step of a feature
+ * 0.3 s so that every free spin is seen. */
+function leastShowMs(step) {
+  if (step) return 300;
+  const s = S.settings.min_result_seconds ?? S.settings.min_round_seconds;
+  return (typeof s === "number" ? s : 0) * 1000;
+}
+
+/** SPIN: start a round (or continue the open one); during a feature it is STOP. Returns the round when it ends. */
+export async function spin({ buy = false } = {}) {
+  if (FEATURE.on) { FEATURE.stop = true; updateControls(); return null; }
+  if (S.busy || S.paused || !S.renderer || document.body.dataset.view !== "game") return null;
+  const token = S.viewToken;
+  S.busy = true;
+  updateControls();
+  notice("");
+  const game = S.game;
+  const starting = !roundOpen();
+  const bet = currentBet();
+  const context = { cost: buy ? buyPrice() : bet, buy, lowest: betLadder()[0], autoAdjust: $("auto-adjust").checked };
+  const pressedAt = performance.now();
+  let rnd = null;
+  try {
+    if (starting) {
+      rnd = await startRound(game, bet, buy, token);
+      if (!rnd) return null;
+    } else {
+      rnd = await api.playStep(S.round.id, S.renderer.nextAction(S.round, game), newKey());
+    }
+    if (token !== S.viewToken) return null;
+    rnd = await playOut(rnd, starting, token);
+    if (!rnd || token !== S.viewToken) return null;
+    if (turboOn() && rnd.status !== "open") {
+      const left = leastShowMs(false) - (performance.now() - pressedAt);
+      if (left > 0) await sleep(left);
+    }
+    return rnd.status === "open" ? null : rnd;
+  } catch (err) {
+    await refused(err, game, context);
+    return null;
+  } finally {
+    FEATURE.on = false;
+    FEATURE.skip = false;
+    delete document.body.dataset.animating;
+    if (token === S.viewToken) {
+      S.busy = false;
+      updateControls();
+      if (!document.activeElement || document.activeElement === document.body) $("spin").focus({ preventScroll: true });
+    }
+  }
+}
+
+async function startRound(game, bet, buy, token) {
+  setWin(0);
+  $("win").classList.remove("big");
+  if (!(await keepPace(token))) return null;
+  setMessage("");
+  const ask = () => api.startRound(game.id, { bet, autoAdjust: $("auto-adjust").checked, buyFeature: buy }, newKey());
+  let rnd;
+  try {
+    rnd = await ask();
+  } catch (err) {
+    // Another tab or device started a round moments ago: wait out the pace once and ask again.
+    if (!(err instanceof ApiError && err.code === "too_soon")) throw err;
+    S.lastStart = performance.now();
+    if (!(await keepPace(token))) return null;
+    rnd = await ask();
+  }
+  // The server counts from when it started the round: at the latest, when its answer arrived.
+  S.lastStart = performance.now();
+  if (token !== S.viewToken) return null;
+  play("spin");
+  S.renderer.newRound(rnd);
+  if (rnd.bet_adjusted) {
+    const ladder = betLadder();
+    if (ladder.includes(rnd.bet)) S.betIndex = ladder.indexOf(rnd.bet);
+    showBet(rnd.bet);
+    localStorage.setItem(`rf.bet.${game.id}`, String(rnd.bet));
+    notice(`Your balance did not cover ${S.money(bet)}: the bet was lowered to ${S.money(rnd.bet)}.`, "warn", 6000);
+  }
+  if (S.session) { S.session.staked += rnd.cost; updateSessionBar(); }
+  return rnd;
+}
+
+/** Draw the step just played, then play the feature's further steps by themselves until a choice is the
+ * player's (the GEMBOX), the player presses STOP, or the round ends. */
+async function playOut(rnd, starting, token) {
+  let first = true;
+  for (;;) {
+    S.round = rnd;
+    const step = rnd.steps[rnd.steps.length - 1];
+    const credited = rnd.status === "finished" ? rnd.paid : 0;
+    setBalance(rnd.balance - credited); // the stake is gone at once; the win counts in after the animation
+    if (first && starting && rnd.mode !== "paid") {
+      FEATURE.on = true; // a bought feature plays itself from its intro on: STOP and SKIP are there
+      updateControls();
+      await announceBuy(rnd);
+    }
+    document.body.dataset.animating = "1";
+    const stepStarted = performance.now();
+    await S.renderer.playStep(step, rnd, liveAnim());
+    delete document.body.dataset.animating;
+    if (token !== S.viewToken) return null;
+    first = false;
+    if (rnd.status !== "open") break;
+    showOpenWin(rnd);
+    const status = S.renderer.status(rnd);
+    setMessage(status ? `${status}.` : "");
+    if (FEATURE.on && turboOn() && !FEATURE.skip) {
+      const left = leastShowMs(true) - (performance.now() - stepStarted);
+      if (left > 0) await sleep(left);
+    }
+    const choice = S.renderer.nextAction(rnd, S.game) !== null;
+    if (choice || FEATURE.stop) {
+      setMessage(`${status ? status + ". " : ""}${FEATURE.stop ? "Feature paused. " : ""}Press ${S.renderer.nextLabel(rnd, S.game)} to continue.`);
+      FEATURE.on = false;
+      FEATURE.stop = false;
+      return rnd;
+    }
+    if (!FEATURE.on) {
+      FEATURE.on = true;
+      updateControls();
+    }
+    if (realityCheckDue(true)) await showRealityCheck();
+    if (token !== S.viewToken) return null;
+    rnd = await api.playStep(rnd.id, null, newKey());
+    if (token !== S.viewToken) return null;
+  }
+  FEATURE.on = false;
+  updateControls();
+  await finishRound(rnd);
+  setBalance(rnd.balance);
+  countRound(rnd);
+  updateSessionBar();
+  return rnd;
+}
+
+async function refused(err, game, context) {
+  delete document.body.dataset.animating;
+  if (err instanceof ApiError && err.code === "unfinished_round") {
+    const open = await api.unfinished(game.id).catch(() => []);
+    if (open.length) await resume(open[0]);
+  }
+  if (err instanceof ApiError && err.status === 401) { document.dispatchEvent(new CustomEvent("rf:signout", { detail: explain(err) })); return; }
+  if (err instanceof ApiError && err.code === "reality_check_due") {
+    setMessage("A reality check is due. Answer it, then press SPIN again.");
+    await showRealityCheck({ fromServer: true });
+    setMessage(idleHint());
+    return;
+  }
+  notice(explain(err, context));
+  if (err instanceof ApiError && err.code === "round_not_open") S.round = null;
+}
+
+/** The bought feature's intro: what was bought (e.g. "10 FREE SPINS") and its price, over a fresh board. */
+async function announceBuy(rnd) {
+  const intro = S.renderer.buyIntro ? S.renderer.buyIntro(rnd) : null;
+  const price = S.money(rnd.cost);
+  setMessage(`Feature bought for ${price}. The receipt stays in your history.`);
+  await moment({ title: intro || "FEATURE BOUGHT", kind: "intro", amount: intro ? "" : price,
+    sub: `Feature bought for ${price}`,
+    text: `${formatX(S.game.feature_buy_price_x)} your total bet of ${S.money(rnd.bet)}. The feature plays by itself: STOP pauses it.` });
+}
+
+/** How many of the round's steps were feature steps, in words ("10 free spins played"). */
+function playedWords(rnd) {
+  const kinds = rnd.steps.filter((s) => s.kind === "free_spin" || s.kind === "respin");
+  if (!kinds.length) return "";
+  const n = kinds.length;
+  const name = kinds[0].kind === "respin" ? (n === 1 ? "re-spin" : "re-spins") : (n === 1 ? "free spin" : "free spins");
+  return `${n} ${name} played`;
+}
+
+async function finishRound(rnd) {
+  if (rnd.status === "void") {
+    setWin(0);
+    setMessage(`The round was void: ${rnd.void_reason || "malfunction"}. Your stake was refunded.`);
+    notice(`The round was void and the stake refunded: ${rnd.void_reason || "malfunction"}.`, "warn");
+    return;
+  }
+  const paid = rnd.paid || 0;
+  const feature = rnd.steps.length > 1;
+  const f = parseFraction(rnd.total_win_x);
+  const x = f ? f.n / f.d : 0;
+  const big = x >= BIG_WIN_X;
+  const played = feature ? playedWords(rnd) : "";
+  // The message bar says the result before a card covers the table: nothing stale behind it.
+  setMessage(paid ? `You won ${S.money(paid)} (${formatX(rnd.total_win_x)} the bet)${played ? `; ${played}` : ""}.` :
+    feature ? `The feature ends without a win${played ? `; ${played}` : ""}.` : "No win this time.");
+  if (S.renderer.finish) S.renderer.finish(rnd);
+  setWin(paid, feature ? "TOTAL WIN" : "WIN");
+  if (big) {
+    await moment({ title: winTitle(x), count: paid, big: true, sub: played ? `Feature total · ${played}` : "",
+      text: `${formatX(rnd.total_win_x)} your bet.` });
+  } else if (feature) {
+    await moment({ title: "FEATURE COMPLETE", kind: "summary", amount: S.money(paid), sub: played,
+      text: paid ? `The feature's total win: ${formatX(rnd.total_win_x)} your bet.` : "The feature ends without a win." });
+  } else if (paid) {
+    play("win");
+  }
+  $("win").classList.toggle("big", big);
+}
+
+$("feature-skip").addEventListener("click", () => {
+  FEATURE.skip = true;
+  endMomentNow();
+  updateControls();
+  $("spin").focus({ preventScroll: true });
+});

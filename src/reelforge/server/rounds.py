@@ -57,9 +57,10 @@ from reelforge.draws import DrawSource, RecordedDraws, RecordingDraws, SecureDra
 from reelforge.game import Game, RulesError
 from reelforge.games.registry import get_game
 from reelforge.server import store
-from reelforge.server.auth import DEMO_REFUSED, SessionToken, session_principal
+from reelforge.server.auth import DEMO_REFUSED, Principal, SessionToken, session_principal
 from reelforge.server.config import GameConfig, ServerConfig
 from reelforge.server.errors import ApiError
+from reelforge.server.limits import check_round_start
 from reelforge.server.store import AnswerRecord, RoundRow, StepRow, StoredAnswer, Tx, transaction
 from reelforge.server.wallet import entries, iso, post_entry, utcnow
 
@@ -265,16 +266,24 @@ class RoundService:
         steps = steps_text(tx.round_bet(stored.round_id), tx.steps(stored.round_id, stored.steps_shown))
         return Answer(stored.status_code, text[:at] + steps + text[at:])
 
-    def purge_idempotency(self, now: datetime | None = None) -> int:
-        """Drop the stored answers of idempotency keys older than the retention; return how many.
+    def purge_idempotency(self, now: datetime | None = None, batch: int = 500) -> int:
+        """Purge the stored answers of idempotency keys older than the retention; return how many.
 
-        The key and its request's hash stay (a few dozen bytes): a retry after
-        the retention is refused with ``idempotency_key_expired`` instead of
-        being carried out a second time, so nothing is ever charged twice.
+        A step's key goes with its answer; a round start's or a transfer's
+        key keeps its request's hash (a few dozen bytes): a retry after the
+        retention is refused with ``idempotency_key_expired`` instead of being
+        carried out a second time, so nothing is ever charged twice. Each
+        ``batch`` is its own short transaction, so requests go on between them
+        (SQLite's write lock is held for one batch at a time).
         """
         cutoff = (now or utcnow()) - timedelta(days=self.config.idempotency_retention_days)
-        with transaction(self.engine) as tx:
-            return tx.purge_answers(cutoff)
+        purged = 0
+        while True:
+            with transaction(self.engine) as tx:
+                done = tx.purge_answers(cutoff, batch)
+            purged += done
+            if done < batch:
+                return purged
 
     # -- the operator's transfers -----------------------------------------------------
     def transfer(self, player: str, amount: int, kind: str, key: str) -> Answer:
@@ -316,17 +325,15 @@ class RoundService:
     # every draw) and stores every step, unrevealed; each step request reveals the next stored
     # step; the last reveal credits the win. Expiry completes a round (reveals the rest, credits
     # the decided win); only a malfunction while deciding voids one (refund, nothing paid).
-    @staticmethod
-    def _lock(tx: Tx, player: int | SessionToken, operator: bool = False) -> tuple[int, int]:
-        """``(player_id, balance)`` with the player's row locked: a player id as given, or the session
+    def _lock(self, tx: Tx, player: int | SessionToken) -> Principal:
+        """The player with its row locked (``balance`` current): a player id as given, or the session
         token's player (checked, and locked, by the same statement)."""
         if isinstance(player, int):
             row = tx.lock_player(player)
             if row is None:
                 raise ApiError(404, "player_not_found", "no such player")
-            return row.id, row.balance
-        who = session_principal(tx, player, lock=True, operator=operator)
-        return who.player_id, who.balance
+            return Principal(row.id, row.name, row.balance)
+        return session_principal(tx, player, lock=True, operator=not self.config.demo)
 
     def start_round(self, player: int | SessionToken, game_id: str, bet: int, auto_adjust_bet: bool,
                     buy_feature: bool | str | None, key: str) -> Answer:
@@ -343,14 +350,17 @@ class RoundService:
         if self.cost(active, bet, mode) is None:
             raise ApiError(422, "price_not_whole",
                            f"a {mode} round at bet {bet} would cost a fraction of a minor unit; choose another bet")
+        self._check_stake(active, bet, mode)
         req = request_hash("start", game_id, bet, auto_adjust_bet, buy_feature)
 
         with transaction(self.engine) as tx:
-            player_id, balance = self._lock(tx, player, not self.config.demo)
+            who = self._lock(tx, player)
+            player_id, balance = who.player_id, who.balance
             scope = f"player:{player_id}"
             reads = tx.start_reads(scope, key, player_id, game_id)
             if reads.stored is not None:
                 return self._replay(tx, reads.stored, req)
+            check_round_start(self.config.play, who, utcnow())  # the session's time limit and reality check
             self._check_pace(reads.last_start)
             if reads.open_round is not None:
                 raise ApiError(409, "unfinished_round",
@@ -387,6 +397,19 @@ class RoundService:
             tx.write_start(rnd, decided, balance, posted, self._record(scope, key, req, answer, now))
             return answer.answer()
 
+    def _check_stake(self, active: ActiveGame, bet: int, mode: str) -> None:
+        """Refuse a round whose cost (stake or feature-buy price) is above the server's stake limit."""
+        limit = self.config.play.stake_limit
+        cost = self.cost(active, bet, mode)
+        if limit is None or cost <= limit:
+            return
+        what = "stake" if mode == "paid" else f"feature buy ({mode})"
+        fits = [b for b in active.config.bet_ladder if (c := self.cost(active, b, mode)) is not None and c <= limit]
+        hint = f"; the highest bet it is offered at is {fits[-1]}" if fits else "; it is not offered at any bet"
+        raise ApiError(422, "stake_above_maximum",
+                       f"the {what} at bet {bet} costs {cost}, above the maximum stake of {limit} minor units "
+                       f"per round on this server{hint}")
+
     def _check_pace(self, last_start: datetime | None) -> None:
         """Refuse a new round sooner than ``min_round_seconds`` after the player's previous one started
         (``last_start`` read under the player's row lock, so concurrent requests cannot both slip through)."""
@@ -403,7 +426,8 @@ class RoundService:
         """Reveal the next step of the player's unfinished round (the last one credits the win)."""
         req = request_hash("step", round_id, action)
         with transaction(self.engine) as tx:
-            player_id, balance = self._lock(tx, player, not self.config.demo)
+            who = self._lock(tx, player)
+            player_id, balance = who.player_id, who.balance
             scope = f"player:{player_id}"
             reads = tx.step_reads(scope, key, round_id)
             if reads.stored is not None:

@@ -27,6 +27,7 @@ from reelforge.server.auth import demo_players
 from reelforge.server.config import DEFAULT_DATABASE, ConfigError, ServerConfig
 from reelforge.server.db import Checkpointer, is_sqlite, open_database
 from reelforge.server.errors import database_errors
+from reelforge.server.fairshare import FairShare
 from reelforge.server.hardening import Hardening, document_errors
 from reelforge.server.rounds import DrawFactory, RoundService
 
@@ -72,6 +73,9 @@ def create_app(config: ServerConfig, database_url: str | None = None, *, engine:
     for resource in (rounds, sessions, games, wallet, operator):  # rounds first: most requests are theirs
         resource.add_routes(app, ctx)
     errors.add_catch_all(app)
+    # Around every route, money routes included: the rate limits and one request at a time per session.
+    app.add_middleware(FairShare, session_rate=config.session_requests_per_second,
+                       ip_rate=config.ip_requests_per_second)
     # Outermost (added last): the one body limit and the security headers cover every answer.
     app.add_middleware(Hardening, max_body=MAX_BODY)
     # The browser client (static files, no build step), mounted last so the API routes win.

@@ -20,8 +20,8 @@ Example (see ``demo.toml`` next to this module)::
     request_timeout_seconds = 10   # a request's headers and body must arrive within this (else 408)
     round_start_quantum_ms = 100   # a start whose round has unrevealed steps is answered at a multiple of this
     max_connections = 1000         # open connections per process (lowered to fit the descriptor limit)
-    session_requests_per_second = 100  # per session token and process (429 beyond; 0: off); bursts of twice
-    ip_requests_per_second = 2000  # per client address and process (429 beyond; 0: off); bursts of twice
+    session_requests_per_second = 1000  # per session token and process (429 beyond; 0: off); bursts of twice
+    ip_requests_per_second = 5000  # per client address and process (429 beyond; 0: off); bursts of twice
 
     [games.forge-of-fortunes]
     build = "96.2"
@@ -151,8 +151,8 @@ class ServerConfig:
     housekeeping_seconds: float = 3600.0
     round_start_quantum_ms: float = 100.0
     max_connections: int = 1000
-    session_requests_per_second: float = 100.0
-    ip_requests_per_second: float = 2000.0
+    session_requests_per_second: float = 1000.0
+    ip_requests_per_second: float = 5000.0
     play: PlayRules = field(default_factory=PlayRules)
 
     @property
@@ -325,8 +325,8 @@ def _fair_share_settings(server: dict[str, Any], where: str) -> dict[str, Any]:
         "housekeeping_seconds": _number(server, "housekeeping_seconds", 3600, where),
         "round_start_quantum_ms": _number(server, "round_start_quantum_ms", 100, where, positive=False),
         "max_connections": _integer(server, "max_connections", 1000, 16, 1_000_000, where),
-        "session_requests_per_second": _number(server, "session_requests_per_second", 100, where, positive=False),
-        "ip_requests_per_second": _number(server, "ip_requests_per_second", 2000, where, positive=False),
+        "session_requests_per_second": _number(server, "session_requests_per_second", 1000, where, positive=False),
+        "ip_requests_per_second": _number(server, "ip_requests_per_second", 5000, where, positive=False),
     }
     for key in ("housekeeping_seconds", "round_start_quantum_ms", "session_requests_per_second",
                 "ip_requests_per_second"):

@@ -45,7 +45,14 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine, delete, func, select, update
 
-from reelforge.server.db import is_sqlite, read_transaction, sqlite_writer, write_transaction
+from reelforge.server.db import (
+    acquire_writer_lock,
+    begin_immediate,
+    is_sqlite,
+    read_transaction,
+    sqlite_writer,
+    write_transaction,
+)
 from reelforge.server.schema import ledger, players, rounds, sessions, steps
 
 
@@ -560,12 +567,12 @@ def transaction(engine: Engine, write: bool = True) -> Iterator[Tx]:
     sqlite = is_sqlite(engine)
     lock = getattr(engine, "info", {}).get("sqlite_write_lock") if (sqlite and write) else None
     if lock is not None:
-        lock.acquire()
+        lock = acquire_writer_lock(engine)
         try:
             writer = sqlite_writer(engine)
             cursor = writer.cursor()
             try:
-                cursor.execute("BEGIN IMMEDIATE")
+                begin_immediate(engine, cursor)
                 yield Tx(cursor, True)
                 cursor.execute("COMMIT")
             finally:

@@ -16,6 +16,7 @@ description lists them. Everything else is an ordinary FastAPI route.
 from __future__ import annotations
 
 import json
+import time
 from typing import Annotated, Any
 
 from fastapi import FastAPI, Request
@@ -46,6 +47,7 @@ from reelforge.server.api.common import (
 from reelforge.server.api.errors import error_response
 from reelforge.server.auth import SessionToken, bearer
 from reelforge.server.errors import ApiError
+from reelforge.server.fairshare import pace_start
 from reelforge.server.verify import verify_round
 
 _GAME = TypeAdapter(Annotated[str, Field(min_length=1, max_length=64, pattern=GAME_ID_PATTERN)])
@@ -186,9 +188,12 @@ def add_routes(app: FastAPI, ctx: Context) -> None:
 
     async def start_round(request: Request) -> Response:
         """Start a round: debit the stake (or feature-buy price) and play the paid spin."""
+        began = time.monotonic()
         game, body, token, key = await _money_request(request, _GAME, "game", StartRoundRequest, True)
-        return json_text(await ctx.call(service.start_round, token, game, body.bet, body.auto_adjust_bet,
-                                        body.buy_feature, key))
+        status, text = await ctx.call(service.start_round, token, game, body.bet, body.auto_adjust_bet,
+                                      body.buy_feature, key)
+        await pace_start(began, ctx.config.round_start_quantum_ms / 1000, status, text)  # no timing tell
+        return json_text((status, text))
 
     async def play_step(request: Request) -> Response:
         """Play the next step of an unfinished round (re-spin, free spin, GEMBOX...)."""

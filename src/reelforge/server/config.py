@@ -18,7 +18,7 @@ Example (see ``demo.toml`` next to this module)::
     db_max_overflow = 10           # extra connections per process under bursts
     db_pool_timeout_seconds = 10   # how long a request waits for a connection before 503
     request_timeout_seconds = 10   # a request's headers and body must arrive within this (else 408)
-    round_start_quantum_ms = 100   # a start whose round has unrevealed steps is answered at a multiple of this
+    round_start_quantum_ms = 50    # a start whose round has unrevealed steps is answered at a multiple of this
     max_connections = 1000         # open connections per process (lowered to fit the descriptor limit)
     session_requests_per_second = 1000  # per session token and process (429 beyond; 0: off); bursts of twice
     ip_requests_per_second = 5000  # per client address and process (429 beyond; 0: off); bursts of twice
@@ -149,7 +149,7 @@ class ServerConfig:
     db_pool_timeout_seconds: float = 10.0
     request_timeout_seconds: float = 10.0
     housekeeping_seconds: float = 3600.0
-    round_start_quantum_ms: float = 100.0
+    round_start_quantum_ms: float = 50.0
     max_connections: int = 1000
     session_requests_per_second: float = 1000.0
     ip_requests_per_second: float = 5000.0
@@ -323,7 +323,7 @@ def _fair_share_settings(server: dict[str, Any], where: str) -> dict[str, Any]:
     """The housekeeping interval, the start answers' quantum, the connection limit and the rate limits."""
     values = {
         "housekeeping_seconds": _number(server, "housekeeping_seconds", 3600, where),
-        "round_start_quantum_ms": _number(server, "round_start_quantum_ms", 100, where, positive=False),
+        "round_start_quantum_ms": _number(server, "round_start_quantum_ms", 50, where, positive=False),
         "max_connections": _integer(server, "max_connections", 1000, 16, 1_000_000, where),
         "session_requests_per_second": _number(server, "session_requests_per_second", 1000, where, positive=False),
         "ip_requests_per_second": _number(server, "ip_requests_per_second", 5000, where, positive=False),

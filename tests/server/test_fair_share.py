@@ -201,3 +201,27 @@ def test_a_flood_of_half_sent_requests_cannot_take_every_connection(server):
         uv.should_exit = True
         thread.join(timeout=10)
         http.set_connection_limit(saved)
+
+
+def test_public_round_ids_do_not_tell_the_server_volume(make_server):
+    """Finding 11: round ids were sequential across all players."""
+    server = make_server()
+    alice, bob = server.session("alice"), server.session("bob")
+    bet = server.config.games[FOF].bet_ladder[0]
+    public = []
+    for _ in range(4):
+        public += [alice.finish(alice.start(FOF, bet))["id"], bob.finish(bob.start(FOF, bet))["id"]]
+    internal = [server.internal(p) for p in public]
+    assert internal == list(range(internal[0], internal[0] + 8))  # the database's ids: consecutive
+    gaps = [b - a for a, b in zip(public, public[1:])]
+    assert len(set(public)) == 8 and not all(0 < g < 1000 for g in gaps), public
+    assert all(0 < p < 2**53 for p in public)  # exact as JSON numbers in JavaScript
+    # Another process (its own engine) shows the same ids: the key is the database's.
+    other = make_server(own_engine=True)
+    assert other.service.ids.public(internal[0]) == public[0]
+    assert alice.get(f"/api/v1/rounds/{public[0]}").json()["id"] == public[0]
+    for unknown in (2**53, internal[1] if internal[1] not in public else 2**52 + 1):
+        r = alice.get(f"/api/v1/rounds/{unknown}")
+        assert r.status_code == 404 and r.json()["error"] == "round_not_found"
+    entries = alice.get("/api/v1/wallet/ledger").json()["entries"]
+    assert {e["round_id"] for e in entries if e["round_id"]} <= set(public)

@@ -49,7 +49,7 @@ def test_a_new_round_sooner_than_min_round_seconds_is_refused_and_changes_nothin
     assert r.status_code == 429
     time.sleep(0.65)
     second = player.start(GAME, bet)
-    assert second["id"] > first["id"]
+    assert server.internal(second["id"]) > server.internal(first["id"])
 
 
 def test_max_bet_caps_every_ladder_and_a_bet_above_it_is_refused(make_server):

@@ -61,6 +61,7 @@ from reelforge.server.auth import DEMO_REFUSED, Principal, SessionToken, session
 from reelforge.server.config import GameConfig, ServerConfig
 from reelforge.server.errors import ApiError
 from reelforge.server.limits import check_round_start
+from reelforge.server.roundids import RoundIds
 from reelforge.server.store import AnswerRecord, RoundRow, StepRow, StoredAnswer, Tx, transaction
 from reelforge.server.wallet import entries, iso, post_entry, utcnow
 
@@ -188,11 +189,20 @@ class RoundService:
         self.games: dict[str, ActiveGame] = {}
         self._builds: dict[tuple[str, str], Any] = {}
         self._costs: dict[tuple[str, int, str], int | None] = {}
+        self._ids: RoundIds | None = None
         for game_id, gconf in config.games.items():
             game = get_game(game_id)
             self.games[game_id] = ActiveGame(game, gconf, self.build(game_id, gconf.build))
 
     # -- lookups ----------------------------------------------------------------
+    @property
+    def ids(self) -> RoundIds:
+        """Public round ids (what the API shows; the database and the operator's tools use internal ones),
+        keyed with the database's key, read when first needed."""
+        if self._ids is None:
+            self._ids = RoundIds(store.round_ids_key(self.engine))
+        return self._ids
+
     def build(self, game_id: str, name: str) -> Any:
         """A build by name (cached: builds are immutable data files)."""
         key = (game_id, name)
@@ -364,7 +374,7 @@ class RoundService:
             self._check_pace(reads.last_start)
             if reads.open_round is not None:
                 raise ApiError(409, "unfinished_round",
-                               f"round {reads.open_round} of {game_id} is unfinished: play it to the end first "
+                               f"round {self.ids.public(reads.open_round)} of {game_id} is unfinished: play it to the end first "
                                f"(GET /api/v1/games/{game_id}/rounds/unfinished)")
             chosen, cost = bet, self.cost(active, bet, mode)
             if cost > balance:
@@ -421,10 +431,12 @@ class RoundService:
             raise ApiError(429, "too_soon", f"a new round may start {gap:g} seconds after the previous one "
                                             f"started; wait {wait:.1f} more seconds")
 
-    def play_step(self, player: int | SessionToken, round_id: int, action: str | None,
+    def play_step(self, player: int | SessionToken, public_id: int, action: str | None,
                   key: str) -> Answer:
-        """Reveal the next step of the player's unfinished round (the last one credits the win)."""
-        req = request_hash("step", round_id, action)
+        """Reveal the next step of the player's unfinished round (its public id; the last step credits the
+        win)."""
+        req = request_hash("step", public_id, action)
+        round_id = self.ids.internal(public_id) or 0  # 0: no round has it (refused as not found below)
         with transaction(self.engine) as tx:
             who = self._lock(tx, player)
             player_id, balance = who.player_id, who.balance
@@ -432,9 +444,9 @@ class RoundService:
             reads = tx.step_reads(scope, key, round_id)
             if reads.stored is not None:
                 return self._replay(tx, reads.stored, req)
-            rnd = self._own(reads.round, player_id, round_id)
+            rnd = self._own(reads.round, player_id, public_id)
             if rnd.status != "open":
-                raise ApiError(409, "round_not_open", f"round {round_id} is {rnd.status}; no step is left to play")
+                raise ApiError(409, "round_not_open", f"round {public_id} is {rnd.status}; no step is left to play")
             game = get_game(rnd.game)
             if action is not None and action not in game.step_actions:
                 raise ApiError(409, "unknown_action",
@@ -572,10 +584,10 @@ class RoundService:
 
     # -- reading ----------------------------------------------------------------------
     @staticmethod
-    def _own(rnd: RoundRow | None, player_id: int, round_id: int) -> RoundRow:
+    def _own(rnd: RoundRow | None, player_id: int, public_id: int) -> RoundRow:
         # A foreign round is reported exactly like a missing one.
         if rnd is None or rnd.player_id != player_id:
-            raise ApiError(404, "round_not_found", f"no round {round_id} for this player")
+            raise ApiError(404, "round_not_found", f"no round {public_id} for this player")
         return rnd
 
     def round_json(self, rnd: RoundRow, step_rows: list[StepRow], balance: int) -> dict[str, Any]:
@@ -606,7 +618,7 @@ class RoundService:
 
     def summary_json(self, rnd: RoundRow) -> dict[str, Any]:
         return {
-            "id": rnd.id, "game": rnd.game, "build": rnd.build, "mode": rnd.mode, "bet": rnd.bet,
+            "id": self.ids.public(rnd.id), "game": rnd.game, "build": rnd.build, "mode": rnd.mode, "bet": rnd.bet,
             "requested_bet": rnd.requested_bet, "bet_adjusted": rnd.bet != rnd.requested_bet,
             "cost": rnd.cost, "currency": self.config.currency, "status": rnd.status,
             "next_step": rnd.next_step, "step_count": rnd.step_count, "total_win_x": rnd.total_win_x,
@@ -619,10 +631,15 @@ class RoundService:
     def _full(self, tx: Tx, rnd: RoundRow) -> dict[str, Any]:
         return self.round_json(rnd, tx.steps(rnd.id, rnd.step_count), tx.balance(rnd.player_id))
 
-    def get_round(self, player_id: int, round_id: int) -> dict[str, Any]:
-        """One of the player's rounds with its revealed steps."""
+    def get_round(self, player_id: int, public_id: int) -> dict[str, Any]:
+        """One of the player's rounds (by its public id) with its revealed steps."""
         with transaction(self.engine, write=False) as tx:
-            return self._full(tx, self._own(tx.round(round_id), player_id, round_id))
+            return self._full(tx, self._own(tx.round(self.ids.internal(public_id) or 0), player_id, public_id))
+
+    def own_round(self, player_id: int, public_id: int) -> int:
+        """The internal id of one of the player's rounds by its public id (404 when it is not the player's)."""
+        with transaction(self.engine, write=False) as tx:
+            return self._own(tx.round(self.ids.internal(public_id) or 0), player_id, public_id).id
 
     def unfinished(self, player_id: int, game_id: str) -> dict[str, Any]:
         self.active(game_id)
@@ -633,6 +650,10 @@ class RoundService:
             return self._full(tx, tx.round(open_round))
 
     def history(self, player_id: int, limit: int, before: int | None, game_id: str | None) -> dict[str, Any]:
-        """The player's rounds, newest first; ``next_before`` pages further."""
+        """The player's rounds, newest first; ``next_before`` (a public round id: the rounds played before
+        that one) pages further."""
+        if before is not None:
+            before = self.ids.internal(before) or 0
         page, next_before = store.history_page(self.engine, player_id, limit, before, game_id)
-        return {"rounds": [self.summary_json(r) for r in page], "next_before": next_before}
+        return {"rounds": [self.summary_json(r) for r in page],
+                "next_before": None if next_before is None else self.ids.public(next_before)}

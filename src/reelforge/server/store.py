@@ -53,7 +53,7 @@ from reelforge.server.db import (
     sqlite_writer,
     write_transaction,
 )
-from reelforge.server.schema import ledger, players, rounds, sessions, steps
+from reelforge.server.schema import ledger, players, rounds, server_keys, sessions, steps
 
 
 def parse_ts(value: Any) -> datetime | None:
@@ -710,3 +710,10 @@ def acknowledge_reality_check(engine: Engine, token_sha256: str, at: datetime) -
     with write_transaction(engine) as conn:
         conn.execute(update(sessions).where(sessions.c.token_sha256 == token_sha256)
                      .values(reality_checked_at=at))
+
+
+def round_ids_key(engine: Engine) -> bytes:
+    """The server's secret key of public round ids (made by the migration ``0004_fair_share``)."""
+    with read_transaction(engine) as conn:
+        return bytes.fromhex(conn.execute(select(server_keys.c.value)
+                                          .where(server_keys.c.name == "round_ids")).scalar_one())

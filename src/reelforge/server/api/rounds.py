@@ -250,8 +250,8 @@ def add_routes(app: FastAPI, ctx: Context) -> None:
     def verify(round_id: RoundId, authorization: Auth = None) -> JSONResponse:
         """Replay the round's draws through the rules and compare with what was stored and paid."""
         who = ctx.principal(authorization)
-        result = verify_round(ctx.engine, round_id, who.player_id)
+        result = verify_round(ctx.engine, service.own_round(who.player_id, round_id), who.player_id)
         if result is None:
             raise ApiError(404, "round_not_found", f"no round {round_id} for this player")
-        return JSONResponse(result)
+        return JSONResponse({**result, "round": round_id})  # the public id, as the player knows the round
 

@@ -59,7 +59,7 @@ from reelforge.games.registry import get_game
 from reelforge.server import store
 from reelforge.server.auth import DEMO_REFUSED, Principal, SessionToken, session_principal
 from reelforge.server.config import GameConfig, ServerConfig
-from reelforge.server.errors import ApiError
+from reelforge.server.errors import ApiError, database_errors
 from reelforge.server.limits import check_round_start
 from reelforge.server.roundids import RoundIds
 from reelforge.server.store import AnswerRecord, RoundRow, StepRow, StoredAnswer, Tx, transaction
@@ -190,6 +190,10 @@ class RoundService:
         self._builds: dict[tuple[str, str], Any] = {}
         self._costs: dict[tuple[str, int, str], int | None] = {}
         self._ids: RoundIds | None = None
+        try:
+            self.ids  # noqa: B018 - read now, not inside the first round request
+        except database_errors():  # not reachable now (a server started during an outage): when first needed
+            pass
         for game_id, gconf in config.games.items():
             game = get_game(game_id)
             self.games[game_id] = ActiveGame(game, gconf, self.build(game_id, gconf.build))
@@ -198,7 +202,7 @@ class RoundService:
     @property
     def ids(self) -> RoundIds:
         """Public round ids (what the API shows; the database and the operator's tools use internal ones),
-        keyed with the database's key, read when first needed."""
+        keyed with the database's key."""
         if self._ids is None:
             self._ids = RoundIds(store.round_ids_key(self.engine))
         return self._ids

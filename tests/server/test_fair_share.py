@@ -228,3 +228,69 @@ def test_public_round_ids_do_not_tell_the_server_volume(make_server):
         assert r.status_code == 404 and r.json()["error"] == "round_not_found"
     entries = alice.get("/api/v1/wallet/ledger").json()["entries"]
     assert {e["round_id"] for e in entries if e["round_id"]} <= set(public)
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def empty_database(request, tmp_path):
+    """A database with no schema at all, of each back end."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'old.db'}"
+        return
+    import os
+
+    from sqlalchemy import create_engine, text
+    from sqlalchemy.engine import make_url
+
+    admin = os.environ.get("REELFORGE_TEST_PG_URL")
+    if not admin:
+        pytest.skip("REELFORGE_TEST_PG_URL is not set")
+    name = f"rf_mig_{uuid.uuid4().hex[:12]}"
+    engine = create_engine(admin, isolation_level="AUTOCOMMIT")
+    with engine.connect() as conn:
+        conn.execute(text(f'CREATE DATABASE "{name}"'))
+    yield make_url(admin).set(database=name).render_as_string(hide_password=False)
+    with engine.connect() as conn:
+        conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    engine.dispose()
+
+
+def test_the_fair_share_migration_carries_sessions_and_idempotency_rows_over(empty_database):
+    """Rows stored at 0002 keep working: sessions get no acknowledged check yet, stored answers are kept
+    (never deleted by the purge), and the round-id key is made once."""
+    from alembic import command
+    from sqlalchemy import insert, text
+    from sqlalchemy.exc import IntegrityError
+
+    from reelforge.server.db import alembic_config, open_database
+    from reelforge.server.schema import idempotency as idem
+    from reelforge.server.schema import players, server_keys, sessions
+    from reelforge.server.wallet import utcnow
+
+    engine = make_engine(empty_database)
+    with engine.begin() as conn:
+        command.upgrade(alembic_config(conn), "0002_decided_rounds")
+        now = utcnow()
+        conn.execute(text("INSERT INTO players (name, balance, currency, demo, created_at) "
+                          "VALUES ('old', 0, 'EUR', false, :t)"), {"t": now})
+        conn.execute(text("INSERT INTO sessions (token_sha256, player_id, created_at, expires_at) "
+                          "SELECT 'h', id, :t, :t FROM players"), {"t": now})
+        conn.execute(text("INSERT INTO idempotency (scope, key, request_sha256, status_code, response, created_at, "
+                          "round_id, steps_at, steps_shown) VALUES ('player:1', 'k', 'x', 200, '{}', :t, 7, 1, 2)"),
+                     {"t": now - timedelta(days=30)})
+    engine.dispose()
+    engine = open_database(empty_database)  # migrates to the newest revision
+    with engine.connect() as conn:
+        assert conn.execute(select(sessions.c.reality_checked_at)).scalar_one() is None
+        assert conn.execute(select(idem.c.keep)).scalar_one() is True
+        key = conn.execute(select(server_keys.c.value)).scalar_one()
+        assert len(bytes.fromhex(key)) == 32
+        assert conn.execute(select(func.count()).select_from(players)).scalar_one() == 1
+    service_config = demo_config(games={}, idempotency_retention_days=7)
+    from reelforge.server.rounds import RoundService
+
+    assert RoundService(engine, service_config).purge_idempotency() == 1
+    with engine.connect() as conn:
+        assert conn.execute(select(idem.c.key, idem.c.response)).all() == [("k", "")]  # kept, blanked
+    with pytest.raises(IntegrityError), engine.begin() as conn:  # the key is made once
+        conn.execute(insert(server_keys).values(name="round_ids", value="00"))
+    engine.dispose()

@@ -31,6 +31,7 @@ from sqlalchemy.pool import QueuePool
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 _PG_MIGRATION_LOCK = 0x72656C66  # advisory lock id: several processes may start at once
+_PG_LEAST_CONNECT_TIMEOUT = 2  # seconds: psycopg takes any shorter connect_timeout as 2
 
 
 class DatabaseError(ValueError):
@@ -168,9 +169,15 @@ def make_engine(url: str, pool: PoolSettings | None = None) -> Engine:
             deadline = time.monotonic() + wait_bound(pool.timeout)
             delay = 0.02
             while True:
-                # A host that does not answer at all: each attempt ends by the deadline too (psycopg
-                # counts whole seconds, at least 2).
-                cparams["connect_timeout"] = max(2, math.ceil(deadline - time.monotonic()))
+                # A host that does not answer at all: each attempt ends by the deadline too. psycopg counts
+                # whole seconds, at least 2, so an attempt starts only with half that much time left (half
+                # the whole timeout, when it is shorter): none outlasts the request's deadline by more.
+                left = deadline - time.monotonic()
+                if left < min(_PG_LEAST_CONNECT_TIMEOUT, pool.timeout) / 2:
+                    raise dialect.loaded_dbapi.OperationalError(
+                        f"connection timeout: {max(left, 0):.1f} s left of the request's database wait, too "
+                        "little for a new connection")
+                cparams["connect_timeout"] = max(_PG_LEAST_CONNECT_TIMEOUT, math.ceil(left))
                 try:
                     return dialect.loaded_dbapi.connect(*cargs, **cparams)
                 except dialect.loaded_dbapi.OperationalError as exc:

@@ -13,14 +13,15 @@ tells nothing of the round's unrevealed steps.
   A session token stands for its player (sessions are opened by the
   operator's platform in operator mode; in demo mode by name, where the
   per-address limit bounds many sessions from one client).
-* :func:`pace_start`: a round start whose round has unrevealed steps is
-  answered at a whole multiple of ``round_start_quantum_ms`` after the
-  request began, so the time spent deciding the whole round (which grows
-  with its unrevealed steps: a Gemstones Gold buy of 55 steps took five times
-  as long as one of 10) does not show in the answer's latency. A round that
-  finished on its first step hides nothing and is not padded. A round
-  deciding for longer than the quantum lands on the next multiple (rare: the
-  default is above the deciding time of nearly every round).
+* :class:`StartPacer`: a round start whose round has unrevealed steps is
+  answered at a whole multiple of a quantum after the request began, so the
+  time spent deciding the whole round (which grows with its unrevealed
+  steps: a Gemstones Gold buy of 55 steps took five times as long as one of
+  10) does not show in the answer's latency. A round that finished on its
+  first step hides nothing and is not padded. The quantum is
+  ``round_start_quantum_ms``, raised with the recent deciding times when the
+  machine is slow, so a round deciding for longer than its quantum (and
+  landing on the next multiple) stays rare.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ import hashlib
 import json
 import math
 import time
+from collections import deque
 from collections.abc import Callable
 from typing import Any
 
@@ -142,10 +144,30 @@ def has_unrevealed_steps(status: int, text: str) -> bool:
     return at >= 0 and text.startswith('"status":"open"', at)
 
 
-async def pace_start(began: float, quantum: float, status: int, text: str) -> None:
-    """Wait until the next whole multiple of ``quantum`` seconds since ``began`` (``time.monotonic()``)
-    when the start's round has unrevealed steps (see the module docstring)."""
-    if not quantum or not has_unrevealed_steps(status, text):
-        return
-    elapsed = time.monotonic() - began
-    await asyncio.sleep(max(1, math.ceil(elapsed / quantum)) * quantum - elapsed)
+class StartPacer:
+    """Answers round starts with unrevealed steps on a quantum (see the module docstring).
+
+    The quantum is ``round_start_quantum_ms``, or twice the 95th percentile of
+    the last :data:`RECENT` such starts when that is more (a loaded machine
+    decides every round more slowly): each start's quantum is set by the
+    starts before it, never by its own round, and a start lands beyond its
+    quantum only when it took twice as long as all but the slowest few of
+    the last 200 (one stalled start, a lock wait, does not move it).
+    """
+
+    RECENT = 200
+
+    def __init__(self, quantum: float) -> None:
+        self.quantum = quantum
+        self.recent: deque[float] = deque(maxlen=self.RECENT)
+
+    async def pace(self, began: float, status: int, text: str) -> None:
+        """Wait until the next whole quantum since ``began`` (``time.monotonic()``) when the start's round
+        has unrevealed steps."""
+        if not self.quantum or not has_unrevealed_steps(status, text):
+            return
+        elapsed = time.monotonic() - began
+        recent = sorted(self.recent)
+        quantum = max(self.quantum, 2 * recent[int(0.95 * len(recent))]) if recent else self.quantum
+        self.recent.append(elapsed)
+        await asyncio.sleep(max(1, math.ceil(elapsed / quantum)) * quantum - elapsed)

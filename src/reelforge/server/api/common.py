@@ -19,6 +19,7 @@ from reelforge.server.auth import PLAYER_NAME_PATTERN, Principal, authenticate
 from reelforge.server.config import MAX_BET, ServerConfig
 from reelforge.server.db import WriterBusy, is_sqlite, no_wait, request_deadline
 from reelforge.server.errors import ApiError, database_errors
+from reelforge.server.fairshare import StartPacer
 from reelforge.server.rounds import RoundService
 
 MAX_BODY = 16 * 1024
@@ -111,6 +112,7 @@ class Context:
     service: RoundService
 
     def __post_init__(self) -> None:
+        self.pacer = StartPacer(self.config.round_start_quantum_ms / 1000)
         self.inline = is_sqlite(self.engine)
         # PostgreSQL transactions run on threads of their own: asyncio's executor hand-off cost about
         # 0.1-0.2 ms less CPU per request than Starlette's run_in_threadpool (anyio's capacity limiter

@@ -47,7 +47,6 @@ from reelforge.server.api.common import (
 from reelforge.server.api.errors import error_response
 from reelforge.server.auth import SessionToken, bearer
 from reelforge.server.errors import ApiError
-from reelforge.server.fairshare import pace_start
 from reelforge.server.verify import verify_round
 
 _GAME = TypeAdapter(Annotated[str, Field(min_length=1, max_length=64, pattern=GAME_ID_PATTERN)])
@@ -192,7 +191,7 @@ def add_routes(app: FastAPI, ctx: Context) -> None:
         game, body, token, key = await _money_request(request, _GAME, "game", StartRoundRequest, True)
         status, text = await ctx.call(service.start_round, token, game, body.bet, body.auto_adjust_bet,
                                       body.buy_feature, key)
-        await pace_start(began, ctx.config.round_start_quantum_ms / 1000, status, text)  # no timing tell
+        await ctx.pacer.pace(began, status, text)  # no timing tell
         return json_text((status, text))
 
     async def play_step(request: Request) -> Response:

@@ -25,7 +25,8 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
+if "PYTHONPATH" not in os.environ:  # PYTHONPATH=<other checkout>/src measures that version
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 
 from reelforge.bench_server import free_port, percentile, wait_up  # noqa: E402
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -26,7 +27,8 @@ import time
 from collections import Counter
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
+if "PYTHONPATH" not in os.environ:  # PYTHONPATH=<other checkout>/src measures that version
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 
 from reelforge.bench_server import free_port, percentile, wait_up  # noqa: E402
 from reelforge.client import CALLS, AsyncApiClient, Call  # noqa: E402

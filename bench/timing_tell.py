@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import subprocess
 import sys
@@ -24,7 +25,8 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
+if "PYTHONPATH" not in os.environ:  # PYTHONPATH=<other checkout>/src measures that version
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 
 from reelforge.bench_server import free_port, wait_up  # noqa: E402
 from reelforge.client import ApiClient  # noqa: E402

@@ -111,7 +111,9 @@ def test_database_waits_end_within_the_pool_timeout_during_an_outage():
             answers = list(pool.map(start, range(12)))
     engine.dispose()
     assert {code for code, _ in answers} == {503}, answers
-    assert max(t for _, t in answers) < 1.0 + 0.8, answers  # not queued waits of 1 s each after another
+    # Not queued waits of 1 s each after another (before: the last answered after 5.9 s); a loaded machine's
+    # hand-offs get some slack.
+    assert max(t for _, t in answers) < 1.0 + 1.5, answers
 
 
 def test_idempotency_answers_are_purged_in_batches_and_what_charged_is_never_charged_again(make_server):

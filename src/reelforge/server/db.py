@@ -177,7 +177,7 @@ def make_engine(url: str, pool: PoolSettings | None = None) -> Engine:
                     raise dialect.loaded_dbapi.OperationalError(
                         f"connection timeout: {max(left, 0):.1f} s left of the request's database wait, too "
                         "little for a new connection")
-                cparams["connect_timeout"] = max(_PG_LEAST_CONNECT_TIMEOUT, math.ceil(left))
+                cparams["connect_timeout"] = max(_PG_LEAST_CONNECT_TIMEOUT, math.floor(left))
                 try:
                     return dialect.loaded_dbapi.connect(*cargs, **cparams)
                 except dialect.loaded_dbapi.OperationalError as exc:

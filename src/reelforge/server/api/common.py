@@ -40,7 +40,7 @@ PlayerName = Annotated[str, Path(min_length=1, max_length=64, pattern=PLAYER_NAM
                                  description="player name: letters, digits and _ . @ -")]
 RoundId = Annotated[int, Path(ge=1, le=MAX_ID, description="round id")]
 Limit = Annotated[int, Query(ge=1, le=100, description="page size (1-100)")]
-Before = Annotated[int | None, Query(ge=1, le=MAX_ID, description="only entries with a smaller id (paging)")]
+Before = Annotated[int | None, Query(ge=1, le=MAX_ID, description="paging: the previous page's next_before")]
 IdemKey = Annotated[str | None, Header(alias="Idempotency-Key",
                                        json_schema_extra={"pattern": IDEMPOTENCY_KEY_PATTERN, "maxLength": 200},
                                        description="unique per money-changing request (1-200 printable ASCII "

@@ -168,15 +168,19 @@ def make_engine(url: str, pool: PoolSettings | None = None) -> Engine:
             # the pool timeout (and the request's deadline), instead of failing the request at once.
             deadline = time.monotonic() + wait_bound(pool.timeout)
             delay = 0.02
+            first = True
             while True:
                 # A host that does not answer at all: each attempt ends by the deadline too. psycopg counts
-                # whole seconds, at least 2, so an attempt starts only with half that much time left (half
-                # the whole timeout, when it is shorter): none outlasts the request's deadline by more.
+                # whole seconds, at least 2, so a request that comes here with less than half that left
+                # (half the whole timeout, when it is shorter: its time went queueing, or on an attempt
+                # that hung) starts none. Attempts after one refused at once (busy, restarting) go on
+                # to the deadline: they are refused at once too, or connect.
                 left = deadline - time.monotonic()
-                if left < min(_PG_LEAST_CONNECT_TIMEOUT, pool.timeout) / 2:
+                if first and left < min(_PG_LEAST_CONNECT_TIMEOUT, pool.timeout) / 2:
                     raise dialect.loaded_dbapi.OperationalError(
                         f"connection timeout: {max(left, 0):.1f} s left of the request's database wait, too "
                         "little for a new connection")
+                first = False
                 cparams["connect_timeout"] = max(_PG_LEAST_CONNECT_TIMEOUT, math.floor(left))
                 try:
                     return dialect.loaded_dbapi.connect(*cargs, **cparams)

@@ -22,7 +22,9 @@ from reelforge.reliability.soak import PlayerRecord, reconcile
 from reelforge.reliability.supervisor import ServerSupervisor
 from reelforge.server.config import DEMO_CONFIG
 from reelforge.server.db import make_engine
+from reelforge.server.roundids import RoundIds
 from reelforge.server.schema import players, rounds
+from reelforge.server.store import round_ids_key
 
 PG_ENV = "REELFORGE_TEST_PG_URL"
 GAME = "forge-of-fortunes"
@@ -59,6 +61,15 @@ def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
         drop()
 
 
+def round_ids(url: str) -> RoundIds:
+    """The database's public round ids (the API shows rounds by them; the tables hold internal ids)."""
+    engine = make_engine(url)
+    try:
+        return RoundIds(round_ids_key(engine))
+    finally:
+        engine.dispose()
+
+
 def check_database(url: str) -> None:
     """Every wallet equals the sum of its ledger, every round's money matches it, every round verifies."""
     engine = make_engine(url)
@@ -68,8 +79,9 @@ def check_database(url: str) -> None:
                                   .join(players, players.c.id == rounds.c.player_id)).all()
     engine.dispose()
     records = {n: PlayerRecord(n) for n in names}
+    public = round_ids(url).public
     for round_id, _, name in round_rows:
-        records[name].round_ids.add(round_id)
+        records[name].round_ids.add(public(round_id))
     result = reconcile(url, list(records.values()))
     assert result["problems"] == [] and result["lost_or_duplicated_money"] == 0, result["problems"][:10]
     assert result["verify_failures"] == 0

@@ -17,7 +17,7 @@ from sqlalchemy import select
 from reelforge.server.db import make_engine
 from reelforge.server.schema import ledger, players, rounds
 
-from .conftest import GAME, LiveServers
+from .conftest import GAME, LiveServers, round_ids
 
 RACERS = 8
 MAX_TRIES = 3000
@@ -48,13 +48,15 @@ def auth(token: str, key: str | None = None) -> dict[str, str]:
 
 
 def ledger_of(live: LiveServers, player: str) -> list[tuple[str, int, int | None]]:
+    """The player's ledger entries, each ``(kind, amount, public round id or None)``."""
+    public = round_ids(live.url).public
     engine = make_engine(live.url)
     with engine.connect() as conn:
         rows = conn.execute(select(ledger.c.kind, ledger.c.amount, ledger.c.round_id)
                             .join(players, players.c.id == ledger.c.player_id)
                             .where(players.c.name == player).order_by(ledger.c.id)).all()
     engine.dispose()
-    return [tuple(r) for r in rows]
+    return [(kind, amount, None if rid is None else public(rid)) for kind, amount, rid in rows]
 
 
 def rounds_of(live: LiveServers, player: str) -> list[Any]:
@@ -134,7 +136,8 @@ def test_the_same_step_key_sent_at_once_plays_one_step(live: LiveServers):
     assert bodies[0]["step_count"] == rnd["step_count"] + 1
     with live.client() as c:
         final = finish(c, token, bodies[0])
-    assert [r.step_count for r in rounds_of(live, player) if r.id == rnd["id"]] == [final["step_count"]]
+    internal = round_ids(live.url).internal(rnd["id"])
+    assert [r.step_count for r in rounds_of(live, player) if r.id == internal] == [final["step_count"]]
 
 
 def test_rounds_started_at_once_for_one_player_never_overlap(live: LiveServers):
@@ -151,7 +154,8 @@ def test_rounds_started_at_once_for_one_player_never_overlap(live: LiveServers):
             if rnd["status"] == "open":
                 finish(c, token, rnd)
     stored = rounds_of(live, player)
-    assert sorted(r.id for r in stored) == sorted(r["id"] for r in started)
+    internal = round_ids(live.url).internal
+    assert sorted(r.id for r in stored) == sorted(internal(r["id"]) for r in started)
     # One open round at a time: each round finished before the next one was created.
     for earlier, later in zip(stored, stored[1:]):
         assert earlier.finished_at is not None and earlier.finished_at <= later.created_at
@@ -173,7 +177,8 @@ def test_a_balance_of_exactly_one_stake_is_spent_once(live: LiveServers):
     player, token = live.session(deposit=bet)
     answers = at_once(live.base_url, [("POST", f"/api/v1/games/{GAME}/rounds", {"bet": bet},
                                        auth(token, uuid.uuid4().hex)) for _ in range(RACERS)])
-    started = sorted((a.json() for a in answers if a.status_code == 201), key=lambda r: r["id"])
+    internal = round_ids(live.url).internal  # in the order they were started
+    started = sorted((a.json() for a in answers if a.status_code == 201), key=lambda r: internal(r["id"]))
     assert started, [a.text for a in answers]
     assert all(a.json()["error"] in ("insufficient_balance", "unfinished_round")
                for a in answers if a.status_code != 201)

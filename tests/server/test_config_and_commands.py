@@ -93,7 +93,9 @@ def test_verify_and_expire_commands(server):
     result = runner.invoke(cli, ["verify", "--db", server.url, "--all"])
     assert result.exit_code == 0, result.output
     assert "4 round(s) verified: 4 ok, 0 mismatched" in result.output
-    result = runner.invoke(cli, ["verify", "--db", server.url, "--round", str(open_round["id"]), "--json"])
+    # The operator's tools use the database's round ids (the API shows public ones).
+    internal = server.internal(open_round["id"])
+    result = runner.invoke(cli, ["verify", "--db", server.url, "--round", str(internal), "--json"])
     assert result.exit_code == 0 and json.loads(result.output)["ok"] is True
     assert runner.invoke(cli, ["verify", "--db", server.url]).exit_code != 0  # neither --round nor --all
 
@@ -101,7 +103,7 @@ def test_verify_and_expire_commands(server):
     result = runner.invoke(cli, ["expire", "--db", server.url])
     assert result.exit_code == 0 and result.output.startswith("0 round(s)")
     with server.engine.begin() as conn:
-        conn.execute(update(rounds).where(rounds.c.id == open_round["id"]).values(
+        conn.execute(update(rounds).where(rounds.c.id == internal).values(
             created_at=utcnow() - timedelta(days=91)))
     result = runner.invoke(cli, ["expire", "--db", server.url])
     assert result.exit_code == 0 and result.output.startswith("1 round(s)"), result.output
@@ -109,11 +111,11 @@ def test_verify_and_expire_commands(server):
     assert completed["status"] == "finished" and completed["completed_on_expiry"]
 
     # A tampered round makes verify fail and name it.
-    server.tampered.add(open_round["id"] - 1)
+    server.tampered.add(server.service.ids.public(internal - 1))
     with server.engine.begin() as conn:
-        conn.execute(update(steps).where(steps.c.round_id == open_round["id"] - 1).values(draws="[0, 0, 0]"))
+        conn.execute(update(steps).where(steps.c.round_id == internal - 1).values(draws="[0, 0, 0]"))
     result = runner.invoke(cli, ["verify", "--db", server.url, "--all"])
-    assert result.exit_code == 1 and f"round {open_round['id'] - 1}: MISMATCH" in result.output
+    assert result.exit_code == 1 and f"round {internal - 1}: MISMATCH" in result.output
 
 
 def test_verify_and_expire_refuse_a_missing_database(tmp_path):

@@ -25,8 +25,9 @@ def test_settings_tell_the_client_the_operator_rules(make_server):
     server = make_server(rules_config(reality_check_minutes=30, turbo=False, min_round_seconds=2.5, max_bet=5000))
     r = server.client.get("/api/v1/settings")
     assert r.status_code == 200
-    assert r.json() == {"currency": "EUR", "reality_check_minutes": 30.0, "turbo": False,
-                        "min_round_seconds": 2.5, "max_bet": 5000, "autoplay": False, "autoplay_max_rounds": 100}
+    assert r.json() == {"currency": "EUR", "profile": "default", "reality_check_minutes": 30.0,
+                        "session_limit_minutes": 0.0, "turbo": False, "min_round_seconds": 2.5, "autoplay": False,
+                        "autoplay_max_rounds": 100, "max_bet": 5000, "max_stake": 5000}
 
 
 def test_a_new_round_sooner_than_min_round_seconds_is_refused_and_changes_nothing(make_server):
@@ -48,7 +49,7 @@ def test_a_new_round_sooner_than_min_round_seconds_is_refused_and_changes_nothin
     assert r.status_code == 429
     time.sleep(0.65)
     second = player.start(GAME, bet)
-    assert second["id"] > first["id"]
+    assert server.internal(second["id"]) > server.internal(first["id"])
 
 
 def test_max_bet_caps_every_ladder_and_a_bet_above_it_is_refused(make_server):
@@ -78,6 +79,12 @@ def load_config_with_cap(max_bet: int):
     ({"reality_check_minutes": -1}, "'reality_check_minutes' must be non-negative"),
     ({"min_round_seconds": float("inf")}, "'min_round_seconds' must be at most"),
     ({"max_bet": 0}, "max_bet must be an integer"),
+    ({"max_stake": 2.5}, "max_stake must be an integer"),
+    ({"max_stake": 5}, "every paid round of the ladder costs more than"),
+    ({"profile": "mars"}, "unknown profile 'mars'"),
+    ({"autoplay": 1}, "autoplay must be true or false"),
+    ({"autoplay_max_rounds": -1}, "'autoplay_max_rounds' must be an integer"),
+    ({"session_limit_minutes": 1e9}, "'session_limit_minutes' must be at most"),
     ({"max_bet": 1}, "every bet of the ladder is above"),
     ({"speed": 2}, "unknown key(s) ['speed']"),
 ])

@@ -33,10 +33,11 @@ def assert_round_is(rnd: dict, scenario: Scenario) -> None:
     assert rnd["total_win"] == rnd["paid"] == money(rnd["bet"], Fraction(expected.total_win))
 
 
-def ledger_of(server, round_id: int) -> list[tuple[str, int]]:
+def ledger_of(server, public_id: int) -> list[tuple[str, int]]:
+    """The ledger entries of the round the API showed as ``public_id``."""
     with server.engine.connect() as conn:
-        return [(r.kind, r.amount) for r in conn.execute(
-            select(ledger.c.kind, ledger.c.amount).where(ledger.c.round_id == round_id).order_by(ledger.c.id))]
+        return [(r.kind, r.amount) for r in conn.execute(select(ledger.c.kind, ledger.c.amount).where(
+            ledger.c.round_id == server.internal(public_id)).order_by(ledger.c.id))]
 
 
 @pytest.mark.parametrize("game_id", game_ids())
@@ -77,7 +78,7 @@ def test_round_text_is_exactly_the_json_of_round_json(server):
     rnd = player.finish(player.start(game_id, server.config.games[game_id].bet_ladder[0]))
     assert len(rnd["steps"]) > 1
     with transaction(server.engine, write=False) as tx:
-        stored, step_rows = tx.round(rnd["id"]), tx.steps(rnd["id"])
+        stored, step_rows = tx.round(server.internal(rnd["id"])), tx.steps(server.internal(rnd["id"]))
     stored.void_reason = "état: void ✓ \"quoted\"\n"  # non-ASCII, quotes and escapes encode alike too
     text = server.service.round_text(stored, step_rows, 12345)
     assert text == dumps(server.service.round_json(stored, step_rows, 12345))
@@ -249,7 +250,7 @@ def test_a_round_is_decided_at_the_stake_and_revealed_one_step_at_a_time(server,
     # Nothing unrevealed was stored on the round itself, and every step is now revealed.
     with server.engine.connect() as conn:
         assert all(r.revealed_at is not None for r in conn.execute(
-            select(steps.c.revealed_at).where(steps.c.round_id == rnd["id"])))
+            select(steps.c.revealed_at).where(steps.c.round_id == server.internal(rnd["id"]))))
 
 
 def test_an_abandoned_feature_buy_is_completed_and_paid_on_expiry_never_refunded(server):
@@ -281,7 +282,7 @@ def test_a_step_on_an_expired_round_completes_it(server):
     before = player.balance()
     rnd, scenario = _long_round(server, player, game_id)
     with server.engine.begin() as conn:
-        conn.execute(update(rounds).where(rounds.c.id == rnd["id"]).values(
+        conn.execute(update(rounds).where(rounds.c.id == server.internal(rnd["id"])).values(
             created_at=utcnow() - timedelta(days=91)))
     done = player.step(rnd["id"])
     assert done["status"] == "finished" and done["completed_on_expiry"]
@@ -322,7 +323,7 @@ def test_a_malfunction_while_deciding_voids_the_round_before_anything_is_shown(s
     assert rnd["steps"] == [] and rnd["step_count"] == 0 and player.balance() == before
     assert ledger_of(server, rnd["id"]) == [("stake", -bet), ("refund", bet)]
     with server.engine.connect() as conn:
-        assert conn.execute(select(steps).where(steps.c.round_id == rnd["id"])).first() is None
+        assert conn.execute(select(steps).where(steps.c.round_id == server.internal(rnd["id"]))).first() is None
 
 
 def test_a_retried_step_gets_its_first_answer_and_stored_answers_grow_linearly(server):
@@ -403,9 +404,9 @@ def test_verify_finds_a_tampered_round(server):
     rnd = player.finish(player.start(game_id, server.config.games[game_id].bet_ladder[0]))
     server.tampered.add(rnd["id"])
     with server.engine.begin() as conn:
-        conn.execute(update(steps).where(steps.c.round_id == rnd["id"], steps.c.idx == 0).values(
+        conn.execute(update(steps).where(steps.c.round_id == server.internal(rnd["id"]), steps.c.idx == 0).values(
             events=json.dumps([{"type": "forged"}])))
-        conn.execute(update(rounds).where(rounds.c.id == rnd["id"]).values(win=rnd["paid"] + 1))
+        conn.execute(update(rounds).where(rounds.c.id == server.internal(rnd["id"])).values(win=rnd["paid"] + 1))
     result = player.get(f"/api/v1/rounds/{rnd['id']}/verify").json()
     assert result["ok"] is False
     assert any("step 0: events differ" in d for d in result["differences"])
@@ -489,7 +490,7 @@ def test_the_server_completes_expired_rounds_periodically(make_server):
     server.draws.source = SeededDraws(feature_scenario(game_id).seed)
     rnd = player.start(game_id, server.config.games[game_id].bet_ladder[0])
     with server.engine.begin() as conn:
-        conn.execute(update(rounds).where(rounds.c.id == rnd["id"]).values(
+        conn.execute(update(rounds).where(rounds.c.id == server.internal(rnd["id"])).values(
             created_at=utcnow() - timedelta(days=91)))
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline:

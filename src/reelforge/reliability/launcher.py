@@ -45,7 +45,7 @@ def _serve(fd: int, db: str, config_path: str | None) -> None:
     sock = socket.socket(fileno=os.dup(fd))
     config = load_config(config_path)
     app = create_app(config, db)
-    server = uvicorn.Server(uvicorn.Config(app, lifespan="on", **uvicorn_settings(config.request_timeout_seconds)))
+    server = uvicorn.Server(uvicorn.Config(app, lifespan="on", **uvicorn_settings(config)))
     server.run(sockets=[sock])
 
 

@@ -57,7 +57,9 @@ from reelforge.client import CALLS, ApiClient, AsyncApiClient, Call
 from reelforge.games.registry import game_ids
 from reelforge.reliability.supervisor import ServerSupervisor
 from reelforge.server.db import make_engine
+from reelforge.server.roundids import RoundIds
 from reelforge.server.schema import ledger, players, rounds
+from reelforge.server.store import round_ids_key
 from reelforge.server.verify import verify_round_row
 
 RETRY_PAUSE = 0.05
@@ -250,6 +252,7 @@ def reconcile(db_url: str, records: list[PlayerRecord]) -> dict[str, Any]:
     verified = 0
     completed = 0
     try:
+        public = RoundIds(round_ids_key(engine)).public  # players know their rounds by their public ids
         with engine.connect() as conn:
             rows = conn.execute(select(players.c.id, players.c.name, players.c.balance)
                                 .where(players.c.name.in_(names))).all()
@@ -306,7 +309,7 @@ def reconcile(db_url: str, records: list[PlayerRecord]) -> dict[str, Any]:
                 total_win += rnd.win
                 if rnd.status == "open":
                     open_rounds += 1
-                if rnd.id not in by_name[ids[rnd.player_id]].round_ids:
+                if public(rnd.id) not in by_name[ids[rnd.player_id]].round_ids:
                     problems.append(f"round {rnd.id} of {ids[rnd.player_id]} was never answered to its player")
                     lost += rnd.cost + rnd.win
                 diffs = verify_round_row(conn, rnd)

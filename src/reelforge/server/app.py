@@ -13,6 +13,7 @@ import logging
 import pathlib
 import threading
 from contextlib import asynccontextmanager
+from typing import Any
 
 from fastapi import FastAPI
 from fastapi.responses import RedirectResponse
@@ -26,6 +27,7 @@ from reelforge.server.auth import demo_players
 from reelforge.server.config import DEFAULT_DATABASE, ConfigError, ServerConfig
 from reelforge.server.db import Checkpointer, is_sqlite, open_database
 from reelforge.server.errors import database_errors
+from reelforge.server.fairshare import FairShare
 from reelforge.server.hardening import Hardening, document_errors
 from reelforge.server.rounds import DrawFactory, RoundService
 
@@ -72,6 +74,9 @@ def create_app(config: ServerConfig, database_url: str | None = None, *, engine:
     for resource in (rounds, sessions, games, wallet, operator, fair):  # rounds first: most requests are theirs
         resource.add_routes(app, ctx)
     errors.add_catch_all(app)
+    # Around every route, money routes included: the rate limits and one request at a time per session.
+    app.add_middleware(FairShare, session_rate=config.session_requests_per_second,
+                       ip_rate=config.ip_requests_per_second)
     # Outermost (added last): the one body limit and the security headers cover every answer.
     app.add_middleware(Hardening, max_body=MAX_BODY)
     # The browser client (static files, no build step), mounted last so the API routes win.
@@ -85,40 +90,49 @@ def create_app(config: ServerConfig, database_url: str | None = None, *, engine:
 
 
 def _lifespan(ctx: Context, owns_engine: bool):
-    """Start and stop what runs beside the requests: SQLite's WAL checkpointer and the periodic expiry
-    check (expired rounds completed, old sessions and idempotency answers purged)."""
+    """Start and stop what runs beside the requests: SQLite's WAL checkpointer, the periodic expiry check
+    (expired rounds completed) and the housekeeping (old sessions and idempotency answers purged)."""
     engine, config, service = ctx.engine, ctx.config, ctx.service
 
-    def check(what: str) -> None:
+    def guarded(what: str, work: Any) -> None:
         try:
-            if n := service.expire():
-                log.info("completed %d expired round(s)", n)
-            if what == "periodic expiry check":
-                service.purge_sessions()
-                service.purge_idempotency()
+            work()
         except database_errors() as exc:  # the check must survive a database hiccup
             log.error("%s failed: %s: %s", what, type(exc).__name__, " ".join(str(exc).split()))
         except Exception:  # noqa: BLE001
             log.exception("%s failed", what)
+
+    def expire() -> None:
+        if n := service.expire():
+            log.info("completed %d expired round(s)", n)
+
+    def housekeeping() -> None:
+        service.purge_sessions()
+        if n := service.purge_idempotency():
+            log.info("purged %d stored idempotency answer(s)", n)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI):
         checkpointer = Checkpointer(engine) if is_sqlite(engine) else None
         if checkpointer is not None:
             checkpointer.start()
-        stop, thread = threading.Event(), None
+        stop, threads = threading.Event(), []
+        # Two schedules: the expiry (optional, expiry_check_seconds) and the housekeeping (old sessions and
+        # idempotency answers purged, always on: it bounds the database's growth).
+        schedules = [("housekeeping", config.housekeeping_seconds, housekeeping)]
         if config.expiry_check_seconds > 0:
-            check("expiry check on start")
+            guarded("expiry check on start", expire)
+            schedules.append(("periodic expiry check", config.expiry_check_seconds, expire))
+        for what, every, work in schedules:
+            def loop(what: str = what, every: float = every, work: Any = work) -> None:
+                while not stop.wait(every):
+                    guarded(what, work)
 
-            def loop() -> None:
-                while not stop.wait(config.expiry_check_seconds):
-                    check("periodic expiry check")
-
-            thread = threading.Thread(target=loop, name="reelforge-expiry", daemon=True)
-            thread.start()
+            threads.append(threading.Thread(target=loop, name=f"reelforge-{what.split()[-1]}", daemon=True))
+            threads[-1].start()
         yield
         stop.set()
-        if thread is not None:
+        for thread in threads:
             thread.join(timeout=5)
         if checkpointer is not None:
             checkpointer.stop()

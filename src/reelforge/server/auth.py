@@ -12,7 +12,7 @@ import hashlib
 import re
 import secrets
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import Engine
@@ -36,6 +36,10 @@ class Principal:
     player: str
     balance: int | None = None
     """Only when looked up with the row lock (the balance is then current)."""
+    session_started_at: datetime | None = None
+    """When the request's session opened (None for the operator's requests)."""
+    reality_checked_at: datetime | None = None
+    """The session's last acknowledged reality check (None: none yet)."""
 
 
 def token_hash(token: str) -> str:
@@ -144,7 +148,8 @@ def session_principal(tx: Tx, token: SessionToken, lock: bool = False, operator:
         raise ApiError(401, "session_expired", "the session has expired; open a new one")
     if operator and row.demo:
         raise DEMO_REFUSED
-    return Principal(player_id=row.player_id, player=row.name, balance=row.balance if lock else None)
+    return Principal(player_id=row.player_id, player=row.name, balance=row.balance if lock else None,
+                     session_started_at=row.started_at, reality_checked_at=row.reality_checked_at)
 
 
 def authenticate(engine: Engine, authorization: str | None, operator: bool = False) -> Principal:

@@ -132,7 +132,7 @@ def serve(
                    "not mix with real money; give operator mode a database of its own (or "
                    "--allow-demo-players-with-real-money: they stay refused)", err=True)
         raise typer.Exit(2)
-    limits = uvicorn_settings(cfg.request_timeout_seconds)
+    limits = uvicorn_settings(cfg)
     shown = "localhost" if host in ("0.0.0.0", "::") else host
     typer.echo(f"reelforge server ({cfg.mode} mode) on {url}")
     typer.echo(f"Open http://{shown}:{port}/ in your browser" + (" and sign in with any player name." if cfg.demo else "."))
@@ -156,11 +156,11 @@ def serve(
 def app_from_env():
     """App factory for multi-process serving (each uvicorn worker builds its own app)."""
     from reelforge.server.app import create_app
-    from reelforge.server.http import set_request_timeout
+    from reelforge.server.http import configure
 
     path = os.environ.get(ENV_CONFIG) or None
     config = load_config(path)
-    set_request_timeout(config.request_timeout_seconds)  # this worker process's own setting
+    configure(config)  # this worker process's own limits
     return RequestLog(create_app(config, os.environ[ENV_DB], allow_demo_players=bool(os.environ.get(ENV_ALLOW_DEMO))))
 
 

@@ -9,6 +9,7 @@ Example (see ``demo.toml`` next to this module)::
     round_expiry_days = 90         # unfinished rounds older than this are completed (decided win paid)
     session_ttl_minutes = 720
     expiry_check_seconds = 3600    # the server's periodic expiry check (0: off)
+    housekeeping_seconds = 3600    # old sessions and idempotency answers purged this often (always on)
     database = "sqlite:///reelforge.db"   # optional; --db overrides it
     api_key_sha256 = "<hex>"       # operator mode: SHA-256 of the operator's API key
     idempotency_retention_days = 7 # stored answers of Idempotency-Keys are purged after this
@@ -18,6 +19,10 @@ Example (see ``demo.toml`` next to this module)::
     db_pool_timeout_seconds = 10   # how long a request waits for a connection before 503
     request_timeout_seconds = 10   # a request's headers and body must arrive within this (else 408)
     provably_fair = true           # rounds draw from the player's seed pair (docs/FAIRNESS.md); false: plain CSPRNG
+    round_start_quantum_ms = 50    # a start whose round has unrevealed steps is answered at a multiple of this
+    max_connections = 1000         # open connections per process (lowered to fit the descriptor limit)
+    session_requests_per_second = 1000  # per session token and process (429 beyond; 0: off); bursts of twice
+    ip_requests_per_second = 5000  # per client address and process (429 beyond; 0: off); bursts of twice
 
     [games.forge-of-fortunes]
     build = "96.2"
@@ -25,13 +30,17 @@ Example (see ``demo.toml`` next to this module)::
     bet_ladder = { factors = [[1, 2, 5, 10], [10]] }
     # or an explicit list: bet_ladder = [10, 20, 50, 100]
 
-    [responsible_play]             # every key optional; the defaults below
-    reality_check_minutes = 0      # every N minutes play pauses for a reality check (0: off)
+    [responsible_play]             # every key optional: a named profile, then per-key overrides
+    profile = "default"            # "default" (permissive) or "uk" (see PROFILES)
+    reality_check_minutes = 0      # every N minutes round starts are refused until the player acknowledges (0: off)
+    session_limit_minutes = 0      # no round start after this long in one session (0: off)
     turbo = true                   # false: no Turbo (animations always at full length)
     min_round_seconds = 0          # refuse a new round sooner than this after the previous one started
-    max_bet = 10000                # no bet above this (minor units): the ladders are capped
-    autoplay = false               # true: the client offers autoplay (with a loss limit)
+    autoplay = false               # whether the client offers autoplay
     autoplay_max_rounds = 100      # the most rounds one autoplay may run
+    max_bet = 10000                # no bet above this (minor units): the ladders are capped
+    max_stake = 10000              # nothing above this leaves the balance per round, feature buys included
+                                   # (unset: max_bet)
 
 Only the games listed under ``[games]`` are offered. The test-only draw source
 cannot be set here (see :func:`reelforge.server.app.create_app`).
@@ -74,26 +83,53 @@ class GameConfig:
 
 @dataclass(frozen=True)
 class PlayRules:
-    """Responsible-play and jurisdiction rules the operator sets (``[responsible_play]``)."""
+    """Responsible-play and jurisdiction rules the operator sets (``[responsible_play]``): a named
+    profile (:data:`PROFILES`) with per-key overrides."""
 
+    profile: str = "default"
+    """The jurisdiction profile these rules start from."""
     reality_check_minutes: float = 0.0
-    """Minutes between reality checks; 0: off."""
+    """Minutes between reality checks; 0: off. The server refuses a round start once a check is due until
+    the player acknowledges it (``POST /api/v1/reality-check``)."""
+    session_limit_minutes: float = 0.0
+    """The server refuses a round start this long after the session opened; 0: off."""
     turbo: bool = True
     """Whether the client offers Turbo (shortened animations)."""
     min_round_seconds: float = 0.0
     """The server refuses a new round sooner than this after the player's previous round started."""
+    autoplay: bool = False
+    """Whether the client offers autoplay."""
+    autoplay_max_rounds: int = 100
+    """The most rounds one autoplay may run (the client keeps to it)."""
     max_bet: int | None = None
     """The highest total bet (minor units); every bet ladder is capped to it."""
-    autoplay: bool = False
-    """Whether the client offers autoplay (off by default, as in the UK)."""
-    autoplay_max_rounds: int = 100
-    """The most rounds one autoplay may run."""
+    max_stake: int | None = None
+    """The most that leaves the balance for one round (minor units): the stake, or a feature buy's price.
+    None: ``max_bet``."""
+
+    @property
+    def stake_limit(self) -> int | None:
+        """What may leave the balance for one round (``max_stake``, else ``max_bet``; None: no limit)."""
+        return self.max_stake if self.max_stake is not None else self.max_bet
 
     def public(self) -> dict[str, Any]:
-        """What the client shows and enforces (``GET /api/v1/settings``)."""
-        return {"reality_check_minutes": self.reality_check_minutes, "turbo": self.turbo,
-                "min_round_seconds": self.min_round_seconds, "max_bet": self.max_bet,
-                "autoplay": self.autoplay, "autoplay_max_rounds": self.autoplay_max_rounds}
+        """What the client shows and keeps to (``GET /api/v1/settings``)."""
+        return {"profile": self.profile, "reality_check_minutes": self.reality_check_minutes,
+                "session_limit_minutes": self.session_limit_minutes, "turbo": self.turbo,
+                "min_round_seconds": self.min_round_seconds, "autoplay": self.autoplay,
+                "autoplay_max_rounds": self.autoplay_max_rounds, "max_bet": self.max_bet,
+                "max_stake": self.stake_limit}
+
+
+PROFILES: dict[str, dict[str, Any]] = {
+    "default": {},
+    # UK-style (UKGC remote games design rules): no Turbo, no autoplay, at least 2.5 s a round, a reality
+    # check every hour.
+    "uk": {"turbo": False, "autoplay": False, "autoplay_max_rounds": 0, "min_round_seconds": 2.5,
+           "reality_check_minutes": 60},
+}
+"""Named jurisdiction profiles of ``[responsible_play]``: each the keys it sets over :class:`PlayRules`'s
+defaults (the ``default`` profile is the permissive one). A configuration's keys override its profile's."""
 
 
 @dataclass(frozen=True)
@@ -113,6 +149,11 @@ class ServerConfig:
     db_max_overflow: int = 10
     db_pool_timeout_seconds: float = 10.0
     request_timeout_seconds: float = 10.0
+    housekeeping_seconds: float = 3600.0
+    round_start_quantum_ms: float = 50.0
+    max_connections: int = 1000
+    session_requests_per_second: float = 1000.0
+    ip_requests_per_second: float = 5000.0
     play: PlayRules = field(default_factory=PlayRules)
     provably_fair: bool = True
     """Rounds draw from the player's committed seed pair (docs/FAIRNESS.md); False: from the OS CSPRNG alone."""
@@ -133,9 +174,12 @@ class ServerConfig:
 _SERVER_KEYS = {"mode", "currency", "demo_balance", "round_expiry_days", "session_ttl_minutes",
                 "expiry_check_seconds", "database", "api_key_sha256"}
 _SERVER_KEYS |= {"idempotency_retention_days", "max_balance", "db_pool_size", "db_max_overflow",
-                 "db_pool_timeout_seconds", "request_timeout_seconds", "provably_fair"}
+                 "db_pool_timeout_seconds", "request_timeout_seconds"}
+_SERVER_KEYS |= {"housekeeping_seconds", "round_start_quantum_ms", "max_connections", "session_requests_per_second",
+                 "ip_requests_per_second", "provably_fair"}
 _GAME_KEYS = {"build", "bet_ladder"}
-_PLAY_KEYS = {"reality_check_minutes", "turbo", "min_round_seconds", "max_bet", "autoplay", "autoplay_max_rounds"}
+_PLAY_KEYS = {"profile", "reality_check_minutes", "session_limit_minutes", "turbo", "min_round_seconds",
+              "autoplay", "autoplay_max_rounds", "max_bet", "max_stake"}
 
 
 def _number(section: dict[str, Any], key: str, default: float, where: str, positive: bool = True) -> float:
@@ -232,7 +276,7 @@ def parse_config(data: dict[str, Any], where: str = "config") -> ServerConfig:
         game = get_game(game_id)
         build = str(section.get("build", game.default_build()))
         try:
-            game.load_build(build)
+            loaded = game.load_build(build)
         except BuildError as exc:
             raise ConfigError(f"{gwhere}: {exc}") from exc
         if "bet_ladder" not in section:
@@ -243,6 +287,11 @@ def parse_config(data: dict[str, Any], where: str = "config") -> ServerConfig:
             if not ladder:
                 raise ConfigError(f"{gwhere}: every bet of the ladder is above [responsible_play] max_bet "
                                   f"{play.max_bet}")
+        if play.stake_limit is not None:  # a paid round's stake too is what leaves the balance
+            ladder = tuple(b for b in ladder if b * game.stake_x(loaded, "paid") <= play.stake_limit)
+            if not ladder:
+                raise ConfigError(f"{gwhere}: every paid round of the ladder costs more than [responsible_play] "
+                                  f"max_stake {play.stake_limit}")
         games[game_id] = GameConfig(game_id, build, ladder)
 
     extra = _storage_settings(server, f"{where} [server]")
@@ -272,36 +321,59 @@ def _storage_settings(server: dict[str, Any], where: str) -> dict[str, Any]:
         "db_max_overflow": _integer(server, "db_max_overflow", 10, 0, 1000, where),
         "db_pool_timeout_seconds": _number(server, "db_pool_timeout_seconds", 10, where),
         "request_timeout_seconds": _number(server, "request_timeout_seconds", 10, where),
+        **_fair_share_settings(server, where),
     }
 
 
+def _fair_share_settings(server: dict[str, Any], where: str) -> dict[str, Any]:
+    """The housekeeping interval, the start answers' quantum, the connection limit and the rate limits."""
+    values = {
+        "housekeeping_seconds": _number(server, "housekeeping_seconds", 3600, where),
+        "round_start_quantum_ms": _number(server, "round_start_quantum_ms", 50, where, positive=False),
+        "max_connections": _integer(server, "max_connections", 1000, 16, 1_000_000, where),
+        "session_requests_per_second": _number(server, "session_requests_per_second", 1000, where, positive=False),
+        "ip_requests_per_second": _number(server, "ip_requests_per_second", 5000, where, positive=False),
+    }
+    for key in ("housekeeping_seconds", "round_start_quantum_ms", "session_requests_per_second",
+                "ip_requests_per_second"):
+        if not values[key] <= 1e6:  # also refuses inf and nan
+            raise ConfigError(f"{where}: '{key}' must be at most 1000000, got {values[key]}")
+    return values
+
+
 def parse_play_rules(raw: Any, where: str) -> PlayRules:
-    """Validate the ``[responsible_play]`` section (absent: every rule at its default)."""
+    """Validate the ``[responsible_play]`` section (absent: the default profile): its ``profile``'s
+    rules with the section's other keys over them."""
     where = f"{where} [responsible_play]"
     if not isinstance(raw, dict):
         raise ConfigError(f"{where}: must be a table")
     bad = sorted(set(raw) - _PLAY_KEYS)
     if bad:
         raise ConfigError(f"{where}: unknown key(s) {bad}; valid: {sorted(_PLAY_KEYS)}")
-    turbo, autoplay = raw.get("turbo", True), raw.get("autoplay", False)
-    for key, value in (("turbo", turbo), ("autoplay", autoplay)):
+    profile = raw.get("profile", "default")
+    if profile not in PROFILES:
+        raise ConfigError(f"{where}: unknown profile {profile!r}; profiles: {', '.join(PROFILES)}")
+    merged = {**PROFILES[profile], **{k: v for k, v in raw.items() if k != "profile"}}
+    values: dict[str, Any] = {"profile": profile}
+    for key in ("turbo", "autoplay"):
+        value = merged.get(key, getattr(PlayRules, key))
         if not isinstance(value, bool):
             raise ConfigError(f"{where}: {key} must be true or false, got {value!r}")
-    rounds = raw.get("autoplay_max_rounds", 100)
-    if isinstance(rounds, bool) or not isinstance(rounds, int) or not 1 <= rounds <= 10_000:
-        raise ConfigError(f"{where}: autoplay_max_rounds must be an integer in [1, 10000], got {rounds!r}")
-    max_bet = raw.get("max_bet")
-    if max_bet is not None and (isinstance(max_bet, bool) or not isinstance(max_bet, int)
-                                or not 1 <= max_bet <= MAX_BET):
-        raise ConfigError(f"{where}: max_bet must be an integer in [1, {MAX_BET}] minor units, got {max_bet!r}")
-    limits = {"reality_check_minutes": 24 * 60, "min_round_seconds": 3600}
-    values = {}
+        values[key] = value
+    for key, top in (("max_bet", MAX_BET), ("max_stake", 2**62)):
+        value = merged.get(key)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= top):
+            raise ConfigError(f"{where}: {key} must be an integer in [1, {top}] minor units, got {value!r}")
+        values[key] = value
+    values["autoplay_max_rounds"] = _integer(merged, "autoplay_max_rounds", PlayRules.autoplay_max_rounds, 0,
+                                             100_000, where)
+    limits = {"reality_check_minutes": 24 * 60, "session_limit_minutes": 7 * 24 * 60, "min_round_seconds": 3600}
     for key, top in limits.items():
-        value = float(_number(raw, key, 0, where, positive=False))
+        value = float(_number(merged, key, 0, where, positive=False))
         if not value <= top:  # also refuses nan and inf
             raise ConfigError(f"{where}: '{key}' must be at most {top}, got {value}")
         values[key] = value
-    return PlayRules(turbo=turbo, max_bet=max_bet, autoplay=autoplay, autoplay_max_rounds=rounds, **values)
+    return PlayRules(**values)
 
 
 def load_config(path: str | Path | None) -> ServerConfig:

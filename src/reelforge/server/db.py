@@ -13,7 +13,9 @@ The schema is created or upgraded on start by Alembic (``migrations/``).
 
 from __future__ import annotations
 
+import math
 import os
+import sqlite3
 import threading
 import time
 from collections.abc import Iterator
@@ -25,9 +27,11 @@ from typing import Any
 from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, OperationalError
+from sqlalchemy.pool import QueuePool
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 _PG_MIGRATION_LOCK = 0x72656C66  # advisory lock id: several processes may start at once
+_PG_LEAST_CONNECT_TIMEOUT = 2  # seconds: psycopg takes any shorter connect_timeout as 2
 
 
 class DatabaseError(ValueError):
@@ -42,6 +46,50 @@ _PG_BUSY = ("too many clients", "remaining connection slots", "too many connecti
             "the database system is starting up", "the database system is shutting down",
             "the database system is in recovery mode", "server closed the connection",
             "terminating connection due to administrator command", "the database system is not yet accepting")
+
+
+_request = threading.local()
+"""The deadline (``time.monotonic()``) of the request this thread serves, if any (:func:`request_deadline`)."""
+
+
+@contextmanager
+def request_deadline(deadline: float) -> Iterator[None]:
+    """Within this block, this thread's waits for the database (a pooled connection, a new connection,
+    SQLite's write lock) end at ``deadline`` at the latest, whatever their own bound."""
+    _request.deadline = deadline
+    try:
+        yield
+    finally:
+        _request.deadline = None
+
+
+def wait_bound(own: float) -> float:
+    """How long a database wait may take: ``own`` seconds, cut to the current request's deadline."""
+    deadline = getattr(_request, "deadline", None)
+    if deadline is None:
+        return own
+    return max(0.001, min(own, deadline - time.monotonic()))
+
+
+class DeadlinePool(QueuePool):
+    """SQLAlchemy's queue pool whose check-out wait ends at the request's deadline (:func:`request_deadline`),
+    not ``timeout`` seconds after the check-out began: time a request already spent (queued for a thread,
+    retrying a failed attempt) counts."""
+
+    @property
+    def _timeout(self) -> float:  # read by QueuePool at every check-out
+        return wait_bound(self._own_timeout)
+
+    @_timeout.setter
+    def _timeout(self, value: float) -> None:
+        self._own_timeout = value
+
+    def recreate(self) -> QueuePool:
+        saved, _request.deadline = getattr(_request, "deadline", None), None  # the new pool gets the full timeout
+        try:
+            return super().recreate()
+        finally:
+            _request.deadline = saved
 
 
 @dataclass(frozen=True)
@@ -101,7 +149,8 @@ def make_engine(url: str, pool: PoolSettings | None = None) -> Engine:
         def _sqlite_disposed(engine_: Engine) -> None:  # pragma: no cover - engine hook
             release_writer(engine_)
 
-        engine.info = {"sqlite_write_lock": threading.Lock()}  # type: ignore[attr-defined]
+        engine.info = {"sqlite_write_lock": threading.Lock(),  # type: ignore[attr-defined]
+                       "sqlite_busy_wait": pool.timeout}
         return engine
     if backend == "postgresql":
         if parsed.get_driver_name() not in ("psycopg", "psycopg2"):
@@ -110,15 +159,29 @@ def make_engine(url: str, pool: PoolSettings | None = None) -> Engine:
         # A connection PostgreSQL dropped (a restart) fails its first statement instead; that replaces
         # every connection of the pool (SQLAlchemy does so for its own statements, store.transaction
         # for the money requests, which are then run again: see Context.retry_transient).
-        engine = create_engine(parsed, pool_size=pool.size, max_overflow=pool.overflow, pool_timeout=pool.timeout)
+        engine = create_engine(parsed, pool_size=pool.size, max_overflow=pool.overflow, pool_timeout=pool.timeout,
+                               poolclass=DeadlinePool)
 
         @event.listens_for(engine, "do_connect")
         def _pg_connect(dialect, _record, cargs, cparams):  # pragma: no cover - driver hook
             # Out of connections (max_connections reached) or restarting: wait for a slot, bounded by
-            # the pool timeout, instead of failing the request at once.
-            deadline = time.monotonic() + pool.timeout
+            # the pool timeout (and the request's deadline), instead of failing the request at once.
+            deadline = time.monotonic() + wait_bound(pool.timeout)
             delay = 0.02
+            first = True
             while True:
+                # A host that does not answer at all: each attempt ends by the deadline too. psycopg counts
+                # whole seconds, at least 2, so a request that comes here with less than half that left
+                # (half the whole timeout, when it is shorter: its time went queueing, or on an attempt
+                # that hung) starts none. Attempts after one refused at once (busy, restarting) go on
+                # to the deadline: they are refused at once too, or connect.
+                left = deadline - time.monotonic()
+                if first and left < min(_PG_LEAST_CONNECT_TIMEOUT, pool.timeout) / 2:
+                    raise dialect.loaded_dbapi.OperationalError(
+                        f"connection timeout: {max(left, 0):.1f} s left of the request's database wait, too "
+                        "little for a new connection")
+                first = False
+                cparams["connect_timeout"] = max(_PG_LEAST_CONNECT_TIMEOUT, math.floor(left))
                 try:
                     return dialect.loaded_dbapi.connect(*cargs, **cparams)
                 except dialect.loaded_dbapi.OperationalError as exc:
@@ -231,7 +294,62 @@ def sqlite_writer(engine: Engine) -> Any:
     writer = engine.info.get("sqlite_writer")
     if writer is None:
         writer = engine.info["sqlite_writer"] = engine.raw_connection()
+        # Busy at once, never SQLite's sleeping busy handler: begin_immediate waits, or hands back.
+        writer.dbapi_connection.execute("PRAGMA busy_timeout=0")
     return writer.dbapi_connection
+
+
+class WriterBusy(Exception):
+    """SQLite's write lock is held (by another process, or this process's checkpoint or a waiting writer):
+    a request on the event loop, which must not wait, is run on a thread instead (nothing was done yet)."""
+
+
+_inline = threading.local()
+
+
+@contextmanager
+def no_wait() -> Iterator[None]:
+    """Within this block SQLite writers do not wait for the write lock: they raise :class:`WriterBusy`
+    (the server's event loop runs SQLite requests inline; a wait there would stall every request)."""
+    _inline.active = True
+    try:
+        yield
+    finally:
+        _inline.active = False
+
+
+def acquire_writer_lock(engine: Engine) -> Any:
+    """Take this process's SQLite writer lock (see :func:`write_transaction`); returns it. Inside
+    :func:`no_wait` a held lock raises :class:`WriterBusy`; elsewhere the wait is bounded by the pool
+    timeout (and the request's deadline), then ``database is locked``."""
+    lock = engine.info["sqlite_write_lock"]
+    if getattr(_inline, "active", False):
+        if not lock.acquire(blocking=False):
+            raise WriterBusy
+    elif not lock.acquire(timeout=wait_bound(engine.info["sqlite_busy_wait"])):
+        raise sqlite3.OperationalError("database is locked (this process's writers are queued)")
+    return lock
+
+
+def begin_immediate(engine: Engine, cursor: Any) -> None:
+    """``BEGIN IMMEDIATE`` on the kept writer connection (busy at once: see :func:`sqlite_writer`): retried
+    for up to the pool timeout (and the request's deadline), or :class:`WriterBusy` inside :func:`no_wait`."""
+    deadline, delay = None, 0.001
+    while True:
+        try:
+            cursor.execute("BEGIN IMMEDIATE")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) and "busy" not in str(exc):
+                raise
+            if getattr(_inline, "active", False):
+                raise WriterBusy from exc
+            now = time.monotonic()
+            deadline = deadline or now + wait_bound(engine.info["sqlite_busy_wait"])
+            if now + delay > deadline:
+                raise
+        time.sleep(delay)
+        delay = min(delay * 2, 0.02)
 
 
 def release_writer(engine: Engine) -> None:

@@ -107,9 +107,9 @@ class SeedPairs:
             tx.lock_player(player_id)
             unfinished = tx.player_open_round(player_id)
             if unfinished is not None:
-                round_id, game = unfinished
+                _, game = unfinished  # the internal round id is not shown (players see public ids only)
                 raise ApiError(409, "unfinished_round",
-                               f"round {round_id} of {game} is unfinished: its remaining steps were decided by the "
+                               f"your round of {game} is unfinished: its remaining steps were decided by the "
                                "current server seed, which is revealed only when no round is unfinished; finish "
                                "it, then rotate the seed pair")
             now = utcnow()

@@ -14,7 +14,21 @@ and idle or slow connections stayed open for as long as their clients liked.
   :data:`REQUEST_TIMEOUT` seconds of its first byte (``request_timeout_seconds``
   in the configuration; :func:`set_request_timeout`): ``408`` and closed; a
   new connection that sends nothing in that time is closed;
-* between requests, uvicorn's keep-alive timeout (5 s) closes idle connections.
+* between requests, uvicorn's keep-alive timeout (5 s) closes idle connections;
+* at most :data:`MAX_CONNECTIONS` open connections per process
+  (``max_connections``, lowered at start to stay below the process's
+  descriptor limit, with room for the database pool and files: see
+  :func:`connection_limit`). A new connection beyond it closes the
+  connection that has been quiet longest among those not running a request
+  (a half-sent request gets ``503``); if every connection is running one,
+  the new one is answered ``503`` and closed. So a flood of connections that
+  send half a request can never take the last descriptor (with the limit at
+  1,024 descriptors every accept failed, and the server answered no one for
+  up to the 10 s request timeout): it only churns through its own stale
+  connections, while connections that keep sending requests keep their
+  place. (uvicorn's ``limit_concurrency`` was not enough: it answers 503 once
+  a request's headers are in, which a half-sent request never gets to, and
+  it keeps the connection's descriptor.)
 
 (h11, uvicorn's other protocol, limits only the header size; hypercorn and
 granian were not needed for three limits this small.)
@@ -24,6 +38,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from typing import Any
 
 import httptools
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
@@ -31,6 +46,11 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 MAX_HEADER_BYTES = 16 * 1024
 MAX_HEADERS = 100
 REQUEST_TIMEOUT = 10.0
+MAX_CONNECTIONS = 1000
+RESERVED_DESCRIPTORS = 64
+"""Descriptors kept free beyond the connections and the database pool (files, the listening socket, logs)."""
+_OPEN: dict[GuardedHttpTools, None] = {}
+"""This process's open connections, the one quiet longest first (a request moves its connection to the end)."""
 
 
 def _answer(status: int, reason: bytes, code: str, detail: str) -> bytes:
@@ -54,6 +74,27 @@ def _timed_out_answer() -> bytes:
                    f"the request did not arrive in full within {REQUEST_TIMEOUT:g} s")
 
 
+def connection_limit(configured: int, reserved: int) -> int:
+    """The connection limit: ``configured``, lowered so that it and ``reserved`` descriptors (the database
+    pool's and :data:`RESERVED_DESCRIPTORS`) stay below the process's descriptor limit."""
+    import resource
+
+    soft, _hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY:
+        return configured
+    return max(1, min(configured, soft - reserved - RESERVED_DESCRIPTORS))
+
+
+def set_connection_limit(limit: int) -> None:
+    """This process's connection limit (every server process sets it from its configuration)."""
+    global MAX_CONNECTIONS
+    MAX_CONNECTIONS = int(limit)
+
+
+BUSY = _answer(503, b"Service Unavailable", "too_many_connections",
+               "the server has too many open connections; retry shortly")
+
+
 class _Refused(Exception):
     """Stops the parser: the request was refused and answered."""
 
@@ -67,11 +108,41 @@ class GuardedHttpTools(HttpToolsProtocol):
         self._in_headers = False
         self._raw = self._sizes = self._count = 0
         self._deadline: asyncio.TimerHandle | None = None
+        if len(_OPEN) >= MAX_CONNECTIONS and not self._make_room():
+            self._refused = True
+            transport.write(BUSY)
+            transport.close()
+            return
+        _OPEN[self] = None
         self._arm()
 
     def connection_lost(self, exc: Exception | None) -> None:
+        _OPEN.pop(self, None)
         self._disarm()
         super().connection_lost(exc)
+
+    def _running(self) -> bool:
+        """Whether the app is running a request of this connection that has arrived in full."""
+        return self.cycle is not None and not self.cycle.response_complete and not self._in_headers \
+            and not self.cycle.more_body
+
+    def _make_room(self) -> bool:
+        """Close the connection quiet longest that is not running a request; False when all are."""
+        victim = next((c for c in _OPEN if not c._running()), None)
+        if victim is None:
+            return False
+        _OPEN.pop(victim)
+        if victim._in_headers or (victim.cycle is not None and victim.cycle.more_body):
+            victim._refuse(BUSY)  # a half-sent request is told why
+        else:
+            victim._disarm()
+            victim.transport.close()
+        return True
+
+    def _touch(self) -> None:
+        if self in _OPEN:  # the most recently active connection goes to the end
+            del _OPEN[self]
+            _OPEN[self] = None
 
     def _arm(self) -> None:
         if self._deadline is None:
@@ -129,6 +200,7 @@ class GuardedHttpTools(HttpToolsProtocol):
             self._refuse(TOO_LARGE)
 
     def on_message_begin(self) -> None:
+        self._touch()
         super().on_message_begin()
         self._in_headers = True
         self._raw = self._sizes = self._count = 0
@@ -152,13 +224,22 @@ class GuardedHttpTools(HttpToolsProtocol):
 
     def on_message_complete(self) -> None:
         self._disarm()
+        self._touch()
         super().on_message_complete()
 
 
-def uvicorn_settings(request_timeout: float = REQUEST_TIMEOUT) -> dict:
-    """The uvicorn settings every server process runs with (``serve``, the reliability launcher):
-    these limits (``request_timeout`` seconds for a request to arrive), no ``server`` header, a 5 s
-    keep-alive, no access log."""
-    set_request_timeout(request_timeout)
+def configure(config: Any) -> None:
+    """This process's limits from its :class:`~reelforge.server.config.ServerConfig` (every server process
+    calls it): the request timeout and the connection limit."""
+    set_request_timeout(config.request_timeout_seconds)
+    set_connection_limit(connection_limit(config.max_connections, config.db_pool_size + config.db_max_overflow))
+
+
+def uvicorn_settings(config: Any = None) -> dict:
+    """The uvicorn settings every server process runs with (``serve``, the reliability launcher): these
+    limits (from ``config``, a :class:`~reelforge.server.config.ServerConfig`; None: the defaults), no
+    ``server`` header, a 5 s keep-alive, no access log."""
+    if config is not None:
+        configure(config)
     return {"http": GuardedHttpTools, "server_header": False, "timeout_keep_alive": 5, "log_level": "warning",
             "access_log": False}

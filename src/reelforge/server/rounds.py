@@ -59,9 +59,11 @@ from reelforge.draws import DrawSource, RecordedDraws, RecordingDraws, SecureDra
 from reelforge.game import Game, RulesError
 from reelforge.games.registry import get_game
 from reelforge.server import fair, store
-from reelforge.server.auth import DEMO_REFUSED, SessionToken, session_principal
+from reelforge.server.auth import DEMO_REFUSED, Principal, SessionToken, session_principal
 from reelforge.server.config import GameConfig, ServerConfig
-from reelforge.server.errors import ApiError
+from reelforge.server.errors import ApiError, database_errors
+from reelforge.server.limits import check_round_start
+from reelforge.server.roundids import RoundIds
 from reelforge.server.store import AnswerRecord, RoundRow, StepRow, StoredAnswer, Tx, transaction
 from reelforge.server.wallet import entries, iso, post_entry, utcnow
 
@@ -193,11 +195,24 @@ class RoundService:
         self.games: dict[str, ActiveGame] = {}
         self._builds: dict[tuple[str, str, str | None], Any] = {}
         self._costs: dict[tuple[str, int, str], int | None] = {}
+        self._ids: RoundIds | None = None
+        try:
+            self.ids  # noqa: B018 - read now, not inside the first round request
+        except database_errors():  # not reachable now (a server started during an outage): when first needed
+            pass
         for game_id, gconf in config.games.items():
             game = get_game(game_id)
             self.games[game_id] = ActiveGame(game, gconf, self.build(game_id, gconf.build))
 
     # -- lookups ----------------------------------------------------------------
+    @property
+    def ids(self) -> RoundIds:
+        """Public round ids (what the API shows; the database and the operator's tools use internal ones),
+        keyed with the database's key."""
+        if self._ids is None:
+            self._ids = RoundIds(store.round_ids_key(self.engine))
+        return self._ids
+
     def build(self, game_id: str, name: str, version: str | None = None) -> Any:
         """A build by name, its current version or ``version`` (cached: published builds never change).
         A round is played, finished and replayed with the version stored on it (``""``: stored before
@@ -277,16 +292,24 @@ class RoundService:
         steps = steps_text(tx.round_bet(stored.round_id), tx.steps(stored.round_id, stored.steps_shown))
         return Answer(stored.status_code, text[:at] + steps + text[at:])
 
-    def purge_idempotency(self, now: datetime | None = None) -> int:
-        """Drop the stored answers of idempotency keys older than the retention; return how many.
+    def purge_idempotency(self, now: datetime | None = None, batch: int = 500) -> int:
+        """Purge the stored answers of idempotency keys older than the retention; return how many.
 
-        The key and its request's hash stay (a few dozen bytes): a retry after
-        the retention is refused with ``idempotency_key_expired`` instead of
-        being carried out a second time, so nothing is ever charged twice.
+        A step's key goes with its answer; a round start's or a transfer's
+        key keeps its request's hash (a few dozen bytes): a retry after the
+        retention is refused with ``idempotency_key_expired`` instead of being
+        carried out a second time, so nothing is ever charged twice. Each
+        ``batch`` is its own short transaction, so requests go on between them
+        (SQLite's write lock is held for one batch at a time).
         """
         cutoff = (now or utcnow()) - timedelta(days=self.config.idempotency_retention_days)
-        with transaction(self.engine) as tx:
-            return tx.purge_answers(cutoff)
+        purged = 0
+        while True:
+            with transaction(self.engine) as tx:
+                done = tx.purge_answers(cutoff, batch)
+            purged += done
+            if done < batch:
+                return purged
 
     # -- the operator's transfers -----------------------------------------------------
     def transfer(self, player: str, amount: int, kind: str, key: str) -> Answer:
@@ -328,17 +351,15 @@ class RoundService:
     # every draw) and stores every step, unrevealed; each step request reveals the next stored
     # step; the last reveal credits the win. Expiry completes a round (reveals the rest, credits
     # the decided win); only a malfunction while deciding voids one (refund, nothing paid).
-    @staticmethod
-    def _lock(tx: Tx, player: int | SessionToken, operator: bool = False) -> tuple[int, int]:
-        """``(player_id, balance)`` with the player's row locked: a player id as given, or the session
+    def _lock(self, tx: Tx, player: int | SessionToken) -> Principal:
+        """The player with its row locked (``balance`` current): a player id as given, or the session
         token's player (checked, and locked, by the same statement)."""
         if isinstance(player, int):
             row = tx.lock_player(player)
             if row is None:
                 raise ApiError(404, "player_not_found", "no such player")
-            return row.id, row.balance
-        who = session_principal(tx, player, lock=True, operator=operator)
-        return who.player_id, who.balance
+            return Principal(row.id, row.name, row.balance)
+        return session_principal(tx, player, lock=True, operator=not self.config.demo)
 
     def start_round(self, player: int | SessionToken, game_id: str, bet: int, auto_adjust_bet: bool,
                     buy_feature: bool | str | None, key: str) -> Answer:
@@ -355,18 +376,21 @@ class RoundService:
         if self.cost(active, bet, mode) is None:
             raise ApiError(422, "price_not_whole",
                            f"a {mode} round at bet {bet} would cost a fraction of a minor unit; choose another bet")
+        self._check_stake(active, bet, mode)
         req = request_hash("start", game_id, bet, auto_adjust_bet, buy_feature)
 
         with transaction(self.engine) as tx:
-            player_id, balance = self._lock(tx, player, not self.config.demo)
+            who = self._lock(tx, player)
+            player_id, balance = who.player_id, who.balance
             scope = f"player:{player_id}"
             reads = tx.start_reads(scope, key, player_id, game_id)
             if reads.stored is not None:
                 return self._replay(tx, reads.stored, req)
+            check_round_start(self.config.play, who, utcnow())  # the session's time limit and reality check
             self._check_pace(reads.last_start)
             if reads.open_round is not None:
                 raise ApiError(409, "unfinished_round",
-                               f"round {reads.open_round} of {game_id} is unfinished: play it to the end first "
+                               f"round {self.ids.public(reads.open_round)} of {game_id} is unfinished: play it to the end first "
                                f"(GET /api/v1/games/{game_id}/rounds/unfinished)")
             chosen, cost = bet, self.cost(active, bet, mode)
             if cost > balance:
@@ -406,6 +430,19 @@ class RoundService:
             tx.write_start(rnd, decided, balance, posted, self._record(scope, key, req, answer, now))
             return answer.answer()
 
+    def _check_stake(self, active: ActiveGame, bet: int, mode: str) -> None:
+        """Refuse a round whose cost (stake or feature-buy price) is above the server's stake limit."""
+        limit = self.config.play.stake_limit
+        cost = self.cost(active, bet, mode)
+        if limit is None or cost <= limit:
+            return
+        what = "stake" if mode == "paid" else f"feature buy ({mode})"
+        fits = [b for b in active.config.bet_ladder if (c := self.cost(active, b, mode)) is not None and c <= limit]
+        hint = f"; the highest bet it is offered at is {fits[-1]}" if fits else "; it is not offered at any bet"
+        raise ApiError(422, "stake_above_maximum",
+                       f"the {what} at bet {bet} costs {cost}, above the maximum stake of {limit} minor units "
+                       f"per round on this server{hint}")
+
     def _check_pace(self, last_start: datetime | None) -> None:
         """Refuse a new round sooner than ``min_round_seconds`` after the player's previous one started
         (``last_start`` read under the player's row lock, so concurrent requests cannot both slip through)."""
@@ -417,19 +454,22 @@ class RoundService:
             raise ApiError(429, "too_soon", f"a new round may start {gap:g} seconds after the previous one "
                                             f"started; wait {wait:.1f} more seconds")
 
-    def play_step(self, player: int | SessionToken, round_id: int, action: str | None,
+    def play_step(self, player: int | SessionToken, public_id: int, action: str | None,
                   key: str) -> Answer:
-        """Reveal the next step of the player's unfinished round (the last one credits the win)."""
-        req = request_hash("step", round_id, action)
+        """Reveal the next step of the player's unfinished round (its public id; the last step credits the
+        win)."""
+        req = request_hash("step", public_id, action)
+        round_id = self.ids.internal(public_id) or 0  # 0: no round has it (refused as not found below)
         with transaction(self.engine) as tx:
-            player_id, balance = self._lock(tx, player, not self.config.demo)
+            who = self._lock(tx, player)
+            player_id, balance = who.player_id, who.balance
             scope = f"player:{player_id}"
             reads = tx.step_reads(scope, key, round_id)
             if reads.stored is not None:
                 return self._replay(tx, reads.stored, req)
-            rnd = self._own(reads.round, player_id, round_id)
+            rnd = self._own(reads.round, player_id, public_id)
             if rnd.status != "open":
-                raise ApiError(409, "round_not_open", f"round {round_id} is {rnd.status}; no step is left to play")
+                raise ApiError(409, "round_not_open", f"round {public_id} is {rnd.status}; no step is left to play")
             game = get_game(rnd.game)
             if action is not None and action not in game.step_actions:
                 raise ApiError(409, "unknown_action",
@@ -571,10 +611,10 @@ class RoundService:
 
     # -- reading ----------------------------------------------------------------------
     @staticmethod
-    def _own(rnd: RoundRow | None, player_id: int, round_id: int) -> RoundRow:
+    def _own(rnd: RoundRow | None, player_id: int, public_id: int) -> RoundRow:
         # A foreign round is reported exactly like a missing one.
         if rnd is None or rnd.player_id != player_id:
-            raise ApiError(404, "round_not_found", f"no round {round_id} for this player")
+            raise ApiError(404, "round_not_found", f"no round {public_id} for this player")
         return rnd
 
     def round_json(self, rnd: RoundRow, step_rows: list[StepRow], balance: int,
@@ -609,7 +649,7 @@ class RoundService:
     def summary_json(self, rnd: RoundRow, server_seed: str | None = None) -> dict[str, Any]:
         """A round without its steps (``server_seed``: its seed pair's server seed, once revealed)."""
         return {
-            "id": rnd.id, "game": rnd.game, "build": rnd.build, "build_version": rnd.build_version,
+            "id": self.ids.public(rnd.id), "game": rnd.game, "build": rnd.build, "build_version": rnd.build_version,
             "mode": rnd.mode, "bet": rnd.bet,
             "requested_bet": rnd.requested_bet, "bet_adjusted": rnd.bet != rnd.requested_bet,
             "cost": rnd.cost, "currency": self.config.currency, "status": rnd.status,
@@ -624,10 +664,15 @@ class RoundService:
         seed = None if rnd.fair_seed_id is None else tx.revealed_seed(rnd.fair_seed_id)
         return self.round_json(rnd, tx.steps(rnd.id, rnd.step_count), tx.balance(rnd.player_id), seed)
 
-    def get_round(self, player_id: int, round_id: int) -> dict[str, Any]:
-        """One of the player's rounds with its revealed steps."""
+    def get_round(self, player_id: int, public_id: int) -> dict[str, Any]:
+        """One of the player's rounds (by its public id) with its revealed steps."""
         with transaction(self.engine, write=False) as tx:
-            return self._full(tx, self._own(tx.round(round_id), player_id, round_id))
+            return self._full(tx, self._own(tx.round(self.ids.internal(public_id) or 0), player_id, public_id))
+
+    def own_round(self, player_id: int, public_id: int) -> int:
+        """The internal id of one of the player's rounds by its public id (404 when it is not the player's)."""
+        with transaction(self.engine, write=False) as tx:
+            return self._own(tx.round(self.ids.internal(public_id) or 0), player_id, public_id).id
 
     def unfinished(self, player_id: int, game_id: str) -> dict[str, Any]:
         self.active(game_id)
@@ -638,7 +683,11 @@ class RoundService:
             return self._full(tx, tx.round(open_round))
 
     def history(self, player_id: int, limit: int, before: int | None, game_id: str | None) -> dict[str, Any]:
-        """The player's rounds, newest first; ``next_before`` pages further."""
+        """The player's rounds, newest first; ``next_before`` (a public round id: the rounds played before
+        that one) pages further."""
+        if before is not None:
+            before = self.ids.internal(before) or 0
         page, next_before = store.history_page(self.engine, player_id, limit, before, game_id)
         seeds = store.revealed_server_seeds(self.engine, [r.fair_seed_id for r in page if r.fair_seed_id is not None])
-        return {"rounds": [self.summary_json(r, seeds.get(r.fair_seed_id)) for r in page], "next_before": next_before}
+        return {"rounds": [self.summary_json(r, seeds.get(r.fair_seed_id)) for r in page],
+                "next_before": None if next_before is None else self.ids.public(next_before)}

@@ -25,6 +25,7 @@ from sqlalchemy import (
     UniqueConstraint,
     false,
     text,
+    true,
 )
 
 metadata = MetaData()
@@ -47,6 +48,7 @@ sessions = Table(
     Column("player_id", BigInteger, ForeignKey("players.id"), nullable=False, index=True),
     Column("created_at", DateTime(timezone=True), nullable=False),
     Column("expires_at", DateTime(timezone=True), nullable=False),
+    Column("reality_checked_at", DateTime(timezone=True)),  # the last acknowledged reality check (NULL: none)
 )
 
 fair_seeds = Table(
@@ -152,7 +154,16 @@ idempotency = Table(
     Column("round_id", BigInteger),
     Column("steps_at", Integer),
     Column("steps_shown", Integer),
+    # Whether the key outlives its answer's retention (a round start or a transfer: never charged twice).
+    Column("keep", Boolean, nullable=False, server_default=true()),
 )
-Index("ix_idempotency_created", idempotency.c.created_at)
+Index("ix_idempotency_unpurged", idempotency.c.created_at,  # the purge's work list: answers not yet purged
+      sqlite_where=text("response <> ''"), postgresql_where=text("response <> ''"))
+
+server_keys = Table(
+    "server_keys", metadata,
+    Column("name", String(32), primary_key=True),
+    Column("value", String(128), nullable=False),  # round_ids: the key of the public round ids (hex)
+)
 
 LEDGER_KINDS = ("deposit", "withdrawal", "stake", "feature_buy", "win", "refund")

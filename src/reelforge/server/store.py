@@ -43,10 +43,17 @@ from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import Connection, Engine, delete, func, select
+from sqlalchemy import Connection, Engine, delete, func, select, update
 
-from reelforge.server.db import is_sqlite, read_transaction, sqlite_writer, write_transaction
-from reelforge.server.schema import fair_seeds, ledger, players, rounds, sessions, steps
+from reelforge.server.db import (
+    acquire_writer_lock,
+    begin_immediate,
+    is_sqlite,
+    read_transaction,
+    sqlite_writer,
+    write_transaction,
+)
+from reelforge.server.schema import fair_seeds, ledger, players, rounds, server_keys, sessions, steps
 
 
 def parse_ts(value: Any) -> datetime | None:
@@ -168,16 +175,26 @@ class AnswerRecord:
     steps_at: int | None = None
     steps_shown: int | None = None
 
+    @property
+    def keep(self) -> bool:
+        """Whether the key outlives its answer's retention: a round start's (201) or a transfer's key (they
+        charge money: a retry after the retention must be refused, not carried out again); a step's key is
+        deleted then (revealing a decided step charges nothing)."""
+        return self.round_id is None or self.status_code == 201
+
 
 @dataclass(frozen=True, slots=True)
 class SessionPlayer:
-    """A session token's player (``balance`` current only when read with the row lock)."""
+    """A session token's player (``balance`` current only when read with the row lock), with the session's
+    start and its last acknowledged reality check (None: none yet)."""
 
     expires_at: datetime
     player_id: int
     name: str
     demo: bool
     balance: int
+    started_at: datetime
+    reality_checked_at: datetime | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -250,7 +267,8 @@ def _cols(names: Sequence[str], prefix: str = "") -> str:
 _ROUND_INSERT_COLUMNS = _cols(ROUND_COLUMNS)
 _STEP_INSERT_COLUMNS = "round_id, " + _cols(STEP_COLUMNS)
 _LEDGER_COLUMNS = "player_id, kind, amount, balance_after, round_id, created_at"
-_ANSWER_INSERT_COLUMNS = "scope, key, request_sha256, status_code, response, created_at, round_id, steps_at, steps_shown"
+_ANSWER_INSERT_COLUMNS = ("scope, key, request_sha256, status_code, response, created_at, round_id, steps_at, "
+                          "steps_shown, keep")
 
 
 @dataclass(frozen=True)
@@ -268,7 +286,9 @@ class Statements:
     step_reads: str
     stored_answer: str
     put_answer: str
-    purge_answers: str
+    purge_batch: str
+    delete_answer: str
+    blank_answer: str
     round: str
     lock_round: str
     open_round: str
@@ -300,8 +320,8 @@ class Statements:
         answer_of = "SELECT " + _cols(ANSWER_COLUMNS, "i.") + " FROM (SELECT 1) AS one LEFT JOIN idempotency i " \
                     "ON i.scope = :scope AND i.key = :key"
         sql = {
-            "session": "SELECT s.expires_at, p.id, p.name, p.demo, p.balance FROM sessions s JOIN players p "
-                       "ON p.id = s.player_id WHERE s.token_sha256 = :token",
+            "session": "SELECT s.expires_at, p.id, p.name, p.demo, p.balance, s.created_at, s.reality_checked_at "
+                       "FROM sessions s JOIN players p ON p.id = s.player_id WHERE s.token_sha256 = :token",
             "lock_player": f"SELECT id, name, balance, currency, demo FROM players WHERE id = :id{lock}",
             "player_by_name": "SELECT id, name, balance, currency, demo FROM players WHERE name = :name",
             "insert_player": "INSERT INTO players (name, balance, currency, demo, created_at) "
@@ -327,9 +347,13 @@ class Statements:
                           "LEFT JOIN steps s ON s.round_id = r.id AND s.idx <= r.step_count ORDER BY s.idx",
             "stored_answer": answer_of,
             "put_answer": f"INSERT INTO idempotency ({_ANSWER_INSERT_COLUMNS}) VALUES (:scope, :key, :request_sha256, "
-                          ":status_code, :response, :created_at, :round_id, :steps_at, :steps_shown)",
-            "purge_answers": "UPDATE idempotency SET response = '', round_id = NULL, steps_at = NULL, "
-                             "steps_shown = NULL WHERE created_at < :cutoff AND response <> ''",
+                          ":status_code, :response, :created_at, :round_id, :steps_at, :steps_shown, :keep)",
+            # The purge's work, oldest first, from the index of the answers not yet purged (ix_idempotency_unpurged).
+            "purge_batch": "SELECT scope, key, keep FROM idempotency WHERE response <> '' AND created_at < :cutoff "
+                           "ORDER BY created_at LIMIT :n",
+            "delete_answer": "DELETE FROM idempotency WHERE scope = :scope AND key = :key",
+            "blank_answer": "UPDATE idempotency SET response = '', round_id = NULL, steps_at = NULL, "
+                            "steps_shown = NULL WHERE scope = :scope AND key = :key",
             "round": f"SELECT {_ROUND_INSERT_COLUMNS} FROM rounds WHERE id = :id",
             "lock_round": f"SELECT {_ROUND_INSERT_COLUMNS} FROM rounds WHERE id = :id{lock}",
             "open_round": "SELECT id FROM rounds WHERE player_id = :player_id AND game = :game AND status = 'open'",
@@ -423,7 +447,8 @@ class Tx:
     def session(self, token_sha256: str, lock: bool = False) -> SessionPlayer | None:
         """The session's player; with ``lock`` its row locked and its balance current."""
         row = self._one(self.sql.lock_session if lock else self.sql.session, {"token": token_sha256})
-        return None if row is None else SessionPlayer(parse_ts(row[0]), row[1], row[2], bool(row[3]), row[4])
+        return None if row is None else SessionPlayer(parse_ts(row[0]), row[1], row[2], bool(row[3]), row[4],
+                                                      parse_ts(row[5]), parse_ts(row[6]))
 
     def lock_player(self, player_id: int) -> PlayerRow | None:
         """The player, row locked for the rest of the transaction."""
@@ -465,14 +490,20 @@ class Tx:
         return {"scope": record.scope, "key": record.key, "request_sha256": record.request_sha256,
                 "status_code": record.status_code, "response": record.response,
                 "created_at": self.ts(record.created_at), "round_id": record.round_id, "steps_at": record.steps_at,
-                "steps_shown": record.steps_shown}
+                "steps_shown": record.steps_shown, "keep": record.keep}
 
     def put_answer(self, record: AnswerRecord) -> None:
         self.cursor.execute(self.sql.put_answer, self._answer_params(record))
 
-    def purge_answers(self, cutoff: datetime) -> int:
-        self.cursor.execute(self.sql.purge_answers, {"cutoff": self.ts(cutoff)})
-        return self.cursor.rowcount
+    def purge_answers(self, cutoff: datetime, batch: int) -> int:
+        """Purge up to ``batch`` answers stored before ``cutoff``, oldest first: a step's key is deleted, a
+        charging request's key keeps only its request hash (see :attr:`AnswerRecord.keep`). How many."""
+        rows = self._all(self.sql.purge_batch, {"cutoff": self.ts(cutoff), "n": batch})
+        for keep in (False, True):
+            keys = [{"scope": scope, "key": key} for scope, key, kept in rows if bool(kept) is keep]
+            if keys:
+                self.cursor.executemany(self.sql.blank_answer if keep else self.sql.delete_answer, keys)
+        return len(rows)
 
     # rounds and steps
     def round(self, round_id: int, lock: bool = False) -> RoundRow | None:
@@ -614,12 +645,12 @@ def transaction(engine: Engine, write: bool = True) -> Iterator[Tx]:
     sqlite = is_sqlite(engine)
     lock = getattr(engine, "info", {}).get("sqlite_write_lock") if (sqlite and write) else None
     if lock is not None:
-        lock.acquire()
+        lock = acquire_writer_lock(engine)
         try:
             writer = sqlite_writer(engine)
             cursor = writer.cursor()
             try:
-                cursor.execute("BEGIN IMMEDIATE")
+                begin_immediate(engine, cursor)
                 yield Tx(cursor, True)
                 cursor.execute("COMMIT")
             finally:
@@ -778,3 +809,17 @@ def fair_seed_of(conn: Connection, seed_id: int) -> tuple[str, str, str] | None:
     row = conn.execute(select(fair_seeds.c.server_seed, fair_seeds.c.server_seed_sha256, fair_seeds.c.client_seed)
                        .where(fair_seeds.c.id == seed_id)).first()
     return None if row is None else (row[0], row[1], row[2])
+
+
+def acknowledge_reality_check(engine: Engine, token_sha256: str, at: datetime) -> None:
+    """Record that the session's player acknowledged a reality check at ``at``."""
+    with write_transaction(engine) as conn:
+        conn.execute(update(sessions).where(sessions.c.token_sha256 == token_sha256)
+                     .values(reality_checked_at=at))
+
+
+def round_ids_key(engine: Engine) -> bytes:
+    """The server's secret key of public round ids (made by the migration ``0004_fair_share``)."""
+    with read_transaction(engine) as conn:
+        return bytes.fromhex(conn.execute(select(server_keys.c.value)
+                                          .where(server_keys.c.name == "round_ids")).scalar_one())

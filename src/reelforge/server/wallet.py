@@ -9,6 +9,7 @@ constraint is the backstop).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -58,11 +59,13 @@ def post_entry(tx: Tx, player_id: int, balance: int, kind: str, amount: int,
     return new_balance
 
 
-def ledger_page(engine: Engine, player_id: int, limit: int, before: int | None) -> dict[str, Any]:
-    """A page of the player's ledger, newest first."""
+def ledger_page(engine: Engine, player_id: int, limit: int, before: int | None,
+                public_round: Callable[[int], int]) -> dict[str, Any]:
+    """A page of the player's ledger, newest first (rounds by their public ids, ``public_round``)."""
     page, next_before = store.ledger_page(engine, player_id, limit, before)
     return {"entries": [{"id": entry_id, "kind": e.kind, "amount": e.amount, "balance_after": e.balance_after,
-                         "round_id": e.round_id, "created_at": iso(e.created_at)} for entry_id, e in page],
+                         "round_id": None if e.round_id is None else public_round(e.round_id),
+                         "created_at": iso(e.created_at)} for entry_id, e in page],
             "next_before": next_before}
 
 

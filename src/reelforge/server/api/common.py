@@ -13,11 +13,13 @@ from fastapi import Header, Path, Query
 from fastapi.responses import Response
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, StrictStr
 from sqlalchemy import Engine
+from sqlalchemy.exc import TimeoutError as DatabaseTimeout
 
 from reelforge.server.auth import PLAYER_NAME_PATTERN, Principal, authenticate
 from reelforge.server.config import MAX_BET, ServerConfig
-from reelforge.server.db import is_sqlite
+from reelforge.server.db import WriterBusy, is_sqlite, no_wait, request_deadline
 from reelforge.server.errors import ApiError, database_errors
+from reelforge.server.fairshare import StartPacer
 from reelforge.server.rounds import RoundService
 
 MAX_BODY = 16 * 1024
@@ -38,7 +40,7 @@ PlayerName = Annotated[str, Path(min_length=1, max_length=64, pattern=PLAYER_NAM
                                  description="player name: letters, digits and _ . @ -")]
 RoundId = Annotated[int, Path(ge=1, le=MAX_ID, description="round id")]
 Limit = Annotated[int, Query(ge=1, le=100, description="page size (1-100)")]
-Before = Annotated[int | None, Query(ge=1, le=MAX_ID, description="only entries with a smaller id (paging)")]
+Before = Annotated[int | None, Query(ge=1, le=MAX_ID, description="paging: the previous page's next_before")]
 IdemKey = Annotated[str | None, Header(alias="Idempotency-Key",
                                        json_schema_extra={"pattern": IDEMPOTENCY_KEY_PATTERN, "maxLength": 200},
                                        description="unique per money-changing request (1-200 printable ASCII "
@@ -110,46 +112,68 @@ class Context:
     service: RoundService
 
     def __post_init__(self) -> None:
+        self.pacer = StartPacer(self.config.round_start_quantum_ms / 1000)
         self.inline = is_sqlite(self.engine)
         # PostgreSQL transactions run on threads of their own: asyncio's executor hand-off cost about
         # 0.1-0.2 ms less CPU per request than Starlette's run_in_threadpool (anyio's capacity limiter
         # and cancellation scopes) in bench/server_cpu-style runs; one thread per pooled connection.
-        self.threads = None if self.inline else ThreadPoolExecutor(
-            self.config.db_pool_size + self.config.db_max_overflow, thread_name_prefix="reelforge-db")
+        # SQLite: one thread, for the requests that would wait for the write lock (see call).
+        self.threads = ThreadPoolExecutor(1 if self.inline else self.config.db_pool_size + self.config.db_max_overflow,
+                                          thread_name_prefix="reelforge-db")
 
     def close(self) -> None:
         """Stop the database threads (the app is shutting down)."""
-        if self.threads is not None:
-            self.threads.shutdown(wait=True)
+        self.threads.shutdown(wait=True)
 
     def principal(self, authorization: str | None) -> Principal:
         """Who a request's ``Authorization`` header is (401/403 otherwise)."""
         return authenticate(self.engine, authorization, operator=not self.config.demo)
 
     async def call(self, fn: Any, *args: Any) -> Any:
-        """Run a database call: inline on SQLite, in the thread pool on PostgreSQL.
+        """Run a database call: inline on SQLite unless it would wait, in the thread pool on PostgreSQL.
 
         SQLite serialises writers anyway and a request's transaction takes
         about a millisecond, so running it on the event loop saves the thread
-        hand-off (and the GIL ping-pong between loop and worker threads); on
+        hand-off (and the GIL ping-pong between loop and worker threads);
+        but a request that finds the write lock held (by another process, a
+        checkpoint, or a writer already waiting) must not wait on the event
+        loop, where it would stall every other request: it is run on the
+        SQLite thread instead (nothing was done before the lock). On
         PostgreSQL requests of different players proceed in parallel, so they
-        go to threads. Either way more processes (``--workers``) add capacity.
+        go to threads, and every wait of the request (for a thread, a pooled
+        connection, a new connection, a retry) ends ``db_pool_timeout_seconds``
+        after it got here. Either way more processes (``--workers``) add capacity.
         """
-        if self.inline:
-            return fn(*args)
-        return await asyncio.get_running_loop().run_in_executor(self.threads, self.retry_transient, fn, *args)
-
-    def retry_transient(self, fn: Any, *args: Any) -> Any:
-        """``fn(*args)``, run again while PostgreSQL fails it transiently (restarting, a connection cut, out
-        of connections), for at most the pool timeout. Safe for money: the idempotency record commits with
-        the money, so a request whose COMMIT did reach the database finds its stored answer when run again."""
+        loop = asyncio.get_running_loop()
         deadline = time.monotonic() + self.config.db_pool_timeout_seconds
-        delay = 0.05
-        while True:
+        if self.inline:
             try:
-                return fn(*args)
-            except database_errors():
-                if time.monotonic() + delay > deadline:
-                    raise
-            time.sleep(delay)
-            delay = min(delay * 2, 0.1)
+                with no_wait():
+                    return fn(*args)
+            except WriterBusy:
+                return await loop.run_in_executor(self.threads, self.bounded, deadline, fn, *args)
+        return await loop.run_in_executor(self.threads, self.retry_transient, deadline, fn, *args)
+
+    @staticmethod
+    def bounded(deadline: float, fn: Any, *args: Any) -> Any:
+        """``fn(*args)`` with every database wait inside it ending by ``deadline``."""
+        with request_deadline(deadline):
+            return fn(*args)
+
+    def retry_transient(self, deadline: float, fn: Any, *args: Any) -> Any:
+        """``fn(*args)``, run again while the database fails it transiently (PostgreSQL restarting, a
+        connection cut, out of connections), until ``deadline``; every wait inside ends by it too. Safe for
+        money: the idempotency record commits with the money, so a request whose COMMIT did reach the
+        database finds its stored answer when run again."""
+        delay = 0.05
+        with request_deadline(deadline):
+            while True:
+                if time.monotonic() >= deadline:
+                    raise DatabaseTimeout(f"no database connection within {self.config.db_pool_timeout_seconds:g} s")
+                try:
+                    return fn(*args)
+                except database_errors():
+                    if time.monotonic() + delay > deadline:
+                        raise
+                time.sleep(delay)
+                delay = min(delay * 2, 0.1)

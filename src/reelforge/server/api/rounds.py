@@ -16,6 +16,7 @@ description lists them. Everything else is an ordinary FastAPI route.
 from __future__ import annotations
 
 import json
+import time
 from typing import Annotated, Any
 
 from fastapi import FastAPI, Request
@@ -186,9 +187,12 @@ def add_routes(app: FastAPI, ctx: Context) -> None:
 
     async def start_round(request: Request) -> Response:
         """Start a round: debit the stake (or feature-buy price) and play the paid spin."""
+        began = time.monotonic()
         game, body, token, key = await _money_request(request, _GAME, "game", StartRoundRequest, True)
-        return json_text(await ctx.call(service.start_round, token, game, body.bet, body.auto_adjust_bet,
-                                        body.buy_feature, key))
+        status, text = await ctx.call(service.start_round, token, game, body.bet, body.auto_adjust_bet,
+                                      body.buy_feature, key)
+        await ctx.pacer.pace(began, status, text)  # no timing tell
+        return json_text((status, text))
 
     async def play_step(request: Request) -> Response:
         """Play the next step of an unfinished round (re-spin, free spin, GEMBOX...)."""
@@ -245,8 +249,8 @@ def add_routes(app: FastAPI, ctx: Context) -> None:
     def verify(round_id: RoundId, authorization: Auth = None) -> JSONResponse:
         """Replay the round's draws through the rules and compare with what was stored and paid."""
         who = ctx.principal(authorization)
-        result = verify_round(ctx.engine, round_id, who.player_id)
+        result = verify_round(ctx.engine, service.own_round(who.player_id, round_id), who.player_id)
         if result is None:
             raise ApiError(404, "round_not_found", f"no round {round_id} for this player")
-        return JSONResponse(result)
+        return JSONResponse({**result, "round": round_id})  # the public id, as the player knows the round
 

@@ -1,12 +1,15 @@
-"""``POST /sessions``: open a session."""
+"""``POST /sessions``: open a session; ``GET`` / ``POST /reality-check``: the session's reality check."""
 
 from __future__ import annotations
 
 from fastapi import FastAPI
 from fastapi.responses import JSONResponse
 
-from reelforge.server.api.common import Context, OperatorKey, SessionRequest
-from reelforge.server.auth import open_session
+from reelforge.server import store
+from reelforge.server.api.common import Auth, Context, OperatorKey, SessionRequest
+from reelforge.server.auth import bearer, open_session
+from reelforge.server.limits import reality_check
+from reelforge.server.wallet import session_position, utcnow
 
 
 def add_routes(app: FastAPI, ctx: Context) -> None:
@@ -17,3 +20,27 @@ def add_routes(app: FastAPI, ctx: Context) -> None:
         """Open a session: demo mode by player name; operator mode with the operator's X-Operator-Key."""
         return JSONResponse(open_session(ctx.engine, ctx.config, body.player, x_operator_key), status_code=201)
 
+    def answer(authorization: str | None, acknowledge: bool) -> JSONResponse:
+        who = ctx.principal(authorization)
+        token = bearer(authorization)
+        now = utcnow()
+        checked = who.reality_checked_at
+        if acknowledge:
+            store.acknowledge_reality_check(ctx.engine, token.sha256, now)
+            checked = now
+        net = session_position(ctx.engine, who, token)["session"]["net"]
+        return JSONResponse(reality_check(ctx.config.play, who.session_started_at, checked, now, net))
+
+    @app.get("/api/v1/reality-check", tags=["sessions"])
+    def get_reality_check(authorization: Auth = None) -> JSONResponse:
+        """The session's reality check: ``due`` (round starts are refused with 409 ``reality_check_due`` until
+        it is acknowledged), ``session_started_at``, ``next_due_at`` (null: reality checks are off),
+        ``elapsed_seconds``, ``net_position`` (won minus staked this session, minor units) and
+        ``session_ends_at`` (the session time limit; null: none)."""
+        return answer(authorization, acknowledge=False)
+
+    @app.post("/api/v1/reality-check", tags=["sessions"])
+    def acknowledge_reality_check(authorization: Auth = None) -> JSONResponse:
+        """Acknowledge the reality check: the next is due ``reality_check_minutes`` from now; answers as
+        ``GET /reality-check``."""
+        return answer(authorization, acknowledge=True)

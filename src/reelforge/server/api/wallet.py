@@ -23,5 +23,5 @@ def add_routes(app: FastAPI, ctx: Context) -> None:
     def wallet_ledger(authorization: Auth = None, limit: Limit = 50, before: Before = None) -> JSONResponse:
         """Every balance change, newest first, with the round it belongs to."""
         who = ctx.principal(authorization)
-        return JSONResponse(ledger_page(ctx.engine, who.player_id, limit, before))
+        return JSONResponse(ledger_page(ctx.engine, who.player_id, limit, before, ctx.service.ids.public))
 

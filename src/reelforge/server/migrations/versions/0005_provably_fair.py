@@ -10,7 +10,7 @@
 * ``steps.ranges``: the range of each draw of a provably fair step.
 
 Revision ID: 0005_provably_fair
-Revises: 0003_build_versions
+Revises: 0004_fair_share
 Create Date: 2026-12-02
 """
 
@@ -20,7 +20,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0005_provably_fair"
-down_revision = "0003_build_versions"
+down_revision = "0004_fair_share"
 branch_labels = None
 depends_on = None
 

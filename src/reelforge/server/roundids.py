@@ -1,0 +1,52 @@
+"""Public round ids: what players see instead of the database's sequential ids.
+
+The database numbers rounds 1, 2, 3... across all players, so a player who
+saw round 5,000 and an hour later round 9,000 would know the server's volume.
+The API shows each round under a keyed permutation of its id instead (a
+four-round Feistel network over 52 bits, keyed with the server's secret from
+the ``server_keys`` table, HMAC-BLAKE2b as its round function): one public
+id per round, every public id below 2**52 (exact in JavaScript numbers), and
+without the key consecutive rounds' public ids look like random numbers.
+The operator's tools (``reelforge verify --round``, the database) keep the
+internal ids; :meth:`RoundIds.internal` turns a player's id into the
+operator's.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from functools import lru_cache
+
+_HALF = 26
+_MASK = (1 << _HALF) - 1
+LIMIT = 1 << (2 * _HALF)
+"""Public (and internal) ids are 1 .. LIMIT."""
+
+
+class RoundIds:
+    """The permutation of round ids under one key (see the module docstring)."""
+
+    def __init__(self, key: bytes) -> None:
+        self._keyed = [hashlib.blake2b(bytes((step,)), key=key[:64], digest_size=4) for step in range(4)]
+        self.public = lru_cache(maxsize=65536)(self._public)  # answers repeat a few recent ids
+
+    def _f(self, step: int, half: int) -> int:
+        h = self._keyed[step].copy()  # the keyed state is made once per step, not per call
+        h.update(half.to_bytes(4, "big"))
+        return int.from_bytes(h.digest(), "big") & _MASK
+
+    def _public(self, internal: int) -> int:
+        """The public id of the round with database id ``internal`` (1 .. LIMIT)."""
+        left, right = divmod(internal - 1, 1 << _HALF)
+        for step in range(4):
+            left, right = right, left ^ self._f(step, right)
+        return (left << _HALF | right) + 1
+
+    def internal(self, public: int) -> int | None:
+        """The database id of public id ``public`` (None: no round can have it)."""
+        if not 1 <= public <= LIMIT:
+            return None
+        left, right = divmod(public - 1, 1 << _HALF)
+        for step in reversed(range(4)):
+            left, right = right ^ self._f(step, left), left
+        return (left << _HALF | right) + 1

@@ -156,11 +156,12 @@ def test_rounds_commit_rotate_reveal_and_verify_from_their_seeds(fair_server, ca
 
     # One stored draw altered: the offline verifier, the CLI and the server's audit all say so.
     victim = exported[-1]
-    fair_server.tampered.add(victim["id"])
+    victim_id = client.app.state.service.ids.internal(victim["id"])  # the database's id of the public one
+    fair_server.tampered.add(victim_id)
     draws = victim["steps"][1]["draws"]
     draws[2] = (draws[2] + 1) % victim["steps"][1]["ranges"][2]
     with fair_server.engine.begin() as conn:
-        conn.execute(update(steps).where(steps.c.round_id == victim["id"], steps.c.idx == 1)
+        conn.execute(update(steps).where(steps.c.round_id == victim_id, steps.c.idx == 1)
                      .values(draws=json.dumps(draws)))
     altered = client.get(f"/api/v1/rounds/{victim['id']}", headers=headers).json()
     result = verify_export(altered)
@@ -169,7 +170,7 @@ def test_rounds_commit_rotate_reveal_and_verify_from_their_seeds(fair_server, ca
     export.write_text(json.dumps(altered))
     bad = CliRunner().invoke(app, ["verify-fair", str(export)])
     assert bad.exit_code == 1 and "MISMATCH" in bad.output, bad.output
-    audit = verify_round(fair_server.engine, victim["id"])
+    audit = verify_round(fair_server.engine, victim_id)
     assert not audit["ok"] and any("differ from the seeds' draws" in d for d in audit["differences"]), audit
 
 

@@ -151,7 +151,7 @@ def test_a_database_of_the_previous_release_upgrades_verifies_and_plays_on(empty
                 api = apis[names[old["player_id"]]]
                 before = api.wallet().json()["balance"]
                 rnd = api.unfinished(old["game"]).json()
-                assert rnd["id"] == old["id"] and rnd["build_version"] == "1.0"
+                assert app.state.service.ids.internal(rnd["id"]) == old["id"] and rnd["build_version"] == "1.0"
                 while rnd["status"] == "open":
                     r = api.step(rnd["id"])
                     assert r.status_code == 200, r.text

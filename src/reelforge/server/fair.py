@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import re
 import secrets
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
@@ -87,9 +88,10 @@ def _pair_json(seed: FairSeed) -> dict[str, Any]:
 class SeedPairs:
     """The seed-pair requests of a player: show the active pair, rotate it, list the earlier ones."""
 
-    def __init__(self, engine: Engine, enabled: bool) -> None:
+    def __init__(self, engine: Engine, enabled: bool, public_id: Callable[[int], int] = lambda i: i) -> None:
         self.engine = engine
         self.enabled = enabled
+        self.public_id = public_id  # a round's id as players see it (the server's public round ids)
 
     def current(self, player_id: int) -> dict[str, Any]:
         """The active pair (opened on first use) and whether rounds draw from it."""
@@ -107,9 +109,9 @@ class SeedPairs:
             tx.lock_player(player_id)
             unfinished = tx.player_open_round(player_id)
             if unfinished is not None:
-                _, game = unfinished  # the internal round id is not shown (players see public ids only)
+                round_id, game = unfinished
                 raise ApiError(409, "unfinished_round",
-                               f"your round of {game} is unfinished: its remaining steps were decided by the "
+                               f"round {self.public_id(round_id)} of {game} is unfinished: its remaining steps were decided by the "
                                "current server seed, which is revealed only when no round is unfinished; finish "
                                "it, then rotate the seed pair")
             now = utcnow()

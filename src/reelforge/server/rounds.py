@@ -191,7 +191,7 @@ class RoundService:
         # A test's draw source replaces the live ones; live rounds are provably fair unless configured off.
         self.fair = config.provably_fair and draw_factory is None
         self.draw_factory = draw_factory or SecureDraws
-        self.seed_pairs = fair.SeedPairs(engine, self.fair)
+        self.seed_pairs = fair.SeedPairs(engine, self.fair, lambda round_id: self.ids.public(round_id))
         self.games: dict[str, ActiveGame] = {}
         self._builds: dict[tuple[str, str, str | None], Any] = {}
         self._costs: dict[tuple[str, int, str], int | None] = {}

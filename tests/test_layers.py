@@ -7,7 +7,7 @@ from pathlib import Path
 
 import reelforge
 
-LAYERS = ["draws", "stats", "mechanics", "chunks", "game", "buildfile", "estimation", "tuning", "calibration",
+LAYERS = ["draws", "stats", "mechanics", "chunks", "game", "buildfile", "estimation", "tuning", "calibration", "harness",
           "games", "analysis", "conformance", "server", "client", "bench_server", "reliability", "cli",
           "design_cli", "__main__"]
 # "web" is the browser client (no Python)

@@ -212,7 +212,9 @@ def check_wins_whole_units_within_cap(game: Game | Context) -> None:
 
 def check_refuses_bad_steps(game: Game | Context) -> None:
     """A finished round refuses another step, an undeclared step action and an unknown mode are
-    refused with RulesError, and a refused step draws nothing and leaves the state as it was."""
+    refused with RulesError, and a refused step draws nothing and leaves the state as it was; the
+    kernel (``kernel_round_wins``, ``simulate_chunk``) refuses every mode not offered (an unknown
+    one, ``buy`` where the game or build sells none) with RulesError too."""
     ctx = context_of(game)
     g = ctx.game
     seed = ctx.seeds[0]
@@ -234,6 +236,21 @@ def check_refuses_bad_steps(game: Game | Context) -> None:
     for build in ctx.builds():
         refused(f"a round of mode {UNKNOWN_MODE!r}", build, UNKNOWN_MODE,
                 lambda draws, b=build: g.start_round(b, UNKNOWN_MODE))
+        offered = ctx.modes(build)
+        for mode in dict.fromkeys((UNKNOWN_MODE, "buy", *g.modes)):
+            if mode in offered:
+                continue
+            for what, call in (("kernel_round_wins", g.kernel_round_wins), ("simulate_chunk", g.simulate_chunk)):
+                # the kernel must refuse a mode the game (or this build) does not offer, as the rules do
+                try:
+                    call(build, 10, seed, mode)
+                except RulesError:
+                    continue
+                except Exception as exc:
+                    raise ctx.fail(f"{what} of the mode {mode!r}, which is not offered, must raise RulesError, "
+                                   f"got {exc!r}", build, mode) from exc
+                raise ctx.fail(f"{what} played rounds of the mode {mode!r}, which is not offered "
+                               f"(modes: {', '.join(offered)})", build, mode)
         for mode in ctx.modes(build):
             last = ctx.reference(build, mode, seed)[0].steps[-1]
             final = copy.deepcopy(last.state)

@@ -1,0 +1,167 @@
+"""The kernel harness: what every kernel-backed game shares, so a game writes its rules once for
+people (``rules.py``) and once for numba (one round function), and nothing else.
+
+A game declares its round components (the parts of a round win the summary splits the RTP into)
+and counters, and writes one numba round function over one tables object::
+
+    @njit(cache=True)
+    def play_round(st, t, mode, cap, parts, counters):
+        # st: the PCG64 state (draw with reelforge.mechanics.rng.draw_pcg(st, n), the one RNG
+        #     style of kernels); t: the game's tables (a NamedTuple of arrays and ints);
+        # mode: the index of the round's mode in Game.modes; cap: the round cap in win units;
+        # parts: one int64 slot per component, zeroed before the round, to fill with its win
+        # units (capped at cap);
+        # counters: the game's counters, to add to
+        ...
+
+    LOOP = kernel_loop(play_round)     # in the game's kernel module
+
+:class:`KernelGame` then gives ``simulate_chunk``, ``kernel_round_wins``, ``new_accumulator``, the
+tally epilogue, the mode checks (an undeclared mode, or ``buy`` without a price, is refused before any
+draw) and the win-unit limits (a clear error, never an overflow).
+"""
+
+from __future__ import annotations
+
+import sys
+import types
+from collections.abc import Callable
+from fractions import Fraction
+from types import ModuleType
+from typing import Any, ClassVar
+
+import numpy as np
+from numba import njit
+
+from reelforge.buildfile import kernel_tables
+from reelforge.draws import DrawSource
+from reelforge.game import Build, Game, StepResult
+from reelforge.mechanics.rng import pcg_state, store_pcg_state
+from reelforge.mechanics.tally import close_tally, tally_win
+from reelforge.stats import MAX_CAP_UNITS, Accumulator, Tally, bucket_edges_units
+
+
+class WinOverCap(RuntimeError):
+    """A round function filled more win units than the cap (a bug in the game's kernel)."""
+
+
+def _loop(st, t, n, mode, cap, edges, wins, totals, components, hist, counters):  # pragma: no cover - numba
+    """Play ``n`` rounds of ``mode`` with the game's ``_play_round``; tally the winning ones and, where
+    ``wins`` has ``n`` slots, write each round's win (one loop, so tallies and rounds cannot drift)."""
+    nc = components.shape[0] // 2
+    parts = np.zeros(nc, dtype=np.int64)
+    keep = wins.shape[0] > 0
+    hits_before = totals[1]
+    for i in range(n):
+        for c in range(nc):
+            parts[c] = 0
+        _play_round(st, t, mode, cap, parts, counters)  # noqa: F821 - bound per game by kernel_loop
+        win = 0
+        for c in range(nc):
+            win += parts[c]
+        if win > 0:
+            if win > cap:
+                raise WinOverCap("a round won more than the cap: the game's round function must cap it")
+            for c in range(nc):
+                components[c] += parts[c]
+                components[nc + c] += parts[c] * parts[c]
+            tally_win(totals, hist, edges, cap, win)
+        if keep:
+            wins[i] = win
+    close_tally(totals, hist, n, hits_before)
+
+
+def kernel_loop(play_round: Callable) -> Callable:
+    """The harness loop compiled around a game's numba round function ``play_round``.
+
+    The loop's code is bound to the game's module (its globals hold ``play_round``, its cache
+    lives beside the game's kernel file and is renewed when that file changes), so every game has
+    its own compiled, cached loop without writing one (numba cannot cache a loop that takes the
+    round function as an argument or a closure)."""
+    module = sys.modules[play_round.py_func.__module__]
+    glob = {"np": np, "tally_win": tally_win, "close_tally": close_tally, "WinOverCap": WinOverCap,
+            "_play_round": play_round, "__name__": module.__name__}
+    code = _loop.__code__.replace(co_filename=module.__file__)
+    fn = types.FunctionType(code, glob, "harness_loop")
+    fn.__qualname__ = "harness_loop"
+    fn.__module__ = module.__name__
+    fn.__doc__ = _loop.__doc__
+    return njit(cache=True)(fn)
+
+
+class KernelGame(Game):
+    """A :class:`~reelforge.game.Game` whose simulation is a harness loop over one round function.
+
+    A subclass declares :attr:`components`, :attr:`counters` (the first is the feature counter,
+    :attr:`feature_counter`), :attr:`rules` (its reference module: ``new_state(build, mode)`` and
+    ``play_step(build, state, draws, cap_units)``), :attr:`loop` (:func:`kernel_loop` of its round
+    function) and :attr:`make_tables`, and implements :meth:`win_unit`."""
+
+    components: ClassVar[tuple[str, ...]]
+    """The parts of a round win, in the order of the round function's ``parts``."""
+    counters: ClassVar[tuple[str, ...]] = ("triggers",)
+    """What the round function counts (``counters``), the feature counter among them."""
+    rules: ClassVar[ModuleType]
+    loop: ClassVar[Callable]
+
+    make_tables: ClassVar[Callable[[Any], Any]]
+    """The build flattened for the round function (a NamedTuple of arrays and ints), declared as
+    ``staticmethod(kernel.tables)``; made once per build."""
+
+    def counter_names(self, build: Build) -> tuple[str, ...]:
+        return self.counters
+
+    # -- the step machine, delegated to the reference rules ------------------------------
+    def start_round(self, build: Build, mode: str = "paid") -> dict[str, Any]:
+        self.stake_x(build, mode)
+        return self.rules.new_state(build, mode)
+
+    def play_step(self, build: Build, state: dict[str, Any], draws: DrawSource,
+                  action: str | None = None) -> StepResult:
+        self.check_action(action)
+        return self.rules.play_step(build, state, draws, self.cap_units(build))
+
+    # -- mathematics -------------------------------------------------------------------
+    def cap_units(self, build: Build) -> int:
+        """The round cap in win units, refused with the game and the figure where the kernels'
+        exact power sums cannot hold it."""
+        cap = self.max_win_x * self.win_unit(build)
+        if cap >= MAX_CAP_UNITS:
+            raise ValueError(f"{self.id} build {build.name}: a cap of {self.max_win_x}x at {self.win_unit(build)} win "
+                             f"units per bet is {cap} units, beyond the kernels' limit of {MAX_CAP_UNITS - 1}")
+        return cap
+
+    def stake_units(self, build: Build, mode: str) -> int:
+        stake = self.stake_x(build, mode) * self.win_unit(build)
+        if Fraction(stake).denominator != 1:
+            raise ValueError(f"{self.id} build {build.name}: the {mode} stake {self.stake_x(build, mode)}x is not a "
+                             f"whole number of win units ({self.win_unit(build)} per bet)")
+        return int(stake)
+
+    def new_accumulator(self, build: Build, mode: str = "paid") -> Accumulator:
+        unit = self.win_unit(build)
+        return Accumulator(unit=unit, cap_units=self.cap_units(build), stake_units=self.stake_units(build, mode),
+                           component_names=self.components, counter_names=self.counter_names(build))
+
+    def _run(self, build: Build, rounds: int, seed: int | np.random.SeedSequence | np.random.Generator, mode: str,
+             keep: bool) -> tuple[Accumulator, np.ndarray]:
+        """Rounds from ``seed`` (or a PCG64 Generator, advanced past the draws used): the tally and,
+        with ``keep``, each round's win."""
+        acc = self.new_accumulator(build, mode)     # refuses an undeclared or unpriced mode first
+        tally = Tally.empty(len(self.components), len(acc.counter_names))
+        wins = np.zeros(rounds if keep else 0, dtype=np.int64)
+        rng = seed if isinstance(seed, np.random.Generator) else np.random.Generator(np.random.PCG64(seed))
+        st = pcg_state(rng)
+        type(self).loop(st, kernel_tables(build, self.make_tables), rounds, self.modes.index(mode), acc.cap_units,
+                  bucket_edges_units(acc.unit), wins, tally.totals, tally.components, tally.hist, tally.counters)
+        store_pcg_state(rng, st)
+        acc.add_tally(tally)
+        return acc, wins
+
+    def simulate_chunk(self, build: Build, rounds: int, seed: int | np.random.SeedSequence,
+                       mode: str = "paid") -> Accumulator:
+        return self._run(build, rounds, seed, mode, keep=False)[0]
+
+    def kernel_round_wins(self, build: Build, rounds: int, seed: int | np.random.SeedSequence,
+                          mode: str = "paid") -> np.ndarray:
+        return self._run(build, rounds, seed, mode, keep=True)[1]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any
 
 from reelforge.game import GameHelp
 from reelforge.harness import KernelGame

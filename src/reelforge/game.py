@@ -26,6 +26,7 @@ One meaning and one type per field, in every game:
 from __future__ import annotations
 
 import copy
+import math
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, fields
@@ -309,6 +310,17 @@ class Game(ABC):
         if price is None:
             raise RulesError(f"{self.id} build {build.name} has no feature buy")
         return price
+
+    def default_bet_ladder(self, build: Build) -> tuple[int, ...]:
+        """Total bets (minor units) that pay every win of ``build`` exactly: 1, 2, 5, 10 ... 1000 times the
+        smallest such bet (the win unit, times what a bought round's price needs). What a demo server offers
+        for a game its configuration does not list."""
+        step = self.win_unit(build)
+        for mode in self.modes:
+            if mode != "buy" or self.feature_buy_price_x(build) is not None:
+                q = Fraction(self.stake_x(build, mode)).denominator
+                step = step * q // math.gcd(step, q)
+        return tuple(step * k for k in (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000))
 
     def feature_buy_price_x(self, build: Build) -> Fraction | None:
         """The build's Feature Buy price (x total bet), or None where the game or build sells none."""

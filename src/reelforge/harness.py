@@ -208,7 +208,7 @@ class DataTuning:
     and writes the build. A game mixes it in before :class:`KernelGame` and declares
     ``capabilities.tunable``; it needs no design code of its own."""
 
-    tune_rounds: ClassVar[int] = 2_000_000
+    tune_rounds: ClassVar[int] = 1_000_000
     """Rounds each candidate is measured on (one kernel chunk, seed :attr:`tune_seed`)."""
     tune_seed: ClassVar[int] = 20261
     TARGETS: ClassVar[tuple[str, ...]] = ("rtp",)

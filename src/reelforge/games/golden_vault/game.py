@@ -14,7 +14,7 @@ class GoldenVault(DataTuning, KernelGame):
     id = reference_id = "golden-vault"
     title, version, max_win_x, feature_name, unit = "Golden Vault", "1.0", 5000, "Hold and Respin", UNIT
     capabilities, build_files = Capabilities(tunable=True), builds.FILES
-    components, counters = ("paid_spin", "hold_and_respin"), ("triggers", "respins", "full_boards")
+    components, counters = ("paid_spins", "hold_and_respin"), ("triggers", "respins", "full_boards")
     rules, loop, make_tables = rules, kernel.LOOP, staticmethod(builds.tables)
     scratch = ("draws", "window", "values", "out")
 

@@ -12,7 +12,7 @@ class SevenLines(DataTuning, KernelGame):
     id = reference_id = "seven-lines"
     title, version, max_win_x, feature_name, unit = "Seven Lines", "1.0", 2000, "Free Spins", COINS
     capabilities, build_files = Capabilities(tunable=True), builds.FILES
-    components, counters = ("paid_spin", "free_spins"), ("triggers", "retriggers", "free_spins_played")
+    components, counters = ("paid_spins", "free_spins"), ("triggers", "retriggers", "free_spins_played")
     rules, loop, make_tables, scratch = rules, kernel.LOOP, staticmethod(builds.tables), ("stops", "window", "out")
 
     def help(self, b):

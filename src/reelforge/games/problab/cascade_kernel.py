@@ -175,7 +175,7 @@ def _scatters(t):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")  # inlined into the harness loop: a call would pass (and count references of) every table
 def play_round(st, t, mode, cap, parts, counters):
     """One paid round: parts[0] the paid spin's clusters and scatter pay, parts[1] the free rounds'."""
     paid = _spin(st, t, BASE)

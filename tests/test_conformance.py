@@ -118,6 +118,19 @@ class KernelPlaysAnyMode(ToyLine):
         return super().kernel_round_wins(build, rounds, seed, "paid")
 
 
+class FeatureCounterUndeclared(ToyLine):
+    feature_counter = "free_spin_triggers"
+
+
+class CapBeyondTheKernels(ToyLine):
+    max_win_x = 200_000
+
+
+class BuildNamedForAnotherRtp(ToyLine):
+    def load_build(self, name):
+        return dataclasses.replace(super().load_build(name), rtp=Fraction(19, 20))
+
+
 class WinUnitTooCoarse(ToyLine):
     """Claims 2 win units per total bet, but the Bell pays 17.8x."""
 
@@ -261,6 +274,13 @@ def test_declared_exact_figures_are_held_to_their_outcomes_and_to_a_simulation()
     (KernelPlaysAnyMode, "refuses_bad_steps",
      r"build 96\.1, mode no-such-mode: kernel_round_wins played rounds of the mode 'no-such-mode', which is not "
      r"offered \(modes: paid\)"),
+    (FeatureCounterUndeclared, "declarations_typed",
+     r"toy-line: feature_counter 'free_spin_triggers' must be one of the accumulator's counters \['triggers'\]"),
+    (CapBeyondTheKernels, "wins_whole_units_within_cap",
+     r"toy-line, build 96\.1: the cap 200000x at 10 win units per bet is 2000000 units: the kernels' exact power sums "
+     r"hold at most 1048575"),
+    (BuildNamedForAnotherRtp, "builds_load",
+     r"toy-line, build 96\.1: the build's name '96\.1' reads as an RTP of 96\.1% but its rtp is 19/20 \(95%\)"),
     (TakesAnyAction, "refuses_bad_steps", r"the undeclared step action 'no-such-action' was accepted"),
     (HelpAsDict, "help_typed", r"toy-line, build 96\.1: help\(\) must return a GameHelp, got dict"),
     (ChunkLosesARound, "simulation_matches_kernel_rounds", r"simulate_chunk's rounds is 19999, the kernel's 20000"),

@@ -35,7 +35,7 @@ from numba import njit
 
 from reelforge.buildfile import kernel_tables
 from reelforge.draws import DrawSource
-from reelforge.game import Build, Game, StepResult
+from reelforge.game import Build, Game, GameHelp, StepResult, TuneResult
 from reelforge.mechanics.rng import pcg_state, store_pcg_state
 from reelforge.mechanics.tally import close_tally, tally_win
 from reelforge.stats import MAX_CAP_UNITS, Accumulator, Tally, bucket_edges_units
@@ -89,6 +89,13 @@ def kernel_loop(play_round: Callable) -> Callable:
     return njit(cache=True)(fn)
 
 
+def paytable_rows(pays: dict[str, list[int]], unit: int, art: int = 1) -> list[dict[str, Any]]:
+    """Paytable rows ``{"art", "name", "pays_x"}`` from pays in win units (``unit`` per total bet) by
+    symbol name, the symbol drawn ``art`` times."""
+    return [{"art": [name] * art, "name": name, "pays_x": [str(Fraction(p, unit)) for p in row]}
+            for name, row in pays.items()]
+
+
 class KernelGame(Game):
     """A :class:`~reelforge.game.Game` whose simulation is a harness loop over one round function.
 
@@ -103,6 +110,11 @@ class KernelGame(Game):
     """What the round function counts (``counters``), the feature counter among them."""
     rules: ClassVar[ModuleType]
     loop: ClassVar[Callable]
+    unit: ClassVar[int | None] = None
+    """Win units per total bet where every build has the same (:meth:`win_unit`'s default)."""
+    scratch: ClassVar[tuple[str, ...]] = ()
+    """Fields of the tables the round function writes (its window, its wins...): each simulation gets
+    fresh copies, so the tables a build keeps stay read-only and runs in threads never share them."""
 
     make_tables: ClassVar[Callable[[Any], Any]]
     """The build flattened for the round function (a NamedTuple of arrays and ints), declared as
@@ -121,7 +133,26 @@ class KernelGame(Game):
         self.check_action(action)
         return self.rules.play_step(build, state, draws, self.cap_units(build))
 
+    def standard_help(self, build: Build, *, volatility: str, how_wins_pay: list[str], feature: list[str],
+                      rows: list[dict[str, Any]], tiers: list[str], tier_label: str, symbol_names: dict[str, str],
+                      extra: dict[str, Any] | None = None) -> GameHelp:
+        """A help page of the usual shape: how wins pay, the feature (titled :attr:`feature_name`),
+        the maximum win (written here), and the paytable ``rows`` (:func:`paytable_rows`) by ``tiers``."""
+        cap = [f"The maximum win of a round is {self.max_win_x:,}x the total bet; reaching it ends the round."]
+        page = {"paytable": {"title": "Paytable", "tiers": tiers, "tier_label": tier_label,
+                             "note": "Pays are multiples of the total bet.", "rows": rows},
+                "features": [{"title": self.feature_name, "text": feature}],
+                "sections": [{"title": "How wins pay", "text": how_wins_pay}, {"title": "Maximum win", "text": cap}]}
+        return self.make_help(build, volatility=volatility, rules=[*how_wins_pay, *feature, *cap], page=page,
+                              symbol_names=symbol_names, extra=extra)
+
     # -- mathematics -------------------------------------------------------------------
+    def win_unit(self, build: Build) -> int:
+        """:attr:`unit` (a game whose unit depends on the build overrides this)."""
+        if self.unit is None:
+            raise NotImplementedError(f"{self.id} declares no unit and does not implement win_unit()")
+        return self.unit
+
     def cap_units(self, build: Build) -> int:
         """The round cap in win units, refused with the game and the figure where the kernels'
         exact power sums cannot hold it."""
@@ -152,7 +183,10 @@ class KernelGame(Game):
         wins = np.zeros(rounds if keep else 0, dtype=np.int64)
         rng = seed if isinstance(seed, np.random.Generator) else np.random.Generator(np.random.PCG64(seed))
         st = pcg_state(rng)
-        type(self).loop(st, kernel_tables(build, self.make_tables), rounds, self.modes.index(mode), acc.cap_units,
+        t = kernel_tables(build, self.make_tables)
+        if self.scratch:
+            t = t._replace(**{f: np.zeros_like(getattr(t, f)) for f in self.scratch})
+        type(self).loop(st, t, rounds, self.modes.index(mode), acc.cap_units,
                   bucket_edges_units(acc.unit), wins, tally.totals, tally.components, tally.hist, tally.counters)
         store_pcg_state(rng, st)
         acc.add_tally(tally)
@@ -165,3 +199,68 @@ class KernelGame(Game):
     def kernel_round_wins(self, build: Build, rounds: int, seed: int | np.random.SeedSequence,
                           mode: str = "paid") -> np.ndarray:
         return self._run(build, rounds, seed, mode, keep=True)[1]
+
+
+class DataTuning:
+    """The generic tuner, for a :class:`KernelGame` whose builds are :class:`reelforge.buildfile.PlainBuild`
+    and declare ``tunable`` integers in their file: :meth:`tune` climbs them (:func:`reelforge.tuning.climb`)
+    to the RTP target, measuring every candidate on the same simulated rounds (common random numbers),
+    and writes the build. A game mixes it in before :class:`KernelGame` and declares
+    ``capabilities.tunable``; it needs no design code of its own."""
+
+    tune_rounds: ClassVar[int] = 1_000_000
+    """Rounds each candidate is measured on (one kernel chunk, seed :attr:`tune_seed`)."""
+    tune_seed: ClassVar[int] = 20261
+    TARGETS: ClassVar[tuple[str, ...]] = ("rtp",)
+
+    def tune(self, name: str, targets: dict[str, float], out: str | None = None,
+             sample: str | None = None) -> TuneResult:
+        """Retune build ``name`` to ``targets`` (``rtp``, a fraction of the stake; default the name read as
+        a percentage) and write it to ``out`` (default the shipped file)."""
+        from pathlib import Path
+
+        from reelforge.buildfile import fraction_text, with_values
+        from reelforge.tuning import Param, TuningSpace, climb, pattern_steps
+
+        unknown = sorted(set(targets) - set(self.TARGETS))
+        if unknown:
+            raise ValueError(f"unknown target(s) {unknown}; {self.id} tunes {', '.join(self.TARGETS)}")
+        if sample is not None:
+            raise ValueError(f"{self.id} is tuned on a fresh simulation: --sample does not apply")
+        game: Any = self
+        build = game.load_build(name)
+        start = build.tunables()
+        if not start:
+            raise ValueError(f"{self.id} build {name} declares no 'tunable' integers in its file")
+        if "rtp" in targets:
+            rtp = Fraction(str(targets["rtp"]))
+        else:
+            try:
+                rtp = Fraction(name) / 100
+            except ValueError:
+                raise ValueError(f"give --target rtp=... (build name {name!r} is not a percentage)") from None
+        if not 0 < rtp < 1:
+            raise ValueError(f"rtp target must be between 0 and 1, got {float(rtp)}")
+        files = game.build_files
+
+        def make(values: dict[str, int]) -> Any:
+            data = with_values(files.to_data(build), values)
+            data["rtp"] = fraction_text(rtp)
+            return files.parse(data, name)
+
+        def measure(b: Any) -> dict[str, float]:
+            return {"rtp": game.simulate_chunk(b, self.tune_rounds, self.tune_seed).rtp}
+
+        params = [Param(k, 0, max(4 * v, v + 16)) for k, v in start.items()]
+        space = TuningSpace(params, start, make, measure, {"rtp": 2e-4})
+        values = climb(space, {"rtp": float(rtp)}, steps=pattern_steps(max(start.values()) + 4))
+        tuned = make(values)
+        path = Path(out) if out else files.folder / f"{name}.toml"
+        files.write(tuned, path, f"{self.id} build {name}: tuned by `reelforge tune` (generic tuner, "
+                                 f"{self.tune_rounds:,} rounds per candidate, seed {self.tune_seed})")
+        acc = game.simulate_chunk(tuned, self.tune_rounds, self.tune_seed)
+        return TuneResult(game=self.id, build=name, file=str(path), method="simulation (common random numbers)",
+                          figures={"rtp": acc.rtp, "rtp_error_pp": (acc.rtp - float(rtp)) * 100,
+                                   "hit_rate": acc.hit_rate, "sd": acc.sd, "rounds": acc.rounds},
+                          figures_ci99={"rtp": list(acc.rtp_ci99())},
+                          log=tuple(f"{k}: {start[k]} -> {values[k]}" for k in start if start[k] != values[k]))

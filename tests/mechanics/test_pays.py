@@ -79,3 +79,11 @@ def test_windows_come_from_strip_stops_and_weighted_draws_pick_by_running_totals
     assert count_symbol(window, S) == 2 and reels_with_symbol(window, S) == 1
     cum = np.cumsum(np.array([3, 0, 2]))
     assert [pick_weighted(cum, u) for u in range(5)] == [0, 0, 0, 2, 2]
+
+
+def test_a_strip_from_counts_holds_each_count_spread_evenly():
+    from reelforge.mechanics.reels import strip_from_counts
+
+    assert "".join(strip_from_counts({"A": 2, "B": 4, "C": 2})) == "BACBBACB"
+    strip = "".join(strip_from_counts({"W": 1, "S": 2, "C": 8}))
+    assert sorted(strip) == sorted("WSS" + "C" * 8) and "SS" not in strip + strip[0]

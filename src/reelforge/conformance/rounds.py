@@ -20,6 +20,7 @@ from reelforge.conformance.context import (
 )
 from reelforge.draws import DrawSource, RecordingDraws, SeededDraws
 from reelforge.game import Build, Game, RoundResult, RulesError, StepResult
+from reelforge.stats import MAX_CAP_UNITS
 
 
 def _round_units(ctx: Context, build: Build, mode: str, seed: int, i: int, result: RoundResult) -> int:
@@ -170,7 +171,8 @@ def check_replay_reproduces_rounds(game: Game | Context) -> None:
 
 def check_wins_whole_units_within_cap(game: Game | Context) -> None:
     """Every step's win and the round win are exact Fractions, whole numbers of win units,
-    never negative, adding up, and never above the cap; the kernel's wins too."""
+    never negative, adding up, and never above the cap; the kernel's wins too; the cap in win units
+    stays within what the kernels' exact tallies hold (:data:`reelforge.stats.MAX_CAP_UNITS`)."""
     ctx = context_of(game)
     g = ctx.game
     for build in ctx.builds():
@@ -178,6 +180,9 @@ def check_wins_whole_units_within_cap(game: Game | Context) -> None:
         if not is_integer(unit) or unit < 1:
             raise ctx.fail(f"win_unit must be a positive integer, got {unit!r}", build)
         cap_units = g.max_win_x * unit
+        if cap_units >= MAX_CAP_UNITS:
+            raise ctx.fail(f"the cap {g.max_win_x}x at {unit} win units per bet is {cap_units} units: the kernels' exact "
+                           f"power sums hold at most {MAX_CAP_UNITS - 1} (use a coarser win unit or a lower cap)", build)
         for mode in ctx.modes(build):
             for seed in ctx.seeds:
                 for i, result in enumerate(ctx.reference(build, mode, seed)):

@@ -23,53 +23,59 @@ ANYWHERE_COLUMNS = ("symbol", "count", "pay")
 
 
 @njit(cache=True)
-def line_win(cells: np.ndarray, pays: np.ndarray, wild: int) -> tuple[int, int, int]:
-    """``(symbol, count, pay)`` of the highest win on one line read from ``cells[0]`` on: the run of
-    leading wilds paid as wilds, or the first other symbol with the wilds before and after it
-    substituting for it, whichever pays more (a tie goes to the symbol); ``(-1, 0, 0)`` for none."""
-    n = cells.shape[0]
-    w = 0
-    while w < n and cells[w] == wild:
-        w += 1
-    wild_pay = pays[wild, w] if wild >= 0 and w > 0 else 0
-    if w == n:
-        return wild, w, wild_pay
-    symbol = cells[w]
-    count = w + 1
-    while count < n and (cells[count] == symbol or cells[count] == wild):
-        count += 1
-    pay = pays[symbol, count]
-    if wild_pay > pay:
-        return wild, w, wild_pay
-    if pay > 0:
-        return symbol, count, pay
-    return -1, 0, 0
+def line_scan(window: np.ndarray, lines: np.ndarray, pays: np.ndarray, wild: int, out: np.ndarray, k: int,
+              right_to_left: int) -> int:
+    """Every line's highest win read from the first reel of ``window`` on (``lines[line, reel]`` is
+    the row the line crosses on each reel): the run of leading wilds paid as wilds, or the first other
+    symbol with the wilds before and after it substituting for it, whichever pays more (a tie goes to
+    the symbol). Rows ``(line, symbol, count, pay, right_to_left)`` go to ``out`` from row ``k``;
+    returns the next free row. (:func:`line_wins` reads right to left through reversed views.)"""
+    n = window.shape[0]
+    for line in range(lines.shape[0]):
+        w = 0
+        while w < n and window[w, lines[line, w]] == wild:
+            w += 1
+        wild_pay = pays[wild, w] if w > 0 else 0   # w > 0 only where there is a wild
+        if w == n:
+            symbol, count, pay = wild, w, wild_pay
+        else:
+            symbol = window[w, lines[line, w]]
+            count = w + 1
+            while count < n:
+                cell = window[count, lines[line, count]]
+                if cell != symbol and cell != wild:
+                    break
+                count += 1
+            pay = pays[symbol, count]
+            if wild_pay > pay:
+                symbol, count, pay = wild, w, wild_pay
+        if pay > 0:
+            out[k, 0] = line
+            out[k, 1] = symbol
+            out[k, 2] = count
+            out[k, 3] = pay
+            out[k, 4] = right_to_left
+            k += 1
+    return k
 
 
 @njit(cache=True)
 def line_wins(window: np.ndarray, lines: np.ndarray, pays: np.ndarray, wild: int, both_ways: bool,
               out: np.ndarray) -> int:
-    """Every line's highest win, ``lines[line, reel]`` giving the row the line crosses on each reel;
-    read left to right and, with ``both_ways``, also right to left (a win across every reel is paid
-    once). Rows ``(line, symbol, count, pay, right_to_left)`` go to ``out``; returns their number."""
-    reels = window.shape[0]
-    cells = np.empty(reels, dtype=np.int64)
-    k = 0
-    for line in range(lines.shape[0]):
-        for r in range(reels):
-            cells[r] = window[r, lines[line, r]]
-        symbol, count, pay = line_win(cells, pays, wild)
-        if pay > 0:
-            out[k, 0], out[k, 1], out[k, 2], out[k, 3], out[k, 4] = line, symbol, count, pay, 0
-            k += 1
-        if both_ways and count < reels:
-            for r in range(reels):
-                cells[r] = window[reels - 1 - r, lines[line, reels - 1 - r]]
-            symbol, count, pay = line_win(cells, pays, wild)
-            if pay > 0 and count < reels:
-                out[k, 0], out[k, 1], out[k, 2], out[k, 3], out[k, 4] = line, symbol, count, pay, 1
-                k += 1
-    return k
+    """Every line's highest win (:func:`line_scan`), read left to right and, with ``both_ways``, also
+    right to left (a win across every reel is paid once). ``wild`` is -1 for a game without one.
+    Rows ``(line, symbol, count, pay, right_to_left)`` go to ``out``; returns their number."""
+    k = line_scan(window, lines, pays, wild, out, 0, 0)
+    if not both_ways:
+        return k
+    ltr = k
+    k = line_scan(window[::-1], lines[:, ::-1], pays, wild, out, k, 1)
+    kept = ltr
+    for i in range(ltr, k):      # a win across every reel was paid left to right already
+        if out[i, 2] < window.shape[0]:
+            out[kept] = out[i]
+            kept += 1
+    return kept
 
 
 @njit(cache=True)

@@ -30,6 +30,22 @@ def strip_codes(strips: Sequence[str] | Sequence[Sequence[str]], alphabet: Seque
     return codes, np.array([len(s) for s in strips], dtype=np.int64)
 
 
+def strip_from_counts(counts: dict[str, int]) -> list[str]:
+    """A strip holding ``counts[symbol]`` copies of each symbol, each symbol spread as evenly as it
+    can be (smooth weighted round robin: every stop goes to the symbol furthest behind its share;
+    ties to the symbol listed first), so a build can give its reels as symbol counts."""
+    total = sum(counts.values())
+    credit = dict.fromkeys(counts, 0)
+    strip = []
+    for _ in range(total):
+        for s, n in counts.items():
+            credit[s] += n
+        pick = max(credit, key=lambda s: credit[s])
+        credit[pick] -= total
+        strip.append(pick)
+    return strip
+
+
 @njit(cache=True)
 def window_from_stops(codes: np.ndarray, lengths: np.ndarray, stops: np.ndarray, rows: int,
                       window: np.ndarray) -> None:

@@ -143,6 +143,8 @@ class ForgeOfGems(Game):
     published_id = None
     """The published rules give no game id (``reference_id`` names the game they describe)."""
     feature_name = "GEMBOX"
+    feature_counter = None
+    """Its features (GEMBOX classes, free spins) are counted apart: see extra_summary."""
     version = "1.0"
     max_win_x = CAP_X
     reference_stakes = (0.10, 100)

@@ -20,6 +20,8 @@ from reelforge.mechanics.rng import draw_pcg
 from .build import CascadeBuild, Mode, strip_arrays
 
 BASE, FREE = 0, 1
+SCRATCH = ("board", "masks", "tops")
+"""The tables the round function writes (the harness gives each simulation its own)."""
 
 
 class Tables(NamedTuple):

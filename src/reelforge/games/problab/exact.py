@@ -20,9 +20,8 @@ from itertools import product
 
 import numpy as np
 
-from reelforge.mechanics.pays import line_win
-
 from .build import Mode, NormalBuild
+from .normal_kernel import line_pay
 from .normal_rules import TRIGGER
 
 
@@ -53,7 +52,7 @@ def line_expectation(build: NormalBuild, mode: Mode) -> Fraction:
     cells = np.empty(len(counts), dtype=np.int64)
     for combo in product(*(sorted(c) for c in counts)):
         cells[:] = combo
-        _, _, pay = line_win(cells, pays, wild)
+        pay = line_pay(cells, pays, wild)
         if pay:
             weight = 1
             for c, s in zip(counts, combo, strict=True):

@@ -75,6 +75,7 @@ class DemoCascade(KernelGame):
     rules = cascade_rules
     loop = cascade_kernel.LOOP
     make_tables = staticmethod(cascade_kernel.tables)
+    scratch = cascade_kernel.SCRATCH
 
     def win_unit(self, build: CascadeBuild) -> int:
         return build.bet_unit

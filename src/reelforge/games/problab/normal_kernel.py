@@ -13,7 +13,7 @@ import numpy as np
 from numba import njit
 
 from reelforge.harness import kernel_loop
-from reelforge.mechanics.pays import line_win
+from reelforge.mechanics.pays import line_scan
 from reelforge.mechanics.rng import draw_pcg
 
 from .build import NormalBuild
@@ -41,8 +41,18 @@ MASK = (1 << FIELD) - 1
 
 
 @njit(cache=True)
+def line_pay(cells, pays, wild):
+    """What one line showing ``cells`` (one symbol per reel) pays: the mechanics' :func:`line_scan`
+    on a one-row window."""
+    window = cells.reshape(cells.shape[0], 1)
+    out = np.zeros((1, 5), dtype=np.int64)
+    k = line_scan(window, np.zeros((1, cells.shape[0]), dtype=np.int64), pays, wild, out, 0, 0)
+    return out[0, 3] if k else 0
+
+
+@njit(cache=True)
 def _all_line_pays(pays, wild, digits, reels):
-    """:func:`line_win`'s pay of every line of the symbols ``digits`` (entry ``sum(d_r k^(reels-1-r))``)."""
+    """:func:`line_pay` of every line of the symbols ``digits`` (entry ``sum(d_r k^(reels-1-r))``)."""
     k = digits.shape[0]
     out = np.zeros(k ** reels, dtype=np.int64)
     cells = np.empty(reels, dtype=np.int64)
@@ -51,14 +61,14 @@ def _all_line_pays(pays, wild, digits, reels):
         for r in range(reels - 1, -1, -1):
             cells[r] = digits[rest % k]
             rest //= k
-        out[index] = line_win(cells, pays, wild)[2]
+        out[index] = line_pay(cells, pays, wild)
     return out
 
 
 def _line_tables(pays: np.ndarray, wild: int, digits: np.ndarray, reels: int) -> tuple[np.ndarray, np.ndarray]:
     """A line's pay in two small lookups: the symbols are numbered 0..k-1 (their digits); the first
     three digits pick a class (heads whose every tail pays alike share one), the class and the last
-    two digits the pay. Both tables fit the L1 cache; the pays are :func:`line_win`'s, all k^5 of them."""
+    two digits the pay. Both tables fit the L1 cache; the pays are :func:`line_pay`'s, all k^5 of them."""
     k = len(digits)
     full = _all_line_pays(pays, wild, digits, reels).reshape(k ** HEAD, k ** (reels - HEAD))
     classes, head_class = np.unique(full, axis=0, return_inverse=True)

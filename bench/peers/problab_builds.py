@@ -14,7 +14,7 @@ import sys
 from fractions import Fraction
 from pathlib import Path
 
-from reelforge.games.problab.build import CASCADE_FILES, NORMAL_FILES, from_peer_yaml
+from reelforge.games.problab.peer_builds import CASCADE_FILES, NORMAL_FILES, from_peer_yaml
 
 NAME = "b825b02"
 """The build name: the upstream commit the files come from."""

@@ -17,7 +17,7 @@ from numba import njit
 from reelforge.harness import kernel_loop
 from reelforge.mechanics.rng import draw_pcg
 
-from .build import CascadeBuild, Mode, strip_arrays
+from .peer_builds import CascadeBuild, Mode, strip_arrays
 
 BASE, FREE = 0, 1
 SCRATCH = ("board", "masks", "tops", "stops")

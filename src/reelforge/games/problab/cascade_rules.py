@@ -32,7 +32,7 @@ from reelforge.mechanics.clusters import cluster_wins
 from reelforge.mechanics.features import capped
 from reelforge.mechanics.reels import count_symbol, window_from_stops
 
-from .build import CascadeBuild, Mode, strip_arrays, symbol_word
+from .peer_builds import CascadeBuild, Mode, strip_arrays, symbol_word
 
 CAP_X = 34_000
 """The round cap in multiples of the bet: below the kernels' limit of 2^20 units (30 units a bet)."""

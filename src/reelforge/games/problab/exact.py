@@ -20,7 +20,7 @@ from itertools import product
 
 import numpy as np
 
-from .build import Mode, NormalBuild
+from .peer_builds import Mode, NormalBuild
 from .normal_kernel import line_pay
 from .normal_rules import TRIGGER
 

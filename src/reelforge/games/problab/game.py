@@ -10,7 +10,7 @@ from reelforge.game import GameHelp
 from reelforge.harness import KernelGame
 
 from . import cascade_kernel, cascade_rules, normal_kernel, normal_rules
-from .build import CASCADE_FILES, CASCADE_ID, NORMAL_FILES, NORMAL_ID, CascadeBuild, NormalBuild, symbol_word
+from .peer_builds import CASCADE_FILES, CASCADE_ID, NORMAL_FILES, NORMAL_ID, CascadeBuild, NormalBuild, symbol_word
 
 PEER = "zintix-labs/problab (Apache-2.0), demo/demo_configs at b825b02"
 

@@ -16,7 +16,7 @@ from reelforge.harness import kernel_loop
 from reelforge.mechanics.pays import line_scan
 from reelforge.mechanics.rng import draw_pcg
 
-from .build import NormalBuild
+from .peer_builds import NormalBuild
 from .normal_rules import TRIGGER
 
 BASE, FREE = 0, 1

@@ -25,7 +25,7 @@ from reelforge.mechanics.features import capped
 from reelforge.mechanics.pays import line_wins
 from reelforge.mechanics.reels import count_symbol, window_from_stops
 
-from .build import Mode, NormalBuild, strip_arrays, symbol_word
+from .peer_builds import Mode, NormalBuild, strip_arrays, symbol_word
 
 TRIGGER = 3
 """Scatters that award the free rounds: the peer's code tests ``count > 2``."""

@@ -20,9 +20,9 @@ from itertools import product
 
 import numpy as np
 
-from .peer_builds import Mode, NormalBuild
 from .normal_kernel import line_pay
 from .normal_rules import TRIGGER
+from .peer_builds import Mode, NormalBuild
 
 
 @dataclass(frozen=True)

@@ -16,8 +16,8 @@ from reelforge.harness import kernel_loop
 from reelforge.mechanics.pays import line_scan
 from reelforge.mechanics.rng import draw_pcg
 
-from .peer_builds import NormalBuild
 from .normal_rules import TRIGGER
+from .peer_builds import NormalBuild
 
 BASE, FREE = 0, 1
 

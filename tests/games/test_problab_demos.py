@@ -143,3 +143,16 @@ def test_builds_are_the_published_configurations(source, build):
     for legal in ("LICENSE", "NOTICE"):
         assert (CASCADE_FILES.folder / legal).read_bytes() == (PEER_DIR / legal).read_bytes()
         assert (NORMAL_FILES.folder / legal).read_bytes() == (PEER_DIR / legal).read_bytes()
+
+
+def test_bench_cli_registers_a_benchmark_game_only_for_its_run_and_refuses_a_wrong_class():
+    from typer.testing import CliRunner
+
+    from reelforge.cli import app
+
+    runner = CliRunner()
+    bad = runner.invoke(app, ["bench", "problab-demo-normal", "--game-class", "reelforge.games.problab.game:Nope"])
+    assert bad.exit_code != 0 and "has no 'Nope'" in bad.output + str(bad.exception)
+    other = runner.invoke(app, ["bench", "problab-demo-normal", "--game-class", "reelforge.games.problab.game:DemoCascade"])
+    assert other.exit_code != 0 and "has id 'problab-demo-cascade'" in other.output + str(other.exception)
+    assert "problab-demo-normal" not in registry.GAME_CLASSES

@@ -110,17 +110,20 @@ def ways_wins(window: np.ndarray, pays: np.ndarray, wild: int, copies: np.ndarra
 @njit(cache=True)
 def anywhere_wins(window: np.ndarray, pays: np.ndarray, out: np.ndarray) -> int:
     """Pay anywhere: each symbol pays by how many cells show it wherever they are,
-    ``pays[symbol, min(count, last column)]``. Rows ``(symbol, count, pay)`` go to ``out``."""
-    counts = np.zeros(pays.shape[0], dtype=np.int64)
-    for r in range(window.shape[0]):
-        for row in range(window.shape[1]):
-            counts[window[r, row]] += 1
+    ``pays[symbol, min(count, last column)]`` (a pay never falls as the count grows). Rows ``(symbol,
+    count, pay)`` go to ``out``."""
     top = pays.shape[1] - 1
     k = 0
     for symbol in range(pays.shape[0]):
-        pay = pays[symbol, min(counts[symbol], top)]
+        if pays[symbol, top] == 0:       # pays grow with the count: a symbol paying nothing for the most never pays
+            continue
+        count = 0
+        for r in range(window.shape[0]):
+            for row in range(window.shape[1]):
+                count += window[r, row] == symbol
+        pay = pays[symbol, min(count, top)]
         if pay > 0:
-            out[k, 0], out[k, 1], out[k, 2] = symbol, counts[symbol], pay
+            out[k, 0], out[k, 1], out[k, 2] = symbol, count, pay
             k += 1
     return k
 

@@ -7,8 +7,8 @@ import numpy as np
 from reelforge.buildfile import Array, Field, Integer, Mapping, Table, plain_files
 from reelforge.mechanics.reels import cumulative
 
-GEMS = ("R", "E", "S")
-NAMES = {"R": "Ruby", "E": "Emerald", "S": "Sapphire"}
+GEMS = ("R", "J", "O")
+NAMES = {"R": "Ruby", "J": "Jade", "O": "Opal"}
 UNIT = 10  # win units per total bet: coin values and pays are tenths of the total bet
 WEIGHT = Integer(low=0, high=10**6)
 COIN_WEIGHTS = Array(WEIGHT, length=6, noun="weights (one per coin value)")
@@ -48,4 +48,4 @@ def tables(b) -> Tables:
 
 
 def cell_name(code: int, value: int) -> str:
-    return f"Coin {value / UNIT:g}x" if value else ("" if code == 0 else NAMES[GEMS[code - 1]])
+    return f"{value / UNIT:g}x" if value else ("" if code == 0 else NAMES[GEMS[code - 1]])

@@ -9,7 +9,7 @@ from reelforge.mechanics.pays import paytable
 from reelforge.mechanics.reels import strip_codes, strip_from_counts
 
 SYMBOLS = "WSRBGLC"
-NAMES = {"W": "Wild", "S": "Star", "R": "Red Seven", "B": "Bell", "G": "Grapes", "L": "Lemon", "C": "Cherry"}
+NAMES = {"W": "Wild", "S": "Star", "R": "Seven", "B": "Bell", "G": "Grapes", "L": "Lemon", "C": "Cherry"}
 WILD, STAR = SYMBOLS.index("W"), SYMBOLS.index("S")
 COINS = 10  # coins per total bet (one per line): the win unit
 LINES = np.array([[int(r) for r in line] for line in "11111 00000 22222 01210 21012 00122 22100 10001 12221 01110".split()])

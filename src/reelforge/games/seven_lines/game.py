@@ -12,11 +12,10 @@ class SevenLines(DataTuning, KernelGame):
     id = reference_id = "seven-lines"
     title, version, max_win_x, feature_name, unit = "Seven Lines", "1.0", 2000, "Free Spins", COINS
     capabilities, build_files = Capabilities(tunable=True), builds.FILES
-    components, counters = ("paid_spin", "free_spins"), ("triggers", "retriggers", "free_spins_played")
+    components, counters = ("paid_spins", "free_spins"), ("triggers", "retriggers", "free_spins_played")
     rules, loop, make_tables, scratch = rules, kernel.LOOP, staticmethod(builds.tables), ("stops", "window", "out")
 
-    def help(self, build):
-        b = build
+    def help(self, b):
         rows = paytable_rows({NAMES[s]: p for s, p in b.pays.items()} | {"Star (anywhere)": b.star_pays}, COINS, 3)
         return self.standard_help(
             b, volatility="Medium", tiers=["3", "4", "5"], tier_label="Of a kind", rows=rows, symbol_names=NAMES,

@@ -32,7 +32,7 @@ def main() -> int:
     args = ap.parse_args()
     peer = Path(args.peer_dir)
     rtps = [Fraction(x) for x in args.rtp] if args.rtp else [Fraction(0), Fraction(0)]
-    notes = ["exact (reelforge.games.problab.exact)", "estimated by simulation (README: problab demo games)"]
+    notes = ["exact (reelforge.games.problab.exact)", "estimated by simulation, 4e7 rounds (README: problab demo games)"]
     for (src, files), rtp, note in zip(FILES.items(), rtps, notes, strict=True):
         build = from_peer_yaml(peer / src, NAME, rtp)
         text = files.text(build, HEADER.format(src=src, name=NAME, rtp_note=note))

@@ -156,3 +156,22 @@ def test_bench_cli_registers_a_benchmark_game_only_for_its_run_and_refuses_a_wro
     other = runner.invoke(app, ["bench", "problab-demo-normal", "--game-class", "reelforge.games.problab.game:DemoCascade"])
     assert other.exit_code != 0 and "has id 'problab-demo-cascade'" in other.output + str(other.exception)
     assert "problab-demo-normal" not in registry.GAME_CLASSES
+
+
+def test_race_prints_the_issue_s_fields_and_refuses_bad_arguments(capsys, monkeypatch):
+    import importlib.util
+    import json
+    import sys
+
+    spec = importlib.util.spec_from_file_location("race", Path(__file__).parents[2] / "bench" / "peers" / "race.py")
+    race = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(race)
+    monkeypatch.setattr(sys, "argv", ["race.py", "--json", "--rounds", "3000", "--games", "demo_normal", "--repeats", "1"])
+    assert race.main() == 0
+    (out,) = json.loads(capsys.readouterr().out)
+    assert {"game", "rounds", "seed", "rtp", "rtp_ci99", "hit_rate", "trigger_rate", "sd", "rounds_per_second_per_core",
+            "raw_draws_per_second"} <= set(out)
+    assert out["game"] == "demo_normal" and out["rounds"] == 3000 and out["exact"]["rtp_fraction"] == str(NORMAL.rtp)
+    monkeypatch.setattr(sys, "argv", ["race.py", "--json", "--games", "demo_wild"])
+    assert race.main() == 2 and "unknown game" in capsys.readouterr().err
+    assert "problab-demo-normal" not in registry.GAME_CLASSES

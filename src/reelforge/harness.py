@@ -208,8 +208,11 @@ class DataTuning:
     and writes the build. A game mixes it in before :class:`KernelGame` and declares
     ``capabilities.tunable``; it needs no design code of its own."""
 
-    tune_rounds: ClassVar[int] = 1_000_000
-    """Rounds each candidate is measured on (one kernel chunk, seed :attr:`tune_seed`)."""
+    tune_rounds: ClassVar[tuple[int, ...]] = (1_000_000, 4_000_000)
+    """Rounds each candidate is measured on (one kernel chunk, seed :attr:`tune_seed`), per stage: the
+    first stage climbs in coarse-to-fine steps (:func:`reelforge.tuning.climb`), each later one refines
+    by the best single step while one improves, on a larger sample (its noise, not the first's, is what
+    the tuned RTP is off by)."""
     tune_seed: ClassVar[int] = 20261
     TARGETS: ClassVar[tuple[str, ...]] = ("rtp",)
 
@@ -248,17 +251,31 @@ class DataTuning:
             data["rtp"] = fraction_text(rtp)
             return files.parse(data, name)
 
-        def measure(b: Any) -> dict[str, float]:
-            return {"rtp": game.simulate_chunk(b, self.tune_rounds, self.tune_seed).rtp}
-
         params = [Param(k, 0, max(4 * v, v + 16)) for k, v in start.items()]
-        space = TuningSpace(params, start, make, measure, {"rtp": 2e-4})
-        values = climb(space, {"rtp": float(rtp)}, steps=pattern_steps(max(start.values()) + 4))
+        values = dict(start)
+        for stage, rounds in enumerate(self.tune_rounds):
+            def measure(b: Any, rounds: int = rounds) -> dict[str, float]:
+                return {"rtp": game.simulate_chunk(b, rounds, self.tune_seed).rtp}
+
+            if stage == 0:
+                space = TuningSpace(params, values, make, measure, {"rtp": 2e-4})
+                values = climb(space, {"rtp": float(rtp)}, steps=pattern_steps(max(start.values()) + 4))
+                continue
+            error = abs(measure(make(values))["rtp"] - float(rtp))
+            while True:
+                moves = [{**values, p.name: values[p.name] + d} for p in params for d in (-1, 1)
+                         if p.low <= values[p.name] + d <= p.high]
+                errors = [abs(measure(make(v))["rtp"] - float(rtp)) for v in moves]
+                if not moves or min(errors) >= error:
+                    break
+                error = min(errors)
+                values = moves[errors.index(error)]
         tuned = make(values)
         path = Path(out) if out else files.folder / f"{name}.toml"
         files.write(tuned, path, f"{self.id} build {name}: tuned by `reelforge tune` (generic tuner, "
-                                 f"{self.tune_rounds:,} rounds per candidate, seed {self.tune_seed})")
-        acc = game.simulate_chunk(tuned, self.tune_rounds, self.tune_seed)
+                                 f"{' then '.join(f'{r:,}' for r in self.tune_rounds)} rounds per candidate, "
+                                 f"seed {self.tune_seed})")
+        acc = game.simulate_chunk(tuned, self.tune_rounds[-1], self.tune_seed)
         return TuneResult(game=self.id, build=name, file=str(path), method="simulation (common random numbers)",
                           figures={"rtp": acc.rtp, "rtp_error_pp": (acc.rtp - float(rtp)) * 100,
                                    "hit_rate": acc.hit_rate, "sd": acc.sd, "rounds": acc.rounds},

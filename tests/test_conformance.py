@@ -108,9 +108,27 @@ class KernelOffByOneDraw(ToyLine):
     def kernel_round_wins(self, build, rounds, seed, mode="paid"):
         rng = np.random.Generator(np.random.PCG64(seed))
         rng.random()
-        wins = np.zeros(rounds, dtype=np.int64)
-        self._play(build, rounds, rng, wins)
-        return wins
+        return super().kernel_round_wins(build, rounds, rng, mode)
+
+
+class KernelPlaysAnyMode(ToyLine):
+    """A kernel that plays paid rounds whatever mode it is asked for (as Forge of Fortunes' did for "buy")."""
+
+    def kernel_round_wins(self, build, rounds, seed, mode="paid"):
+        return super().kernel_round_wins(build, rounds, seed, "paid")
+
+
+class FeatureCounterUndeclared(ToyLine):
+    feature_counter = "free_spin_triggers"
+
+
+class CapBeyondTheKernels(ToyLine):
+    max_win_x = 200_000
+
+
+class BuildNamedForAnotherRtp(ToyLine):
+    def load_build(self, name):
+        return dataclasses.replace(super().load_build(name), rtp=Fraction(19, 20))
 
 
 class WinUnitTooCoarse(ToyLine):
@@ -253,6 +271,16 @@ def test_declared_exact_figures_are_held_to_their_outcomes_and_to_a_simulation()
      r"number of win units \(win_unit 2\)"),
     (CapIgnored, "wins_whole_units_within_cap", r"round \d+: the round win \d+(/5)?x passes the cap 10x"),
     (PlaysOnAfterTheEnd, "refuses_bad_steps", r"build 96\.1, mode paid: another step of a finished round was accepted"),
+    (KernelPlaysAnyMode, "refuses_bad_steps",
+     r"build 96\.1, mode no-such-mode: kernel_round_wins played rounds of the mode 'no-such-mode', which is not "
+     r"offered \(modes: paid\)"),
+    (FeatureCounterUndeclared, "declarations_typed",
+     r"toy-line: feature_counter 'free_spin_triggers' must be one of the accumulator's counters \['triggers'\]"),
+    (CapBeyondTheKernels, "wins_whole_units_within_cap",
+     r"toy-line, build 96\.1: the cap 200000x at 10 win units per bet is 2000000 units: the kernels' exact power sums "
+     r"hold at most 1048575"),
+    (BuildNamedForAnotherRtp, "builds_load",
+     r"toy-line, build 96\.1: the build's name '96\.1' reads as an RTP of 96\.1% but its rtp is 19/20 \(95%\)"),
     (TakesAnyAction, "refuses_bad_steps", r"the undeclared step action 'no-such-action' was accepted"),
     (HelpAsDict, "help_typed", r"toy-line, build 96\.1: help\(\) must return a GameHelp, got dict"),
     (ChunkLosesARound, "simulation_matches_kernel_rounds", r"simulate_chunk's rounds is 19999, the kernel's 20000"),

@@ -70,6 +70,14 @@ def test_the_help_refuses_an_rtp_in_percent_and_rules_in_one_string():
                                 ("paytable", {"GOLD": 1}, "rows")):
         with pytest.raises(TypeError, match=message):
             GameHelp(**{**kept, field: bad})
+    table = good.paytable
+    row = table["rows"][0]
+    for bad, message in (({**table, "tiers": []}, "needs 'tiers'"), ({k: v for k, v in table.items() if k != "note"}, "needs 'note' as text"),
+                         ({**table, "rows": [{**row, "art": []}]}, "row 1 .* needs 'art'"),
+                         ({**table, "rows": [{**row, "pays_x": ["1", "2"]}]}, "row 1 .* one pay per tier \\(1\\)"),
+                         ({**table, "rows": [{**row, "pays_x": [0.5]}]}, "row 1 .* not an exact multiple of the bet as text")):
+        with pytest.raises(TypeError, match=f"forge-of-fortunes help: the paytable {message}"):
+            GameHelp(**{**kept, "paytable": bad})
 
 
 def test_exact_figures_refuse_a_float_or_a_split_that_does_not_add_up():

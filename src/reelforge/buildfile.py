@@ -556,3 +556,92 @@ def kernel_tables(build: Any, make: Callable[[Any], Any]) -> Any:
     tables = make(build)
     _TABLES[key] = (weakref.ref(build, lambda _ref, key=key: _TABLES.pop(key, None)), tables)
     return tables
+
+
+# -- plain builds: the checked data itself -----------------------------------------------------------
+TUNABLE = Array(Text(min_length=1), noun="key paths")
+"""The ``tunable`` key of a build file: the paths (``reels.C``, ``respin.empty``) of the integers, or
+lists of integers, that the generic tuner (:meth:`reelforge.harness.DataTuning.tune`) may change."""
+
+
+@dataclass(frozen=True, eq=False)
+class PlainBuild:
+    """A build that is its checked data: ``build.pays`` is ``data["pays"]``. Keeps the Build protocol
+    (``name``, ``rtp``, ``feature_buy_price_x`` from the data's ``feature_buy_price_x`` if any)."""
+
+    name: str
+    rtp: Fraction
+    data: dict[str, Any]
+    feature_buy_price_x: Fraction | None = None
+
+    def __getattr__(self, key: str) -> Any:
+        data = self.__dict__.get("data", {})
+        if key in data:
+            return data[key]
+        raise AttributeError(f"build {self.__dict__.get('name')!r} has no {key!r}")
+
+    def tunables(self) -> dict[str, int]:
+        """Every integer the build file declares tunable, by path (``reels.C.2`` for a list's third)."""
+        out: dict[str, int] = {}
+        for path in self.data.get("tunable", ()):
+            value = lookup(self.data, path)
+            items = value if isinstance(value, list) else [value]
+            for i, v in enumerate(items):
+                out[f"{path}.{i + 1}" if isinstance(value, list) else path] = v
+        return out
+
+
+def lookup(data: dict[str, Any], path: str) -> Any:
+    """The value at a dotted ``path`` of build data (a KeyError names the first missing part)."""
+    value: Any = data
+    for part in path.split("."):
+        if isinstance(value, list) and part.isdigit() and 1 <= int(part) <= len(value):
+            value = value[int(part) - 1]
+        elif isinstance(value, dict) and part in value:
+            value = value[part]
+        else:
+            raise KeyError(part)
+    return value
+
+
+def with_values(data: dict[str, Any], values: dict[str, int]) -> dict[str, Any]:
+    """A deep copy of ``data`` with the integers at ``values``' paths replaced."""
+    out = json.loads(json.dumps(data))
+    for path, v in values.items():
+        *head, last = path.split(".")
+        parent = lookup(out, ".".join(head)) if head else out
+        if isinstance(parent, list):
+            parent[int(last) - 1] = v
+        else:
+            parent[last] = v
+    return out
+
+
+def plain_files(game_id: str, package_file: str, fields: tuple[Field, ...],
+                check: Callable[[dict[str, Any], At], None] | None = None) -> BuildFiles[PlainBuild]:
+    """The build files of a game whose Build is its checked data (:class:`PlainBuild`), in the
+    ``builds/`` folder beside ``package_file``: ``game``, ``name``, ``rtp`` (a fraction of the stake),
+    then ``fields``, then an optional ``tunable`` (:data:`TUNABLE`, whose paths must name integers or
+    lists of them in the file); ``check`` raises ``at.error(...)`` for problems across keys."""
+
+    def from_data(d: dict[str, Any], name: str, at: At) -> PlainBuild:
+        for i, path in enumerate(d.get("tunable", ())):
+            try:
+                value = lookup(d, path)
+            except KeyError:
+                raise (at / "tunable" / (i + 1)).error(f"names {path!r}, which is not in the file") from None
+            items = value if isinstance(value, list) else [value]
+            if not items or not all(_is_int(v) for v in items):
+                raise (at / "tunable" / (i + 1)).error(f"names {path!r}, which is not an integer or a list of them")
+        if check is not None:
+            check(d, at)
+        return PlainBuild(name=name, rtp=d["rtp"], data=d, feature_buy_price_x=d.get("feature_buy_price_x"))
+
+    def to_data(b: PlainBuild) -> dict[str, Any]:
+        out = json.loads(json.dumps(b.data, default=str))
+        out["rtp"] = fraction_text(b.rtp)
+        return out
+
+    schema = Table((Field("game", Text()), Field("name", Text()), Field("rtp", RTP), *fields,
+                    Field("tunable", TUNABLE, required=False, default=[])))
+    return BuildFiles(game_id, build_dir(package_file), schema, from_data, to_data)

@@ -26,6 +26,7 @@ One meaning and one type per field, in every game:
 from __future__ import annotations
 
 import copy
+import math
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, fields
@@ -123,6 +124,48 @@ def jsonable(value: Any, fraction: Callable[[Fraction], Any] = str) -> Any:
     return value
 
 
+def paytable_problem(table: Any) -> str | None:
+    """What is wrong with a help paytable's shape (None: nothing): ``title``, ``tier_label`` and ``note``
+    text, ``tiers`` a non-empty list of text, ``rows`` of ``{"art": [symbol keys], "name", "pays_x": [one
+    exact multiple of the total bet, as text, per tier]}`` or ``{"art", "name", "text"}``."""
+    if not isinstance(table, dict):
+        return "must be a table"
+    rows = table.get("rows")
+    if not isinstance(rows, list) or not rows:
+        return "needs 'rows', a non-empty list"
+    for key in ("title", "tier_label", "note"):
+        if not isinstance(table.get(key), str):
+            return f"needs '{key}' as text"
+    tiers = table.get("tiers")
+    if not isinstance(tiers, list) or not tiers or not all(isinstance(t, str) for t in tiers):
+        return "needs 'tiers', a non-empty list of text (e.g. ['3', '4', '5'])"
+    for i, row in enumerate(rows, 1):
+        if not isinstance(row, dict) or not isinstance(row.get("name"), str) or not row["name"]:
+            return f"row {i} needs a 'name'"
+        art = row.get("art")
+        if not isinstance(art, list) or not art or not all(isinstance(a, str) for a in art):
+            return f"row {i} ({row['name']}) needs 'art', a non-empty list of symbol keys"
+        pays = row.get("pays_x")
+        if pays is None:
+            if not isinstance(row.get("text"), str):
+                return f"row {i} ({row['name']}) needs 'pays_x' (one per tier) or 'text'"
+            continue
+        if not isinstance(pays, list) or len(pays) != len(tiers):
+            return f"row {i} ({row['name']}) needs 'pays_x' with one pay per tier ({len(tiers)})"
+        for p in pays:
+            if not _fraction_text(p):
+                return f"row {i} ({row['name']}) has a pay that is not an exact multiple of the bet as text: {p!r}"
+    return None
+
+
+def _fraction_text(value: Any) -> bool:
+    """An exact number written as text (``"3/20"``, ``"2.5"``)."""
+    try:
+        return isinstance(value, str) and Fraction(value) >= 0
+    except ValueError:
+        return False
+
+
 @dataclass(frozen=True)
 class GameHelp:
     """The help a game shows for one build (``GET /games/{game}/help``). Made by
@@ -172,8 +215,9 @@ class GameHelp:
             raise TypeError(f"{self.game} help: max_win_x must be an int, got {self.max_win_x!r}")
         if self.feature_buy_price_x is not None and not isinstance(self.feature_buy_price_x, Fraction):
             raise TypeError(f"{self.game} help: feature_buy_price_x must be a Fraction or None")
-        if not isinstance(self.paytable.get("rows"), list):
-            raise TypeError(f"{self.game} help: paytable must have rows (see GameHelp.paytable)")
+        problem = paytable_problem(self.paytable)
+        if problem:
+            raise TypeError(f"{self.game} help: the paytable {problem} (see GameHelp.paytable)")
 
     @property
     def rtp_percent(self) -> str:
@@ -313,6 +357,9 @@ class Game(ABC):
     """The game id its publisher gives (what reports and ``reelforge games`` show), or None."""
     feature_name: ClassVar[str] = "feature"
     """What ``feature_rate`` counts, in words (e.g. ``Free Spins``)."""
+    feature_counter: ClassVar[str | None] = "triggers"
+    """The accumulator counter (one of :meth:`new_accumulator`'s ``counter_names``) that counts the rounds
+    with the feature: the summary's ``feature_rate``; None where the game reports its features otherwise."""
     version: ClassVar[str]
     max_win_x: ClassVar[int]
     max_win_source: ClassVar[str] = "rules text"
@@ -353,6 +400,17 @@ class Game(ABC):
         if price is None:
             raise RulesError(f"{self.id} build {build.name} has no feature buy")
         return price
+
+    def default_bet_ladder(self, build: Build) -> tuple[int, ...]:
+        """Total bets (minor units) that pay every win of ``build`` exactly: 1, 2, 5, 10 ... 1000 times the
+        smallest such bet (the win unit, times what a bought round's price needs). What a demo server offers
+        for a game its configuration does not list."""
+        step = self.win_unit(build)
+        for mode in self.modes:
+            if mode != "buy" or self.feature_buy_price_x(build) is not None:
+                q = Fraction(self.stake_x(build, mode)).denominator
+                step = step * q // math.gcd(step, q)
+        return tuple(step * k for k in (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000))
 
     def feature_buy_price_x(self, build: Build) -> Fraction | None:
         """The build's Feature Buy price (x total bet), or None where the game or build sells none."""

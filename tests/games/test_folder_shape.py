@@ -28,7 +28,7 @@ def _imports(path: Path) -> set[str]:
 def test_every_game_declares_its_build_files_once(folder):
     mod = importlib.import_module(f"reelforge.games.{folder.name}.build")
     assert isinstance(mod.FILES, BuildFiles) and isinstance(mod.SCHEMA, Table) and mod.FILES.schema is mod.SCHEMA
-    assert mod.FILES.folder == folder / "builds" and mod.build_names() == mod.FILES.names()
+    assert mod.FILES.folder == folder / "builds"
 
 
 @pytest.mark.parametrize("folder", FOLDERS, ids=lambda p: p.name)

@@ -1,65 +1,71 @@
-"""Toy Line fast path: the rules of :mod:`.rules` over integer arrays, drawing in the same order."""
+"""Toy Line fast path: the rules of :mod:`.rules` over integer arrays, drawing in the same order.
+
+One round function over one tables object; the harness (:mod:`reelforge.harness`) loops it,
+tallies the rounds and writes each round's win."""
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 
-from reelforge.mechanics.rng import draw
-from reelforge.mechanics.tally import tally_round
+from reelforge.harness import kernel_loop
+from reelforge.mechanics.reels import strip_codes
+from reelforge.mechanics.rng import draw_pcg
 
 from .build import SYMBOLS, Build
 
 STAR = SYMBOLS.index("S")
 
 
-def tables(build: Build) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Strips as symbol codes (one row per reel), their lengths, and the line pay per code."""
-    width = max(len(s) for s in build.strips)
-    reels = np.zeros((3, width), dtype=np.int64)
-    for i, strip in enumerate(build.strips):
-        reels[i, : len(strip)] = [SYMBOLS.index(ch) for ch in strip]
-    lens = np.array([len(s) for s in build.strips], dtype=np.int64)
-    return reels, lens, np.array([build.pays.get(ch, 0) for ch in SYMBOLS], dtype=np.int64)
+class Tables(NamedTuple):
+    reels: np.ndarray       # symbol codes, one row per reel
+    lens: np.ndarray        # strip lengths
+    line_pay: np.ndarray    # coins for three of a kind, per code
+    free_spins: int
+    multiplier: int
+
+
+def tables(build: Build) -> Tables:
+    reels, lens = strip_codes(build.strips, SYMBOLS)
+    return Tables(reels, lens, np.array([build.pays.get(ch, 0) for ch in SYMBOLS], dtype=np.int64),
+                  build.free_spins, build.free_spins_multiplier)
 
 
 @njit(cache=True, inline="always")
-def _spin(rng, reels, lens, line_pay):
+def _spin(st, t):
     """One spin: (line coins, whether every reel shows a Star)."""
     first = -1
     same = True
     stars = True
     for r in range(3):
-        n = lens[r]
-        stop = draw(rng, n)
-        symbol = reels[r, stop]
+        n = t.lens[r]
+        stop = draw_pcg(st, n)
+        symbol = t.reels[r, stop]
         if r == 0:
             first = symbol
         same = same and symbol == first
-        stars = stars and (reels[r, (stop - 1) % n] == STAR or symbol == STAR or reels[r, (stop + 1) % n] == STAR)
-    return (line_pay[first] if same else 0), stars
+        stars = stars and (t.reels[r, (stop - 1) % n] == STAR or symbol == STAR or t.reels[r, (stop + 1) % n] == STAR)
+    return (t.line_pay[first] if same else 0), stars
 
 
 @njit(cache=True)
-def play(rng, n, reels, lens, line_pay, free_spins, multiplier, cap, edges, wins, totals, components, hist,
-         counters):
-    """Play ``n`` paid rounds into the tally buffers; ``wins`` (length n, or 0) gets each round's coins."""
-    for i in range(n):
-        paid, stars = _spin(rng, reels, lens, line_pay)
-        paid = min(paid, cap)
-        free = 0
-        if stars:
-            counters[0] += 1
-        if stars and paid < cap:
-            for _ in range(free_spins):
-                coins, _ = _spin(rng, reels, lens, line_pay)
-                free = min(paid + free + coins * multiplier, cap) - paid
-                if paid + free == cap:
-                    break
-        components[0] += paid
-        components[1] += free
-        components[2] += paid * paid
-        components[3] += free * free
-        tally_round(totals, hist, edges, cap, paid + free)
-        if wins.shape[0]:
-            wins[i] = paid + free
+def play_round(st, t, mode, cap, parts, counters):
+    """One paid round: parts[0] the paid spin's coins, parts[1] the free spins', capped."""
+    paid, stars = _spin(st, t)
+    paid = min(paid, cap)
+    free = 0
+    if stars:
+        counters[0] += 1
+    if stars and paid < cap:
+        for _ in range(t.free_spins):
+            coins, _ = _spin(st, t)
+            free = min(paid + free + coins * t.multiplier, cap) - paid
+            if paid + free == cap:
+                break
+    parts[0] = paid
+    parts[1] = free
+
+
+LOOP = kernel_loop(play_round)

@@ -17,7 +17,7 @@ from reelforge.game import RulesError, StepResult
 from .build import SYMBOL_WORDS, Build
 
 
-def new_state() -> dict[str, Any]:
+def new_state(build: Build | None = None, mode: str = "paid") -> dict[str, Any]:
     return {"phase": "paid", "free_spins_left": 0, "total_coins": 0}
 
 

@@ -108,7 +108,7 @@ def simulation_summary(game: Game, build: Build, acc: Accumulator, mode: str = "
     sd_lo, sd_hi = acc.sd_ci99()
     n = acc.rounds
     out = _identity(game, build, "simulation", mode)
-    triggers = acc.counter("triggers") if "triggers" in acc.counter_names else None
+    triggers = acc.counter(game.feature_counter) if game.feature_counter in acc.counter_names else None
     cap_units = acc.cap_units
     cap_count = acc.max_count if acc.max_win >= cap_units else 0
     max_prob = cap_count / n if n else 0.0

@@ -25,12 +25,23 @@ def bench(
                                        help="--server: server processes (on SQLite one is best)."),
     db: str = typer.Option(None, "--db", help="--server: database URL (default: a fresh SQLite file)."),
     as_json: bool = typer.Option(False, "--json", help="JSON output."),
+    game_class: str = typer.Option(None, "--game-class", metavar="MODULE:CLASS",
+                                   help="Register GAME's class for this run: a game outside the lobby, such as "
+                                        "a benchmark game (reelforge.games.problab.game:DemoNormal)."),
 ) -> None:
     """Kernel rounds per second per core, with this machine's raw random-number rate from the same run
     (or, with --server, the game server's paid rounds per second through HTTP)."""
     from reelforge.analysis import bench as b
-    from reelforge.games.registry import game_ids
+    from reelforge.games.registry import GAME_CLASSES, game_ids, register
 
+    if game_class:
+        if not game:
+            fail("--game-class needs the GAME it registers")
+        if GAME_CLASSES.get(game) != game_class:
+            try:
+                register(game, game_class)
+            except ValueError as exc:
+                fail(str(exc))
     if server_run:
         _bench_server(game or game_ids()[0], clients, seconds, server_workers, db, as_json)
         return

@@ -19,7 +19,8 @@ from reelforge.games.registry import GAME_ID_PATTERN
 
 def check_declarations_typed(game: Game | Context) -> None:
     """The class attributes of the contract are declared and of their types: ids, title,
-    version, cap, modes (``paid`` first), step actions, reference stakes."""
+    version, cap, modes (``paid`` first), step actions, reference stakes; the feature counter is
+    one of the accumulator's counters."""
     ctx = context_of(game)
     g = ctx.game
     if not isinstance(getattr(g, "id", None), str) or not GAME_ID_PATTERN.fullmatch(g.id):
@@ -36,6 +37,13 @@ def check_declarations_typed(game: Game | Context) -> None:
         raise ctx.fail(f"modes must be a tuple of distinct modes starting with 'paid', got {g.modes!r}")
     if not isinstance(g.step_actions, tuple) or not all(isinstance(a, str) and a for a in g.step_actions):
         raise ctx.fail(f"step_actions must be a tuple of action names, got {g.step_actions!r}")
+    counter = g.feature_counter
+    if counter is not None:
+        build = g.load_build(g.default_build())
+        names = g.new_accumulator(build).counter_names
+        if not isinstance(counter, str) or counter not in names:
+            raise ctx.fail(f"feature_counter {counter!r} must be one of the accumulator's counters {list(names)} "
+                           "(the summary's feature rate reads it), or None")
     stakes = g.reference_stakes
     if not (isinstance(stakes, tuple) and len(stakes) == 2 and all(isinstance(v, int | float) for v in stakes)
             and 0 < stakes[0] <= stakes[1]):
@@ -45,8 +53,8 @@ def check_declarations_typed(game: Game | Context) -> None:
 # -- builds ---------------------------------------------------------------------------------
 
 def check_builds_load(game: Game | Context) -> None:
-    """Every build loads and keeps the Build protocol; an unknown name raises BuildError naming
-    the valid builds."""
+    """Every build loads and keeps the Build protocol; a build named by a number is named for its RTP
+    in percent (``96.2`` has rtp 0.962); an unknown name raises BuildError naming the valid builds."""
     ctx = context_of(game)
     g = ctx.game
     names = g.build_names()
@@ -66,6 +74,14 @@ def check_builds_load(game: Game | Context) -> None:
         if not isinstance(build.rtp, Fraction) or not 0 < build.rtp < 1:
             raise ctx.fail(f"rtp must be a Fraction of the stake between 0 and 1 (never a percentage), "
                            f"got {build.rtp!r}", build)
+        try:
+            percent = Fraction(name)
+        except ValueError:
+            percent = None
+        if percent is not None and percent / 100 != build.rtp:
+            raise ctx.fail(f"the build's name {name!r} reads as an RTP of {float(percent)}% but its rtp is "
+                           f"{build.rtp} ({float(build.rtp) * 100:g}%): a build named by a number is named for its "
+                           "RTP in percent", build)
         price = build.feature_buy_price_x
         if price is not None and not (isinstance(price, Fraction | int) and price > 0):
             raise ctx.fail(f"feature_buy_price_x must be None or a positive Fraction, got {price!r}", build)

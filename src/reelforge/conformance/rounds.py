@@ -20,6 +20,7 @@ from reelforge.conformance.context import (
 )
 from reelforge.draws import DrawSource, RecordingDraws, SeededDraws
 from reelforge.game import Build, Game, RoundResult, RulesError, StepResult
+from reelforge.stats import MAX_CAP_UNITS
 
 
 def _round_units(ctx: Context, build: Build, mode: str, seed: int, i: int, result: RoundResult) -> int:
@@ -170,7 +171,8 @@ def check_replay_reproduces_rounds(game: Game | Context) -> None:
 
 def check_wins_whole_units_within_cap(game: Game | Context) -> None:
     """Every step's win and the round win are exact Fractions, whole numbers of win units,
-    never negative, adding up, and never above the cap; the kernel's wins too."""
+    never negative, adding up, and never above the cap; the kernel's wins too; the cap in win units
+    stays within what the kernels' exact tallies hold (:data:`reelforge.stats.MAX_CAP_UNITS`)."""
     ctx = context_of(game)
     g = ctx.game
     for build in ctx.builds():
@@ -178,6 +180,9 @@ def check_wins_whole_units_within_cap(game: Game | Context) -> None:
         if not is_integer(unit) or unit < 1:
             raise ctx.fail(f"win_unit must be a positive integer, got {unit!r}", build)
         cap_units = g.max_win_x * unit
+        if cap_units >= MAX_CAP_UNITS:
+            raise ctx.fail(f"the cap {g.max_win_x}x at {unit} win units per bet is {cap_units} units: the kernels' exact "
+                           f"power sums hold at most {MAX_CAP_UNITS - 1} (use a coarser win unit or a lower cap)", build)
         for mode in ctx.modes(build):
             for seed in ctx.seeds:
                 for i, result in enumerate(ctx.reference(build, mode, seed)):
@@ -212,7 +217,9 @@ def check_wins_whole_units_within_cap(game: Game | Context) -> None:
 
 def check_refuses_bad_steps(game: Game | Context) -> None:
     """A finished round refuses another step, an undeclared step action and an unknown mode are
-    refused with RulesError, and a refused step draws nothing and leaves the state as it was."""
+    refused with RulesError, and a refused step draws nothing and leaves the state as it was; the
+    kernel (``kernel_round_wins``, ``simulate_chunk``) refuses every mode not offered (an unknown
+    one, ``buy`` where the game or build sells none) with RulesError too."""
     ctx = context_of(game)
     g = ctx.game
     seed = ctx.seeds[0]
@@ -234,6 +241,21 @@ def check_refuses_bad_steps(game: Game | Context) -> None:
     for build in ctx.builds():
         refused(f"a round of mode {UNKNOWN_MODE!r}", build, UNKNOWN_MODE,
                 lambda draws, b=build: g.start_round(b, UNKNOWN_MODE))
+        offered = ctx.modes(build)
+        for mode in dict.fromkeys((UNKNOWN_MODE, "buy", *g.modes)):
+            if mode in offered:
+                continue
+            for what, call in (("kernel_round_wins", g.kernel_round_wins), ("simulate_chunk", g.simulate_chunk)):
+                # the kernel must refuse a mode the game (or this build) does not offer, as the rules do
+                try:
+                    call(build, 10, seed, mode)
+                except RulesError:
+                    continue
+                except Exception as exc:
+                    raise ctx.fail(f"{what} of the mode {mode!r}, which is not offered, must raise RulesError, "
+                                   f"got {exc!r}", build, mode) from exc
+                raise ctx.fail(f"{what} played rounds of the mode {mode!r}, which is not offered "
+                               f"(modes: {', '.join(offered)})", build, mode)
         for mode in ctx.modes(build):
             last = ctx.reference(build, mode, seed)[0].steps[-1]
             final = copy.deepcopy(last.state)

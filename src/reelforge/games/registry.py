@@ -16,6 +16,8 @@ GAME_CLASSES: dict[str, str] = {
     "forge-of-fortunes": "reelforge.games.forge_of_fortunes.game:ForgeOfFortunes",
     "gemstones-gold": "reelforge.games.gemstones_gold.game:GemstonesGold",
     "forge-of-gems": "reelforge.games.forge_of_gems.game:ForgeOfGems",
+    "seven-lines": "reelforge.games.seven_lines.game:SevenLines",
+    "golden-vault": "reelforge.games.golden_vault.game:GoldenVault",
 }
 
 SHIPPED_GAMES: frozenset[str] = frozenset(GAME_CLASSES)

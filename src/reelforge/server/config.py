@@ -293,6 +293,17 @@ def parse_config(data: dict[str, Any], where: str = "config") -> ServerConfig:
                 raise ConfigError(f"{gwhere}: every paid round of the ladder costs more than [responsible_play] "
                                   f"max_stake {play.stake_limit}")
         games[game_id] = GameConfig(game_id, build, ladder)
+    if mode == "demo":
+        # a demo server offers every registered game: those the file does not list at their default
+        # build and ladder (Game.default_bet_ladder), so a new game needs no hand-kept section
+        for game_id in GAME_CLASSES:
+            if game_id not in games:
+                game = get_game(game_id)
+                build = game.default_build()
+                ladder = tuple(b for b in game.default_bet_ladder(game.load_build(build))
+                               if b <= min(MAX_BET, play.max_bet or MAX_BET))
+                if ladder:
+                    games[game_id] = GameConfig(game_id, build, ladder)
 
     extra = _storage_settings(server, f"{where} [server]")
     return ServerConfig(

@@ -139,6 +139,7 @@ class ForgeOfFortunes(Game):
 
     def kernel_round_wins(self, build: Build, rounds: int, seed: int | np.random.SeedSequence,
                           mode: str = "paid") -> np.ndarray:
+        self.check_mode(mode)
         rng = np.random.Generator(np.random.PCG64(seed))
         return kernel.round_wins(_tables(build), rng, rounds)
 

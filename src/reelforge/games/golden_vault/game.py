@@ -1,0 +1,32 @@
+"""Golden Vault behind the game contract."""
+
+from fractions import Fraction
+
+from reelforge.game import Capabilities
+from reelforge.harness import DataTuning, KernelGame, paytable_rows
+
+from . import build as builds
+from . import kernel, rules
+from .build import NAMES, UNIT
+
+
+class GoldenVault(DataTuning, KernelGame):
+    id = reference_id = "golden-vault"
+    title, version, max_win_x, feature_name, unit = "Golden Vault", "1.0", 5000, "Hold and Respin", UNIT
+    capabilities, build_files = Capabilities(tunable=True), builds.FILES
+    components, counters = ("paid_spins", "hold_and_respin"), ("triggers", "respins", "full_boards")
+    rules, loop, make_tables = rules, kernel.LOOP, staticmethod(builds.tables)
+    scratch = ("draws", "window", "values", "out")
+
+    def help(self, b):
+        values = ", ".join(f"{Fraction(v, UNIT)}x" for v in b.coin_values)
+        return self.standard_help(
+            b, volatility="High", tiers=["5", "6", "7", "8", "9+"], tier_label="Anywhere", symbol_names=NAMES,
+            rows=paytable_rows({NAMES[g]: p for g, p in b.pays.items()}, UNIT),
+            how_wins_pay=["5 reels, 3 rows; every cell shows a blank, a gem or a gold coin. 5 or more of one gem "
+                          "anywhere pay the paytable (multiples of the total bet)."],
+            feature=[f"A coin shows its value, a multiple of the total bet ({values}). {b.trigger} or more coins start "
+                     "Hold and Respin.",
+                     f"The coins stay and the other cells spin again, {b.respins} respins; every new coin stays too "
+                     f"and resets the respins to {b.respins}. When no respin is left, or every cell holds a coin, the "
+                     f"coins' values are paid; a full board adds the Grand prize of {b.grand_x:,}x the total bet."])

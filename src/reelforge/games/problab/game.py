@@ -1,0 +1,100 @@
+"""problab's two demo games behind the game contract (benchmark games: registered by the peer
+benchmark and its tests through :func:`reelforge.games.problab.registered`, never in the lobby)."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+from reelforge.game import GameHelp
+from reelforge.harness import KernelGame
+
+from . import cascade_kernel, cascade_rules, normal_kernel, normal_rules
+from .peer_builds import CASCADE_FILES, CASCADE_ID, NORMAL_FILES, NORMAL_ID, CascadeBuild, NormalBuild, symbol_word
+
+PEER = "zintix-labs/problab (Apache-2.0), demo/demo_configs at b825b02"
+
+
+def _paytable(symbols: tuple[str, ...], pays: tuple[tuple[int, ...], ...], unit: int, counts: list[int],
+              label: str) -> dict[str, Any]:
+    rows = [{"art": [s] * min(counts[0], 5), "name": symbol_word(s),
+             "pays_x": [str(Fraction(row[c - 1], unit)) for c in counts]}
+            for s, row in zip(symbols, pays, strict=True) if max(row) > 0]
+    return {"title": "Paytable", "tiers": [str(c) for c in counts], "tier_label": label,
+            "note": "Pays are multiples of the total bet; free rounds pay from their own table.", "rows": rows}
+
+
+class DemoNormal(KernelGame):
+    id = NORMAL_ID
+    title = "problab demo_normal"
+    reference_id = "problab-0"
+    published_id = "0"
+    version = "b825b02"
+    max_win_x = 18_600
+    """The highest win a round can reach (24,000 + 10 x 72,000 units at 40 a bet): the peer applies
+    no cap, so neither does this one in effect."""
+    feature_name = "Free Rounds"
+    build_files = NORMAL_FILES
+    components = ("paid_spin", "free_spins")
+    counters = ("triggers",)
+    rules = normal_rules
+    loop = normal_kernel.LOOP
+    make_tables = staticmethod(normal_kernel.tables)
+
+    def win_unit(self, build: NormalBuild) -> int:
+        return build.bet_unit
+
+    def help(self, build: NormalBuild) -> GameHelp:
+        unit = build.bet_unit
+        rules_text = (
+            f"5 reels, {build.rows} rows, {len(build.lines)} lines paid left to right from the first reel; "
+            "each line pays its highest win. The Wild substitutes for every paying symbol and pays its own row.",
+            f"3 or more Scatters anywhere award {build.free_rounds} free rounds on their own reels and "
+            "paytable; free rounds award no more.",
+            f"Reproduced from {PEER} for the side-by-side benchmark. The peer declares a maximum win of "
+            f"{build.max_win_limit // unit}x but never applies it; nor does this game.",
+        )
+        return self.make_help(build, volatility="Medium", rules=rules_text,
+                              symbol_names={s: symbol_word(s) for s in build.symbols},
+                              page={"paytable": _paytable(build.symbols, build.base.pays, unit, [3, 4, 5], "Of a kind on a line"),
+                                    "features": [{"title": "Free rounds", "text": [rules_text[1]]}],
+                                    "sections": [{"title": "Origin", "text": [rules_text[2]]}]})
+
+
+class DemoCascade(KernelGame):
+    id = CASCADE_ID
+    title = "problab demo_cascade"
+    reference_id = "problab-1"
+    published_id = "1"
+    version = "b825b02"
+    max_win_x = cascade_rules.CAP_X
+    feature_name = "Free Rounds"
+    build_files = CASCADE_FILES
+    components = ("paid_spin", "free_spins")
+    counters = ("triggers",)
+    rules = cascade_rules
+    loop = cascade_kernel.LOOP
+    make_tables = staticmethod(cascade_kernel.tables)
+    scratch = cascade_kernel.SCRATCH
+
+    def win_unit(self, build: CascadeBuild) -> int:
+        return build.bet_unit
+
+    def help(self, build: CascadeBuild) -> GameHelp:
+        unit = build.bet_unit
+        rules_text = (
+            f"5 reels, {build.rows} rows. Clusters of 5 or more of a symbol touching side by side pay by size; "
+            "Wilds join clusters of any symbol. Winning cells clear, the rest fall, and new symbols drop in; "
+            "this repeats while anything wins.",
+            f"{build.trigger} or more Scatters on the final board of the paid spin pay "
+            f"{Fraction(build.scatter_pay, unit)}x and award {build.free_rounds} free rounds on their own reels "
+            "and paytable.",
+            f"Reproduced from {PEER} for the side-by-side benchmark. The peer declares a maximum win of "
+            f"{build.max_win_limit // unit}x but never applies it; this game stops a round at {self.max_win_x}x.",
+        )
+        return self.make_help(build, volatility="Medium", rules=rules_text,
+                              symbol_names={s: symbol_word(s) for s in build.symbols},
+                              page={"paytable": _paytable(build.symbols, build.base.pays, unit, [5, 8, 12, 25],
+                                                          "Cluster size"),
+                                    "features": [{"title": "Free rounds", "text": [rules_text[1]]}],
+                                    "sections": [{"title": "Origin", "text": [rules_text[2]]}]})

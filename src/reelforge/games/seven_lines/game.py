@@ -1,0 +1,27 @@
+"""Seven Lines behind the game contract."""
+
+from reelforge.game import Capabilities
+from reelforge.harness import DataTuning, KernelGame, paytable_rows
+
+from . import build as builds
+from . import kernel, rules
+from .build import COINS, NAMES
+
+
+class SevenLines(DataTuning, KernelGame):
+    id = reference_id = "seven-lines"
+    title, version, max_win_x, feature_name, unit = "Seven Lines", "1.0", 2000, "Free Spins", COINS
+    capabilities, build_files = Capabilities(tunable=True), builds.FILES
+    components, counters = ("paid_spins", "free_spins"), ("triggers", "retriggers", "free_spins_played")
+    rules, loop, make_tables, scratch = rules, kernel.LOOP, staticmethod(builds.tables), ("stops", "window", "out")
+
+    def help(self, b):
+        rows = paytable_rows({NAMES[s]: p for s, p in b.pays.items()} | {"Star (anywhere)": b.star_pays}, COINS, 3)
+        return self.standard_help(
+            b, volatility="Medium", tiers=["3", "4", "5"], tier_label="Of a kind", rows=rows, symbol_names=NAMES,
+            how_wins_pay=["5 reels, 3 rows and 10 fixed lines; total bet = 10 x line bet. Each line pays its highest "
+                          "win, left to right from reel 1.",
+                          "The Wild substitutes for every symbol but the Star, and pays its own row."],
+            feature=[f"3, 4 or 5 Stars anywhere pay the Star pays and award {', '.join(map(str, b.free_spins))} free "
+                     f"spins; Stars in free spins award more, up to {b.free_spins_limit} free spins in all. Free spin "
+                     f"wins are multiplied by {b.free_spins_multiplier}."])

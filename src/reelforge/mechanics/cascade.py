@@ -1,0 +1,54 @@
+"""Cascades ("tumbles"): clear the winning cells, let the rest fall (:mod:`.tumble`), refill the
+gaps from the strip above each reel's window or by weighted draws.
+
+Boards are ``int64`` arrays ``[reel, row]``, row 0 at the top; empty cells are
+:data:`reelforge.mechanics.tumble.EMPTY`. Plain Python over arrays compiled by numba
+(``NUMBA_DISABLE_JIT=1`` runs it as Python): the reference engine and the kernel call it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from reelforge.mechanics.reels import pick_weighted
+from reelforge.mechanics.tumble import collapse_board_nb
+
+
+@njit(cache=True)
+def clear_and_fall(board: np.ndarray, removed: np.ndarray) -> np.ndarray:
+    """Clear the ``removed`` cells and let each reel's survivors fall in order; the empty cells
+    gather at the top. Returns the empty cells per reel (``removed`` is cleared for the next step)."""
+    empties = collapse_board_nb(board, removed)
+    removed[:, :] = False
+    return empties
+
+
+@njit(cache=True)
+def refill_from_strips(board: np.ndarray, empties: np.ndarray, codes: np.ndarray, lengths: np.ndarray,
+                       tops: np.ndarray) -> None:
+    """Fill each reel's top ``empties[reel]`` cells with the symbols above its window on its strip:
+    ``tops[reel]`` is the stop at the top row, moved up by the cells added (the strip keeps turning)."""
+    for r in range(board.shape[0]):
+        n = lengths[r]
+        for row in range(empties[r] - 1, -1, -1):
+            tops[r] = (tops[r] - 1) % n
+            board[r, row] = codes[r, tops[r]]
+
+
+@njit(cache=True)
+def refill_count(empties: np.ndarray) -> int:
+    """How many draws :func:`refill_from_weights` needs (one per empty cell)."""
+    return empties.sum()
+
+
+@njit(cache=True)
+def refill_from_weights(board: np.ndarray, empties: np.ndarray, cum: np.ndarray, draws: np.ndarray) -> None:
+    """Fill the empty cells, reel by reel, each top to bottom, with the symbol its draw picks from the
+    reel's running weights ``cum[reel]`` (one draw in ``[0, cum[reel, -1])`` per empty cell, in that
+    order)."""
+    k = 0
+    for r in range(board.shape[0]):
+        for row in range(empties[r]):
+            board[r, row] = pick_weighted(cum[r], draws[k])
+            k += 1

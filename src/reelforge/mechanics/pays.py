@@ -1,0 +1,139 @@
+"""Pays of a window: paylines from a line table, ways, pay-anywhere counts.
+
+Boards are ``int64`` arrays ``[reel, row]`` of symbol codes, row 0 at the top. A paytable is an
+``int64`` array ``pays[symbol, count]``: what ``count`` of a kind of ``symbol`` pays, in the game's
+win units (0 where it pays nothing; a scatter's row is all 0). ``wild`` is the wild's code (-1: the
+game has none); a wild substitutes for every symbol whose row pays, and pays its own row.
+
+Each function writes one row per win into ``out`` and returns how many it wrote (``out`` needs a
+row per line, twice for both ways; a row per symbol for ways and pay-anywhere). Plain Python over
+arrays, compiled by numba (``NUMBA_DISABLE_JIT=1`` runs it as the Python it reads as): the
+reference engine and the kernel call the same functions.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+LINE_COLUMNS = ("line", "symbol", "count", "pay", "right_to_left")
+"""The columns of a line win row in ``out`` of :func:`line_wins`."""
+WAYS_COLUMNS = ("symbol", "count", "ways", "pay")
+ANYWHERE_COLUMNS = ("symbol", "count", "pay")
+
+
+@njit(cache=True)
+def line_scan(window: np.ndarray, lines: np.ndarray, pays: np.ndarray, wild: int, out: np.ndarray, k: int,
+              right_to_left: int) -> int:
+    """Every line's highest win read from the first reel of ``window`` on (``lines[line, reel]`` is
+    the row the line crosses on each reel): the run of leading wilds paid as wilds, or the first other
+    symbol with the wilds before and after it substituting for it, whichever pays more (a tie goes to
+    the symbol). Rows ``(line, symbol, count, pay, right_to_left)`` go to ``out`` from row ``k``;
+    returns the next free row. (:func:`line_wins` reads right to left through reversed views.)"""
+    n = window.shape[0]
+    for line in range(lines.shape[0]):
+        w = 0
+        while w < n and window[w, lines[line, w]] == wild:
+            w += 1
+        wild_pay = pays[wild, w] if w > 0 else 0   # w > 0 only where there is a wild
+        if w == n:
+            symbol, count, pay = wild, w, wild_pay
+        else:
+            symbol = window[w, lines[line, w]]
+            count = w + 1
+            while count < n:
+                cell = window[count, lines[line, count]]
+                if cell != symbol and cell != wild:
+                    break
+                count += 1
+            pay = pays[symbol, count]
+            if wild_pay > pay:
+                symbol, count, pay = wild, w, wild_pay
+        if pay > 0:
+            out[k, 0] = line
+            out[k, 1] = symbol
+            out[k, 2] = count
+            out[k, 3] = pay
+            out[k, 4] = right_to_left
+            k += 1
+    return k
+
+
+@njit(cache=True)
+def line_wins(window: np.ndarray, lines: np.ndarray, pays: np.ndarray, wild: int, both_ways: bool,
+              out: np.ndarray) -> int:
+    """Every line's highest win (:func:`line_scan`), read left to right and, with ``both_ways``, also
+    right to left (a win across every reel is paid once). ``wild`` is -1 for a game without one.
+    Rows ``(line, symbol, count, pay, right_to_left)`` go to ``out``; returns their number."""
+    k = line_scan(window, lines, pays, wild, out, 0, 0)
+    if not both_ways:
+        return k
+    ltr = k
+    k = line_scan(window[::-1], lines[:, ::-1], pays, wild, out, k, 1)
+    kept = ltr
+    for i in range(ltr, k):      # a win across every reel was paid left to right already
+        if out[i, 2] < window.shape[0]:
+            out[kept] = out[i]
+            kept += 1
+    return kept
+
+
+@njit(cache=True)
+def ways_wins(window: np.ndarray, pays: np.ndarray, wild: int, copies: np.ndarray, out: np.ndarray) -> int:
+    """Ways from the leftmost reel: for each paying symbol, the run of adjacent reels from reel 1 that
+    show it (or a wild); it pays ``pays[symbol, run] x ways``, ways the product over the run of the
+    matching cells per reel, each cell counting ``copies[reel, row]`` times (1 for a plain cell, 2 for
+    a doubled symbol). Rows ``(symbol, count, ways, pay)`` go to ``out``; returns their number."""
+    reels, rows = window.shape[0], window.shape[1]
+    k = 0
+    for symbol in range(pays.shape[0]):
+        if symbol == wild or pays[symbol].max() == 0:
+            continue
+        ways = 1
+        run = 0
+        for r in range(reels):
+            m = 0
+            for row in range(rows):
+                cell = window[r, row]
+                if cell == symbol or cell == wild:
+                    m += copies[r, row]
+            if m == 0:
+                break
+            ways *= m
+            run += 1
+        if run > 0 and pays[symbol, run] > 0:
+            out[k, 0], out[k, 1], out[k, 2], out[k, 3] = symbol, run, ways, pays[symbol, run] * ways
+            k += 1
+    return k
+
+
+@njit(cache=True)
+def anywhere_wins(window: np.ndarray, pays: np.ndarray, out: np.ndarray) -> int:
+    """Pay anywhere: each symbol pays by how many cells show it wherever they are,
+    ``pays[symbol, min(count, last column)]`` (a pay never falls as the count grows). Rows ``(symbol,
+    count, pay)`` go to ``out``."""
+    top = pays.shape[1] - 1
+    k = 0
+    for symbol in range(pays.shape[0]):
+        if pays[symbol, top] == 0:       # pays grow with the count: a symbol paying nothing for the most never pays
+            continue
+        count = 0
+        for r in range(window.shape[0]):
+            for row in range(window.shape[1]):
+                count += window[r, row] == symbol
+        pay = pays[symbol, min(count, top)]
+        if pay > 0:
+            out[k, 0], out[k, 1], out[k, 2] = symbol, count, pay
+            k += 1
+    return k
+
+
+def paytable(pays: dict[str, list[int] | tuple[int, ...]], alphabet: str | list[str], reels: int,
+             first_count: int = 3) -> np.ndarray:
+    """A ``pays[symbol, count]`` array from ``{symbol: [pay for first_count, first_count + 1, ...]}``
+    (symbols missing from ``pays`` pay nothing)."""
+    table = np.zeros((len(alphabet), reels + 1), dtype=np.int64)
+    for i, s in enumerate(alphabet):
+        for j, v in enumerate(pays.get(s, ())):
+            table[i, first_count + j] = v
+    return table

@@ -95,7 +95,8 @@ def test_rounds_verify_in_the_browser_after_rotation(new_page, web_server):
     draws = record["steps"][2]["draws"]
     draws[0] = (draws[0] + 1) % record["steps"][2]["ranges"][0]
     with web_server.app.state.engine.begin() as conn:
-        conn.execute(update(steps).where(steps.c.round_id == victim["id"], steps.c.idx == 2)
+        victim_id = web_server.app.state.service.ids.internal(victim["id"])  # the database's id of the public one
+        conn.execute(update(steps).where(steps.c.round_id == victim_id, steps.c.idx == 2)
                      .values(draws=json.dumps(draws)))
     page.goto(f"/#/round/{victim['id']}")
     page.reload()

@@ -89,8 +89,9 @@ export function renderHelp(help, gameId, bet) {
       "of rounds it pays back that share of all stakes. Single sessions vary widely." }));
   const published = help.published_id || help.game_id;
   body.append(el("p.help-id", { "data-testid": "help-game-id" },
-    el("span", { text: `Game ID ${published}` }), el("span", { text: `Version ${help.version}` }),
-    el("span", { text: help.build_version ? `Build ${help.build}, version ${help.build_version}` : `Build ${help.build}` })));
+    el("span", { text: `Game ID ${published}` }), el("span", { text: `Version ${help.version}` })));
+  body.append(el("p.help-id", { "data-testid": "help-build" },
+    el("span", { text: help.build_version ? `Maths: build ${help.build}, version ${help.build_version}` : `Maths: build ${help.build}` })));
   return [
     el("div.help-head", {}, el("h2", { id: "help-title", text: `${help.title}: paytable and rules` }),
       el("button.ghost", { type: "button", "data-testid": "help-close", onclick: () => $("help").close(), text: "Close" })),

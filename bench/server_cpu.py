@@ -12,13 +12,18 @@ round (the registry's first game unless ``--game``) on a fresh SQLite file, thre
   ``asgi`` is what the client library costs, which is why ``asgi`` keeps its lean driver;
 * ``service``: the round service alone (the transaction and the rules).
 
-    python bench/server_cpu.py [--rounds 2000] [--game GAME]
+    python bench/server_cpu.py [--rounds 2000] [--game GAME] [--without pacing,fair_share,provably_fair]
+
+``--without`` switches parts of the newer server off, to see what each costs: ``pacing`` (the round
+start quantum, ``round_start_quantum_ms = 0``), ``fair_share`` (the rate limits and per-session turns
+middleware, replaced by a pass-through), ``provably_fair`` (plain CSPRNG draws).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import json
 import tempfile
 import time
@@ -29,7 +34,7 @@ import httpx
 
 from reelforge.client import AsyncApiClient
 from reelforge.games.registry import game_ids
-from reelforge.server.app import create_app
+from reelforge.server import app as app_module
 from reelforge.server.auth import bearer, open_session
 from reelforge.server.config import load_config
 
@@ -55,15 +60,39 @@ async def _call(app, method: str, path: str, body: dict, headers: dict[str, str]
     return json.loads(out[1]["body"])
 
 
+WITHOUT = ("pacing", "fair_share", "provably_fair")
+
+
+class _PassThrough:
+    """Stands in for the fair-share middleware under ``--without fair_share``."""
+
+    def __init__(self, app, **_limits) -> None:
+        self.app = app
+
+    async def __call__(self, scope, receive, send) -> None:
+        await self.app(scope, receive, send)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=2000)
     parser.add_argument("--game", default=game_ids()[0], help="default: the registry's first game")
+    parser.add_argument("--without", default="", help="comma-separated: " + ", ".join(WITHOUT))
     args = parser.parse_args()
+    without = [part for part in args.without.split(",") if part]
+    unknown = sorted(set(without) - set(WITHOUT))
+    if unknown:
+        parser.error(f"--without: unknown part(s) {', '.join(unknown)}; choose from {', '.join(WITHOUT)}")
     config = load_config(None)
+    if "pacing" in without:
+        config = dataclasses.replace(config, round_start_quantum_ms=0.0)
+    if "provably_fair" in without:
+        config = dataclasses.replace(config, provably_fair=False)
+    if "fair_share" in without:
+        app_module.FairShare = _PassThrough  # create_app adds its middleware by this name
     bet = config.games[args.game].bet_ladder[0]
     with tempfile.TemporaryDirectory(prefix="reelforge-cpu-") as tmp:
-        app = create_app(config, f"sqlite:///{Path(tmp) / 'cpu.db'}")
+        app = app_module.create_app(config, f"sqlite:///{Path(tmp) / 'cpu.db'}")
         service = app.state.service
         token = open_session(app.state.engine, config, "cpu", None)["token"]
         auth = {"Authorization": f"Bearer {token}"}
@@ -103,7 +132,7 @@ def main() -> None:
             await api.aclose()
             return requests
 
-        result = {"game": args.game, "rounds": args.rounds}
+        result = {"game": args.game, "rounds": args.rounds, "without": without}
         for name, run in (("asgi", lambda n: asyncio.run(run_asgi(n))),
                           ("asgi_httpx", lambda n: asyncio.run(run_httpx(n))),
                           ("service", lambda n: sum(service_round() for _ in range(n)))):

@@ -136,6 +136,21 @@ class _ForkPool:
         self.pool.shutdown(wait=not cancel, cancel_futures=cancel)
 
 
+def start_ray(address: str | None, workers: int | None) -> bool:
+    """Connect to the Ray cluster at ``address`` (None: start a local Ray of ``workers`` CPUs, default all)
+    unless Ray is already up; True when it was started here (the caller shuts it down)."""
+    import ray
+
+    if ray.is_initialized():
+        return False
+    init: dict[str, Any] = {"address": address, "include_dashboard": False, "log_to_driver": False,
+                            "configure_logging": False}
+    if address is None and workers:
+        init["num_cpus"] = workers
+    ray.init(**{k: v for k, v in init.items() if v is not None})
+    return True
+
+
 class _Ray:
     """Ray tasks on a cluster (``address``) or on a local Ray instance started here."""
 
@@ -143,14 +158,7 @@ class _Ray:
         import ray
 
         self.ray = ray
-        self.started_here = False
-        if not ray.is_initialized():
-            init: dict[str, Any] = {"address": address, "include_dashboard": False, "log_to_driver": False,
-                                    "configure_logging": False}
-            if address is None and workers:
-                init["num_cpus"] = workers
-            ray.init(**{k: v for k, v in init.items() if v is not None})
-            self.started_here = True
+        self.started_here = start_ray(address, workers)
         self.remote = ray.remote(run_batch)
         self.job, self.root = job, root
         self.capacity = 2 * max(int(ray.cluster_resources().get("CPU", 1)), 1)

@@ -18,14 +18,21 @@ replaced atomically): a run killed at any moment and started again with ``--resu
 the piece in flight, from the same seed, so its merged totals are byte-identical to an uninterrupted
 run's. The figures (``figures.json``) are a pure function of the stored tallies and the build:
 :func:`verify` recomputes them and the hashes of :mod:`reelforge.analysis.manifest`.
+
+The pieces run on this machine (``backend="local"``) or on Ray (``"ray"``, a cluster at ``address`` or
+a Ray started here): a plain piece spreads its chunks over the cluster (:func:`~reelforge.analysis.simulate.simulate`),
+a stratified piece runs as one Ray task. A piece's tally depends only on its seed and size, so both back
+ends (and any address, and a resume on the other one) write byte-identical tallies and figures; each
+piece records where it ran in ``state.json`` and the manifest.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,6 +40,7 @@ from typing import Any
 import numpy as np
 
 from reelforge.analysis.simulate import simulate
+from reelforge.chunks import BACKENDS, start_ray
 from reelforge.estimation import Sample, SampleError
 from reelforge.game import Build, Game
 from reelforge.stats import Accumulator
@@ -91,6 +99,9 @@ class Piece:
     seed: int
     rounds: int
     seconds: float
+    backend: str = "local"
+    """Where it ran (``local`` or ``ray``) and the Ray cluster's address (None: a Ray started here)."""
+    address: str | None = None
 
 
 @dataclass
@@ -143,19 +154,22 @@ def tally_path(out: Path, stream: str, index: int | None = None) -> Path:
 class Stream:
     """How a stream's pieces are simulated, merged and read (stratified samples or plain tallies)."""
 
-    def __init__(self, game: Game, build: Build, plan: Plan, kind: str, workers: int | None) -> None:
+    def __init__(self, game: Game, build: Build, plan: Plan, kind: str, workers: int | None,
+                 backend: str = "local", address: str | None = None) -> None:
         self.game, self.build, self.plan, self.kind, self.workers = game, build, plan, kind, workers
+        self.backend, self.address = backend, address
         self.mode = plan.mode if kind == "plain" else "paid"
         self.estimator = game.stratified_estimator() if kind == "stratified" else None
 
     def simulate(self, rounds: int, seed: int) -> Sample:
         if self.estimator is not None:
-            features = self.plan.feature_rounds_per_piece or self.estimator.feature_rounds(rounds)
-            sample = self.estimator.sample(self.build, rounds, features, seed, self.workers)
-            if "seconds" in sample.values:  # a tally holds what was drawn, not how long it took (state.json does)
-                sample.values["seconds"] = 0.0
-            return sample
-        acc = simulate(self.game.id, self.build.name, rounds, seed, self.workers, self.mode).accumulator
+            if self.backend == "ray":  # the stratified estimators chunk locally: the whole piece is one Ray task
+                import ray
+
+                return ray.get(ray.remote(stratified_piece).remote(self.plan, rounds, seed, self.workers))
+            return stratified_piece(self.plan, rounds, seed, self.workers)
+        acc = simulate(self.game.id, self.build.name, rounds, seed, self.workers, self.mode, backend=self.backend,
+                       address=self.address).accumulator
         return accumulator_sample(acc, self.game.id)
 
     def merge(self, first: Sample | None, second: Sample) -> Sample:
@@ -179,6 +193,43 @@ class Stream:
         acc = sample_accumulator(merged)
         lo, hi = acc.rtp_ci99()
         return acc.rounds, acc.rtp, lo, hi
+
+
+def stratified_piece(plan: Plan, rounds: int, seed: int, workers: int | None) -> Sample:
+    """The stratified tally of one main piece (top level: a Ray task runs it where the cluster says)."""
+    from reelforge.games.registry import get_game
+
+    game = get_game(plan.game)
+    estimator = game.stratified_estimator()
+    features = plan.feature_rounds_per_piece or estimator.feature_rounds(rounds)
+    sample = estimator.sample(game.load_build(plan.build), rounds, features, seed, workers)
+    if "seconds" in sample.values:  # a tally holds what was drawn, not how long it took (state.json does)
+        sample.values["seconds"] = 0.0
+    return sample
+
+
+def check_backend(backend: str, address: str | None) -> None:
+    """Refuse an unknown back end, or an address without Ray (before anything is written)."""
+    if backend not in BACKENDS:
+        raise CertifyError(f"unknown backend {backend!r}; backends: {', '.join(BACKENDS)}")
+    if address is not None and backend != "ray":
+        raise CertifyError("--address needs --backend ray")
+
+
+@contextlib.contextmanager
+def ray_session(backend: str, address: str | None, workers: int | None) -> Iterator[None]:
+    """One Ray connection for the whole run (not one per piece); shut down after if started here."""
+    if backend != "ray":
+        yield
+        return
+    import ray
+
+    started = start_ray(address, workers)
+    try:
+        yield
+    finally:
+        if started:
+            ray.shutdown()
 
 
 def half_width_pp(point: tuple[int, float, float, float]) -> float:
@@ -248,7 +299,7 @@ def _run_stream(out: Path, progress: Progress, name: str, stream: Stream,
         merged = stream.merge(merged, piece)
         piece.save(tally_path(out, name, i))
         merged.save(tally_path(out, name))
-        pieces.append(Piece(i, seed, n, time.perf_counter() - t0))
+        pieces.append(Piece(i, seed, n, time.perf_counter() - t0, stream.backend, stream.address))
         _write_json(out / STATE, progress.to_json())  # the checkpoint: everything before it is on disk
         last = stream.point(merged)
         log(f"{name} piece {i + 1}: {n:,} -> {last[0]:,} rounds, RTP {last[1] * 100:.4f}% "
@@ -256,10 +307,12 @@ def _run_stream(out: Path, progress: Progress, name: str, stream: Stream,
 
 
 def run(out: Path, plan: Plan | None, resume: bool, workers: int | None = None,
-        log: Log = lambda _: None) -> Progress:
-    """Run (or resume) the pieces of ``plan`` into ``out``; returns the finished progress."""
+        log: Log = lambda _: None, backend: str = "local", address: str | None = None) -> Progress:
+    """Run (or resume) the pieces of ``plan`` into ``out`` on ``backend`` (``local`` or ``ray``, at
+    ``address``); returns the finished progress. The tallies are the same on either back end."""
     from reelforge.games.registry import get_game
 
+    check_backend(backend, address)
     out = Path(out)
     state = out / STATE
     if resume:
@@ -281,12 +334,14 @@ def run(out: Path, plan: Plan | None, resume: bool, workers: int | None = None,
     plan = progress.plan
     game = get_game(plan.game)
     build = game.load_build(plan.build)
-    if plan.estimator != "exact":
-        main = Stream(game, build, plan, plan.estimator, workers)
-        _run_stream(out, progress, "main", main, lambda pieces, last: next_main_rounds(plan, pieces, last), log)
-    if plan.estimator != "plain":
-        sample = Stream(game, build, plan, "plain", workers)
-        _run_stream(out, progress, "sample", sample, lambda pieces, _: sample_piece_rounds(plan, len(pieces)), log)
+    with ray_session(backend, address, workers):
+        if plan.estimator != "exact":
+            main = Stream(game, build, plan, plan.estimator, workers, backend, address)
+            _run_stream(out, progress, "main", main, lambda pieces, last: next_main_rounds(plan, pieces, last), log)
+        if plan.estimator != "plain":
+            sample = Stream(game, build, plan, "plain", workers, backend, address)
+            _run_stream(out, progress, "sample", sample, lambda pieces, _: sample_piece_rounds(plan, len(pieces)),
+                        log)
     progress.finished = True
     _write_json(state, progress.to_json())
     return progress
@@ -347,5 +402,5 @@ def load_progress(out: Path) -> Progress:
         raise CertifyError(f"{path}: unreadable: {exc}") from exc
 
 
-__all__ = ["CertifyError", "DEFAULT_PRECISION_PP", "Plan", "Progress", "SampleError", "choose_plan", "figures",
-           "load_progress", "piece_seed", "run"]
+__all__ = ["BACKENDS", "CertifyError", "DEFAULT_PRECISION_PP", "Plan", "Progress", "SampleError", "check_backend",
+           "choose_plan", "figures", "load_progress", "piece_seed", "run"]

@@ -85,7 +85,8 @@ def package_files(out: Path) -> list[Path]:
 def identity(game: Game, build: Build, figures: dict[str, Any], progress: Any) -> dict[str, Any]:
     """Everything the manifest says but the files' hashes (the report's identity block shows it)."""
     plan = progress.plan
-    pieces = {name: [{"index": p.index, "seed": p.seed, "rounds": p.rounds, "seconds": round(p.seconds, 3)}
+    pieces = {name: [{"index": p.index, "seed": p.seed, "rounds": p.rounds, "seconds": round(p.seconds, 3),
+                      "backend": p.backend, "address": p.address}
                      for p in getattr(progress, name)] for name in ("main", "sample")}
     return {
         "format": "reelforge-certification-manifest/1",

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import typer
 
-from reelforge.cli.common import BUILD_OPT, PRECISION, SEED, WORKERS_OPT, Count, fail, load
+from reelforge.cli.common import ADDRESS_OPT, BACKEND_OPT, BUILD_OPT, PRECISION, SEED, WORKERS_OPT, Count, fail, load
 from reelforge.cli.output import console
 
 PILOT = Count("--pilot-rounds")
@@ -31,6 +31,8 @@ def certify(
                                "its tallies and check every hash (exit 1 on any problem)."),
     seed: int = typer.Option(None, "--seed", metavar="SEED", parser=SEED, help="Seed (default 2026)."),
     workers: int = WORKERS_OPT,
+    backend: str = BACKEND_OPT,
+    address: str = ADDRESS_OPT,
     pilot_rounds: int = typer.Option(None, "--pilot-rounds", metavar="N", parser=PILOT,
                                      help="Paid spins of the first ten pieces together (default: the game's pilot)."),
     sample_rounds: int = typer.Option(None, "--sample-rounds", metavar="N", parser=SAMPLE,
@@ -47,12 +49,14 @@ def certify(
     tallies and manifest; --verify DIR checks one.
 
     The package folder holds report.html (and report.pdf where Chromium is installed), figures.json, the
-    piece and merged tallies under tallies/, state.json (the run's plan and checkpoints) and manifest.json."""
-    from reelforge.analysis.certify import DEFAULT_PRECISION_PP, CertifyError, choose_plan
+    piece and merged tallies under tallies/, state.json (the run's plan and checkpoints) and manifest.json.
+    --backend ray computes the pieces on Ray (--address of a cluster, else a Ray started here): the same
+    tallies and figures as local for the same seed."""
+    from reelforge.analysis.certify import DEFAULT_PRECISION_PP, CertifyError, check_backend, choose_plan
     from reelforge.estimation import SampleError
 
     if verify is not None:
-        if game is not None or out is not None or resume:
+        if game is not None or out is not None or resume or backend != "local" or address is not None:
             fail("--verify DIR checks a package: give it alone")
         _verify(Path(verify))
         return
@@ -60,22 +64,24 @@ def certify(
         fail("give --out DIR (the package folder), or --verify DIR")
     target = Path(out)
     try:
+        check_backend(backend, address)
         if resume:
             if game is not None or build is not None or seed is not None or precision is not None:
                 fail("--resume continues the run kept in --out as it was planned: give --out and --resume alone")
-            _finish(target, None, True, workers, par_rounds, pdf)
+            _finish(target, None, True, workers, par_rounds, pdf, backend, address)
             return
         if game is None:
             fail("give GAME (see `reelforge games`)")
         g, b = load(game, build, mode)
         plan = choose_plan(g, b, mode, precision or DEFAULT_PRECISION_PP, CERTIFY_SEED if seed is None else seed,
                            pilot_rounds, sample_rounds, max_rounds, features_per_piece)
-        _finish(target, plan, False, workers, par_rounds, pdf)
+        _finish(target, plan, False, workers, par_rounds, pdf, backend, address)
     except (CertifyError, SampleError) as exc:
         fail(str(exc))
 
 
-def _finish(out: Path, plan, resume: bool, workers: int | None, par_rounds: int | None, pdf: bool) -> None:
+def _finish(out: Path, plan, resume: bool, workers: int | None, par_rounds: int | None, pdf: bool,
+            backend: str = "local", address: str | None = None) -> None:
     """Run (or resume) the pieces, then write figures, report, PDF and manifest."""
     from reelforge.analysis import certify as cert
     from reelforge.analysis.certificate_report import print_pdf, write_certificate
@@ -83,7 +89,8 @@ def _finish(out: Path, plan, resume: bool, workers: int | None, par_rounds: int 
     from reelforge.analysis.par import PAR_SAMPLE_ROUNDS
     from reelforge.games.registry import get_game
 
-    progress = cert.run(out, plan, resume, workers, log=lambda line: console.print(line))
+    progress = cert.run(out, plan, resume, workers, log=lambda line: console.print(line), backend=backend,
+                        address=address)
     plan = progress.plan
     g = get_game(plan.game)
     b = g.load_build(plan.build)

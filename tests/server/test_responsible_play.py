@@ -137,7 +137,8 @@ def test_profiles_set_the_jurisdiction_rules_and_keys_override_them(make_server)
         parse_config({**base, "responsible_play": {"profile": "nowhere"}})
 
 
-def test_the_demo_stays_playable_and_offers_autoplay():
+def test_the_demo_stays_playable_with_autoplay_off_by_default():
     play = load_config(None).play
-    assert play.autoplay and play.autoplay_max_rounds > 0 and play.stake_limit >= play.max_bet
+    # autoplay is off unless the operator allows it (as in the UK); the demo keeps the default
+    assert not play.autoplay and play.stake_limit >= play.max_bet
     assert play.reality_check_minutes == 60 and not play.session_limit_minutes

@@ -44,7 +44,7 @@ export function boardGrid(cells, { columns = true, className = "" } = {}) {
 
 export function describeEvent(ev) {
   const parts = Object.entries(ev)
-    .filter(([k]) => k !== "type")
+    .filter(([k]) => k !== "type" && k !== "stops") // reel stops belong to the audit record, not to the player
     .filter(([, v]) => !(Array.isArray(v) && v.length && v.every((c) => Array.isArray(c))))
     .map(([k, v]) => `${k.replace(/_x$/, "")}=${k.endsWith("_x") ? formatX(v) : compact(v)}`);
   return `${words(ev.type)}${parts.length ? ": " + parts.join(", ") : ""}`;
@@ -60,7 +60,7 @@ export function create(root, _ctx) {
     for (const ev of step.events) {
       const board = findBoard(ev);
       if (board) {
-        boardBox.replaceChildren(el("div.board-caption", { text: `${words(ev.type)} (${board.key})` }), boardGrid(board.cells));
+        boardBox.replaceChildren(el("div.board-caption", { text: words(ev.type) }), boardGrid(board.cells));
       }
       const isWin = /win/.test(ev.type || "") && ev.type !== "round_end";
       log.append(el(`li${isWin ? ".win" : ""}`, { text: describeEvent(ev) }));

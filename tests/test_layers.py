@@ -1,4 +1,4 @@
-"""The layering the README's Architecture section draws: a module imports only from its own layer or
+"""The layering docs/architecture.md draws: a module imports only from its own layer or
 the layers below it (imports inside functions included), so the server and the CLI know games only
 through the contract and the registry, and a game knows nothing of the server."""
 
@@ -34,7 +34,7 @@ def test_every_module_is_in_a_layer_and_imports_no_higher_one():
         if rel.name == "__init__.py" and len(rel.parts) == 1:
             continue
         own = rel.parts[0].removesuffix(".py")
-        assert own in LAYERS, f"{rel}: not in a layer of the README's Architecture section"
+        assert own in LAYERS, f"{rel}: not in a layer of docs/architecture.md"
         wrong += [f"{rel} imports reelforge.{m}" for m in _imports(path) if _layer(m) > _layer(own)]
     assert not wrong, "imports of a higher layer:\n" + "\n".join(wrong)
 

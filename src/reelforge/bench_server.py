@@ -14,7 +14,7 @@ sockets directly (request line, headers, body; the answer's status line,
 headers and ``Content-Length`` body), sending the same calls as the project's
 API client (:mod:`reelforge.client`). ``--client httpx`` runs the load through
 that client instead: measured on the same machine it spends about ten times
-the CPU per round (about 2 ms against 0.2 ms, see the README's performance
+the CPU per round (about 2 ms against 0.2 ms, see docs/performance.md's server
 section), which the server then lacks, so the lean client stays the load
 generator's default. Set-up and checks (waiting for the server, the game list)
 use the API client.

@@ -136,7 +136,7 @@ def test_serve_needs_a_configuration():
 
 def test_bench_server_plays_rounds_through_http_and_verifies_them():
     """``reelforge bench --server``: a real server process, real HTTP clients, every stored round verified
-    (a short run: the figures themselves are measured by hand, see the README)."""
+    (a short run: the figures themselves are measured by hand, see docs/performance.md)."""
     from reelforge.cli import app
 
     result = CliRunner().invoke(app, ["bench", "--server", "--clients", "2", "--seconds", "1", "--json"])

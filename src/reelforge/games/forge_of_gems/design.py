@@ -23,7 +23,7 @@ commands (``D`` = ``reelforge design forge-of-gems``; samples kept as .npz)::
     D verify --seed 1201001 --spins 400000000 --features 20000000 --save v1.npz   # likewise 1201002, 1201003
     D calibrate --load t.npz --load v1.npz --load v2.npz --load v3.npz --write    # the shipped builds
     D verify --seed 1201011 --spins 400000000 --features 20000000 --save w1.npz   # likewise 1201012..1201016
-    D verify --load w1.npz ... --load w6.npz   # the reported figures (README): +-0.059..0.071 pp
+    D verify --load w1.npz ... --load w6.npz   # the reported figures (docs/maths.md): +-0.059..0.071 pp
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ index expanded tables (one entry per unit of weight), which picks the same
 entry as the reference's cumulative search. Nothing is allocated per round:
 the board, forge reel and scratch buffers are made once per chunk.
 
-Speed (profile in the README's performance section): draws step PCG64 in the
+Speed (profile in docs/performance.md): draws step PCG64 in the
 kernel (:func:`reelforge.mechanics.rng.draw_pcg`, the same stream as
 ``Generator.random()``); a board is evaluated from per-reel copy counts packed
 4 bits per symbol in one int64, and a symbol is only looked at when reels 1-3

@@ -7,7 +7,7 @@ count) come from the build module, the one source rules.py reads too, and reach
 the compiled code as the :data:`RULES` array (a numba global would be frozen into
 the on-disk cache).
 
-Speed (profile in the README's performance section): draws step PCG64 in the
+Speed (profile in docs/performance.md): draws step PCG64 in the
 kernel (:func:`reelforge.mechanics.rng.draw_pcg`); the first evaluation of a spin
 adds six per-stop packed counts (``packed[reel, stop]``, 7 bits per symbol) so the
 ~65% of spins without a win never build a board, and the counts stay packed in one

@@ -23,7 +23,7 @@ from reelforge.game import RoundResult
 from reelforge.games.registry import get_game
 
 from .conftest import screenshot, test_config
-from .helpers import idle, last_round, open_game, play_round, session, stop_feature, unique_player
+from .helpers import last_round, open_game, play_round, session, stop_feature, unique_player
 from .test_player_game import INTERNAL, LAYOUT_JS, MOMENTS_JS
 
 DEMO = test_config()

@@ -87,12 +87,12 @@ export function create(root, ctx = {}) {
     }
   }
 
-  function showBoard(next, { respin = false, drop = false } = {}) {
+  function showBoard(next, { respin = false, drop = false, quick = false } = {}) {
     if (next.length !== cells.length || next[0].length !== cells[0].length) build(next.length, next[0].length);
     next.forEach((reel, c) => reel.forEach((content, r) => {
       const had = board[c] && coinValue(board[c][r]);
       drawCell(cells[c][r], content, { held: respin && !!had, landed: respin && !had && !!coinValue(content), drop });
-      if (drop) cells[c][r].style.animationDelay = `${c * 60 + r * 30}ms`;
+      if (drop) cells[c][r].style.animationDelay = `${(c * 60 + r * 30) / (quick ? 4 : 1)}ms`;
     }));
     board = next;
     grid.dataset.board = next.map((reel) => reel.join(",")).join("|");
@@ -141,7 +141,9 @@ export function create(root, ctx = {}) {
           respins = Number(ev.respins ?? respins);
           if (!anim.quiet) { grid.classList.add("spinning"); await anim.wait(anim.fast() ? 120 : 420); grid.classList.remove("spinning"); }
         }
-        showBoard(ev.board, { respin, drop: !respin && !anim.quiet });
+        showBoard(ev.board, { respin, drop: !respin && !anim.quiet, quick: anim.fast() });
+        // Quick spin keeps a short drop of the new board: it is seen landing, never cut off by the round's end.
+        if (!respin && !anim.quiet && anim.fast()) await new Promise((ok) => setTimeout(ok, 220));
         if (respin && coins === cells.length * cells[0].length) {
           say("Every cell holds a coin: the board is full!", "big");
         } else if (respin && ev.landed) {

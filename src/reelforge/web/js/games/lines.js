@@ -34,6 +34,10 @@ export function create(root, ctx = {}) {
   const nCols = lines.length ? lines[0].length : 5;
   const nRows = lines.length ? Math.max(...lines.flat()) + 1 : 3;
   const multiplierX = (help.extra && help.extra.free_spins_multiplier) || 1;
+  // The scatter that starts the free spins: the paytable's row that pays anywhere, from its first tier.
+  const pt = (help.page && help.page.paytable) || {};
+  const scatterRow = (pt.rows || []).find((row) => /anywhere/i.test(row.name));
+  const scatter = scatterRow ? { name: scatterRow.name.replace(/\s*\(.*\)$/, ""), count: (pt.tiers || ["3"])[0] } : null;
 
   const spinsBox = el("div.ln-counter", { "data-testid": "ln-free-spins" });
   const multBox = el("div.ln-counter", { "data-testid": "ln-multiplier" });
@@ -178,7 +182,7 @@ export function create(root, ctx = {}) {
       counter(totalBox, "Feature win", money(featureX), featureX);
     } else {
       counter(spinsBox, "Lines", String(lines.length || "—"), lines.length);
-      counter(multBox, "Free spins", "3+ Stars", 0);
+      counter(multBox, "Free spins", scatter ? `${scatter.count}+ ${scatter.name}s` : "—", 0);
       counter(totalBox, "Feature win", "—", "0");
     }
   }
@@ -202,8 +206,8 @@ export function create(root, ctx = {}) {
     say(ev.retrigger ? `Retrigger! ${spins} more free spins` : `${spins} free spins won!`, "big");
     if (ctx.moment && !anim.quiet) {
       await ctx.moment({ title: text, kind: "intro",
-        sub: ev.retrigger ? `${left()} free spins to play` : "Stars anywhere start the free spins",
-        text: ev.retrigger ? "More Stars in the free spins: the spins are added to those left."
+        sub: ev.retrigger ? `${left()} free spins to play` : `${scatter ? scatter.name + "s" : "Scatters"} start the free spins`,
+        text: ev.retrigger ? "The new free spins are added to those left."
           : `Free spin wins are multiplied by ${multiplierX}. The spins play by themselves: STOP pauses them.` });
     } else {
       await anim.wait(500);
@@ -252,7 +256,7 @@ export function create(root, ctx = {}) {
     }
     if (ev.type === "win") return `${winWords(ev)}.`;
     if (ev.type === "free_spins_awarded") {
-      return ev.retrigger ? `Retrigger: ${ev.spins} more free spins.` : `Stars award ${ev.spins} free spins.`;
+      return ev.retrigger ? `Retrigger: ${ev.spins} more free spins.` : `${scatter ? scatter.name + "s" : "Scatters"} award ${ev.spins} free spins.`;
     }
     if (ev.type === "cap") return `The maximum win of ${money(ev.cap_x)} is reached; the round ends.`;
     return null;
@@ -265,7 +269,8 @@ export function create(root, ctx = {}) {
       pool[(c * 2 + r * 3 + (c > 1 ? 1 : 0)) % pool.length]));
     showWindow(window);
     showCounters();
-    say(lines.length ? `${lines.length} lines pay left to right. 3+ Stars anywhere start the free spins.` : "Press SPIN to play.");
+    say(`${lines.length ? `${lines.length} lines pay left to right. ` : ""}${
+      scatter ? `${scatter.count} or more ${scatter.name}s anywhere start the free spins.` : ""}`);
   }
 
   return {

@@ -123,7 +123,7 @@ export function create(root, ctx = {}) {
   function say(text, tone = "") { banner.textContent = text; banner.className = `hr-banner ${tone}`; }
   function winWords(ev) {
     const { count, symbol } = parsePay(ev.pay);
-    if (count) return `${ev.pay.split(" ")[0]} ${symbol} anywhere pay ${money(ev.win_x)}`;
+    if (count) return `${ev.pay.split(" ")[0]} ${symbol} anywhere pays ${money(ev.win_x)}`;
     if (/grand/i.test(ev.pay)) return `GRAND! A full board pays ${money(ev.win_x)}`;
     if (/coin/i.test(ev.pay)) return `${coins} coins collected pay ${money(ev.win_x)}`;
     return `${ev.pay} pays ${money(ev.win_x)}`;
@@ -207,7 +207,8 @@ export function create(root, ctx = {}) {
 
   function showcase() {
     const gems = Object.values((ctx.help && ctx.help.symbol_names) || {});
-    const pool = ["2x", gems[0] || "", "", "1x", gems[1] || "", "5x", "", gems[2] || "", "0.5x", ""];
+    // A board of the paid game a few coins short of the feature.
+    const pool = ["2x", gems[0] || "", "", gems[2] || "", gems[1] || "", "5x", "", gems[2] || "", "1x", ""];
     showBoard(Array.from({ length: 5 }, (_, c) => Array.from({ length: 3 }, (_, r) => pool[(c * 3 + r * 4) % pool.length])));
     showCounters();
     say(`Land ${extra.trigger || 6} or more coins to start Hold and Respin. Fill the board for the Grand.`);

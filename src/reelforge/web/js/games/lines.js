@@ -129,7 +129,7 @@ export function create(root, ctx = {}) {
     const mult = Number(ev.multiplier || 1) > 1 ? ` (x${ev.multiplier})` : "";
     if (!count) return `${ev.pay} pays ${money(ev.win_x)}${mult}`;
     return ev.line ? `${count} ${symbol} on line ${ev.line} pays ${money(ev.win_x)}${mult}`
-      : `${count} ${symbol} anywhere pay ${money(ev.win_x)}${mult}`;
+      : `${count} ${symbol} anywhere pays ${money(ev.win_x)}${mult}`;
   }
   function drawLine(n) {
     const rows = lines[n - 1];

@@ -126,6 +126,9 @@ def test_seven_lines_draws_reels_win_lines_and_free_spins_with_a_retrigger(new_p
     check_table(page, LINES, "with the free spins paused")
     screenshot(page, f"seven-lines-free-spins-{view}")
     page.get_by_test_id("spin").click()
+    if phone:  # the phone sees the rest at once (SKIP); the desktop watches every spin and card
+        expect(page.locator("body")).to_have_attribute("data-feature", "playing", timeout=20_000)
+        page.get_by_test_id("feature-skip").click()
     assert played_out(page) == "idle"
     check_table(page, LINES, "after the round")
     screenshot(page, f"seven-lines-end-{view}")
@@ -133,7 +136,7 @@ def test_seven_lines_draws_reels_win_lines_and_free_spins_with_a_retrigger(new_p
     assert len(rnd["steps"]) == len(expected.steps) and rnd["paid"] == int(bet * Fraction(expected.total_win))
     # Every win read in the player's words and money; the trigger, the retrigger and the summary announced.
     banner = " | ".join(page.evaluate("window.__banner"))
-    for st in expected.steps:
+    for st in expected.steps[: None if not phone else 2]:
         for ev in st.events:
             if ev["type"] == "win" and "line" in ev:
                 count, symbol = ev["pay"].split(" ", 1)
@@ -141,7 +144,8 @@ def test_seven_lines_draws_reels_win_lines_and_free_spins_with_a_retrigger(new_p
     titles = [m["title"] for m in page.evaluate("window.__moments")]
     first = next(ev for ev in expected.steps[0].events if ev["type"] == "free_spins_awarded")
     retrigger = next(ev for st in expected.steps for ev in st.events if ev.get("retrigger"))
-    assert f"{first['spins']} FREE SPINS" in titles and f"+{retrigger['spins']} FREE SPINS" in titles, titles
+    assert f"{first['spins']} FREE SPINS" in titles, titles
+    assert phone or f"+{retrigger['spins']} FREE SPINS" in titles, titles
     assert titles[-1] in ("FEATURE COMPLETE", "BIG WIN", "MEGA WIN", "EPIC WIN"), titles
     expect(page.get_by_test_id("win")).to_have_attribute("data-minor", str(rnd["paid"]))
     # The last spin's winning lines stay drawn over the reels.

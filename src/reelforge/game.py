@@ -371,6 +371,10 @@ class Game(ABC):
     step_actions: ClassVar[tuple[str, ...]] = ()
     """Optional actions a step may carry (e.g. ``open`` for the GEMBOX); any other is refused."""
     capabilities: ClassVar[Capabilities] = Capabilities()
+    presentation: ClassVar[str | None] = None
+    """The browser client's genre renderer for a game without its own (``lines``: reels and paylines with
+    free spins; ``hold_and_respin``: coins with their values that stick), sent in ``GET /games``; None
+    draws the generic board."""
     build_files: ClassVar[BuildSource]
     """The game's build files (a :class:`reelforge.buildfile.BuildFiles`, declared in its build module)."""
 

@@ -13,10 +13,9 @@ from .build import NAMES, UNIT
 class GoldenVault(DataTuning, KernelGame):
     id = reference_id = "golden-vault"
     title, version, max_win_x, feature_name, unit = "Golden Vault", "1.0", 5000, "Hold and Respin", UNIT
-    capabilities, build_files = Capabilities(tunable=True), builds.FILES
+    capabilities, build_files, presentation = Capabilities(tunable=True), builds.FILES, "hold_and_respin"
     components, counters = ("paid_spins", "hold_and_respin"), ("triggers", "respins", "full_boards")
-    rules, loop, make_tables = rules, kernel.LOOP, staticmethod(builds.tables)
-    scratch = ("draws", "window", "values", "out")
+    rules, loop, make_tables, scratch = rules, kernel.LOOP, staticmethod(builds.tables), ("draws", "window", "values", "out")
 
     def help(self, b):
         values = ", ".join(f"{Fraction(v, UNIT)}x" for v in b.coin_values)
@@ -29,4 +28,5 @@ class GoldenVault(DataTuning, KernelGame):
                      "Hold and Respin.",
                      f"The coins stay and the other cells spin again, {b.respins} respins; every new coin stays too "
                      f"and resets the respins to {b.respins}. When no respin is left, or every cell holds a coin, the "
-                     f"coins' values are paid; a full board adds the Grand prize of {b.grand_x:,}x the total bet."])
+                     f"coins' values are paid; a full board adds the Grand prize of {b.grand_x:,}x the total bet."],
+            extra={"trigger": b.trigger, "respins": b.respins, "grand_x": str(b.grand_x)})

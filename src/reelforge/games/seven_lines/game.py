@@ -5,13 +5,13 @@ from reelforge.harness import DataTuning, KernelGame, paytable_rows
 
 from . import build as builds
 from . import kernel, rules
-from .build import COINS, NAMES
+from .build import COINS, LINES, NAMES
 
 
 class SevenLines(DataTuning, KernelGame):
     id = reference_id = "seven-lines"
     title, version, max_win_x, feature_name, unit = "Seven Lines", "1.0", 2000, "Free Spins", COINS
-    capabilities, build_files = Capabilities(tunable=True), builds.FILES
+    capabilities, build_files, presentation = Capabilities(tunable=True), builds.FILES, "lines"
     components, counters = ("paid_spins", "free_spins"), ("triggers", "retriggers", "free_spins_played")
     rules, loop, make_tables, scratch = rules, kernel.LOOP, staticmethod(builds.tables), ("stops", "window", "out")
 
@@ -24,4 +24,5 @@ class SevenLines(DataTuning, KernelGame):
                           "The Wild substitutes for every symbol but the Star, and pays its own row."],
             feature=[f"3, 4 or 5 Stars anywhere pay the Star pays and award {', '.join(map(str, b.free_spins))} free "
                      f"spins; Stars in free spins award more, up to {b.free_spins_limit} free spins in all. Free spin "
-                     f"wins are multiplied by {b.free_spins_multiplier}."])
+                     f"wins are multiplied by {b.free_spins_multiplier}."],
+            extra={"lines": LINES.tolist(), "free_spins_multiplier": b.free_spins_multiplier})

@@ -25,6 +25,7 @@ def game_entry(active: ActiveGame, config: ServerConfig) -> dict[str, Any]:
         "build_version": build.identity.version, "build_hash": build.identity.content_hash,
         "rtp": float(game.help(build).rtp), "bet_ladder": list(active.config.bet_ladder),
         "max_win_x": game.max_win_x, "modes": list(game.modes), "step_actions": list(game.step_actions),
+        "presentation": game.presentation,
         "feature_buy_price_x": None if price is None else str(price), "currency": config.currency,
         # Whether floor(bet * win_x) is exact for every bet of the ladder (see rounds.money).
         "exact_wins": all(b % game.win_unit(build) == 0 for b in active.config.bet_ladder),

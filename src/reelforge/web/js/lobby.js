@@ -12,7 +12,7 @@ export async function openLobby(token, resumeOpen = false) {
   lobby.replaceChildren(...S.games.map((g) => el("a.card.game-card", {
     href: `#/game/${g.id}`, "data-testid": `game-card-${g.id}`, "data-game": g.id,
   },
-  el("div.game-art", { "data-game": g.id, html: rendererFor(g.id).art ? rendererFor(g.id).art() : "" }),
+  el("div.game-art", { "data-game": g.id, "data-presentation": g.presentation, html: rendererFor(g.id).art ? rendererFor(g.id).art() : "" }),
   el("h2", { text: g.title }),
   el("dl.facts", {},
     el("dt", { text: "RTP" }), el("dd", { "data-testid": "lobby-rtp", text: formatRtp(g.rtp) }),

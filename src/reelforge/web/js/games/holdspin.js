@@ -1,0 +1,249 @@
+// The "hold_and_respin" genre renderer: a board of cells that show a blank, a symbol or a coin with
+// its value; coins stick through the respins, each new coin resets the respins, a full board wins the
+// Grand (Golden Vault, and any game that declares the presentation "hold_and_respin"). Driven by events:
+//   board {board: [reel 1..n: [cell, top to bottom]], landed?, respins?}   a cell: "" (blank), a symbol
+//        name ("Ruby") or a coin's value as a multiple of the total bet ("2.5x")
+//   win {pay: "<count> <Symbol>" | "Coins collected" | "Grand (full board)", win_x}
+//   hold_and_respin {coins, respins}; cap {cap_x}
+// The respins' reset value comes from the help's extra.respins, the Grand from extra.grand_x.
+
+import { el, formatX, replaySteps } from "../util.js";
+import { addX } from "./gems.js";
+import { parsePay } from "./lines.js";
+import { coinArt, symbolArt, vaultArt } from "./symbols.js";
+
+/** A coin cell's value as an exact multiple of the bet ("2.5x" -> "5/2"), or null for another cell. */
+export function coinValue(cell) {
+  const m = /^(\d+)(?:\.(\d+))?x$/.exec(String(cell || ""));
+  if (!m) return null;
+  const frac = m[2] || "";
+  return frac ? `${Number(m[1] + frac)}/${10 ** frac.length}` : m[1];
+}
+
+/** Lobby artwork: the vault between coins. */
+export function art() {
+  return `<span class="art-symbol">${coinArt()}</span><span class="art-symbol hr-art-vault">${vaultArt()}</span>` +
+    `<span class="art-symbol">${coinArt()}</span>`;
+}
+
+/** A symbol's picture for the help. */
+export function helpArt(key) { return /coin/i.test(key) ? coinArt() : symbolArt(key); }
+
+export function create(root, ctx = {}) {
+  const extra = (ctx.help && ctx.help.extra) || {};
+  const resetTo = Number(extra.respins || 3);
+  const money = (x) => (ctx.atBet ? ctx.atBet(x) : `${formatX(x)} the bet`);
+
+  const respinsBox = el("div.hr-counter.hr-respins", { "data-testid": "hr-respins" });
+  const coinsBox = el("div.hr-counter", { "data-testid": "hr-coins" });
+  const totalBox = el("div.hr-counter", { "data-testid": "hr-collected" });
+  const grid = el("div.hr-grid", { "data-testid": "hr-board" });
+  const frame = el("div.hr-frame", { "data-testid": "hr-frame" }, grid);
+  const banner = el("div.hr-banner", { "data-testid": "hr-banner", "aria-live": "polite" });
+  const winsList = el("ul.hr-wins", { "data-testid": "hr-wins", "aria-label": "Wins of this spin" });
+  root.append(el("div.hr", {}, el("div.hr-top", {}, respinsBox, coinsBox, totalBox),
+    el("div.fit", {}, frame, banner), winsList));
+
+  let cells = [];
+  function build(cols, rows) {
+    grid.replaceChildren();
+    grid.style.gridTemplateColumns = `repeat(${cols}, minmax(0, 1fr))`;
+    cells = Array.from({ length: cols }, () => []);
+    for (let r = 0; r < rows; r++) {
+      for (let c = 0; c < cols; c++) {
+        const cell = el("div.hr-cell", { "data-col": c, "data-row": r });
+        cells[c][r] = cell;
+        grid.append(cell);
+      }
+    }
+    frame.style.setProperty("--cols", cols);
+    frame.style.setProperty("--rows", rows);
+  }
+  build(5, 3);
+
+  let board = [];
+  let inFeature = false;
+  let respins = 0;
+  let collectedX = "0";
+  let coins = 0;
+
+  /** Draw one cell; ``held`` marks a coin kept from before, ``landed`` one that just arrived. */
+  function drawCell(cell, content, { held = false, landed = false, drop = false } = {}) {
+    const value = coinValue(content);
+    cell.className = `hr-cell${value ? " coin" : content ? " symbol" : " blank"}${held ? " held" : ""}${landed ? " landed" : ""}${drop ? " drop" : ""}`;
+    cell.dataset.cell = content;
+    delete cell.dataset.value;
+    if (value) {
+      cell.dataset.value = value;
+      cell.title = `Coin: ${money(value)} (${formatX(value)} the bet)`;
+      cell.replaceChildren(el("span.hr-coin", { html: coinArt() }),
+        el(`span.hr-value${money(value).length > 6 ? ".long" : ""}`, {}, el("b", { text: money(value) }), el("small", { text: formatX(value) })));
+    } else if (content) {
+      cell.title = content;
+      cell.replaceChildren(el("span.hr-symbol", { html: symbolArt(content) }));
+    } else {
+      cell.title = inFeature ? "Empty: spins again" : "";
+      cell.replaceChildren();
+    }
+  }
+
+  function showBoard(next, { respin = false, drop = false, quick = false } = {}) {
+    if (next.length !== cells.length || next[0].length !== cells[0].length) build(next.length, next[0].length);
+    next.forEach((reel, c) => reel.forEach((content, r) => {
+      const had = board[c] && coinValue(board[c][r]);
+      drawCell(cells[c][r], content, { held: respin && !!had, landed: respin && !had && !!coinValue(content), drop });
+      if (drop) cells[c][r].style.animationDelay = `${(c * 60 + r * 30) / (quick ? 4 : 1)}ms`;
+    }));
+    board = next;
+    grid.dataset.board = next.map((reel) => reel.join(",")).join("|");
+    coins = next.flat().filter(coinValue).length;
+    collectedX = next.flat().map(coinValue).filter(Boolean).reduce((a, b) => addX(a, b), "0");
+  }
+
+  function counter(box, label, value, data) {
+    box.replaceChildren(el("span", { text: label }), value instanceof Node ? value : el("strong", { text: value }));
+    box.dataset.value = String(data);
+  }
+  function showCounters() {
+    frame.classList.toggle("feature", inFeature);
+    const total = cells.length * (cells[0] || []).length;
+    if (inFeature) {
+      const pips = el("strong.hr-pips", { "aria-label": `${respins} respins left` },
+        ...Array.from({ length: resetTo }, (_, i) => el(`i${i < respins ? ".on" : ""}`)), el("em", { text: String(respins) }));
+      counter(respinsBox, "Respins", pips, respins);
+      counter(coinsBox, "Coins", `${coins} of ${total}`, coins);
+      counter(totalBox, "Collected", money(collectedX), collectedX);
+    } else {
+      counter(respinsBox, "Hold and Respin", `${extra.trigger || 6}+ coins`, 0);
+      counter(coinsBox, "Coins", String(coins), coins);
+      counter(totalBox, "Grand", extra.grand_x ? money(extra.grand_x) : "Full board", extra.grand_x || "");
+    }
+  }
+  function flash(box) { box.classList.remove("flash"); void box.offsetWidth; box.classList.add("flash"); }
+  function say(text, tone = "") { banner.textContent = text; banner.className = `hr-banner ${tone}`; }
+  function winWords(ev) {
+    const { count, symbol } = parsePay(ev.pay);
+    if (count) return `${ev.pay.split(" ")[0]} ${symbol} anywhere pays ${money(ev.win_x)}`;
+    if (/grand/i.test(ev.pay)) return `GRAND! A full board pays ${money(ev.win_x)}`;
+    if (/coin/i.test(ev.pay)) return `${coins} coins collected pay ${money(ev.win_x)}`;
+    return `${ev.pay} pays ${money(ev.win_x)}`;
+  }
+  function markGems(symbol) {
+    cells.flat().forEach((cell) => cell.classList.toggle("win", cell.dataset.cell === symbol));
+  }
+
+  async function apply(step, anim) {
+    const respin = step.kind === "respin";
+    winsList.replaceChildren();
+    for (const ev of step.events) {
+      if (ev.type === "board") {
+        if (respin) {
+          respins = Number(ev.respins ?? respins);
+          if (!anim.quiet) { grid.classList.add("spinning"); await anim.wait(anim.fast() ? 120 : 420); grid.classList.remove("spinning"); }
+        }
+        showBoard(ev.board, { respin, drop: !respin && !anim.quiet, quick: anim.fast() });
+        // Quick spin keeps a short drop of the new board: it is seen landing, never cut off by the round's end.
+        if (!respin && !anim.quiet && anim.fast()) await new Promise((ok) => setTimeout(ok, 220));
+        if (respin && coins === cells.length * cells[0].length) {
+          say("Every cell holds a coin: the board is full!", "big");
+        } else if (respin && ev.landed) {
+          flash(respinsBox);
+          say(`${ev.landed} new ${ev.landed === 1 ? "coin" : "coins"}! The respins reset to ${resetTo}`, "win");
+        } else if (respin) {
+          say(respins ? `No new coin: ${respins} ${respins === 1 ? "respin" : "respins"} left` : "No new coin: the last respin is played", respins ? "" : "bad");
+        } else {
+          say(coins ? `${coins} ${coins === 1 ? "coin" : "coins"} on the board` : "Good luck!");
+        }
+        showCounters();
+        await anim.wait(respin ? 380 : 500);
+      } else if (ev.type === "win") {
+        const { count, symbol } = parsePay(ev.pay);
+        if (count) markGems(symbol);
+        if (/coin/i.test(ev.pay)) cells.flat().forEach((cell) => cell.classList.toggle("win", !!cell.dataset.value));
+        say(winWords(ev), /grand/i.test(ev.pay) ? "big" : "win");
+        winsList.append(el("li", { text: winWords(ev) }));
+        if (/grand/i.test(ev.pay) && ctx.moment && !anim.quiet) {
+          frame.classList.add("grand");
+          await ctx.moment({ title: "GRAND!", kind: "intro", amount: money(ev.win_x), sub: "Every cell holds a coin",
+            text: `A full board wins the Grand: ${formatX(ev.win_x)} your bet, added to the coins.` });
+        } else {
+          if (/grand/i.test(ev.pay)) frame.classList.add("grand");
+          await anim.wait(600);
+        }
+      } else if (ev.type === "hold_and_respin") {
+        inFeature = true;
+        respins = Number(ev.respins || resetTo);
+        cells.flat().forEach((cell) => { if (cell.dataset.value) cell.classList.add("held"); else drawCell(cell, ""); });
+        board = board.map((reel) => reel.map((content) => (coinValue(content) ? content : "")));
+        showCounters();
+        say(`${ev.coins} coins: Hold and Respin with ${respins} respins!`, "big");
+        if (ctx.moment && !anim.quiet) {
+          await ctx.moment({ title: "HOLD AND RESPIN", kind: "intro", amount: money(collectedX),
+            sub: `${ev.coins} coins held · ${respins} respins`,
+            text: `The coins stay. Every new coin stays too and resets the respins to ${resetTo}. Fill the board for the Grand.` });
+        } else {
+          await anim.wait(600);
+        }
+      } else if (ev.type === "cap") {
+        say(`Maximum win reached: ${money(ev.cap_x)}. The round ends here.`, "big");
+        await anim.wait(600);
+      }
+      if (anim.frame) await anim.frame(ev, step);
+    }
+  }
+
+  function describe(ev, step) {
+    if (ev.type === "board") {
+      const n = ev.board.flat().filter(coinValue).length;
+      if (!step || step.kind !== "respin") return `The board shows ${n} ${n === 1 ? "coin" : "coins"}.`;
+      return ev.landed ? `${ev.landed} new ${ev.landed === 1 ? "coin lands" : "coins land"}: ${n} coins held, the respins reset to ${ev.respins}.`
+        : `No new coin: ${n} coins held, ${ev.respins} ${ev.respins === 1 ? "respin" : "respins"} left.`;
+    }
+    if (ev.type === "win") return `${winWords(ev)}.`;
+    if (ev.type === "hold_and_respin") return `${ev.coins} coins start Hold and Respin with ${ev.respins} respins.`;
+    if (ev.type === "cap") return `The maximum win of ${money(ev.cap_x)} is reached; the round ends.`;
+    return null;
+  }
+
+  function showcase() {
+    const gems = Object.values((ctx.help && ctx.help.symbol_names) || {});
+    // A board of the paid game a few coins short of the feature.
+    const pool = ["2x", gems[0] || "", "", gems[2] || "", gems[1] || "", "5x", "", gems[2] || "", "1x", ""];
+    showBoard(Array.from({ length: 5 }, (_, c) => Array.from({ length: 3 }, (_, r) => pool[(c * 3 + r * 4) % pool.length])));
+    showCounters();
+    say(`Land ${extra.trigger || 6} or more coins to start Hold and Respin. Fill the board for the Grand.`);
+  }
+
+  return {
+    newRound() {
+      inFeature = false;
+      respins = 0;
+      board = [];
+      frame.classList.remove("grand");
+      winsList.replaceChildren();
+      showCounters();
+    },
+    showcase,
+    playStep(step, _round, anim) { return apply(step, anim); },
+    apply,
+    describe,
+    restore(round) {
+      this.newRound();
+      return replaySteps(round.steps, apply);
+    },
+    nextLabel(round) { return round.next_step === "respin" ? "RESPIN" : "CONTINUE"; },
+    nextAction() { return null; },
+    status(round) {
+      if (round && round.status === "open" && inFeature) {
+        return `Hold and Respin: ${respins} ${respins === 1 ? "respin" : "respins"} left, ${coins} coins worth ${money(collectedX)}`;
+      }
+      return "";
+    },
+    /** The coins on the board are what the feature holds now (a multiple of the bet). */
+    currentPrize(round) { return round && round.status === "open" && inFeature ? collectedX : null; },
+    finish() {
+      const grand = frame.classList.contains("grand") ? " and the Grand" : "";
+      if (inFeature) say(`Hold and Respin complete: ${coins} coins collected${grand}`, "big");
+    },
+  };
+}

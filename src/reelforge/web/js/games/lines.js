@@ -1,0 +1,307 @@
+// The "lines" genre renderer: reels and fixed paylines, a wild, scatter-triggered free spins with
+// retriggers (Seven Lines, and any game that declares the presentation "lines"). Driven by events:
+//   reels {window: [reel 1..n: [symbol names, top to bottom]], stops}
+//   win {pay: "<count> <Symbol>", line?: 1-based line, multiplier, win_x}   (no line: a scatter pays anywhere)
+//   free_spins_awarded {spins, retrigger}; cap {cap_x}
+// The line table comes from the help's extra.lines (the row each line crosses on each reel, 0 top).
+
+import { el, formatX, replaySteps } from "../util.js";
+import { addX } from "./gems.js";
+import { symbolArt } from "./symbols.js";
+
+const SVGNS = "http://www.w3.org/2000/svg";
+const LINE_HUES = [48, 200, 330, 120, 20, 270, 170, 0, 90, 230, 300, 60];
+const lineColour = (n) => `hsl(${LINE_HUES[(n - 1) % LINE_HUES.length]} 95% 60%)`;
+
+/** "3 Cherry" -> {count: 3, symbol: "Cherry"}. */
+export function parsePay(text) {
+  const m = /^(\d+)\+?\s+(.+)$/.exec(String(text || ""));
+  return m ? { count: Number(m[1]), symbol: m[2] } : { count: 0, symbol: String(text || "") };
+}
+
+/** Lobby artwork: three Sevens on a line. */
+export function art() {
+  return ["Cherry", "Seven", "Seven", "Seven", "Star"].map((n) => `<span class="art-symbol">${symbolArt(n)}</span>`).join("");
+}
+
+/** A symbol's picture for the help ("Star (anywhere)" draws the Star). */
+export function helpArt(key) { return symbolArt(key); }
+
+export function create(root, ctx = {}) {
+  const help = ctx.help || {};
+  const lines = (help.extra && help.extra.lines) || [];
+  const names = Object.values(help.symbol_names || {});
+  const nCols = lines.length ? lines[0].length : 5;
+  const nRows = lines.length ? Math.max(...lines.flat()) + 1 : 3;
+  const multiplierX = (help.extra && help.extra.free_spins_multiplier) || 1;
+  // The scatter that starts the free spins: the paytable's row that pays anywhere, from its first tier.
+  const pt = (help.page && help.page.paytable) || {};
+  const scatterRow = (pt.rows || []).find((row) => /anywhere/i.test(row.name));
+  const scatter = scatterRow ? { name: scatterRow.name.replace(/\s*\(.*\)$/, ""), count: (pt.tiers || ["3"])[0] } : null;
+
+  const spinsBox = el("div.ln-counter", { "data-testid": "ln-free-spins" });
+  const multBox = el("div.ln-counter", { "data-testid": "ln-multiplier" });
+  const totalBox = el("div.ln-counter", { "data-testid": "ln-feature-win" });
+  const reelsBox = el("div.ln-reels", { "data-testid": "ln-board" });
+  const overlay = document.createElementNS(SVGNS, "svg");
+  overlay.setAttribute("class", "ln-lines");
+  overlay.setAttribute("viewBox", `0 0 ${nCols * 100} ${nRows * 100}`);
+  overlay.setAttribute("preserveAspectRatio", "none");
+  overlay.setAttribute("aria-hidden", "true");
+  const frame = el("div.ln-frame", { "data-testid": "ln-frame" }, el("div.ln-window", {}, reelsBox, overlay));
+  const banner = el("div.ln-banner", { "data-testid": "ln-banner", "aria-live": "polite" });
+  const winsList = el("ul.ln-wins", { "data-testid": "ln-wins", "aria-label": "Wins of this spin" });
+  root.append(el("div.ln", {}, el("div.ln-top", {}, spinsBox, multBox, totalBox),
+    el("div.fit", {}, frame, banner), winsList));
+
+  // Cells addressed [reel][row], row 0 at the top.
+  let cells = [];
+  let reels = [];
+  function build(cols, rows) {
+    reels = [];
+    cells = [];
+    reelsBox.replaceChildren();
+    reelsBox.style.gridTemplateColumns = `repeat(${cols}, minmax(0, 1fr))`;
+    for (let c = 0; c < cols; c++) {
+      const reel = el("div.ln-reel", { "data-testid": `ln-reel-${c + 1}` });
+      reel.style.gridTemplateRows = `repeat(${rows}, minmax(0, 1fr))`;
+      cells.push(Array.from({ length: rows }, (_, r) => {
+        const cell = el("div.ln-cell", { "data-col": c, "data-row": r });
+        reel.append(cell);
+        return cell;
+      }));
+      reels.push(reel);
+      reelsBox.append(reel);
+    }
+    frame.style.setProperty("--cols", cols);
+    frame.style.setProperty("--rows", rows);
+  }
+  build(nCols, nRows);
+
+  let windowNames = [];
+  function showWindow(window) {
+    if (window.length !== cells.length || window[0].length !== cells[0].length) build(window.length, window[0].length);
+    windowNames = window;
+    window.forEach((reel, c) => reel.forEach((name, r) => {
+      const cell = cells[c][r];
+      cell.className = "ln-cell";
+      cell.dataset.symbol = name;
+      cell.title = name;
+      cell.innerHTML = symbolArt(name);
+    }));
+    reelsBox.dataset.board = window.map((reel) => reel.join(",")).join("|");
+  }
+
+  async function spinReels(window, anim) {
+    if (anim.quiet || !names.length) { showWindow(window); return; }
+    const quick = anim.fast();
+    const pause = (ms) => (quick ? new Promise((ok) => setTimeout(ok, Math.round(ms / 4))) : anim.wait(ms));
+    const blur = () => el("div.ln-strip", {}, ...Array.from({ length: 8 }, (_, i) =>
+      el("div.ln-cell", { html: symbolArt(names[(i * 3 + reels.length) % names.length]) })));
+    const strips = reels.map((reel) => { const s = blur(); reel.classList.add("spinning"); reel.append(s); return s; });
+    for (let c = 0; c < reels.length; c++) {
+      await pause(c === 0 ? 360 : 180);
+      reels[c].classList.remove("spinning");
+      strips[c].remove();
+      window[c].forEach((name, r) => {
+        const cell = cells[c][r];
+        cell.className = "ln-cell landed";
+        cell.dataset.symbol = name;
+        cell.title = name;
+        cell.innerHTML = symbolArt(name);
+      });
+    }
+    showWindow(window);
+  }
+
+  // -- win lines ------------------------------------------------------------------------------
+  const money = (x) => (ctx.atBet ? ctx.atBet(x) : `${formatX(x)} the bet`);
+  /** The cells a win is made of: a line's first ``count`` reels, or every cell of a scatter. */
+  function winCells(ev) {
+    const { count, symbol } = parsePay(ev.pay);
+    if (ev.line && lines[ev.line - 1]) return lines[ev.line - 1].slice(0, count).map((r, c) => [c, r]);
+    const out = [];
+    windowNames.forEach((reel, c) => reel.forEach((name, r) => { if (name === symbol) out.push([c, r]); }));
+    return out;
+  }
+  function winWords(ev) {
+    const { count, symbol } = parsePay(ev.pay);
+    const mult = Number(ev.multiplier || 1) > 1 ? ` (x${ev.multiplier})` : "";
+    if (!count) return `${ev.pay} pays ${money(ev.win_x)}${mult}`;
+    return ev.line ? `${count} ${symbol} on line ${ev.line} pays ${money(ev.win_x)}${mult}`
+      : `${count} ${symbol} anywhere pays ${money(ev.win_x)}${mult}`;
+  }
+  function drawLine(n) {
+    const rows = lines[n - 1];
+    if (!rows) return;
+    const pts = rows.map((r, c) => `${c * 100 + 50},${r * 100 + 50}`);
+    pts.unshift(`0,${rows[0] * 100 + 50}`);
+    pts.push(`${rows.length * 100},${rows[rows.length - 1] * 100 + 50}`);
+    const line = document.createElementNS(SVGNS, "polyline");
+    line.setAttribute("points", pts.join(" "));
+    line.setAttribute("stroke", lineColour(n));
+    line.setAttribute("class", "ln-line");
+    line.dataset.line = String(n);
+    overlay.append(line);
+  }
+  function clearMarks() {
+    overlay.replaceChildren();
+    cells.flat().forEach((cell) => cell.classList.remove("win", "dim"));
+    delete reelsBox.dataset.lines;
+  }
+  /** Mark these wins on the reels: their lines drawn over the reels, their cells lit, the rest dimmed. */
+  function markWins(wins) {
+    clearMarks();
+    if (!wins.length) return;
+    const lit = new Set();
+    for (const ev of wins) {
+      if (ev.line) drawLine(ev.line);
+      for (const [c, r] of winCells(ev)) lit.add(`${c},${r}`);
+    }
+    cells.forEach((reel, c) => reel.forEach((cell, r) => cell.classList.add(lit.has(`${c},${r}`) ? "win" : "dim")));
+    reelsBox.dataset.lines = wins.filter((w) => w.line).map((w) => w.line).join(",");
+  }
+
+  // -- counters and the feature ----------------------------------------------------------------
+  let awarded = 0;
+  let played = 0;
+  let featureX = "0";
+  let inFeature = false;
+  let spinWins = [];
+  let spinX = "0";
+  const left = () => Math.max(0, awarded - played);
+  function counter(box, label, value, data) {
+    box.replaceChildren(el("span", { text: label }), el("strong", { text: value }));
+    box.dataset.value = String(data ?? value);
+  }
+  function showCounters() {
+    frame.classList.toggle("feature", inFeature);
+    if (inFeature) {
+      counter(spinsBox, "Free spins left", `${left()} of ${awarded}`, left());
+      counter(multBox, "Free spin wins", `x${multiplierX}`, multiplierX);
+      counter(totalBox, "Feature win", money(featureX), featureX);
+    } else {
+      counter(spinsBox, "Lines", String(lines.length || "—"), lines.length);
+      counter(multBox, "Free spins", scatter ? `${scatter.count}+ ${scatter.name}s` : "—", 0);
+      counter(totalBox, "Feature win", "—", "0");
+    }
+  }
+  function flash(box) { box.classList.remove("flash"); void box.offsetWidth; box.classList.add("flash"); }
+  function say(text, tone = "") { banner.textContent = text; banner.className = `ln-banner ${tone}`; }
+  function listWin(text) {
+    let total = winsList.querySelector("li.total");
+    if (!total) { total = el("li.total", { "data-testid": "ln-spin-total" }); winsList.prepend(total); }
+    total.textContent = `This spin: ${money(spinX)}`;
+    winsList.append(el("li", { text }));
+  }
+
+  async function award(ev, anim) {
+    const spins = Number(ev.spins || 0);
+    awarded += spins;
+    const wasIn = inFeature;
+    inFeature = true;
+    showCounters();
+    flash(spinsBox);
+    const text = ev.retrigger || wasIn ? `+${spins} FREE SPINS` : `${spins} FREE SPINS`;
+    say(ev.retrigger ? `Retrigger! ${spins} more free spins` : `${spins} free spins won!`, "big");
+    if (ctx.moment && !anim.quiet) {
+      await ctx.moment({ title: text, kind: "intro",
+        sub: ev.retrigger ? `${left()} free spins to play` : `${scatter ? scatter.name + "s" : "Scatters"} start the free spins`,
+        text: ev.retrigger ? "The new free spins are added to those left."
+          : `Free spin wins are multiplied by ${multiplierX}. The spins play by themselves: STOP pauses them.` });
+    } else {
+      await anim.wait(500);
+    }
+  }
+
+  async function apply(step, anim) {
+    const free = step.kind === "free_spin";
+    if (free) { played += 1; inFeature = true; }
+    spinWins = [];
+    spinX = "0";
+    winsList.replaceChildren();
+    for (const ev of step.events) {
+      if (ev.type === "reels") {
+        clearMarks();
+        showCounters();
+        say(free ? `Free spin ${played} of ${awarded}` : "Good luck!");
+        await spinReels(ev.window, anim);
+      } else if (ev.type === "win") {
+        spinWins.push(ev);
+        spinX = addX(spinX, ev.win_x);
+        if (inFeature) featureX = addX(featureX, ev.win_x);
+        markWins([ev]);
+        say(winWords(ev), "win");
+        listWin(winWords(ev));
+        showCounters();
+        await anim.wait(650);
+      } else if (ev.type === "free_spins_awarded") {
+        await award(ev, anim);
+      } else if (ev.type === "cap") {
+        say(`Maximum win reached: ${money(ev.cap_x)}. The round ends here.`, "big");
+        await anim.wait(600);
+      }
+      if (anim.frame) await anim.frame(ev, step);
+    }
+    // The spin ends on every winning line at once.
+    if (!anim.still) markWins(spinWins);
+    if (spinWins.length > 1 && !anim.still) say(`${spinWins.length} wins pay ${money(spinX)}`, "win");
+    else if (!spinWins.length && !anim.still && free) say(`Free spin ${played} of ${awarded}: no win`);
+    showCounters();
+  }
+
+  function describe(ev, step) {
+    if (ev.type === "reels") {
+      return step && step.kind === "free_spin" ? "The reels stop for the free spin." : "The reels stop.";
+    }
+    if (ev.type === "win") return `${winWords(ev)}.`;
+    if (ev.type === "free_spins_awarded") {
+      return ev.retrigger ? `Retrigger: ${ev.spins} more free spins.` : `${scatter ? scatter.name + "s" : "Scatters"} award ${ev.spins} free spins.`;
+    }
+    if (ev.type === "cap") return `The maximum win of ${money(ev.cap_x)} is reached; the round ends.`;
+    return null;
+  }
+
+  /** The board a game opens on: every symbol shown, no line won. */
+  function showcase() {
+    const pool = names.length ? names : ["Wild", "Star", "Seven", "Bell", "Grapes", "Lemon", "Cherry"];
+    const window = Array.from({ length: nCols }, (_, c) => Array.from({ length: nRows }, (_, r) =>
+      pool[(c * 2 + r * 3 + (c > 1 ? 1 : 0)) % pool.length]));
+    showWindow(window);
+    showCounters();
+    say(`${lines.length ? `${lines.length} lines pay left to right. ` : ""}${
+      scatter ? `${scatter.count} or more ${scatter.name}s anywhere start the free spins.` : ""}`);
+  }
+
+  return {
+    newRound() {
+      awarded = 0;
+      played = 0;
+      featureX = "0";
+      inFeature = false;
+      spinWins = [];
+      winsList.replaceChildren();
+      clearMarks();
+      showCounters();
+    },
+    showcase,
+    playStep(step, _round, anim) { return apply(step, anim); },
+    apply,
+    describe,
+    restore(round) {
+      this.newRound();
+      return replaySteps(round.steps, apply);
+    },
+    nextLabel(round) { return round.next_step === "free_spin" ? "FREE SPIN" : "CONTINUE"; },
+    nextAction() { return null; },
+    status(round) {
+      if (round && round.status === "open" && inFeature) {
+        return `Free spins: ${left()} of ${awarded} left, feature win ${money(featureX)}`;
+      }
+      return "";
+    },
+    finish() {
+      if (inFeature) say(`Free spins complete: ${played} played, ${money(featureX)} won in the free spins`, "big");
+    },
+  };
+}

@@ -179,7 +179,7 @@ def compare(
 ) -> None:
     """All builds of a game side by side (exact where the game allows, else simulated)."""
     from reelforge.analysis.estimate import PLAIN_ROUNDS, simulated_summary
-    from reelforge.analysis.figures import COMPONENT_WORDS, words
+    from reelforge.analysis.figures import component_words, words
     from reelforge.analysis.summary import exact_summary
 
     g, _ = load(game, None)
@@ -208,7 +208,7 @@ def compare(
         else f"{r['rtp_ci99'][0] * 100:.3f}..{r['rtp_ci99'][1] * 100:.3f}")
     row("house edge", lambda r: f"{r['house_edge'] * 100:.3f}%")
     for comp in rows[0]["rtp_split"]:
-        row(f"RTP from {words(comp, COMPONENT_WORDS)} (pp)", lambda r, c=comp: f"{r['rtp_split'][c] * 100:.3f}")
+        row(f"RTP from {words(comp, component_words(rows[0]))} (pp)", lambda r, c=comp: f"{r['rtp_split'][c] * 100:.3f}")
     row("hit rate", lambda r: f"{r['hit_rate'] * 100:.3f}%")
     row(f"{rows[0].get('feature_name', 'feature')} 1 in", lambda r: f"{r['feature_frequency_one_in']:,.1f}" if r.get("feature_frequency_one_in") else "-")
     row("SD (x bet)", lambda r: f"{r['sd']:.2f}")

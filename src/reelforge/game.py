@@ -70,8 +70,8 @@ class BuildIdentity:
 
     @property
     def label(self) -> str:
-        """Name and version for people (``96.2 v2.0``)."""
-        return f"{self.name} v{self.version}"
+        """Name and version for people (``96.2 v2.0``; ``96.2 (unpublished)`` for a build without one)."""
+        return f"{self.name} (unpublished)" if self.version == UNPUBLISHED else f"{self.name} v{self.version}"
 
 
 @runtime_checkable

@@ -31,7 +31,7 @@ from reelforge.analysis.figures import (  # noqa: E402
 )
 from reelforge.analysis.par import PAR_SAMPLE_ROUNDS, par_sheet  # noqa: E402
 from reelforge.analysis.summary import add_feature_buy  # noqa: E402
-from reelforge.game import Game  # noqa: E402
+from reelforge.game import UNPUBLISHED, Game  # noqa: E402
 from reelforge.parsheet import one_in, pct  # noqa: E402
 
 CONVERGENCE_ROUNDS = 10_000_000
@@ -205,7 +205,10 @@ def write_report(path: str, game: Game, build: Any, s: dict[str, Any], mode: str
 
 
 def _build_label(s: dict[str, Any]) -> str:
-    """The build's name and version (``96.2 v2.0``); a summary made before versions has the name only."""
+    """The build's name and version (``96.2 v2.0``, ``96.2 (unpublished)``); a summary made before versions
+    has the name only."""
+    if s.get("build_version") == UNPUBLISHED:
+        return f"{s['build']} (unpublished)"
     return f"{s['build']} v{s['build_version']}" if s.get("build_version") else str(s["build"])
 
 

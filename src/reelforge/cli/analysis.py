@@ -31,12 +31,16 @@ COMPARE_SEED = 2026
 
 def games(as_json: bool = typer.Option(False, "--json", help="One JSON object.")) -> None:
     """List the games and their builds."""
+    from reelforge.game import BuildError
     from reelforge.games.registry import all_games
 
     rows = []
     for g in all_games():
         names = g.build_names()
-        versions = {n: g.build_versions(n) for n in names}
+        try:  # a bad build file: one line naming it, the key and the problem
+            versions = {n: g.build_versions(n) for n in names}
+        except BuildError as exc:
+            fail(str(exc))
         rows.append({"id": g.id, "title": g.title, "game_id": g.reference_id,
                      "published_id": g.published_id, "version": g.version,
                      "max_win_x": g.max_win_x, "modes": list(g.modes), "builds": names,
@@ -181,11 +185,15 @@ def compare(
     from reelforge.analysis.estimate import PLAIN_ROUNDS, simulated_summary
     from reelforge.analysis.figures import component_words, words
     from reelforge.analysis.summary import exact_summary
+    from reelforge.game import BuildError
 
     g, _ = load(game, None)
     rows = []
     for name in g.build_names():
-        b = g.load_build(name)
+        try:
+            b = g.load_build(name)
+        except BuildError as exc:
+            fail(str(exc))
         if rounds is None and g.capabilities.exact:
             rows.append(exact_summary(g, b))
         else:

@@ -97,3 +97,31 @@ def test_a_sample_of_the_other_game_is_refused(tmp_path):
     r = run("gemstones-gold", "verify", "--load", str(path))
     assert r.exit_code == 2
     assert "a forge-of-gems sample of kind 'strata', not a gemstones-gold 'verify' sample" in r.stderr
+
+
+def test_every_registered_game_is_mounted_from_the_registry_with_the_generic_tuner_where_tunable():
+    from reelforge.games import registry
+
+    with registry.registered("toy-line", "tests.toy_game.game:ToyLine"):
+        listing = run("--help")
+        assert listing.exit_code == 0, listing.output
+        for game_id in registry.game_ids():
+            assert f"\n  {game_id} " in listing.output
+        assert "Toy Line: no design commands (not tunable)." in run("toy-line", "--help").output
+    assert "toy-line" not in run("--help").output      # the registry as it was: gone with the registration
+    for game_id in ("seven-lines", "golden-vault", "forge-of-gems"):
+        group = run(game_id, "--help")
+        assert group.exit_code == 0 and "\n  tune " in group.output, group.output
+
+
+@pytest.mark.parametrize("args, message", [
+    (["seven-lines", "tune", "--build", "96.0", "-t", "hit_rate=0.3"], "unknown target(s) ['hit_rate']; seven-lines tunes rtp"),
+    (["golden-vault", "tune", "--build", "nope"], "unknown build 'nope' for golden-vault"),
+    (["seven-lines", "tune", "--build", "96.0", "-t", "rtp"], "--target must look like name=number, got 'rtp'"),
+])
+def test_the_generic_tune_of_a_mounted_game_refuses_bad_input_in_one_line(args, message, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    r = run(*args)
+    assert r.exit_code == 2, r.output
+    assert [ln for ln in r.stderr.splitlines() if ln.strip()] == [f"error: {message}"] or message in r.stderr, r.stderr
+    assert not list(tmp_path.iterdir())

@@ -43,7 +43,8 @@ def game_group(game_id: str) -> Any:
         module, _, attribute = game.design_commands.partition(":")
         group = typer.main.get_group(getattr(importlib.import_module(module), attribute))
     else:
-        group = TyperGroup(name=game_id, help=f"{game.title}: the generic tuner.", rich_markup_mode=None)
+        what = "the generic tuner" if game.capabilities.tunable else "no design commands (not tunable)"
+        group = TyperGroup(name=game_id, help=f"{game.title}: {what}.", rich_markup_mode=None)
     if game.capabilities.tunable and "tune" not in group.commands:
         group.add_command(_tune(game_id), "tune")
     group.name = game_id

@@ -80,6 +80,7 @@ def test_forge_of_gems_plain_cross_check(tmp_path):
     (["forge-of-gems", "simulate", "--rounds", "-3"], "--rounds must be a positive integer"),
     (["forge-of-fortunes", "calibrate", "--build", "x"], "--rtp must be a fraction of the stake"),
     (["forge-of-fortunes", "calibrate", "--build", "96.2", "--rtp", "1.5"], "--rtp must be between 0 and 1"),
+    (["no-such-game", "tune"], "unknown game 'no-such-game'; valid games: forge-of-fortunes, gemstones-gold"),
 ])
 def test_bad_input_is_one_line_and_exit_status_2(args, message, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)

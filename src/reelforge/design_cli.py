@@ -64,6 +64,15 @@ class DesignGroup(TyperGroup):
 
         return game_group(name) if name in game_ids() else None
 
+    def resolve_command(self, ctx: Any, args: list[str]) -> Any:
+        from reelforge.games.registry import UnknownGame, get_game
+
+        try:
+            get_game(args[0])          # an unknown game: one line naming the valid ones
+        except UnknownGame as exc:
+            raise CliError(str(exc)) from None
+        return super().resolve_command(ctx, args)
+
     def invoke(self, ctx: Any) -> Any:
         try:
             return super().invoke(ctx)

@@ -12,6 +12,8 @@ from reelforge.parsheet import cap_section, fraction_text, one_in, pct, pp, sect
 
 
 class ForgeOfFortunesReporting(Reporting):
+    """Forge of Fortunes in the reports: exact throughout."""
+
     component_words = {"paid_spin": "paid spin (two of a kind)", "feature": "Forging Re-Spins"}
     hit_split_words = {"two_of_a_kind": "rounds paying two of a kind", "feature": "rounds triggering Forging Re-Spins"}
     bet_ladder_cents = tuple(10 * f for f in (1, 2, 4, 5, 10, 20, 40, 50, 100, 200, 400, 500, 1000))

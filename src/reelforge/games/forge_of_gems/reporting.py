@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable
 from fractions import Fraction
 from typing import Any
 
-from reelforge.game import SOURCE_PROVIDER, CertificationTarget, Reporting
+from reelforge.game import SOURCE_PROVIDER, CertificationTarget, Reporting, RoundResult
 from reelforge.games.forge_of_gems.build import FORGE, GEMBOX_REWARDS, NORMAL, PAYING, reward_name
 from reelforge.parsheet import (
     FEATURE_DIST_COLUMNS,
@@ -44,7 +44,14 @@ def step_pays(unit: int) -> Callable[[Any, str], Iterable[tuple[str, int]]]:
     return pays
 
 
+def attribute(unit: int) -> Callable[[RoundResult], tuple[dict[str, int], int | None]]:
+    """Win units per pay of one round (and the cap's reduction), and its feature's win."""
+    return lambda result: attribute_round(result, unit, step_pays(unit))
+
+
 class ForgeOfGemsReporting(Reporting):
+    """Forge of Gems in the reports: way wins, GEMBOX prizes and rewards."""
+
     component_words = {"gembox_prizes": "GEMBOX instant prizes", "gembox": "GEMBOX (prizes and free spins)"}
     bet_ladder_cents = tuple(sorted({s * lv * 20 for s in (1, 10, 50) for lv in range(1, 11)}))
     """The demo operator's ladder (server/demo.toml): bet sizes 1, 10, 50 cents x levels 1-10 x 20 coins."""
@@ -68,8 +75,7 @@ class ForgeOfGemsReporting(Reporting):
                 reward = " + ".join(p for p in (f"{prize}x prize" if prize else "", f"{spins} free spins" if spins else "") if p)
                 gembox.append([f"{k}+" if k == 5 else str(k), reward, f"{w:,}", pct(table.probability(j), 2)])
         unit = build.unit
-        tally = reference_sample(self.game, build, rounds, seed,
-                             lambda result: attribute_round(result, unit, step_pays(unit)))
+        tally = reference_sample(self.game, build, rounds, seed, attribute(unit))
         keys = [(f"{sym}|{k}|{part}", f"{name(sym)} x{k}", part)
                 for part in ("paid spin", "free spins") for sym in PAYING for k in (3, 4, 5)]
         keys += [(f"gembox|{k}|prize", f"{k}{'+' if k == 5 else ''} scatters: instant prize", "GEMBOX")

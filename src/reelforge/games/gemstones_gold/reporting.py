@@ -52,6 +52,8 @@ def attribute(result: RoundResult) -> tuple[dict[str, int], int | None]:
 
 
 class GemstonesGoldReporting(Reporting):
+    """Gemstones Gold in the reports: pays with their multipliers, free spins by award."""
+
     bet_ladder_cents = tuple(sorted({s * lv * 20 for s in (1, 10, 50) for lv in range(1, 11)}))
     """The demo operator's ladder (server/demo.toml): bet sizes 1, 10, 50 cents x levels 1-10 x 20 coins."""
 

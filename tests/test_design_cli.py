@@ -80,6 +80,7 @@ def test_forge_of_gems_plain_cross_check(tmp_path):
     (["forge-of-gems", "simulate", "--rounds", "-3"], "--rounds must be a positive integer"),
     (["forge-of-fortunes", "calibrate", "--build", "x"], "--rtp must be a fraction of the stake"),
     (["forge-of-fortunes", "calibrate", "--build", "96.2", "--rtp", "1.5"], "--rtp must be between 0 and 1"),
+    (["no-such-game", "tune"], "unknown game 'no-such-game'; valid games: forge-of-fortunes, gemstones-gold"),
 ])
 def test_bad_input_is_one_line_and_exit_status_2(args, message, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
@@ -97,3 +98,31 @@ def test_a_sample_of_the_other_game_is_refused(tmp_path):
     r = run("gemstones-gold", "verify", "--load", str(path))
     assert r.exit_code == 2
     assert "a forge-of-gems sample of kind 'strata', not a gemstones-gold 'verify' sample" in r.stderr
+
+
+def test_every_registered_game_is_mounted_from_the_registry_with_the_generic_tuner_where_tunable():
+    from reelforge.games import registry
+
+    with registry.registered("toy-line", "tests.toy_game.game:ToyLine"):
+        listing = run("--help")
+        assert listing.exit_code == 0, listing.output
+        for game_id in registry.game_ids():
+            assert f"\n  {game_id} " in listing.output
+        assert "Toy Line: no design commands (not tunable)." in run("toy-line", "--help").output
+    assert "toy-line" not in run("--help").output      # the registry as it was: gone with the registration
+    for game_id in ("seven-lines", "golden-vault", "forge-of-gems"):
+        group = run(game_id, "--help")
+        assert group.exit_code == 0 and "\n  tune " in group.output, group.output
+
+
+@pytest.mark.parametrize("args, message", [
+    (["seven-lines", "tune", "--build", "96.0", "-t", "hit_rate=0.3"], "unknown target(s) ['hit_rate']; seven-lines tunes rtp"),
+    (["golden-vault", "tune", "--build", "nope"], "unknown build 'nope' for golden-vault"),
+    (["seven-lines", "tune", "--build", "96.0", "-t", "rtp"], "--target must look like name=number, got 'rtp'"),
+])
+def test_the_generic_tune_of_a_mounted_game_refuses_bad_input_in_one_line(args, message, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    r = run(*args)
+    assert r.exit_code == 2, r.output
+    assert [ln for ln in r.stderr.splitlines() if ln.strip()] == [f"error: {message}"] or message in r.stderr, r.stderr
+    assert not list(tmp_path.iterdir())

@@ -184,3 +184,10 @@ def test_exact_summary_puts_the_game_s_exact_figures_under_extra():
     assert s["extra"]["feature_expected_win_x"] == float(ex.extra["feature_expected_win_x"])
     assert s["extra"]["hit_rate_split"]["feature"] == s["feature_rate"]
     assert not {"hit_rate_split", "feature_end_runner_probability", "expected_respins_per_feature"} & set(s)
+
+
+def test_an_unpublished_build_says_so_in_its_label():
+    from reelforge.game import UNPUBLISHED, BuildIdentity
+
+    assert BuildIdentity("toy-line", "95.0", UNPUBLISHED, "1", "ab").label == "95.0 (unpublished)"
+    assert BuildIdentity("toy-line", "95.0", "2.0", "1", "ab").label == "95.0 v2.0"

@@ -125,3 +125,23 @@ def test_one_bucket_definition_serves_win_units_fractions_and_the_kernels():
     for w, b in zip(wins, got, strict=True):  # each win lies inside its bucket's bounds
         lo, hi = bucket_bounds(cap_x)[b]
         assert lo <= w / unit < hi or lo == hi == w / unit
+
+
+@pytest.mark.parametrize("cap_x, last_bands", [
+    (2500, ["[500,1000)", "[1000,cap)", "cap"]),        # the shipped games' caps: every band
+    (1000, ["[100,500)", "[500,1000)", "cap"]),         # the cap on an edge: no empty [1000, cap) band
+    (300, ["[50,100)", "[100,500)", "cap"]),            # below an edge: the last band ends at the cap
+])
+def test_the_distribution_shows_only_bands_a_round_can_fall_in(cap_x, last_bands):
+    from reelforge.stats import buckets
+
+    unit = 10
+    acc = Accumulator(unit=unit, cap_units=cap_x * unit, stake_units=unit, component_names=("paid",))
+    acc.add_round([cap_x * unit])                        # one capped round
+    acc.add_round([3 * unit])
+    dist = acc.distribution()
+    assert [d["bucket"] for d in dist[-3:]] == last_bands
+    assert dist[-1]["count"] == 1 and sum(d["count"] for d in dist) == 2
+    inner = [(d["from"], d["to"]) for d in dist[1:-1]]
+    assert all(lo < hi <= cap_x for lo, hi in inner) and inner[-1][1] == cap_x
+    assert [b[1] for b in buckets(cap_x)] == [d["bucket"] for d in dist]

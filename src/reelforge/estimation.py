@@ -19,6 +19,7 @@ import json
 import os
 import zipfile
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
@@ -33,6 +34,10 @@ META = "__sample__"
 
 class SampleError(ValueError):
     """A sample file that is missing, unreadable, or of another game or kind; the message says which."""
+
+
+Legacy = Callable[[Path, "dict[str, np.ndarray] | None"], "Sample"]
+"""A game's reader of its samples kept in an earlier format: ``(path, arrays)`` (arrays None for a ``.json``)."""
 
 
 @dataclass
@@ -60,21 +65,26 @@ class Sample:
         return path
 
     @classmethod
-    def load(cls, path: Path, game: str, kind: str) -> Sample:
-        """Read a sample of ``game`` and ``kind`` from ``path`` (also the two earlier formats: a
-        Gemstones Gold coefficients ``.json`` and a Forge of Gems strata ``.npz`` without metadata)."""
+    def load(cls, path: Path, game: str, kind: str, legacy: Legacy | None = None) -> Sample:
+        """Read a sample of ``game`` and ``kind`` from ``path``; a file of an earlier format (a ``.json``, or
+        an ``.npz`` without metadata) only through the game's ``legacy`` reader, which raises
+        :class:`SampleError` where the file is not one."""
         path = Path(path)
         if not path.exists():
             raise SampleError(f"{path}: no such sample file")
         if path.suffix == ".json":
-            return _legacy_json(path, game, kind)
+            if legacy is None:
+                raise SampleError(f"{path}: not a sample file: a {game} {kind!r} sample is an .npz archive")
+            return legacy(path, None)
         try:
             with np.load(path, allow_pickle=False) as z:
                 arrays = {k: z[k] for k in z.files}
         except (OSError, ValueError) as exc:
             raise SampleError(f"{path}: not a sample file (.npz): {exc}") from exc
         if META not in arrays:
-            return _legacy_npz(path, arrays, game, kind)
+            if legacy is None:
+                raise SampleError(f"{path}: not a sample file of this format (no {META} entry)")
+            return legacy(path, arrays)
         meta = json.loads(str(arrays.pop(META)))
         if meta.get("format") != FORMAT:
             raise SampleError(f"{path}: unknown sample format {meta.get('format')!r} (this version reads {FORMAT})")
@@ -98,33 +108,6 @@ def write_npz(path: Path, arrays: dict[str, np.ndarray]) -> None:
     os.replace(tmp, path)
 
 
-def _legacy_json(path: Path, game: str, kind: str) -> Sample:
-    """Gemstones Gold's earlier kept tuning sample: the coefficients as one JSON object."""
-    if (game, kind) != ("gemstones-gold", "coefficients"):
-        raise SampleError(f"{path}: a .json sample is a Gemstones Gold tuning sample, not a {game} {kind!r} sample")
-    try:
-        values = json.loads(path.read_text())
-    except (OSError, ValueError) as exc:
-        raise SampleError(f"{path}: not a sample file: {exc}") from exc
-    return Sample(game=game, kind=kind, settings={"description": values.get("settings", "")}, values=values)
-
-
-LEGACY_STRATA = ("spins", "n_cls", "sum_b", "max_b", "hist_b", "features", "sums", "cross", "tail",
-                 "tail_threshold", "seconds", "seed")
-
-
-def _legacy_npz(path: Path, arrays: dict[str, np.ndarray], game: str, kind: str) -> Sample:
-    """Forge of Gems' earlier kept strata: the arrays alone, no metadata."""
-    if (game, kind) != ("forge-of-gems", "strata") or not set(LEGACY_STRATA) <= set(arrays):
-        raise SampleError(f"{path}: not a sample file of this format (no {META} entry)")
-    scalars = ("spins", "max_b", "features", "tail_threshold", "seed")
-    values: dict[str, Any] = {k: int(arrays.pop(k)) for k in scalars}
-    values["seconds"] = float(arrays.pop("seconds"))
-    seeds = arrays.pop("seeds", None)
-    values["seeds"] = [int(s) for s in seeds] if seeds is not None else [values["seed"]]
-    return Sample(game=game, kind=kind, settings={"seeds": values["seeds"]}, values=values, arrays=arrays)
-
-
 class StratifiedEstimator(ABC):
     """A game's stratified estimator: rare features simulated apart from the paid spins that trigger
     them, combined with their (exact or simulated) probabilities."""
@@ -132,6 +115,8 @@ class StratifiedEstimator(ABC):
     game: ClassVar[str]
     kind: ClassVar[str]
     """The kind of :class:`Sample` it simulates and reads."""
+    legacy: ClassVar[Legacy | None] = None
+    """The game's reader of samples kept in an earlier format (:meth:`Sample.load`), if any."""
 
     @abstractmethod
     def feature_rounds(self, rounds: int) -> int:
@@ -159,7 +144,7 @@ class StratifiedEstimator(ABC):
 
     def load(self, path: Path) -> Sample:
         """A kept sample of this estimator's kind."""
-        return Sample.load(path, self.game, self.kind)
+        return Sample.load(path, self.game, self.kind, type(self).legacy)
 
 
 def interval(point: float, half_width: float) -> tuple[float, float]:

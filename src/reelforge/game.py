@@ -70,8 +70,8 @@ class BuildIdentity:
 
     @property
     def label(self) -> str:
-        """Name and version for people (``96.2 v2.0``)."""
-        return f"{self.name} v{self.version}"
+        """Name and version for people (``96.2 v2.0``; ``96.2 (unpublished)`` for a build without one)."""
+        return f"{self.name} (unpublished)" if self.version == UNPUBLISHED else f"{self.name} v{self.version}"
 
 
 @runtime_checkable
@@ -345,6 +345,78 @@ class RoundResult:
         return self.steps[-1].total_win if self.steps else Fraction(0)
 
 
+SOURCE_RULES = "rules text"
+SOURCE_PROVIDER = "provider's published figure"
+SOURCE_OURS = "our decision"
+"""Where a certification target comes from (a certificate names it beside each target)."""
+
+
+@dataclass(frozen=True)
+class CertificationTarget:
+    """A figure a certification package measures against a target (``reelforge certify``'s table)."""
+
+    figure: str
+    """The figure in words (``RTP from paid spins``)."""
+    key: str
+    """The summary's key of the figure, dotted for a part (``rtp_split.paid_spins``)."""
+    target: float
+    tolerance: float | None
+    """Half-width of the band around :attr:`target` (None for a level or a reachability)."""
+    source: str
+    """:data:`SOURCE_RULES`, :data:`SOURCE_PROVIDER` or :data:`SOURCE_OURS`."""
+    unit: str = "%"
+    note: str = ""
+    kind: str = "interval"
+    """``interval`` (the whole 99% interval inside the band), ``point`` (the figure inside it), ``equal`` or
+    ``at_least`` (a volatility level), ``reachable`` (the maximum win observed)."""
+
+
+class Reporting:
+    """What the reports, PAR sheet and certificate say of one game beyond what they say of every game.
+    A game names its subclass in :attr:`Game.reporting` and overrides only what is special; every
+    default here is the generic answer (the generic PAR sheet from the win events, no further rows)."""
+
+    component_words: ClassVar[dict[str, str]] = {}
+    """RTP component key -> its words in the reports (``gembox``: ``GEMBOX (prizes and free spins)``),
+    where the key with spaces for underscores does not say it."""
+    hit_split_words: ClassVar[dict[str, str]] = {}
+    """Hit-rate split key (the summary's ``extra["hit_rate_split"]``) -> its words in the reports."""
+    bet_ladder_cents: ClassVar[tuple[int, ...]] = ()
+    """The total bets (cents) of the game's published bet structure: a certificate gives the RTP at each."""
+
+    def __init__(self, game: Game) -> None:
+        self.game = game
+
+    def par_sheet(self, build: Build, summary: dict[str, Any], rounds: int, seed: int) -> dict[str, Any] | None:
+        """The game's own PAR sheet (see :mod:`reelforge.parsheet`), or None for the generic one built from
+        its win events (:func:`reelforge.analysis.par_events.event_par_sheet`)."""
+        return None
+
+    def figure_rows(self, summary: dict[str, Any]) -> list[tuple[str, str, str]]:
+        """Rows (figure, value, 99% interval or ``exact``) for the figures only this game's summary has
+        (under ``extra``), after the common ones."""
+        return []
+
+    def glossary(self, summary: dict[str, Any]) -> list[tuple[str, str]]:
+        """(term, definition) for each of :meth:`figure_rows`' figures."""
+        return []
+
+    def certification_targets(self, build: Build) -> list[CertificationTarget]:
+        """What a certification package of a paid build is measured against (its sources named)."""
+        return []
+
+    def game_cycle(self, build: Build) -> dict[str, Any]:
+        """``{"enumerable", "combinations", "lengths", "text"}``: the game cycle where it can be enumerated,
+        or why not."""
+        return {"enumerable": False, "combinations": None, "lengths": None,
+                "text": "Not enumerated: the game states no finite cycle of equally likely outcomes for a round."}
+
+    def feature_breakdown(self, build: Build, summary: dict[str, Any]) -> dict[str, Any]:
+        """Each feature award's frequency, mean win and share of RTP (``{"title", "columns", "rows",
+        "formats", "note"}``), or ``{}``."""
+        return {}
+
+
 class Game(ABC):
     """Base class every game implements."""
 
@@ -375,6 +447,11 @@ class Game(ABC):
     """The browser client's genre renderer for a game without its own (``lines``: reels and paylines with
     free spins; ``hold_and_respin``: coins with their values that stick), sent in ``GET /games``; None
     draws the generic board."""
+    reporting: ClassVar[type[Reporting]] = Reporting
+    """What the reports say of the game beyond the generic (a :class:`Reporting` subclass in its folder)."""
+    design_commands: ClassVar[str | None] = None
+    """``"module:attribute"`` of the game's own design commands (a ``typer.Typer`` in its folder), mounted as
+    ``reelforge design GAME ...`` beside the generic ``tune``; None: the generic ones alone."""
     build_files: ClassVar[BuildSource]
     """The game's build files (a :class:`reelforge.buildfile.BuildFiles`, declared in its build module)."""
 
@@ -556,3 +633,7 @@ class Game(ABC):
         """Every game plot of the report (default: :meth:`feature_picture`, if any)."""
         pic = self.feature_picture(build, summary)
         return [pic] if pic else []
+
+    def report(self) -> Reporting:
+        """What the reports say of this game (its :attr:`reporting`, bound to it)."""
+        return self.reporting(self)

@@ -72,6 +72,18 @@ def bucket_index(win, edges, cap) -> int:
     return b
 
 
+def buckets(cap_x: float) -> list[tuple[int, str, float, float]]:
+    """``(index, label, from, to)`` (x total bet) of every bucket a round win can fall in under a cap of
+    ``cap_x``: a band at or above the cap (a cap of 1,000x or less) holds no round and is left out, and the
+    last band below the cap ends at it. ``index`` is the bucket's place in a histogram (:func:`bucket_index`)."""
+    cap = float(cap_x)
+    out = []
+    for i, (label, (lo, hi)) in enumerate(zip(BUCKET_LABELS, bucket_bounds(cap_x), strict=True)):
+        if i in (0, N_BUCKETS - 1) or lo < cap:
+            out.append((i, label, lo, hi if i in (0, N_BUCKETS - 1) else min(hi, cap)))
+    return out
+
+
 def bucket_bounds(cap_x: float) -> list[tuple[float, float]]:
     """``(from, to)`` of every bucket, x total bet: ``(0, 0)`` for no win, ``(cap, cap)`` for the cap."""
     inner = [0.0, *map(float, BUCKET_EDGES_X), float(cap_x)]
@@ -304,10 +316,9 @@ class Accumulator:
 
     def distribution(self) -> list[dict]:
         """Win distribution buckets as ``{"from", "to", "probability"}`` (x total bet)."""
-        return [{"bucket": label, "from": lo, "to": hi, "count": count,
-                 "probability": count / self.rounds if self.rounds else 0.0}
-                for label, (lo, hi), count in zip(BUCKET_LABELS, bucket_bounds(self.cap_units / self.unit), self.hist,
-                                                  strict=True)]
+        return [{"bucket": label, "from": lo, "to": hi, "count": int(self.hist[i]),
+                 "probability": self.hist[i] / self.rounds if self.rounds else 0.0}
+                for i, label, lo, hi in buckets(self.cap_units / self.unit)]
 
 
 def volatility_levels(sd_lo: float, sd_hi: float) -> list[int]:

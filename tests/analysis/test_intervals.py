@@ -134,12 +134,14 @@ def test_clopper_pearson_ends_are_where_the_binomial_tails_reach_half_a_percent(
 
 @pytest.mark.parametrize("game_id", ["gemstones-gold", "forge-of-gems"])
 def test_par_pay_contributions_and_the_caps_reduction_add_up_to_the_samples_total_win(game_id):
-    from reelforge.analysis import par
+    from reelforge.games.forge_of_gems import reporting as fog
+    from reelforge.games.gemstones_gold import reporting as gg
+    from reelforge.parsheet import reference_sample
 
     game = get_game(game_id)
     build = game.load_build(game.default_build())
-    attribute = par._gg_attribute if game_id == "gemstones-gold" else par._fog_attribute(build.unit)
-    tally = par.reference_sample(game, build, 400, 9, attribute)
+    attribute = gg.attribute if game_id == "gemstones-gold" else fog.attribute(build.unit)
+    tally = reference_sample(game, build, 400, 9, attribute)
     draws = SeededDraws(9)
     unit = game.win_unit(build)
     total = sum(int(game.play_round(build, draws).total_win * unit) for _ in range(400))

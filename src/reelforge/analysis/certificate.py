@@ -2,7 +2,7 @@
 
 :func:`figures_of` is a pure function of the tallies, the build and the plan: ``figures.json`` holds
 its result and ``reelforge certify --verify`` recomputes it. Beside the Game Rules Summary it gives
-what a test lab checks: the measured-vs-target table (GAMES.md's targets with their source named),
+what a test lab checks: the measured-vs-target table (the game's targets with their source named),
 the convergence checkpoints, the top award's odds with a usable estimate, the volatility index, RTP
 by bet level with rounding to cents, the game cycle, and the per-feature breakdowns.
 """
@@ -10,6 +10,7 @@ by bet level with rounding to cents, the game cycle, and the per-feature breakdo
 from __future__ import annotations
 
 import math
+from dataclasses import asdict
 from fractions import Fraction
 from typing import Any
 
@@ -17,69 +18,21 @@ import numpy as np
 
 from reelforge.analysis.summary import exact_summary, simulation_summary, stratified_summary_of
 from reelforge.estimation import Sample
-from reelforge.game import Build, Game
+from reelforge.game import SOURCE_OURS, Build, CertificationTarget, Game
 from reelforge.stats import Z99, clopper_pearson, rule_of_three, volatility_level
 
-SOURCE_RULES = "rules text"
-SOURCE_PROVIDER = "provider's published figure"
-SOURCE_OURS = "our decision"
 Z90, Z95 = 1.6448536269514722, 1.959963984540054
 """Normal quantiles of the volatility index's 90% and 95% confidence."""
 
-# Bet ladders (total bets in cents) the figures by bet level are given for: the demo operator
-# configuration's (server/demo.toml), which follows each game's published bet structure.
-BET_LADDERS_CENTS: dict[str, tuple[int, ...]] = {
-    "forge-of-fortunes": tuple(10 * f for f in (1, 2, 4, 5, 10, 20, 40, 50, 100, 200, 400, 500, 1000)),
-    "gemstones-gold": tuple(sorted({s * lv * 20 for s in (1, 10, 50) for lv in range(1, 11)})),
-    "forge-of-gems": tuple(sorted({s * lv * 20 for s in (1, 10, 50) for lv in range(1, 11)})),
-}
-
 
 # -- targets (GAMES.md), each with its source -----------------------------------------------------------
-def _target(figure: str, key: str, target: float, tolerance: float | None, source: str, unit: str = "%",
-            note: str = "", kind: str = "interval") -> dict[str, Any]:
-    return {"figure": figure, "key": key, "target": target, "tolerance": tolerance, "source": source,
-            "unit": unit, "note": note, "kind": kind}
-
-
 def targets(game: Game, build: Build, mode: str) -> list[dict[str, Any]]:
-    """The targets GAMES.md sets for ``build`` (their tolerances are ours where the source gives none)."""
-    name = float(Fraction(build.rtp))
+    """The targets of ``build`` (the game's :meth:`~reelforge.game.Reporting.certification_targets`, GAMES.md's
+    for the shipped games; their tolerances are ours where the source gives none)."""
     if mode == "buy":
-        return [_target("Feature Buy RTP (per unit of price)", "rtp", name, 0.005, SOURCE_OURS,
-                        note="GAMES.md: within 0.5 pp of the build's RTP")]
-    if game.id == "forge-of-fortunes":
-        out = [_target("RTP", "rtp", name, 0.00001, SOURCE_RULES, note="the build's published RTP; within 0.001 pp "
-                       "(tolerance: our decision)"),
-               _target("volatility level", "volatility_level", 7, None, SOURCE_RULES, "level", kind="equal")]
-        if build.name == "96.2":
-            out += [_target("probability of the 2,500x maximum", "max_win_probability", 1e-5, 0.05e-5, SOURCE_RULES,
-                            "per round", "1 in 100,000 within +-5% (tolerance: our decision)"),
-                    _target("hit rate", "hit_rate", 0.1701, 0.005, SOURCE_PROVIDER,
-                            note="17.01%, within 0.5 pp (tolerance: our decision)")]
-        return out
-    if game.id == "gemstones-gold":
-        # GAMES.md puts these tolerances on the figure and asks for its 99% interval beside it: the point decides
-        point = "point"
-        return [_target("RTP", "rtp", 0.9671, 0.0005, SOURCE_RULES, kind=point,
-                        note="96.71% +-0.05 pp on the measured figure, its 99% interval stated (GAMES.md; "
-                             "tolerances: GAMES.md)"),
-                _target("RTP from paid spins", "rtp_split.paid_spins", 0.6889, 0.0015, SOURCE_RULES, "pp", kind=point),
-                _target("RTP from free spins", "rtp_split.free_spins", 0.2782, 0.0015, SOURCE_RULES, "pp", kind=point),
-                _target("hit rate", "hit_rate", 0.3509, 0.0010, SOURCE_RULES, kind=point),
-                _target("rounds that trigger free spins", "feature_rate", 0.0051, 0.0003, SOURCE_RULES, kind=point),
-                _target("volatility level (\"High\")", "volatility_level", 8, None, SOURCE_RULES, "level",
-                        "\"High\" read as level 8 or more on the project scale (our decision)", kind="at_least"),
-                _target("maximum win 7,500x reachable", "max_win_reachable", 1, None, SOURCE_RULES, "",
-                        kind="reachable")]
-    if game.id == "forge-of-gems":
-        return [_target("RTP", "rtp", name, 0.0010, SOURCE_PROVIDER, note="the build's RTP (published builds); "
-                        "within 0.10 pp with the 99% interval inside (tolerance: our decision)"),
-                _target("volatility level (\"extreme\")", "volatility_level", 10, None, SOURCE_PROVIDER, "level",
-                        kind="equal"),
-                _target("maximum win 20,000x reachable", "max_win_reachable", 1, None, SOURCE_PROVIDER, "",
-                        kind="reachable")]
-    return []
+        return [asdict(CertificationTarget("Feature Buy RTP (per unit of price)", "rtp", float(Fraction(build.rtp)),
+                                           0.005, SOURCE_OURS, note="GAMES.md: within 0.5 pp of the build's RTP"))]
+    return [asdict(t) for t in game.report().certification_targets(build)]
 
 
 def _lookup(s: dict[str, Any], key: str) -> tuple[Any, Any]:
@@ -149,7 +102,7 @@ def top_award(game: Game, s: dict[str, Any], sample: dict[str, Any] | None) -> d
     extra = s.get("extra") or {}
     if s["method"] == "stratified" and s.get("max_win_probability"):
         p = s["max_win_probability"]
-        ci = extra.get("cap_probability_ci99") or _gg_cap_ci(extra)
+        ci = extra.get("cap_probability_ci99") or _cap_ci_of_awards(extra)
         caps = extra.get("features_reaching_cap_alone")
         if caps is None and extra.get("caps_observed"):
             caps = sum(int(v) for v in extra["caps_observed"].values())
@@ -169,9 +122,10 @@ def top_award(game: Game, s: dict[str, Any], sample: dict[str, Any] | None) -> d
                          f"(rule of three; no better estimate exists for this game and mode)", **observed}
 
 
-def _gg_cap_ci(extra: dict[str, Any]) -> list[float] | None:
-    """Gemstones Gold's stratified cap probability sum_k P(k) caps_k / n_k: a normal interval on its
-    binomial parts (Wilson-like floor at zero)."""
+def _cap_ci_of_awards(extra: dict[str, Any]) -> list[float] | None:
+    """A stratified cap probability sum_k P(k) caps_k / n_k over feature awards k (an estimate whose
+    ``extra["features"]`` gives each award's ``p``, ``caps`` and ``n``): a normal interval on its binomial
+    parts (Wilson-like floor at zero)."""
     feats = extra.get("features") or {}
     if not feats:
         return None
@@ -208,78 +162,28 @@ def bet_levels(game: Game, build: Build, s: dict[str, Any]) -> list[dict[str, An
     unit is a whole number of cents every win is exact and the RTP is the build's; otherwise each
     winning round's win is rounded down to the cent, costing less than one cent per winning round."""
     unit = game.win_unit(build)
-    stakes = sorted({*BET_LADDERS_CENTS.get(game.id, ()), *(round(x * 100) for x in game.reference_stakes)})
+    ladder = game.report().bet_ladder_cents
+    stakes = sorted({*ladder, *(round(x * 100) for x in game.reference_stakes)})
     hit = s.get("hit_rate") or 0.0
     rows = []
     for cents in stakes:
         exact = cents % unit == 0
         loss = 0.0 if exact else hit * 1 / cents  # < one cent per winning round, per cent staked
         rows.append({"bet_cents": cents, "cents_per_win_unit": str(Fraction(cents, unit)), "exact_cents": exact,
-                     "rtp": s["rtp"], "rtp_low": s["rtp"] - loss, "on_ladder": cents in BET_LADDERS_CENTS.get(game.id, ())})
+                     "rtp": s["rtp"], "rtp_low": s["rtp"] - loss, "on_ladder": cents in ladder})
     return rows
 
 
 def game_cycle(game: Game, build: Build) -> dict[str, Any]:
-    """The game cycle where it can be enumerated, or why not."""
-    if game.id == "forge-of-fortunes":
-        lengths = [len(r) for r in build.base.reels]
-        return {"enumerable": True, "combinations": math.prod(lengths), "lengths": lengths,
-                "text": f"Paid spin: {' x '.join(map(str, lengths))} = {math.prod(lengths):,} equally likely stop "
-                        "combinations (the base cycle). The Forging Re-Spins that Gold Nugget x3 starts have no "
-                        "fixed length, so a whole round has no finite cycle; the exact figures come from the "
-                        "feature's absorbing Markov chain instead."}
-    if game.id == "gemstones-gold":
-        lengths = [len(s) for s in build.strips]
-        return {"enumerable": False, "combinations": math.prod(lengths), "lengths": lengths,
-                "text": f"Not enumerable: the initial board has {' x '.join(map(str, lengths))} = "
-                        f"{math.prod(lengths):,} stop combinations, but each paid spin also draws 3 multiplier "
-                        "values and their lanes, and free spins (retriggered without limit) draw again, so a round "
-                        "has no finite cycle."}
-    return {"enumerable": False, "combinations": None, "lengths": None,
-            "text": "Not enumerable: every cell is an independent weighted draw, each cascade refills cells and "
-                    "redraws a FORGE REEL position, and cascades and free spins have no fixed number, so a round "
-                    "has no finite cycle of equally likely outcomes."}
+    """The game cycle where it can be enumerated, or why not (the game's words)."""
+    return game.report().game_cycle(build)
 
 
 # -- per-feature breakdowns ----------------------------------------------------------------------------------
 def feature_breakdown(game: Game, build: Build, s: dict[str, Any], sample: dict[str, Any] | None) -> dict[str, Any]:
-    """Each feature award's frequency, mean win and share of RTP (``{"title", "columns", "rows", "note"}``)."""
-    x = s.get("extra") or {}
-    if game.id == "gemstones-gold" and s["method"] == "stratified":
-        rows = []
-        for k, f in sorted(x.get("features", {}).items(), key=lambda kv: int(kv[0])):
-            k = int(k)
-            rows.append([f"{k} free spins ({3 + (k - 10) // 2} scatters{'+' if k == 16 else ''})", f["p"],
-                         f["mean_x"], f["p"] * f["mean_x"], f["spins"], (f["spins"] - k) / 5, f["n"]])
-        return {"title": "Free spins by award", "columns": ["award", "probability per paid round",
-                "mean feature win (x bet)", "share of RTP", "free spins played per feature",
-                "retriggers per feature (5 spins each)", "features simulated"], "rows": rows,
-                "formats": ["text", "probability", "x", "pp", "number", "number", "count"],
-                "note": "From the stratified estimate: the award's probability is the exact initial-board "
-                        "probability times the simulated cascade transitions; the mean win is the feature "
-                        "stratum's (multiplier reel integrated)."}
-    if game.id == "forge-of-gems" and s["method"] == "stratified":
-        from reelforge.games.forge_of_gems.build import GEMBOX_REWARDS, reward_name
-
-        means = x.get("feature_means_x", {})
-        freq = x.get("gembox_frequencies", {})
-        rows = []
-        for k, rewards in GEMBOX_REWARDS.items():
-            for j, (prize, spins) in enumerate(rewards):
-                p = freq.get(reward_name(k, j), 0.0)
-                fmean = means.get(str(spins), means.get(spins, 0.0)) if spins else 0.0
-                label = " + ".join(t for t in (f"{prize}x" if prize else "", f"{spins} free spins" if spins else "") if t)
-                rows.append([f"{k}{'+' if k == 5 else ''} scatters: {label}", p, prize + fmean, p * (prize + fmean)])
-        rows.append(["the cap's correction (rounds that reach 20,000x pay exactly that)", None, None,
-                     -x.get("cap_correction", 0.0)])
-        return {"title": "GEMBOX rewards", "columns": ["reward", "probability per paid round",
-                "mean reward win (x bet)", "share of RTP"], "rows": rows,
-                "formats": ["text", "probability", "x", "pp"],
-                "note": "From the stratified estimate: reward probabilities from the paid-spin stratum (control "
-                        "variate on the first board) times the build's GEMBOX weights; free-spin means from the "
-                        "feature stratum; the cap's correction is its own row, so the rows add up to the GEMBOX "
-                        "part of the RTP."}
-    return {}
+    """Each feature award's frequency, mean win and share of RTP (``{"title", "columns", "rows", "note"}``),
+    where the game gives one."""
+    return game.report().feature_breakdown(build, s)
 
 
 # -- the Feature Buy sheet -----------------------------------------------------------------------------------

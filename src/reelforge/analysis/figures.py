@@ -1,24 +1,38 @@
 """The Game Rules Summary's figures in words, each with its 99% interval or "exact", and one glossary
-definition per figure: what the report, the Markdown and the command line show (no plotting here)."""
+definition per figure: what the report, the Markdown and the command line show (no plotting here). What
+only one game's summary has is said by the game (its :class:`~reelforge.game.Reporting`)."""
 
 from __future__ import annotations
 
 from fractions import Fraction
 from typing import Any
 
-from reelforge.analysis.par import one_in, pct, pct_ci
+from reelforge.game import Reporting
+from reelforge.parsheet import one_in, pct, pct_ci
 
-COMPONENT_WORDS = {
-    "paid_spin": "paid spin (two of a kind)", "feature": "Forging Re-Spins",
-    "paid_spins": "paid spins", "free_spins": "free spins",
-    "base_game": "paid spins", "gembox_prizes": "GEMBOX instant prizes", "gembox": "GEMBOX (prizes and free spins)",
-}
+COMPONENT_WORDS = {"paid_spins": "paid spins", "free_spins": "free spins", "base_game": "paid spins"}
+"""RTP component keys in words, for every game (a game's :attr:`Reporting.component_words` add to them)."""
 HIT_SPLIT_WORDS = {
-    "two_of_a_kind": "rounds paying two of a kind", "feature": "rounds triggering Forging Re-Spins",
     "trigger_free_spins": "winning rounds that trigger free spins",
     "trigger_with_win": "winning rounds that trigger free spins",
     "win_without_trigger": "winning rounds without a free-spin trigger",
 }
+
+
+def reporting(s: dict[str, Any]) -> Reporting:
+    """What the game of summary ``s`` says beyond the generic (the generic alone for a game not registered)."""
+    from reelforge.games.registry import UnknownGame, get_game
+
+    try:
+        return get_game(s["game"]).report()
+    except UnknownGame:
+        return Reporting(None)  # type: ignore[arg-type]
+
+
+def component_words(s: dict[str, Any]) -> dict[str, str]:
+    """The words of summary ``s``'s RTP components."""
+    return {**COMPONENT_WORDS, **reporting(s).component_words}
+
 
 def words(key: str, table: dict[str, str]) -> str:
     """A JSON key in words (the table's, else underscores to spaces)."""
@@ -77,7 +91,7 @@ def figure_rows(s: dict[str, Any]) -> list[tuple[str, str, str]]:
     for k, v in s["rtp_split"].items():
         if v == 0 and s.get("mode") == "buy":  # a bought round has no paid spin: a certain zero, not a figure
             continue
-        add(f"RTP from {words(k, COMPONENT_WORDS)}", _pp(v), _pp_ci(split_ci.get(k)))
+        add(f"RTP from {words(k, component_words(s))}", _pp(v), _pp_ci(split_ci.get(k)))
     buy = s.get("feature_buy")
     if buy and buy.get("rtp") is not None:
         rows.append((f"Feature Buy RTP (price {float(Fraction(buy['price_x'])):g}x total bet)", pct(buy["rtp"]),
@@ -85,9 +99,10 @@ def figure_rows(s: dict[str, Any]) -> list[tuple[str, str, str]]:
     if s.get("hit_rate") is not None:
         add("hit rate (rounds that win anything)", pct(s["hit_rate"]), interval_text(s.get("hit_rate_ci99")))
     split = (s.get("extra") or {}).get("hit_rate_split") or {}
+    split_words = {**HIT_SPLIT_WORDS, **reporting(s).hit_split_words}
     for k, v in split.items():
         if not k.endswith("_ci99"):
-            add(f"hit rate: {words(k, HIT_SPLIT_WORDS)}", pct(v), interval_text(split.get(f"{k}_ci99")))
+            add(f"hit rate: {words(k, split_words)}", pct(v), interval_text(split.get(f"{k}_ci99")))
     if s.get("feature_rate") is not None and s.get("mode", "paid") == "paid":  # every bought round is one
         rate = s["feature_rate"]
         ci = s.get("feature_rate_ci99")
@@ -124,34 +139,23 @@ def figure_rows(s: dict[str, Any]) -> list[tuple[str, str, str]]:
 
 
 def game_rows(s: dict[str, Any]) -> list[tuple[str, str, str]]:
-    """Each game's further figures (those the summary carries under ``extra`` with an interval, or exact)."""
+    """The average feature win (exact, or from the summary's sample with its interval), then what the game
+    says of its further figures (:meth:`Reporting.figure_rows`)."""
     exact = s["method"] == "exact"
     x = s.get("extra") or {}
+    feature = s.get("feature_name", "feature")
     rows = []
     fw = x.get("feature_expected_win_x")
     if fw is not None:
         ci = x.get("feature_expected_win_x_ci99")
-        rows.append(("average Forging Re-Spins win", f"{fw:,.3f}x total bet",
+        rows.append((f"average {feature} win", f"{fw:,.3f}x total bet",
                      "exact" if exact else (f"[{ci[0]:,.3f}, {ci[1]:,.3f}]x" if ci else "-")))
-    if exact and x.get("expected_respins_per_feature") is not None:
-        rows.append(("average re-spins per feature", f"{x['expected_respins_per_feature']:.4f}", "exact"))
     mw = x.get("mean_feature_win_x")
     if mw is not None:
         ci = x.get("mean_feature_win_x_ci99")
-        rows.append((f"average {s.get('feature_name', 'feature')} win", f"{mw:,.3f}x total bet",
+        rows.append((f"average {feature} win", f"{mw:,.3f}x total bet",
                      f"[{ci[0]:,.3f}, {ci[1]:,.3f}]x" if ci else "-"))
-    if x.get("paid_spins_multiplied_rate") is not None:
-        rows.append(("paid spins with a revealed multiplier", pct(x["paid_spins_multiplied_rate"]),
-                     interval_text(x.get("paid_spins_multiplied_rate_ci99"))))
-    if x.get("paid_spin_hit_rate") is not None:
-        rows.append(("paid spins that win", pct(x["paid_spin_hit_rate"]), interval_text(x.get("paid_spin_hit_rate_ci99"))))
-    fs = (x.get("free_spins") or {}).get("triggers")
-    if fs is None and x.get("free_spin_frequency") is not None:  # the stratified estimate's figure
-        fs = {"probability": x["free_spin_frequency"], "ci99": x.get("free_spin_frequency_ci99")}
-    if fs:
-        rows.append(("free spins awarded (per paid round)", f"{pct(fs['probability'])} = {one_in(fs['probability'])}",
-                     interval_text(fs["ci99"])))
-    return rows
+    return rows + reporting(s).figure_rows(s)
 
 
 # -- glossary ----------------------------------------------------------------------------------------
@@ -200,16 +204,7 @@ def glossary(s: dict[str, Any]) -> list[tuple[str, str]]:
     if any(x.get(k) is not None for k in ("feature_expected_win_x", "mean_feature_win_x")):
         terms.append(("average feature win", f"Mean of what a {feature} pays, per triggered feature, in "
                                              "multiples of the total bet (the triggering spin's own win excluded)."))
-    if x.get("expected_respins_per_feature") is not None and exact:
-        terms.append(("average re-spins per feature", "Expected number of Forging Re-Spins a feature plays."))
-    if x.get("paid_spins_multiplied_rate") is not None:
-        terms.append(("paid spins with a revealed multiplier", "Share of paid spins whose multiplier reel reveals "
-                                                               "at least one value (the spin's win is multiplied)."))
-    if x.get("paid_spin_hit_rate") is not None:
-        terms.append(("paid spins that win", "Share of paid spins whose own cascades pay (GEMBOX and free spins "
-                                             "not counted)."))
-    if x.get("free_spins") or x.get("free_spin_frequency") is not None:
-        terms.append(("free spins awarded", "Share of paid rounds whose GEMBOX reward includes free spins."))
+    terms += reporting(s).glossary(s)
     if s["method"] == "simulation":
         terms.append(("largest round win observed", "The largest round win in the sample and how many rounds won it."))
     if s.get("sd_is_lower_bound"):

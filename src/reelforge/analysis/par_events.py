@@ -1,5 +1,6 @@
 """The generic PAR sheet: built from the win events of the reference engine, for any game without a
-sheet of its own (:func:`reelforge.analysis.par.par_sheet` falls back to it).
+sheet of its own (:func:`reelforge.analysis.par.par_sheet` gives it where the game's
+:class:`~reelforge.game.Reporting` gives none).
 
 A game gets it by the event convention of the contract: every pay of a step is an event
 ``{"type": "win", "pay": "<the pay in words>", "win_x": "<exact multiple of the total bet>"}``
@@ -16,7 +17,9 @@ from collections import defaultdict
 from fractions import Fraction
 from typing import Any
 
-from reelforge.analysis.par import (
+from reelforge.draws import SeededDraws
+from reelforge.game import Game, RoundResult
+from reelforge.parsheet import (
     FEATURE_DIST_COLUMNS,
     PAY_COLUMNS,
     PayTally,
@@ -28,8 +31,6 @@ from reelforge.analysis.par import (
     sample_note,
     section,
 )
-from reelforge.draws import SeededDraws
-from reelforge.game import Game, RoundResult
 from reelforge.stats import mean_ci99
 
 PAID = "paid spin"

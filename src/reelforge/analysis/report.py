@@ -22,16 +22,17 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from reelforge.analysis.figures import (  # noqa: E402
-    COMPONENT_WORDS,
     bucket_words,
+    component_words,
     figure_rows,
     glossary,
     interval_text,
     words,
 )
-from reelforge.analysis.par import PAR_SAMPLE_ROUNDS, one_in, par_sheet, pct  # noqa: E402
+from reelforge.analysis.par import PAR_SAMPLE_ROUNDS, par_sheet  # noqa: E402
 from reelforge.analysis.summary import add_feature_buy  # noqa: E402
-from reelforge.game import Game  # noqa: E402
+from reelforge.game import UNPUBLISHED, Game  # noqa: E402
+from reelforge.parsheet import one_in, pct  # noqa: E402
 
 CONVERGENCE_ROUNDS = 10_000_000
 """Rounds simulated for the convergence plot of an exact summary."""
@@ -129,7 +130,7 @@ def plot_split(s: dict[str, Any]) -> str:
     values = [split[n] * 100 for n in names]
     err = _yerr(values, [[v * 100 for v in cis[n]] if cis.get(n) else None for n in names], False)
     fig, ax = plt.subplots(figsize=(7, 0.6 * len(names) + 1.4))
-    ax.barh([words(n, COMPONENT_WORDS) for n in names], values, color=COLOURS["split"], xerr=err,
+    ax.barh([words(n, component_words(s)) for n in names], values, color=COLOURS["split"], xerr=err,
             ecolor=COLOURS["err"], capsize=3 if err else 0)
     for i, v in enumerate(values):  # the label starts past the whisker, never over it
         ax.text(v + (err[1][i] if err else 0.0), i, f"  {v:.3f} pp", va="center", fontsize=8)
@@ -204,7 +205,10 @@ def write_report(path: str, game: Game, build: Any, s: dict[str, Any], mode: str
 
 
 def _build_label(s: dict[str, Any]) -> str:
-    """The build's name and version (``96.2 v2.0``); a summary made before versions has the name only."""
+    """The build's name and version (``96.2 v2.0``, ``96.2 (unpublished)``); a summary made before versions
+    has the name only."""
+    if s.get("build_version") == UNPUBLISHED:
+        return f"{s['build']} (unpublished)"
     return f"{s['build']} v{s['build_version']}" if s.get("build_version") else str(s["build"])
 
 

@@ -14,11 +14,10 @@ from typing import Any
 from reelforge.game import Build, Game, StratifiedEstimate, jsonable
 from reelforge.stats import (
     BUCKET_EDGES_X,
-    BUCKET_LABELS,
     N_BUCKETS,
     Accumulator,
-    bucket_bounds,
     bucket_index,
+    buckets,
     clopper_pearson,
     rule_of_three,
     volatility_level,
@@ -86,8 +85,8 @@ def exact_summary(game: Game, build: Build) -> dict[str, Any]:
         "max_win_probability_exact": str(ex.max_win_probability),
         "max_win_one_in": float(1 / ex.max_win_probability) if ex.max_win_probability else None,
         "distribution": [
-            {"bucket": label, "from": lo, "to": hi, "probability": float(p), "probability_exact": str(p)}
-            for label, (lo, hi), p in zip(BUCKET_LABELS, bucket_bounds(cap), probs)
+            {"bucket": label, "from": lo, "to": hi, "probability": float(probs[i]), "probability_exact": str(probs[i])}
+            for i, label, lo, hi in buckets(cap)
         ],
         "extra": jsonable(ex.extra, float),
         # the same figures as exact rationals, every digit (strings "p/q"), e.g. each ladder runner's end probability

@@ -31,12 +31,16 @@ COMPARE_SEED = 2026
 
 def games(as_json: bool = typer.Option(False, "--json", help="One JSON object.")) -> None:
     """List the games and their builds."""
+    from reelforge.game import BuildError
     from reelforge.games.registry import all_games
 
     rows = []
     for g in all_games():
         names = g.build_names()
-        versions = {n: g.build_versions(n) for n in names}
+        try:  # a bad build file: one line naming it, the key and the problem
+            versions = {n: g.build_versions(n) for n in names}
+        except BuildError as exc:
+            fail(str(exc))
         rows.append({"id": g.id, "title": g.title, "game_id": g.reference_id,
                      "published_id": g.published_id, "version": g.version,
                      "max_win_x": g.max_win_x, "modes": list(g.modes), "builds": names,
@@ -179,13 +183,17 @@ def compare(
 ) -> None:
     """All builds of a game side by side (exact where the game allows, else simulated)."""
     from reelforge.analysis.estimate import PLAIN_ROUNDS, simulated_summary
-    from reelforge.analysis.figures import COMPONENT_WORDS, words
+    from reelforge.analysis.figures import component_words, words
     from reelforge.analysis.summary import exact_summary
+    from reelforge.game import BuildError
 
     g, _ = load(game, None)
     rows = []
     for name in g.build_names():
-        b = g.load_build(name)
+        try:
+            b = g.load_build(name)
+        except BuildError as exc:
+            fail(str(exc))
         if rounds is None and g.capabilities.exact:
             rows.append(exact_summary(g, b))
         else:
@@ -208,7 +216,7 @@ def compare(
         else f"{r['rtp_ci99'][0] * 100:.3f}..{r['rtp_ci99'][1] * 100:.3f}")
     row("house edge", lambda r: f"{r['house_edge'] * 100:.3f}%")
     for comp in rows[0]["rtp_split"]:
-        row(f"RTP from {words(comp, COMPONENT_WORDS)} (pp)", lambda r, c=comp: f"{r['rtp_split'][c] * 100:.3f}")
+        row(f"RTP from {words(comp, component_words(rows[0]))} (pp)", lambda r, c=comp: f"{r['rtp_split'][c] * 100:.3f}")
     row("hit rate", lambda r: f"{r['hit_rate'] * 100:.3f}%")
     row(f"{rows[0].get('feature_name', 'feature')} 1 in", lambda r: f"{r['feature_frequency_one_in']:,.1f}" if r.get("feature_frequency_one_in") else "-")
     row("SD (x bet)", lambda r: f"{r['sd']:.2f}")

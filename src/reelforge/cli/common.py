@@ -1,65 +1,19 @@
-"""What the commands share: the one-line error, the number types of the options, game loading, JSON."""
+"""What the commands share: the one-line error and the number types of the options (from
+:mod:`reelforge.options`), the common options, game loading, JSON."""
 
 from __future__ import annotations
 
 import json
 import math
 import sys
-from collections.abc import Callable
-from decimal import Decimal, InvalidOperation
 from fractions import Fraction
-from typing import Any, NoReturn
+from typing import Any
 
 import typer
 
-
-class CliError(Exception):
-    """Bad input: reported as one line on stderr, exit status 2."""
-
-
-def fail(message: str) -> NoReturn:
-    raise CliError(message)
-
-
-# -- number types of the options ------------------------------------------------------------------------
-# Typer (0.2x vendors click and has no click ParamType) converts an option's text with its ``parser``:
-# these are the project's parameter types, each naming its option in its one-line error.
-
-
-class Count:
-    """A positive whole number written as people write counts: ``1000000``, ``1_000_000``, ``1e6``
-    (read exactly, never through a float)."""
-
-    def __init__(self, option: str) -> None:
-        self.option = option
-
-    def __call__(self, value: str) -> int:
-        try:
-            number = Decimal(value.strip().replace("_", ""))
-        except InvalidOperation:
-            fail(f"{self.option} must be a positive integer, got {value!r}")
-        if not number.is_finite() or number != number.to_integral_value():
-            fail(f"{self.option} must be a positive integer, got {value!r}")
-        if number < 1:
-            fail(f"{self.option} must be a positive integer (at least 1), got {value!r}")
-        return int(number)
-
-
-class Number:
-    """A number read by ``read`` and accepted by ``valid``; anything else is one line: ``OPTION must be
-    WHAT, got 'TEXT'``."""
-
-    def __init__(self, option: str, what: str, read: Callable[[str], Any], valid: Callable[[Any], bool]) -> None:
-        self.option, self.what, self.read, self.valid = option, what, read, valid
-
-    def __call__(self, value: str) -> Any:
-        try:
-            number = self.read(value)
-        except ValueError:
-            number = None
-        if number is None or not self.valid(number):
-            fail(f"{self.option} must be {self.what}, got {value!r}")
-        return number
+from reelforge.options import SEED as SEED  # the option types live with the games' design commands' kit
+from reelforge.options import CliError as CliError
+from reelforge.options import Count, Number, fail
 
 
 class Target:
@@ -77,7 +31,6 @@ class Target:
 
 ROUNDS = Count("--rounds")
 WORKERS = Count("--workers")
-SEED = Number("--seed", "a non-negative integer", int, lambda seed: seed >= 0)
 PRECISION = Number("--precision", "a positive number of percentage points", float,
                    lambda p: math.isfinite(p) and p > 0)
 

@@ -14,6 +14,7 @@ from reelforge.games.forge_of_fortunes import build as builds
 from reelforge.games.forge_of_fortunes import kernel, rules
 from reelforge.games.forge_of_fortunes.build import Build
 from reelforge.games.forge_of_fortunes.exact import exact
+from reelforge.games.forge_of_fortunes.reporting import ForgeOfFortunesReporting
 from reelforge.stats import Accumulator, Tally, mean_ci99, wilson_ci
 
 RULES_TEXT = [
@@ -93,6 +94,8 @@ class ForgeOfFortunes(Game):
     step_actions = ()
     """Every step is a plain spin or re-spin: any action is refused."""
     capabilities = Capabilities(exact=True, tunable=True)
+    reporting = ForgeOfFortunesReporting
+    design_commands = "reelforge.games.forge_of_fortunes.commands:app"
     build_files = builds.FILES
 
     COMPONENTS = ("paid_spin", "feature")

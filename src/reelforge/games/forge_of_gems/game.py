@@ -21,6 +21,7 @@ from reelforge.games.forge_of_gems.build import (
     Build,
     reward_name,
 )
+from reelforge.games.forge_of_gems.reporting import ForgeOfGemsReporting
 from reelforge.games.forge_of_gems.stratified import ForgeOfGemsEstimator
 from reelforge.stats import Z99, Accumulator, Tally, bucket_edges_units, clopper_pearson, wilson_ci
 
@@ -154,6 +155,8 @@ class ForgeOfGems(Game):
     step_actions = ("open",)
     """``open`` opens the GEMBOX (the only step that takes it)."""
     capabilities = Capabilities(stratified=True, tunable=True)
+    reporting = ForgeOfGemsReporting
+    design_commands = "reelforge.games.forge_of_gems.commands:app"
     build_files = build_mod.FILES
     stratified_pilot_rounds = 1_000_000
     """The feature stratum (rounds // 20 features) leaves its 50,000 floor at 1e6 paid spins."""

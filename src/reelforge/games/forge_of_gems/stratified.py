@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from reelforge.calibration import Estimate, map_chunks, mean_estimate
-from reelforge.estimation import Sample, StratifiedEstimator
+from reelforge.estimation import META, Sample, SampleError, StratifiedEstimator
 from reelforge.game import StratifiedEstimate
 from reelforge.games.forge_of_gems import kernel
 from reelforge.games.forge_of_gems.build import GAME_ID, GEMBOX_REWARDS, Build, reward_name
@@ -52,6 +52,22 @@ TAIL_THRESHOLD = 5000 * UNIT
 where a paid spin followed by a GEMBOX won more than cap - prize - threshold (then a feature below the
 threshold could reach the cap); a 4e8-spin sample had such a paid spin of 7,913x, too much for the
 former 15,000x threshold. Lowering the threshold keeps more rows but never changes an estimate."""
+
+
+LEGACY_STRATA = ("spins", "n_cls", "sum_b", "max_b", "hist_b", "features", "sums", "cross", "tail",
+                 "tail_threshold", "seconds", "seed")
+
+
+def legacy_strata(path: Path, arrays: dict[str, np.ndarray] | None) -> Sample:
+    """The earlier kept strata: the arrays alone, no metadata."""
+    if arrays is None or not set(LEGACY_STRATA) <= set(arrays):
+        raise SampleError(f"{path}: not a sample file of this format (no {META} entry)")
+    scalars = ("spins", "max_b", "features", "tail_threshold", "seed")
+    values: dict[str, Any] = {k: int(arrays.pop(k)) for k in scalars}
+    values["seconds"] = float(arrays.pop("seconds"))
+    seeds = arrays.pop("seeds", None)
+    values["seeds"] = [int(s) for s in seeds] if seeds is not None else [values["seed"]]
+    return Sample(game=GAME_ID, kind=KIND, settings={"seeds": values["seeds"]}, values=values, arrays=arrays)
 
 
 @dataclass
@@ -104,7 +120,7 @@ class Strata:
 
     @classmethod
     def load(cls, path: Path) -> "Strata":
-        return cls.from_sample(Sample.load(path, GAME_ID, KIND))
+        return cls.from_sample(Sample.load(path, GAME_ID, KIND, legacy_strata))
 
     def merge(self, other: "Strata") -> "Strata":
         """Two independent samples as one (e.g. tune on everything simulated so far)."""
@@ -336,6 +352,7 @@ class ForgeOfGemsEstimator(StratifiedEstimator):
 
     game = GAME_ID
     kind = KIND
+    legacy = legacy_strata
 
     def feature_rounds(self, rounds: int) -> int:
         """rounds // 20 features, at least 50,000."""

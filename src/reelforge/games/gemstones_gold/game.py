@@ -19,6 +19,7 @@ from reelforge.games.gemstones_gold.build import (
     SYMBOL_NAMES,
     Build,
 )
+from reelforge.games.gemstones_gold.reporting import GemstonesGoldReporting
 from reelforge.games.gemstones_gold.stratified import GemstonesGoldEstimator
 from reelforge.stats import Accumulator, Tally, bucket_edges_units, clopper_pearson, mean_ci99, wilson_ci
 
@@ -115,6 +116,8 @@ class GemstonesGold(Game):
     step_actions = ()
     """Every step is a spin: any action is refused."""
     capabilities = Capabilities(stratified=True, tunable=True, feature_buy=True)
+    reporting = GemstonesGoldReporting
+    design_commands = "reelforge.games.gemstones_gold.commands:app"
     build_files = FILES
     stratified_pilot_rounds = 6_000_000
     """The feature stratum (rounds // 60 features) leaves its 100,000 floor at 6e6 paid spins."""

@@ -11,13 +11,14 @@ all cores (:func:`reelforge.calibration.chunked_sums`): the same for any worker 
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
 from numba import njit
 
 from reelforge.calibration import chunked_sums
-from reelforge.estimation import Sample
+from reelforge.estimation import META, Sample, SampleError
 from reelforge.games.gemstones_gold import kernel
 from reelforge.games.gemstones_gold.board import initial_board_probabilities
 from reelforge.games.gemstones_gold.build import (
@@ -259,8 +260,19 @@ def save_sample(path: Path, smp: dict) -> Path:
     return Sample(GAME_ID, KIND, settings={"description": smp["settings"]}, values=smp).save(path)
 
 
+def _legacy_json(path: Path, arrays: dict | None) -> Sample:
+    """The earlier kept tuning sample: the coefficients as one JSON object."""
+    if arrays is not None:
+        raise SampleError(f"{path}: not a sample file of this format (no {META} entry)")
+    try:
+        values = json.loads(path.read_text())
+    except (OSError, ValueError) as exc:
+        raise SampleError(f"{path}: not a sample file: {exc}") from exc
+    return Sample(game=GAME_ID, kind=KIND, settings={"description": values.get("settings", "")}, values=values)
+
+
 def load_sample(path: Path | None) -> dict | None:
     """A kept tuning sample, or None when ``path`` is None or missing (also reads the earlier .json)."""
     if path is None or not Path(path).exists():
         return None
-    return Sample.load(Path(path), GAME_ID, KIND).values
+    return Sample.load(Path(path), GAME_ID, KIND, _legacy_json).values

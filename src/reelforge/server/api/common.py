@@ -33,7 +33,7 @@ those), as the OpenAPI description states."""
 _IDEM_KEY = re.compile(IDEMPOTENCY_KEY_PATTERN)
 
 GameId = Annotated[str, Path(min_length=1, max_length=64, pattern=GAME_ID_PATTERN,
-                             description="game id, e.g. forge-of-fortunes")]
+                             description="game id (GET /api/v1/games lists them)")]
 GameFilter = Annotated[str | None, Query(min_length=1, max_length=64, pattern=GAME_ID_PATTERN,
                                          description="only rounds of this game (a game id)")]
 PlayerName = Annotated[str, Path(min_length=1, max_length=64, pattern=PLAYER_NAME_PATTERN,

@@ -1,0 +1,102 @@
+"""What Forge of Fortunes' reports say beyond the generic: its exact PAR sheet, its words, its
+certification targets (GAMES.md) and its game cycle."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from reelforge.game import SOURCE_PROVIDER, SOURCE_RULES, CertificationTarget, Reporting
+from reelforge.games.forge_of_fortunes.exact import exact
+from reelforge.parsheet import cap_section, fraction_text, one_in, pct, pp, section, symbol_frequency_rows, x_bet
+
+
+class ForgeOfFortunesReporting(Reporting):
+    """Forge of Fortunes in the reports: exact throughout."""
+
+    component_words = {"paid_spin": "paid spin (two of a kind)", "feature": "Forging Re-Spins"}
+    hit_split_words = {"two_of_a_kind": "rounds paying two of a kind", "feature": "rounds triggering Forging Re-Spins"}
+    bet_ladder_cents = tuple(10 * f for f in (1, 2, 4, 5, 10, 20, 40, 50, 100, 200, 400, 500, 1000))
+    """The demo operator's ladder (server/demo.toml), the published bet structure."""
+
+    def par_sheet(self, build: Any, summary: dict[str, Any], rounds: int, seed: int) -> dict[str, Any]:
+        """The exact sheet: paytable, strips, every pay's exact frequency and RTP, the ladder's end
+        probabilities (``rounds`` and ``seed`` do not apply: nothing is sampled)."""
+        r = exact(build)
+        fm = r.feature
+        paytable = [["Gold Nugget, Gold Nugget on reels 1-2 (reel 3 not Gold)",
+                     f"{build.two_of_a_kind_coins} coins = {x_bet(build.two_of_a_kind_x)}"],
+                    ["Gold Nugget x3", "Forging Re-Spins (prize ladder)"]]
+        paytable += [[f"ladder runner {i + 1}" + (" (safe)" if i in build.safe else ""), x_bet(v)]
+                     for i, v in enumerate(build.ladder)]
+        names = {"G": "Gold Nugget", "S": "Slag", "C": "Coal", "-": "Blank"}  # the help's names
+
+        def strip_rows(strips: Any) -> list[list[str]]:
+            reels = [{names[ch]: reel.count(ch) for ch in set(reel)} for reel in strips.reels]
+            return symbol_frequency_rows(reels, [v for v in names.values() if any(v in r for r in reels)])
+
+        strips = [section("Base game strips: symbol counts per reel", ["symbol", "reel 1", "reel 2", "reel 3"],
+                          strip_rows(build.base), "Count of stops and share of the strip (exact).")]
+        for set_name, strip_set in build.feature_sets.items():
+            runners = [f"{build.ladder[i]}x" for i, s in enumerate(build.runner_sets) if s == set_name]
+            strips.append(section(f"Forging Re-Spins strips '{set_name}' (used on runners {', '.join(runners)})",
+                                  ["symbol", "reel 1", "reel 2", "reel 3"], strip_rows(strip_set)))
+        two = r.hit_rate - r.trigger  # every ladder runner pays, so the hits are two-of-a-kinds and triggers
+        pays = [["Gold Nugget x2 (reels 1-2)", "paid spin", pct(two, 6), one_in(two), pp(two * build.two_of_a_kind_x, 4)]]
+        for i, pe in enumerate(fm.end_probability):
+            p = r.trigger * pe
+            pays.append([f"Forging Re-Spins ending on runner {i + 1} ({x_bet(build.ladder[i])})", "feature", pct(p, 6),
+                         one_in(p), pp(p * build.ladder[i], 4)])
+        pays.append(["all pays (the RTP)", "", pct(r.hit_rate, 6), one_in(r.hit_rate), pp(r.rtp, 5)])
+        feature_win = r.rtp_feature / r.trigger
+        feat = [["trigger frequency (Gold Nugget x3)", f"{pct(r.trigger)} ({one_in(r.trigger)}), fraction {fraction_text(r.trigger)}"],
+                ["average feature win", f"{float(feature_win):,.4f}x total bet (exact)"],
+                ["average re-spins per feature", f"{float(fm.expected_respins):.4f}"],
+                ["RTP from the feature", pp(r.rtp_feature, 5)]]
+        dist = [[f"runner {i + 1}: {x_bet(build.ladder[i])}", pct(pe, 5), one_in(pe), fraction_text(pe)]
+                for i, pe in enumerate(fm.end_probability)]
+        return {
+            "sample": {"kind": "exact", "description": "exact rational mathematics (absorbing Markov chain on the ladder)"},
+            "sections": [
+                section("Paytable", ["combination", "pays"], paytable,
+                        f"{build.coins} coins per total bet; the award is the runner reached last, never a sum."),
+                *strips,
+                section("Pays: hit frequency and RTP contribution",
+                        ["pay", "part", "hit frequency (per paid round)", "1 in", "RTP contribution"], pays,
+                        "Exact. The base game's only pay is the two-of-a-kind; the feature pays the runner it ends on."),
+                section("Forging Re-Spins: trigger and average win", ["figure", "value"], feat, "Exact."),
+                section("Forging Re-Spins: win distribution (per feature)", ["ends on", "probability", "1 in", "fraction"],
+                        dist, "Exact probability that a feature ends on each runner."),
+                cap_section(summary, self.game.max_win_x),
+            ],
+        }
+
+    def figure_rows(self, summary: dict[str, Any]) -> list[tuple[str, str, str]]:
+        x = summary.get("extra") or {}
+        if summary["method"] == "exact" and x.get("expected_respins_per_feature") is not None:
+            return [("average re-spins per feature", f"{x['expected_respins_per_feature']:.4f}", "exact")]
+        return []
+
+    def glossary(self, summary: dict[str, Any]) -> list[tuple[str, str]]:
+        if self.figure_rows(summary):
+            return [("average re-spins per feature", "Expected number of Forging Re-Spins a feature plays.")]
+        return []
+
+    def certification_targets(self, build: Any) -> list[CertificationTarget]:
+        out = [CertificationTarget("RTP", "rtp", float(build.rtp), 0.00001, SOURCE_RULES,
+                                   note="the build's published RTP; within 0.001 pp (tolerance: our decision)"),
+               CertificationTarget("volatility level", "volatility_level", 7, None, SOURCE_RULES, "level", kind="equal")]
+        if build.name == "96.2":
+            out += [CertificationTarget("probability of the 2,500x maximum", "max_win_probability", 1e-5, 0.05e-5,
+                                        SOURCE_RULES, "per round", "1 in 100,000 within +-5% (tolerance: our decision)"),
+                    CertificationTarget("hit rate", "hit_rate", 0.1701, 0.005, SOURCE_PROVIDER,
+                                        note="17.01%, within 0.5 pp (tolerance: our decision)")]
+        return out
+
+    def game_cycle(self, build: Any) -> dict[str, Any]:
+        lengths = [len(r) for r in build.base.reels]
+        return {"enumerable": True, "combinations": math.prod(lengths), "lengths": lengths,
+                "text": f"Paid spin: {' x '.join(map(str, lengths))} = {math.prod(lengths):,} equally likely stop "
+                        "combinations (the base cycle). The Forging Re-Spins that Gold Nugget x3 starts have no "
+                        "fixed length, so a whole round has no finite cycle; the exact figures come from the "
+                        "feature's absorbing Markov chain instead."}

@@ -1,0 +1,173 @@
+"""What Forge of Gems' reports say beyond the generic: its PAR sheet (way wins with their multiplier,
+the GEMBOX's instant prizes, the FORGE REEL's weights), its words, its certification targets (GAMES.md)
+and game cycle, and the GEMBOX rewards of its stratified estimate."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from fractions import Fraction
+from typing import Any
+
+from reelforge.game import SOURCE_PROVIDER, CertificationTarget, Reporting, RoundResult
+from reelforge.games.forge_of_gems.build import FORGE, GEMBOX_REWARDS, NORMAL, PAYING, reward_name
+from reelforge.parsheet import (
+    FEATURE_DIST_COLUMNS,
+    attribute_round,
+    cap_section,
+    feature_distribution_rows,
+    feature_rows,
+    help_names,
+    one_in,
+    pay_sections,
+    pct,
+    pct_ci,
+    reference_sample,
+    section,
+    symbol_frequency_rows,
+    words,
+    x_bet,
+)
+
+PARTS = {"GEMBOX": ("GEMBOX instant prizes: hit frequency and RTP contribution", "GEMBOX instant prizes")}
+"""The PAR sheet's table of the GEMBOX's prizes (title, words in the totals), beside the generic parts."""
+
+
+def step_pays(unit: int) -> Callable[[Any, str], Iterable[tuple[str, int]]]:
+    """A step's way wins (multiplier included) and GEMBOX prize, in win units."""
+    def pays(step: Any, part: str) -> Iterable[tuple[str, int]]:
+        for ev in step.events:
+            if ev["type"] == "win":
+                yield f"{ev['symbol']}|{ev['length']}|{part}", int(Fraction(ev["win_x"]) * unit)
+            elif ev["type"] == "gembox_reward":
+                yield f"gembox|{ev['scatter_class']}|prize", int(Fraction(ev["prize_x"]) * unit)
+
+    return pays
+
+
+def attribute(unit: int) -> Callable[[RoundResult], tuple[dict[str, int], int | None]]:
+    """Win units per pay of one round (and the cap's reduction), and its feature's win."""
+    return lambda result: attribute_round(result, unit, step_pays(unit))
+
+
+class ForgeOfGemsReporting(Reporting):
+    """Forge of Gems in the reports: way wins, GEMBOX prizes and rewards."""
+
+    component_words = {"gembox_prizes": "GEMBOX instant prizes", "gembox": "GEMBOX (prizes and free spins)"}
+    bet_ladder_cents = tuple(sorted({s * lv * 20 for s in (1, 10, 50) for lv in range(1, 11)}))
+    """The demo operator's ladder (server/demo.toml): bet sizes 1, 10, 50 cents x levels 1-10 x 20 coins."""
+
+    def par_sheet(self, build: Any, summary: dict[str, Any], rounds: int, seed: int) -> dict[str, Any]:
+        """Paytable, cell and FORGE REEL weights, GEMBOX rewards, every way win and prize from the reference sample."""
+        name = help_names(self.game, build)
+        paytable = [[name(sym), *[x_bet(build.pay_x(s, k)) for k in (3, 4, 5)]] for s, sym in enumerate(PAYING)]
+        # symbols land single (copies come only from the FORGE REEL's Splitters): one weight per symbol
+        reels = [dict(zip(NORMAL, cells.weights)) for cells in build.cells]
+        cell_rows = symbol_frequency_rows(reels, list(NORMAL), name)
+        forge = [[words(f), f"{wb:,}", pct(Fraction(wb, build.forge_base.total), 2),
+                  f"{wf:,}", pct(Fraction(wf, build.forge_free.total), 2)]
+                 for f, wb, wf in zip(FORGE, build.forge_base.weights, build.forge_free.weights)]
+        targets = [[name(PAYING[i]) if i < len(PAYING) else str(i), f"{w:,}", pct(Fraction(w, build.targets.total), 2)]
+                   for i, w in enumerate(build.targets.weights)]
+        gembox = []
+        for k, table in build.gembox.items():
+            for j, w in enumerate(table.weights):
+                prize, spins = GEMBOX_REWARDS[k][j]
+                reward = " + ".join(p for p in (f"{prize}x prize" if prize else "", f"{spins} free spins" if spins else "") if p)
+                gembox.append([f"{k}+" if k == 5 else str(k), reward, f"{w:,}", pct(table.probability(j), 2)])
+        unit = build.unit
+        tally = reference_sample(self.game, build, rounds, seed, attribute(unit))
+        keys = [(f"{sym}|{k}|{part}", f"{name(sym)} x{k}", part)
+                for part in ("paid spin", "free spins") for sym in PAYING for k in (3, 4, 5)]
+        keys += [(f"gembox|{k}|prize", f"{k}{'+' if k == 5 else ''} scatters: instant prize", "GEMBOX")
+                 for k in GEMBOX_REWARDS]
+        keys.append(("cap|reduction", "reduction of capped rounds", "cap"))
+        reels_cols = [f"reel {i + 1}" for i in range(len(build.cells))]
+        feat = feature_rows(summary, "mean_feature_win_x", tally, unit)
+        fs = ((summary.get("extra") or {}).get("free_spins") or {}).get("triggers")
+        if fs:
+            feat.insert(1, ["free spins awarded (per paid round)", f"{pct(fs['probability'])} ({one_in(fs['probability'])})",
+                            pct_ci(fs["ci99"]), summary["sample"]["description"]])
+        return {
+            "sample": {"kind": "reference engine", "rounds": tally.rounds, "seed": seed, "features": tally.features},
+            "sections": [
+                section("Paytable (x total bet per way)", ["symbol", "3 of a kind", "4 of a kind", "5 of a kind"], paytable,
+                        "Ways pay left to right; a cell a Splitter split into 2 or 3 copies counts that many times."),
+                section("Cell weights: symbol weight per reel", ["symbol", *reels_cols], cell_rows,
+                        "Weight of a fresh cell (first board or refill) landing as each symbol, and its share. "
+                        "Symbols land single; only the FORGE REEL's Splitters split them."),
+                section("FORGE REEL weights", ["symbol", "paid-spin weight", "probability", "free-spin weight",
+                                               "probability"], forge),
+                section("FORGE REEL target symbol weights", ["symbol", "weight", "probability"], targets),
+                section("GEMBOX reward weights", ["scatters", "reward", "weight", "probability"], gembox,
+                        "Drawn once when 3 or more scatters remain after the paid spin's last cascade."),
+                *pay_sections(tally, keys, unit, seed,
+                              "A way win's contribution includes the win multiplier it was paid with.", PARTS),
+                section("GEMBOX and free spins: trigger and average win", ["figure", "value", "99% interval", "sample"], feat,
+                        "The feature win is everything the round paid after its paid spin (GEMBOX prize and free spins)."),
+                section("GEMBOX and free spins: win distribution (per GEMBOX, x total bet)", FEATURE_DIST_COLUMNS,
+                        feature_distribution_rows(tally.feature_wins, unit, build.cap_units, tally.feature_capped),
+                        f"The {tally.features:,} GEMBOX rounds of the reference sample."),
+                cap_section(summary, self.game.max_win_x),
+            ],
+        }
+
+    def figure_rows(self, summary: dict[str, Any]) -> list[tuple[str, str, str]]:
+        x = summary.get("extra") or {}
+        rows = []
+        if x.get("paid_spin_hit_rate") is not None:
+            rows.append(("paid spins that win", pct(x["paid_spin_hit_rate"]), pct_ci(x.get("paid_spin_hit_rate_ci99"))))
+        fs = (x.get("free_spins") or {}).get("triggers")
+        if fs is None and x.get("free_spin_frequency") is not None:  # the stratified estimate's figure
+            fs = {"probability": x["free_spin_frequency"], "ci99": x.get("free_spin_frequency_ci99")}
+        if fs:
+            rows.append(("free spins awarded (per paid round)", f"{pct(fs['probability'])} = {one_in(fs['probability'])}",
+                         pct_ci(fs["ci99"])))
+        return rows
+
+    def glossary(self, summary: dict[str, Any]) -> list[tuple[str, str]]:
+        x = summary.get("extra") or {}
+        terms = []
+        if x.get("paid_spin_hit_rate") is not None:
+            terms.append(("paid spins that win", "Share of paid spins whose own cascades pay (GEMBOX and free spins "
+                                                 "not counted)."))
+        if x.get("free_spins") or x.get("free_spin_frequency") is not None:
+            terms.append(("free spins awarded", "Share of paid rounds whose GEMBOX reward includes free spins."))
+        return terms
+
+    def certification_targets(self, build: Any) -> list[CertificationTarget]:
+        return [CertificationTarget("RTP", "rtp", float(build.rtp), 0.0010, SOURCE_PROVIDER,
+                                    note="the build's RTP (published builds); within 0.10 pp with the 99% interval "
+                                         "inside (tolerance: our decision)"),
+                CertificationTarget("volatility level (\"extreme\")", "volatility_level", 10, None, SOURCE_PROVIDER,
+                                    "level", kind="equal"),
+                CertificationTarget("maximum win 20,000x reachable", "max_win_reachable", 1, None, SOURCE_PROVIDER, "",
+                                    kind="reachable")]
+
+    def game_cycle(self, build: Any) -> dict[str, Any]:
+        return {"enumerable": False, "combinations": None, "lengths": None,
+                "text": "Not enumerable: every cell is an independent weighted draw, each cascade refills cells and "
+                        "redraws a FORGE REEL position, and cascades and free spins have no fixed number, so a round "
+                        "has no finite cycle of equally likely outcomes."}
+
+    def feature_breakdown(self, build: Any, summary: dict[str, Any]) -> dict[str, Any]:
+        if summary["method"] != "stratified":
+            return {}
+        x = summary.get("extra") or {}
+        means = x.get("feature_means_x", {})
+        freq = x.get("gembox_frequencies", {})
+        rows = []
+        for k, rewards in GEMBOX_REWARDS.items():
+            for j, (prize, spins) in enumerate(rewards):
+                p = freq.get(reward_name(k, j), 0.0)
+                fmean = means.get(str(spins), means.get(spins, 0.0)) if spins else 0.0
+                label = " + ".join(t for t in (f"{prize}x" if prize else "", f"{spins} free spins" if spins else "") if t)
+                rows.append([f"{k}{'+' if k == 5 else ''} scatters: {label}", p, prize + fmean, p * (prize + fmean)])
+        rows.append(["the cap's correction (rounds that reach 20,000x pay exactly that)", None, None,
+                     -x.get("cap_correction", 0.0)])
+        return {"title": "GEMBOX rewards", "columns": ["reward", "probability per paid round",
+                "mean reward win (x bet)", "share of RTP"], "rows": rows,
+                "formats": ["text", "probability", "x", "pp"],
+                "note": "From the stratified estimate: reward probabilities from the paid-spin stratum (control "
+                        "variate on the first board) times the build's GEMBOX weights; free-spin means from the "
+                        "feature stratum; the cap's correction is its own row, so the rows add up to the GEMBOX "
+                        "part of the RTP."}

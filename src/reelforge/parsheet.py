@@ -1,0 +1,299 @@
+"""The PAR sheet's toolkit and the reports' text helpers, for the generic sheet
+(:mod:`reelforge.analysis.par_events`) and for a game's own sheet (its :class:`reelforge.game.Reporting`):
+figures as text, the reference-engine sample and its tables per pay, the feature-win distribution, the cap.
+
+A sheet is ``{"sample": {...}, "sections": [{"title", "note", "columns", "rows"}]}``; every cell is
+already text, so the report renders any game's sheet the same way. Per-pay figures come from the
+readable reference engine (the rules) on a seeded sample of whole rounds, each with its 99% interval and
+the sample size; trigger, feature and cap frequencies come from the summary (the larger sample) where it
+has them.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from reelforge.draws import SeededDraws
+from reelforge.game import Game, RoundResult
+from reelforge.stats import clopper_pearson, mean_ci99, wilson_ci
+
+FEATURE_WIN_EDGES_X = (10, 20, 50, 100, 200, 500, 1000, 2000)
+"""Inner edges (x total bet) of the feature-win distribution table."""
+
+
+# -- text helpers --------------------------------------------------------------------------------
+def pct(p: float | Fraction | None, places: int = 4) -> str:
+    """A probability or RTP share as a fixed-decimal percentage."""
+    if p is None or (isinstance(p, float) and math.isnan(p)):
+        return "-"
+    return f"{float(p) * 100:.{places}f}%"
+
+
+def one_in(p: float | Fraction | None) -> str:
+    """"1 in N" of a probability (N with thousands separators)."""
+    if not p:
+        return "-"
+    n = 1 / float(p)
+    return f"1 in {n:,.0f}" if n >= 100 else f"1 in {n:,.2f}"
+
+
+def pct_ci(ci: Iterable[float] | None, places: int = 4) -> str:
+    """A 99% interval of a share as ``[lo, hi]`` in percent."""
+    if not ci:
+        return "-"
+    lo, hi = ci
+    return f"[{float(lo) * 100:.{places}f}%, {float(hi) * 100:.{places}f}%]"
+
+
+def x_bet(v: float | Fraction) -> str:
+    """A multiple of the total bet, e.g. ``0.15x`` or ``2,500x``."""
+    f = float(v)
+    return f"{f:,.0f}x" if f == int(f) else f"{f:,.4g}x"
+
+
+def words(name: str) -> str:
+    """A symbol or key name in words (``GOLD_NUGGET`` -> ``Gold Nugget``; single letters kept)."""
+    return name if len(name) <= 2 else name.replace("_", " ").title()
+
+
+def fraction_text(f: Fraction, limit: int = 40) -> str:
+    """An exact fraction, or a note where its digits would fill a line (the JSON has every digit)."""
+    text = str(f)
+    return text if len(text) <= limit else (f"a rational with a {len(str(f.denominator))}-digit denominator "
+                                            "(every digit is in the JSON output)")
+
+
+def section(title: str, columns: list[str], rows: list[list[str]], note: str = "") -> dict[str, Any]:
+    return {"title": title, "columns": columns, "rows": rows, "note": note}
+
+
+def help_names(game: Game, build: Any) -> Callable[[str], str]:
+    """Symbol key -> the name the game's help shows (the PAR sheet names symbols as players read them)."""
+    names = game.help(build).symbol_names
+    return lambda key: names.get(key, words(key))
+
+
+def symbol_frequency_rows(reels: list[dict[str, int]], symbols: list[str],
+                          name: Callable[[str], str] = words) -> list[list[str]]:
+    """One row per symbol: its count (or weight) and share on each reel."""
+    rows = []
+    for sym in symbols:
+        row = [name(sym)]
+        for reel in reels:
+            total = sum(reel.values())
+            c = reel.get(sym, 0)
+            row.append(f"{c} ({pct(Fraction(c, total), 2)})" if c else "-")
+        rows.append(row)
+    rows.append(["stops / total weight", *[f"{sum(r.values()):,}" for r in reels]])
+    return rows
+
+
+# -- reference-engine sample ---------------------------------------------------------------------
+@dataclass
+class PayTally:
+    """Per key (a pay, a prize, the cap's reduction): rounds it occurs in and its per-round sums."""
+
+    rounds: int = 0
+    hits: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+    total: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+    total_sq: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+    features: int = 0
+    feature_wins: list[int] = field(default_factory=list)
+    feature_capped: list[bool] = field(default_factory=list)
+    """Per feature: its round reached the cap (counted in the cap's row of the feature-win table)."""
+
+    def add(self, per_round: dict[str, int], feature_win: int | None, capped: bool = False) -> None:
+        self.rounds += 1
+        for key, units in per_round.items():
+            if units:
+                self.hits[key] += 1
+                self.total[key] += units
+                self.total_sq[key] += units * units
+        if feature_win is not None:
+            self.features += 1
+            self.feature_wins.append(feature_win)
+            self.feature_capped.append(capped)
+
+
+def reference_sample(game: Game, build: Any, rounds: int, seed: int,
+                     attribute: Callable[[RoundResult], tuple[dict[str, int], int | None]]) -> PayTally:
+    """Play ``rounds`` whole paid rounds with the reference engine (one seeded stream) and tally what
+    ``attribute`` reads from each: win units per key, and the feature's win (None: no feature)."""
+    draws = SeededDraws(seed)
+    tally = PayTally()
+    cap = game.max_win_x * game.win_unit(build)
+    for _ in range(rounds):
+        per_round, feature_win = attribute(game.play_round(build, draws))
+        tally.add(per_round, feature_win, sum(per_round.values()) >= cap)
+    return tally
+
+
+def pay_rows(tally: PayTally, keys: list[tuple[str, str, str]], unit: int) -> list[list[str]]:
+    """Rows ``[pay, part, hit frequency, its 99% interval, 1 in, RTP contribution, its 99% interval]``
+    for ``keys`` = (key, pay label, part label); rows that never occurred say so."""
+    n = tally.rounds
+    rows = []
+    for key, label, _part in keys:
+        hits = tally.hits.get(key, 0)
+        total = tally.total.get(key, 0)
+        if hits:
+            lo, hi = mean_ci99(total, tally.total_sq.get(key, 0), n)
+            # a pay's contribution is never negative and the cap's reduction never positive
+            lo, hi = (max(lo, 0.0), hi) if total > 0 else (lo, min(hi, 0.0))
+            rtp, rtp_ci = pp(total / n / unit), pp_ci([lo / unit, hi / unit])
+        else:
+            rtp, rtp_ci = "not observed", "-"
+        rows.append([label, pct(hits / n), pct_ci(wilson_ci(hits, n)), one_in(hits / n), rtp, rtp_ci])
+    return rows
+
+
+def pp(v: float | Fraction, places: int = 3) -> str:
+    """An RTP contribution in percentage points of stake (the report's one unit for RTP parts)."""
+    return f"{float(v) * 100:.{places}f} pp"
+
+
+def pp_ci(ci: Iterable[float], places: int = 3) -> str:
+    lo, hi = ci
+    return f"[{float(lo) * 100:.{places}f}, {float(hi) * 100:.{places}f}] pp"
+
+
+def part_total(tally: PayTally, keys: list[tuple[str, str, str]], unit: int) -> float:
+    """What the pays of ``keys`` return per stake in the sample (their rows' sum)."""
+    return sum(tally.total.get(k, 0) for k, _, _ in keys) / tally.rounds / unit
+
+
+PART_TITLES = {
+    "paid spin": "Pays in the paid spin: hit frequency and RTP contribution",
+    "free spins": "Pays in free spins: hit frequency and RTP contribution",
+    "cap": "The cap's reduction: capped rounds and what the cap takes off their pays",
+}
+
+
+def pay_sections(tally: PayTally, keys: list[tuple[str, str, str]], unit: int, seed: int, note: str,
+                 parts: dict[str, tuple[str, str]] | None = None) -> list[dict]:
+    """One pays table per part of the round (paid spin, free spins, the cap, and a game's own ``parts``:
+    part -> (table title, its words in the totals)), in ``keys`` order."""
+    titles = {**PART_TITLES, **{p: title for p, (title, _) in (parts or {}).items()}}
+    part_words = {**PART_WORDS, **{p: w for p, (_, w) in (parts or {}).items()}}
+    parts: list[str] = []
+    for _, _, part in keys:
+        if part not in parts:
+            parts.append(part)
+    out = []
+    totals = []
+    for i, part in enumerate(parts):
+        part_keys = [k for k in keys if k[2] == part]
+        rows = pay_rows(tally, part_keys, unit)
+        total = part_total(tally, part_keys, unit)
+        totals.append([part_words.get(part, part), pp(total)])
+        rows.append([f"total of this table ({part_words.get(part, part)})", "", "", "", pp(total), ""])
+        out.append(section(titles.get(part, part), PAY_COLUMNS, rows,
+                           (sample_note(tally, seed) + " " + note) if i == 0 else ""))
+    rtp = part_total(tally, keys, unit)
+    totals.append(["the reference sample's RTP (all tables)", pp(rtp) + f" = {pct(rtp, 3)}"])
+    out.append(section("Per-pay tables: totals", ["part of the round", "RTP contribution"], totals,
+                       f"The tables add up to the RTP of the reference sample ({tally.rounds:,} rounds, seed {seed}); "
+                       "the summary's RTP rests on a larger sample, so the two differ by sampling error."))
+    return out
+
+
+PART_WORDS = {"paid spin": "pays in the paid spin", "free spins": "pays in free spins", "cap": "the cap's reduction"}
+
+
+PAY_COLUMNS = ["pay", "hit frequency (per paid round)", "99% interval", "1 in", "RTP contribution", "99% interval"]
+
+
+def feature_distribution_rows(wins: list[int], unit: int, cap_units: int,
+                              capped: list[bool] | None = None) -> list[list[str]]:
+    """The feature-win distribution (x total bet) of the sample's features, exact binomial intervals. The
+    feature of a round that reached the cap (``capped``) counts in the cap's row: it paid what the cap
+    left after the paid spin, below the cap itself."""
+    n = len(wins)
+    if not n:
+        return []
+    edges = [0, *FEATURE_WIN_EDGES_X]
+    counts = [0] * (len(edges) + 2)
+    for w, at_cap in zip(wins, capped or [False] * n):
+        if at_cap or w >= cap_units:
+            counts[-1] += 1
+        elif w == 0:
+            counts[0] += 1
+        else:
+            counts[1 + sum(1 for e in FEATURE_WIN_EDGES_X if w >= e * unit)] += 1
+    cap_x = cap_units // unit
+    labels = ["nothing", *[f"{a:,}x to under {b:,}x" if a else f"more than 0 to under {b:,}x"
+                           for a, b in zip(edges, [*FEATURE_WIN_EDGES_X, cap_x])], f"{cap_x:,}x (the cap; a capped round's feature counts here)"]
+    labels[1] = f"more than 0 to under {FEATURE_WIN_EDGES_X[0]:,}x"
+    return [[lab, f"{c:,}", pct(c / n), pct_ci(clopper_pearson(c, n)), one_in(c / n)]
+            for lab, c in zip(labels, counts)]
+
+
+FEATURE_DIST_COLUMNS = ["feature win", "features", "share of features", "99% interval (exact binomial)", "1 in"]
+
+
+def cap_section(summary: dict[str, Any], cap_x: int) -> dict[str, Any]:
+    """The cap and its frequency (from the summary: exact, or the kernel sample with its interval)."""
+    if summary["method"] == "exact":
+        p = summary["max_win_probability"]
+        rows = [["maximum win", x_bet(cap_x)],
+                ["probability per paid round (exact)", f"{pct(p, 6)} ({one_in(p)})"]]
+    else:
+        rows = [["maximum win", x_bet(cap_x)], ["frequency", summary.get("max_win_statement") or "-"]]
+        ci = summary.get("max_win_probability_ci99")
+        if ci:
+            rows.append(["99% interval (exact binomial)", f"[{ci[0]:.3g}, {ci[1]:.3g}] per paid round"])
+    return section("The cap", ["figure", "value"], rows,
+                   "A round stops paying at the cap; the win of a capped round is exactly the cap.")
+
+
+def sample_note(tally: PayTally, seed: int) -> str:
+    return (f"Per-pay figures from the reference engine (the readable rules) on {tally.rounds:,} paid rounds, "
+            f"seed {seed}; intervals are 99% (Wilson for frequencies, normal for RTP contributions). "
+            f"Pays that land inside a capped round count before the cap; what the cap takes off is its own table, so all rows add up to the sample's RTP.")
+
+
+def attribute_round(result: RoundResult, unit: int,
+                    step_pays: Callable[[Any, str], Iterable[tuple[str, int]]]) -> tuple[dict[str, int], int | None]:
+    """Win units per key of one round (``step_pays(step, part)`` lists a step's pays) plus the cap's
+    reduction (so the keys add up to the round's win), and the feature's win (None: no feature)."""
+    per: dict[str, int] = defaultdict(int)
+    paid_win = 0
+    feature = False
+    for step in result.steps:
+        part = "paid spin" if step.kind == "paid_spin" else "free spins"
+        if step.kind == "paid_spin":
+            paid_win = int(step.win * unit)
+        else:
+            feature = True
+        for key, units in step_pays(step, part):
+            per[key] += units
+    total = int(result.total_win * unit)
+    per["cap|reduction"] = total - sum(per.values())  # zero unless the round reached the cap
+    return per, (total - paid_win) if feature else None
+
+
+def feature_rows(summary: dict[str, Any], mean_key: str | None, tally: PayTally, unit: int) -> list[list[str]]:
+    """Trigger frequency and average feature win: the summary's kernel sample, then the reference sample."""
+    rows = []
+    kernel = summary.get("sample", {}).get("description", "the summary's sample")
+    rate = summary.get("feature_rate")
+    if rate is not None:
+        rows.append(["trigger frequency (per paid round)", f"{pct(rate)} ({one_in(rate)})",
+                     pct_ci(summary.get("feature_rate_ci99")), kernel])
+    extra = summary.get("extra") or {}
+    mean = extra.get(mean_key) if mean_key else None
+    if mean is not None:
+        ci = extra.get(f"{mean_key}_ci99")
+        rows.append(["average feature win", f"{mean:,.3f}x total bet",
+                     f"[{ci[0]:,.3f}, {ci[1]:,.3f}]" if ci else "-", kernel])
+    if tally.features and mean is None:  # one average feature win: the larger sample's where it has one
+        lo, hi = mean_ci99(sum(tally.feature_wins), sum(w * w for w in tally.feature_wins), tally.features)
+        rows.append(["average feature win", f"{sum(tally.feature_wins) / tally.features / unit:,.3f}x total bet",
+                     f"[{lo / unit:,.3f}, {hi / unit:,.3f}]" if tally.features > 1 else "-",
+                     f"{tally.features:,} features of the reference sample"])
+    return rows

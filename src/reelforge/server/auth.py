@@ -40,6 +40,15 @@ class Principal:
     """When the request's session opened (None for the operator's requests)."""
     reality_checked_at: datetime | None = None
     """The session's last acknowledged reality check (None: none yet)."""
+    currency: str | None = None
+    """The player's currency (None: the server's)."""
+    profile: str | None = None
+    """The session's jurisdiction profile (None: the server's ``[responsible_play]``)."""
+    min_bet: int | None = None
+    max_bet: int | None = None
+    """The session's bet limits, as the operator launched it (None: none beyond the configuration's)."""
+    wallet_balance: int | None = None
+    """Seamless wallet: the balance the operator's wallet last reported."""
 
 
 def token_hash(token: str) -> str:
@@ -149,7 +158,9 @@ def session_principal(tx: Tx, token: SessionToken, lock: bool = False, operator:
     if operator and row.demo:
         raise DEMO_REFUSED
     return Principal(player_id=row.player_id, player=row.name, balance=row.balance if lock else None,
-                     session_started_at=row.started_at, reality_checked_at=row.reality_checked_at)
+                     session_started_at=row.started_at, reality_checked_at=row.reality_checked_at,
+                     currency=row.currency, profile=row.profile, min_bet=row.min_bet, max_bet=row.max_bet,
+                     wallet_balance=row.wallet_balance)
 
 
 def authenticate(engine: Engine, authorization: str | None, operator: bool = False) -> Principal:

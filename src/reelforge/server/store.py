@@ -195,6 +195,13 @@ class SessionPlayer:
     balance: int
     started_at: datetime
     reality_checked_at: datetime | None
+    currency: str = "EUR"
+    profile: str | None = None
+    """A launched session's jurisdiction profile (None: the server's configuration)."""
+    min_bet: int | None = None
+    max_bet: int | None = None
+    wallet_balance: int | None = None
+    """Seamless wallet: the balance the operator's wallet last reported."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -320,7 +327,8 @@ class Statements:
         answer_of = "SELECT " + _cols(ANSWER_COLUMNS, "i.") + " FROM (SELECT 1) AS one LEFT JOIN idempotency i " \
                     "ON i.scope = :scope AND i.key = :key"
         sql = {
-            "session": "SELECT s.expires_at, p.id, p.name, p.demo, p.balance, s.created_at, s.reality_checked_at "
+            "session": "SELECT s.expires_at, p.id, p.name, p.demo, p.balance, s.created_at, s.reality_checked_at, "
+                       "p.currency, s.profile, s.min_bet, s.max_bet, p.wallet_balance "
                        "FROM sessions s JOIN players p ON p.id = s.player_id WHERE s.token_sha256 = :token",
             "lock_player": f"SELECT id, name, balance, currency, demo FROM players WHERE id = :id{lock}",
             "player_by_name": "SELECT id, name, balance, currency, demo FROM players WHERE name = :name",
@@ -448,7 +456,7 @@ class Tx:
         """The session's player; with ``lock`` its row locked and its balance current."""
         row = self._one(self.sql.lock_session if lock else self.sql.session, {"token": token_sha256})
         return None if row is None else SessionPlayer(parse_ts(row[0]), row[1], row[2], bool(row[3]), row[4],
-                                                      parse_ts(row[5]), parse_ts(row[6]))
+                                                      parse_ts(row[5]), parse_ts(row[6]), *row[7:])
 
     def lock_player(self, player_id: int) -> PlayerRow | None:
         """The player, row locked for the rest of the transaction."""
@@ -742,6 +750,12 @@ def session_totals(engine: Engine, player_id: int, token_sha256: str) -> tuple[i
                             .where(ledger.c.player_id == player_id, ledger.c.created_at >= started)
                             .group_by(ledger.c.kind)).all()
     return balance, currency, started, {kind: int(total) for kind, total in sums}
+
+
+def player_currency(engine: Engine, player_id: int) -> str:
+    """A player's currency."""
+    with read_transaction(engine) as conn:
+        return conn.execute(select(players.c.currency).where(players.c.id == player_id)).scalar_one()
 
 
 def open_rounds_before(engine: Engine, cutoff: datetime, batch: int) -> list[tuple[int, int]]:

@@ -113,7 +113,8 @@ class Context:
 
     def __post_init__(self) -> None:
         self.pacer = StartPacer(self.config.round_start_quantum_ms / 1000)
-        self.inline = is_sqlite(self.engine)
+        # A seamless wallet's calls are HTTP round trips: never on the event loop.
+        self.inline = is_sqlite(self.engine) and not self.config.seamless
         # PostgreSQL transactions run on threads of their own: asyncio's executor hand-off cost about
         # 0.1-0.2 ms less CPU per request than Starlette's run_in_threadpool (anyio's capacity limiter
         # and cancellation scopes) in bench/server_cpu-style runs; one thread per pooled connection.

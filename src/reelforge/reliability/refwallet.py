@@ -85,12 +85,16 @@ class Faults:
     """The fault plan: a probability per fault, per money call."""
 
     rates: dict[str, float] = field(default_factory=dict)
+    kinds: tuple[str, ...] = ("debit", "credit", "rollback")
+    """The calls faults are injected into."""
     hang_seconds: float = 5.0
     slow_seconds: float = 0.2
     rng: random.Random = field(default_factory=random.Random)
 
-    def pick(self) -> str | None:
+    def pick(self, kind: str) -> str | None:
         """The fault of this call (at most one), or None."""
+        if kind not in self.kinds:
+            return None
         draw = self.rng.random()
         for name in FAULTS:
             rate = self.rates.get(name, 0.0)
@@ -207,7 +211,7 @@ def create_wallet_app(wallet: RefWallet) -> Starlette:
         except ApiError as exc:
             return JSONResponse({"error": exc.code, "detail": exc.detail}, status_code=exc.status)
         wallet.stats["calls"] += 1
-        fault = wallet.faults.pick() if kind != "balance" else None
+        fault = wallet.faults.pick(kind)
         if fault:
             wallet.stats[fault] += 1
         if fault == "slow":
@@ -256,6 +260,7 @@ def create_wallet_app(wallet: RefWallet) -> Starlette:
             wallet.faults.rates = {k: float(v) for k, v in body.get("rates", {}).items()}
             wallet.faults.hang_seconds = float(body.get("hang_seconds", wallet.faults.hang_seconds))
             wallet.faults.slow_seconds = float(body.get("slow_seconds", wallet.faults.slow_seconds))
+            wallet.faults.kinds = tuple(body.get("kinds", ("debit", "credit", "rollback")))
             return JSONResponse({"rates": wallet.faults.rates})
         return JSONResponse({"error": "not_found"}, status_code=404)
 
@@ -323,3 +328,105 @@ def _wait_started(server: Any) -> None:
 
 if __name__ == "__main__":
     main()
+
+
+class WalletProcess:
+    """The reference wallet as a child process (tests and the soak): start, SIGKILL, restart, and its
+    signed admin calls."""
+
+    def __init__(self, db: str, secret: str, seed: int | None = None, port: int | None = None) -> None:
+        self.db, self.secret, self.seed = db, secret, seed
+        self.port = port or free_port()
+        self.proc: Any = None
+        self.restarts = 0
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self, timeout: float = 30.0) -> None:
+        import subprocess
+        import sys
+
+        args = [sys.executable, "-m", "reelforge.reliability.refwallet", "--db", self.db, "--port", str(self.port),
+                "--secret", self.secret]
+        if self.seed is not None:
+            args += ["--seed", str(self.seed + self.restarts)]
+        self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + timeout
+        line = self.proc.stdout.readline()
+        if not line.startswith("ready") or time.monotonic() > deadline:
+            self.kill()
+            raise RuntimeError(f"the reference wallet did not start: {line!r}")
+
+    def kill(self) -> None:
+        """SIGKILL it (a crash: nothing is flushed or closed)."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+    def restart(self) -> None:
+        self.kill()
+        self.restarts += 1
+        self.start()
+
+    def stop(self) -> None:
+        self.kill()
+        if self.proc is not None and self.proc.stdout:
+            self.proc.stdout.close()
+
+    def call(self, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
+        """A signed call to the wallet; its JSON answer."""
+        import httpx
+
+        from reelforge.server.signing import signed_headers
+
+        data = b"" if body is None else json.dumps(body).encode()
+        headers = {"content-type": "application/json", **signed_headers(self.secret, method, path, data)}
+        answer = httpx.request(method, self.url + path, content=data, headers=headers, timeout=30)
+        answer.raise_for_status()
+        return answer.json()
+
+    def open_account(self, player: str, currency: str, balance: int) -> None:
+        self.call("POST", "/admin/accounts", {"player": player, "currency": currency, "balance": balance})
+
+    def set_faults(self, hang_seconds: float = 5.0, slow_seconds: float = 0.2,
+                   kinds: tuple[str, ...] = ("debit", "credit", "rollback"), **rates: float) -> None:
+        """Set the fault plan (``rates``: probability per fault name; none: no faults)."""
+        self.call("POST", "/admin/faults", {"rates": rates, "hang_seconds": hang_seconds,
+                                             "slow_seconds": slow_seconds, "kinds": list(kinds)})
+
+    def balance(self, player: str) -> int:
+        import httpx
+
+        from reelforge.server.signing import signed_headers
+
+        data = json.dumps({"player": player, "currency": "", "timestamp": int(time.time())}).encode()
+        answer = httpx.post(self.url + "/balance", content=data,
+                            headers=signed_headers(self.secret, "POST", "/balance", data), timeout=30)
+        answer.raise_for_status()
+        return answer.json()["balance"]
+
+    def ledger(self, round_id: int | None = None) -> list[dict[str, Any]]:
+        """The wallet's transactions (a round's), oldest first."""
+        out: list[dict[str, Any]] = []
+        while True:
+            query = f"after={out[-1]['seq'] if out else 0}" + (f"&round_id={round_id}" if round_id else "")
+            page = self.call("GET", f"/transactions?{query}")["transactions"]
+            out += page
+            if len(page) < 10_000:
+                return out
+
+    def stats(self) -> dict[str, int]:
+        import httpx
+
+        return httpx.get(self.url + "/admin/stats", timeout=30).json()
+
+
+def free_port() -> int:
+    """A TCP port free on 127.0.0.1 now."""
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]

@@ -49,6 +49,8 @@ class Principal:
     """The session's bet limits, as the operator launched it (None: none beyond the configuration's)."""
     wallet_balance: int | None = None
     """Seamless wallet: the balance the operator's wallet last reported."""
+    language: str | None = None
+    """A launched session's language (BCP 47)."""
 
 
 def token_hash(token: str) -> str:
@@ -66,7 +68,8 @@ def check_player_name(name: str) -> str:
     return name
 
 
-def _get_or_create_player(tx: Tx, name: str, config: ServerConfig) -> tuple[int, str, int, str]:
+def _get_or_create_player(tx: Tx, name: str, config: ServerConfig,
+                          currency: str | None = None) -> tuple[int, str, int, str]:
     row = tx.player_by_name(name)
     if row is not None:
         if config.demo and not row.demo:
@@ -75,11 +78,12 @@ def _get_or_create_player(tx: Tx, name: str, config: ServerConfig) -> tuple[int,
             raise DEMO_REFUSED
         return row.id, row.name, row.balance, row.currency
     now = utcnow()
-    player_id = tx.insert_player(name, config.currency, config.demo, now)
+    currency = currency or config.currency
+    player_id = tx.insert_player(name, currency, config.demo, now)
     balance = 0
     if config.demo and config.demo_balance:
         balance = post_entry(tx, player_id, 0, "deposit", config.demo_balance, None, now)
-    return player_id, name, balance, config.currency
+    return player_id, name, balance, currency
 
 
 def ensure_demo_player(engine: Engine, config: ServerConfig, name: str = "demo") -> int:
@@ -160,7 +164,7 @@ def session_principal(tx: Tx, token: SessionToken, lock: bool = False, operator:
     return Principal(player_id=row.player_id, player=row.name, balance=row.balance if lock else None,
                      session_started_at=row.started_at, reality_checked_at=row.reality_checked_at,
                      currency=row.currency, profile=row.profile, min_bet=row.min_bet, max_bet=row.max_bet,
-                     wallet_balance=row.wallet_balance)
+                     wallet_balance=row.wallet_balance, language=row.language)
 
 
 def authenticate(engine: Engine, authorization: str | None, operator: bool = False) -> Principal:

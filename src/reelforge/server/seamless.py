@@ -396,3 +396,33 @@ def credit_states(engine: Engine, round_ids: list[int]) -> dict[int, str]:
                             .where(wallet_transactions.c.round_id.in_(round_ids),
                                    wallet_transactions.c.kind == "credit")).all()
     return {r[0]: r[1] for r in rows}
+
+
+def seamless_position(engine: Engine, wallet: SeamlessWallet, who: Any, token: Any) -> dict[str, Any]:
+    """``GET /wallet`` of a seamless player: the operator's wallet's balance (``balance_stale``: it did not
+    answer, the last balance it reported instead), and the session's position from its rounds."""
+    from reelforge.server.schema import rounds, sessions
+    from reelforge.server.wallet import iso
+
+    with read_transaction(engine) as conn:
+        currency, cached = conn.execute(select(players.c.currency, players.c.wallet_balance)
+                                        .where(players.c.id == who.player_id)).one()
+        started = parse_ts(conn.execute(select(sessions.c.created_at)
+                                        .where(sessions.c.token_sha256 == token.sha256)).scalar_one())
+        staked, won = conn.execute(select(
+            func.coalesce(func.sum(rounds.c.cost), 0),
+            func.coalesce(func.sum(rounds.c.win), 0)).where(
+            rounds.c.player_id == who.player_id, rounds.c.created_at >= started, rounds.c.status != "void")).one()
+        pending = conn.execute(select(func.count()).select_from(wallet_transactions).where(
+            wallet_transactions.c.player_id == who.player_id, wallet_transactions.c.status == "pending",
+            wallet_transactions.c.kind != "debit")).scalar_one()
+    stale = False
+    try:
+        balance = wallet.balance(who.player, currency)
+    except (WalletUnavailable, WalletRefused) as exc:
+        log.warning("wallet balance of %s not available: %s", who.player, exc)
+        balance, stale = cached, True
+    return {"player": who.player, "balance": balance, "currency": currency, "balance_stale": stale,
+            "credits_pending": pending,
+            "session": {"started_at": iso(started), "elapsed_seconds": max(0.0, (utcnow() - started).total_seconds()),
+                        "staked": int(staked), "won": int(won), "net": int(won) - int(staked)}}

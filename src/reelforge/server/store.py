@@ -202,6 +202,7 @@ class SessionPlayer:
     max_bet: int | None = None
     wallet_balance: int | None = None
     """Seamless wallet: the balance the operator's wallet last reported."""
+    language: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -328,7 +329,7 @@ class Statements:
                     "ON i.scope = :scope AND i.key = :key"
         sql = {
             "session": "SELECT s.expires_at, p.id, p.name, p.demo, p.balance, s.created_at, s.reality_checked_at, "
-                       "p.currency, s.profile, s.min_bet, s.max_bet, p.wallet_balance "
+                       "p.currency, s.profile, s.min_bet, s.max_bet, p.wallet_balance, s.language "
                        "FROM sessions s JOIN players p ON p.id = s.player_id WHERE s.token_sha256 = :token",
             "lock_player": f"SELECT id, name, balance, currency, demo FROM players WHERE id = :id{lock}",
             "player_by_name": "SELECT id, name, balance, currency, demo FROM players WHERE name = :name",
@@ -795,6 +796,18 @@ def round_entries(conn: Connection, round_id: int) -> list[tuple[str, int]]:
     """``(kind, amount)`` of the ledger entries of a round, in the order they were made."""
     return [tuple(r) for r in conn.execute(select(ledger.c.kind, ledger.c.amount)
                                            .where(ledger.c.round_id == round_id).order_by(ledger.c.id))]
+
+
+def round_wallet_calls(conn: Connection, round_id: int, mode: str) -> list[tuple[str, int]]:
+    """A seamless wallet's round's calls as ledger entries ``(kind, amount)``: its debit (settled), its credit
+    (a win) and its rollback (a refund), each whether delivered yet or still in the outbox."""
+    from reelforge.server.schema import wallet_transactions as wt
+
+    rows = conn.execute(select(wt.c.kind, wt.c.amount, wt.c.status).where(wt.c.round_id == round_id)
+                        .order_by(wt.c.created_at)).all()
+    names = {"debit": "stake" if mode == "paid" else "feature_buy", "credit": "win", "rollback": "refund"}
+    return [(names[kind], -amount if kind == "debit" else amount) for kind, amount, status in rows
+            if not (kind == "debit" and status != "done")]
 
 
 def revealed_server_seeds(engine: Engine, seed_ids: Sequence[int]) -> dict[int, str]:

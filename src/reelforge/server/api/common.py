@@ -125,6 +125,18 @@ class Context:
     def close(self) -> None:
         """Stop the database threads (the app is shutting down)."""
         self.threads.shutdown(wait=True)
+        if self.service.wallet is not None:
+            self.service.wallet.close()
+
+    def position(self, who: Principal, token: Any) -> dict[str, Any]:
+        """The player's balance and session position (seamless: the operator's wallet's balance)."""
+        from reelforge.server.wallet import session_position
+
+        if self.service.wallet is None:
+            return session_position(self.engine, who, token)
+        from reelforge.server.seamless import seamless_position
+
+        return seamless_position(self.engine, self.service.wallet, who, token)
 
     def principal(self, authorization: str | None) -> Principal:
         """Who a request's ``Authorization`` header is (401/403 otherwise)."""

@@ -184,8 +184,9 @@ def test_operator_calls_must_be_signed_fresh_and_new(seamless):
     assert (r.status_code, r.json()["error"]) == (401, "bad_signature")
     r = signed_call(client, "POST", "/api/v1/operator/launches", body, now=time.time() - 3600)
     assert (r.status_code, r.json()["error"]) == (401, "expired")
-    from reelforge.server.signing import signed_headers
     import json
+
+    from reelforge.server.signing import signed_headers
 
     data = json.dumps(body).encode()
     headers = {"content-type": "application/json",

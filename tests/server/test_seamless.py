@@ -250,3 +250,59 @@ def test_sessions_play_in_their_currency_on_its_ladder(seamless):
     assert (r.status_code, r.json()["error"]) == (409, "currency_mismatch")
     r = signed_call(server.client, "POST", "/api/v1/operator/launches", {"player": "x1", "currency": "USD"})
     assert (r.status_code, r.json()["error"]) == (422, "currency_not_offered")
+
+
+def test_reconciliation_is_clean_after_faults_and_names_every_difference(seamless, tmp_path):
+    from sqlalchemy import update
+    from typer.testing import CliRunner
+
+    from reelforge.cli import app
+    from reelforge.server.schema import wallet_transactions
+
+    server, wallet, name, api = seamless
+    wallet.set_faults(hang_seconds=0.7, timeout_after=0.15, error_before=0.15, nonsense=0.1)
+    for _ in range(12):
+        r = api.start_round(GAME, 10)
+        if r.status_code == 201:
+            finish(api, r.json())
+        else:
+            assert r.status_code == 503, r.text
+    wallet.set_faults()
+    deadline = time.monotonic() + 20
+    while server.service.wallet.outbox_depth():
+        assert time.monotonic() < deadline, "the outbox did not drain"
+        server.service.wallet.deliver_due()
+        time.sleep(0.2)
+    if server.url.startswith("sqlite"):  # the command on the same database, through the configuration file
+        config = tmp_path / "server.toml"
+        config.write_text(f'[server]\nmode = "operator"\napi_key_sha256 = "{"0" * 64}"\ndatabase = "{server.url}"\n'
+                          f'[games.{GAME}]\nbet_ladder = [10]\n[operator]\nwallet = "seamless"\n'
+                          f'secret = "{SECRET}"\nwallet_url = "{wallet.url}"\n')
+        result = CliRunner().invoke(app, ["reconcile", "--config", str(config), "--json"])
+        assert result.exit_code == 0, result.output
+        assert '"clean": true' in result.output
+    from reelforge.server.reconcile import reconcile
+
+    report = reconcile(server.engine, wallet.ledger())
+    assert report["clean"], report["differences"]
+    # a credit we changed, and a transaction only the operator has: both named
+    with server.engine.begin() as conn:
+        changed = conn.execute(update(wallet_transactions).where(wallet_transactions.c.kind == "debit",
+                                                                 wallet_transactions.c.status == "done")
+                               .values(amount=wallet_transactions.c.amount + 1)).rowcount
+    wallet.call("POST", "/admin/accounts", {"player": name, "currency": "EUR", "balance": 0})
+    from reelforge.server.signing import signed_headers
+    import httpx
+    import json
+
+    body = json.dumps({"transaction_id": "stray-1", "round_id": 1, "player": name, "amount": 5,
+                       "currency": "EUR"}).encode()
+    httpx.post(wallet.url + "/credit", content=body, headers=signed_headers(SECRET, "POST", "/credit", body))
+    report = reconcile(server.engine, wallet.ledger())
+    assert not report["clean"]
+    assert any("stray-1" in d and "not ours" in d for d in report["differences"])
+    assert sum("the operator has" in d and "debit" in d for d in report["differences"]) == changed
+    with server.engine.begin() as conn:  # put it back: the round verifies again
+        conn.execute(update(wallet_transactions).where(wallet_transactions.c.kind == "debit",
+                                                       wallet_transactions.c.status == "done")
+                     .values(amount=wallet_transactions.c.amount - 1))

@@ -291,9 +291,11 @@ def test_reconciliation_is_clean_after_faults_and_names_every_difference(seamles
                                                                  wallet_transactions.c.status == "done")
                                .values(amount=wallet_transactions.c.amount + 1)).rowcount
     wallet.call("POST", "/admin/accounts", {"player": name, "currency": "EUR", "balance": 0})
-    from reelforge.server.signing import signed_headers
-    import httpx
     import json
+
+    import httpx
+
+    from reelforge.server.signing import signed_headers
 
     body = json.dumps({"transaction_id": "stray-1", "round_id": 1, "player": name, "amount": 5,
                        "currency": "EUR"}).encode()

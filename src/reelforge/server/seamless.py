@@ -53,7 +53,7 @@ from reelforge.server.wallet import utcnow
 
 log = logging.getLogger("reelforge.wallet")
 
-MAX_BACKOFF_SECONDS = 60.0
+MAX_BACKOFF_SECONDS = 30.0
 """The longest wait between two deliveries of an outbox call."""
 STALE_MARGIN_SECONDS = 5.0
 """A debit still pending this long after its caller's time to resolve it is left by a dead process."""

@@ -220,6 +220,11 @@ def test_a_launch_token_is_spent_once_and_the_operator_ends_sessions(seamless):
     assert settings["language"] == "de-DE" and settings["autoplay"] is False and settings["turbo"] is False
     assert settings["min_round_seconds"] == 2.5 and settings["bet_ladders"][GAME] == [10, 20]
     assert player.start_round(GAME, 50).json()["error"] == "bet_above_maximum"
+    first = player.start_round(GAME, 10)  # the UK profile's 2.5 s between round starts, enforced by the server
+    assert first.status_code == 201, first.text
+    finish(player, first.json())
+    again = player.start_round(GAME, 10)
+    assert (again.status_code, again.json()["error"]) == (429, "too_soon")
     r = signed_call(client, "POST", f"/api/v1/operator/players/{name}/end-session")
     assert r.status_code == 200 and r.json()["ended"] >= 1
     assert player.wallet().json()["error"] == "session_expired"

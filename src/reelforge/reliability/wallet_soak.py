@@ -181,18 +181,24 @@ class Play:
         self.tally.note(rounds=1)
 
 
-def _wallet_db(db: str, workdir: Path) -> str:
-    """The wallet's own database: a SQLite file, or a PostgreSQL database beside the game server's."""
+def _wallet_db(db: str, workdir: Path) -> tuple[str, Any]:
+    """The wallet's own database: a SQLite file, or a PostgreSQL database beside the game server's (made
+    here); its URL and what drops it afterwards."""
     url = make_url(db)
     if url.get_backend_name() == "sqlite":
-        return f"sqlite:///{workdir / 'refwallet.db'}"
+        return f"sqlite:///{workdir / 'refwallet.db'}", lambda: None
     name = f"{url.database}_refwallet"
     admin = create_engine(url, isolation_level="AUTOCOMMIT")
     with admin.connect() as conn:
         conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
         conn.execute(text(f'CREATE DATABASE "{name}"'))
-    admin.dispose()
-    return url.set(database=name).render_as_string(hide_password=False)
+
+    def drop() -> None:
+        with admin.connect() as conn:
+            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
+
+    return url.set(database=name).render_as_string(hide_password=False), drop
 
 
 def run_wallet_soak(db: str | None = None, players: int = 8, seconds: float = 60.0, kill_every: float = 4.0,
@@ -201,7 +207,8 @@ def run_wallet_soak(db: str | None = None, players: int = 8, seconds: float = 60
     rng = random.Random(seed)
     workdir = Path(tempfile.mkdtemp(prefix="reelforge-wallet-soak-"))
     db = db or f"sqlite:///{workdir / 'server.db'}"
-    wallet = WalletProcess(_wallet_db(db, workdir), SECRET, seed=seed)
+    wallet_db, drop_wallet_db = _wallet_db(db, workdir)
+    wallet = WalletProcess(wallet_db, SECRET, seed=seed)
     wallet.start()
     config_path = workdir / "server.toml"
     config_path.write_text(_config_text(db, wallet.url))
@@ -264,6 +271,7 @@ def run_wallet_soak(db: str | None = None, players: int = 8, seconds: float = 60
     finally:
         supervisor.close()
         wallet.stop()
+        drop_wallet_db()
         if db.startswith("sqlite") and str(workdir) in db:
             shutil.rmtree(workdir, ignore_errors=True)
     figures.update({

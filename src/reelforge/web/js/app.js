@@ -69,7 +69,7 @@ async function loadSession() {
   const ladders = settings.bet_ladders || {};
   S.games = games.map((g) => (ladders[g.id] ? { ...g, bet_ladder: ladders[g.id], currency: settings.currency } : g))
     .filter((g) => g.bet_ladder.length);
-  S.gamesById = Object.fromEntries(games.map((g) => [g.id, g]));
+  S.gamesById = Object.fromEntries(S.games.map((g) => [g.id, g]));
   // A key the server does not send (an older server) reads as off.
   S.settings = { ...S.settings, ...settings, autoplay: settings.autoplay === true };
   applySettings(S.settings);

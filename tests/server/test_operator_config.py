@@ -33,7 +33,7 @@ def test_currency_ladders_whose_wins_would_round_are_refused_at_load():
     ({"operator": {"wallet": "seamless", "secret": "s" * 20}}, "needs wallet_url and a secret"),
     ({"operator": {"wallet": "remote"}}, "wallet must be 'transfer' or 'seamless'"),
     ({"operator": {"secret": "short"}}, "at least 16 characters"),
-    ({"operator": {"secret_env": "REELFORGE_NO_SUCH_VARIABLE"}}, "not set in the environment"),
+    ({"operator": {"secret_file": "/no/such/secret"}}, "cannot read secret_file '/no/such/secret'"),
     ({"operator": {"wallet_url": "ftp://x"}}, "must be an http"),
     ({"operator": {"colour": 1}}, "unknown key"),
     ({"profiles": {"my market": {}}}, "a profile name is"),
@@ -61,3 +61,9 @@ def test_shipped_profiles_the_template_and_the_operators_own():
     strict = loaded.profiles["strict"]
     assert (strict.profile, strict.turbo, strict.reality_check_minutes, strict.max_bet) == ("strict", False, 30, 500)
     assert loaded.rules("strict") is strict and loaded.rules(None) is loaded.play
+
+
+def test_the_secret_can_live_in_a_file_of_its_own(tmp_path):
+    path = tmp_path / "operator-secret"
+    path.write_text("s3cret-of-the-operator-0123\n")
+    assert config(operator={"secret_file": str(path)}).operator.secret == "s3cret-of-the-operator-0123"

@@ -50,7 +50,7 @@ Example (see ``demo.toml`` next to this module)::
 
     [operator]                     # docs/OPERATORS.md
     wallet = "seamless"            # "transfer" (the server holds the balance) or "seamless" (the operator's does)
-    secret_env = "REELFORGE_OPERATOR_SECRET"  # the HMAC secret shared with the operator (or secret = "...")
+    secret_file = "/run/secrets/operator"  # the HMAC secret shared with the operator, kept in a file (or secret = "...")
     wallet_url = "https://wallet.operator.example/reelforge"  # seamless: its debit/credit/rollback/balance calls
     wallet_timeout_seconds = 3     # one wallet call's time limit
     debit_resolve_seconds = 10     # how long a start retries the rollback of an unanswered debit before answering
@@ -466,15 +466,14 @@ def parse_profiles(raw: Any, where: str) -> dict[str, PlayRules]:
     return out
 
 
-_OPERATOR_KEYS = {"wallet", "secret", "secret_env", "wallet_url", "wallet_timeout_seconds", "debit_resolve_seconds",
+_OPERATOR_KEYS = {"wallet", "secret", "secret_file", "wallet_url", "wallet_timeout_seconds", "debit_resolve_seconds",
                   "launch_url", "launch_token_seconds", "signature_window_seconds"}
 
 
 def parse_operator(raw: Any, where: str) -> OperatorConfig:
-    """Validate ``[operator]``: the wallet mode, the shared secret (``secret`` or ``secret_env``), the
-    seamless wallet's address and time limits, the launch settings."""
-    import os
-
+    """Validate ``[operator]``: the wallet mode, the shared secret (``secret``, or ``secret_file``: a file
+    holding it, so the configuration itself holds no secret), the seamless wallet's address and time limits,
+    the launch settings."""
     where = f"{where} [operator]"
     if not isinstance(raw, dict):
         raise ConfigError(f"{where}: must be a table")
@@ -485,18 +484,19 @@ def parse_operator(raw: Any, where: str) -> OperatorConfig:
     if wallet not in ("transfer", "seamless"):
         raise ConfigError(f"{where}: wallet must be 'transfer' or 'seamless', got {wallet!r}")
     secret = raw.get("secret")
-    if "secret_env" in raw:
-        name = raw["secret_env"]
-        if not isinstance(name, str) or not os.environ.get(name):
-            raise ConfigError(f"{where}: secret_env names {name!r}, which is not set in the environment")
-        secret = os.environ[name]
+    if "secret_file" in raw:
+        name = raw["secret_file"]
+        try:
+            secret = Path(str(name)).read_text().strip()
+        except OSError as exc:
+            raise ConfigError(f"{where}: cannot read secret_file {name!r}: {exc.strerror}") from exc
     if secret is not None and (not isinstance(secret, str) or len(secret) < 16):
         raise ConfigError(f"{where}: the secret must be a string of at least 16 characters")
     url = raw.get("wallet_url")
     if url is not None and (not isinstance(url, str) or not url.startswith(("http://", "https://"))):
         raise ConfigError(f"{where}: wallet_url must be an http(s) URL, got {url!r}")
     if wallet == "seamless" and (url is None or secret is None):
-        raise ConfigError(f"{where}: a seamless wallet needs wallet_url and a secret (secret or secret_env)")
+        raise ConfigError(f"{where}: a seamless wallet needs wallet_url and a secret (secret or secret_file)")
     launch_url = raw.get("launch_url")
     if launch_url is not None and (not isinstance(launch_url, str) or
                                    not launch_url.startswith(("http://", "https://"))):

@@ -20,7 +20,8 @@ def seamless_config(wallet_url: str, **operator: Any) -> ServerConfig:
     return parse_config({
         "server": {"mode": "operator", "api_key_sha256": hashlib.sha256(API_KEY.encode()).hexdigest(),
                    "expiry_check_seconds": 0, "round_start_quantum_ms": 0, "provably_fair": False},
-        "games": {GAME: {"bet_ladder": [10, 20, 50], "bet_ladders": {"JPY": [10, 100], "BHD": [100, 500]}}},
+        "games": {GAME: {"bet_ladder": [10, 20, 50], "bet_ladders": {"JPY": [10, 100], "BHD": [100, 500]}},
+                  "gemstones-gold": {"bet_ladder": [20]}},
         "operator": {"wallet": "seamless", "secret": SECRET, "wallet_url": wallet_url,
                      "wallet_timeout_seconds": 0.5, "debit_resolve_seconds": 3, **operator},
     }, "test")

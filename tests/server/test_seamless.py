@@ -156,6 +156,35 @@ def test_credits_go_through_the_outbox_until_acknowledged_even_across_a_restart(
     assert [t["kind"] for t in wallet.ledger(winning["id"])].count("credit") == 1
 
 
+def test_an_expired_round_is_completed_and_its_decided_win_credited_through_the_outbox(seamless):
+    server, wallet, name, api = seamless
+    r = api.start_round("gemstones-gold", 20, buy_feature=True)  # a bought feature: several steps
+    assert r.status_code == 201, r.text
+    rnd = r.json()
+    assert rnd["status"] == "open" and rnd["cost"] == 1122
+    assert server.service.expire(now=utcnow() + timedelta(days=91)) == 1
+    server.service.wallet.deliver_due()
+    done = get_round(api, rnd["id"])
+    assert done["status"] == "finished" and done["completed_on_expiry"]
+    assert wallet.balance(name) == 10_000 - 1122 + done["paid"]
+    calls = transactions(server, rnd["id"])
+    assert [(c["kind"], c["status"]) for c in calls] == [("debit", "done")] + ([("credit", "done")] if done["paid"] else [])
+
+
+def test_a_malfunction_voids_the_round_and_rolls_its_debit_back(seamless):
+    from tests.server.conftest import BrokenDraws
+
+    server, wallet, name, api = seamless
+    server.draws.source = BrokenDraws()
+    r = api.start_round(GAME, 20)
+    assert r.status_code == 201 and r.json()["status"] == "void", r.text
+    assert r.json()["wallet_settlement"] == {"kind": "rollback", "status": "done"}
+    assert wallet.balance(name) == 10_000
+    calls = transactions(server, r.json()["id"])
+    assert [(c["kind"], c["status"]) for c in calls] == [("debit", "done"), ("rollback", "done")]
+    assert calls[1]["reference_transaction_id"] == calls[0]["transaction_id"]
+
+
 def test_a_debit_left_pending_by_a_dead_process_is_rolled_back(seamless):
     server, wallet, name, api = seamless
     service = server.service

@@ -530,13 +530,14 @@ class RoundService:
                 now: datetime) -> WalletTx | None:
         """Write a round's win (a credit) or its void (the debit's rollback) to the outbox, in ``tx``."""
         currency = debit.currency if debit is not None else self._currency(tx, rnd.player_id)
+        due = utcnow()  # deliverable at once, whatever clock ``now`` is (the expiry takes one)
         for kind, amount in changes:
             if kind == "win":
-                return self.wallet.new_tx(tx, "credit", rnd.player_id, rnd.id, amount, currency, now)
+                return self.wallet.new_tx(tx, "credit", rnd.player_id, rnd.id, amount, currency, now, due=due)
             if kind == "refund":
                 debit = debit or self._debit_of(tx, rnd.id)
                 return self.wallet.new_tx(tx, "rollback", rnd.player_id, rnd.id, amount, currency, now,
-                                          reference=None if debit is None else debit.id)
+                                          reference=None if debit is None else debit.id, due=due)
         return None
 
     def _currency(self, tx: Tx, player_id: int) -> str:

@@ -406,8 +406,9 @@ class RoundService:
         ladder = active.config.ladder(currency, self.config.currency)
         if ladder is None:
             raise ApiError(422, "currency_not_offered", f"{active.id} has no bet ladder in {currency}")
-        max_bet = min((m for m in (rules.max_bet, who.max_bet) if m is not None), default=None)
-        ladder = tuple(b for b in ladder if (max_bet is None or b <= max_bet) and b >= (who.min_bet or 0))
+        max_bet = rules.max_bet if who.max_bet is None else min(who.max_bet, rules.max_bet or who.max_bet)
+        if max_bet is not None or who.min_bet is not None:  # a session's limits cut the ladder
+            ladder = tuple(b for b in ladder if (max_bet is None or b <= max_bet) and b >= (who.min_bet or 0))
         if max_bet is not None and bet > max_bet:
             raise ApiError(422, "bet_above_maximum", f"bet {bet} is above the maximum bet {max_bet} of this session")
         if bet not in ladder:

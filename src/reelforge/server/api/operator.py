@@ -79,7 +79,8 @@ def add_routes(app: FastAPI, ctx: Context) -> None:
         return transfer(player, body.amount, "withdrawal", idempotency_key, x_operator_key)
 
 
-    @app.post("/api/v1/operator/launches", tags=["operator"], status_code=201)
+    @app.post("/api/v1/operator/launches", tags=["operator"], status_code=201, openapi_extra={"requestBody": {
+        "required": True, "content": {"application/json": {"schema": LaunchRequest.model_json_schema()}}}})
     async def launch(request: Request) -> JSONResponse:
         """Operator (signed): a launch URL for a player (currency, language, jurisdiction profile, bet limits),
         holding a one-time token that lives ``launch_token_seconds``."""

@@ -513,7 +513,8 @@ class RoundService:
                            + ("it was rolled back and nothing is charged: try again" if resolved else
                               "its rollback is being delivered and nothing will be charged: try again later")) from exc
         with transaction(self.engine) as tx:
-            who = self._lock(tx, player)
+            # By the player's id: the debit is taken, so the round is stored even if the session ended meanwhile.
+            locked = tx.lock_player(player_id)
             now = utcnow()
             if not wallet.settle(tx, debit.id, "done", now):  # rolled back meanwhile as stale (a long stall)
                 raise ApiError(503, "wallet_unavailable", "the stake's debit was rolled back; nothing is charged: "
@@ -524,7 +525,7 @@ class RoundService:
                                                        round_id)
             outbox = self._outbox(tx, rnd, debit, changes, now)
             answer = self.round_answer(201, rnd, decided[:1], paid["balance"], currency, outbox)
-            tx.write_start(rnd, decided, who.balance, [], self._record(scope, key, req, answer, now))
+            tx.write_start(rnd, decided, locked.balance, [], self._record(scope, key, req, answer, now))
         return self._delivered(answer, rnd, decided[:1], paid["balance"], currency, outbox, who.player)
 
     def _outbox(self, tx: Tx, rnd: RoundRow, debit: WalletTx | None, changes: list[tuple[str, int]],

@@ -85,7 +85,7 @@ def db_url(request: pytest.FixtureRequest, tmp_path, pg_database) -> Iterator[st
         pytest.skip(f"{PG_ENV} is not set (.ci/run starts PostgreSQL and sets it)")
     engine = create_engine(pg_database)
     with engine.begin() as conn:
-        conn.execute(text("TRUNCATE players, sessions, rounds, steps, ledger, idempotency RESTART IDENTITY CASCADE"))
+        conn.execute(text("TRUNCATE players, sessions, rounds, steps, ledger, idempotency, launch_tokens, operator_nonces RESTART IDENTITY CASCADE"))
     engine.dispose()
     yield pg_database
 

@@ -189,7 +189,7 @@ def test_migration_0003_tells_rounds_of_the_first_release_from_rounds_decided_at
     engine = make_engine(empty_url)
     now = datetime.now(UTC)
     with engine.begin() as conn:
-        player = conn.execute(select(players).where(players.c.name == "alice")).one()
+        player = conn.execute(select(players.c.id, players.c.balance).where(players.c.name == "alice")).one()
         round_id = conn.execute(select(func.max(rounds.c.id))).scalar() + 1
         last = played.steps[-1]
         conn.execute(rounds.insert().values(

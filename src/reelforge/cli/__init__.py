@@ -41,6 +41,13 @@ COMMANDS: tuple[LazyCommand, ...] = (
     LazyCommand("expire", "reelforge.server.commands:expire",
                 "Complete every round unfinished longer than the expiry: its remaining steps revealed, its "
                 "decided win credited (never refunded: rounds are decided when staked)."),
+    LazyCommand("reconcile", "reelforge.server.commands:reconcile",
+                "Compare the operator's seamless wallet ledger with our rounds and wallet calls; name every "
+                "difference (exit 1 if any)."),
+    LazyCommand("wallet-soak", "reelforge.reliability.commands:wallet_soak",
+                "Seamless wallet soak: the game server and the reference operator wallet killed during play, "
+                "faults injected; 0 money lost or duplicated on either side, the outbox drained, reconciliation "
+                "clean."),
     LazyCommand("soak", "reelforge.reliability.commands:soak",
                 "Load and crash soak: start the server, drive it over loopback, reconcile the ledger and verify "
                 "every round."),

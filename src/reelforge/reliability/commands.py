@@ -62,3 +62,35 @@ def soak(
 def register(app: typer.Typer) -> None:
     """Add ``soak`` to the project's CLI."""
     app.command("soak")(soak)
+
+
+def wallet_soak(
+    db: str | None = typer.Option(None, "--db", help="database URL (default: a fresh SQLite file, deleted after); "
+                                                     "PostgreSQL: the wallet gets a database of its own beside it"),
+    players: int = typer.Option(8, "--players", min=1, max=256, help="concurrent simulated players"),
+    seconds: float = typer.Option(60.0, "--seconds", min=1.0, max=86400.0, help="how long players start rounds"),
+    kill_every: float = typer.Option(4.0, "--kill-every", min=0.0,
+                                     help="SIGKILL the game server or the wallet (in turn) every ~SECONDS; 0: never"),
+    seed: int = typer.Option(1, "--seed", help="seed of the kill timing and of the wallet's faults"),
+    no_faults: bool = typer.Option(False, "--no-faults", help="no injected wallet faults (kills only)"),
+    as_json: bool = typer.Option(False, "--json", help="print one JSON object"),
+) -> None:
+    """Seamless wallet soak: the game server and the reference operator wallet killed during play, faults
+    injected; 0 money lost or duplicated on either side, the outbox drained, reconciliation clean.
+
+    Exits 1 unless everything reconciles.
+    """
+    from reelforge.reliability.wallet_soak import run_wallet_soak
+
+    result = run_wallet_soak(db=db, players=players, seconds=seconds, kill_every=kill_every, seed=seed,
+                             faults=not no_faults)
+    if as_json:
+        typer.echo(json.dumps(result, sort_keys=True))
+    else:
+        for key, value in result.items():
+            if key not in ("problems", "unexpected"):
+                typer.echo(f"{key}: {value}")
+        for problem in result["problems"] + result["unexpected"]:
+            typer.echo(f"problem: {problem}", err=True)
+    if not result["reconciled"]:
+        raise typer.Exit(1)

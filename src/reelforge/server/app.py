@@ -29,12 +29,15 @@ from reelforge.server.db import Checkpointer, is_sqlite, open_database
 from reelforge.server.errors import database_errors
 from reelforge.server.fairshare import FairShare
 from reelforge.server.hardening import Hardening, document_errors
+from reelforge.server.launch import purge_nonces
 from reelforge.server.rounds import DrawFactory, RoundService
 
 log = logging.getLogger("reelforge.server")
 
 WEB_DIR = pathlib.Path(__file__).resolve().parent.parent / "web"
 """The browser client's static files (``reelforge/web``)."""
+OUTBOX_SECONDS = 0.5
+"""How often each server process delivers the seamless wallet's due outbox calls."""
 DESCRIPTION = ("Wallets, step-by-step rounds, history and audit replay. Amounts are integer minor units; "
                "multiples of the bet are exact fractions in fields ending in _x.")
 
@@ -108,6 +111,7 @@ def _lifespan(ctx: Context, owns_engine: bool):
 
     def housekeeping() -> None:
         service.purge_sessions()
+        purge_nonces(engine, config)
         if n := service.purge_idempotency():
             log.info("purged %d stored idempotency answer(s)", n)
 
@@ -120,6 +124,8 @@ def _lifespan(ctx: Context, owns_engine: bool):
         # Two schedules: the expiry (optional, expiry_check_seconds) and the housekeeping (old sessions and
         # idempotency answers purged, always on: it bounds the database's growth).
         schedules = [("housekeeping", config.housekeeping_seconds, housekeeping)]
+        if service.wallet is not None:  # the seamless wallet's outbox: credits and rollbacks until acknowledged
+            schedules.append(("wallet outbox", OUTBOX_SECONDS, service.wallet.deliver_due))
         if config.expiry_check_seconds > 0:
             guarded("expiry check on start", expire)
             schedules.append(("periodic expiry check", config.expiry_check_seconds, expire))

@@ -40,6 +40,17 @@ class Principal:
     """When the request's session opened (None for the operator's requests)."""
     reality_checked_at: datetime | None = None
     """The session's last acknowledged reality check (None: none yet)."""
+    currency: str | None = None
+    """The player's currency (None: the server's)."""
+    profile: str | None = None
+    """The session's jurisdiction profile (None: the server's ``[responsible_play]``)."""
+    min_bet: int | None = None
+    max_bet: int | None = None
+    """The session's bet limits, as the operator launched it (None: none beyond the configuration's)."""
+    wallet_balance: int | None = None
+    """Seamless wallet: the balance the operator's wallet last reported."""
+    language: str | None = None
+    """A launched session's language (BCP 47)."""
 
 
 def token_hash(token: str) -> str:
@@ -57,7 +68,8 @@ def check_player_name(name: str) -> str:
     return name
 
 
-def _get_or_create_player(tx: Tx, name: str, config: ServerConfig) -> tuple[int, str, int, str]:
+def _get_or_create_player(tx: Tx, name: str, config: ServerConfig,
+                          currency: str | None = None) -> tuple[int, str, int, str]:
     row = tx.player_by_name(name)
     if row is not None:
         if config.demo and not row.demo:
@@ -66,11 +78,12 @@ def _get_or_create_player(tx: Tx, name: str, config: ServerConfig) -> tuple[int,
             raise DEMO_REFUSED
         return row.id, row.name, row.balance, row.currency
     now = utcnow()
-    player_id = tx.insert_player(name, config.currency, config.demo, now)
+    currency = currency or config.currency
+    player_id = tx.insert_player(name, currency, config.demo, now)
     balance = 0
     if config.demo and config.demo_balance:
         balance = post_entry(tx, player_id, 0, "deposit", config.demo_balance, None, now)
-    return player_id, name, balance, config.currency
+    return player_id, name, balance, currency
 
 
 def ensure_demo_player(engine: Engine, config: ServerConfig, name: str = "demo") -> int:
@@ -149,7 +162,9 @@ def session_principal(tx: Tx, token: SessionToken, lock: bool = False, operator:
     if operator and row.demo:
         raise DEMO_REFUSED
     return Principal(player_id=row.player_id, player=row.name, balance=row.balance if lock else None,
-                     session_started_at=row.started_at, reality_checked_at=row.reality_checked_at)
+                     session_started_at=row.started_at, reality_checked_at=row.reality_checked_at,
+                     currency=row.currency, profile=row.profile, min_bet=row.min_bet, max_bet=row.max_bet,
+                     wallet_balance=row.wallet_balance, language=row.language)
 
 
 def authenticate(engine: Engine, authorization: str | None, operator: bool = False) -> Principal:

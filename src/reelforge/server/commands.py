@@ -1,4 +1,4 @@
-"""Command-line commands of the game server: ``serve``, ``verify``, ``expire``, ``verify-fair``.
+"""Command-line commands of the game server: ``serve``, ``verify``, ``expire``, ``verify-fair``, ``reconcile``.
 
 ``register(app)`` adds them to the project's Typer app (``reelforge.cli``).
 """
@@ -267,8 +267,37 @@ def verify_fair(
         raise typer.Exit(1)
 
 
+def reconcile(
+    config_path: Path = typer.Option(..., "--config", exists=True, dir_okay=False,
+                                     help="the server configuration ([operator] wallet_url and secret)"),
+    db: str | None = typer.Option(None, "--db", help="database URL (default: the configuration's)"),
+    as_json: bool = typer.Option(False, "--json", help="one JSON object"),
+) -> None:
+    """Compare the operator's seamless wallet ledger with our rounds and wallet calls; name every difference
+    (exit 1 if any)."""
+    from reelforge.server.reconcile import operator_ledger, print_report
+    from reelforge.server.reconcile import reconcile as compare
+
+    config = _config(config_path, False)
+    if not config.seamless:
+        raise typer.BadParameter("the configuration's [operator] wallet is not 'seamless'", param_hint="--config")
+    engine = _existing_database(db or config.database or DEFAULT_DATABASE)
+    try:
+        theirs = operator_ledger(config)
+    except Exception as exc:  # noqa: BLE001 - any failure to read their ledger is reported, not a traceback
+        engine.dispose()
+        typer.echo(f"cannot read the operator's ledger: {type(exc).__name__}: {exc}", err=True)
+        raise typer.Exit(2) from exc
+    report = compare(engine, theirs)
+    engine.dispose()
+    print_report(report, as_json, typer.echo)
+    if not report["clean"]:
+        raise typer.Exit(1)
+
+
 def register(app: typer.Typer) -> None:
     """Add the server commands to the project's CLI."""
+    app.command("reconcile")(reconcile)
     app.command("serve")(serve)
     app.command("verify")(verify)
     app.command("expire")(expire)

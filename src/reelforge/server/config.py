@@ -42,6 +42,25 @@ Example (see ``demo.toml`` next to this module)::
     max_stake = 10000              # nothing above this leaves the balance per round, feature buys included
                                    # (unset: max_bet)
 
+    [profiles.my-market]           # more named jurisdiction profiles (keys as [responsible_play]); a launched
+    reality_check_minutes = 30     # session names one (docs/JURISDICTIONS.md)
+
+    [currencies]                   # decimals (minor units) of currencies beyond the built-in ISO 4217 table
+    XTS = 2
+
+    [operator]                     # docs/OPERATORS.md
+    wallet = "seamless"            # "transfer" (the server holds the balance) or "seamless" (the operator's does)
+    secret_file = "/run/secrets/operator"  # the HMAC secret shared with the operator, kept in a file (or secret = "...")
+    wallet_url = "https://wallet.operator.example/reelforge"  # seamless: its debit/credit/rollback/balance calls
+    wallet_timeout_seconds = 3     # one wallet call's time limit
+    debit_resolve_seconds = 10     # how long a start retries the rollback of an unanswered debit before answering
+    launch_url = "https://games.example/"     # base of launch URLs (default: this server's own address)
+    launch_token_seconds = 60      # a launch token's life (used once)
+    signature_window_seconds = 300 # a signed call's timestamp must be this close to the server's clock
+
+Per-currency bet ladders: ``[games.<id>] bet_ladders = { JPY = [10, 20], BHD = [100, 200] }``; the
+``bet_ladder`` is the server's ``currency``'s.
+
 Only the games listed under ``[games]`` are offered. The test-only draw source
 cannot be set here (see :func:`reelforge.server.app.create_app`).
 """
@@ -74,11 +93,48 @@ class ConfigError(ValueError):
 
 @dataclass(frozen=True)
 class GameConfig:
-    """One offered game: its active build and bet ladder (total bets, minor units, ascending)."""
+    """One offered game: its active build and bet ladder (total bets, minor units, ascending), and the
+    ladders of other currencies."""
 
     game_id: str
     build: str
     bet_ladder: tuple[int, ...]
+    ladders: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    """Bet ladders of currencies other than the server's (currency code -> ladder)."""
+
+    def ladder(self, currency: str, default_currency: str) -> tuple[int, ...] | None:
+        """The bet ladder in ``currency`` (None: the game is not offered in it)."""
+        if currency == default_currency:
+            return self.bet_ladder
+        return self.ladders.get(currency)
+
+
+CURRENCY_DECIMALS: dict[str, int] = {
+    # ISO 4217 minor units of the currencies operators most often ask for; [currencies] adds others.
+    "EUR": 2, "USD": 2, "GBP": 2, "CHF": 2, "SEK": 2, "NOK": 2, "DKK": 2, "PLN": 2, "CZK": 2, "HUF": 2,
+    "CAD": 2, "AUD": 2, "NZD": 2, "BRL": 2, "MXN": 2, "INR": 2, "TRY": 2, "ZAR": 2, "CNY": 2, "RON": 2,
+    "JPY": 0, "KRW": 0, "ISK": 0, "CLP": 0, "VND": 0,
+    "BHD": 3, "KWD": 3, "OMR": 3, "JOD": 3, "TND": 3, "LYD": 3, "IQD": 3,
+}
+"""Decimals of a currency's minor unit (JPY 0: a minor unit is one yen; BHD 3: one fils)."""
+
+
+@dataclass(frozen=True)
+class OperatorConfig:
+    """The operator's integration (``[operator]``): its wallet mode, shared secret and launch settings."""
+
+    wallet: str = "transfer"
+    secret: str | None = None
+    wallet_url: str | None = None
+    wallet_timeout_seconds: float = 3.0
+    debit_resolve_seconds: float = 10.0
+    launch_url: str | None = None
+    launch_token_seconds: float = 60.0
+    signature_window_seconds: float = 300.0
+
+    @property
+    def seamless(self) -> bool:
+        return self.wallet == "seamless"
 
 
 @dataclass(frozen=True)
@@ -157,6 +213,29 @@ class ServerConfig:
     play: PlayRules = field(default_factory=PlayRules)
     provably_fair: bool = True
     """Rounds draw from the player's committed seed pair (docs/FAIRNESS.md); False: from the OS CSPRNG alone."""
+    operator: OperatorConfig = field(default_factory=OperatorConfig)
+    currencies: dict[str, int] = field(default_factory=lambda: dict(CURRENCY_DECIMALS))
+    """Decimals of every known currency (the built-in table and ``[currencies]``)."""
+    profiles: dict[str, PlayRules] = field(default_factory=dict)
+    """Every jurisdiction profile a launched session may name (shipped and ``[profiles.*]``), with the
+    configuration's ``[responsible_play]`` keys left out: an operator's choice per session is the profile as it is."""
+
+    @property
+    def seamless(self) -> bool:
+        return self.operator.seamless
+
+    def rules(self, profile: str | None) -> PlayRules:
+        """The responsible-play rules of a session's ``profile`` (None: the configuration's)."""
+        if profile is None or profile not in self.profiles:
+            return self.play
+        return self.profiles[profile]
+
+    def session_currencies(self) -> list[str]:
+        """The currencies a session may play in: the server's and every currency with a ladder."""
+        found = {self.currency}
+        for game in self.games.values():
+            found |= set(game.ladders)
+        return sorted(found)
 
     @property
     def demo(self) -> bool:
@@ -177,7 +256,7 @@ _SERVER_KEYS |= {"idempotency_retention_days", "max_balance", "db_pool_size", "d
                  "db_pool_timeout_seconds", "request_timeout_seconds"}
 _SERVER_KEYS |= {"housekeeping_seconds", "round_start_quantum_ms", "max_connections", "session_requests_per_second",
                  "ip_requests_per_second", "provably_fair"}
-_GAME_KEYS = {"build", "bet_ladder"}
+_GAME_KEYS = {"build", "bet_ladder", "bet_ladders"}
 _PLAY_KEYS = {"profile", "reality_check_minutes", "session_limit_minutes", "turbo", "min_round_seconds",
               "autoplay", "autoplay_max_rounds", "max_bet", "max_stake"}
 
@@ -226,10 +305,10 @@ def _check_ints(values: list[Any], where: str) -> None:
 
 def parse_config(data: dict[str, Any], where: str = "config") -> ServerConfig:
     """Validate a parsed TOML configuration (builds are loaded to check they exist)."""
-    unknown = sorted(set(data) - {"server", "games", "responsible_play"})
+    unknown = sorted(set(data) - {"server", "games", "responsible_play", "profiles", "currencies", "operator"})
     if unknown:
-        raise ConfigError(f"{where}: unknown section(s) {unknown}; expected [server], [responsible_play] "
-                          "and [games.<id>]")
+        raise ConfigError(f"{where}: unknown section(s) {unknown}; expected [server], [responsible_play], "
+                          "[games.<id>], [profiles.<name>], [currencies] and [operator]")
     server = data.get("server", {})
     if not isinstance(server, dict):
         raise ConfigError(f"{where}: [server] must be a table")
@@ -259,6 +338,12 @@ def parse_config(data: dict[str, Any], where: str = "config") -> ServerConfig:
         raise ConfigError(f"{where} [server]: database must be a URL string")
 
     play = parse_play_rules(data.get("responsible_play", {}), where)
+    currencies = parse_currencies(data.get("currencies", {}), where)
+    if currency.upper() not in currencies:
+        raise ConfigError(f"{where} [server]: currency {currency!r} has no known number of decimals; "
+                          "add it under [currencies], e.g. XTS = 2")
+    profiles = parse_profiles(data.get("profiles", {}), where)
+    operator = parse_operator(data.get("operator", {}), where)
 
     games_raw = data.get("games", {})
     if not isinstance(games_raw, dict) or not games_raw:
@@ -292,7 +377,8 @@ def parse_config(data: dict[str, Any], where: str = "config") -> ServerConfig:
             if not ladder:
                 raise ConfigError(f"{gwhere}: every paid round of the ladder costs more than [responsible_play] "
                                   f"max_stake {play.stake_limit}")
-        games[game_id] = GameConfig(game_id, build, ladder)
+        ladders = _currency_ladders(section.get("bet_ladders", {}), currencies, game.win_unit(loaded), play, gwhere)
+        games[game_id] = GameConfig(game_id, build, ladder, ladders)
     if mode == "demo":
         # a demo server offers every registered game: those the file does not list at their default
         # build and ladder (Game.default_bet_ladder), so a new game needs no hand-kept section
@@ -313,7 +399,115 @@ def parse_config(data: dict[str, Any], where: str = "config") -> ServerConfig:
         session_ttl_minutes=_number(server, "session_ttl_minutes", 720, f"{where} [server]"),
         expiry_check_seconds=_number(server, "expiry_check_seconds", 3600, f"{where} [server]", positive=False),
         database=database, api_key_sha256=api_key, games=games, play=play, provably_fair=provably_fair,
+        operator=operator, currencies=currencies, profiles=profiles,
     )
+
+
+def parse_currencies(raw: Any, where: str) -> dict[str, int]:
+    """The built-in currency table with ``[currencies]`` (``CODE = decimals``) over it."""
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{where} [currencies]: must be a table of CODE = decimals")
+    table = dict(CURRENCY_DECIMALS)
+    for code, decimals in raw.items():
+        if not (isinstance(code, str) and code.isalpha() and code.isupper() and len(code) == 3):
+            raise ConfigError(f"{where} [currencies]: {code!r} is not a 3-letter upper-case currency code")
+        if isinstance(decimals, bool) or not isinstance(decimals, int) or not 0 <= decimals <= 4:
+            raise ConfigError(f"{where} [currencies]: {code} decimals must be an integer in [0, 4], got {decimals!r}")
+        table[code] = decimals
+    return table
+
+
+def _currency_ladders(raw: Any, currencies: dict[str, int], win_unit: int, play: PlayRules,
+                      where: str) -> dict[str, tuple[int, ...]]:
+    """Parse ``bet_ladders = {CODE = ladder}``. A bet that is not a multiple of the build's win unit would
+    round some win down to a whole minor unit of that currency: refused here, at load."""
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{where}: 'bet_ladders' must be a table of CODE = ladder")
+    out = {}
+    for code, ladder_raw in raw.items():
+        if code not in currencies:
+            raise ConfigError(f"{where} bet_ladders: unknown currency {code!r} (add it under [currencies])")
+        ladder = bet_ladder(ladder_raw, f"{where} bet_ladders.{code}")
+        rounding = [b for b in ladder if b % win_unit]
+        if rounding:
+            raise ConfigError(f"{where} bet_ladders.{code}: bet(s) {rounding} are not multiples of the build's win "
+                              f"unit {win_unit} minor units of {code} ({currencies[code]} decimals): some wins would "
+                              "round to a whole minor unit; use multiples of it")
+        if play.max_bet is not None:
+            ladder = tuple(b for b in ladder if b <= play.max_bet)
+        if not ladder:
+            raise ConfigError(f"{where} bet_ladders.{code}: every bet is above [responsible_play] max_bet")
+        out[code] = ladder
+    return out
+
+
+PROFILE_TEMPLATE: dict[str, Any] = {
+    # Every key a profile may set, at the permissive default's values: copy it under [profiles.<name>]
+    # and change what the market's rules require (docs/JURISDICTIONS.md names a source per rule).
+    "reality_check_minutes": 0, "session_limit_minutes": 0, "turbo": True, "min_round_seconds": 0,
+    "autoplay": False, "autoplay_max_rounds": 100,
+}
+
+
+def parse_profiles(raw: Any, where: str) -> dict[str, PlayRules]:
+    """Every profile a session may name: the shipped ones (:data:`PROFILES`, and ``template``) and
+    ``[profiles.<name>]`` (keys as ``[responsible_play]``; ``profile`` names the one it starts from)."""
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{where} [profiles]: must be a table of [profiles.<name>] tables")
+    out = {name: parse_play_rules({"profile": name}, where) for name in PROFILES}
+    out["template"] = parse_play_rules(dict(PROFILE_TEMPLATE), where)
+    for name, section in raw.items():
+        if not isinstance(name, str) or not name.replace("-", "").replace("_", "").isalnum() or len(name) > 32:
+            raise ConfigError(f"{where} [profiles]: a profile name is 1-32 letters, digits, - and _, got {name!r}")
+        if not isinstance(section, dict):
+            raise ConfigError(f"{where} [profiles.{name}]: must be a table")
+        rules = parse_play_rules(section, f"{where} [profiles.{name}]")
+        out[name] = PlayRules(**{**rules.__dict__, "profile": name})
+    return out
+
+
+_OPERATOR_KEYS = {"wallet", "secret", "secret_file", "wallet_url", "wallet_timeout_seconds", "debit_resolve_seconds",
+                  "launch_url", "launch_token_seconds", "signature_window_seconds"}
+
+
+def parse_operator(raw: Any, where: str) -> OperatorConfig:
+    """Validate ``[operator]``: the wallet mode, the shared secret (``secret``, or ``secret_file``: a file
+    holding it, so the configuration itself holds no secret), the seamless wallet's address and time limits,
+    the launch settings."""
+    where = f"{where} [operator]"
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{where}: must be a table")
+    bad = sorted(set(raw) - _OPERATOR_KEYS)
+    if bad:
+        raise ConfigError(f"{where}: unknown key(s) {bad}; valid: {sorted(_OPERATOR_KEYS)}")
+    wallet = raw.get("wallet", "transfer")
+    if wallet not in ("transfer", "seamless"):
+        raise ConfigError(f"{where}: wallet must be 'transfer' or 'seamless', got {wallet!r}")
+    secret = raw.get("secret")
+    if "secret_file" in raw:
+        name = raw["secret_file"]
+        try:
+            secret = Path(str(name)).read_text().strip()
+        except OSError as exc:
+            raise ConfigError(f"{where}: cannot read secret_file {name!r}: {exc.strerror}") from exc
+    if secret is not None and (not isinstance(secret, str) or len(secret) < 16):
+        raise ConfigError(f"{where}: the secret must be a string of at least 16 characters")
+    url = raw.get("wallet_url")
+    if url is not None and (not isinstance(url, str) or not url.startswith(("http://", "https://"))):
+        raise ConfigError(f"{where}: wallet_url must be an http(s) URL, got {url!r}")
+    if wallet == "seamless" and (url is None or secret is None):
+        raise ConfigError(f"{where}: a seamless wallet needs wallet_url and a secret (secret or secret_file)")
+    launch_url = raw.get("launch_url")
+    if launch_url is not None and (not isinstance(launch_url, str) or
+                                   not launch_url.startswith(("http://", "https://"))):
+        raise ConfigError(f"{where}: launch_url must be an http(s) URL, got {launch_url!r}")
+    times = {key: _number(raw, key, getattr(OperatorConfig, key), where)
+             for key in ("wallet_timeout_seconds", "debit_resolve_seconds", "launch_token_seconds",
+                         "signature_window_seconds")}
+    for key, value in times.items():
+        if not value <= 86400:
+            raise ConfigError(f"{where}: '{key}' must be at most 86400, got {value}")
+    return OperatorConfig(wallet=wallet, secret=secret, wallet_url=url, launch_url=launch_url, **times)
 
 
 def _integer(section: dict[str, Any], key: str, default: int, low: int, high: int, where: str) -> int:

@@ -12,9 +12,9 @@
   (422 ``stake_above_maximum``); see :meth:`RoundService.start_round`.
 
 Both clocks are per session and are read in the round start's own
-transaction, under the player's row lock. The rules come from the server's
-configuration today; a per-session profile (issue 25) changes only where
-:class:`~reelforge.server.config.PlayRules` comes from.
+transaction, under the player's row lock. The rules are the session's
+jurisdiction profile (chosen by the operator at launch, docs/JURISDICTIONS.md)
+or, for a session opened otherwise, the configuration's ``[responsible_play]``.
 """
 
 from __future__ import annotations

@@ -44,6 +44,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -60,10 +61,11 @@ from reelforge.game import Game, RulesError
 from reelforge.games.registry import get_game
 from reelforge.server import fair, store
 from reelforge.server.auth import DEMO_REFUSED, Principal, SessionToken, session_principal
-from reelforge.server.config import GameConfig, ServerConfig
+from reelforge.server.config import GameConfig, PlayRules, ServerConfig
 from reelforge.server.errors import ApiError, database_errors
 from reelforge.server.limits import check_round_start
 from reelforge.server.roundids import RoundIds
+from reelforge.server.seamless import SeamlessWallet, WalletRefused, WalletTx, WalletUnavailable, credit_states
 from reelforge.server.store import AnswerRecord, RoundRow, StepRow, StoredAnswer, Tx, transaction
 from reelforge.server.wallet import entries, iso, post_entry, utcnow
 
@@ -196,6 +198,8 @@ class RoundService:
         self._builds: dict[tuple[str, str, str | None], Any] = {}
         self._costs: dict[tuple[str, int, str], int | None] = {}
         self._ids: RoundIds | None = None
+        self.wallet = SeamlessWallet(engine, config.operator, lambda round_id: self.ids.public(round_id)) \
+            if config.seamless else None
         try:
             self.ids  # noqa: B018 - read now, not inside the first round request
         except database_errors():  # not reachable now (a server started during an outage): when first needed
@@ -358,7 +362,7 @@ class RoundService:
             row = tx.lock_player(player)
             if row is None:
                 raise ApiError(404, "player_not_found", "no such player")
-            return Principal(row.id, row.name, row.balance)
+            return Principal(row.id, row.name, row.balance, currency=row.currency)
         return session_principal(tx, player, lock=True, operator=not self.config.demo)
 
     def start_round(self, player: int | SessionToken, game_id: str, bet: int, auto_adjust_bet: bool,
@@ -366,18 +370,12 @@ class RoundService:
         """Debit the stake, decide the whole round, and reveal its first step (the paid spin)."""
         active = self.active(game_id)
         mode = self.resolve_mode(active, buy_feature)
-        ladder = active.config.bet_ladder
-        max_bet = self.config.play.max_bet
-        if max_bet is not None and bet > max_bet:
-            raise ApiError(422, "bet_above_maximum", f"bet {bet} is above the maximum bet {max_bet} on this server")
-        if bet not in ladder:
-            raise ApiError(422, "bet_not_on_ladder",
-                           f"bet {bet} is not on the bet ladder of {game_id}: {list(ladder)}")
         if self.cost(active, bet, mode) is None:
             raise ApiError(422, "price_not_whole",
                            f"a {mode} round at bet {bet} would cost a fraction of a minor unit; choose another bet")
-        self._check_stake(active, bet, mode)
         req = request_hash("start", game_id, bet, auto_adjust_bet, buy_feature)
+        if self.wallet is not None:
+            return self._start_seamless(player, active, mode, bet, auto_adjust_bet, key, req)
 
         with transaction(self.engine) as tx:
             who = self._lock(tx, player)
@@ -386,67 +384,225 @@ class RoundService:
             reads = tx.start_reads(scope, key, player_id, game_id)
             if reads.stored is not None:
                 return self._replay(tx, reads.stored, req)
-            check_round_start(self.config.play, who, utcnow())  # the session's time limit and reality check
-            self._check_pace(reads.last_start)
-            if reads.open_round is not None:
-                raise ApiError(409, "unfinished_round",
-                               f"round {self.ids.public(reads.open_round)} of {game_id} is unfinished: play it to the end first "
-                               f"(GET /api/v1/games/{game_id}/rounds/unfinished)")
-            chosen, cost = bet, self.cost(active, bet, mode)
-            if cost > balance:
-                if not auto_adjust_bet:
-                    raise ApiError(402, "insufficient_balance",
-                                   f"balance {balance} does not cover the round's cost {cost}")
-                fits = [v for v in ladder if v <= bet and (c := self.cost(active, v, mode)) is not None
-                        and c <= balance]
-                if not fits:
-                    raise ApiError(402, "insufficient_balance",
-                                   f"balance {balance} does not cover the lowest bet {ladder[0]}")
-                chosen = fits[-1]
-                cost = self.cost(active, chosen, mode)
+            ladder, rules = self._check_bet(who, active, bet, mode)
+            check_round_start(rules, who, utcnow())  # the session's time limit and reality check
+            self._check_pace(reads.last_start, rules)
+            self._check_open(reads.open_round, game_id)
+            chosen, cost = self._fit(active, ladder, bet, mode, balance, auto_adjust_bet)
             now = utcnow()
-            start = active.game.start_round(active.build, mode)
-            identity = active.build.identity
-            rnd = RoundRow(reads.new_round_id, player_id, game_id, active.config.build, mode, chosen, bet, cost,
-                           "open", dumps(start), None, 0, "0", 0, None, now, now, None, False,
-                           identity.version, identity.content_hash)
-            changes = [("stake" if mode == "paid" else "feature_buy", -cost)]
-            draws = None
-            if self.fair:  # the player's seed pair, opened on the first round; its next nonce is this round's
-                seed = reads.fair_seed or fair.open_pair(tx, player_id, now)
-                fair.stake(rnd, seed)
-                draws = fair.draws_of(seed)
-            try:
-                decided = self._decide(active.game, active.build, start, 0, now, draws)
-            except Malfunction as exc:
-                rnd.status, rnd.void_reason, rnd.finished_at = "void", str(exc), now
-                decided = []
-                changes += [("refund", cost)] if cost else []
-            else:
-                self._advance(rnd, decided[0], None, now)
-                changes += [("win", rnd.win)] if rnd.status == "finished" and rnd.win else []
+            rnd, decided, changes = self._decide_start(tx, active, mode, reads, player_id, chosen, bet, cost, now,
+                                                       reads.new_round_id)
+            changes = [("stake" if mode == "paid" else "feature_buy", -cost)] + changes
             posted, balance = entries(balance, changes, rnd.id, now)
-            answer = self.round_answer(201, rnd, decided[:1], balance)
+            answer = self.round_answer(201, rnd, decided[:1], balance, who.currency)
             tx.write_start(rnd, decided, balance, posted, self._record(scope, key, req, answer, now))
             return answer.answer()
 
-    def _check_stake(self, active: ActiveGame, bet: int, mode: str) -> None:
-        """Refuse a round whose cost (stake or feature-buy price) is above the server's stake limit."""
-        limit = self.config.play.stake_limit
+    def _check_bet(self, who: Principal, active: ActiveGame, bet: int, mode: str) -> tuple[tuple[int, ...], PlayRules]:
+        """The ladder offered to ``who`` (its currency's, within its session's bet limits) and its rules
+        (its session's profile); refuse a bet outside them."""
+        rules = self.config.rules(who.profile)
+        currency = who.currency or self.config.currency
+        ladder = active.config.ladder(currency, self.config.currency)
+        if ladder is None:
+            raise ApiError(422, "currency_not_offered", f"{active.id} has no bet ladder in {currency}")
+        max_bet = rules.max_bet if who.max_bet is None else min(who.max_bet, rules.max_bet or who.max_bet)
+        if max_bet is not None or who.min_bet is not None:  # a session's limits cut the ladder
+            ladder = tuple(b for b in ladder if (max_bet is None or b <= max_bet) and b >= (who.min_bet or 0))
+        if max_bet is not None and bet > max_bet:
+            raise ApiError(422, "bet_above_maximum", f"bet {bet} is above the maximum bet {max_bet} of this session")
+        if bet not in ladder:
+            raise ApiError(422, "bet_not_on_ladder", f"bet {bet} is not on the bet ladder of {active.id}: {list(ladder)}")
+        self._check_stake(active, bet, mode, rules, ladder)
+        return ladder, rules
+
+    def _check_open(self, open_round: int | None, game_id: str) -> None:
+        if open_round is not None:
+            raise ApiError(409, "unfinished_round",
+                           f"round {self.ids.public(open_round)} of {game_id} is unfinished: play it to the end "
+                           f"first (GET /api/v1/games/{game_id}/rounds/unfinished)")
+
+    def _fit(self, active: ActiveGame, ladder: tuple[int, ...], bet: int, mode: str, balance: int | None,
+             auto_adjust_bet: bool) -> tuple[int, int]:
+        """The bet and cost of a new round: ``bet``, or with ``auto_adjust_bet`` the highest the ``balance``
+        covers (None: not known here, the operator's wallet decides)."""
+        cost = self.cost(active, bet, mode)
+        if balance is None or cost <= balance:
+            return bet, cost
+        if not auto_adjust_bet:
+            raise ApiError(402, "insufficient_balance", f"balance {balance} does not cover the round's cost {cost}")
+        fits = [v for v in ladder if v <= bet and (c := self.cost(active, v, mode)) is not None and c <= balance]
+        if not fits:
+            raise ApiError(402, "insufficient_balance", f"balance {balance} does not cover the lowest bet {ladder[0]}")
+        return fits[-1], self.cost(active, fits[-1], mode)
+
+    def _decide_start(self, tx: Tx, active: ActiveGame, mode: str, reads: Any, player_id: int, chosen: int,
+                      bet: int, cost: int, now: datetime, round_id: int) -> tuple[RoundRow, list[StepRow],
+                                                                                 list[tuple[str, int]]]:
+        """A new round decided (every step), its first step revealed; with the balance changes after its
+        stake: its win if it finished, or its refund if the deciding failed (void)."""
+        start = active.game.start_round(active.build, mode)
+        identity = active.build.identity
+        rnd = RoundRow(round_id, player_id, active.id, active.config.build, mode, chosen, bet, cost,
+                       "open", dumps(start), None, 0, "0", 0, None, now, now, None, False,
+                       identity.version, identity.content_hash)
+        changes: list[tuple[str, int]] = []
+        draws = None
+        if self.fair:  # the player's seed pair, opened on the first round; its next nonce is this round's
+            seed = reads.fair_seed or fair.open_pair(tx, player_id, now)
+            fair.stake(rnd, seed)
+            draws = fair.draws_of(seed)
+        try:
+            decided = self._decide(active.game, active.build, start, 0, now, draws)
+        except Malfunction as exc:
+            rnd.status, rnd.void_reason, rnd.finished_at = "void", str(exc), now
+            decided = []
+            changes += [("refund", cost)] if cost else []
+        else:
+            self._advance(rnd, decided[0], None, now)
+            changes += [("win", rnd.win)] if rnd.status == "finished" and rnd.win else []
+        return rnd, decided, changes
+
+    # -- the seamless wallet (docs/OPERATORS.md) -------------------------------------------------------
+    # A start in three steps: (1) under the player's lock, the checks and the debit written pending (its
+    # round id reserved); (2) the debit sent, no lock held; (3) under the lock again, the debit settled and
+    # the round decided and stored, with its credit (or, void, its rollback) in the outbox. A debit
+    # without a usable answer is rolled back before the start answers; the round is never shown.
+    def _start_seamless(self, player: int | SessionToken, active: ActiveGame, mode: str, bet: int,
+                        auto_adjust_bet: bool, key: str, req: str) -> Answer:
+        wallet = self.wallet
+        with transaction(self.engine) as tx:
+            who = self._lock(tx, player)
+            player_id = who.player_id
+            scope = f"player:{player_id}"
+            reads = tx.start_reads(scope, key, player_id, active.id)
+            if reads.stored is not None:
+                return self._replay(tx, reads.stored, req)
+            ladder, rules = self._check_bet(who, active, bet, mode)
+            now = utcnow()
+            check_round_start(rules, who, now)
+            self._check_pace(reads.last_start, rules)
+            self._check_open(reads.open_round, active.id)
+            inflight = wallet.pending_debit(tx, player_id)
+            if inflight is not None:
+                if (now - inflight.created_at).total_seconds() < wallet.stale_after:
+                    raise ApiError(409, "round_starting", "another round start of this player is waiting for the "
+                                                          "operator's wallet; try again in a moment")
+                wallet.rollback_of(tx, inflight, now, "stale: its caller never settled it")
+            balance = who.wallet_balance if auto_adjust_bet else None
+            chosen, cost = self._fit(active, ladder, bet, mode, balance, auto_adjust_bet)
+            currency = who.currency or self.config.currency
+            round_id = wallet.next_round_id(tx, reads.new_round_id)
+            debit = wallet.new_tx(tx, "debit", player_id, round_id, cost, currency, now,
+                                  due=now + timedelta(seconds=wallet.stale_after))
+        try:
+            paid = wallet.send(debit, who.player)
+        except WalletRefused as exc:
+            with transaction(self.engine) as tx:
+                tx.lock_player(player_id)
+                wallet.settle(tx, debit.id, "refused", utcnow(), str(exc))
+            if exc.code == "insufficient_funds":
+                raise ApiError(402, "insufficient_balance",
+                               f"the operator's wallet refused the stake of {cost}: {exc.detail or exc.code}") from exc
+            raise ApiError(409, "wallet_refused", f"the operator's wallet refused the stake: {exc}") from exc
+        except WalletUnavailable as exc:
+            log.warning("wallet debit %s (round %s) got no usable answer: %s; rolling it back", debit.id,
+                        debit.public_round_id, exc)
+            resolved = self._resolve_debit(debit, who.player, str(exc))
+            raise ApiError(503, "wallet_unavailable", "the operator's wallet gave no usable answer to the stake; "
+                           + ("it was rolled back and nothing is charged: try again" if resolved else
+                              "its rollback is being delivered and nothing will be charged: try again later")) from exc
+        with transaction(self.engine) as tx:
+            # By the player's id: the debit is taken, so the round is stored even if the session ended meanwhile.
+            locked = tx.lock_player(player_id)
+            now = utcnow()
+            if not wallet.settle(tx, debit.id, "done", now):  # rolled back meanwhile as stale (a long stall)
+                raise ApiError(503, "wallet_unavailable", "the stake's debit was rolled back; nothing is charged: "
+                                                          "try again")
+            wallet.set_balance(tx, player_id, paid["balance"])
+            reads = tx.start_reads(scope, key, player_id, active.id)  # its seed pair, read under the lock again
+            rnd, decided, changes = self._decide_start(tx, active, mode, reads, player_id, chosen, bet, cost, now,
+                                                       round_id)
+            outbox = self._outbox(tx, rnd, debit, changes, now)
+            answer = self.round_answer(201, rnd, decided[:1], paid["balance"], currency, outbox)
+            tx.write_start(rnd, decided, locked.balance, [], self._record(scope, key, req, answer, now))
+        return self._delivered(answer, rnd, decided[:1], paid["balance"], currency, outbox, who.player)
+
+    def _outbox(self, tx: Tx, rnd: RoundRow, debit: WalletTx | None, changes: list[tuple[str, int]],
+                now: datetime) -> WalletTx | None:
+        """Write a round's win (a credit) or its void (the debit's rollback) to the outbox, in ``tx``."""
+        currency = debit.currency if debit is not None else self._currency(tx, rnd.player_id)
+        due = utcnow()  # deliverable at once, whatever clock ``now`` is (the expiry takes one)
+        for kind, amount in changes:
+            if kind == "win":
+                return self.wallet.new_tx(tx, "credit", rnd.player_id, rnd.id, amount, currency, now, due=due)
+            if kind == "refund":
+                debit = debit or self._debit_of(tx, rnd.id)
+                return self.wallet.new_tx(tx, "rollback", rnd.player_id, rnd.id, amount, currency, now,
+                                          reference=None if debit is None else debit.id, due=due)
+        return None
+
+    def _currency(self, tx: Tx, player_id: int) -> str:
+        return tx.lock_player(player_id).currency
+
+    @staticmethod
+    def _debit_of(tx: Tx, round_id: int) -> WalletTx | None:
+        from reelforge.server.seamless import _COLUMNS, _row, _sql
+
+        tx.cursor.execute(_sql(tx, f"SELECT {', '.join(_COLUMNS)} FROM wallet_transactions WHERE round_id = :r "
+                                   "AND kind = 'debit' AND status = 'done'"), {"r": round_id})
+        row = tx.cursor.fetchone()
+        return None if row is None else _row(row)
+
+    def _delivered(self, answer: RoundAnswer, rnd: RoundRow, rows: list[StepRow], balance: int | None,
+                   currency: str, outbox: WalletTx | None, player: str) -> Answer:
+        """Deliver a round's outbox call right away (once; the outbox thread retries it otherwise); the answer
+        as it stands then ("win being credited" until the wallet acknowledged it)."""
+        if outbox is None:
+            return answer.answer()
+        new_balance = self.wallet.deliver(outbox, player)
+        if new_balance is None:
+            return answer.answer()
+        return self.round_answer(answer.status, rnd, rows, new_balance, currency, outbox, "done").answer()
+
+    def _resolve_debit(self, debit: WalletTx, player: str, why: str) -> bool:
+        """Roll back a debit whose answer was lost, retrying for up to ``debit_resolve_seconds``; whether the
+        wallet acknowledged it (if not, the outbox goes on delivering it)."""
+        with transaction(self.engine) as tx:
+            tx.lock_player(debit.player_id)
+            rollback = self.wallet.rollback_of(tx, debit, utcnow(), why)
+        if rollback is None:  # settled meanwhile by the stale-debit resolver, which delivers the rollback
+            return False
+        deadline = time.monotonic() + self.config.operator.debit_resolve_seconds
+        delay = 0.1
+        while True:
+            if self.wallet.deliver(rollback, player) is not None:
+                return True
+            rollback.attempts += 1
+            if time.monotonic() + delay > deadline:
+                return False
+            time.sleep(delay)
+            delay = min(delay * 2, 2.0)
+
+    def _check_stake(self, active: ActiveGame, bet: int, mode: str, rules: PlayRules,
+                     ladder: tuple[int, ...]) -> None:
+        """Refuse a round whose cost (stake or feature-buy price) is above the session's stake limit."""
+        limit = rules.stake_limit
         cost = self.cost(active, bet, mode)
         if limit is None or cost <= limit:
             return
         what = "stake" if mode == "paid" else f"feature buy ({mode})"
-        fits = [b for b in active.config.bet_ladder if (c := self.cost(active, b, mode)) is not None and c <= limit]
+        fits = [b for b in ladder if (c := self.cost(active, b, mode)) is not None and c <= limit]
         hint = f"; the highest bet it is offered at is {fits[-1]}" if fits else "; it is not offered at any bet"
         raise ApiError(422, "stake_above_maximum",
                        f"the {what} at bet {bet} costs {cost}, above the maximum stake of {limit} minor units "
                        f"per round on this server{hint}")
 
-    def _check_pace(self, last_start: datetime | None) -> None:
+    @staticmethod
+    def _check_pace(last_start: datetime | None, rules: PlayRules) -> None:
         """Refuse a new round sooner than ``min_round_seconds`` after the player's previous one started
         (``last_start`` read under the player's row lock, so concurrent requests cannot both slip through)."""
-        gap = self.config.play.min_round_seconds
+        gap = rules.min_round_seconds
         if not gap or last_start is None:
             return
         wait = gap - (utcnow() - last_start).total_seconds()
@@ -492,11 +648,16 @@ class RoundService:
             if action is not None:
                 self._check_action(game, build, rnd.state, row, action)
             self._advance(rnd, row, action, now)
-            posted, balance = entries(balance, [("win", rnd.win)] if rnd.status == "finished" and rnd.win else [],
-                                      round_id, now)
-            answer = self.round_answer(200, rnd, rows, balance)
-            tx.write_step(rnd, row, balance, posted, self._record(scope, key, req, answer, now))
-            return answer.answer()
+            changes = [("win", rnd.win)] if rnd.status == "finished" and rnd.win else []
+            if self.wallet is None:
+                posted, balance = entries(balance, changes, round_id, now)
+                answer = self.round_answer(200, rnd, rows, balance, who.currency)
+                tx.write_step(rnd, row, balance, posted, self._record(scope, key, req, answer, now))
+                return answer.answer()
+            outbox = self._outbox(tx, rnd, None, changes, now)
+            answer = self.round_answer(200, rnd, rows, who.wallet_balance, who.currency, outbox)
+            tx.write_step(rnd, row, balance, [], self._record(scope, key, req, answer, now))
+        return self._delivered(answer, rnd, rows, who.wallet_balance, who.currency, outbox, who.player)
 
     def _decide(self, game: Game, build: Any, state: dict[str, Any], first: int, now: datetime,
                 draws: DrawSource | None = None) -> list[StepRow]:
@@ -556,7 +717,9 @@ class RoundService:
             self._advance(rnd, row, None, now)
         rnd.completed_on_expiry = True
         tx.update_round(rnd)
-        if rnd.win:
+        if rnd.win and self.wallet is not None:  # the operator's wallet holds the money: credited from the outbox
+            self._outbox(tx, rnd, None, [("win", rnd.win)], now)
+        elif rnd.win:
             balance = post_entry(tx, rnd.player_id, balance, "win", rnd.win, rnd.id, now)
         return balance
 
@@ -565,7 +728,9 @@ class RoundService:
         rnd.status, rnd.void_reason, rnd.win, rnd.next_step = "void", reason, 0, None
         rnd.updated_at = rnd.finished_at = now
         tx.update_round(rnd)
-        if rnd.cost:
+        if rnd.cost and self.wallet is not None:  # the debit is rolled back from the outbox
+            self._outbox(tx, rnd, None, [("refund", rnd.cost)], now)
+        elif rnd.cost:
             balance = post_entry(tx, rnd.player_id, balance, "refund", rnd.cost, rnd.id, now)
         return balance
 
@@ -617,11 +782,12 @@ class RoundService:
             raise ApiError(404, "round_not_found", f"no round {public_id} for this player")
         return rnd
 
-    def round_json(self, rnd: RoundRow, step_rows: list[StepRow], balance: int,
-                   server_seed: str | None = None) -> dict[str, Any]:
+    def round_json(self, rnd: RoundRow, step_rows: list[StepRow], balance: int | None,
+                   server_seed: str | None = None, currency: str | None = None,
+                   settlement: tuple[str, str] | None = None) -> dict[str, Any]:
         """A round in full: every step with its draws, events, win and state (``server_seed``: its seed pair's
         revealed server seed)."""
-        body = self.summary_json(rnd, server_seed)
+        body = self.summary_json(rnd, server_seed, currency, settlement)
         body["steps"] = [{
             "index": s.idx, "kind": s.kind, "action": s.action, "draws": json.loads(s.draws),
             "ranges": json.loads(s.ranges) if s.ranges else None, "events": json.loads(s.events),
@@ -633,36 +799,63 @@ class RoundService:
         body["balance"] = balance
         return body
 
-    def round_answer(self, status: int, rnd: RoundRow, step_rows: list[StepRow], balance: int) -> RoundAnswer:
+    def round_answer(self, status: int, rnd: RoundRow, step_rows: list[StepRow], balance: int | None,
+                     currency: str | None = None, outbox: WalletTx | None = None,
+                     outbox_status: str = "pending") -> RoundAnswer:
         """``dumps(self.round_json(rnd, step_rows, balance))`` in its three parts (see :class:`RoundAnswer`),
         made without decoding and re-encoding the stored JSON of every step (draws, events, state): that
         text is spliced in as it is (it was written by :func:`dumps`, so it is what re-encoding would give).
         Only the revealed steps (the first ``step_count``) are ever in it."""
-        return RoundAnswer(status, f'{dumps(self.summary_json(rnd))[:-1]},"steps":[',
+        settlement = None if outbox is None else (outbox.kind, outbox_status)
+        return RoundAnswer(status, f'{dumps(self.summary_json(rnd, None, currency, settlement))[:-1]},"steps":[',
                            steps_text(rnd.bet, step_rows[:rnd.step_count]),
-                           f'],"state":{rnd.state},"balance":{balance}}}', rnd.id, rnd.step_count)
+                           f'],"state":{rnd.state},"balance":{"null" if balance is None else balance}}}', rnd.id,
+                           rnd.step_count)
 
     def round_text(self, rnd: RoundRow, step_rows: list[StepRow], balance: int) -> str:
         """The answer text of :meth:`round_answer`."""
         return self.round_answer(200, rnd, step_rows, balance).text
 
-    def summary_json(self, rnd: RoundRow, server_seed: str | None = None) -> dict[str, Any]:
-        """A round without its steps (``server_seed``: its seed pair's server seed, once revealed)."""
-        return {
+    def summary_json(self, rnd: RoundRow, server_seed: str | None = None, currency: str | None = None,
+                     settlement: tuple[str, str] | None = None) -> dict[str, Any]:
+        """A round without its steps (``server_seed``: its seed pair's server seed, once revealed; ``currency``:
+        its player's, default the server's; ``settlement``: seamless wallet, the round's credit or rollback
+        and whether the operator's wallet acknowledged it, ``pending`` (the player sees "win being
+        credited") or ``done``)."""
+        body = {
             "id": self.ids.public(rnd.id), "game": rnd.game, "build": rnd.build, "build_version": rnd.build_version,
             "mode": rnd.mode, "bet": rnd.bet,
             "requested_bet": rnd.requested_bet, "bet_adjusted": rnd.bet != rnd.requested_bet,
-            "cost": rnd.cost, "currency": self.config.currency, "status": rnd.status,
+            "cost": rnd.cost, "currency": currency or self.config.currency, "status": rnd.status,
             "next_step": rnd.next_step, "step_count": rnd.step_count, "total_win_x": rnd.total_win_x,
             "total_win": rnd.win if rnd.status != "open" else _money_of(rnd.bet, rnd.total_win_x),
             "paid": rnd.win, "void_reason": rnd.void_reason, "completed_on_expiry": rnd.completed_on_expiry,
             "created_at": _iso(rnd.created_at), "updated_at": _iso(rnd.updated_at),
             "finished_at": _iso(rnd.finished_at), "fair": fair.round_fair_json(rnd, server_seed),
         }
+        if self.wallet is not None:
+            body["wallet_settlement"] = None if settlement is None else {"kind": settlement[0],
+                                                                         "status": settlement[1]}
+        return body
 
     def _full(self, tx: Tx, rnd: RoundRow) -> dict[str, Any]:
         seed = None if rnd.fair_seed_id is None else tx.revealed_seed(rnd.fair_seed_id)
-        return self.round_json(rnd, tx.steps(rnd.id, rnd.step_count), tx.balance(rnd.player_id), seed)
+        balance, currency = self._player_money(tx, rnd.player_id)
+        return self.round_json(rnd, tx.steps(rnd.id, rnd.step_count), balance, seed, currency,
+                               self._settlements([rnd.id]).get(rnd.id))
+
+    def _player_money(self, tx: Tx, player_id: int) -> tuple[int | None, str]:
+        """The balance to show (seamless: what the operator's wallet last reported) and the currency."""
+        tx.cursor.execute("SELECT balance, wallet_balance, currency FROM players WHERE id = "
+                          + (":id" if tx.sqlite else "%(id)s"), {"id": player_id})
+        balance, wallet_balance, currency = tx.cursor.fetchone()
+        return (wallet_balance if self.wallet is not None else balance), currency
+
+    def _settlements(self, round_ids: list[int]) -> dict[int, tuple[str, str]]:
+        """Seamless wallet: each round's credit and its status."""
+        if self.wallet is None:
+            return {}
+        return {rid: ("credit", status) for rid, status in credit_states(self.engine, round_ids).items()}
 
     def get_round(self, player_id: int, public_id: int) -> dict[str, Any]:
         """One of the player's rounds (by its public id) with its revealed steps."""
@@ -689,5 +882,7 @@ class RoundService:
             before = self.ids.internal(before) or 0
         page, next_before = store.history_page(self.engine, player_id, limit, before, game_id)
         seeds = store.revealed_server_seeds(self.engine, [r.fair_seed_id for r in page if r.fair_seed_id is not None])
-        return {"rounds": [self.summary_json(r, seeds.get(r.fair_seed_id)) for r in page],
+        settled = self._settlements([r.id for r in page])
+        currency = store.player_currency(self.engine, player_id)
+        return {"rounds": [self.summary_json(r, seeds.get(r.fair_seed_id), currency, settled.get(r.id)) for r in page],
                 "next_before": None if next_before is None else self.ids.public(next_before)}

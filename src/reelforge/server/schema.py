@@ -38,6 +38,8 @@ players = Table(
     Column("currency", String(3), nullable=False),
     Column("demo", Boolean, nullable=False),
     Column("created_at", DateTime(timezone=True), nullable=False),
+    # Seamless wallet (the money is the operator's): the balance its wallet last reported; NULL otherwise.
+    Column("wallet_balance", BigInteger),
     CheckConstraint("balance >= 0", name="ck_players_balance_nonnegative"),
     UniqueConstraint("name", name="uq_players_name"),
 )
@@ -49,6 +51,12 @@ sessions = Table(
     Column("created_at", DateTime(timezone=True), nullable=False),
     Column("expires_at", DateTime(timezone=True), nullable=False),
     Column("reality_checked_at", DateTime(timezone=True)),  # the last acknowledged reality check (NULL: none)
+    # A launched session (operator's choice; NULL: the server's configuration): its jurisdiction profile,
+    # language and bet limits (minor units).
+    Column("profile", String(32)),
+    Column("language", String(16)),
+    Column("min_bet", BigInteger),
+    Column("max_bet", BigInteger),
 )
 
 fair_seeds = Table(
@@ -164,6 +172,56 @@ server_keys = Table(
     "server_keys", metadata,
     Column("name", String(32), primary_key=True),
     Column("value", String(128), nullable=False),  # round_ids: the key of the public round ids (hex)
+)
+
+wallet_transactions = Table(
+    # Every call to an operator's seamless wallet, by transaction id (docs/SEAMLESS_WALLET.md). A debit is
+    # written pending before it is sent and settled after; a credit or a rollback is written pending in the
+    # transaction of the round change that causes it (the outbox) and delivered until acknowledged.
+    "wallet_transactions", metadata,
+    Column("id", String(64), primary_key=True),
+    Column("kind", String(8), nullable=False),
+    Column("player_id", BigInteger, ForeignKey("players.id"), nullable=False),
+    Column("round_id", BigInteger),  # rounds.id; NULL while a debit's round is not stored (or never was)
+    Column("public_round_id", BigInteger, nullable=False),  # the round id the operator sees
+    Column("amount", BigInteger, nullable=False),
+    Column("currency", String(3), nullable=False),
+    Column("reference", String(64)),  # a rollback: the debit it rolls back
+    Column("status", String(16), nullable=False),
+    Column("attempts", Integer, nullable=False),
+    Column("next_attempt_at", DateTime(timezone=True), nullable=False),
+    Column("last_error", Text),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("updated_at", DateTime(timezone=True), nullable=False),
+    CheckConstraint("kind in ('debit', 'credit', 'rollback')", name="ck_wallet_transactions_kind"),
+    CheckConstraint("status in ('pending', 'done', 'refused', 'rolled_back')", name="ck_wallet_transactions_status"),
+    CheckConstraint("amount >= 0", name="ck_wallet_transactions_amount"),
+)
+Index("ix_wallet_transactions_round_id", wallet_transactions.c.round_id)
+Index("ix_wallet_transactions_pending", wallet_transactions.c.next_attempt_at,  # the outbox's work list
+      sqlite_where=text("status = 'pending'"), postgresql_where=text("status = 'pending'"))
+
+launch_tokens = Table(
+    # One-time, short-lived launch tokens (their SHA-256) and the session each opens (docs/OPERATORS.md).
+    "launch_tokens", metadata,
+    Column("token_sha256", String(64), primary_key=True),
+    Column("player", String(64), nullable=False),
+    Column("currency", String(3), nullable=False),
+    Column("language", String(16), nullable=False),
+    Column("profile", String(32), nullable=False),
+    Column("min_bet", BigInteger),
+    Column("max_bet", BigInteger),
+    Column("game", String(64)),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("expires_at", DateTime(timezone=True), nullable=False),
+    Column("used_at", DateTime(timezone=True)),
+)
+
+operator_nonces = Table(
+    # Signatures of signed operator calls already accepted: the same call again is a replay (refused).
+    "operator_nonces", metadata,
+    Column("signature", String(64), primary_key=True),
+    Column("created_at", DateTime(timezone=True), nullable=False),
 )
 
 LEDGER_KINDS = ("deposit", "withdrawal", "stake", "feature_buy", "win", "refund")

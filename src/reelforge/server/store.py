@@ -195,6 +195,14 @@ class SessionPlayer:
     balance: int
     started_at: datetime
     reality_checked_at: datetime | None
+    currency: str = "EUR"
+    profile: str | None = None
+    """A launched session's jurisdiction profile (None: the server's configuration)."""
+    min_bet: int | None = None
+    max_bet: int | None = None
+    wallet_balance: int | None = None
+    """Seamless wallet: the balance the operator's wallet last reported."""
+    language: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -320,7 +328,8 @@ class Statements:
         answer_of = "SELECT " + _cols(ANSWER_COLUMNS, "i.") + " FROM (SELECT 1) AS one LEFT JOIN idempotency i " \
                     "ON i.scope = :scope AND i.key = :key"
         sql = {
-            "session": "SELECT s.expires_at, p.id, p.name, p.demo, p.balance, s.created_at, s.reality_checked_at "
+            "session": "SELECT s.expires_at, p.id, p.name, p.demo, p.balance, s.created_at, s.reality_checked_at, "
+                       "p.currency, s.profile, s.min_bet, s.max_bet, p.wallet_balance, s.language "
                        "FROM sessions s JOIN players p ON p.id = s.player_id WHERE s.token_sha256 = :token",
             "lock_player": f"SELECT id, name, balance, currency, demo FROM players WHERE id = :id{lock}",
             "player_by_name": "SELECT id, name, balance, currency, demo FROM players WHERE name = :name",
@@ -448,7 +457,7 @@ class Tx:
         """The session's player; with ``lock`` its row locked and its balance current."""
         row = self._one(self.sql.lock_session if lock else self.sql.session, {"token": token_sha256})
         return None if row is None else SessionPlayer(parse_ts(row[0]), row[1], row[2], bool(row[3]), row[4],
-                                                      parse_ts(row[5]), parse_ts(row[6]))
+                                                      parse_ts(row[5]), parse_ts(row[6]), *row[7:])
 
     def lock_player(self, player_id: int) -> PlayerRow | None:
         """The player, row locked for the rest of the transaction."""
@@ -744,6 +753,12 @@ def session_totals(engine: Engine, player_id: int, token_sha256: str) -> tuple[i
     return balance, currency, started, {kind: int(total) for kind, total in sums}
 
 
+def player_currency(engine: Engine, player_id: int) -> str:
+    """A player's currency."""
+    with read_transaction(engine) as conn:
+        return conn.execute(select(players.c.currency).where(players.c.id == player_id)).scalar_one()
+
+
 def open_rounds_before(engine: Engine, cutoff: datetime, batch: int) -> list[tuple[int, int]]:
     """``(round id, player id)`` of up to ``batch`` rounds open since before ``cutoff``, oldest id first."""
     with read_transaction(engine) as conn:
@@ -781,6 +796,18 @@ def round_entries(conn: Connection, round_id: int) -> list[tuple[str, int]]:
     """``(kind, amount)`` of the ledger entries of a round, in the order they were made."""
     return [tuple(r) for r in conn.execute(select(ledger.c.kind, ledger.c.amount)
                                            .where(ledger.c.round_id == round_id).order_by(ledger.c.id))]
+
+
+def round_wallet_calls(conn: Connection, round_id: int, mode: str) -> list[tuple[str, int]]:
+    """A seamless wallet's round's calls as ledger entries ``(kind, amount)``: its debit (settled), its credit
+    (a win) and its rollback (a refund), each whether delivered yet or still in the outbox."""
+    from reelforge.server.schema import wallet_transactions as wt
+
+    rows = conn.execute(select(wt.c.kind, wt.c.amount, wt.c.status).where(wt.c.round_id == round_id)
+                        .order_by(wt.c.created_at)).all()
+    names = {"debit": "stake" if mode == "paid" else "feature_buy", "credit": "win", "rollback": "refund"}
+    return [(names[kind], -amount if kind == "debit" else amount) for kind, amount, status in rows
+            if not (kind == "debit" and status != "done")]
 
 
 def revealed_server_seeds(engine: Engine, seed_ids: Sequence[int]) -> dict[int, str]:

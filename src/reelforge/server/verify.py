@@ -13,7 +13,10 @@ Checked for every round: each replayed step's kind, events, win, finished
 flag, next step and state against the stored step; the round's total win;
 and the money: the stake (or feature-buy price) debited once, the win
 credited once as ``floor(bet * total_win_x)`` for a finished round, the cost
-refunded and nothing paid for a void round, nothing paid yet for an open one.
+refunded and nothing paid for a void round, nothing paid yet for an open one. A
+seamless wallet's round is checked the same way on its wallet calls (its debit,
+its credit and its rollback, delivered or still in the outbox) instead of
+ledger entries.
 
 A provably fair round is also drawn again from its seed pair and nonce: its
 stored draws and their ranges must be the seeds' (docs/FAIRNESS.md). The
@@ -96,7 +99,7 @@ def verify_round_row(conn: Connection, rnd: Any) -> list[str]:
     if rnd.total_win_x != str(total_x):
         diffs.append(f"round total win {rnd.total_win_x} but its last step says {total_x}")
 
-    entries = store.round_entries(conn, rnd.id)
+    entries = store.round_entries(conn, rnd.id) or store.round_wallet_calls(conn, rnd.id, rnd.mode)
     by_kind: dict[str, list[int]] = {}
     for kind, amount in entries:
         by_kind.setdefault(kind, []).append(amount)

@@ -113,7 +113,8 @@ class Context:
 
     def __post_init__(self) -> None:
         self.pacer = StartPacer(self.config.round_start_quantum_ms / 1000)
-        self.inline = is_sqlite(self.engine)
+        # A seamless wallet's calls are HTTP round trips: never on the event loop.
+        self.inline = is_sqlite(self.engine) and not self.config.seamless
         # PostgreSQL transactions run on threads of their own: asyncio's executor hand-off cost about
         # 0.1-0.2 ms less CPU per request than Starlette's run_in_threadpool (anyio's capacity limiter
         # and cancellation scopes) in bench/server_cpu-style runs; one thread per pooled connection.
@@ -124,6 +125,18 @@ class Context:
     def close(self) -> None:
         """Stop the database threads (the app is shutting down)."""
         self.threads.shutdown(wait=True)
+        if self.service.wallet is not None:
+            self.service.wallet.close()
+
+    def position(self, who: Principal, token: Any) -> dict[str, Any]:
+        """The player's balance and session position (seamless: the operator's wallet's balance)."""
+        from reelforge.server.wallet import session_position
+
+        if self.service.wallet is None:
+            return session_position(self.engine, who, token)
+        from reelforge.server.seamless import seamless_position
+
+        return seamless_position(self.engine, self.service.wallet, who, token)
 
     def principal(self, authorization: str | None) -> Principal:
         """Who a request's ``Authorization`` header is (401/403 otherwise)."""

@@ -11,7 +11,7 @@ from typing import Any
 from fastapi import FastAPI
 from fastapi.responses import JSONResponse, Response
 
-from reelforge.server.api.common import Context, GameId
+from reelforge.server.api.common import Auth, Context, GameId
 from reelforge.server.config import ServerConfig
 from reelforge.server.rounds import ActiveGame, dumps
 
@@ -70,8 +70,24 @@ def add_routes(app: FastAPI, ctx: Context) -> None:
         return JSONResponse(help_answer(ctx.service.active(game), ctx.config))
 
     @app.get("/api/v1/settings", tags=["games"])
-    def settings() -> JSONResponse:
-        """The operator's responsible-play rules the client shows and keeps to: reality check interval
-        (minutes, 0 off), whether Turbo is offered, the least time between round starts, the maximum bet."""
-        return JSONResponse({"currency": ctx.config.currency, **ctx.config.play.public()})
+    def settings(authorization: Auth = None) -> JSONResponse:
+        """The responsible-play rules the client shows and keeps to: reality check interval (minutes, 0 off),
+        whether Turbo is offered, the least time between round starts, the maximum bet; with a session, its
+        own (the operator's profile and bet limits for it), its currency, the currency's decimals, its
+        language, and the bet ladder of every game in its currency."""
+        config = ctx.config
+        if authorization is None:
+            return JSONResponse({"currency": config.currency, "currency_decimals": config.currencies[config.currency],
+                                 "wallet": config.operator.wallet, **config.play.public()})
+        who = ctx.principal(authorization)
+        currency = who.currency or config.currency
+        rules = config.rules(who.profile)
+        ladders = {}
+        for game_id, active in ctx.service.games.items():
+            ladder = active.config.ladder(currency, config.currency) or ()
+            top = min((m for m in (rules.max_bet, who.max_bet) if m is not None), default=None)
+            ladders[game_id] = [b for b in ladder if (top is None or b <= top) and b >= (who.min_bet or 0)]
+        return JSONResponse({"currency": currency, "currency_decimals": config.currencies.get(currency, 2),
+                             "language": who.language, "wallet": config.operator.wallet,
+                             "bet_ladders": ladders, **rules.public()})
 

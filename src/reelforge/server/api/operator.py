@@ -1,21 +1,59 @@
-"""``POST /operator/players/{player}/deposits`` and ``/withdrawals``: the operator's wallet transfers."""
+"""The operator's calls: ``POST /operator/players/{player}/deposits`` and ``/withdrawals`` (the transfer
+wallet, with the operator's key); ``POST /operator/launches``, ``POST /operator/players/{player}/end-session``
+and ``GET /operator/rounds/{round}/transactions`` (signed with the operator's secret, docs/OPERATORS.md)."""
 
 from __future__ import annotations
 
-from fastapi import FastAPI
-from fastapi.responses import Response
+from typing import Annotated, Any
+
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse, Response
+from pydantic import Field, StrictStr, ValidationError
 
 from reelforge.server.api.common import (
+    MAX_ID,
     AmountRequest,
     Context,
     IdemKey,
     OperatorKey,
     PlayerName,
+    _Strict,
     check_idempotency_key,
     json_text,
 )
-from reelforge.server.auth import check_player_name
+from reelforge.server.auth import PLAYER_NAME_PATTERN, check_player_name
+from reelforge.server.config import MAX_BET
 from reelforge.server.errors import ApiError
+from reelforge.server.launch import create_launch, end_sessions, verify_operator_call
+from reelforge.server.seamless import round_transactions
+
+_BET = Annotated[int, Field(ge=1, le=MAX_BET)]
+
+
+class LaunchRequest(_Strict):
+    player: StrictStr = Field(min_length=1, max_length=64, pattern=PLAYER_NAME_PATTERN)
+    currency: StrictStr = Field(min_length=3, max_length=3, pattern=r"^[A-Z]{3}$")
+    language: StrictStr = Field("en", min_length=2, max_length=16, description="BCP 47 tag, e.g. en-GB")
+    profile: StrictStr | None = Field(None, max_length=32, description="jurisdiction profile (default: the server's)")
+    min_bet: _BET | None = None
+    max_bet: _BET | None = None
+    game: StrictStr | None = Field(None, max_length=64)
+
+
+async def signed(ctx: Context, request: Request) -> bytes:
+    """The body of a call signed by the operator (401 otherwise; see :func:`verify_operator_call`)."""
+    body = await request.body()
+    path = request.url.path + (f"?{request.url.query}" if request.url.query else "")
+    await ctx.call(verify_operator_call, ctx.engine, ctx.config, request.headers, request.method, path, body)
+    return body
+
+
+def parse(model: type[_Strict], body: bytes) -> Any:
+    try:
+        return model.model_validate_json(body or b"{}")
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise ApiError(422, "invalid_request", f"{'.'.join(map(str, first['loc']))}: {first['msg']}") from exc
 
 
 def add_routes(app: FastAPI, ctx: Context) -> None:
@@ -40,3 +78,26 @@ def add_routes(app: FastAPI, ctx: Context) -> None:
         """Operator: debit a player's wallet (never below zero)."""
         return transfer(player, body.amount, "withdrawal", idempotency_key, x_operator_key)
 
+
+    @app.post("/api/v1/operator/launches", tags=["operator"], status_code=201, openapi_extra={"requestBody": {
+        "required": True, "content": {"application/json": {"schema": LaunchRequest.model_json_schema()}}}})
+    async def launch(request: Request) -> JSONResponse:
+        """Operator (signed): a launch URL for a player (currency, language, jurisdiction profile, bet limits),
+        holding a one-time token that lives ``launch_token_seconds``."""
+        body = parse(LaunchRequest, await signed(ctx, request))
+        return JSONResponse(await ctx.call(create_launch, ctx.engine, ctx.config, body.model_dump(),
+                                           str(request.base_url)), status_code=201)
+
+    @app.post("/api/v1/operator/players/{player}/end-session", tags=["operator"])
+    async def end_session(player: PlayerName, request: Request) -> JSONResponse:
+        """Operator (signed): end every open session of the player now."""
+        await signed(ctx, request)
+        return JSONResponse({"player": player, "ended": await ctx.call(end_sessions, ctx.engine, player)})
+
+    @app.get("/api/v1/operator/rounds/{round_id}/transactions", tags=["operator"])
+    async def transactions(round_id: Annotated[int, Field(ge=1, le=MAX_ID)], request: Request) -> JSONResponse:
+        """Operator (signed): a round's seamless wallet calls (debit, credit, rollback) and their status."""
+        await signed(ctx, request)
+        internal = ctx.service.ids.internal(round_id)
+        found = [] if internal is None else await ctx.call(round_transactions, ctx.engine, internal)
+        return JSONResponse({"round_id": round_id, "transactions": found})

@@ -4,16 +4,27 @@ from __future__ import annotations
 
 from fastapi import FastAPI
 from fastapi.responses import JSONResponse
+from pydantic import Field, StrictStr
 
 from reelforge.server import store
-from reelforge.server.api.common import Auth, Context, OperatorKey, SessionRequest
+from reelforge.server.api.common import Auth, Context, OperatorKey, SessionRequest, _Strict
 from reelforge.server.auth import bearer, open_session
+from reelforge.server.launch import exchange_launch
 from reelforge.server.limits import reality_check
-from reelforge.server.wallet import session_position, utcnow
+from reelforge.server.wallet import utcnow
+
+
+class LaunchExchange(_Strict):
+    token: StrictStr = Field(min_length=1, max_length=128, description="the launch URL's one-time token")
 
 
 def add_routes(app: FastAPI, ctx: Context) -> None:
     """Add the sessions routes to ``app``."""
+
+    @app.post("/api/v1/launch", tags=["sessions"], status_code=201)
+    def launch(body: LaunchExchange) -> JSONResponse:
+        """Exchange a launch URL's one-time token for a session (401 when unknown, used or expired)."""
+        return JSONResponse(exchange_launch(ctx.engine, ctx.config, body.token), status_code=201)
 
     @app.post("/api/v1/sessions", tags=["sessions"], status_code=201)
     def create_session(body: SessionRequest, x_operator_key: OperatorKey = None) -> JSONResponse:
@@ -28,8 +39,8 @@ def add_routes(app: FastAPI, ctx: Context) -> None:
         if acknowledge:
             store.acknowledge_reality_check(ctx.engine, token.sha256, now)
             checked = now
-        net = session_position(ctx.engine, who, token)["session"]["net"]
-        return JSONResponse(reality_check(ctx.config.play, who.session_started_at, checked, now, net))
+        net = ctx.position(who, token)["session"]["net"]
+        return JSONResponse(reality_check(ctx.config.rules(who.profile), who.session_started_at, checked, now, net))
 
     @app.get("/api/v1/reality-check", tags=["sessions"])
     def get_reality_check(authorization: Auth = None) -> JSONResponse:

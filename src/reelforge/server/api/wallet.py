@@ -7,7 +7,7 @@ from fastapi.responses import JSONResponse
 
 from reelforge.server.api.common import Auth, Before, Context, Limit
 from reelforge.server.auth import bearer
-from reelforge.server.wallet import ledger_page, session_position
+from reelforge.server.wallet import ledger_page
 
 
 def add_routes(app: FastAPI, ctx: Context) -> None:
@@ -17,7 +17,7 @@ def add_routes(app: FastAPI, ctx: Context) -> None:
     def wallet(authorization: Auth = None) -> JSONResponse:
         """The player's balance, and this session's start and net position (won minus staked)."""
         who = ctx.principal(authorization)
-        return JSONResponse(session_position(ctx.engine, who, bearer(authorization)))
+        return JSONResponse(ctx.position(who, bearer(authorization)))
 
     @app.get("/api/v1/wallet/ledger", tags=["wallet"])
     def wallet_ledger(authorization: Auth = None, limit: Limit = 50, before: Before = None) -> JSONResponse:

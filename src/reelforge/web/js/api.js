@@ -94,6 +94,7 @@ export class Api {
 
   // -- endpoints -------------------------------------------------------------
   openSession(player) { return this.request("POST", "/sessions", { body: { player } }); }
+  launch(token) { return this.request("POST", "/launch", { body: { token } }); }
   wallet() { return this.request("GET", "/wallet"); }
   games() { return this.request("GET", "/games"); }
   help(game) { return this.request("GET", `/games/${encodeURIComponent(game)}/help`); }

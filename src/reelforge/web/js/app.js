@@ -62,11 +62,14 @@ async function loadSession() {
   const [wallet, games, settings] = await Promise.all([api.wallet(), api.games(), api.settings()]);
   S.player = wallet.player;
   S.currency = wallet.currency;
-  S.money = makeMoney(wallet.currency);
+  S.money = makeMoney(wallet.currency, settings.currency_decimals, settings.language);
   $("player-name").textContent = wallet.player;
   setBalance(wallet.balance);
-  S.games = games;
-  S.gamesById = Object.fromEntries(games.map((g) => [g.id, g]));
+  // A launched session plays on its currency's ladder, within its bet limits (GET /settings with the session).
+  const ladders = settings.bet_ladders || {};
+  S.games = games.map((g) => (ladders[g.id] ? { ...g, bet_ladder: ladders[g.id], currency: settings.currency } : g))
+    .filter((g) => g.bet_ladder.length);
+  S.gamesById = Object.fromEntries(S.games.map((g) => [g.id, g]));
   // A key the server does not send (an older server) reads as off.
   S.settings = { ...S.settings, ...settings, autoplay: settings.autoplay === true };
   applySettings(S.settings);
@@ -97,4 +100,13 @@ window.addEventListener("hashchange", route);
   const m = /^#token=([\w-]+)/.exec(location.hash);
   if (m) { api.setToken(m[1]); history.replaceState(null, "", "#/lobby"); }
 }
-route();
+// Launch by URL: /?launch=<one-time token>[&game=<id>] is exchanged for a session (the token is spent).
+const launch = new URLSearchParams(location.search).get("launch");
+if (launch) {
+  const game = new URLSearchParams(location.search).get("game");
+  history.replaceState(null, "", location.pathname + (game ? `#/game/${game}` : "#/lobby"));
+  api.launch(launch).then((s) => { api.setToken(s.token); S.player = null; route(); },
+    (err) => { api.setToken(null); show("login"); notice(explain(err)); });
+} else {
+  route();
+}

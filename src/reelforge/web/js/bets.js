@@ -13,7 +13,8 @@ export function defaultBetIndex(game) {
   if (ladder.includes(saved)) return ladder.indexOf(saved);
   // One unit of the currency, or the nearest offered bet below it.
   let idx = 0;
-  ladder.forEach((v, i) => { if (v <= 100) idx = i; });
+  const unit = 10 ** (S.settings && Number.isInteger(S.settings.currency_decimals) ? S.settings.currency_decimals : 2);
+  ladder.forEach((v, i) => { if (v <= unit) idx = i; });
   return idx;
 }
 

@@ -237,7 +237,8 @@ async function playOut(rnd, starting, token) {
   for (;;) {
     S.round = rnd;
     const step = rnd.steps[rnd.steps.length - 1];
-    const credited = rnd.status === "finished" ? rnd.paid : 0;
+    // A seamless wallet's win not yet acknowledged by the operator's wallet is not in the balance yet.
+    const credited = rnd.status === "finished" && !creditPending(rnd) ? rnd.paid : 0;
     setBalance(rnd.balance - credited); // the stake is gone at once; the win counts in after the animation
     if (first && starting && rnd.mode !== "paid") {
       FEATURE.on = true; // a bought feature plays itself from its intro on: STOP and SKIP are there
@@ -278,6 +279,7 @@ async function playOut(rnd, starting, token) {
   updateControls();
   await finishRound(rnd);
   setBalance(rnd.balance);
+  if (creditPending(rnd)) awaitCredit(rnd);
   countRound(rnd);
   updateSessionBar();
   return rnd;
@@ -333,7 +335,8 @@ async function finishRound(rnd) {
   const big = x >= BIG_WIN_X;
   const played = feature ? playedWords(rnd) : "";
   // The message bar says the result before a card covers the table: nothing stale behind it.
-  setMessage(paid ? `You won ${S.money(paid)} (${formatX(rnd.total_win_x)} the bet)${played ? `; ${played}` : ""}.` :
+  const crediting = creditPending(rnd) ? " Win being credited…" : "";
+  setMessage(paid ? `You won ${S.money(paid)} (${formatX(rnd.total_win_x)} the bet)${played ? `; ${played}` : ""}.${crediting}` :
     feature ? `The feature ends without a win${played ? `; ${played}` : ""}.` : "No win this time.");
   if (S.renderer.finish) S.renderer.finish(rnd);
   setWin(paid, feature ? "TOTAL WIN" : "WIN");
@@ -355,3 +358,23 @@ $("feature-skip").addEventListener("click", () => {
   updateControls();
   $("spin").focus({ preventScroll: true });
 });
+
+/** Whether the round's win waits for the operator's wallet (seamless wallet: "win being credited"). */
+function creditPending(rnd) {
+  return !!(rnd.wallet_settlement && rnd.wallet_settlement.kind === "credit" && rnd.wallet_settlement.status === "pending");
+}
+
+/** Poll the wallet until the operator's wallet acknowledged the win, then show the balance with it. */
+async function awaitCredit(rnd) {
+  for (let i = 0; i < 30; i++) {
+    await sleep(1000);
+    try {
+      const wallet = await api.wallet();
+      if (!wallet.credits_pending) {
+        setBalance(wallet.balance);
+        setMessage(`Your win of ${S.money(rnd.paid)} is credited.`);
+        return;
+      }
+    } catch { /* the next try */ }
+  }
+}

@@ -20,13 +20,17 @@ export function el(spec, attrs = {}, ...children) {
   return node;
 }
 
-/** Money in minor units -> "€1.50" for the session's currency. */
-export function makeMoney(currency) {
+/** Money in minor units -> "€1.50" for the session's currency, in the player's locale (the session's
+ * language, else the browser's); ``decimals``: the currency's minor unit as the server counts it (JPY 0,
+ * EUR 2, BHD 3), which decides the scale whatever the browser's own tables say. */
+export function makeMoney(currency, decimals, locale) {
   let fmt;
+  const digits0 = Number.isInteger(decimals) ? { minimumFractionDigits: decimals, maximumFractionDigits: decimals } : {};
   try {
-    fmt = new Intl.NumberFormat(undefined, { style: "currency", currency: currency || "EUR" });
+    fmt = new Intl.NumberFormat(locale || undefined, { style: "currency", currency: currency || "EUR", ...digits0 });
   } catch {
-    fmt = new Intl.NumberFormat(undefined, { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+    fmt = new Intl.NumberFormat(locale || undefined, Number.isInteger(decimals) ? digits0 :
+      { minimumFractionDigits: 2, maximumFractionDigits: 2 });
   }
   const digits = fmt.resolvedOptions().maximumFractionDigits ?? 2;
   const scale = 10 ** digits;

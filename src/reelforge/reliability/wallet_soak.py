@@ -1,0 +1,351 @@
+"""Seamless wallet soak: real game server processes on the reference operator wallet (its own process and
+database), faults injected into the wallet's answers, both killed during play; then everything reconciled
+(``reelforge wallet-soak``; figures in docs/RELIABILITY.md).
+
+Players (threads, one keep-alive connection each) are launched the way an
+operator launches them (a signed launch, the browser's token exchange) and
+play complete rounds. A request cut by a kill is retried with the same
+``Idempotency-Key`` until answered; a start refused with 503
+``wallet_unavailable`` (its debit rolled back, nothing charged) is given up
+and the next round gets a new key. A killer alternately SIGKILLs the game
+server (a fresh process is started: :class:`ServerSupervisor`) and the
+wallet (started again on its database after a pause).
+
+After the play time the faults stop and the kills end; the soak waits for the
+server's outbox to drain, then checks, per player: the operator's balance
+equals its opening balance minus the cost of every round we stored that is
+not void plus every win (ours), and equals what the player computed from its
+answers; the wallet's own ledger sums to its balances; for every round the
+wallet holds exactly one applied debit of its cost (none for a void round)
+and credits summing to its win; ``reelforge reconcile`` finds no
+difference; no round is left open; every round verifies by replay.
+``lost_or_duplicated_money`` sums the absolute differences of the money
+checks (0 when everything reconciles).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import shutil
+import statistics
+import tempfile
+import threading
+import time
+import uuid
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+from sqlalchemy import create_engine, func, select, text
+from sqlalchemy.engine import make_url
+
+from reelforge.reliability.refwallet import WalletProcess
+from reelforge.reliability.supervisor import ServerSupervisor
+from reelforge.server.config import load_config
+from reelforge.server.db import make_engine
+from reelforge.server.reconcile import reconcile
+from reelforge.server.schema import players, rounds, wallet_transactions
+from reelforge.server.signing import signed_headers
+from reelforge.server.verify import verify_round_row
+
+GAME = "forge-of-fortunes"
+BET = 20
+OPENING_BALANCE = 10_000_000
+SECRET = "wallet-soak-secret-" + "x" * 16
+FAULT_RATES = {"timeout_before": 0.02, "timeout_after": 0.02, "error_before": 0.02, "error_after": 0.02,
+               "nonsense": 0.02, "slow": 0.05}
+
+
+@dataclass
+class Tally:
+    """What the players saw, shared by all of them (under ``lock``)."""
+
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    rounds: int = 0
+    steps: int = 0
+    statuses: Counter = field(default_factory=Counter)
+    transport_retries: int = 0
+    wallet_unavailable: int = 0
+    credit_pending_seen: int = 0
+    unexpected: list[str] = field(default_factory=list)
+
+    def note(self, **counts: int) -> None:
+        with self.lock:
+            for name, n in counts.items():
+                setattr(self, name, getattr(self, name) + n)
+
+
+@dataclass
+class SoakPlayer:
+    name: str
+    costs: int = 0
+    wins: int = 0
+    round_ids: set[int] = field(default_factory=set)
+    open_round: int | None = None
+
+
+def _config_text(db: str, wallet_url: str) -> str:
+    key = hashlib.sha256(b"wallet-soak-operator-key").hexdigest()
+    return (f'[server]\nmode = "operator"\napi_key_sha256 = "{key}"\ndatabase = "{db}"\nexpiry_check_seconds = 0\n'
+            'round_start_quantum_ms = 0\nsession_requests_per_second = 0\nip_requests_per_second = 0\n'
+            f'[games.{GAME}]\nbet_ladder = [10, {BET}]\n'
+            f'[operator]\nwallet = "seamless"\nsecret = "{SECRET}"\nwallet_url = "{wallet_url}"\n'
+            'wallet_timeout_seconds = 1.0\ndebit_resolve_seconds = 2.0\n')
+
+
+class Play:
+    """One player's thread: launched, then full rounds until told to stop."""
+
+    def __init__(self, base_url: str, player: SoakPlayer, tally: Tally, stop: threading.Event,
+                 hard_deadline: float) -> None:
+        self.http = httpx.Client(base_url=base_url, timeout=30)
+        self.player, self.tally, self.stop, self.hard_deadline = player, tally, stop, hard_deadline
+        self.token = ""
+
+    def request(self, method: str, path: str, body: Any = None, key: str | None = None,
+                signed: bool = False) -> httpx.Response:
+        """One request, retried as it is (same key, signed anew) while the server is down or restarting."""
+        while True:
+            if time.monotonic() > self.hard_deadline:
+                raise TimeoutError(f"{method} {path}: no answer before the hard deadline")
+            headers = {"Authorization": f"Bearer {self.token}"} if self.token else {}
+            if key:
+                headers["Idempotency-Key"] = key
+            data = b"" if body is None else httpx.Request("POST", "/", json=body).content
+            if signed:
+                headers.update(signed_headers(SECRET, method, path, data))
+            headers["content-type"] = "application/json"
+            try:
+                answer = self.http.request(method, path, content=data, headers=headers)
+            except httpx.TransportError:
+                self.tally.note(transport_retries=1)
+                time.sleep(0.05)
+                continue
+            if answer.status_code in (502, 503, 504) and answer.json().get("error") != "wallet_unavailable":
+                time.sleep(0.05)  # storage restarting: the same request again
+                continue
+            return answer
+
+    def run(self) -> None:
+        try:
+            r = self.request("POST", "/api/v1/operator/launches", {"player": self.player.name, "currency": "EUR"},
+                             signed=True)
+            launch = r.json()["launch_url"].split("launch=")[1]
+            self.token = self.request("POST", "/api/v1/launch", {"token": launch}).json()["token"]
+            while not self.stop.is_set():
+                self.play_round()
+        except Exception as exc:  # noqa: BLE001 - reported, the soak fails
+            self.tally.unexpected.append(f"{self.player.name}: {type(exc).__name__}: {exc}")
+        finally:
+            self.http.close()
+
+    def play_round(self) -> None:
+        key = uuid.uuid4().hex
+        while True:
+            r = self.request("POST", f"/api/v1/games/{GAME}/rounds", {"bet": BET}, key=key)
+            self.tally.statuses[r.status_code] += 1
+            if r.status_code == 409 and r.json()["error"] == "round_starting":
+                time.sleep(0.2)
+                continue
+            break
+        body = r.json()
+        if r.status_code == 503:
+            self.tally.note(wallet_unavailable=1)
+            return
+        if r.status_code == 409 and body["error"] == "unfinished_round":  # only if a start's answer was lost twice
+            body = self.request("GET", f"/api/v1/games/{GAME}/rounds/unfinished").json()
+        elif r.status_code != 201:
+            raise RuntimeError(f"start: {r.status_code} {body}")
+        rnd = body
+        if rnd["id"] not in self.player.round_ids:
+            self.player.round_ids.add(rnd["id"])
+            self.player.costs += rnd["cost"]
+        self.player.open_round = rnd["id"]
+        self.tally.note(steps=1)
+        while rnd["status"] == "open":
+            r = self.request("POST", f"/api/v1/rounds/{rnd['id']}/steps", {}, key=uuid.uuid4().hex)
+            if r.status_code != 200:
+                raise RuntimeError(f"step of {rnd['id']}: {r.status_code} {r.text[:200]}")
+            rnd = r.json()
+            self.tally.note(steps=1)
+        self.player.open_round = None
+        if rnd["status"] == "void":
+            self.player.costs -= rnd["cost"]
+        else:
+            self.player.wins += rnd["paid"]
+        if (rnd.get("wallet_settlement") or {}).get("status") == "pending":
+            self.tally.note(credit_pending_seen=1)
+        self.tally.note(rounds=1)
+
+
+def _wallet_db(db: str, workdir: Path) -> tuple[str, Any]:
+    """The wallet's own database: a SQLite file, or a PostgreSQL database beside the game server's (made
+    here); its URL and what drops it afterwards."""
+    url = make_url(db)
+    if url.get_backend_name() == "sqlite":
+        return f"sqlite:///{workdir / 'refwallet.db'}", lambda: None
+    name = f"{url.database}_refwallet"
+    admin = create_engine(url, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        conn.execute(text(f'CREATE DATABASE "{name}"'))
+
+    def drop() -> None:
+        with admin.connect() as conn:
+            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
+
+    return url.set(database=name).render_as_string(hide_password=False), drop
+
+
+def run_wallet_soak(db: str | None = None, players: int = 8, seconds: float = 60.0, kill_every: float = 4.0,
+                    seed: int = 1, faults: bool = True) -> dict[str, Any]:
+    """Run the soak; the figures and the checks' results (``reconciled``: every check passed)."""
+    rng = random.Random(seed)
+    workdir = Path(tempfile.mkdtemp(prefix="reelforge-wallet-soak-"))
+    db = db or f"sqlite:///{workdir / 'server.db'}"
+    wallet_db, drop_wallet_db = _wallet_db(db, workdir)
+    wallet = WalletProcess(wallet_db, SECRET, seed=seed)
+    wallet.start()
+    config_path = workdir / "server.toml"
+    config_path.write_text(_config_text(db, wallet.url))
+    load_config(config_path)
+    supervisor = ServerSupervisor(db, workdir / "server.log", config_path)
+    tally = Tally()
+    roster = [SoakPlayer(f"ws{seed}-{i}-{uuid.uuid4().hex[:6]}") for i in range(players)]
+    fault_counts: Counter = Counter()
+    server_downtimes: list[float] = []
+    wallet_downtimes: list[float] = []
+    figures: dict[str, Any] = {}
+    try:
+        supervisor.start()
+        for p in roster:
+            wallet.open_account(p.name, "EUR", OPENING_BALANCE)
+        if faults:
+            wallet.set_faults(hang_seconds=1.5, slow_seconds=0.3, **FAULT_RATES)
+        stop = threading.Event()
+        hard_deadline = time.monotonic() + seconds + 120
+        threads = [threading.Thread(target=Play(supervisor.base_url, p, tally, stop, hard_deadline).run, daemon=True)
+                   for p in roster]
+        for t in threads:
+            t.start()
+        ends = time.monotonic() + seconds
+        turn = 0
+        while kill_every and time.monotonic() + kill_every < ends:
+            time.sleep(kill_every * rng.uniform(0.5, 1.5))
+            if turn % 2 == 0:
+                server_downtimes.append(supervisor.restart())
+            else:
+                fault_counts.update(wallet.stats())
+                t0 = time.monotonic()
+                wallet.kill()
+                time.sleep(rng.uniform(0.2, 1.5))  # calls meanwhile find no wallet
+                wallet.start()
+                if faults:
+                    wallet.set_faults(hang_seconds=1.5, slow_seconds=0.3, **FAULT_RATES)
+                wallet_downtimes.append(time.monotonic() - t0)
+            turn += 1
+        time.sleep(max(0.0, ends - time.monotonic()))
+        stop.set()
+        for t in threads:
+            t.join(timeout=max(1.0, hard_deadline - time.monotonic()))
+        fault_counts.update(wallet.stats())
+        wallet.set_faults()
+        engine = make_engine(db)
+        t0 = time.monotonic()
+        while True:
+            with engine.connect() as conn:
+                depth = conn.execute(select(func.count()).select_from(wallet_transactions)
+                                     .where(wallet_transactions.c.status == "pending")).scalar_one()
+            if depth == 0 or time.monotonic() - t0 > 120:
+                break
+            time.sleep(0.2)
+        figures["outbox_drain_seconds"] = round(time.monotonic() - t0, 2)
+        figures["outbox_left"] = depth
+        supervisor.close()
+        figures.update(_check(engine, wallet, roster, tally))
+        engine.dispose()
+    finally:
+        supervisor.close()
+        wallet.stop()
+        drop_wallet_db()
+        if db.startswith("sqlite") and str(workdir) in db:
+            shutil.rmtree(workdir, ignore_errors=True)
+    figures.update({
+        "backend": make_url(db).get_backend_name(), "players": players, "seconds": seconds,
+        "rounds": tally.rounds, "steps": tally.steps, "server_kills": len(server_downtimes),
+        "wallet_kills": len(wallet_downtimes),
+        "server_restart_p50_s": round(statistics.median(server_downtimes), 2) if server_downtimes else None,
+        "server_restart_max_s": round(max(server_downtimes), 2) if server_downtimes else None,
+        "wallet_restart_p50_s": round(statistics.median(wallet_downtimes), 2) if wallet_downtimes else None,
+        "faults_injected": {k: fault_counts[k] for k in FAULT_RATES},
+        "duplicate_deliveries": fault_counts["duplicates"],
+        "starts_refused_wallet_unavailable": tally.wallet_unavailable,
+        "credit_pending_seen": tally.credit_pending_seen, "transport_retries": tally.transport_retries,
+        "unexpected": tally.unexpected[:20],
+    })
+    figures["reconciled"] = (not figures["problems"] and not tally.unexpected and figures["outbox_left"] == 0
+                             and figures["lost_or_duplicated_money"] == 0)
+    return figures
+
+
+def _check(engine: Any, wallet: WalletProcess, roster: list[SoakPlayer], tally: Tally) -> dict[str, Any]:
+    """The money checks, the reconciliation and the replay of every round."""
+    problems: list[str] = []
+    lost = 0
+    theirs = wallet.ledger()
+    report = reconcile(engine, theirs)
+    problems += [f"reconcile: {d}" for d in report["differences"]]
+    applied: dict[str, int] = Counter()
+    per_round: dict[int, Counter] = {}
+    for t in theirs:
+        applied[t["player"]] += t["applied"]
+        if t["status"] in ("applied", "rolled_back") and t["round_id"] is not None:
+            c = per_round.setdefault(t["round_id"], Counter())
+            if t["kind"] == "debit" and t["status"] == "applied":
+                c["debit"] += t["amount"]
+            elif t["kind"] == "credit":
+                c["credit"] += t["amount"]
+    from reelforge.server.roundids import RoundIds
+    from reelforge.server.store import round_ids_key
+
+    ids = RoundIds(round_ids_key(engine))
+    verified = failures = 0
+    with engine.connect() as conn:
+        for p in roster:
+            rows = conn.execute(select(rounds).join(players, players.c.id == rounds.c.player_id)
+                                .where(players.c.name == p.name)).all()
+            ours = sum(r.cost for r in rows if r.status != "void")
+            won = sum(r.win for r in rows if r.status == "finished")
+            balance = wallet.balance(p.name)
+            expected = OPENING_BALANCE - ours + won
+            if balance != expected:
+                problems.append(f"{p.name}: operator balance {balance}, our rounds say {expected}")
+                lost += abs(balance - expected)
+            if balance != OPENING_BALANCE - p.costs + p.wins:
+                problems.append(f"{p.name}: operator balance {balance}, the player's answers say "
+                                f"{OPENING_BALANCE - p.costs + p.wins}")
+                lost += abs(balance - (OPENING_BALANCE - p.costs + p.wins))
+            if balance != OPENING_BALANCE + applied[p.name]:
+                problems.append(f"{p.name}: the wallet's balance {balance} is not its ledger's sum")
+                lost += abs(balance - OPENING_BALANCE - applied[p.name])
+            for r in rows:
+                c = per_round.get(ids.public(r.id), Counter())
+                want_debit = 0 if r.status == "void" else r.cost
+                if c["debit"] != want_debit or c["credit"] != (r.win if r.status == "finished" else 0):
+                    problems.append(f"round {ids.public(r.id)}: the wallet holds debit {c['debit']} / credit "
+                                    f"{c['credit']}, the round {r.status} cost {r.cost} won {r.win}")
+                    lost += abs(c["debit"] - want_debit) + abs(c["credit"] - r.win)
+                if r.status == "open":
+                    problems.append(f"round {ids.public(r.id)} left open")
+                diffs = verify_round_row(conn, r)
+                verified += 1
+                if diffs:
+                    failures += 1
+                    problems.append(f"round {ids.public(r.id)} does not verify: {diffs[:2]}")
+    return {"problems": problems[:50], "lost_or_duplicated_money": lost, "rounds_verified": verified,
+            "verify_failures": failures, "reconcile_differences": len(report["differences"]),
+            "wallet_calls": report["ours"], "operator_transactions": report["theirs"]}

@@ -1,0 +1,133 @@
+"""Reconciliation of a seamless wallet: the operator's ledger against our rounds and wallet calls
+(``reelforge reconcile``; docs/OPERATORS.md, "Reconciliation").
+
+The operator's ledger is read with the protocol's signed ``GET <wallet_url>/transactions?after=SEQ``
+(pages of transactions in their order). Every difference is named:
+
+* a round of ours without its settled debit, or whose debit, credit or
+  rollback does not match the round (cost, win, void);
+* a call of ours the operator's wallet does not have as we expect it: a
+  settled debit it does not hold as applied (or rolled back, for a void
+  round), a delivered credit or rollback it lacks, an amount or currency or
+  player that differs, a debit we rolled back or that it refused that it
+  still holds as applied;
+* a transaction of the operator's that is not ours.
+
+Calls still in the outbox (``pending``) are listed apart: they are owed and
+being delivered, not lost.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpx
+from sqlalchemy import Engine, select
+
+from reelforge.server.config import ServerConfig
+from reelforge.server.db import read_transaction
+from reelforge.server.roundids import RoundIds
+from reelforge.server.schema import players, rounds, wallet_transactions
+from reelforge.server.signing import signed_headers
+from reelforge.server.store import round_ids_key
+
+
+def operator_ledger(config: ServerConfig, page_size_hint: int = 10_000) -> list[dict[str, Any]]:
+    """Every transaction of the operator's wallet, in its order (signed calls)."""
+    url = (config.operator.wallet_url or "").rstrip("/")
+    base = urlsplit(url).path
+    out: list[dict[str, Any]] = []
+    with httpx.Client(timeout=max(30.0, config.operator.wallet_timeout_seconds)) as http:
+        while True:
+            query = f"after={out[-1]['seq'] if out else 0}"
+            headers = signed_headers(config.operator.secret or "", "GET", f"{base}/transactions?{query}", b"")
+            answer = http.get(f"{url}/transactions?{query}", headers=headers)
+            answer.raise_for_status()
+            page = answer.json()["transactions"]
+            out += page
+            if len(page) < page_size_hint:
+                return out
+
+
+def reconcile(engine: Engine, theirs: list[dict[str, Any]]) -> dict[str, Any]:
+    """Compare the operator's ledger ``theirs`` with our rounds and wallet calls; every difference named."""
+    ids = RoundIds(round_ids_key(engine))
+    with read_transaction(engine) as conn:
+        ours = conn.execute(select(wallet_transactions, players.c.name)
+                            .join(players, players.c.id == wallet_transactions.c.player_id)).all()
+        round_rows = {r.id: r for r in conn.execute(select(rounds.c.id, rounds.c.status, rounds.c.cost,
+                                                           rounds.c.win, rounds.c.player_id)
+                                                    .where(rounds.c.id.in_({o.round_id for o in ours}))).all()}
+    by_id = {t["transaction_id"]: t for t in theirs}
+    differences: list[str] = []
+    pending: list[str] = []
+    per_round: dict[int, dict[str, list[Any]]] = {}
+    for o in ours:
+        per_round.setdefault(o.round_id, {}).setdefault(o.kind, []).append(o)
+        t = by_id.pop(o.id, None)
+        what = f"{o.kind} {o.id} (round {o.public_round_id}, {o.amount} {o.currency}, ours {o.status})"
+        if o.status == "pending":
+            pending.append(what)
+            if o.kind != "debit":
+                continue
+        if t is not None and (t["amount"], t["currency"], t["player"]) != (o.amount, o.currency, o.name):
+            differences.append(f"{what}: the operator has {t['amount']} {t['currency']} for {t['player']!r}")
+            continue
+        if o.kind == "debit":
+            rolled_back = o.status == "rolled_back" or any(
+                r.reference == o.id for r in per_round.get(o.round_id, {}).get("rollback", []))
+            applied = t is not None and t["status"] == "applied"
+            if o.status == "done" and t is None:
+                differences.append(f"{what}: the operator has no such debit")
+            elif o.status in ("refused", "rolled_back") and applied:
+                differences.append(f"{what}: the operator holds it as applied")
+            elif o.status == "done" and applied and rolled_back and _delivered_rollback(ours, o.id):
+                differences.append(f"{what}: rolled back by us, still applied at the operator")
+            elif o.status == "done" and not applied and not rolled_back:
+                differences.append(f"{what}: the operator holds it as {t['status'] if t else 'missing'}")
+        elif o.status == "done" and (t is None or t["status"] != "applied"):
+            differences.append(f"{what}: the operator has no such {o.kind} applied")
+    for rid, calls in per_round.items():
+        rnd = round_rows.get(rid)
+        debits = [d for d in calls.get("debit", []) if d.status == "done"]
+        if rnd is None:
+            if debits:
+                differences.append(f"round {ids.public(rid)}: a settled debit {debits[0].id} but no round stored")
+            continue
+        public = ids.public(rid)
+        if len(debits) != 1 or debits[0].amount != rnd.cost:
+            differences.append(f"round {public}: expected one settled debit of {rnd.cost}, found "
+                               f"{[d.amount for d in debits]}")
+        credits = sum(c.amount for c in calls.get("credit", []))
+        if rnd.status == "finished" and credits != rnd.win:
+            differences.append(f"round {public}: won {rnd.win}, credits {credits}")
+        refunds = sum(r.amount for r in calls.get("rollback", []) if any(r.reference == d.id for d in debits))
+        if rnd.status == "void" and refunds != rnd.cost:
+            differences.append(f"round {public}: void, its debit of {rnd.cost} rolled back by {refunds}")
+        if rnd.status != "void" and refunds:
+            differences.append(f"round {public}: {rnd.status} but its debit was rolled back ({refunds})")
+    for t in by_id.values():
+        if t["kind"] == "debit" and t["status"] == "tombstone":
+            continue  # a debit it never received, rolled back by us (ours is listed under our rollback)
+        differences.append(f"the operator's {t['kind']} {t['transaction_id']} (round {t['round_id']}, {t['amount']} "
+                           f"{t['currency']}, {t['player']!r}) is not ours")
+    return {"ours": len(ours), "theirs": len(theirs), "pending": pending, "differences": differences,
+            "clean": not differences}
+
+
+def _delivered_rollback(ours: list[Any], debit_id: str) -> bool:
+    return any(o.kind == "rollback" and o.reference == debit_id and o.status == "done" for o in ours)
+
+
+def print_report(report: dict[str, Any], as_json: bool, echo: Any) -> None:
+    if as_json:
+        echo(json.dumps(report, sort_keys=True))
+        return
+    echo(f"our wallet calls: {report['ours']}, the operator's transactions: {report['theirs']}")
+    for line in report["pending"]:
+        echo(f"pending (being delivered): {line}")
+    for line in report["differences"]:
+        echo(f"DIFFERENCE: {line}")
+    echo("reconciled: no difference" if report["clean"] else f"{len(report['differences'])} difference(s)")

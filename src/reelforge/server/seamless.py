@@ -1,0 +1,428 @@
+"""The seamless wallet: the operator's wallet holds the balance and this server calls it
+(docs/OPERATORS.md, "Seamless wallet").
+
+Three money calls, each idempotent by its transaction id on both sides and
+signed (:mod:`reelforge.server.signing`): ``debit`` (a round's stake or buy
+price, before the round is decided), ``credit`` (its win, at the reveal of
+its last step or its completion on expiry) and ``rollback`` (of a debit:
+the round was voided, or the debit's answer was lost). ``balance`` reads the
+balance.
+
+Every call is a row of ``wallet_transactions`` first:
+
+* a debit is written ``pending`` before it is sent and settled after
+  (``done``: its round is stored in the same transaction; ``refused``: the
+  wallet said no; ``rolled_back``: a rollback row for it exists). A debit
+  whose answer never came is never taken as failed or as done: a rollback of
+  it (idempotent: the wallet applies it whether or not it applied the debit)
+  is written and delivered, and the round is not shown;
+* a credit or a rollback is written ``pending`` in the transaction that
+  records the round's end (the outbox) and delivered, with backoff, until the
+  wallet acknowledges it, by :meth:`SeamlessWallet.deliver_due` (the server's
+  outbox thread, every process, after restarts). A debit left ``pending`` by
+  a process that died is rolled back the same way once it is stale.
+
+Monitoring (issue 26 wires it): :attr:`SeamlessWallet.stats` (a
+:class:`WalletStats`: calls, failures and latency per call kind, and hooks
+called with every call) and :meth:`SeamlessWallet.outbox_depth`.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import random
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpx
+from sqlalchemy import Engine, func, select
+
+from reelforge.server.config import OperatorConfig
+from reelforge.server.db import read_transaction
+from reelforge.server.schema import players, wallet_transactions
+from reelforge.server.signing import signed_headers
+from reelforge.server.store import Tx, parse_ts, transaction
+from reelforge.server.wallet import utcnow
+
+log = logging.getLogger("reelforge.wallet")
+
+MAX_BACKOFF_SECONDS = 30.0
+"""The longest wait between two deliveries of an outbox call."""
+STALE_MARGIN_SECONDS = 5.0
+"""A debit still pending this long after its caller's time to resolve it is left by a dead process."""
+
+
+class WalletUnavailable(Exception):
+    """No usable answer: a timeout, a connection error, a 5xx, or an answer that makes no sense."""
+
+
+class WalletRefused(Exception):
+    """The wallet refused a debit (``code``: e.g. ``insufficient_funds``); nothing was taken."""
+
+    def __init__(self, code: str, detail: str) -> None:
+        super().__init__(f"{code}: {detail}")
+        self.code, self.detail = code, detail
+
+
+@dataclass
+class WalletStats:
+    """Counters of the wallet calls of this process, for monitoring.
+
+    ``calls[kind][outcome]``: how many (outcome ``ok``, ``refused``,
+    ``timeout``, ``unavailable``, ``nonsense``); ``seconds[kind]``: their
+    total latency and ``max_seconds[kind]`` the longest; every hook is called
+    with ``(kind, seconds, outcome)`` after each call.
+    """
+
+    calls: dict[str, dict[str, int]] = field(default_factory=dict)
+    seconds: dict[str, float] = field(default_factory=dict)
+    max_seconds: dict[str, float] = field(default_factory=dict)
+    hooks: list[Callable[[str, float, str], None]] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def record(self, kind: str, seconds: float, outcome: str) -> None:
+        with self.lock:
+            per = self.calls.setdefault(kind, {})
+            per[outcome] = per.get(outcome, 0) + 1
+            self.seconds[kind] = self.seconds.get(kind, 0.0) + seconds
+            self.max_seconds[kind] = max(self.max_seconds.get(kind, 0.0), seconds)
+        for hook in self.hooks:
+            try:
+                hook(kind, seconds, outcome)
+            except Exception:  # noqa: BLE001 - monitoring never breaks a money call
+                log.exception("wallet stats hook failed")
+
+    def snapshot(self) -> dict[str, Any]:
+        with self.lock:
+            return {"calls": {k: dict(v) for k, v in self.calls.items()}, "seconds": dict(self.seconds),
+                    "max_seconds": dict(self.max_seconds)}
+
+
+@dataclass(slots=True)
+class WalletTx:
+    """A row of ``wallet_transactions``."""
+
+    id: str
+    kind: str
+    player_id: int
+    round_id: int | None
+    public_round_id: int
+    amount: int
+    currency: str
+    reference: str | None
+    status: str
+    attempts: int
+    next_attempt_at: datetime
+    last_error: str | None
+    created_at: datetime
+    updated_at: datetime
+
+
+_COLUMNS = tuple(WalletTx.__slots__)
+_TIMES = ("next_attempt_at", "created_at", "updated_at")
+
+
+def _row(values: Any) -> WalletTx:
+    row = WalletTx(*values)
+    for name in _TIMES:
+        setattr(row, name, parse_ts(getattr(row, name)))
+    return row
+
+
+def _sql(tx: Tx, text: str) -> str:
+    """``:name`` parameters as the back end's driver writes them."""
+    if tx.sqlite:
+        return text
+    import re
+
+    return re.sub(r"(?<!:):(\w+)", r"%(\1)s", text)
+
+
+class WalletClient:
+    """Signed HTTP calls to an operator's seamless wallet, with the answers checked."""
+
+    def __init__(self, config: OperatorConfig, stats: WalletStats) -> None:
+        assert config.wallet_url and config.secret
+        self.url = config.wallet_url.rstrip("/")
+        self.base_path = urlsplit(self.url).path
+        self.secret = config.secret
+        self.stats = stats
+        self.http = httpx.Client(timeout=config.wallet_timeout_seconds)
+
+    def close(self) -> None:
+        self.http.close()
+
+    def call(self, kind: str, body: dict[str, Any]) -> dict[str, Any]:
+        """POST ``body`` to the wallet's ``kind`` call; its checked answer (``balance`` an integer).
+        Raises :class:`WalletRefused` (a debit's 4xx refusal) or :class:`WalletUnavailable`."""
+        data = json.dumps(body, separators=(",", ":")).encode()
+        path = f"{self.base_path}/{kind}"
+        headers = {"content-type": "application/json", **signed_headers(self.secret, "POST", path, data)}
+        started = time.monotonic()
+        outcome = "unavailable"
+        try:
+            try:
+                answer = self.http.post(f"{self.url}/{kind}", content=data, headers=headers)
+            except httpx.TimeoutException as exc:
+                outcome = "timeout"
+                raise WalletUnavailable(f"no answer within the time limit ({type(exc).__name__})") from exc
+            except httpx.HTTPError as exc:
+                raise WalletUnavailable(f"{type(exc).__name__}: {exc}") from exc
+            if answer.status_code >= 500:
+                raise WalletUnavailable(f"HTTP {answer.status_code}")
+            try:
+                parsed = answer.json()
+            except ValueError as exc:
+                outcome = "nonsense"
+                raise WalletUnavailable(f"HTTP {answer.status_code} with a body that is not JSON") from exc
+            if answer.status_code != 200:
+                code = parsed.get("error") if isinstance(parsed, dict) else None
+                if kind == "debit" and 400 <= answer.status_code < 500 and isinstance(code, str):
+                    outcome = "refused"
+                    raise WalletRefused(code, str(parsed.get("detail", "")))
+                outcome = "nonsense"
+                raise WalletUnavailable(f"HTTP {answer.status_code}: {answer.text[:200]}")
+            problem = self._check(body, parsed)
+            if problem:
+                outcome = "nonsense"
+                raise WalletUnavailable(f"answer makes no sense: {problem}")
+            outcome = "ok"
+            return parsed
+        finally:
+            self.stats.record(kind, time.monotonic() - started, outcome)
+
+    @staticmethod
+    def _check(body: dict[str, Any], answer: Any) -> str | None:
+        """What is wrong with a 200 answer (None: nothing)."""
+        if not isinstance(answer, dict):
+            return "not a JSON object"
+        balance = answer.get("balance")
+        if isinstance(balance, bool) or not isinstance(balance, int) or balance < 0:
+            return f"balance {balance!r} is not a non-negative integer"
+        if "transaction_id" in body and answer.get("transaction_id") != body["transaction_id"]:
+            return f"transaction_id {answer.get('transaction_id')!r} is not the call's {body['transaction_id']!r}"
+        if "amount" in body and answer.get("amount") != body["amount"]:
+            return f"amount {answer.get('amount')!r} is not the call's {body['amount']}"
+        if answer.get("currency", body.get("currency")) != body.get("currency"):
+            return f"currency {answer.get('currency')!r} is not the call's {body.get('currency')!r}"
+        return None
+
+
+class SeamlessWallet:
+    """The seamless wallet of one server process: its client, its rows and its outbox."""
+
+    def __init__(self, engine: Engine, config: OperatorConfig, public_id: Callable[[int], int]) -> None:
+        self.engine = engine
+        self.config = config
+        self.stats = WalletStats()
+        self.client = WalletClient(config, self.stats)
+        self.public_id = public_id
+
+    def close(self) -> None:
+        self.client.close()
+
+    @property
+    def stale_after(self) -> float:
+        """Seconds after which a pending debit is its dead caller's (rolled back by the outbox)."""
+        return self.config.wallet_timeout_seconds + self.config.debit_resolve_seconds + STALE_MARGIN_SECONDS
+
+    # -- rows ---------------------------------------------------------------------------------
+    def new_tx(self, tx: Tx, kind: str, player_id: int, round_id: int, amount: int, currency: str,
+               now: datetime, reference: str | None = None, status: str = "pending",
+               due: datetime | None = None) -> WalletTx:
+        """Write a call's row (``pending``: to be sent; due at ``due``, default now)."""
+        row = WalletTx(uuid.uuid4().hex, kind, player_id, round_id, self.public_id(round_id), amount, currency,
+                       reference, status, 0, due or now, None, now, now)
+        params = {name: getattr(row, name) for name in _COLUMNS}
+        for name in _TIMES:
+            params[name] = tx.ts(params[name])
+        tx.cursor.execute(_sql(tx, f"INSERT INTO wallet_transactions ({', '.join(_COLUMNS)}) VALUES "
+                                   f"({', '.join(':' + c for c in _COLUMNS)})"), params)
+        return row
+
+    @staticmethod
+    def settle(tx: Tx, tx_id: str, status: str, now: datetime, error: str | None = None) -> bool:
+        """Move a pending call to ``status``; False when it was no longer pending (another process settled it)."""
+        tx.cursor.execute(_sql(tx, "UPDATE wallet_transactions SET status = :status, updated_at = :now, "
+                                   "last_error = coalesce(:error, last_error) WHERE id = :id AND status = 'pending'"),
+                          {"status": status, "now": tx.ts(now), "id": tx_id, "error": error})
+        return tx.cursor.rowcount == 1
+
+    @staticmethod
+    def pending_debit(tx: Tx, player_id: int) -> WalletTx | None:
+        """The player's debit in flight, if any (one at a time per player)."""
+        tx.cursor.execute(_sql(tx, f"SELECT {', '.join(_COLUMNS)} FROM wallet_transactions WHERE player_id = :p "
+                                   "AND kind = 'debit' AND status = 'pending' ORDER BY created_at LIMIT 1"),
+                          {"p": player_id})
+        row = tx.cursor.fetchone()
+        return None if row is None else _row(row)
+
+    @staticmethod
+    def next_round_id(tx: Tx, candidate: int) -> int:
+        """A round id no debit has reserved (SQLite assigns max(id) + 1, which a debit in flight already
+        carries; PostgreSQL's sequence never repeats)."""
+        if not tx.sqlite:
+            return candidate
+        tx.cursor.execute("SELECT coalesce(max(round_id), 0) + 1 FROM wallet_transactions WHERE kind = 'debit'")
+        return max(candidate, tx.cursor.fetchone()[0])
+
+    @staticmethod
+    def set_balance(tx: Tx, player_id: int, balance: int) -> None:
+        """Remember the balance the wallet last reported for the player."""
+        tx.cursor.execute(_sql(tx, "UPDATE players SET wallet_balance = :b WHERE id = :id"),
+                          {"b": balance, "id": player_id})
+
+    @staticmethod
+    def player_name(tx: Tx, player_id: int) -> str:
+        tx.cursor.execute(_sql(tx, "SELECT name FROM players WHERE id = :id"), {"id": player_id})
+        return tx.cursor.fetchone()[0]
+
+    @staticmethod
+    def cached_balance(tx: Tx, player_id: int) -> int | None:
+        tx.cursor.execute(_sql(tx, "SELECT wallet_balance FROM players WHERE id = :id"), {"id": player_id})
+        row = tx.cursor.fetchone()
+        return None if row is None else row[0]
+
+    def rollback_of(self, tx: Tx, debit: WalletTx, now: datetime, why: str) -> WalletTx | None:
+        """Settle a pending ``debit`` as rolled back and write its rollback to the outbox (None: it was
+        settled meanwhile, by another process)."""
+        if not self.settle(tx, debit.id, "rolled_back", now, why):
+            return None
+        return self.new_tx(tx, "rollback", debit.player_id, debit.round_id, debit.amount, debit.currency, now,
+                           reference=debit.id)
+
+    # -- calls ----------------------------------------------------------------------------------
+    def body(self, row: WalletTx, player: str) -> dict[str, Any]:
+        """A call's body (its signature covers all of it)."""
+        body = {"transaction_id": row.id, "round_id": row.public_round_id, "player": player, "amount": row.amount,
+                "currency": row.currency, "timestamp": int(time.time())}
+        if row.reference is not None:
+            body["reference_transaction_id"] = row.reference
+        return body
+
+    def send(self, row: WalletTx, player: str) -> dict[str, Any]:
+        """Send a call once (raises :class:`WalletUnavailable` / :class:`WalletRefused`)."""
+        return self.client.call(row.kind, self.body(row, player))
+
+    def balance(self, player: str, currency: str) -> int:
+        """The player's balance in the operator's wallet (raises :class:`WalletUnavailable`)."""
+        return self.client.call("balance", {"player": player, "currency": currency,
+                                            "timestamp": int(time.time())})["balance"]
+
+    def deliver(self, row: WalletTx, player: str) -> int | None:
+        """Deliver one outbox call now; record the outcome (acknowledged: done, else the next attempt's time).
+        The balance the wallet answered (None: not acknowledged)."""
+        try:
+            answer = self.send(row, player)
+        except (WalletUnavailable, WalletRefused) as exc:
+            delay = min(MAX_BACKOFF_SECONDS, 0.25 * 2 ** min(row.attempts, 10)) * random.uniform(0.75, 1.25)
+            log.warning("wallet %s %s (round %s) not acknowledged, attempt %d: %s", row.kind, row.id,
+                        row.public_round_id, row.attempts + 1, exc)
+            with transaction(self.engine) as tx:
+                tx.cursor.execute(_sql(tx, "UPDATE wallet_transactions SET attempts = attempts + 1, "
+                                           "next_attempt_at = :due, last_error = :error, updated_at = :now "
+                                           "WHERE id = :id AND status = 'pending'"),
+                                  {"due": tx.ts(utcnow() + timedelta(seconds=delay)), "error": str(exc)[:500],
+                                   "now": tx.ts(utcnow()), "id": row.id})
+            return None
+        with transaction(self.engine) as tx:
+            tx.lock_player(row.player_id)
+            self.settle(tx, row.id, "done", utcnow())
+            self.set_balance(tx, row.player_id, answer["balance"])
+        return answer["balance"]
+
+    def deliver_due(self, batch: int = 100) -> int:
+        """Deliver the outbox calls that are due, and roll back stale debits; how many were acknowledged."""
+        now = utcnow()
+        with read_transaction(self.engine) as conn:
+            rows = conn.execute(select(*(wallet_transactions.c[n] for n in _COLUMNS), players.c.name)
+                                .join(players, players.c.id == wallet_transactions.c.player_id)
+                                .where(wallet_transactions.c.status == "pending",
+                                       wallet_transactions.c.next_attempt_at <= now)
+                                .order_by(wallet_transactions.c.next_attempt_at).limit(batch)).all()
+        done = 0
+        for values in rows:
+            row, name = _row(values[:-1]), values[-1]
+            if row.kind == "debit":  # stale: its caller died between writing it and settling it
+                with transaction(self.engine) as tx:
+                    tx.lock_player(row.player_id)
+                    rollback = self.rollback_of(tx, row, utcnow(), "stale: its caller never settled it")
+                if rollback is not None:
+                    log.warning("wallet debit %s (round %s) left pending by a stopped process: rolling it back "
+                                "(%s)", row.id, row.public_round_id, rollback.id)
+                    done += self.deliver(rollback, name) is not None
+                continue
+            done += self.deliver(row, name) is not None
+        return done
+
+    def outbox_depth(self) -> int:
+        """Calls not yet acknowledged (credits and rollbacks to deliver, debits in flight)."""
+        with read_transaction(self.engine) as conn:
+            return conn.execute(select(func.count()).select_from(wallet_transactions)
+                                .where(wallet_transactions.c.status == "pending")).scalar_one()
+
+
+def round_transactions(engine: Engine, round_id: int) -> list[dict[str, Any]]:
+    """Every wallet call of a round (internal id), oldest first, as the operator's query shows them."""
+    with read_transaction(engine) as conn:
+        rows = conn.execute(select(*(wallet_transactions.c[n] for n in _COLUMNS))
+                            .where(wallet_transactions.c.round_id == round_id)
+                            .order_by(wallet_transactions.c.created_at)).all()
+    return [tx_json(_row(r)) for r in rows]
+
+
+def tx_json(row: WalletTx) -> dict[str, Any]:
+    from reelforge.server.wallet import iso
+
+    return {"transaction_id": row.id, "kind": row.kind, "round_id": row.public_round_id, "amount": row.amount,
+            "currency": row.currency, "reference_transaction_id": row.reference, "status": row.status,
+            "attempts": row.attempts, "last_error": row.last_error, "created_at": iso(row.created_at),
+            "updated_at": iso(row.updated_at)}
+
+
+def credit_states(engine: Engine, round_ids: list[int]) -> dict[int, str]:
+    """``pending`` or ``done`` of the credit of each of ``round_ids`` that has one."""
+    if not round_ids:
+        return {}
+    with read_transaction(engine) as conn:
+        rows = conn.execute(select(wallet_transactions.c.round_id, wallet_transactions.c.status)
+                            .where(wallet_transactions.c.round_id.in_(round_ids),
+                                   wallet_transactions.c.kind == "credit")).all()
+    return {r[0]: r[1] for r in rows}
+
+
+def seamless_position(engine: Engine, wallet: SeamlessWallet, who: Any, token: Any) -> dict[str, Any]:
+    """``GET /wallet`` of a seamless player: the operator's wallet's balance (``balance_stale``: it did not
+    answer, the last balance it reported instead), and the session's position from its rounds."""
+    from reelforge.server.schema import rounds, sessions
+    from reelforge.server.wallet import iso
+
+    with read_transaction(engine) as conn:
+        currency, cached = conn.execute(select(players.c.currency, players.c.wallet_balance)
+                                        .where(players.c.id == who.player_id)).one()
+        started = parse_ts(conn.execute(select(sessions.c.created_at)
+                                        .where(sessions.c.token_sha256 == token.sha256)).scalar_one())
+        staked, won = conn.execute(select(
+            func.coalesce(func.sum(rounds.c.cost), 0),
+            func.coalesce(func.sum(rounds.c.win), 0)).where(
+            rounds.c.player_id == who.player_id, rounds.c.created_at >= started, rounds.c.status != "void")).one()
+        pending = conn.execute(select(func.count()).select_from(wallet_transactions).where(
+            wallet_transactions.c.player_id == who.player_id, wallet_transactions.c.status == "pending",
+            wallet_transactions.c.kind != "debit")).scalar_one()
+    stale = False
+    try:
+        balance = wallet.balance(who.player, currency)
+    except (WalletUnavailable, WalletRefused) as exc:
+        log.warning("wallet balance of %s not available: %s", who.player, exc)
+        balance, stale = cached, True
+    return {"player": who.player, "balance": balance, "currency": currency, "balance_stale": stale,
+            "credits_pending": pending,
+            "session": {"started_at": iso(started), "elapsed_seconds": max(0.0, (utcnow() - started).total_seconds()),
+                        "staked": int(staked), "won": int(won), "net": int(won) - int(staked)}}

@@ -1,0 +1,18 @@
+"""A short run of the seamless wallet soak (the long one is ``reelforge wallet-soak``, docs/RELIABILITY.md)."""
+
+from __future__ import annotations
+
+import pytest
+
+from reelforge.reliability.wallet_soak import run_wallet_soak
+
+
+@pytest.mark.slow
+def test_killing_the_game_server_and_the_wallet_under_faults_loses_and_duplicates_nothing(db_url):
+    result = run_wallet_soak(db=db_url, players=3, seconds=10, kill_every=2.5, seed=3)
+    assert result["problems"] == [] and result["unexpected"] == []
+    assert result["lost_or_duplicated_money"] == 0 and result["outbox_left"] == 0
+    assert result["reconcile_differences"] == 0 and result["verify_failures"] == 0
+    assert result["server_kills"] >= 1 and result["wallet_kills"] >= 1 and result["rounds"] > 0
+    assert sum(result["faults_injected"].values()) > 0
+    assert result["reconciled"]

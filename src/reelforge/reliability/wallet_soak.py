@@ -25,6 +25,7 @@ checks (0 when everything reconciles).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import random
 import shutil
@@ -42,6 +43,7 @@ import httpx
 from sqlalchemy import create_engine, func, select, text
 from sqlalchemy.engine import make_url
 
+from reelforge.games.registry import game_ids, get_game
 from reelforge.reliability.refwallet import WalletProcess
 from reelforge.reliability.supervisor import ServerSupervisor
 from reelforge.server.config import load_config
@@ -51,8 +53,17 @@ from reelforge.server.schema import players, rounds, wallet_transactions
 from reelforge.server.signing import signed_headers
 from reelforge.server.verify import verify_round_row
 
-GAME = "forge-of-fortunes"
-BET = 20
+
+@functools.cache
+def soak_game() -> tuple[str, tuple[int, int]]:
+    """The game the soak plays (the registry's first, as ``reelforge soak``) and the two lowest bets of its
+    default ladder (the soak stakes the second)."""
+    game_id = game_ids()[0]
+    game = get_game(game_id)
+    ladder = game.default_bet_ladder(game.load_build(game.default_build()))
+    return game_id, (ladder[0], ladder[1])
+
+
 OPENING_BALANCE = 10_000_000
 SECRET = "wallet-soak-secret-" + "x" * 16
 FAULT_RATES = {"timeout_before": 0.02, "timeout_after": 0.02, "error_before": 0.02, "error_after": 0.02,
@@ -91,7 +102,7 @@ def _config_text(db: str, wallet_url: str) -> str:
     key = hashlib.sha256(b"wallet-soak-operator-key").hexdigest()
     return (f'[server]\nmode = "operator"\napi_key_sha256 = "{key}"\ndatabase = "{db}"\nexpiry_check_seconds = 0\n'
             'round_start_quantum_ms = 0\nsession_requests_per_second = 0\nip_requests_per_second = 0\n'
-            f'[games.{GAME}]\nbet_ladder = [10, {BET}]\n'
+            f'[games.{soak_game()[0]}]\nbet_ladder = [{soak_game()[1][0]}, {soak_game()[1][1]}]\n'
             f'[operator]\nwallet = "seamless"\nsecret = "{SECRET}"\nwallet_url = "{wallet_url}"\n'
             'wallet_timeout_seconds = 1.0\ndebit_resolve_seconds = 2.0\n')
 
@@ -145,7 +156,8 @@ class Play:
     def play_round(self) -> None:
         key = uuid.uuid4().hex
         while True:
-            r = self.request("POST", f"/api/v1/games/{GAME}/rounds", {"bet": BET}, key=key)
+            game, (_, bet) = soak_game()
+            r = self.request("POST", f"/api/v1/games/{game}/rounds", {"bet": bet}, key=key)
             self.tally.statuses[r.status_code] += 1
             if r.status_code == 409 and r.json()["error"] == "round_starting":
                 time.sleep(0.2)
@@ -156,7 +168,7 @@ class Play:
             self.tally.note(wallet_unavailable=1)
             return
         if r.status_code == 409 and body["error"] == "unfinished_round":  # only if a start's answer was lost twice
-            body = self.request("GET", f"/api/v1/games/{GAME}/rounds/unfinished").json()
+            body = self.request("GET", f"/api/v1/games/{soak_game()[0]}/rounds/unfinished").json()
         elif r.status_code != 201:
             raise RuntimeError(f"start: {r.status_code} {body}")
         rnd = body

@@ -8,7 +8,8 @@ Every function here takes the values already drawn (a stop per reel, a draw per 
 reference engine draws them with ``draws.draw(n)``, the kernel with
 :func:`reelforge.mechanics.rng.draw_pcg`, in the order the game's rules say, and both then call the
 same function (plain Python over arrays, compiled by numba: ``NUMBA_DISABLE_JIT=1`` runs it as the
-Python it reads as).
+Python it reads as). Kernel helpers are ``inline="always"``: numba inlines them into the round function,
+which then passes no arrays through calls (each call cost reference counts and a long argument list).
 """
 
 from __future__ import annotations
@@ -46,15 +47,19 @@ def strip_from_counts(counts: dict[str, int]) -> list[str]:
     return strip
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def window_from_stops(codes: np.ndarray, lengths: np.ndarray, stops: np.ndarray, rows: int,
                       window: np.ndarray) -> None:
     """Fill ``window[reel, row]`` with ``rows`` consecutive symbols of each strip from its stop
     (the stop at the top row), wrapping around the strip's end."""
     for r in range(codes.shape[0]):
         n = lengths[r]
+        i = stops[r]
         for k in range(rows):
-            window[r, k] = codes[r, (stops[r] + k) % n]
+            window[r, k] = codes[r, i]
+            i += 1
+            if i == n:       # wrap by a compare, not a modulo: a division per cell costs more than the rest
+                i = 0
 
 
 def cumulative(weights: Sequence[int] | np.ndarray) -> np.ndarray:
@@ -73,7 +78,7 @@ def pick_weighted(cum: np.ndarray, u: int) -> int:
     return i
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def window_from_weights(cum: np.ndarray, draws: np.ndarray, window: np.ndarray) -> None:
     """Fill ``window[reel, row]`` cell by cell, reel by reel, each top to bottom, with the symbol
     its draw picks from the reel's running weights ``cum[reel]`` (draws in ``[0, cum[reel, -1])``,
@@ -85,7 +90,7 @@ def window_from_weights(cum: np.ndarray, draws: np.ndarray, window: np.ndarray) 
             k += 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def count_symbol(window: np.ndarray, symbol: int) -> int:
     """How many cells of the window show ``symbol`` (scatters)."""
     n = 0
@@ -95,7 +100,7 @@ def count_symbol(window: np.ndarray, symbol: int) -> int:
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def reels_with_symbol(window: np.ndarray, symbol: int) -> int:
     """How many reels show ``symbol`` at least once (scatters counted per reel)."""
     n = 0

@@ -11,7 +11,7 @@ from reelforge.mechanics.rng import draw_pcg
 from .build import LINES, STAR, WILD
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def spin(t, total, left, played, cap):
     """The spin shown in ``t.window`` (line wins into ``t.out``), in a round that has won ``total``
     with ``left`` free spins (0: the paid spin) after ``played``: (added win, free spins left,

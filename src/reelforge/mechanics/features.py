@@ -8,6 +8,8 @@ Kernels inline these functions (``inline="always"``; :mod:`reelforge.mechanics.r
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 from numba import njit
 
@@ -16,6 +18,13 @@ from numba import njit
 def spins_for(count: int, awards: np.ndarray) -> int:
     """Free spins a ``count`` of scatters awards: ``awards[min(count, last)]`` (0 below the first award)."""
     return awards[min(count, awards.shape[0] - 1)]
+
+
+@njit(cache=True, inline="always")
+def by_count(count: int, table: np.ndarray) -> int:
+    """What a ``count`` (of scatters, of coins...) is worth in ``table[count]``, a count beyond the
+    table's last entry worth that last entry (a scatter pay row of :func:`reelforge.mechanics.pays.paytable`)."""
+    return table[min(count, table.shape[0] - 1)]
 
 
 @njit(cache=True, inline="always")
@@ -33,6 +42,12 @@ def capped(total: int, win: int, cap: int) -> tuple[int, bool]:
     units), and whether the round reached the cap: it then ends, forfeiting whatever remains."""
     after = min(total + win, cap)
     return after - total, after == cap
+
+
+def cap_events(total: int, cap: int, unit: int) -> list[dict[str, str]]:
+    """The reference engine's audit event for a round that reached the ``cap`` (win units, ``unit``
+    per total bet) with ``total``: ``[{"type": "cap", "cap_x": ...}]``, else none."""
+    return [{"type": "cap", "cap_x": str(Fraction(cap, unit))}] if total == cap else []
 
 
 @njit(cache=True, inline="always")

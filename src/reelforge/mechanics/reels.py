@@ -14,10 +14,13 @@ which then passes no arrays through calls (each call cost reference counts and a
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 from numba import njit
+
+from reelforge.mechanics.rng import draw_pcg
 
 
 def strip_codes(strips: Sequence[str] | Sequence[Sequence[str]], alphabet: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -60,6 +63,39 @@ def window_from_stops(codes: np.ndarray, lengths: np.ndarray, stops: np.ndarray,
             i += 1
             if i == n:       # wrap by a compare, not a modulo: a division per cell costs more than the rest
                 i = 0
+
+
+def reel_counts_check(key: str, rows: int) -> Callable[[dict[str, Any], Any], None]:
+    """A build-file check (``plain_files(..., check=)``) for reels given as symbol counts, ``key``
+    mapping each symbol to its copies per reel: every reel must have at least ``rows`` stops (a
+    window shows ``rows`` different stops of it)."""
+    def check(data: dict[str, Any], at: Any) -> None:
+        counts = list(data[key].values())
+        for r in range(len(counts[0]) if counts else 0):
+            if sum(c[r] for c in counts) < rows:
+                raise (at / key).error(f"leaves reel {r + 1} with fewer than {rows} stops")
+    return check
+
+
+@njit(cache=True, inline="always")
+def spin_reels(st: np.ndarray, codes: np.ndarray, lengths: np.ndarray, stops: np.ndarray, rows: int,
+               window: np.ndarray) -> None:
+    """A kernel's spin of strips: one stop per reel, reel 1 first, each uniform over its strip
+    (:func:`reelforge.mechanics.rng.draw_pcg` on the PCG64 state ``st``), into ``stops``, and the
+    window they show (:func:`window_from_stops`). The reference engine draws the same stops with
+    ``draws.draw(lengths[reel])`` in the same order."""
+    for r in range(codes.shape[0]):
+        stops[r] = draw_pcg(st, lengths[r])
+    window_from_stops(codes, lengths, stops, rows, window)
+
+
+def draw_reels(draws: Any, codes: np.ndarray, lengths: np.ndarray, stops: np.ndarray, rows: int,
+               window: np.ndarray) -> None:
+    """The reference engine's :func:`spin_reels`: the same stops, drawn from ``draws`` (a
+    :class:`reelforge.draws.DrawSource`) in the same order, and the window they show."""
+    for r in range(codes.shape[0]):
+        stops[r] = draws.draw(int(lengths[r]))
+    window_from_stops(codes, lengths, stops, rows, window)
 
 
 def cumulative(weights: Sequence[int] | np.ndarray) -> np.ndarray:

@@ -74,7 +74,8 @@ def line_wins(window: np.ndarray, lines: np.ndarray, pays: np.ndarray, wild: int
     kept = ltr
     for i in range(ltr, k):      # a win across every reel was paid left to right already
         if out[i, 2] < window.shape[0]:
-            out[kept] = out[i]
+            for c in range(out.shape[1]):      # cell by cell: a row copy would allocate (kernels run without NRT)
+                out[kept, c] = out[i, c]
             kept += 1
     return kept
 

@@ -106,11 +106,12 @@ def cumulative(weights: Sequence[int] | np.ndarray) -> np.ndarray:
 @njit(cache=True, inline="always")
 def pick_weighted(cum: np.ndarray, u: int) -> int:
     """The index a draw ``u`` in ``[0, cum[-1])`` picks: the first whose running total passes ``u``
-    (index ``i`` has probability ``weight[i] / total``). Put the heaviest outcome first: the scan
-    stops there most often."""
+    (index ``i`` has probability ``weight[i] / total``), found as how many running totals ``u`` has
+    reached: a count with no branch to mispredict (a scan stopping at the pick mispredicted about
+    once a cell, which cost more than the rest of a weighted window)."""
     i = 0
-    while u >= cum[i]:
-        i += 1
+    for j in range(cum.shape[0] - 1):       # u is below the last running total, the total
+        i += u >= cum[j]
     return i
 
 

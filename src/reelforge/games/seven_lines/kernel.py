@@ -2,7 +2,7 @@
 
 from numba import njit
 
-from reelforge.harness import kernel_loop
+from reelforge.harness import kernel_loop, round_function
 from reelforge.mechanics.features import add_spins, by_count, capped, spins_for
 from reelforge.mechanics.pays import line_wins
 from reelforge.mechanics.reels import count_symbol, spin_reels
@@ -23,7 +23,7 @@ def spin(t, total, left, played, cap):
     return added, 0 if reached else add_spins(left - (left > 0), played, award, t.limit), played, award, n, stars
 
 
-@njit(cache=True)
+@round_function
 def play_round(st, t, mode, cap, parts, counters):
     """parts: paid spin, free spins; counters: triggers, retriggers, free spins played."""
     total = left = played = 0

@@ -4,7 +4,7 @@ import numpy as np
 
 from reelforge.mechanics.cascade import clear_and_fall, refill_from_strips, refill_from_weights
 from reelforge.mechanics.clusters import cluster_wins
-from reelforge.mechanics.features import add_spins, capped, cell_multiplier, spins_for
+from reelforge.mechanics.features import add_spins, by_count, cap_events, capped, cell_multiplier, spins_for
 from reelforge.mechanics.holdspin import board_full, collect, empty_cells, land_coins, respins_after
 from reelforge.mechanics.tumble import EMPTY
 
@@ -88,3 +88,13 @@ def test_hold_and_respin_coins_stick_a_new_coin_resets_the_respins_a_full_board_
     assert not board_full(values)
     assert land_coins(values, cum, prizes, np.array([8])) == 1 and board_full(values)
     assert collect(values) == 59
+
+
+def test_by_count_reads_a_count_beyond_the_table_as_its_last_entry():
+    table = np.array([0, 0, 0, 5, 20, 100])
+    assert [int(by_count(n, table)) for n in (0, 2, 3, 5, 9)] == [0, 0, 5, 100, 100]
+
+
+def test_cap_events_name_the_cap_only_when_the_round_reached_it():
+    assert cap_events(20_000, 20_000, 10) == [{"type": "cap", "cap_x": "2000"}]
+    assert cap_events(19_999, 20_000, 10) == []

@@ -1,9 +1,22 @@
 """Rules-style tests of the mechanics library: build a board, assert the wins."""
 
 import numpy as np
+import pytest
 
+from reelforge.buildfile import At, BuildError
+from reelforge.draws import SeededDraws
 from reelforge.mechanics.pays import anywhere_wins, line_wins, paytable, ways_wins
-from reelforge.mechanics.reels import count_symbol, pick_weighted, reels_with_symbol, strip_codes, window_from_stops
+from reelforge.mechanics.reels import (
+    count_symbol,
+    draw_reels,
+    pick_weighted,
+    reel_counts_check,
+    reels_with_symbol,
+    spin_reels,
+    strip_codes,
+    window_from_stops,
+)
+from reelforge.mechanics.rng import pcg_state
 
 ALPHA = "ABCWS"          # A, B, C pay; W wild; S scatter
 A, B, C, W, S = range(5)
@@ -87,3 +100,24 @@ def test_a_strip_from_counts_holds_each_count_spread_evenly():
     assert "".join(strip_from_counts({"A": 2, "B": 4, "C": 2})) == "BACBBACB"
     strip = "".join(strip_from_counts({"W": 1, "S": 2, "C": 8}))
     assert sorted(strip) == sorted("WSS" + "C" * 8) and "SS" not in strip + strip[0]
+
+
+def test_a_kernel_spin_of_strips_draws_the_stops_the_reference_draws_and_shows_their_window():
+    codes, lens = strip_codes(["ABCWSA", "SSA", "AB"], ALPHA)    # a strip shorter than the window wraps twice
+    kernel = [np.zeros(3, dtype=np.int64), np.zeros((3, 3), dtype=np.int64)]
+    reference = [np.zeros(3, dtype=np.int64), np.zeros((3, 3), dtype=np.int64)]
+    st = pcg_state(np.random.Generator(np.random.PCG64(4)))
+    draws = SeededDraws(4)
+    for _ in range(50):
+        spin_reels(st, codes, lens, kernel[0], 3, kernel[1])
+        draw_reels(draws, codes, lens, reference[0], 3, reference[1])
+        assert kernel[0].tolist() == reference[0].tolist() and kernel[1].tolist() == reference[1].tolist()
+        expected = [[codes[r, (kernel[0][r] + k) % lens[r]] for k in range(3)] for r in range(3)]
+        assert kernel[1].tolist() == expected
+
+
+def test_reels_given_as_counts_must_leave_every_reel_a_window_of_stops():
+    check = reel_counts_check("reels", 3)
+    check({"reels": {"A": [1, 2], "B": [2, 1]}}, At("x.toml"))
+    with pytest.raises(BuildError, match=r"x\.toml: 'reels' leaves reel 2 with fewer than 3 stops"):
+        check({"reels": {"A": [1, 2], "B": [2, 0]}}, At("x.toml"))

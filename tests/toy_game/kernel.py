@@ -10,7 +10,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from reelforge.harness import kernel_loop
+from reelforge.harness import kernel_loop, round_function
 from reelforge.mechanics.reels import strip_codes
 from reelforge.mechanics.rng import draw_pcg
 
@@ -50,7 +50,7 @@ def _spin(st, t):
     return (t.line_pay[first] if same else 0), stars
 
 
-@njit(cache=True)
+@round_function
 def play_round(st, t, mode, cap, parts, counters):
     """One paid round: parts[0] the paid spin's coins, parts[1] the free spins', capped."""
     paid, stars = _spin(st, t)

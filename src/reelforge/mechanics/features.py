@@ -3,21 +3,31 @@ forfeit of what remains, and win multipliers (global, and per cell).
 
 Plain Python on integers and arrays, compiled by numba (``NUMBA_DISABLE_JIT=1`` runs it as
 Python): the reference engine and the kernel call the same functions.
+Kernels inline these functions (``inline="always"``; :mod:`reelforge.mechanics.reels` says why).
 """
 
 from __future__ import annotations
+
+from fractions import Fraction
 
 import numpy as np
 from numba import njit
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def spins_for(count: int, awards: np.ndarray) -> int:
     """Free spins a ``count`` of scatters awards: ``awards[min(count, last)]`` (0 below the first award)."""
     return awards[min(count, awards.shape[0] - 1)]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
+def by_count(count: int, table: np.ndarray) -> int:
+    """What a ``count`` (of scatters, of coins...) is worth in ``table[count]``, a count beyond the
+    table's last entry worth that last entry (a scatter pay row of :func:`reelforge.mechanics.pays.paytable`)."""
+    return table[min(count, table.shape[0] - 1)]
+
+
+@njit(cache=True, inline="always")
 def add_spins(left: int, played: int, award: int, limit: int) -> int:
     """Free spins left after an award (a trigger or a retrigger) of ``award`` while ``left`` remain
     and ``played`` were played: never more than ``limit`` in the whole feature (0: no limit)."""
@@ -26,7 +36,7 @@ def add_spins(left: int, played: int, award: int, limit: int) -> int:
     return left + award
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def capped(total: int, win: int, cap: int) -> tuple[int, bool]:
     """What a ``win`` adds to a round that has ``total`` so far under the round ``cap`` (all in win
     units), and whether the round reached the cap: it then ends, forfeiting whatever remains."""
@@ -34,13 +44,19 @@ def capped(total: int, win: int, cap: int) -> tuple[int, bool]:
     return after - total, after == cap
 
 
-@njit(cache=True)
+def cap_events(total: int, cap: int, unit: int) -> list[dict[str, str]]:
+    """The reference engine's audit event for a round that reached the ``cap`` (win units, ``unit``
+    per total bet) with ``total``: ``[{"type": "cap", "cap_x": ...}]``, else none."""
+    return [{"type": "cap", "cap_x": str(Fraction(cap, unit))}] if total == cap else []
+
+
+@njit(cache=True, inline="always")
 def multiplied(win: int, multiplier: int) -> int:
     """A win times a global multiplier (a free-spin multiplier, a progressive one)."""
     return win * multiplier
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def cell_multiplier(cells: np.ndarray, multipliers: np.ndarray, add: bool) -> int:
     """The multiplier the marked ``cells[reel, row]`` carry from ``multipliers[reel, row]`` (0 or 1
     on an unmarked-multiplier cell): their sum with ``add`` (``x2 + x3 = x5``), else their product;

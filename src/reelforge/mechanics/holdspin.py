@@ -7,6 +7,7 @@ on it (win units). A cell's outcome is a weighted pick over ``[empty, coin 1, co
 (``cum`` running weights, ``prizes`` the value of each outcome, ``prizes[0] == 0``). Plain Python
 over arrays compiled by numba (``NUMBA_DISABLE_JIT=1`` runs it as Python): the reference engine and
 the kernel call it.
+Kernels inline these functions (``inline="always"``; :mod:`reelforge.mechanics.reels` says why).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from numba import njit
 from reelforge.mechanics.reels import pick_weighted
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def empty_cells(values: np.ndarray) -> int:
     """How many cells are empty: the draws one respin takes (one per empty cell)."""
     n = 0
@@ -27,7 +28,7 @@ def empty_cells(values: np.ndarray) -> int:
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def land_coins(values: np.ndarray, cum: np.ndarray, prizes: np.ndarray, draws: np.ndarray) -> int:
     """One respin: each empty cell, reel by reel, top to bottom, takes the outcome its draw picks
     (``draws`` in ``[0, cum[-1])``, one per empty cell in that order); coins already there stay.
@@ -45,19 +46,19 @@ def land_coins(values: np.ndarray, cum: np.ndarray, prizes: np.ndarray, draws: n
     return landed
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def respins_after(left: int, landed: int, reset: int) -> int:
     """Respins left after a respin: back to ``reset`` when a coin landed, else one fewer."""
     return reset if landed > 0 else left - 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def board_full(values: np.ndarray) -> bool:
     """Every cell holds a coin (the grand prize, and the feature's end)."""
     return empty_cells(values) == 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def collect(values: np.ndarray) -> int:
     """The coins' values added up (what the feature pays before the grand prize)."""
     return values.sum()

@@ -9,6 +9,7 @@ Each function writes one row per win into ``out`` and returns how many it wrote 
 row per line, twice for both ways; a row per symbol for ways and pay-anywhere). Plain Python over
 arrays, compiled by numba (``NUMBA_DISABLE_JIT=1`` runs it as the Python it reads as): the
 reference engine and the kernel call the same functions.
+Kernels inline these functions (``inline="always"``; :mod:`reelforge.mechanics.reels` says why).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ WAYS_COLUMNS = ("symbol", "count", "ways", "pay")
 ANYWHERE_COLUMNS = ("symbol", "count", "pay")
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def line_scan(window: np.ndarray, lines: np.ndarray, pays: np.ndarray, wild: int, out: np.ndarray, k: int,
               right_to_left: int) -> int:
     """Every line's highest win read from the first reel of ``window`` on (``lines[line, reel]`` is
@@ -59,7 +60,7 @@ def line_scan(window: np.ndarray, lines: np.ndarray, pays: np.ndarray, wild: int
     return k
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def line_wins(window: np.ndarray, lines: np.ndarray, pays: np.ndarray, wild: int, both_ways: bool,
               out: np.ndarray) -> int:
     """Every line's highest win (:func:`line_scan`), read left to right and, with ``both_ways``, also
@@ -73,12 +74,13 @@ def line_wins(window: np.ndarray, lines: np.ndarray, pays: np.ndarray, wild: int
     kept = ltr
     for i in range(ltr, k):      # a win across every reel was paid left to right already
         if out[i, 2] < window.shape[0]:
-            out[kept] = out[i]
+            for c in range(out.shape[1]):      # cell by cell: a row copy would allocate (kernels run without NRT)
+                out[kept, c] = out[i, c]
             kept += 1
     return kept
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def ways_wins(window: np.ndarray, pays: np.ndarray, wild: int, copies: np.ndarray, out: np.ndarray) -> int:
     """Ways from the leftmost reel: for each paying symbol, the run of adjacent reels from reel 1 that
     show it (or a wild); it pays ``pays[symbol, run] x ways``, ways the product over the run of the
@@ -107,7 +109,7 @@ def ways_wins(window: np.ndarray, pays: np.ndarray, wild: int, copies: np.ndarra
     return k
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def anywhere_wins(window: np.ndarray, pays: np.ndarray, out: np.ndarray) -> int:
     """Pay anywhere: each symbol pays by how many cells show it wherever they are,
     ``pays[symbol, min(count, last column)]`` (a pay never falls as the count grows). Rows ``(symbol,

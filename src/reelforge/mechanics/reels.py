@@ -8,15 +8,19 @@ Every function here takes the values already drawn (a stop per reel, a draw per 
 reference engine draws them with ``draws.draw(n)``, the kernel with
 :func:`reelforge.mechanics.rng.draw_pcg`, in the order the game's rules say, and both then call the
 same function (plain Python over arrays, compiled by numba: ``NUMBA_DISABLE_JIT=1`` runs it as the
-Python it reads as).
+Python it reads as). Kernel helpers are ``inline="always"``: numba inlines them into the round function,
+which then passes no arrays through calls (each call cost reference counts and a long argument list).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 from numba import njit
+
+from reelforge.mechanics.rng import draw_pcg
 
 
 def strip_codes(strips: Sequence[str] | Sequence[Sequence[str]], alphabet: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -46,15 +50,52 @@ def strip_from_counts(counts: dict[str, int]) -> list[str]:
     return strip
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def window_from_stops(codes: np.ndarray, lengths: np.ndarray, stops: np.ndarray, rows: int,
                       window: np.ndarray) -> None:
     """Fill ``window[reel, row]`` with ``rows`` consecutive symbols of each strip from its stop
     (the stop at the top row), wrapping around the strip's end."""
     for r in range(codes.shape[0]):
         n = lengths[r]
+        i = stops[r]
         for k in range(rows):
-            window[r, k] = codes[r, (stops[r] + k) % n]
+            window[r, k] = codes[r, i]
+            i += 1
+            if i == n:       # wrap by a compare, not a modulo: a division per cell costs more than the rest
+                i = 0
+
+
+def reel_counts_check(key: str, rows: int) -> Callable[[dict[str, Any], Any], None]:
+    """A build-file check (``plain_files(..., check=)``) for reels given as symbol counts, ``key``
+    mapping each symbol to its copies per reel: every reel must have at least ``rows`` stops (a
+    window shows ``rows`` different stops of it)."""
+    def check(data: dict[str, Any], at: Any) -> None:
+        counts = list(data[key].values())
+        for r in range(len(counts[0]) if counts else 0):
+            if sum(c[r] for c in counts) < rows:
+                raise (at / key).error(f"leaves reel {r + 1} with fewer than {rows} stops")
+    return check
+
+
+@njit(cache=True, inline="always")
+def spin_reels(st: np.ndarray, codes: np.ndarray, lengths: np.ndarray, stops: np.ndarray, rows: int,
+               window: np.ndarray) -> None:
+    """A kernel's spin of strips: one stop per reel, reel 1 first, each uniform over its strip
+    (:func:`reelforge.mechanics.rng.draw_pcg` on the PCG64 state ``st``), into ``stops``, and the
+    window they show (:func:`window_from_stops`). The reference engine draws the same stops with
+    ``draws.draw(lengths[reel])`` in the same order."""
+    for r in range(codes.shape[0]):
+        stops[r] = draw_pcg(st, lengths[r])
+    window_from_stops(codes, lengths, stops, rows, window)
+
+
+def draw_reels(draws: Any, codes: np.ndarray, lengths: np.ndarray, stops: np.ndarray, rows: int,
+               window: np.ndarray) -> None:
+    """The reference engine's :func:`spin_reels`: the same stops, drawn from ``draws`` (a
+    :class:`reelforge.draws.DrawSource`) in the same order, and the window they show."""
+    for r in range(codes.shape[0]):
+        stops[r] = draws.draw(int(lengths[r]))
+    window_from_stops(codes, lengths, stops, rows, window)
 
 
 def cumulative(weights: Sequence[int] | np.ndarray) -> np.ndarray:
@@ -65,15 +106,16 @@ def cumulative(weights: Sequence[int] | np.ndarray) -> np.ndarray:
 @njit(cache=True, inline="always")
 def pick_weighted(cum: np.ndarray, u: int) -> int:
     """The index a draw ``u`` in ``[0, cum[-1])`` picks: the first whose running total passes ``u``
-    (index ``i`` has probability ``weight[i] / total``). Put the heaviest outcome first: the scan
-    stops there most often."""
+    (index ``i`` has probability ``weight[i] / total``), found as how many running totals ``u`` has
+    reached: a count with no branch to mispredict (a scan stopping at the pick mispredicted about
+    once a cell, which cost more than the rest of a weighted window)."""
     i = 0
-    while u >= cum[i]:
-        i += 1
+    for j in range(cum.shape[0] - 1):       # u is below the last running total, the total
+        i += u >= cum[j]
     return i
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def window_from_weights(cum: np.ndarray, draws: np.ndarray, window: np.ndarray) -> None:
     """Fill ``window[reel, row]`` cell by cell, reel by reel, each top to bottom, with the symbol
     its draw picks from the reel's running weights ``cum[reel]`` (draws in ``[0, cum[reel, -1])``,
@@ -85,7 +127,7 @@ def window_from_weights(cum: np.ndarray, draws: np.ndarray, window: np.ndarray) 
             k += 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def count_symbol(window: np.ndarray, symbol: int) -> int:
     """How many cells of the window show ``symbol`` (scatters)."""
     n = 0
@@ -95,7 +137,7 @@ def count_symbol(window: np.ndarray, symbol: int) -> int:
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def reels_with_symbol(window: np.ndarray, symbol: int) -> int:
     """How many reels show ``symbol`` at least once (scatters counted per reel)."""
     n = 0

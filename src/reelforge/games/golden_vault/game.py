@@ -2,7 +2,6 @@
 
 from fractions import Fraction
 
-from reelforge.game import Capabilities
 from reelforge.harness import DataTuning, KernelGame, paytable_rows
 
 from . import build as builds
@@ -13,7 +12,7 @@ from .build import NAMES, UNIT
 class GoldenVault(DataTuning, KernelGame):
     id = reference_id = "golden-vault"
     title, version, max_win_x, feature_name, unit = "Golden Vault", "1.0", 5000, "Hold and Respin", UNIT
-    capabilities, build_files, presentation = Capabilities(tunable=True), builds.FILES, "hold_and_respin"
+    build_files, presentation = builds.FILES, "hold_and_respin"
     components, counters = ("paid_spins", "hold_and_respin"), ("triggers", "respins", "full_boards")
     rules, loop, make_tables, scratch = rules, kernel.LOOP, staticmethod(builds.tables), ("draws", "window", "values", "out")
 

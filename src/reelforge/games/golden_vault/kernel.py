@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from numba import njit
-
-from reelforge.harness import kernel_loop
+from reelforge.harness import kernel_loop, round_function
 from reelforge.mechanics.features import capped
 from reelforge.mechanics.holdspin import board_full, collect, empty_cells, land_coins, respins_after
 from reelforge.mechanics.pays import anywhere_wins
@@ -12,7 +10,7 @@ from reelforge.mechanics.reels import window_from_weights
 from reelforge.mechanics.rng import draw_pcg
 
 
-@njit(cache=True)
+@round_function
 def play_round(st, t, mode, cap, parts, counters):
     """parts: paid spin, Hold and Respin; counters: triggers, respins, full boards."""
     for i in range(15):

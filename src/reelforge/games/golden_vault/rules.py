@@ -14,7 +14,7 @@ import numpy as np
 
 from reelforge.buildfile import kernel_tables
 from reelforge.game import RulesError, StepResult
-from reelforge.mechanics.features import capped
+from reelforge.mechanics.features import cap_events, capped
 from reelforge.mechanics.holdspin import board_full, collect, empty_cells, land_coins, respins_after
 from reelforge.mechanics.pays import anywhere_wins
 from reelforge.mechanics.reels import window_from_weights
@@ -64,6 +64,5 @@ def play_step(build, state, draws, cap):
         win = sum(units for _, units in pays)
     added, reached = capped(state["total"], win, cap)
     left = 0 if board_full(values) or reached else left
-    if reached:
-        events.append({"type": "cap", "cap_x": str(Fraction(cap, UNIT))})
+    events += cap_events(state["total"] + int(added), cap, UNIT)
     return _result("respin", events, state["total"], state["total"] + int(added), values, left, cap)

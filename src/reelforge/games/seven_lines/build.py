@@ -6,7 +6,7 @@ import numpy as np
 
 from reelforge.buildfile import Array, Field, Integer, Mapping, plain_files
 from reelforge.mechanics.pays import paytable
-from reelforge.mechanics.reels import strip_codes, strip_from_counts
+from reelforge.mechanics.reels import reel_counts_check, strip_codes, strip_from_counts
 
 SYMBOLS = "WSRBGLC"
 NAMES = {"W": "Wild", "S": "Star", "R": "Seven", "B": "Bell", "G": "Grapes", "L": "Lemon", "C": "Cherry"}
@@ -18,16 +18,12 @@ THREE = Array(Integer(low=0), length=3, noun="pays (3, 4, 5)")
 COUNTS = Array(Integer(low=0, high=99), length=5, noun="counts (reels 1-5)")
 
 
-def _check(d: dict, at) -> None:
-    if min(sum(c[r] for c in d["reels"].values()) for r in range(5)) < 3:
-        raise (at / "reels").error("leaves a reel with fewer than 3 stops")
-
-
 FILES = plain_files("seven-lines", __file__, (
     Field("free_spins", Array(Integer(low=1), length=3, noun="awards (3, 4, 5 Stars)")),
     Field("free_spins_limit", Integer(low=1)), Field("free_spins_multiplier", Integer(low=1)), Field("star_pays", THREE),
     Field("pays", Mapping(THREE, keys=tuple("WRBGLC"), complete=True, noun="symbol", comment="coins per line for 3, 4, 5")),
-    Field("reels", Mapping(COUNTS, keys=tuple(SYMBOLS), complete=True, noun="symbol", comment="copies per reel"))), _check)
+    Field("reels", Mapping(COUNTS, keys=tuple(SYMBOLS), complete=True, noun="symbol", comment="copies per reel"))),
+    reel_counts_check("reels", 3))
 SCHEMA = FILES.schema
 # strips as codes, their lengths, pays [symbol, count], Star pays and spins by Stars; the kernel's scratch
 Tables = namedtuple("Tables", "codes lens pays star_pays awards limit multiplier stops window out")
@@ -35,8 +31,7 @@ Tables = namedtuple("Tables", "codes lens pays star_pays awards limit multiplier
 
 def tables(b) -> Tables:
     codes, lens = strip_codes([strip_from_counts({s: b.reels[s][r] for s in SYMBOLS}) for r in range(5)], SYMBOLS)
-    by_stars = np.zeros((2, 16), dtype=np.int64)
-    by_stars[:, 3:] = [[*b.star_pays, *[b.star_pays[-1]] * 10], [*b.free_spins, *[b.free_spins[-1]] * 10]]
+    by_stars = paytable({"pays": b.star_pays, "spins": b.free_spins}, ["pays", "spins"], 5)  # read by_count
     return Tables(codes, lens, paytable(b.pays, SYMBOLS, 5), by_stars[0], by_stars[1], b.free_spins_limit,
                   b.free_spins_multiplier, np.zeros(5, np.int64), np.zeros((5, 3), np.int64),
                   np.zeros((len(LINES), 5), np.int64))

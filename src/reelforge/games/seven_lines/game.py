@@ -1,6 +1,5 @@
 """Seven Lines behind the game contract."""
 
-from reelforge.game import Capabilities
 from reelforge.harness import DataTuning, KernelGame, paytable_rows
 
 from . import build as builds
@@ -11,7 +10,7 @@ from .build import COINS, LINES, NAMES
 class SevenLines(DataTuning, KernelGame):
     id = reference_id = "seven-lines"
     title, version, max_win_x, feature_name, unit = "Seven Lines", "1.0", 2000, "Free Spins", COINS
-    capabilities, build_files, presentation = Capabilities(tunable=True), builds.FILES, "lines"
+    build_files, presentation = builds.FILES, "lines"
     components, counters = ("paid_spins", "free_spins"), ("triggers", "retriggers", "free_spins_played")
     rules, loop, make_tables, scratch = rules, kernel.LOOP, staticmethod(builds.tables), ("stops", "window", "out")
 

@@ -10,11 +10,10 @@ The pays and the free spins of a spin are :func:`.kernel.spin`, which the kernel
 
 from fractions import Fraction
 
-import numpy as np
-
-from reelforge.buildfile import kernel_tables
-from reelforge.game import RulesError, StepResult
-from reelforge.mechanics.reels import window_from_stops
+from reelforge.game import RulesError
+from reelforge.harness import round_tables, step_in_units
+from reelforge.mechanics.features import by_count, cap_events
+from reelforge.mechanics.reels import draw_reels
 
 from .build import COINS, NAMES, SYMBOLS, tables
 from .kernel import spin
@@ -27,21 +26,19 @@ def new_state(build, mode):
 def play_step(build, state, draws, cap):
     if state["done"]:
         raise RulesError("the round is finished; no step is left to play")
-    t = kernel_tables(build, tables)._replace(window=np.zeros((5, 3), np.int64), out=np.zeros((10, 5), np.int64))
-    stops = np.array([draws.draw(int(n)) for n in t.lens], dtype=np.int64)
-    window_from_stops(t.codes, t.lens, stops, 3, t.window)
+    t = round_tables(build, tables, ("stops", "window", "out"))
+    draw_reels(draws, t.codes, t.lens, t.stops, 3, t.window)
     before, free = state["left"], state["left"] > 0
     added, left, played, award, n, stars = (int(v) for v in spin(t, state["total"], before, state["played"], cap))
     mult, total = t.multiplier if free else 1, state["total"] + added
     wins = [(f"{count} {NAMES[SYMBOLS[s]]}", pay, {"line": int(line) + 1}) for line, s, count, pay, _ in t.out[:n]]
-    wins += [(f"{stars} Star", t.star_pays[stars], {})] if t.star_pays[stars] else []
-    events = [{"type": "reels", "stops": stops.tolist(), "window": [[NAMES[SYMBOLS[c]] for c in r] for r in t.window]}]
+    star_pay = int(by_count(stars, t.star_pays))
+    wins += [(f"{stars} Star", star_pay, {})] if star_pay else []
+    events = [{"type": "reels", "stops": t.stops.tolist(), "window": [[NAMES[SYMBOLS[c]] for c in r] for r in t.window]}]
     events += [{"type": "win", "pay": pay, **at, "multiplier": mult, "win_x": str(Fraction(int(c) * mult, COINS))}
                for pay, c, at in wins]
     if award:
         events.append({"type": "free_spins_awarded", "spins": left - before + free, "retrigger": free})
-    if total == cap:
-        events.append({"type": "cap", "cap_x": str(Fraction(cap, COINS))})
-    return StepResult("free_spin" if free else "paid_spin", events, Fraction(added, COINS), Fraction(total, COINS),
-                      left == 0, None if left == 0 else "free_spin",
-                      {"left": left, "played": played, "total": total, "done": left == 0})
+    events += cap_events(total, cap, COINS)
+    return step_in_units("free_spin" if free else "paid_spin", events, added, total, COINS, "free_spin" if left else None,
+                         {"left": left, "played": played, "total": total, "done": left == 0})

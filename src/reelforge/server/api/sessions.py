@@ -8,8 +8,9 @@ from fastapi.responses import JSONResponse
 from reelforge.server import store
 from reelforge.server.api.common import Auth, Context, OperatorKey, SessionRequest
 from reelforge.server.auth import bearer, open_session
+from reelforge.server.clock import utcnow
 from reelforge.server.limits import reality_check
-from reelforge.server.wallet import session_position, utcnow
+from reelforge.server.wallet import session_position
 
 
 def add_routes(app: FastAPI, ctx: Context) -> None:

@@ -175,7 +175,7 @@ def write_report(path: str, game: Game, build: Any, s: dict[str, Any], mode: str
         from reelforge.analysis.simulate import simulate
 
         # small chunks: a finer convergence curve (the chunk size is part of the seed's meaning)
-        res = simulate(game.id, build.name, CONVERGENCE_ROUNDS, base_seed, workers, mode, chunk=CONVERGENCE_CHUNK)
+        res = simulate(game, build, CONVERGENCE_ROUNDS, base_seed, workers, mode, chunk=CONVERGENCE_CHUNK)
         checkpoints = res.checkpoints
         s["convergence_seed"] = base_seed  # the plot is reproducible from the report
     add_feature_buy(game, build, s, base_seed, workers)

@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from reelforge.analysis.figures import bucket_words, figure_rows, glossary, interval_text
-from reelforge.analysis.par import PAR_SAMPLE_ROUNDS, one_in, par_sheet, pct, pct_ci
+from reelforge.analysis.numbers import one_in, pct, pct_ci
+from reelforge.analysis.par import PAR_SAMPLE_ROUNDS, par_sheet
 from reelforge.analysis.report import PRINT_CSS, plot_convergence, plot_distribution, plot_feature, plot_split
 from reelforge.game import Build, Game
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-from reelforge.analysis.par import one_in, pct, pct_ci
+from reelforge.analysis.numbers import one_in, pct, pct_ci
 
 COMPONENT_WORDS = {
     "paid_spin": "paid spin (two of a kind)", "feature": "Forging Re-Spins",

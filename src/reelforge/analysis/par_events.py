@@ -16,6 +16,7 @@ from collections import defaultdict
 from fractions import Fraction
 from typing import Any
 
+from reelforge.analysis.numbers import pct, pct_ci
 from reelforge.analysis.par import (
     FEATURE_DIST_COLUMNS,
     PAY_COLUMNS,
@@ -23,8 +24,6 @@ from reelforge.analysis.par import (
     cap_section,
     feature_distribution_rows,
     pay_rows,
-    pct,
-    pct_ci,
     sample_note,
     section,
 )

@@ -29,7 +29,8 @@ from reelforge.analysis.figures import (  # noqa: E402
     interval_text,
     words,
 )
-from reelforge.analysis.par import PAR_SAMPLE_ROUNDS, one_in, par_sheet, pct  # noqa: E402
+from reelforge.analysis.numbers import one_in, pct  # noqa: E402
+from reelforge.analysis.par import PAR_SAMPLE_ROUNDS, par_sheet  # noqa: E402
 from reelforge.analysis.summary import add_feature_buy  # noqa: E402
 from reelforge.game import Game  # noqa: E402
 

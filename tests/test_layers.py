@@ -7,7 +7,7 @@ from pathlib import Path
 
 import reelforge
 
-LAYERS = ["draws", "stats", "mechanics", "chunks", "game", "buildfile", "estimation", "options", "tuning", "calibration",
+LAYERS = ["draws", "stats", "numbers", "mechanics", "chunks", "game", "buildfile", "estimation", "options", "tuning", "calibration",
           "harness", "parsheet", "games", "analysis", "conformance", "server", "client", "bench_server", "reliability", "cli",
           "design_cli", "__main__"]
 # "web" is the browser client (no Python)
@@ -88,3 +88,30 @@ def test_the_game_knowledge_check_sees_an_import_an_id_and_a_package_string(tmp_
                       'TARGET = "reelforge.games.seven_lines.game:SevenLines"\n')
     assert _game_knowledge(module, _game_ids()) == [
         "imports reelforge.games.forge_of_gems", "names 'forge-of-gems'", "names 'seven_lines'"]
+
+
+def _server_imports(path: Path) -> set[str]:
+    """The server modules ``path`` imports (anywhere in it, ``TYPE_CHECKING`` blocks included)."""
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            out.update(a.name for a in node.names if a.name.startswith("reelforge.server."))
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            if node.module.startswith("reelforge.server."):
+                out.add(node.module)
+            elif node.module == "reelforge.server":  # from reelforge.server import store
+                out.update(f"reelforge.server.{a.name}" for a in node.names)
+    return out
+
+
+def test_no_two_server_modules_import_each_other():
+    """A server module that needs another's helper and is needed by it is two modules' worth of one knot:
+    the shared part belongs in a module of its own (as the time helpers live in server/clock.py)."""
+    server = ROOT / "server"
+    imports = {}
+    for path in sorted(server.rglob("*.py")):
+        parts = path.relative_to(ROOT).with_suffix("").parts
+        name = ".".join(("reelforge", *(parts[:-1] if parts[-1] == "__init__" else parts)))
+        imports[name] = _server_imports(path) - {name}
+    both = sorted(f"{a} <-> {b}" for a in imports for b in imports[a] if a < b and a in imports.get(b, ()))
+    assert not both, "server modules that import each other:\n" + "\n".join(both)

@@ -11,7 +11,6 @@ has them.
 
 from __future__ import annotations
 
-import math
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -20,6 +19,7 @@ from typing import Any
 
 from reelforge.draws import SeededDraws
 from reelforge.game import Game, RoundResult
+from reelforge.numbers import one_in, pct, pct_ci, pp, pp_ci, x_bet
 from reelforge.stats import clopper_pearson, mean_ci99, wilson_ci
 
 FEATURE_WIN_EDGES_X = (10, 20, 50, 100, 200, 500, 1000, 2000)
@@ -27,45 +27,9 @@ FEATURE_WIN_EDGES_X = (10, 20, 50, 100, 200, 500, 1000, 2000)
 
 
 # -- text helpers --------------------------------------------------------------------------------
-def pct(p: float | Fraction | None, places: int = 4) -> str:
-    """A probability or RTP share as a fixed-decimal percentage."""
-    if p is None or (isinstance(p, float) and math.isnan(p)):
-        return "-"
-    return f"{float(p) * 100:.{places}f}%"
-
-
-def one_in(p: float | Fraction | None) -> str:
-    """"1 in N" of a probability (N with thousands separators)."""
-    if not p:
-        return "-"
-    n = 1 / float(p)
-    return f"1 in {n:,.0f}" if n >= 100 else f"1 in {n:,.2f}"
-
-
-def pct_ci(ci: Iterable[float] | None, places: int = 4) -> str:
-    """A 99% interval of a share as ``[lo, hi]`` in percent."""
-    if not ci:
-        return "-"
-    lo, hi = ci
-    return f"[{float(lo) * 100:.{places}f}%, {float(hi) * 100:.{places}f}%]"
-
-
-def x_bet(v: float | Fraction) -> str:
-    """A multiple of the total bet, e.g. ``0.15x`` or ``2,500x``."""
-    f = float(v)
-    return f"{f:,.0f}x" if f == int(f) else f"{f:,.4g}x"
-
-
 def words(name: str) -> str:
     """A symbol or key name in words (``GOLD_NUGGET`` -> ``Gold Nugget``; single letters kept)."""
     return name if len(name) <= 2 else name.replace("_", " ").title()
-
-
-def fraction_text(f: Fraction, limit: int = 40) -> str:
-    """An exact fraction, or a note where its digits would fill a line (the JSON has every digit)."""
-    text = str(f)
-    return text if len(text) <= limit else (f"a rational with a {len(str(f.denominator))}-digit denominator "
-                                            "(every digit is in the JSON output)")
 
 
 def section(title: str, columns: list[str], rows: list[list[str]], note: str = "") -> dict[str, Any]:
@@ -150,16 +114,6 @@ def pay_rows(tally: PayTally, keys: list[tuple[str, str, str]], unit: int) -> li
             rtp, rtp_ci = "not observed", "-"
         rows.append([label, pct(hits / n), pct_ci(wilson_ci(hits, n)), one_in(hits / n), rtp, rtp_ci])
     return rows
-
-
-def pp(v: float | Fraction, places: int = 3) -> str:
-    """An RTP contribution in percentage points of stake (the report's one unit for RTP parts)."""
-    return f"{float(v) * 100:.{places}f} pp"
-
-
-def pp_ci(ci: Iterable[float], places: int = 3) -> str:
-    lo, hi = ci
-    return f"[{float(lo) * 100:.{places}f}, {float(hi) * 100:.{places}f}] pp"
 
 
 def part_total(tally: PayTally, keys: list[tuple[str, str, str]], unit: int) -> float:

@@ -40,7 +40,7 @@ def test_every_reference_stake_pays_every_win_in_whole_cents(game):
 def test_the_cap_count_has_one_interval_method():
     g = get_game("forge-of-gems")
     b = g.load_build("96.2")
-    acc = simulate(g.id, b.name, 20_000, 3, 1).accumulator
+    acc = simulate(g, b, 20_000, 3, 1).accumulator
     s = simulation_summary(g, b, acc, seed=3)
     assert s["extra"]["cap_hits"]["ci99"] == s["max_win_probability_ci99"]  # both exact binomial
 
@@ -63,7 +63,7 @@ def _pp(text: str) -> float:
 def test_per_pay_tables_have_totals_that_add_up_to_the_printed_sample_rtp(game):
     g = get_game(game)
     b = g.load_build(g.default_build())
-    acc = simulate(g.id, b.name, 5000, 1, 1).accumulator
+    acc = simulate(g, b, 5000, 1, 1).accumulator
     sheet = par_sheet(g, b, simulation_summary(g, b, acc, seed=1), 400, 9)
     tables = [sec for sec in sheet["sections"] if sec["columns"][0] == "pay"]
     totals = [_pp(sec["rows"][-1][4]) for sec in tables]
@@ -81,7 +81,7 @@ def test_the_par_sheet_names_symbols_as_the_help_does(game):
     g = get_game(game)
     b = g.load_build(g.default_build())
     names = set(g.help(b).symbol_names.values())
-    sheet = par_sheet(g, b, simulation_summary(g, b, simulate(g.id, b.name, 2000, 1, 1).accumulator, seed=1), 50, 2)
+    sheet = par_sheet(g, b, simulation_summary(g, b, simulate(g, b, 2000, 1, 1).accumulator, seed=1), 50, 2)
     table = next(sec for sec in sheet["sections"] if sec["title"].startswith(("Cell weights", "Reel strips")))
     assert {r[0] for r in table["rows"][:-1]} <= names
     paytable = next(sec for sec in sheet["sections"] if sec["title"].startswith("Paytable"))

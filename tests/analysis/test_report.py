@@ -15,7 +15,7 @@ from reelforge.games.registry import get_game
 def test_html_report_from_a_simulation_embeds_four_plots_and_the_figures(tmp_path):
     game = get_game("forge-of-fortunes")
     build = game.load_build("91.2")
-    res = simulate(game.id, build.name, 400_000, seed=5, workers=1, chunk=1 << 16)
+    res = simulate(game, build, 400_000, seed=5, workers=1, chunk=1 << 16)
     s = simulation_summary(game, build, res.accumulator, seed=5)
     out = write_report(str(tmp_path / "report.html"), game, build, s, checkpoints=res.checkpoints, par_rounds=100)
     text = out.read_text()
@@ -33,7 +33,7 @@ def test_markdown_report_of_exact_figures(tmp_path):
     build = game.load_build("96.2")
     s = exact_summary(game, build)
     out = write_report(str(tmp_path / "r.md"), game, build, s, workers=1,
-                       checkpoints=simulate(game.id, build.name, 200_000, seed=1, workers=1,
+                       checkpoints=simulate(game, build, 200_000, seed=1, workers=1,
                                             chunk=1 << 15).checkpoints)
     text = out.read_text()
     assert text.startswith("# Forge of Fortunes - build 96.2")
@@ -47,7 +47,7 @@ def test_markdown_report_of_exact_figures(tmp_path):
 def test_forge_of_gems_report_draws_the_gembox_rewards(tmp_path):
     game = get_game("forge-of-gems")
     build = game.load_build("96.2")
-    res = simulate(game.id, build.name, 300_000, seed=11, workers=1, chunk=1 << 16)
+    res = simulate(game, build, 300_000, seed=11, workers=1, chunk=1 << 16)
     s = simulation_summary(game, build, res.accumulator, seed=11)
     pic = game.feature_picture(build, s)
     assert pic is not None and len(pic["labels"]) == 9 == len(pic["values"])
@@ -76,7 +76,7 @@ def test_forge_of_gems_ways_picture_has_every_paid_spin_in_a_ways_bin():
 def test_gemstones_gold_report_draws_the_revealed_multiplier_sums(tmp_path):
     game = get_game("gemstones-gold")
     build = game.load_build("96.71")
-    res = simulate(game.id, build.name, 300_000, seed=8, workers=1, chunk=1 << 16)
+    res = simulate(game, build, 300_000, seed=8, workers=1, chunk=1 << 16)
     s = simulation_summary(game, build, res.accumulator, seed=8)
     (pic,) = game.feature_pictures(build, s)
     paid, feature = pic["series"]
@@ -120,7 +120,7 @@ def visible_text(doc: str) -> str:
 def test_report_on_a_small_run_has_every_section_and_labels_in_words(tmp_path, game_id, rounds):
     game = get_game(game_id)
     build = game.load_build(game.default_build())
-    res = simulate(game.id, build.name, rounds, seed=4, workers=1, chunk=1 << 14)
+    res = simulate(game, build, rounds, seed=4, workers=1, chunk=1 << 14)
     s = simulation_summary(game, build, res.accumulator, seed=4)
     for suffix in (".html", ".md"):
         out = write_report(str(tmp_path / f"r{suffix}"), game, build, s, seed=4, workers=1,

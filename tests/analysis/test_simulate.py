@@ -1,10 +1,15 @@
 """Simulation driver: identical totals for any worker count and backend; stopping rules."""
 
+import copy
+import pickle
+
 import pytest
 
-from reelforge.analysis.simulate import chunk_seed, chunk_sizes, half_width_pp, simulate
+from reelforge.analysis.simulate import SimulationJob, chunk_seed, chunk_sizes, half_width_pp, simulate
+from reelforge.games.registry import get_game
 
-GAME, BUILD = "forge-of-fortunes", "96.2"
+GAME = get_game("forge-of-fortunes")
+BUILD = GAME.load_build("96.2")
 CHUNK = 1 << 16
 
 
@@ -22,6 +27,15 @@ def test_same_seed_same_totals_for_one_and_two_workers():
     assert one.accumulator.key() == two.accumulator.key()
     other = simulate(GAME, BUILD, 500_000, seed=4, workers=1, chunk=CHUNK)
     assert other.accumulator.key() != one.accumulator.key()
+
+
+def test_a_job_crosses_a_process_boundary_as_the_game_id_and_the_builds_name_and_version():
+    job = SimulationJob(GAME, BUILD, "paid")
+    data = pickle.dumps(job)
+    assert len(data) < 300  # small data, not the build's tables
+    assert pickle.loads(data) == job  # the same game and build objects, loaded on the other side
+    with pytest.raises(ValueError, match="not a shipped build"):
+        pickle.dumps(SimulationJob(GAME, copy.copy(BUILD), "paid"))  # the other side would load another one
 
 
 def test_precision_rule_stops_at_the_first_chunk_prefix_inside_the_target_deterministically():

@@ -11,10 +11,10 @@ from sqlalchemy import update
 from typer.testing import CliRunner
 
 from reelforge.draws import SeededDraws
+from reelforge.server.clock import utcnow
 from reelforge.server.commands import register
 from reelforge.server.config import DEMO_CONFIG, ConfigError, bet_ladder, load_config, parse_config
 from reelforge.server.schema import rounds, steps
-from reelforge.server.wallet import utcnow
 
 from .scenarios import feature_scenario
 

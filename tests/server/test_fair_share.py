@@ -263,10 +263,10 @@ def test_the_fair_share_migration_carries_sessions_and_idempotency_rows_over(emp
     from sqlalchemy import insert, text
     from sqlalchemy.exc import IntegrityError
 
+    from reelforge.server.clock import utcnow
     from reelforge.server.db import alembic_config, open_database
     from reelforge.server.schema import idempotency as idem
     from reelforge.server.schema import players, server_keys, sessions
-    from reelforge.server.wallet import utcnow
 
     engine = make_engine(empty_database)
     with engine.begin() as conn:

@@ -10,9 +10,9 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import func, select
 
+from reelforge.server.clock import utcnow
 from reelforge.server.config import ConfigError
 from reelforge.server.schema import idempotency, ledger, players
-from reelforge.server.wallet import utcnow
 
 from .conftest import demo_config
 from .test_sessions_and_games import OPERATOR_KEY, operator_config

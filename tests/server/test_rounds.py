@@ -11,9 +11,9 @@ from sqlalchemy import select, update
 
 from reelforge.draws import SeededDraws
 from reelforge.games.registry import game_ids, get_game
+from reelforge.server.clock import utcnow
 from reelforge.server.rounds import dumps, money
 from reelforge.server.schema import ledger, rounds, steps
-from reelforge.server.wallet import utcnow
 
 from .conftest import BrokenDraws, demo_config
 from .scenarios import Scenario, feature_scenario, step_kind_scenarios

@@ -14,7 +14,7 @@ import pytest
 from reelforge.client import ApiClient
 from reelforge.draws import SeededDraws
 from reelforge.reliability.refwallet import WalletProcess
-from reelforge.server.wallet import utcnow
+from reelforge.server.clock import utcnow
 from tests.server.seamless_support import GAME, SECRET, launch, seamless_config, signed_call
 
 

@@ -40,7 +40,7 @@ def test_demo_sessions_open_by_name_with_the_demo_balance(server):
 def test_sessions_expire(make_server):
     from datetime import timedelta
 
-    from reelforge.server.wallet import utcnow
+    from reelforge.server.clock import utcnow
 
     server = make_server(demo_config(session_ttl_minutes=0.0005))  # 30 ms
     player = server.session()

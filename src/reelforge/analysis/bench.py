@@ -100,11 +100,12 @@ def scaling(game_id: str, build_name: str | None, rounds: int, workers: tuple[in
 
     game = get_game(game_id)
     name = build_name or game.default_build()
-    game.simulate_chunk(game.load_build(name), 1000, np.random.SeedSequence(1))  # warm the cache
+    build = game.load_build(name)
+    game.simulate_chunk(build, 1000, np.random.SeedSequence(1))  # warm the cache
     out = {"game": game_id, "build": name, "rounds": rounds, "runs": []}
     keys = set()
     for w in workers:
-        r = simulate(game_id, name, rounds, seed=seed, workers=w)
+        r = simulate(game, build, rounds, seed=seed, workers=w)
         keys.add(r.accumulator.key())
         out["runs"].append({"workers": w, "seconds": r.seconds, "rounds_per_second": rounds / r.seconds})
     base = out["runs"][0]["rounds_per_second"]
@@ -122,12 +123,13 @@ def ray_overhead(game_id: str, build_name: str | None, rounds: int, workers: int
 
     game = get_game(game_id)
     name = build_name or game.default_build()
-    local = simulate(game_id, name, rounds, seed=seed, workers=workers)
+    build = game.load_build(name)
+    local = simulate(game, build, rounds, seed=seed, workers=workers)
     t0 = time.perf_counter()
     ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False, configure_logging=False)
     startup = time.perf_counter() - t0
     try:
-        remote = simulate(game_id, name, rounds, seed=seed, backend="ray")
+        remote = simulate(game, build, rounds, seed=seed, backend="ray")
     finally:
         ray.shutdown()
     return {"game": game_id, "build": name, "rounds": rounds, "workers": workers,

@@ -20,7 +20,7 @@ from reelforge.analysis.figures import bucket_words, figure_rows, glossary, inte
 from reelforge.analysis.par import PAR_SAMPLE_ROUNDS, par_sheet
 from reelforge.analysis.report import PRINT_CSS, plot_convergence, plot_distribution, plot_feature, plot_split
 from reelforge.game import Build, Game
-from reelforge.parsheet import one_in, pct, pct_ci
+from reelforge.numbers import one_in, pct, pct_ci
 
 REPORT = "report.html"
 PDF = "report.pdf"

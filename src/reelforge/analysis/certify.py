@@ -168,7 +168,7 @@ class Stream:
 
                 return ray.get(ray.remote(stratified_piece).remote(self.plan, rounds, seed, self.workers))
             return stratified_piece(self.plan, rounds, seed, self.workers)
-        acc = simulate(self.game.id, self.build.name, rounds, seed, self.workers, self.mode, backend=self.backend,
+        acc = simulate(self.game, self.build, rounds, seed, self.workers, self.mode, backend=self.backend,
                        address=self.address).accumulator
         return accumulator_sample(acc, self.game.id)
 

@@ -212,7 +212,7 @@ def simulated_summary(game: Game, build: Build, rounds: int | None, seed: int | 
         raise EstimateError("--address needs --backend ray")
     with (progress or (lambda _: nullcontext(None)))(rounds) as update:
         try:
-            res = simulate(game.id, build.name, rounds=rounds, seed=seed, workers=workers, mode=mode,
+            res = simulate(game, build, rounds=rounds, seed=seed, workers=workers, mode=mode,
                            progress=update, precision_pp=precision_pp, backend=backend, address=address)
         except ConnectionError as exc:
             raise EstimateError(f"cannot reach the Ray cluster: {exc}") from exc

@@ -8,7 +8,7 @@ from fractions import Fraction
 from typing import Any
 
 from reelforge.game import Reporting
-from reelforge.parsheet import one_in, pct, pct_ci
+from reelforge.numbers import one_in, pct, pct_ci
 
 COMPONENT_WORDS = {"paid_spins": "paid spins", "free_spins": "free spins", "base_game": "paid spins"}
 """RTP component keys in words, for every game (a game's :attr:`Reporting.component_words` add to them)."""

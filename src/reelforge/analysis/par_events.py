@@ -19,6 +19,7 @@ from typing import Any
 
 from reelforge.draws import SeededDraws
 from reelforge.game import Game, RoundResult
+from reelforge.numbers import pct, pct_ci
 from reelforge.parsheet import (
     FEATURE_DIST_COLUMNS,
     PAY_COLUMNS,
@@ -26,8 +27,6 @@ from reelforge.parsheet import (
     cap_section,
     feature_distribution_rows,
     pay_rows,
-    pct,
-    pct_ci,
     sample_note,
     section,
 )

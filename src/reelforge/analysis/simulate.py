@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from reelforge.chunks import BACKENDS, MAX_ROUNDS, ChunkRun, chunk_sizes, chunk_stream, default_workers
+from reelforge.game import Build, Game
 from reelforge.games.registry import get_game
 from reelforge.stats import Z99, Accumulator
 
@@ -43,15 +44,29 @@ def chunk_seed(seed: int, index: int) -> np.random.SeedSequence:
 
 @dataclass(frozen=True)
 class SimulationJob:
-    """One chunk of a build's rounds through the game's kernel (small data: Ray ships it to its nodes)."""
+    """One chunk of a build's rounds through the game's kernel. Forked local workers inherit the game and
+    build themselves; where the job crosses to another process by pickling (Ray ships it to its nodes) it
+    travels as small data, the game id and the build's name and version, and is loaded again there."""
 
-    game_id: str
-    build_name: str
+    game: Game
+    build: Build
     mode: str = "paid"
 
     def __call__(self, rounds: int, stream: np.random.SeedSequence) -> Accumulator:
-        game = get_game(self.game_id)
-        return game.simulate_chunk(game.load_build(self.build_name), rounds, stream, self.mode)
+        return self.game.simulate_chunk(self.build, rounds, stream, self.mode)
+
+    def __reduce__(self) -> tuple[Callable[..., SimulationJob], tuple[str, str, str, str]]:
+        name, version = self.build.name, self.build.identity.version
+        if self.game.load_build(name, version) is not self.build:  # the other side could load another one
+            raise ValueError(f"build {name} {version} of {self.game.id} is not a shipped build: it cannot be "
+                             "sent to another process by name")
+        return _loaded_job, (self.game.id, name, version, self.mode)
+
+
+def _loaded_job(game_id: str, build_name: str, version: str, mode: str) -> SimulationJob:
+    """A pickled :class:`SimulationJob`, its game and build loaded by id, name and version."""
+    game = get_game(game_id)
+    return SimulationJob(game, game.load_build(build_name, version), mode)
 
 
 def new_seed() -> int:
@@ -84,7 +99,7 @@ class SimulationResult:
 ProgressCallback = Callable[[Accumulator], None]
 
 
-def simulate(game_id: str, build_name: str, rounds: int | None = None, seed: int | None = None,
+def simulate(game: Game, build: Build, rounds: int | None = None, seed: int | None = None,
              workers: int | None = None, mode: str = "paid", progress: ProgressCallback | None = None,
              chunk: int = CHUNK_ROUNDS, precision_pp: float | None = None, backend: str = "local",
              address: str | None = None, batch: int | None = None) -> SimulationResult:
@@ -94,8 +109,6 @@ def simulate(game_id: str, build_name: str, rounds: int | None = None, seed: int
     Ctrl-C stops cleanly: the merged prefix of finished chunks is returned with
     ``interrupted=True``.
     """
-    game = get_game(game_id)
-    build = game.load_build(build_name)
     game.check_mode(mode)
     if rounds is None and precision_pp is None:
         raise ValueError("give a number of rounds or a precision")
@@ -107,7 +120,7 @@ def simulate(game_id: str, build_name: str, rounds: int | None = None, seed: int
         raise ValueError(f"unknown backend {backend!r}; backends: {', '.join(BACKENDS)}")
     seed = new_seed() if seed is None else seed
     n_chunks = None if rounds is None else -(-rounds // chunk)
-    run = ChunkRun(SimulationJob(game_id, build_name, mode), chunk_sizes(rounds, chunk), seed, workers, backend,
+    run = ChunkRun(SimulationJob(game, build, mode), chunk_sizes(rounds, chunk), seed, workers, backend,
                    address, batch, chunks=n_chunks)
     total = game.new_accumulator(build, mode)
     checkpoints: list[tuple[int, float, float, float]] = []

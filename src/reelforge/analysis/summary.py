@@ -158,7 +158,7 @@ def add_feature_buy(game: Game, build: Build, s: dict[str, Any], seed: int, work
     from reelforge.analysis.simulate import simulate
 
     rounds = max(10_000, (s.get("rounds") or 10_000_000) // FEATURE_BUY_SHARE)
-    acc = simulate(game.id, build.name, rounds, seed + 1, workers, "buy").accumulator
+    acc = simulate(game, build, rounds, seed + 1, workers, "buy").accumulator
     s["feature_buy"] = {"price_x": str(game.feature_buy_price_x(build)), "rtp": acc.rtp,
                         "rtp_ci99": list(acc.rtp_ci99()), "features": acc.rounds, "seed": seed + 1}
 

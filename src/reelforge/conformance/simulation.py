@@ -53,7 +53,7 @@ def check_simulation_independent_of_workers(game: Game | Context) -> None:
     build = ctx.build(g.default_build())
     chunk = ctx.kernel_rounds // 4
     for mode in ctx.modes(build):
-        runs = {workers: simulate(g.id, build.name, 4 * chunk, ctx.seeds[0], workers, mode, chunk=chunk)
+        runs = {workers: simulate(g, build, 4 * chunk, ctx.seeds[0], workers, mode, chunk=chunk)
                 for workers in (1, 2)}
         one, two = (runs[w].accumulator for w in (1, 2))
         if one.rounds != 4 * chunk or runs[2].workers != 2:

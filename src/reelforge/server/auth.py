@@ -18,10 +18,11 @@ from typing import Any
 from sqlalchemy import Engine
 from sqlalchemy.exc import IntegrityError
 
+from reelforge.server.clock import iso, utcnow
 from reelforge.server.config import ServerConfig
 from reelforge.server.errors import ApiError
+from reelforge.server.ledger import post_entry
 from reelforge.server.store import Tx, transaction
-from reelforge.server.wallet import iso, post_entry, utcnow
 
 PLAYER_NAME_PATTERN = r"^[A-Za-z0-9_.@-]{1,64}$"
 """What a player name is (also stated in the OpenAPI description); matched against the whole string."""

@@ -26,9 +26,9 @@ from sqlalchemy import Engine
 
 from reelforge.draws import FAIR_ALGORITHM, FairDraws
 from reelforge.server import store
+from reelforge.server.clock import iso, utcnow
 from reelforge.server.errors import ApiError
 from reelforge.server.store import FairSeed, RoundRow, Tx, transaction
-from reelforge.server.wallet import iso, utcnow
 
 CLIENT_SEED_PATTERN = r"^[!-~]{1,64}$"
 """A client seed: 1-64 printable ASCII characters, no spaces (so its bytes are the same everywhere)."""

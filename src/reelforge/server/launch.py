@@ -23,13 +23,13 @@ from sqlalchemy import Engine, delete, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from reelforge.server.auth import _get_or_create_player, check_player_name, token_hash
+from reelforge.server.clock import iso, utcnow
 from reelforge.server.config import ServerConfig
 from reelforge.server.db import write_transaction
 from reelforge.server.errors import ApiError
 from reelforge.server.schema import launch_tokens, operator_nonces, players, sessions
 from reelforge.server.signing import check_signature, unauthorized
 from reelforge.server.store import parse_ts, transaction
-from reelforge.server.wallet import iso, utcnow
 
 LANGUAGE = re.compile(r"^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8}){0,2}$")
 """A BCP 47 language tag as the client's Intl.NumberFormat takes it (e.g. ``en-GB``, ``ja``)."""

@@ -23,9 +23,9 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from reelforge.server.auth import Principal
+from reelforge.server.clock import iso
 from reelforge.server.config import PlayRules
 from reelforge.server.errors import ApiError
-from reelforge.server.wallet import iso
 
 
 def next_reality_check(rules: PlayRules, started_at: datetime, checked_at: datetime | None) -> datetime | None:

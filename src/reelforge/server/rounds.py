@@ -61,13 +61,14 @@ from reelforge.game import Game, RulesError
 from reelforge.games.registry import get_game
 from reelforge.server import fair, store
 from reelforge.server.auth import DEMO_REFUSED, Principal, SessionToken, session_principal
+from reelforge.server.clock import iso, utcnow
 from reelforge.server.config import GameConfig, PlayRules, ServerConfig
 from reelforge.server.errors import ApiError, database_errors
+from reelforge.server.ledger import entries, post_entry
 from reelforge.server.limits import check_round_start
 from reelforge.server.roundids import RoundIds
 from reelforge.server.seamless import SeamlessWallet, WalletRefused, WalletTx, WalletUnavailable, credit_states
 from reelforge.server.store import AnswerRecord, RoundRow, StepRow, StoredAnswer, Tx, transaction
-from reelforge.server.wallet import entries, iso, post_entry, utcnow
 
 log = logging.getLogger("reelforge.server")
 

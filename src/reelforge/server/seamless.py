@@ -44,12 +44,12 @@ from urllib.parse import urlsplit
 import httpx
 from sqlalchemy import Engine, func, select
 
+from reelforge.server.clock import utcnow
 from reelforge.server.config import OperatorConfig
 from reelforge.server.db import read_transaction
 from reelforge.server.schema import players, wallet_transactions
 from reelforge.server.signing import signed_headers
 from reelforge.server.store import Tx, parse_ts, transaction
-from reelforge.server.wallet import utcnow
 
 log = logging.getLogger("reelforge.wallet")
 
@@ -379,7 +379,7 @@ def round_transactions(engine: Engine, round_id: int) -> list[dict[str, Any]]:
 
 
 def tx_json(row: WalletTx) -> dict[str, Any]:
-    from reelforge.server.wallet import iso
+    from reelforge.server.clock import iso
 
     return {"transaction_id": row.id, "kind": row.kind, "round_id": row.public_round_id, "amount": row.amount,
             "currency": row.currency, "reference_transaction_id": row.reference, "status": row.status,
@@ -401,8 +401,8 @@ def credit_states(engine: Engine, round_ids: list[int]) -> dict[int, str]:
 def seamless_position(engine: Engine, wallet: SeamlessWallet, who: Any, token: Any) -> dict[str, Any]:
     """``GET /wallet`` of a seamless player: the operator's wallet's balance (``balance_stale``: it did not
     answer, the last balance it reported instead), and the session's position from its rounds."""
+    from reelforge.server.clock import iso
     from reelforge.server.schema import rounds, sessions
-    from reelforge.server.wallet import iso
 
     with read_transaction(engine) as conn:
         currency, cached = conn.execute(select(players.c.currency, players.c.wallet_balance)

@@ -40,11 +40,11 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, fields
 from datetime import UTC, datetime
-from functools import lru_cache
 from typing import Any
 
 from sqlalchemy import Connection, Engine, delete, func, select, update
 
+from reelforge.server.clock import parse_ts
 from reelforge.server.db import (
     acquire_writer_lock,
     begin_immediate,
@@ -54,21 +54,6 @@ from reelforge.server.db import (
     write_transaction,
 )
 from reelforge.server.schema import fair_seeds, ledger, players, rounds, server_keys, sessions, steps
-
-
-def parse_ts(value: Any) -> datetime | None:
-    """A stored timestamp as an aware UTC datetime (SQLite hands back text)."""
-    if value is None:
-        return None
-    if isinstance(value, str):
-        return _parse_text(value)
-    return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
-
-
-@lru_cache(maxsize=4096)
-def _parse_text(value: str) -> datetime:  # a round's answer repeats the timestamps of its earlier steps
-    parsed = datetime.fromisoformat(value)
-    return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
 
 
 # -- rows -------------------------------------------------------------------------------------------

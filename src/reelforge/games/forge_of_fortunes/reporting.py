@@ -8,7 +8,8 @@ from typing import Any
 
 from reelforge.game import SOURCE_PROVIDER, SOURCE_RULES, CertificationTarget, Reporting
 from reelforge.games.forge_of_fortunes.exact import exact
-from reelforge.parsheet import cap_section, fraction_text, one_in, pct, pp, section, symbol_frequency_rows, x_bet
+from reelforge.numbers import fraction_text, one_in, pct, pp, x_bet
+from reelforge.parsheet import cap_section, section, symbol_frequency_rows
 
 
 class ForgeOfFortunesReporting(Reporting):

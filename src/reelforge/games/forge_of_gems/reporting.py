@@ -10,6 +10,7 @@ from typing import Any
 
 from reelforge.game import SOURCE_PROVIDER, CertificationTarget, Reporting, RoundResult
 from reelforge.games.forge_of_gems.build import FORGE, GEMBOX_REWARDS, NORMAL, PAYING, reward_name
+from reelforge.numbers import one_in, pct, pct_ci, x_bet
 from reelforge.parsheet import (
     FEATURE_DIST_COLUMNS,
     attribute_round,
@@ -17,15 +18,11 @@ from reelforge.parsheet import (
     feature_distribution_rows,
     feature_rows,
     help_names,
-    one_in,
     pay_sections,
-    pct,
-    pct_ci,
     reference_sample,
     section,
     symbol_frequency_rows,
     words,
-    x_bet,
 )
 
 PARTS = {"GEMBOX": ("GEMBOX instant prizes: hit frequency and RTP contribution", "GEMBOX instant prizes")}

@@ -17,6 +17,7 @@ from reelforge.games.gemstones_gold.build import (
     SYMBOL_NAMES,
     TIER_FROM,
 )
+from reelforge.numbers import pct, pct_ci, x_bet
 from reelforge.parsheet import (
     FEATURE_DIST_COLUMNS,
     attribute_round,
@@ -25,12 +26,9 @@ from reelforge.parsheet import (
     feature_rows,
     help_names,
     pay_sections,
-    pct,
-    pct_ci,
     reference_sample,
     section,
     symbol_frequency_rows,
-    x_bet,
 )
 
 

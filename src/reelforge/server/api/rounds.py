@@ -8,15 +8,18 @@ coroutines that read their headers, check their path and body with the same
 pydantic models and refuse exactly as FastAPI's validation would (the same
 :class:`~fastapi.exceptions.RequestValidationError`, answered by the same
 handler), served by ordinary Starlette routes ahead of FastAPI's router
-(:class:`MoneyRoutes`), inside the body limit and security headers. They are
-also in the app's routes (:class:`PlainRoute`), which is how the OpenAPI
-description lists them. Everything else is an ordinary FastAPI route.
+(:class:`MoneyRoutes`), inside the body limit and security headers. Each is
+declared once, as a :class:`PlainRoute` in the app's routes: that one route is
+what :class:`MoneyRoutes` serves and what the OpenAPI description lists, its
+parameters and body described from the same :class:`MoneyRequest` its endpoint
+checks. Everything else is an ordinary FastAPI route.
 """
 
 from __future__ import annotations
 
 import json
 import time
+from dataclasses import dataclass
 from typing import Annotated, Any
 
 from fastapi import FastAPI, Request
@@ -25,7 +28,7 @@ from fastapi.responses import JSONResponse, Response
 from fastapi.routing import APIRoute
 from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
-from starlette.routing import Match, Route, request_response
+from starlette.routing import Match
 
 from reelforge.games.registry import GAME_CLASSES
 from reelforge.server.api.common import (
@@ -57,18 +60,29 @@ class PlainRoute(APIRoute):
     """A FastAPI route whose endpoint takes the :class:`Request` and returns the :class:`Response`
     itself: listed, matched and documented like every route (its parameters and body described in
     ``openapi_extra``), and run as a plain Starlette endpoint (no dependency solving, no per-request
-    exit stacks; errors still go to the app's exception handlers)."""
+    exit stacks; errors answered as the app's exception handlers answer them, since :class:`MoneyRoutes`
+    serves it ahead of the app's router and its exception middleware)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.app = request_response(self.endpoint)
+        endpoint = self.endpoint
+
+        async def answer(scope: dict[str, Any], receive: Any, send: Any) -> None:
+            request = Request(scope, receive)
+            try:
+                response = await endpoint(request)
+            except Exception as exc:  # noqa: BLE001 - answered as the app's handlers answer it
+                response = await error_response(request, exc)
+            await response(scope, receive, send)
+
+        self.app = answer
 
 
 class MoneyRoutes:
-    """ASGI middleware: a POST that one of ``routes`` (Starlette routes) matches is answered by it; every
-    other request goes on to the app. Errors are answered as the app's exception handlers answer them."""
+    """ASGI middleware: a POST that one of ``routes`` (the app's own :class:`PlainRoute` objects) matches is
+    answered by it; every other request goes on to the app."""
 
-    def __init__(self, app: Any, routes: list[Route]) -> None:
+    def __init__(self, app: Any, routes: list[PlainRoute]) -> None:
         self.app = app
         self.routes = routes
 
@@ -80,32 +94,6 @@ class MoneyRoutes:
                     scope.update(child_scope)
                     await route.handle(scope, receive, send)
                     return
-        await self.app(scope, receive, send)
-
-    @staticmethod
-    def route(path: str, endpoint: Any) -> Route:
-        """A POST route of ``endpoint`` (``request -> response``) whose errors get the app's answers: no
-        exception middleware runs ahead of the app's router, where these routes are matched."""
-
-        async def answer(scope: dict[str, Any], receive: Any, send: Any) -> None:
-            request = Request(scope, receive)
-            try:
-                response = await endpoint(request)
-            except Exception as exc:  # noqa: BLE001 - answered as the app's handlers answer it
-                response = await error_response(request, exc)
-            await response(scope, receive, send)
-
-        return Route(path, _Asgi(answer), methods=["POST"])
-
-
-class _Asgi:
-    """An ASGI callable as a Starlette route's endpoint (a plain function would be wrapped as a
-    ``request -> response`` one)."""
-
-    def __init__(self, app: Any) -> None:
-        self.app = app
-
-    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         await self.app(scope, receive, send)
 
 
@@ -148,37 +136,64 @@ async def _body(request: Request, model: type[BaseModel], required: bool, errors
         return None
 
 
-async def _money_request(request: Request, path: TypeAdapter, name: str, model: type[BaseModel],
-                         required: bool) -> tuple[Any, Any, SessionToken, str]:
-    """A money request's path parameter ``name``, body, session token and Idempotency-Key, checked in
-    FastAPI's order: the JSON, then the path and the body together (422), then the token (401) and the key."""
-    errors: list[dict[str, Any]] = []
-    value = _path(path, name, request.path_params[name], errors)
-    body = await _body(request, model, required, errors)
-    if errors:
-        raise RequestValidationError(errors)
-    headers = request.headers
-    return value, body, bearer(headers.get("authorization")), check_idempotency_key(headers.get("idempotency-key"))
+@dataclass(frozen=True)
+class MoneyRequest:
+    """What a money request carries beside its headers: one path parameter and a JSON body. Its endpoint
+    checks a request with :meth:`read` and its route is documented with :meth:`described`, from this one
+    statement."""
+
+    name: str
+    """The path parameter."""
+    path: TypeAdapter
+    """Its type and limits."""
+    model: type[BaseModel]
+    """The body."""
+    required: bool
+    """Whether the body may be left out."""
+
+    async def read(self, request: Request) -> tuple[Any, Any, SessionToken, str]:
+        """The request's path parameter, body, session token and Idempotency-Key, checked in FastAPI's
+        order: the JSON, then the path and the body together (422), then the token (401) and the key."""
+        errors: list[dict[str, Any]] = []
+        value = _path(self.path, self.name, request.path_params[self.name], errors)
+        body = await _body(request, self.model, self.required, errors)
+        if errors:
+            raise RequestValidationError(errors)
+        headers = request.headers
+        return (value, body, bearer(headers.get("authorization")),
+                check_idempotency_key(headers.get("idempotency-key")))
+
+    def described(self) -> dict[str, Any]:
+        """The OpenAPI description of the request (what FastAPI would derive from a signature)."""
+        return {
+            "parameters": [
+                {"name": self.name, "in": "path", "required": True, "schema": self.path.json_schema()},
+                {"name": "Authorization", "in": "header", "required": True, "schema": {"type": "string"},
+                 "description": "Bearer <session token>"},
+                {"name": "Idempotency-Key", "in": "header", "required": True,
+                 "schema": {"type": "string", "minLength": 1, "maxLength": 200, "pattern": IDEMPOTENCY_KEY_PATTERN},
+                 "description": "unique per money-changing request (1-200 printable ASCII characters, no "
+                                "space at either end); a retry with the same key returns the first answer"}],
+            "requestBody": {"required": self.required, "content": {"application/json": {
+                "schema": {"$ref": f"#/components/schemas/{self.model.__name__}"}}}},
+        }
 
 
-def _described(path_parameter: dict[str, Any], model: type[BaseModel], required: bool) -> dict[str, Any]:
-    """The OpenAPI description of a money request (what FastAPI would derive from a signature)."""
-    return {
-        "parameters": [path_parameter,
-                       {"name": "Authorization", "in": "header", "required": True, "schema": {"type": "string"},
-                        "description": "Bearer <session token>"},
-                       {"name": "Idempotency-Key", "in": "header", "required": True,
-                        "schema": {"type": "string", "minLength": 1, "maxLength": 200,
-                                   "pattern": IDEMPOTENCY_KEY_PATTERN},
-                        "description": "unique per money-changing request (1-200 printable ASCII characters, no "
-                                       "space at either end); a retry with the same key returns the first answer"}],
-        "requestBody": {"required": required, "content": {"application/json": {
-            "schema": {"$ref": f"#/components/schemas/{model.__name__}"}}}},
-    }
+START = MoneyRequest("game", _GAME, StartRoundRequest, required=True)
+STEP = MoneyRequest("round_id", _ROUND, StepRequest, required=False)
 
 
-MONEY_MODELS = (StartRoundRequest, StepRequest)
+MONEY_MODELS = tuple(request.model for request in (START, STEP))
 """Request models the plain routes describe by reference (added to the OpenAPI components)."""
+
+
+def _money_route(app: FastAPI, path: str, endpoint: Any, request: MoneyRequest, **kwargs: Any) -> PlainRoute:
+    """Add the POST route of a money request to ``app``'s routes, documented from ``request``; return it."""
+    app.router.add_api_route(path, endpoint, methods=["POST"], tags=["rounds"], route_class_override=PlainRoute,
+                             openapi_extra=request.described(), **kwargs)
+    route = app.router.routes[-1]
+    assert isinstance(route, PlainRoute)
+    return route
 
 
 def add_routes(app: FastAPI, ctx: Context) -> None:
@@ -188,7 +203,7 @@ def add_routes(app: FastAPI, ctx: Context) -> None:
     async def start_round(request: Request) -> Response:
         """Start a round: debit the stake (or feature-buy price) and play the paid spin."""
         began = time.monotonic()
-        game, body, token, key = await _money_request(request, _GAME, "game", StartRoundRequest, True)
+        game, body, token, key = await START.read(request)
         status, text = await ctx.call(service.start_round, token, game, body.bet, body.auto_adjust_bet,
                                       body.buy_feature, key)
         await ctx.pacer.pace(began, status, text)  # no timing tell
@@ -196,19 +211,13 @@ def add_routes(app: FastAPI, ctx: Context) -> None:
 
     async def play_step(request: Request) -> Response:
         """Play the next step of an unfinished round (re-spin, free spin, GEMBOX...)."""
-        round_id, body, token, key = await _money_request(request, _ROUND, "round_id", StepRequest, False)
+        round_id, body, token, key = await STEP.read(request)
         return json_text(await ctx.call(service.play_step, token, round_id, body and body.action, key))
 
-    app.add_middleware(MoneyRoutes, routes=[MoneyRoutes.route("/api/v1/games/{game}/rounds", start_round),
-                                            MoneyRoutes.route("/api/v1/rounds/{round_id}/steps", play_step)])
-    app.router.add_api_route(
-        "/api/v1/games/{game}/rounds", start_round, methods=["POST"], status_code=201, tags=["rounds"],
-        route_class_override=PlainRoute, openapi_extra=_described(
-            {"name": "game", "in": "path", "required": True, "schema": _GAME.json_schema()}, StartRoundRequest, True))
-    app.router.add_api_route(
-        "/api/v1/rounds/{round_id}/steps", play_step, methods=["POST"], tags=["rounds"],
-        route_class_override=PlainRoute, openapi_extra=_described(
-            {"name": "round_id", "in": "path", "required": True, "schema": _ROUND.json_schema()}, StepRequest, False))
+    # Each money route once: the app lists and documents it, MoneyRoutes serves it.
+    money = [_money_route(app, "/api/v1/games/{game}/rounds", start_round, START, status_code=201),
+             _money_route(app, "/api/v1/rounds/{round_id}/steps", play_step, STEP)]
+    app.add_middleware(MoneyRoutes, routes=money)
 
     @app.get("/api/v1/games/{game}/rounds/unfinished", tags=["rounds"])
     def unfinished(game: GameId, authorization: Auth = None) -> JSONResponse:

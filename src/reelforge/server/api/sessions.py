@@ -9,9 +9,9 @@ from pydantic import Field, StrictStr
 from reelforge.server import store
 from reelforge.server.api.common import Auth, Context, OperatorKey, SessionRequest, _Strict
 from reelforge.server.auth import bearer, open_session
+from reelforge.server.clock import utcnow
 from reelforge.server.launch import exchange_launch
 from reelforge.server.limits import reality_check
-from reelforge.server.wallet import utcnow
 
 
 class LaunchExchange(_Strict):

@@ -10,6 +10,7 @@ from reelforge.conformance import Context, check_kernel_matches_reference_in_dep
 from reelforge.games import registry
 
 
-@pytest.mark.parametrize("game_id", sorted(registry.SHIPPED_GAMES))
+@pytest.mark.parametrize("game_id", [pytest.param(g, marks=pytest.mark.slow) if g == "forge-of-gems" else g
+                                     for g in sorted(registry.SHIPPED_GAMES)])
 def test_kernel_matches_reference_in_depth(game_id):
     check_kernel_matches_reference_in_depth(Context(registry.get_game(game_id)))

@@ -1,10 +1,12 @@
 """The conformance suite on more rounds than the unit tests play (a long run, outside the test suite).
 
-    python bench/check_games.py [--rounds 100000] [--game forge-of-fortunes ...] [--check kernel_matches_reference ...]
+    python bench/check_games.py [--rounds 100000] [--depth-rounds 100000] [--game forge-of-fortunes ...]
+                                [--check kernel_matches_reference ...]
 
 Runs :func:`reelforge.conformance.check_game` on every registered game (or those named), with
-``--rounds`` reference rounds per build, mode and seed (the unit tests play 1,000), and prints
-each check's time. Exit status 1 if any check fails (its message printed), 2 on bad arguments.
+``--rounds`` reference rounds per build, mode and seed (the unit tests play 1,000) and
+``--depth-rounds`` paid rounds per build streamed through kernel and reference engine by
+``kernel_matches_reference_in_depth`` (the unit tests stream 20,000), and prints each check's time. Exit status 1 if any check fails (its message printed), 2 on bad arguments.
 """
 
 from __future__ import annotations
@@ -33,13 +35,15 @@ def positive(text: str) -> int:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=positive, default=100_000, help="reference rounds per build, mode and seed")
+    parser.add_argument("--depth-rounds", type=positive, default=100_000,
+                        help="paid rounds per build of the in-depth kernel check (a tenth in other modes)")
     parser.add_argument("--game", action="append", choices=game_ids(), help="a game to check (repeatable)")
     parser.add_argument("--check", action="append", choices=list(CHECKS), help="a check to run (repeatable)")
     args = parser.parse_args(argv)
     failed = 0
     for game_id in args.game or game_ids():
         ctx = Context(get_game(game_id), rounds=args.rounds, replay_rounds=min(1000, args.rounds),
-                      kernel_rounds=max(20_000, args.rounds))
+                      kernel_rounds=max(20_000, args.rounds), depth_rounds=args.depth_rounds)
         for name in args.check or CHECKS:
             start = time.perf_counter()
             try:

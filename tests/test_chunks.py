@@ -3,6 +3,7 @@ results in the same order."""
 
 import numpy as np
 import pytest
+from numba import njit
 
 from reelforge.chunks import ChunkRun, chunk_sizes, chunk_stream, run_chunks
 
@@ -43,3 +44,20 @@ def test_an_early_stop_cancels_the_rest_and_workers_never_exceed_the_chunks():
         ChunkRun(_draws, [10], 5, backend="cloud")
     with pytest.raises(ValueError):
         list(chunk_sizes(0, 10))
+
+
+@njit
+def _sum_of_draws(x: np.ndarray) -> float:
+    return x.sum()
+
+
+def _compiled_before_call(rounds: int, stream: np.random.SeedSequence) -> tuple[int, float]:
+    """How many compiled versions of the kernel this process had before calling it, and its result."""
+    before = len(_sum_of_draws.signatures)
+    return before, _sum_of_draws(np.random.default_rng(stream).random(rounds))
+
+
+def test_forked_workers_inherit_the_kernels_compiled_once_before_the_fork():
+    results = list(run_chunks(_compiled_before_call, [100] * 4, 3, workers=2))
+    assert [found for _, (found, _) in results] == [1] * 4  # no worker compiled it again
+    assert [s for _, (_, s) in results] == [s for _, (_, s) in run_chunks(_compiled_before_call, [100] * 4, 3, 1)]

@@ -16,6 +16,7 @@ def run(*args: str):
     return runner.invoke(app, list(args))
 
 
+@pytest.mark.slow
 def test_gemstones_gold_verify_from_a_kept_sample_repeats_the_simulated_figures(tmp_path):
     kept = tmp_path / "v.npz"
     first = run("gemstones-gold", "verify", "--paid", "2e5", "--features", "2e4", "--seed", "3", "--workers", "1",

@@ -112,6 +112,13 @@ class _Inherited:
         return run_batch(cls.job, cls.root, batch)
 
 
+def warm_up(job: Job) -> None:
+    """Play one round of ``job`` here and discard it, so its numba kernels are compiled in this process
+    before a pool forks: every worker inherits them compiled, where it would otherwise compile them
+    itself (all at once, on a cold cache) or load them from numba's cache, once per worker and pool."""
+    job(1, np.random.SeedSequence(0))  # its result is thrown away: no run's totals depend on it
+
+
 class _ForkPool:
     """Worker processes on this machine, forked: each inherits the job through the pool's initializer
     (it only ever lives in the workers; this process's :class:`_Inherited` stays empty)."""
@@ -212,8 +219,10 @@ class ChunkRun:
             runner = _Ray(self._job, self._root, self._requested_workers, self._address)
             self.workers = runner.capacity // 2
             return runner
-        return _Inline(self._job, self._root) if self.workers == 1 else _ForkPool(self._job, self._root,
-                                                                                   self.workers)
+        if self.workers == 1:
+            return _Inline(self._job, self._root)
+        warm_up(self._job)
+        return _ForkPool(self._job, self._root, self.workers)
 
     def __iter__(self) -> Iterator[tuple[int, Any]]:
         runner, waiting, next_index = self._start(), {}, 0

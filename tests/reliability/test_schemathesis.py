@@ -42,6 +42,7 @@ CONFIG = SchemathesisConfig.from_str(
     '[checks.positive_data_acceptance]\nexpected-statuses = ["2xx", "401", "402", "403", "404", "409"]\n')
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
 def test_api_never_fails_and_answers_match_the_schema(backend, tmp_path):
     url, drop = fresh_database(backend, tmp_path)

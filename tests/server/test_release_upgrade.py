@@ -36,7 +36,7 @@ from reelforge.games.registry import get_game
 from reelforge.server.app import create_app
 from reelforge.server.config import parse_config
 from reelforge.server.db import alembic_config, is_sqlite, make_engine, open_database, sqlite_foreign_keys_off
-from reelforge.server.rounds import dumps, money
+from reelforge.server.round_json import dumps, money
 from reelforge.server.schema import ledger, players, rounds, steps
 from reelforge.server.verify import verify_all, verify_round
 

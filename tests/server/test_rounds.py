@@ -12,7 +12,7 @@ from sqlalchemy import select, update
 from reelforge.draws import SeededDraws
 from reelforge.games.registry import game_ids, get_game
 from reelforge.server.clock import utcnow
-from reelforge.server.rounds import dumps, money
+from reelforge.server.round_json import dumps, money
 from reelforge.server.schema import ledger, rounds, steps
 
 from .conftest import BrokenDraws, demo_config

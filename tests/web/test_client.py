@@ -21,7 +21,7 @@ from playwright.sync_api import expect  # noqa: E402
 from reelforge.draws import SecureDraws, SeededDraws
 from reelforge.game import RoundResult
 from reelforge.games.registry import get_game
-from reelforge.server.rounds import dumps
+from reelforge.server.round_json import dumps
 
 from .conftest import screenshot, test_config
 from .helpers import (

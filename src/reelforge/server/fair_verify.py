@@ -20,7 +20,8 @@ from reelforge.draws import FairDraws, RecordingDraws
 from reelforge.game import BuildError, StepResult
 from reelforge.games.registry import UnknownGame, get_game
 from reelforge.server.fair import commitment
-from reelforge.server.rounds import MAX_ROUND_STEPS, dumps, money
+from reelforge.server.round_json import dumps, money
+from reelforge.server.rounds import MAX_ROUND_STEPS
 
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
 

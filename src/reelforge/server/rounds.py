@@ -35,129 +35,54 @@ error is recorded as the reason. A step action the rules refuse (a
 :class:`~reelforge.game.RulesError` for the player's ``action``) is the
 client's mistake and changes nothing.
 
-Over 500 lines on purpose: the whole round lifecycle (start, step, expiry,
-void, idempotent answers and their JSON) reads in one place.
+The rest of the service lives beside this module, one concept each:
+:mod:`~reelforge.server.offer` (the offered games, builds and costs),
+:mod:`~reelforge.server.round_checks` (the refusals before a start),
+:mod:`~reelforge.server.seamless_rounds` (starts and settlements on the
+seamless wallet), :mod:`~reelforge.server.answers` (idempotency: stored
+answers replayed), :mod:`~reelforge.server.transfers` (the operator's
+deposits and withdrawals), :mod:`~reelforge.server.round_json` (the JSON of a
+round) and :mod:`~reelforge.server.round_reads` (a round, the unfinished one,
+history).
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
-import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from fractions import Fraction
-from functools import lru_cache
-from typing import Any, NamedTuple
+from typing import Any
 
-import numpy as np
 from sqlalchemy import Engine
-from sqlalchemy.exc import IntegrityError
 
 from reelforge.draws import DrawSource, RecordedDraws, RecordingDraws, SecureDraws
 from reelforge.game import Game, RulesError
 from reelforge.games.registry import get_game
 from reelforge.server import fair, store
-from reelforge.server.auth import DEMO_REFUSED, Principal, SessionToken, session_principal
-from reelforge.server.clock import iso, utcnow
-from reelforge.server.config import GameConfig, PlayRules, ServerConfig
+from reelforge.server.answers import request_hash
+from reelforge.server.auth import Principal, SessionToken, session_principal
+from reelforge.server.clock import utcnow
+from reelforge.server.config import ServerConfig
 from reelforge.server.errors import ApiError, database_errors
 from reelforge.server.ledger import entries, post_entry
 from reelforge.server.limits import check_round_start
+from reelforge.server.offer import ActiveGame
+from reelforge.server.round_checks import StartChecks
+from reelforge.server.round_json import Answer, dumps, money
+from reelforge.server.round_reads import RoundReads
 from reelforge.server.roundids import RoundIds
-from reelforge.server.seamless import SeamlessWallet, WalletRefused, WalletTx, WalletUnavailable, credit_states
-from reelforge.server.store import AnswerRecord, RoundRow, StepRow, StoredAnswer, Tx, transaction
+from reelforge.server.seamless import SeamlessWallet
+from reelforge.server.seamless_rounds import SeamlessRounds
+from reelforge.server.store import RoundRow, StepRow, Tx, transaction
+from reelforge.server.transfers import Transfers
 
 log = logging.getLogger("reelforge.server")
 
 DrawFactory = Callable[[], DrawSource]
 """Gives the draw source for one round (tests only: production draws from :class:`SecureDraws`, or from the
 player's provably fair seed pair)."""
-
-
-def to_jsonable(value: Any) -> Any:
-    """``json.dumps`` default: Fractions as strings, numpy scalars/arrays as Python values."""
-    if isinstance(value, Fraction):
-        return str(value)
-    if isinstance(value, np.integer):
-        return int(value)
-    if isinstance(value, np.floating):
-        return float(value)
-    if isinstance(value, np.ndarray):
-        return value.tolist()
-    if isinstance(value, (set, frozenset, tuple)):
-        return list(value)
-    raise TypeError(f"{type(value).__name__} is not JSON serialisable")
-
-
-def dumps(value: Any) -> str:
-    """Compact JSON (Fractions as strings)."""
-    return json.dumps(value, default=to_jsonable, separators=(",", ":"), ensure_ascii=False)
-
-
-_encode_str = json.encoder.encode_basestring  # json.dumps of a str with ensure_ascii=False
-
-
-def _jstr(value: str | None) -> str:
-    return "null" if value is None else _encode_str(value)
-
-
-class Answer(NamedTuple):
-    """A money request's answer: the status and the body as JSON text (encoded once, stored
-    for idempotent retries and sent as it is)."""
-
-    status: int
-    text: str
-
-    @property
-    def body(self) -> dict[str, Any]:
-        return json.loads(self.text)
-
-
-def money(bet: int, x: Fraction) -> int:
-    """Minor units of ``x`` times ``bet``, rounded down (exact whenever the bet is a multiple of the win unit)."""
-    return bet * x.numerator // x.denominator
-
-
-@lru_cache(maxsize=4096)
-def _money_of(bet: int, x: str) -> int:
-    """:func:`money` of a stored fraction string (answers repeat a round's earlier steps: cached)."""
-    return money(bet, Fraction(x))
-
-
-_iso = lru_cache(maxsize=4096)(iso)  # answers repeat a round's earlier steps: cached like _money_of
-
-
-def steps_text(bet: int, step_rows: list[StepRow]) -> str:
-    """The JSON text of steps (the items of a round answer's ``steps`` list, without brackets)."""
-    return ",".join(
-        f'{{"index":{s.idx},"kind":{_jstr(s.kind)},"action":{_jstr(s.action)},'
-        f'"draws":{s.draws},"ranges":{s.ranges or "null"},"events":{s.events},"win_x":{_jstr(s.win_x)},'
-        f'"win":{_money_of(bet, s.win_x)},"total_win_x":{_jstr(s.total_win_x)},'
-        f'"finished":{"true" if s.finished else "false"},"next_step":{_jstr(s.next_step)},'
-        f'"state":{s.state},"created_at":{_jstr(_iso(s.created_at))}}}'
-        for s in step_rows)
-
-
-class RoundAnswer(NamedTuple):
-    """A round answer in parts: ``head`` (the round up to its ``steps`` list), the ``steps`` (the
-    first ``shown`` steps of round ``round_id``) and ``tail``; stored without the steps."""
-
-    status: int
-    head: str
-    steps: str
-    tail: str
-    round_id: int
-    shown: int
-
-    @property
-    def text(self) -> str:
-        return self.head + self.steps + self.tail
-
-    def answer(self) -> Answer:
-        return Answer(self.status, self.text)
 
 
 class Malfunction(Exception):
@@ -168,25 +93,9 @@ MAX_ROUND_STEPS = 100_000
 """A round that has not finished after this many steps is a malfunction of the rules."""
 
 
-def request_hash(*parts: Any) -> str:
-    return hashlib.sha256(json.dumps(parts, sort_keys=True, default=to_jsonable).encode()).hexdigest()
-
-
-@dataclass
-class ActiveGame:
-    """A game as this server offers it."""
-
-    game: Game
-    config: GameConfig
-    build: Any
-
-    @property
-    def id(self) -> str:
-        return self.game.id
-
-
-class RoundService:
-    """Everything that changes or reads rounds and wallets."""
+class RoundService(RoundReads, SeamlessRounds, Transfers, StartChecks):
+    """Everything that changes or reads rounds and wallets: the round lifecycle here, the rest from its
+    parts (see the module docstring)."""
 
     def __init__(self, engine: Engine, config: ServerConfig, draw_factory: DrawFactory | None = None) -> None:
         self.engine = engine
@@ -209,7 +118,7 @@ class RoundService:
             game = get_game(game_id)
             self.games[game_id] = ActiveGame(game, gconf, self.build(game_id, gconf.build))
 
-    # -- lookups ----------------------------------------------------------------
+    # -- public round ids -------------------------------------------------------
     @property
     def ids(self) -> RoundIds:
         """Public round ids (what the API shows; the database and the operator's tools use internal ones),
@@ -217,139 +126,6 @@ class RoundService:
         if self._ids is None:
             self._ids = RoundIds(store.round_ids_key(self.engine))
         return self._ids
-
-    def build(self, game_id: str, name: str, version: str | None = None) -> Any:
-        """A build by name, its current version or ``version`` (cached: published builds never change).
-        A round is played, finished and replayed with the version stored on it (``""``: stored before
-        versions for a build migration 0003 did not know; its current version)."""
-        key = (game_id, name, version or None)
-        if key not in self._builds:
-            self._builds[key] = get_game(game_id).load_build(name, version or None)
-        return self._builds[key]
-
-    def round_build(self, rnd: RoundRow) -> Any:
-        """The build (name and version) ``rnd`` is played with."""
-        return self.build(rnd.game, rnd.build, rnd.build_version)
-
-    def active(self, game_id: str) -> ActiveGame:
-        if game_id not in self.games:
-            raise ApiError(404, "unknown_game", f"unknown game {game_id!r}; games offered: {', '.join(self.games)}")
-        return self.games[game_id]
-
-    def resolve_mode(self, active: ActiveGame, buy_feature: bool | str | None) -> str:
-        """Round mode: ``paid``, or the game's feature-buy mode when ``buy_feature`` asks for it."""
-        if buy_feature is None or buy_feature is False:
-            return "paid"
-        buy_modes = [m for m in active.game.modes if m != "paid"]
-        if isinstance(buy_feature, str):
-            if buy_feature not in buy_modes:
-                raise ApiError(422, "no_such_feature_buy",
-                               f"{active.id} has no feature buy {buy_feature!r}; available: {buy_modes or 'none'}")
-            return buy_feature
-        if not buy_modes or active.game.feature_buy_price_x(active.build) is None:
-            raise ApiError(422, "no_feature_buy", f"{active.id} has no feature buy")
-        if len(buy_modes) > 1:
-            raise ApiError(422, "ambiguous_feature_buy", f"{active.id} has several feature buys; name one: {buy_modes}")
-        return buy_modes[0]
-
-    def cost(self, active: ActiveGame, bet: int, mode: str) -> int | None:
-        """Minor units a round of ``mode`` at ``bet`` costs; None when not a whole number."""
-        key = (active.id, bet, mode)
-        if key not in self._costs:  # builds are immutable: a (game, bet, mode) always costs the same
-            price = Fraction(bet) * active.game.stake_x(active.build, mode)
-            self._costs[key] = int(price) if price.denominator == 1 else None
-        return self._costs[key]
-
-    # -- idempotency --------------------------------------------------------------
-    # Every money request runs once per (scope, key): its answer is stored with its changes, and a
-    # retry (which finds the stored answer in the reads it makes under the player's row lock, so a
-    # concurrent retry waits for the first) gets that answer again. Refusals (4xx raised as ApiError)
-    # roll back and are not stored: they changed nothing. A round answer is stored without its steps
-    # (they are stored once, in ``steps``, and never change once revealed), so a round's stored bytes
-    # grow with its steps, not with their square; a retry puts them back.
-    @staticmethod
-    def _record(scope: str, key: str, req_hash: str, answer: RoundAnswer | tuple[int, str],
-                now: datetime) -> AnswerRecord:
-        """The idempotency record of ``answer``."""
-        if isinstance(answer, RoundAnswer):
-            return AnswerRecord(scope, key, req_hash, answer.status, answer.head + answer.tail, now, answer.round_id,
-                                len(answer.head), answer.shown)
-        return AnswerRecord(scope, key, req_hash, answer[0], answer[1], now)
-
-    def _store_answer(self, tx: Tx, scope: str, key: str, req_hash: str, answer: RoundAnswer | tuple[int, str],
-                      now: datetime) -> Answer:
-        tx.put_answer(self._record(scope, key, req_hash, answer, now))
-        return answer.answer() if isinstance(answer, RoundAnswer) else Answer(*answer)
-
-    def _replay(self, tx: Tx, stored: StoredAnswer, req_hash: str) -> Answer:
-        """The stored first answer of a retried request (409 for another request under the same key)."""
-        if stored.request_sha256 != req_hash:
-            raise ApiError(409, "idempotency_key_reused",
-                           "this Idempotency-Key was already used for a different request")
-        if stored.response == "":  # purged after the retention: the request was carried out; it is not carried out again
-            raise ApiError(409, "idempotency_key_expired",
-                           f"this Idempotency-Key was used more than {self.config.idempotency_retention_days:g} "
-                           "days ago; the request was carried out then and is not repeated (its answer is no "
-                           "longer kept)")
-        text, at = stored.response, stored.steps_at
-        if stored.round_id is None:
-            return Answer(stored.status_code, text)
-        steps = steps_text(tx.round_bet(stored.round_id), tx.steps(stored.round_id, stored.steps_shown))
-        return Answer(stored.status_code, text[:at] + steps + text[at:])
-
-    def purge_idempotency(self, now: datetime | None = None, batch: int = 500) -> int:
-        """Purge the stored answers of idempotency keys older than the retention; return how many.
-
-        A step's key goes with its answer; a round start's or a transfer's
-        key keeps its request's hash (a few dozen bytes): a retry after the
-        retention is refused with ``idempotency_key_expired`` instead of being
-        carried out a second time, so nothing is ever charged twice. Each
-        ``batch`` is its own short transaction, so requests go on between them
-        (SQLite's write lock is held for one batch at a time).
-        """
-        cutoff = (now or utcnow()) - timedelta(days=self.config.idempotency_retention_days)
-        purged = 0
-        while True:
-            with transaction(self.engine) as tx:
-                done = tx.purge_answers(cutoff, batch)
-            purged += done
-            if done < batch:
-                return purged
-
-    # -- the operator's transfers -----------------------------------------------------
-    def transfer(self, player: str, amount: int, kind: str, key: str) -> Answer:
-        """Credit (``deposit``) or debit (``withdrawal``) a player's wallet, once per Idempotency-Key."""
-        req = request_hash(kind, player, amount)
-        integrity_errors = (IntegrityError, self.engine.dialect.loaded_dbapi.IntegrityError)
-        try:
-            with transaction(self.engine) as tx:
-                found = tx.player_by_name(player)
-                if found is None:
-                    raise ApiError(404, "player_not_found", f"no player {player!r} (open a session for it first)")
-                if found.demo and not self.config.demo:
-                    raise DEMO_REFUSED
-                locked = tx.lock_player(found.id)
-                stored = tx.stored_answer("operator", key)
-                if stored is not None:
-                    return self._replay(tx, stored, req)
-                if kind == "deposit" and locked.balance + amount > self.config.max_balance:
-                    raise ApiError(409, "balance_cap_exceeded",
-                                   f"a deposit of {amount} would take the balance {locked.balance} over the cap of "
-                                   f"{self.config.max_balance} minor units")
-                now = utcnow()
-                balance = post_entry(tx, locked.id, locked.balance, kind, amount if kind == "deposit" else -amount,
-                                     None, now)
-                answer = 200, dumps({"player": player, "balance": balance, "currency": locked.currency})
-                return self._store_answer(tx, "operator", key, req, answer, now)
-        except integrity_errors:
-            # The operator's keys are one scope for all players, but the lock is per player: the same
-            # key used at once for two players' transfers collides on the key's primary key (PostgreSQL;
-            # SQLite serialises all writers). Everything was rolled back; answer as a retry would.
-            with transaction(self.engine, write=False) as tx:
-                stored = tx.stored_answer("operator", key)
-                if stored is None:
-                    raise
-                return self._replay(tx, stored, req)
 
     # -- the round lifecycle ----------------------------------------------------------
     # A round is decided when it is staked: start_round plays it through to the end (every step,
@@ -399,44 +175,6 @@ class RoundService:
             tx.write_start(rnd, decided, balance, posted, self._record(scope, key, req, answer, now))
             return answer.answer()
 
-    def _check_bet(self, who: Principal, active: ActiveGame, bet: int, mode: str) -> tuple[tuple[int, ...], PlayRules]:
-        """The ladder offered to ``who`` (its currency's, within its session's bet limits) and its rules
-        (its session's profile); refuse a bet outside them."""
-        rules = self.config.rules(who.profile)
-        currency = who.currency or self.config.currency
-        ladder = active.config.ladder(currency, self.config.currency)
-        if ladder is None:
-            raise ApiError(422, "currency_not_offered", f"{active.id} has no bet ladder in {currency}")
-        max_bet = rules.max_bet if who.max_bet is None else min(who.max_bet, rules.max_bet or who.max_bet)
-        if max_bet is not None or who.min_bet is not None:  # a session's limits cut the ladder
-            ladder = tuple(b for b in ladder if (max_bet is None or b <= max_bet) and b >= (who.min_bet or 0))
-        if max_bet is not None and bet > max_bet:
-            raise ApiError(422, "bet_above_maximum", f"bet {bet} is above the maximum bet {max_bet} of this session")
-        if bet not in ladder:
-            raise ApiError(422, "bet_not_on_ladder", f"bet {bet} is not on the bet ladder of {active.id}: {list(ladder)}")
-        self._check_stake(active, bet, mode, rules, ladder)
-        return ladder, rules
-
-    def _check_open(self, open_round: int | None, game_id: str) -> None:
-        if open_round is not None:
-            raise ApiError(409, "unfinished_round",
-                           f"round {self.ids.public(open_round)} of {game_id} is unfinished: play it to the end "
-                           f"first (GET /api/v1/games/{game_id}/rounds/unfinished)")
-
-    def _fit(self, active: ActiveGame, ladder: tuple[int, ...], bet: int, mode: str, balance: int | None,
-             auto_adjust_bet: bool) -> tuple[int, int]:
-        """The bet and cost of a new round: ``bet``, or with ``auto_adjust_bet`` the highest the ``balance``
-        covers (None: not known here, the operator's wallet decides)."""
-        cost = self.cost(active, bet, mode)
-        if balance is None or cost <= balance:
-            return bet, cost
-        if not auto_adjust_bet:
-            raise ApiError(402, "insufficient_balance", f"balance {balance} does not cover the round's cost {cost}")
-        fits = [v for v in ladder if v <= bet and (c := self.cost(active, v, mode)) is not None and c <= balance]
-        if not fits:
-            raise ApiError(402, "insufficient_balance", f"balance {balance} does not cover the lowest bet {ladder[0]}")
-        return fits[-1], self.cost(active, fits[-1], mode)
-
     def _decide_start(self, tx: Tx, active: ActiveGame, mode: str, reads: Any, player_id: int, chosen: int,
                       bet: int, cost: int, now: datetime, round_id: int) -> tuple[RoundRow, list[StepRow],
                                                                                  list[tuple[str, int]]]:
@@ -463,153 +201,6 @@ class RoundService:
             self._advance(rnd, decided[0], None, now)
             changes += [("win", rnd.win)] if rnd.status == "finished" and rnd.win else []
         return rnd, decided, changes
-
-    # -- the seamless wallet (docs/OPERATORS.md) -------------------------------------------------------
-    # A start in three steps: (1) under the player's lock, the checks and the debit written pending (its
-    # round id reserved); (2) the debit sent, no lock held; (3) under the lock again, the debit settled and
-    # the round decided and stored, with its credit (or, void, its rollback) in the outbox. A debit
-    # without a usable answer is rolled back before the start answers; the round is never shown.
-    def _start_seamless(self, player: int | SessionToken, active: ActiveGame, mode: str, bet: int,
-                        auto_adjust_bet: bool, key: str, req: str) -> Answer:
-        wallet = self.wallet
-        with transaction(self.engine) as tx:
-            who = self._lock(tx, player)
-            player_id = who.player_id
-            scope = f"player:{player_id}"
-            reads = tx.start_reads(scope, key, player_id, active.id)
-            if reads.stored is not None:
-                return self._replay(tx, reads.stored, req)
-            ladder, rules = self._check_bet(who, active, bet, mode)
-            now = utcnow()
-            check_round_start(rules, who, now)
-            self._check_pace(reads.last_start, rules)
-            self._check_open(reads.open_round, active.id)
-            inflight = wallet.pending_debit(tx, player_id)
-            if inflight is not None:
-                if (now - inflight.created_at).total_seconds() < wallet.stale_after:
-                    raise ApiError(409, "round_starting", "another round start of this player is waiting for the "
-                                                          "operator's wallet; try again in a moment")
-                wallet.rollback_of(tx, inflight, now, "stale: its caller never settled it")
-            balance = who.wallet_balance if auto_adjust_bet else None
-            chosen, cost = self._fit(active, ladder, bet, mode, balance, auto_adjust_bet)
-            currency = who.currency or self.config.currency
-            round_id = wallet.next_round_id(tx, reads.new_round_id)
-            debit = wallet.new_tx(tx, "debit", player_id, round_id, cost, currency, now,
-                                  due=now + timedelta(seconds=wallet.stale_after))
-        try:
-            paid = wallet.send(debit, who.player)
-        except WalletRefused as exc:
-            with transaction(self.engine) as tx:
-                tx.lock_player(player_id)
-                wallet.settle(tx, debit.id, "refused", utcnow(), str(exc))
-            if exc.code == "insufficient_funds":
-                raise ApiError(402, "insufficient_balance",
-                               f"the operator's wallet refused the stake of {cost}: {exc.detail or exc.code}") from exc
-            raise ApiError(409, "wallet_refused", f"the operator's wallet refused the stake: {exc}") from exc
-        except WalletUnavailable as exc:
-            log.warning("wallet debit %s (round %s) got no usable answer: %s; rolling it back", debit.id,
-                        debit.public_round_id, exc)
-            resolved = self._resolve_debit(debit, who.player, str(exc))
-            raise ApiError(503, "wallet_unavailable", "the operator's wallet gave no usable answer to the stake; "
-                           + ("it was rolled back and nothing is charged: try again" if resolved else
-                              "its rollback is being delivered and nothing will be charged: try again later")) from exc
-        with transaction(self.engine) as tx:
-            # By the player's id: the debit is taken, so the round is stored even if the session ended meanwhile.
-            locked = tx.lock_player(player_id)
-            now = utcnow()
-            if not wallet.settle(tx, debit.id, "done", now):  # rolled back meanwhile as stale (a long stall)
-                raise ApiError(503, "wallet_unavailable", "the stake's debit was rolled back; nothing is charged: "
-                                                          "try again")
-            wallet.set_balance(tx, player_id, paid["balance"])
-            reads = tx.start_reads(scope, key, player_id, active.id)  # its seed pair, read under the lock again
-            rnd, decided, changes = self._decide_start(tx, active, mode, reads, player_id, chosen, bet, cost, now,
-                                                       round_id)
-            outbox = self._outbox(tx, rnd, debit, changes, now)
-            answer = self.round_answer(201, rnd, decided[:1], paid["balance"], currency, outbox)
-            tx.write_start(rnd, decided, locked.balance, [], self._record(scope, key, req, answer, now))
-        return self._delivered(answer, rnd, decided[:1], paid["balance"], currency, outbox, who.player)
-
-    def _outbox(self, tx: Tx, rnd: RoundRow, debit: WalletTx | None, changes: list[tuple[str, int]],
-                now: datetime) -> WalletTx | None:
-        """Write a round's win (a credit) or its void (the debit's rollback) to the outbox, in ``tx``."""
-        currency = debit.currency if debit is not None else self._currency(tx, rnd.player_id)
-        due = utcnow()  # deliverable at once, whatever clock ``now`` is (the expiry takes one)
-        for kind, amount in changes:
-            if kind == "win":
-                return self.wallet.new_tx(tx, "credit", rnd.player_id, rnd.id, amount, currency, now, due=due)
-            if kind == "refund":
-                debit = debit or self._debit_of(tx, rnd.id)
-                return self.wallet.new_tx(tx, "rollback", rnd.player_id, rnd.id, amount, currency, now,
-                                          reference=None if debit is None else debit.id, due=due)
-        return None
-
-    def _currency(self, tx: Tx, player_id: int) -> str:
-        return tx.lock_player(player_id).currency
-
-    @staticmethod
-    def _debit_of(tx: Tx, round_id: int) -> WalletTx | None:
-        from reelforge.server.seamless import _COLUMNS, _row, _sql
-
-        tx.cursor.execute(_sql(tx, f"SELECT {', '.join(_COLUMNS)} FROM wallet_transactions WHERE round_id = :r "
-                                   "AND kind = 'debit' AND status = 'done'"), {"r": round_id})
-        row = tx.cursor.fetchone()
-        return None if row is None else _row(row)
-
-    def _delivered(self, answer: RoundAnswer, rnd: RoundRow, rows: list[StepRow], balance: int | None,
-                   currency: str, outbox: WalletTx | None, player: str) -> Answer:
-        """Deliver a round's outbox call right away (once; the outbox thread retries it otherwise); the answer
-        as it stands then ("win being credited" until the wallet acknowledged it)."""
-        if outbox is None:
-            return answer.answer()
-        new_balance = self.wallet.deliver(outbox, player)
-        if new_balance is None:
-            return answer.answer()
-        return self.round_answer(answer.status, rnd, rows, new_balance, currency, outbox, "done").answer()
-
-    def _resolve_debit(self, debit: WalletTx, player: str, why: str) -> bool:
-        """Roll back a debit whose answer was lost, retrying for up to ``debit_resolve_seconds``; whether the
-        wallet acknowledged it (if not, the outbox goes on delivering it)."""
-        with transaction(self.engine) as tx:
-            tx.lock_player(debit.player_id)
-            rollback = self.wallet.rollback_of(tx, debit, utcnow(), why)
-        if rollback is None:  # settled meanwhile by the stale-debit resolver, which delivers the rollback
-            return False
-        deadline = time.monotonic() + self.config.operator.debit_resolve_seconds
-        delay = 0.1
-        while True:
-            if self.wallet.deliver(rollback, player) is not None:
-                return True
-            rollback.attempts += 1
-            if time.monotonic() + delay > deadline:
-                return False
-            time.sleep(delay)
-            delay = min(delay * 2, 2.0)
-
-    def _check_stake(self, active: ActiveGame, bet: int, mode: str, rules: PlayRules,
-                     ladder: tuple[int, ...]) -> None:
-        """Refuse a round whose cost (stake or feature-buy price) is above the session's stake limit."""
-        limit = rules.stake_limit
-        cost = self.cost(active, bet, mode)
-        if limit is None or cost <= limit:
-            return
-        what = "stake" if mode == "paid" else f"feature buy ({mode})"
-        fits = [b for b in ladder if (c := self.cost(active, b, mode)) is not None and c <= limit]
-        hint = f"; the highest bet it is offered at is {fits[-1]}" if fits else "; it is not offered at any bet"
-        raise ApiError(422, "stake_above_maximum",
-                       f"the {what} at bet {bet} costs {cost}, above the maximum stake of {limit} minor units "
-                       f"per round on this server{hint}")
-
-    @staticmethod
-    def _check_pace(last_start: datetime | None, rules: PlayRules) -> None:
-        """Refuse a new round sooner than ``min_round_seconds`` after the player's previous one started
-        (``last_start`` read under the player's row lock, so concurrent requests cannot both slip through)."""
-        gap = rules.min_round_seconds
-        if not gap or last_start is None:
-            return
-        wait = gap - (utcnow() - last_start).total_seconds()
-        if wait > 0:
-            raise ApiError(429, "too_soon", f"a new round may start {gap:g} seconds after the previous one "
-                                            f"started; wait {wait:.1f} more seconds")
 
     def play_step(self, player: int | SessionToken, public_id: int, action: str | None,
                   key: str) -> Answer:
@@ -774,116 +365,3 @@ class RoundService:
                     completed += 1
             if len(candidates) < batch:
                 return completed
-
-    # -- reading ----------------------------------------------------------------------
-    @staticmethod
-    def _own(rnd: RoundRow | None, player_id: int, public_id: int) -> RoundRow:
-        # A foreign round is reported exactly like a missing one.
-        if rnd is None or rnd.player_id != player_id:
-            raise ApiError(404, "round_not_found", f"no round {public_id} for this player")
-        return rnd
-
-    def round_json(self, rnd: RoundRow, step_rows: list[StepRow], balance: int | None,
-                   server_seed: str | None = None, currency: str | None = None,
-                   settlement: tuple[str, str] | None = None) -> dict[str, Any]:
-        """A round in full: every step with its draws, events, win and state (``server_seed``: its seed pair's
-        revealed server seed)."""
-        body = self.summary_json(rnd, server_seed, currency, settlement)
-        body["steps"] = [{
-            "index": s.idx, "kind": s.kind, "action": s.action, "draws": json.loads(s.draws),
-            "ranges": json.loads(s.ranges) if s.ranges else None, "events": json.loads(s.events),
-            "win_x": s.win_x, "win": money(rnd.bet, Fraction(s.win_x)),
-            "total_win_x": s.total_win_x, "finished": s.finished, "next_step": s.next_step,
-            "state": json.loads(s.state), "created_at": iso(s.created_at),
-        } for s in step_rows[:rnd.step_count]]
-        body["state"] = json.loads(rnd.state)
-        body["balance"] = balance
-        return body
-
-    def round_answer(self, status: int, rnd: RoundRow, step_rows: list[StepRow], balance: int | None,
-                     currency: str | None = None, outbox: WalletTx | None = None,
-                     outbox_status: str = "pending") -> RoundAnswer:
-        """``dumps(self.round_json(rnd, step_rows, balance))`` in its three parts (see :class:`RoundAnswer`),
-        made without decoding and re-encoding the stored JSON of every step (draws, events, state): that
-        text is spliced in as it is (it was written by :func:`dumps`, so it is what re-encoding would give).
-        Only the revealed steps (the first ``step_count``) are ever in it."""
-        settlement = None if outbox is None else (outbox.kind, outbox_status)
-        return RoundAnswer(status, f'{dumps(self.summary_json(rnd, None, currency, settlement))[:-1]},"steps":[',
-                           steps_text(rnd.bet, step_rows[:rnd.step_count]),
-                           f'],"state":{rnd.state},"balance":{"null" if balance is None else balance}}}', rnd.id,
-                           rnd.step_count)
-
-    def round_text(self, rnd: RoundRow, step_rows: list[StepRow], balance: int) -> str:
-        """The answer text of :meth:`round_answer`."""
-        return self.round_answer(200, rnd, step_rows, balance).text
-
-    def summary_json(self, rnd: RoundRow, server_seed: str | None = None, currency: str | None = None,
-                     settlement: tuple[str, str] | None = None) -> dict[str, Any]:
-        """A round without its steps (``server_seed``: its seed pair's server seed, once revealed; ``currency``:
-        its player's, default the server's; ``settlement``: seamless wallet, the round's credit or rollback
-        and whether the operator's wallet acknowledged it, ``pending`` (the player sees "win being
-        credited") or ``done``)."""
-        body = {
-            "id": self.ids.public(rnd.id), "game": rnd.game, "build": rnd.build, "build_version": rnd.build_version,
-            "mode": rnd.mode, "bet": rnd.bet,
-            "requested_bet": rnd.requested_bet, "bet_adjusted": rnd.bet != rnd.requested_bet,
-            "cost": rnd.cost, "currency": currency or self.config.currency, "status": rnd.status,
-            "next_step": rnd.next_step, "step_count": rnd.step_count, "total_win_x": rnd.total_win_x,
-            "total_win": rnd.win if rnd.status != "open" else _money_of(rnd.bet, rnd.total_win_x),
-            "paid": rnd.win, "void_reason": rnd.void_reason, "completed_on_expiry": rnd.completed_on_expiry,
-            "created_at": _iso(rnd.created_at), "updated_at": _iso(rnd.updated_at),
-            "finished_at": _iso(rnd.finished_at), "fair": fair.round_fair_json(rnd, server_seed),
-        }
-        if self.wallet is not None:
-            body["wallet_settlement"] = None if settlement is None else {"kind": settlement[0],
-                                                                         "status": settlement[1]}
-        return body
-
-    def _full(self, tx: Tx, rnd: RoundRow) -> dict[str, Any]:
-        seed = None if rnd.fair_seed_id is None else tx.revealed_seed(rnd.fair_seed_id)
-        balance, currency = self._player_money(tx, rnd.player_id)
-        return self.round_json(rnd, tx.steps(rnd.id, rnd.step_count), balance, seed, currency,
-                               self._settlements([rnd.id]).get(rnd.id))
-
-    def _player_money(self, tx: Tx, player_id: int) -> tuple[int | None, str]:
-        """The balance to show (seamless: what the operator's wallet last reported) and the currency."""
-        tx.cursor.execute("SELECT balance, wallet_balance, currency FROM players WHERE id = "
-                          + (":id" if tx.sqlite else "%(id)s"), {"id": player_id})
-        balance, wallet_balance, currency = tx.cursor.fetchone()
-        return (wallet_balance if self.wallet is not None else balance), currency
-
-    def _settlements(self, round_ids: list[int]) -> dict[int, tuple[str, str]]:
-        """Seamless wallet: each round's credit and its status."""
-        if self.wallet is None:
-            return {}
-        return {rid: ("credit", status) for rid, status in credit_states(self.engine, round_ids).items()}
-
-    def get_round(self, player_id: int, public_id: int) -> dict[str, Any]:
-        """One of the player's rounds (by its public id) with its revealed steps."""
-        with transaction(self.engine, write=False) as tx:
-            return self._full(tx, self._own(tx.round(self.ids.internal(public_id) or 0), player_id, public_id))
-
-    def own_round(self, player_id: int, public_id: int) -> int:
-        """The internal id of one of the player's rounds by its public id (404 when it is not the player's)."""
-        with transaction(self.engine, write=False) as tx:
-            return self._own(tx.round(self.ids.internal(public_id) or 0), player_id, public_id).id
-
-    def unfinished(self, player_id: int, game_id: str) -> dict[str, Any]:
-        self.active(game_id)
-        with transaction(self.engine, write=False) as tx:
-            open_round = tx.open_round(player_id, game_id)
-            if open_round is None:
-                raise ApiError(404, "no_unfinished_round", f"no unfinished round of {game_id}")
-            return self._full(tx, tx.round(open_round))
-
-    def history(self, player_id: int, limit: int, before: int | None, game_id: str | None) -> dict[str, Any]:
-        """The player's rounds, newest first; ``next_before`` (a public round id: the rounds played before
-        that one) pages further."""
-        if before is not None:
-            before = self.ids.internal(before) or 0
-        page, next_before = store.history_page(self.engine, player_id, limit, before, game_id)
-        seeds = store.revealed_server_seeds(self.engine, [r.fair_seed_id for r in page if r.fair_seed_id is not None])
-        settled = self._settlements([r.id for r in page])
-        currency = store.player_currency(self.engine, player_id)
-        return {"rounds": [self.summary_json(r, seeds.get(r.fair_seed_id), currency, settled.get(r.id)) for r in page],
-                "next_before": None if next_before is None else self.ids.public(next_before)}

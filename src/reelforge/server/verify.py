@@ -37,7 +37,7 @@ from reelforge.games.registry import UnknownGame, get_game
 from reelforge.server import store
 from reelforge.server.db import read_transaction
 from reelforge.server.fair_verify import compare_steps, replay_fair, seed_differences
-from reelforge.server.rounds import dumps, money
+from reelforge.server.round_json import dumps, money
 
 
 def _canon(raw: str) -> Any:

@@ -13,7 +13,8 @@ from fastapi.responses import JSONResponse, Response
 
 from reelforge.server.api.common import Auth, Context, GameId
 from reelforge.server.config import ServerConfig
-from reelforge.server.rounds import ActiveGame, dumps
+from reelforge.server.offer import ActiveGame
+from reelforge.server.round_json import dumps
 
 
 def game_entry(active: ActiveGame, config: ServerConfig) -> dict[str, Any]:

@@ -10,7 +10,8 @@ from fastapi import FastAPI
 from reelforge.games.registry import GAME_CLASSES
 from reelforge.server.api.common import IDEMPOTENCY_KEY_PATTERN
 from reelforge.server.api.rounds import MONEY_MODELS
-from reelforge.server.rounds import ActiveGame, RoundService
+from reelforge.server.offer import ActiveGame
+from reelforge.server.rounds import RoundService
 
 
 def describe_offered_games(app: FastAPI, service: RoundService) -> None:

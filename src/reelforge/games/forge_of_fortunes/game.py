@@ -93,7 +93,7 @@ class ForgeOfFortunes(KernelGame):
     build_files = builds.FILES
 
     components = ("paid_spin", "feature")
-    rules, loop, make_tables = rules, kernel.LOOP, staticmethod(builds.tables)
+    rules, loop, make_tables = rules, kernel.loop, staticmethod(builds.tables)
 
     def help(self, build: Build) -> GameHelp:
         safe = ", ".join(f"{build.ladder[i]}x" for i in sorted(build.safe))

@@ -18,9 +18,10 @@ and counters, and writes one numba round function over one tables object::
 
 The loop inlines the round function and hands it its tables, state and buffers uncounted
 (:func:`borrowed`), so a round costs what its own code costs. To keep it so, a round function calls
-only functions compiled with ``inline="always"`` (the mechanics' spin-time helpers are): one ordinary
-call, even on a rare path such as a feature, slows every round (measured on Forge of Fortunes: a
-third). The round function is also compiled on its own, so a test or a tool can call it.
+only functions compiled with ``inline="always"`` (``draw_pcg`` and ``window_from_stops`` are): one
+ordinary call, even on a rare path such as a feature, slows every round (measured on Forge of
+Fortunes' round: 52 -> 31 M rounds/s). The round function is also compiled on its own, so a test or
+a tool can call it.
 
 :class:`KernelGame` then gives ``simulate_chunk``, ``kernel_round_wins``, ``new_accumulator``, the
 tally epilogue, the mode checks (an undeclared mode, or ``buy`` without a price, is refused before any
@@ -154,7 +155,9 @@ class KernelGame(Game):
     A subclass declares :attr:`components`, :attr:`counters` (the first is the feature counter,
     :attr:`feature_counter`), :attr:`rules` (its reference module: ``new_state(build, mode)`` and
     ``play_step(build, state, draws, cap_units)``), :attr:`loop` (:func:`kernel_loop` of its round
-    function) and :attr:`make_tables`, and implements :meth:`win_unit`."""
+    function, or, where a round is only a few draws, a numba loop of the same signature written out)
+    and :attr:`make_tables`, and implements :meth:`win_unit` (and :meth:`cap_x` where the cap is
+    build data)."""
 
     components: ClassVar[tuple[str, ...]]
     """The parts of a round win, in the order of the round function's ``parts``."""

@@ -54,7 +54,10 @@ def strip_from_counts(counts: dict[str, int]) -> list[str]:
 def window_from_stops(codes: np.ndarray, lengths: np.ndarray, stops: np.ndarray, rows: int,
                       window: np.ndarray) -> None:
     """Fill ``window[reel, row]`` with ``rows`` consecutive symbols of each strip from its stop
-    (the stop at the top row), wrapping around the strip's end."""
+    (``0 <= stop < length``, the stop at the top row), wrapping around the strip's end.
+
+    Inlined where it is called, and stepping round the strip instead of dividing (``% n``): kernels
+    call it every spin, where a call and a division per cell cost more than a simple spin."""
     for r in range(codes.shape[0]):
         n = lengths[r]
         i = stops[r]

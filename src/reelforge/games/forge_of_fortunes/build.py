@@ -9,7 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
+
+import numpy as np
 
 from reelforge.buildfile import (
     RTP,
@@ -24,6 +26,7 @@ from reelforge.buildfile import (
     build_dir,
     fraction_text,
 )
+from reelforge.mechanics.reels import strip_codes
 
 GAME_ID = "forge-of-fortunes"
 GOLD, SLAG, COAL, BLANK = "G", "S", "C", "-"
@@ -171,3 +174,46 @@ def build_names() -> list[str]:
 def load_build(name: str) -> Build:
     """Load a shipped build by name."""
     return FILES.load(name)
+
+
+# -- the build flattened for the kernel and the rules -----------------------------------------------
+ALPHABET = (BLANK, GOLD, SLAG, COAL)
+"""Symbol codes: a symbol's index here."""
+G, S, C = (ALPHABET.index(s) for s in (GOLD, SLAG, COAL))
+
+
+class Tables(NamedTuple):
+    """A build flattened into arrays once, at load."""
+
+    base: np.ndarray          # int64 [3, max_len]: base strips as codes
+    base_len: np.ndarray      # int64 [3]
+    feature: np.ndarray       # int64 [n_sets, 3, max_len]
+    feature_len: np.ndarray   # int64 [n_sets, 3]
+    runner_set: np.ndarray    # int64 [top]: strip set index per runner
+    safe: np.ndarray          # bool [top + 1]
+    ladder_units: np.ndarray  # int64 [top + 1]
+    two_units: int
+
+
+def tables(build: Build) -> Tables:
+    """Flatten ``build`` for the kernel (win units: the two-of-a-kind award's denominator)."""
+    unit = build.two_of_a_kind_x.denominator
+    names = list(build.feature_sets)
+    width = max(len(s) for ss in [build.base, *build.feature_sets.values()] for s in ss.reels)
+
+    def codes(reels: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
+        c, n = strip_codes(reels, ALPHABET)
+        return np.pad(c, ((0, 0), (0, width - c.shape[1]))), n
+
+    base, base_len = codes(build.base.reels)
+    feature = np.zeros((len(names), 3, width), dtype=np.int64)
+    feature_len = np.zeros((len(names), 3), dtype=np.int64)
+    for k, name in enumerate(names):
+        feature[k], feature_len[k] = codes(build.feature_sets[name].reels)
+    top = build.top
+    return Tables(
+        base=base, base_len=base_len, feature=feature, feature_len=feature_len,
+        runner_set=np.array([names.index(s) for s in build.runner_sets], dtype=np.int64),
+        safe=np.array([r in build.safe for r in range(top + 1)], dtype=np.bool_),
+        ladder_units=np.array([v * unit for v in build.ladder], dtype=np.int64),
+        two_units=int(build.two_of_a_kind_x * unit))

@@ -5,17 +5,14 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-import numpy as np
-
-from reelforge.buildfile import kernel_tables
-from reelforge.draws import DrawSource
-from reelforge.game import Capabilities, ExactFigures, Game, GameHelp, StepResult, TuneResult
+from reelforge.game import Capabilities, ExactFigures, GameHelp, TuneResult
 from reelforge.games.forge_of_fortunes import build as builds
 from reelforge.games.forge_of_fortunes import kernel, rules
 from reelforge.games.forge_of_fortunes.build import Build
 from reelforge.games.forge_of_fortunes.exact import exact
 from reelforge.games.forge_of_fortunes.reporting import ForgeOfFortunesReporting
-from reelforge.stats import Accumulator, Tally, mean_ci99, wilson_ci
+from reelforge.harness import KernelGame
+from reelforge.stats import Accumulator, mean_ci99, wilson_ci
 
 RULES_TEXT = [
     "Forge of Fortunes is a 3-reel, 1-row video slot with one fixed payline and 10 coins; total bet = 10 x coin value.",
@@ -80,7 +77,7 @@ def help_page(build: Build) -> dict[str, Any]:
     }
 
 
-class ForgeOfFortunes(Game):
+class ForgeOfFortunes(KernelGame):
     id = "forge-of-fortunes"
     title = "Forge of Fortunes"
     reference_id = "622"
@@ -98,16 +95,8 @@ class ForgeOfFortunes(Game):
     design_commands = "reelforge.games.forge_of_fortunes.commands:app"
     build_files = builds.FILES
 
-    COMPONENTS = ("paid_spin", "feature")
-
-    def start_round(self, build: Build, mode: str = "paid") -> dict[str, Any]:
-        self.check_mode(mode)
-        return rules.new_state()
-
-    def play_step(self, build: Build, state: dict[str, Any], draws: DrawSource,
-                  action: str | None = None) -> StepResult:
-        self.check_action(action)
-        return rules.play_step(build, state, draws)
+    components = ("paid_spin", "feature")
+    rules, loop, make_tables = rules, kernel.loop, staticmethod(builds.tables)
 
     def help(self, build: Build) -> GameHelp:
         safe = ", ".join(f"{build.ladder[i]}x" for i in sorted(build.safe))
@@ -121,30 +110,11 @@ class ForgeOfFortunes(Game):
     def win_unit(self, build: Build) -> int:
         return build.two_of_a_kind_x.denominator
 
+    def cap_x(self, build: Build) -> int:
+        return build.ladder[-1]
+
     def counter_names(self, build: Build) -> tuple[str, ...]:
         return ("triggers", "respins") + tuple(f"end_{v}x" for v in build.ladder)
-
-    def new_accumulator(self, build: Build, mode: str = "paid") -> Accumulator:
-        self.check_mode(mode)
-        unit = self.win_unit(build)
-        return Accumulator(unit=unit, cap_units=build.ladder[-1] * unit, stake_units=unit,
-                           component_names=self.COMPONENTS, counter_names=self.counter_names(build))
-
-    def simulate_chunk(self, build: Build, rounds: int, seed: np.random.SeedSequence,
-                       mode: str = "paid") -> Accumulator:
-        acc = self.new_accumulator(build, mode)
-        tally = Tally.empty(len(self.COMPONENTS), len(acc.counter_names))
-        rng = np.random.Generator(np.random.PCG64(seed))
-        kernel.simulate(_tables(build), rng, rounds, tally.totals, tally.components, tally.hist,
-                        tally.counters)
-        acc.add_tally(tally)
-        return acc
-
-    def kernel_round_wins(self, build: Build, rounds: int, seed: int | np.random.SeedSequence,
-                          mode: str = "paid") -> np.ndarray:
-        self.check_mode(mode)
-        rng = np.random.Generator(np.random.PCG64(seed))
-        return kernel.round_wins(_tables(build), rng, rounds)
 
     def exact(self, build: Build) -> ExactFigures:
         r = exact(build)
@@ -231,12 +201,3 @@ class ForgeOfFortunes(Game):
             out["feature_expected_win_x_ci99"] = [v / acc.unit for v in mean_ci99(
                 acc.components[1], acc.component_sq[1], trig)]
         return out
-
-
-def _kernel_tables(build: Build) -> kernel.Tables:
-    return kernel.tables(build, build.two_of_a_kind_x.denominator)
-
-
-def _tables(build: Build) -> kernel.Tables:
-    """Kernel tables of a build (flattened once per build object, :func:`reelforge.buildfile.kernel_tables`)."""
-    return kernel_tables(build, _kernel_tables)

@@ -2,7 +2,8 @@
 
 Draw order (the kernel consumes draws in exactly this order):
 every spin, paid or re-spin, draws one stop per reel: reel 1, reel 2, reel 3,
-each uniform over its strip's length.
+each uniform over its strip's length; each reel shows the symbol at its stop
+(:func:`reelforge.mechanics.reels.window_from_stops`, as in the kernel).
 
 Paid spin: ``GOLD GOLD GOLD`` triggers Forging Re-Spins on the first runner;
 exactly two GOLD on reels 1-2 (reel 3 not GOLD) pays the two-of-a-kind award.
@@ -17,21 +18,28 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
+import numpy as np
+
+from reelforge.buildfile import kernel_tables
 from reelforge.draws import DrawSource
 from reelforge.game import RulesError, StepResult
-from reelforge.games.forge_of_fortunes.build import COAL, GOLD, SLAG, SYMBOL_NAMES, Build, StripSet
+from reelforge.games.forge_of_fortunes.build import ALPHABET, COAL, GOLD, SLAG, SYMBOL_NAMES, Build, tables
+from reelforge.mechanics.reels import window_from_stops
 
 PAID, FEATURE, DONE = "paid", "feature", "done"
 
 
-def new_state() -> dict[str, Any]:
+def new_state(build: Build, mode: str = "paid") -> dict[str, Any]:
     return {"phase": PAID, "runner": None, "respins": 0, "total_win_x": "0"}
 
 
-def spin_reels(strips: StripSet, draws: DrawSource) -> tuple[list[int], str]:
-    """Draw one stop per reel; return the stops and the three symbols shown."""
-    stops = [draws.draw(len(strip)) for strip in strips.reels]
-    return stops, "".join(strip[s] for strip, s in zip(strips.reels, stops))
+def spin_reels(codes: np.ndarray, lengths: np.ndarray, draws: DrawSource) -> tuple[list[int], str]:
+    """Draw one stop per reel of the strips ``codes`` (as codes, :func:`.build.tables`); return the
+    stops and the three symbols shown."""
+    stops = np.array([draws.draw(int(n)) for n in lengths], dtype=np.int64)
+    window = np.zeros((3, 1), dtype=np.int64)
+    window_from_stops(codes, lengths, stops, 1, window)
+    return stops.tolist(), "".join(ALPHABET[c] for c in window[:, 0])
 
 
 def _reels_event(stops: list[int], symbols: str, strip_set: str) -> dict[str, Any]:
@@ -41,7 +49,8 @@ def _reels_event(stops: list[int], symbols: str, strip_set: str) -> dict[str, An
 
 def play_paid_spin(build: Build, draws: DrawSource) -> tuple[list[dict[str, Any]], Fraction, int | None]:
     """The paid spin: events, its win (x bet) and the starting runner if triggered."""
-    stops, symbols = spin_reels(build.base, draws)
+    t = kernel_tables(build, tables)
+    stops, symbols = spin_reels(t.base, t.base_len, draws)
     events = [_reels_event(stops, symbols, "base")]
     if symbols == GOLD * 3:
         events.append({"type": "trigger", "feature": "forging_respins", "runner": 0,
@@ -58,7 +67,9 @@ def play_paid_spin(build: Build, draws: DrawSource) -> tuple[list[dict[str, Any]
 def play_respin(build: Build, runner: int, draws: DrawSource) -> tuple[list[dict[str, Any]], int, bool]:
     """One re-spin from ``runner``: events, the new runner, and whether the feature ended."""
     set_name = build.runner_sets[runner]
-    stops, symbols = spin_reels(build.feature_sets[set_name], draws)
+    t = kernel_tables(build, tables)
+    k = t.runner_set[runner]
+    stops, symbols = spin_reels(t.feature[k], t.feature_len[k], draws)
     events = [_reels_event(stops, symbols, set_name)]
     ladder = build.ladder
 
@@ -86,8 +97,9 @@ def play_respin(build: Build, runner: int, draws: DrawSource) -> tuple[list[dict
     return events, runner, False
 
 
-def play_step(build: Build, state: dict[str, Any], draws: DrawSource) -> StepResult:
-    """Play the next step of a round from ``state`` (not mutated)."""
+def play_step(build: Build, state: dict[str, Any], draws: DrawSource, cap: int | None = None) -> StepResult:
+    """Play the next step of a round from ``state`` (not mutated). ``cap`` (win units) is the top
+    runner's value: the ladder holds every win below it, so the rules need not cap."""
     phase = state.get("phase")
     if phase == PAID:
         events, win, runner = play_paid_spin(build, draws)

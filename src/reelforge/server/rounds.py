@@ -63,6 +63,7 @@ from reelforge.server.auth import DEMO_REFUSED, Principal, SessionToken, session
 from reelforge.server.config import GameConfig, ServerConfig
 from reelforge.server.errors import ApiError, database_errors
 from reelforge.server.limits import check_round_start
+from reelforge.server.logs import INFO, ROUNDS, round_event
 from reelforge.server.roundids import RoundIds
 from reelforge.server.store import AnswerRecord, RoundRow, StepRow, StoredAnswer, Tx, transaction
 from reelforge.server.wallet import entries, iso, post_entry, utcnow
@@ -428,7 +429,8 @@ class RoundService:
             posted, balance = entries(balance, changes, rnd.id, now)
             answer = self.round_answer(201, rnd, decided[:1], balance)
             tx.write_start(rnd, decided, balance, posted, self._record(scope, key, req, answer, now))
-            return answer.answer()
+        self._logged(rnd, who.player, "round_started")  # committed: the events happened
+        return answer.answer()
 
     def _check_stake(self, active: ActiveGame, bet: int, mode: str) -> None:
         """Refuse a round whose cost (stake or feature-buy price) is above the server's stake limit."""
@@ -461,42 +463,62 @@ class RoundService:
         req = request_hash("step", public_id, action)
         round_id = self.ids.internal(public_id) or 0  # 0: no round has it (refused as not found below)
         with transaction(self.engine) as tx:
-            who = self._lock(tx, player)
-            player_id, balance = who.player_id, who.balance
-            scope = f"player:{player_id}"
-            reads = tx.step_reads(scope, key, round_id)
-            if reads.stored is not None:
-                return self._replay(tx, reads.stored, req)
-            rnd = self._own(reads.round, player_id, public_id)
-            if rnd.status != "open":
-                raise ApiError(409, "round_not_open", f"round {public_id} is {rnd.status}; no step is left to play")
-            game = get_game(rnd.game)
-            if action is not None and action not in game.step_actions:
-                raise ApiError(409, "unknown_action",
-                               f"{rnd.game} steps take no action {action!r}; actions: {list(game.step_actions)}")
-            build = self.round_build(rnd)
-            now = utcnow()
-            index = rnd.step_count
-            rows = reads.steps
-            if len(rows) <= index:  # stored before rounds were decided at the stake
-                try:
-                    rows += self._store_decided(tx, rnd, game, build, now)
-                except Malfunction as exc:
-                    answer = self.round_answer(200, rnd, rows, self._void(tx, rnd, balance, str(exc), now))
-                    return self._store_answer(tx, scope, key, req, answer, now)
-            if self._expired(rnd, now):
-                rows = tx.steps(round_id)
-                answer = self.round_answer(200, rnd, rows, self._complete(tx, rnd, rows, balance, now))
-                return self._store_answer(tx, scope, key, req, answer, now)
-            row = rows[index]
-            if action is not None:
-                self._check_action(game, build, rnd.state, row, action)
-            self._advance(rnd, row, action, now)
-            posted, balance = entries(balance, [("win", rnd.win)] if rnd.status == "finished" and rnd.win else [],
-                                      round_id, now)
-            answer = self.round_answer(200, rnd, rows, balance)
-            tx.write_step(rnd, row, balance, posted, self._record(scope, key, req, answer, now))
-            return answer.answer()
+            answer, ended, player_name = self._step(tx, player, public_id, round_id, action, key, req)
+        if ended is not None:  # committed: log how the round ended
+            self._logged(ended, player_name)
+        return answer
+
+    def _step(self, tx: Tx, player: int | SessionToken, public_id: int, round_id: int, action: str | None,
+              key: str, req: str) -> tuple[Answer, RoundRow | None, str]:
+        """:meth:`play_step` in its transaction: the answer, the round when this request ended it, the player."""
+        who = self._lock(tx, player)
+        player_id, balance = who.player_id, who.balance
+        scope = f"player:{player_id}"
+        reads = tx.step_reads(scope, key, round_id)
+        if reads.stored is not None:
+            return self._replay(tx, reads.stored, req), None, who.player
+        rnd = self._own(reads.round, player_id, public_id)
+        if rnd.status != "open":
+            raise ApiError(409, "round_not_open", f"round {public_id} is {rnd.status}; no step is left to play")
+        game = get_game(rnd.game)
+        if action is not None and action not in game.step_actions:
+            raise ApiError(409, "unknown_action",
+                           f"{rnd.game} steps take no action {action!r}; actions: {list(game.step_actions)}")
+        build = self.round_build(rnd)
+        now = utcnow()
+        index = rnd.step_count
+        rows = reads.steps
+        if len(rows) <= index:  # stored before rounds were decided at the stake
+            try:
+                rows += self._store_decided(tx, rnd, game, build, now)
+            except Malfunction as exc:
+                answer = self.round_answer(200, rnd, rows, self._void(tx, rnd, balance, str(exc), now))
+                return self._store_answer(tx, scope, key, req, answer, now), rnd, who.player
+        if self._expired(rnd, now):
+            rows = tx.steps(round_id)
+            answer = self.round_answer(200, rnd, rows, self._complete(tx, rnd, rows, balance, now))
+            return self._store_answer(tx, scope, key, req, answer, now), rnd, who.player
+        row = rows[index]
+        if action is not None:
+            self._check_action(game, build, rnd.state, row, action)
+        self._advance(rnd, row, action, now)
+        posted, balance = entries(balance, [("win", rnd.win)] if rnd.status == "finished" and rnd.win else [],
+                                  round_id, now)
+        answer = self.round_answer(200, rnd, rows, balance)
+        tx.write_step(rnd, row, balance, posted, self._record(scope, key, req, answer, now))
+        return answer.answer(), (rnd if rnd.status != "open" else None), who.player
+
+    def _logged(self, rnd: RoundRow, player: str | None, first: str | None = None) -> None:
+        """Log a committed round's events: ``first`` (``round_started``), then how it ended if it did."""
+        if not ROUNDS.isEnabledFor(INFO):
+            return
+        public = self.ids.public(rnd.id)
+        if first is not None:
+            round_event(first, rnd, public, player, self.config.currency)
+        if rnd.status != "open":
+            end = ("round_voided" if rnd.status == "void" else
+                   "round_completed_on_expiry" if rnd.completed_on_expiry else "round_finished")
+            round_event(end, rnd, public, player, self.config.currency)
 
     def _decide(self, game: Game, build: Any, state: dict[str, Any], first: int, now: datetime,
                 draws: DrawSource | None = None) -> list[StepRow]:
@@ -606,6 +628,7 @@ class RoundService:
                             continue
                     self._complete(tx, rnd, rows, balance, now)
                     completed += 1
+                self._logged(rnd, None)  # committed (a round voided or skipped above logs nothing)
             if len(candidates) < batch:
                 return completed
 

@@ -7,6 +7,7 @@ import hashlib
 import io
 import json
 import logging
+import time
 import uuid
 from dataclasses import replace
 from datetime import timedelta
@@ -226,3 +227,77 @@ def test_human_log_lines() -> None:
         unconfigure(handler)
     lines = out.getvalue().splitlines()
     assert len(lines) == 1 and lines[0].endswith("POST /api/v1/games/forge-of-gems/rounds  201  14 ms"), lines
+
+
+def test_two_workers_share_their_metrics(tmp_path) -> None:
+    """``serve --workers 2`` in operator mode: whichever worker answers a scrape, it counts every answer of both
+    (prometheus_client's multi-process mode), its totals are the database's, and the logs are JSON lines."""
+    import os
+    import subprocess
+    import sys
+
+    import httpx
+
+    from .test_serve_newcomer import _free_port, _lines, _read_until
+
+    config = tmp_path / "operator.toml"
+    config.write_text(f'[server]\nmode = "operator"\napi_key_sha256 = "{hashlib.sha256(OPERATOR_KEY.encode()).hexdigest()}"\n'
+                      '[games.seven-lines]\nbet_ladder = [100]\n[games.forge-of-fortunes]\nbet_ladder = [100]\n')
+    shared = tmp_path / "metrics"
+    shared.mkdir()
+    port, db = _free_port(), tmp_path / "two.db"
+    env = {**os.environ, "PYTHONUNBUFFERED": "1", "PROMETHEUS_MULTIPROC_DIR": str(shared)}
+    proc = subprocess.Popen([sys.executable, "-m", "reelforge", "serve", "--config", str(config), "--db",
+                             f"sqlite:///{db}", "--port", str(port), "--workers", "2"],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+    lines = _lines(proc)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        _read_until(lines, r"One line per request")
+        for _ in range(300):
+            try:
+                if httpx.get(f"{base}/api/v1/games", timeout=2).status_code == 200:
+                    break
+            except httpx.TransportError:
+                time.sleep(0.1)
+        op = {"X-Operator-Key": OPERATOR_KEY}
+        answers = 1
+        for name in ("w1", "w2", "w3"):
+            token = httpx.post(f"{base}/api/v1/sessions", json={"player": name}, headers=op).json()["token"]
+            httpx.post(f"{base}/api/v1/operator/players/{name}/deposits", json={"amount": 100_000},
+                       headers={**op, "Idempotency-Key": uuid.uuid4().hex})
+            answers += 2
+            for i in range(12):  # a new connection per request: the kernel spreads them over both workers
+                game = ("seven-lines", "forge-of-fortunes")[i % 2]
+                rnd = httpx.post(f"{base}/api/v1/games/{game}/rounds", json={"bet": 100},
+                                 headers={"Authorization": f"Bearer {token}", "Idempotency-Key": uuid.uuid4().hex}).json()
+                answers += 1
+                while rnd["status"] == "open":
+                    rnd = httpx.post(f"{base}/api/v1/rounds/{rnd['id']}/steps", json={},
+                                     headers={"Authorization": f"Bearer {token}",
+                                              "Idempotency-Key": uuid.uuid4().hex}).json()
+                    answers += 1
+        for _ in range(3):  # any worker's scrape sees both workers' answers
+            text = httpx.get(f"{base}/metrics", headers=op).text
+            samples = {(s.name, tuple(sorted(s.labels.items()))): s.value
+                       for f in text_string_to_metric_families(text) for s in f.samples}
+            assert total(samples, "reelforge_http_responses_total") == answers
+            answers += 1
+        pids = {p.stem.rsplit("_", 1)[-1] for p in shared.glob("*.db")}
+        assert len(pids) == 2, pids  # both workers counted answers
+        from sqlalchemy import create_engine
+
+        engine = create_engine(f"sqlite:///{db}")
+        db_totals = database_totals(engine)
+        engine.dispose()
+        assert total(samples, "reelforge_stakes_minor_total") == db_totals["stakes"] == 36 * 100
+        assert total(samples, "reelforge_wins_minor_total") == db_totals["wins"]
+        assert total(samples, "reelforge_rounds_finished_total") == db_totals["finished"] == 36
+        proc.terminate()
+        out = _read_until(lines, r"Goodbye")
+        logged = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+        assert sum(1 for x in logged if x.get("event") == "round_finished") == 36
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()

@@ -65,7 +65,7 @@ def test_limits_are_z_sd_over_root_n() -> None:
     assert judge(("g", "b", "1", "paid"), t2, None, 3.29, 1000).state == "no_figures"
 
 
-@pytest.mark.parametrize("game_id, build, rounds", [("forge-of-fortunes", "96.2", 2_000_000),
+@pytest.mark.parametrize("game_id, build, rounds", [("forge-of-fortunes", "96.2", 1_000_000),
                                                     ("forge-of-gems", "96.2", 400_000),
                                                     ("seven-lines", "96.0", 300_000)])
 def test_quiet_on_a_correct_build(game_id: str, build: str, rounds: int) -> None:

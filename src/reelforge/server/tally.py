@@ -167,13 +167,19 @@ class RoundTally:
         self.cursor = top
 
     def _recheck_pending(self, conn: Any) -> None:
-        """Fold what closing adds for remembered open rounds that finished or were voided since."""
-        ids = list(self.pending)
+        """Fold what closing adds for remembered open rounds that finished or were voided since. The rounds
+        still open come from the open rounds' index (one read however many are remembered: abandoned rounds
+        stay open until their expiry); only those that closed are read by id."""
+        if not self.pending:
+            return
+        still_open = {int(r[0]) for r in conn.execute(select(rounds.c.id).where(
+            rounds.c.status == "open", rounds.c.id <= self.cursor))}
+        ids = [i for i in self.pending if i not in still_open]
         for at in range(0, len(ids), _PENDING_BATCH):
             chunk = ids[at:at + _PENDING_BATCH]
             for rid, status, on_expiry, cost, win in conn.execute(select(
                     rounds.c.id, rounds.c.status, rounds.c.completed_on_expiry, rounds.c.cost, rounds.c.win).where(
-                    rounds.c.id.in_(chunk), rounds.c.status != "open")):
+                    rounds.c.id.in_(chunk))):
                 key, monitored = self.pending.pop(int(rid))
                 self.settled[key].add(contribution(status, bool(on_expiry), monitored, 1, int(cost), int(win),
                                                    float(cost) * float(cost), started=False))
@@ -194,7 +200,7 @@ def open_rounds(engine: Engine, limit: int = 20) -> tuple[dict[str, tuple[int, d
             oldest = [(r[0], r[1], r[2], r[3], r[4], parse_ts(r[5])) for r in conn.execute(
                 select(rounds.c.id, players.c.name, rounds.c.game, rounds.c.build, rounds.c.bet, rounds.c.created_at)
                 .join(players, players.c.id == rounds.c.player_id)
-                .where(rounds.c.status == "open").order_by(rounds.c.created_at).limit(limit))]
+                .where(rounds.c.status == "open").order_by(rounds.c.created_at).limit(limit))] if limit else []
     return per_game, oldest
 
 

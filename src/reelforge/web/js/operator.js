@@ -10,6 +10,8 @@ let timer = null;
 const $ = (id) => document.getElementById(id);
 const pct = (x) => (x === null || x === undefined ? "–" : `${(x * 100).toFixed(2)}%`);
 const count = (n) => Number(n).toLocaleString("en");
+// An RTP is never below 0: a lower limit under it (few rounds, a wide band) is shown as 0.
+const limits = (r) => `${pct(Math.max(0, r.lower_limit))} – ${pct(r.upper_limit)}`;
 
 function age(seconds) {
   if (seconds < 90) return `${Math.round(seconds)} s`;
@@ -73,7 +75,7 @@ function renderAlarms(alarms) {
   box.append(el("strong", { text: `${alarms.length} RTP alarm${alarms.length > 1 ? "s" : ""}` }));
   box.append(el("ul", {}, alarms.map((a) => el("li", { "data-testid": "alarm" },
     `${label(a)}: observed RTP ${pct(a.observed_rtp)} after ${count(a.rounds)} rounds is ${a.state === "low" ? "below" : "above"} ` +
-    `its limits ${pct(a.lower_limit)} – ${pct(a.upper_limit)} (expected ${pct(a.expected_rtp)}), since ` +
+    `its limits ${limits(a)} (expected ${pct(a.expected_rtp)}), since ` +
     `${new Date(a.since * 1000).toLocaleTimeString()}`))));
 }
 
@@ -88,7 +90,7 @@ function renderBuilds(builds) {
       el("td.num", { text: money(b.stakes) }), el("td.num", { text: money(b.wins) }),
       el("td.num", { text: money(b.ggr), "data-testid": "ggr" }),
       el("td.num", { text: pct(r ? r.observed_rtp : b.rtp_all_time) }),
-      el("td.num", { text: r && r.lower_limit !== null ? `${pct(r.lower_limit)} – ${pct(r.upper_limit)} (${pct(r.expected_rtp)})` : "–" }),
+      el("td.num", { text: r && r.lower_limit !== null ? `${limits(r)} (${pct(r.expected_rtp)})` : "–" }),
       el("td", {}, el(`span.badge.${state}`, { text: STATES[state] || state })));
   }));
 }

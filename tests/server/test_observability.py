@@ -6,7 +6,6 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-import logging
 import time
 import uuid
 from dataclasses import replace
@@ -18,7 +17,7 @@ from sqlalchemy import func, select
 
 from reelforge.draws import SecureDraws, SeededDraws
 from reelforge.server.app import create_app
-from reelforge.server.logs import configure_logging
+from reelforge.server.logs import configure_logging, unconfigure_logging
 from reelforge.server.schema import fair_seeds, ledger, rounds
 from reelforge.server.wallet import utcnow
 
@@ -27,14 +26,6 @@ from .scenarios import feature_scenario
 
 OPERATOR_KEY = "operator-key-for-the-observability-tests"
 METRICS_TOKEN = "metrics-token-for-the-observability-tests"
-
-
-def unconfigure(handler: logging.Handler) -> None:
-    """Take the test's log handler off again (the loggers stay silent for the other tests)."""
-    handler.close()
-    logging.getLogger("reelforge").removeHandler(handler)
-    logging.getLogger("reelforge").setLevel(logging.NOTSET)
-    logging.getLogger("reelforge").propagate = True
 
 
 def operator_config(**overrides):
@@ -194,7 +185,7 @@ def test_logs_are_json_lines_without_secrets(db_url) -> None:
     finally:
         server.client.__exit__(None, None, None)
         app.state.engine.dispose()
-        unconfigure(handler)
+        unconfigure_logging(handler)
     text = out.getvalue()
     for secret in secrets:
         assert secret not in text
@@ -224,7 +215,7 @@ def test_human_log_lines() -> None:
         log_request(info, "POST", "/api/v1/games/forge-of-gems/rounds", "/api/v1/games/{game}/rounds", 201, 0.014)
         log_request(info, "GET", "/js/app.js", "static", 200, 0.001)  # left out: static files say nothing
     finally:
-        unconfigure(handler)
+        unconfigure_logging(handler)
     lines = out.getvalue().splitlines()
     assert len(lines) == 1 and lines[0].endswith("POST /api/v1/games/forge-of-gems/rounds  201  14 ms"), lines
 
@@ -301,3 +292,20 @@ def test_two_workers_share_their_metrics(tmp_path) -> None:
         if proc.poll() is None:
             proc.kill()
         proc.wait()
+
+
+def test_the_monitor_judges_rounds_since_its_start(make_server) -> None:
+    """``[monitor] since``: the totals count every round; the RTP monitor only those started from then on."""
+    from reelforge.server.monitor import MonitorSettings
+    from reelforge.server.tally import RoundTally
+
+    server = make_server()
+    player = server.session("sam")
+    bet = server.config.games["seven-lines"].bet_ladder[0]
+    play(server, [player], 5, [("seven-lines", bet)])
+    since = utcnow()
+    play(server, [player], 7, [("seven-lines", bet)])
+    tally = RoundTally(server.engine, MonitorSettings(since=since).since)
+    (totals,) = tally.refresh().values()
+    assert (totals.started, totals.finished, totals.monitored_rounds) == (12, 12, 7)
+    assert totals.monitored_cost == 7 * bet

@@ -19,7 +19,10 @@ provably fair server seeds (a round event names the round, not its seed).
 A test reads every line a session of play writes and looks for each of them.
 
 When no handler is configured (tests, benchmarks) the request and round
-loggers are off and cost one level check per line.
+loggers are off and cost one level check per line. In the JSON format the
+request and round-event lines go straight to the configured handler's stream
+(the same lines, without a log record each: they are the per-request cost);
+everything else goes through ``logging`` as usual.
 """
 
 from __future__ import annotations
@@ -82,6 +85,9 @@ def log_request(info: RequestInfo, method: str, path: str, route: str, status: i
         fields["player"] = info.player
     if info.round is not None:
         fields["round"] = info.round
+    if _direct is not None:
+        _direct.write("reelforge.requests", fields)
+        return
     REQUESTS.info("%s %s  %s  %.0f ms", method, path, status or "no answer", seconds * 1000,
                   extra={"fields": fields, "static": not (path.startswith("/api/") or path in ("/", "/metrics"))})
 
@@ -103,11 +109,42 @@ def round_event(event: str, rnd: Any, public_id: int, player: str | None, curren
               "win": None if started else rnd.win, "currency": currency, "outcome": outcome}
     if rnd.status == "void":
         fields["void_reason"] = rnd.void_reason
+    if _direct is not None:
+        _direct.write("reelforge.rounds", fields)
+        return
     what = {"round_started": f"staked {rnd.cost}", "round_finished": f"won {rnd.win}",
             "round_voided": f"voided, {rnd.cost} refunded",
             "round_completed_on_expiry": f"completed on expiry, won {rnd.win}"}.get(event, event)
     ROUNDS.info("round %s %s %s v%s %s: %s %s (%s)", public_id, rnd.game, rnd.build, rnd.build_version,
                 player or f"player #{rnd.player_id}", what, currency, outcome, extra={"fields": fields})
+
+
+class _JsonLines:
+    """The JSON log's request and round-event lines written straight to its handler's stream: the line
+    :class:`JsonFormatter` would write, without a log record per line (their cost is the server's per
+    request: about 16 us a line through ``logging``, 6 us here). Set by :func:`configure_logging` ("json")."""
+
+    def __init__(self, handler: logging.StreamHandler) -> None:
+        self.handler = handler
+        self._second = -1
+        self._stamp = ""
+
+    def write(self, logger: str, fields: dict[str, Any]) -> None:
+        now = time.time()
+        second = int(now)
+        if second != self._second:  # one strftime a second
+            self._second, self._stamp = second, time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second))
+        line = (f'{{"ts":"{self._stamp}.{int((now - second) * 1000):03d}Z","level":"info","logger":"{logger}",'
+                + json.dumps(fields, separators=(",", ":"), ensure_ascii=False, default=str)[1:] + "\n")
+        self.handler.acquire()
+        try:
+            self.handler.stream.write(line)
+            self.handler.stream.flush()
+        finally:
+            self.handler.release()
+
+
+_direct: _JsonLines | None = None
 
 
 class JsonFormatter(logging.Formatter):
@@ -147,9 +184,11 @@ def _not_static(record: logging.LogRecord) -> bool:
 def configure_logging(fmt: str, stream: Any = None) -> logging.Handler:
     """Send the ``reelforge`` loggers' lines (INFO and up) to ``stream`` (standard output) in ``fmt``
     (``json`` or ``human``); return the handler."""
+    global _direct
     if fmt not in FORMATS:
         raise ValueError(f"log format must be one of {', '.join(FORMATS)}, got {fmt!r}")
     handler = logging.StreamHandler(stream or sys.stdout)
+    _direct = _JsonLines(handler) if fmt == "json" else None
     handler.setFormatter(JsonFormatter() if fmt == "json" else HumanFormatter())
     if fmt == "human":
         handler.addFilter(_not_static)
@@ -161,3 +200,14 @@ def configure_logging(fmt: str, stream: Any = None) -> logging.Handler:
     root.setLevel(INFO)
     root.propagate = False
     return handler
+
+
+def unconfigure_logging(handler: logging.Handler) -> None:
+    """Undo :func:`configure_logging` (tests): the handler off, the loggers back to their defaults."""
+    global _direct
+    _direct = None
+    handler.close()
+    root = logging.getLogger("reelforge")
+    root.removeHandler(handler)
+    root.setLevel(logging.NOTSET)
+    root.propagate = True

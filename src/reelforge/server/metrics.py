@@ -58,7 +58,8 @@ class Metrics:
         self.latency = Histogram("reelforge_http_request_duration_seconds",
                                  "Time to answer a request, by route template and method", ["route", "method"],
                                  buckets=LATENCY_BUCKETS, registry=own)
-        self.responses = Counter("reelforge_http_responses", "Answers by route template, method and status",
+        self.responses = Counter("reelforge_http_responses",
+                                 "Answers by route template, method and status (0: none sent, the client went away)",
                                  ["route", "method", "status"], registry=own)
         self.db_errors = Counter("reelforge_db_errors", "Database errors by code: requests answered 503 "
                                  "(storage_unavailable, storage_full) and transient errors retried (transient_retried)",
@@ -130,7 +131,7 @@ class Observe:
         finally:
             seconds = time.perf_counter() - began
             route = route_of(scope)
-            self.metrics.observe_request(route, scope["method"], status or 500, seconds)
+            self.metrics.observe_request(route, scope["method"], status, seconds)  # 0: no answer (client gone)
             if REQUESTS.isEnabledFor(INFO):
                 log_request(info, scope["method"], scope.get("path", ""), route, status, seconds)
             CURRENT.reset(token)

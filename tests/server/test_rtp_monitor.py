@@ -18,7 +18,7 @@ import pytest
 
 from reelforge.draws import SeededDraws
 from reelforge.games.registry import get_game
-from reelforge.server.auth import open_session
+from reelforge.server.auth import bearer, open_session
 from reelforge.server.monitor import (
     BuildFigures,
     MonitorSettings,
@@ -95,15 +95,10 @@ def test_alarm_reaches_the_log_the_metrics_and_the_overview(make_server, tmp_pat
     key = "monitor-test-operator-key"
     config = demo_config(mode="operator", api_key_sha256=hashlib.sha256(key.encode()).hexdigest(),
                          monitor=MonitorSettings(min_rounds=300, figures=lab, check_seconds=0))
-    from reelforge.server.monitor import figures_for
-
     server = make_server(config)
-    server.app.state.monitor.figures = figures_for(config.monitor)
     service = server.service
     token = open_session(server.engine, config, "mia", key)["token"]
     service.transfer("mia", 10**9, "deposit", uuid.uuid4().hex)
-    from reelforge.server.auth import bearer
-
     who = bearer(f"Bearer {token}")
     server.draws.source = SeededDraws(7)
     for game, bet in (("seven-lines", config.games["seven-lines"].bet_ladder[0]),

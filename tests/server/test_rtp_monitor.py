@@ -60,6 +60,13 @@ def test_limits_are_z_sd_over_root_n() -> None:
     assert r2.effective_rounds == pytest.approx(n_eff) and r2.upper - r2.expected == pytest.approx(
         3.2905267 * 13 / math.sqrt(n_eff))
     assert r2.state == "low"
+    # high only without the largest single win: one top win alone is no alarm, a high RTP without it is
+    top = Totals(monitored_rounds=10_000, monitored_cost=10_000, monitored_win=9_620 + 6_000,
+                 monitored_cost_sq=10_000.0, monitored_max_win=6_000)
+    assert judge(("g", "b", "1", "paid"), top, figures, z_for(0.999), 1000).observed > r.upper
+    assert judge(("g", "b", "1", "paid"), top, figures, z_for(0.999), 1000).state == "ok"
+    assert judge(("g", "b", "1", "paid"), replace(top, monitored_max_win=1_000), figures, z_for(0.999),
+                 1000).state == "high"
     # too few rounds to judge; no figures: no alarm either way
     assert judge(("g", "b", "1", "paid"), replace(t2, monitored_rounds=999), figures, 3.29, 1000).state == "warming_up"
     assert judge(("g", "b", "1", "paid"), t2, None, 3.29, 1000).state == "no_figures"

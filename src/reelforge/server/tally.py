@@ -62,10 +62,15 @@ class Totals:
     monitored_cost: int = 0
     monitored_win: int = 0
     monitored_cost_sq: float = 0.0
+    monitored_max_win: int = 0
+    """The largest single win among the monitored rounds (the monitor's high side discounts it)."""
 
     def add(self, other: Totals) -> None:
         for f in fields(self):
-            setattr(self, f.name, getattr(self, f.name) + getattr(other, f.name))
+            if f.name == "monitored_max_win":
+                self.monitored_max_win = max(self.monitored_max_win, other.monitored_max_win)
+            else:
+                setattr(self, f.name, getattr(self, f.name) + getattr(other, f.name))
 
     @property
     def open(self) -> int:
@@ -78,7 +83,7 @@ class Totals:
 
 
 def contribution(status: str, on_expiry: bool, monitored: bool, n: int, cost: int, win: int,
-                 cost_sq: float, *, started: bool = True) -> Totals:
+                 cost_sq: float, max_win: int = 0, *, started: bool = True) -> Totals:
     """What ``n`` rounds of one ``status`` add (``started=False``: only what closing them adds, for rounds
     already counted while open)."""
     t = Totals()
@@ -89,6 +94,7 @@ def contribution(status: str, on_expiry: bool, monitored: bool, n: int, cost: in
         t.completed_on_expiry = n if on_expiry else 0
         if monitored:
             t.monitored_rounds, t.monitored_cost, t.monitored_win, t.monitored_cost_sq = n, cost, win, cost_sq
+            t.monitored_max_win = max_win
     elif status == "void":
         t.voided, t.refunds = n, cost  # a void round's cost is refunded whole
     return t
@@ -120,15 +126,15 @@ class RoundTally:
         flag = self._monitored().label("monitored")
         query = select(*_KEY_COLUMNS, rounds.c.status, rounds.c.completed_on_expiry, flag, func.count(),
                        func.coalesce(func.sum(rounds.c.cost), 0), func.coalesce(func.sum(rounds.c.win), 0),
-                       func.coalesce(func.sum(cast(rounds.c.cost, Float) * rounds.c.cost), 0.0)
-                       ).where(rounds.c.id > low)
+                       func.coalesce(func.sum(cast(rounds.c.cost, Float) * rounds.c.cost), 0.0),
+                       func.coalesce(func.max(rounds.c.win), 0)).where(rounds.c.id > low)
         if high is not None:
             query = query.where(rounds.c.id <= high)
         query = query.group_by(*_KEY_COLUMNS, rounds.c.status, rounds.c.completed_on_expiry, flag)
         out: dict[Key, Totals] = defaultdict(Totals)
-        for game, build, version, mode, status, on_expiry, monitored, n, cost, win, cost_sq in conn.execute(query):
+        for game, build, version, mode, status, on_expiry, monitored, n, cost, win, cost_sq, top in conn.execute(query):
             out[(game, build, version, mode)].add(contribution(status, bool(on_expiry), bool(monitored), int(n),
-                                                               int(cost), int(win), float(cost_sq)))
+                                                               int(cost), int(win), float(cost_sq), int(top)))
         return out
 
     def _connect(self) -> Any:
@@ -182,7 +188,7 @@ class RoundTally:
                     rounds.c.id.in_(chunk))):
                 key, monitored = self.pending.pop(int(rid))
                 self.settled[key].add(contribution(status, bool(on_expiry), monitored, 1, int(cost), int(win),
-                                                   float(cost) * float(cost), started=False))
+                                                   float(cost) * float(cost), int(win), started=False))
 
 
 def open_rounds(engine: Engine, limit: int = 20) -> tuple[dict[str, tuple[int, datetime]], list[tuple]]:

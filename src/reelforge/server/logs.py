@@ -135,7 +135,7 @@ class _JsonLines:
         if second != self._second:  # one strftime a second
             self._second, self._stamp = second, time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second))
         line = (f'{{"ts":"{self._stamp}.{int((now - second) * 1000):03d}Z","level":"info","logger":"{logger}",'
-                + json.dumps(fields, separators=(",", ":"), ensure_ascii=False, default=str)[1:] + "\n")
+                + _encode(fields)[1:] + "\n")
         self.handler.acquire()
         try:
             self.handler.stream.write(line)
@@ -145,6 +145,8 @@ class _JsonLines:
 
 
 _direct: _JsonLines | None = None
+_encode = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, default=str).encode
+"""One encoder for every line (``json.dumps`` with options builds a new one per call)."""
 
 
 class JsonFormatter(logging.Formatter):

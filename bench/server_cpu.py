@@ -13,10 +13,13 @@ round (the registry's first game unless ``--game``) on a fresh SQLite file, thre
 * ``service``: the round service alone (the transaction and the rules).
 
     python bench/server_cpu.py [--rounds 2000] [--game GAME] [--without pacing,fair_share,provably_fair]
+                               [--log-format json|human]
 
 ``--without`` switches parts of the newer server off, to see what each costs: ``pacing`` (the round
 start quantum, ``round_start_quantum_ms = 0``), ``fair_share`` (the rate limits and per-session turns
-middleware, replaced by a pass-through), ``provably_fair`` (plain CSPRNG draws).
+middleware, replaced by a pass-through), ``provably_fair`` (plain CSPRNG draws). ``--log-format`` writes the
+server's request and round-event lines as ``serve`` does (to ``/dev/null``), to see what they cost; without
+it they are off.
 """
 
 from __future__ import annotations
@@ -78,7 +81,15 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2000)
     parser.add_argument("--game", default=game_ids()[0], help="default: the registry's first game")
     parser.add_argument("--without", default="", help="comma-separated: " + ", ".join(WITHOUT))
+    parser.add_argument("--log-format", choices=("json", "human"), default=None,
+                        help="write the request and round-event log lines (to /dev/null)")
     args = parser.parse_args()
+    if args.log_format:
+        import os
+
+        from reelforge.server.logs import configure_logging
+
+        configure_logging(args.log_format, open(os.devnull, "w"))  # noqa: SIM115 - lives as long as the run
     without = [part for part in args.without.split(",") if part]
     unknown = sorted(set(without) - set(WITHOUT))
     if unknown:
@@ -132,7 +143,7 @@ def main() -> None:
             await api.aclose()
             return requests
 
-        result = {"game": args.game, "rounds": args.rounds, "without": without}
+        result = {"game": args.game, "rounds": args.rounds, "without": without, "log_format": args.log_format}
         for name, run in (("asgi", lambda n: asyncio.run(run_asgi(n))),
                           ("asgi_httpx", lambda n: asyncio.run(run_httpx(n))),
                           ("service", lambda n: sum(service_round() for _ in range(n)))):

@@ -15,7 +15,7 @@ from reelforge.client import ApiClient
 from reelforge.draws import SeededDraws
 from reelforge.reliability.refwallet import WalletProcess
 from reelforge.server.clock import utcnow
-from tests.server.seamless_support import GAME, SECRET, launch, seamless_config, signed_call
+from tests.server.seamless_support import API_KEY, GAME, SECRET, launch, seamless_config, signed_call
 
 
 @pytest.fixture(scope="module")
@@ -360,3 +360,18 @@ def _reconcile(server, wallet, name, api, tmp_path, CliRunner, app, update, wall
         conn.execute(update(wallet_transactions).where(wallet_transactions.c.kind == "debit",
                                                        wallet_transactions.c.status == "done")
                      .values(amount=wallet_transactions.c.amount - 1))
+
+
+def test_the_wallet_calls_and_the_outbox_show_in_metrics_and_on_the_operator_overview(seamless):
+    server, wallet, name, api = seamless
+    rnd = finish(api, api.start_round(GAME, 20).json())
+    key = {"X-Operator-Key": API_KEY}
+    text = server.client.get("/metrics", headers=key).text
+    debits = [line for line in text.splitlines()
+              if line.startswith('reelforge_wallet_calls_total{kind="debit",outcome="ok"}')]
+    assert debits and float(debits[0].split()[-1]) >= 1
+    assert 'reelforge_wallet_call_duration_seconds_count{kind="debit"}' in text
+    assert "reelforge_wallet_outbox_depth 0.0" in text  # the credit (if any) delivered at the reveal
+    health = server.client.get("/api/v1/operator/overview", headers=key).json()["wallet"]
+    assert health["outbox_depth"] == 0 and health["calls"]["debit"]["ok"] >= 1
+    assert ("credit" in health["calls"]) == bool(rnd["paid"])

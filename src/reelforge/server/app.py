@@ -21,7 +21,8 @@ from fastapi.staticfiles import StaticFiles
 from sqlalchemy import Engine
 
 import reelforge
-from reelforge.server.api import errors, fair, games, openapi, operator, rounds, sessions, wallet
+from reelforge.server import http
+from reelforge.server.api import errors, fair, games, monitoring, openapi, operator, rounds, sessions, wallet
 from reelforge.server.api.common import MAX_BODY, Context
 from reelforge.server.auth import demo_players
 from reelforge.server.config import DEFAULT_DATABASE, ConfigError, ServerConfig
@@ -30,7 +31,10 @@ from reelforge.server.errors import database_errors
 from reelforge.server.fairshare import FairShare
 from reelforge.server.hardening import Hardening, document_errors
 from reelforge.server.launch import purge_nonces
+from reelforge.server.metrics import DatabaseCollector, Metrics, Observe, OutboxCollector
+from reelforge.server.monitor import RtpMonitor, figures_for
 from reelforge.server.rounds import DrawFactory, RoundService
+from reelforge.server.tally import RoundTally, open_rounds, settle_seconds_for
 
 log = logging.getLogger("reelforge.server")
 
@@ -66,15 +70,27 @@ def create_app(config: ServerConfig, database_url: str | None = None, *, engine:
                           "which must not mix with real money; use a database of its own for operator mode "
                           "(or --allow-demo-players-with-real-money: they stay refused)")
     service = RoundService(engine, config, *([draw_source_factory] if draw_source_factory else []))
-    ctx = Context(engine, config, service)
+    metrics = Metrics()
+    monitor = RtpMonitor(RoundTally(engine, config.monitor.since, settle_seconds_for(config.db_pool_timeout_seconds)),
+                         config.monitor, figures_for(config.monitor))
+    metrics.add_collector(DatabaseCollector(monitor, config.currency,
+                                            lambda: open_rounds(engine, limit=0)[0]))
+    http.on_refusal = metrics.refusals  # the HTTP limits' refusals (this process's, whichever app)
+    ctx = Context(engine, config, service, metrics, monitor)
+    if service.wallet is not None:  # seamless: the wallet calls and the outbox in /metrics and on the operator page
+        seamless = service.wallet
+        seamless.stats.hooks.append(metrics.observe_wallet_call)
+        metrics.add_collector(OutboxCollector(seamless.outbox_depth))
+        ctx.wallet_health = lambda: {"outbox_depth": seamless.outbox_depth(), **seamless.stats.snapshot()}
     # No OpenTelemetry: FastAPI's native telemetry would check for providers on every request.
     # Operator mode serves no interactive docs: FastAPI's load their scripts from a CDN. /openapi.json stays.
     app = FastAPI(title="reelforge game server", version=reelforge.__version__, description=DESCRIPTION,
                   lifespan=_lifespan(ctx, owns_engine), telemetry={"tracing": False, "metrics": False, "logs": False},
                   **({} if config.demo else {"docs_url": None, "redoc_url": None}))
     app.state.service, app.state.engine, app.state.config = service, engine, config
+    app.state.metrics, app.state.monitor, app.state.context = metrics, monitor, ctx
     errors.install(app)
-    for resource in (rounds, sessions, games, wallet, operator, fair):  # rounds first: most requests are theirs
+    for resource in (rounds, sessions, games, wallet, operator, fair, monitoring):  # rounds first: most requests are theirs
         resource.add_routes(app, ctx)
     errors.add_catch_all(app)
     # Around every route, money routes included: the rate limits and one request at a time per session.
@@ -82,6 +98,8 @@ def create_app(config: ServerConfig, database_url: str | None = None, *, engine:
                        ip_rate=config.ip_requests_per_second)
     # Outermost (added last): the one body limit and the security headers cover every answer.
     app.add_middleware(Hardening, max_body=MAX_BODY)
+    # Around that: every answer's latency and status in the metrics, its request id and log line.
+    app.add_middleware(Observe, metrics=metrics)
     # The browser client (static files, no build step), mounted last so the API routes win.
     if WEB_DIR.is_dir():
         app.mount("/", StaticFiles(directory=WEB_DIR, html=True), name="web")
@@ -115,6 +133,9 @@ def _lifespan(ctx: Context, owns_engine: bool):
         if n := service.purge_idempotency():
             log.info("purged %d stored idempotency answer(s)", n)
 
+    def monitor() -> None:
+        ctx.monitor.check()
+
     @asynccontextmanager
     async def lifespan(_app: FastAPI):
         checkpointer = Checkpointer(engine) if is_sqlite(engine) else None
@@ -129,6 +150,8 @@ def _lifespan(ctx: Context, owns_engine: bool):
         if config.expiry_check_seconds > 0:
             guarded("expiry check on start", expire)
             schedules.append(("periodic expiry check", config.expiry_check_seconds, expire))
+        if config.monitor.check_seconds > 0:  # the RTP monitor (its first check reads every round: not at start)
+            schedules.append(("RTP monitor", config.monitor.check_seconds, monitor))
         for what, every, work in schedules:
             def loop(what: str = what, every: float = every, work: Any = work) -> None:
                 while not stop.wait(every):

@@ -10,7 +10,6 @@ import json
 import os
 import socket
 import sys
-import time
 from pathlib import Path
 
 import typer
@@ -20,6 +19,7 @@ from reelforge.server.config import DEFAULT_DATABASE, DEMO_DATABASE, ConfigError
 ENV_CONFIG = "REELFORGE_SERVER_CONFIG"
 ENV_DB = "REELFORGE_SERVER_DB"
 ENV_ALLOW_DEMO = "REELFORGE_ALLOW_DEMO_PLAYERS_WITH_REAL_MONEY"
+ENV_LOG_FORMAT = "REELFORGE_LOG_FORMAT"
 
 
 def _config(path: Path | None, demo: bool) -> ServerConfig:
@@ -63,35 +63,6 @@ def _port_free(host: str, port: int) -> str | None:
     return None
 
 
-class RequestLog:
-    """One readable line per request on standard output (the server's own access log): time, method,
-    path, status and duration, e.g. ``12:04:31  POST /api/v1/games/forge-of-gems/rounds  201  14 ms``.
-    The client's static files (scripts, styles) are left out: they say nothing about play."""
-
-    def __init__(self, app) -> None:
-        self.app = app
-
-    async def __call__(self, scope, receive, send) -> None:
-        path = scope.get("path", "")
-        if scope["type"] != "http" or not (path.startswith("/api/") or path in ("/", "/openapi.json")):
-            await self.app(scope, receive, send)
-            return
-        started = time.perf_counter()
-        status = [0]
-
-        async def send_and_note(message) -> None:
-            if message["type"] == "http.response.start":
-                status[0] = message["status"]
-            await send(message)
-
-        try:
-            await self.app(scope, receive, send_and_note)
-        finally:
-            ms = (time.perf_counter() - started) * 1000
-            print(f"{time.strftime('%H:%M:%S')}  {scope.get('method', '')} {path}  {status[0] or 'no answer'}  "
-                  f"{ms:.0f} ms", flush=True)
-
-
 def serve(
     config: Path | None = typer.Option(None, "--config", help="operator configuration (TOML)"),
     demo: bool = typer.Option(False, "--demo", help="use the packaged demo configuration (demo sessions)"),
@@ -103,18 +74,29 @@ def serve(
     allow_demo_players: bool = typer.Option(
         False, "--allow-demo-players-with-real-money",
         help="operator mode: start even though the database holds demo players (play money); they stay refused"),
+    log_format: str = typer.Option("auto", "--log-format",
+                                   help="one line per request and round event: json (log pipelines), human, or "
+                                        "auto (human with --demo, else json)"),
 ) -> None:
     """Run the game server (FastAPI under uvicorn)."""
+    import shutil
+    import tempfile
+
     import uvicorn
 
     from reelforge.server.app import create_app
     from reelforge.server.auth import demo_players, ensure_demo_player
     from reelforge.server.db import DatabaseError, open_database
     from reelforge.server.http import uvicorn_settings
+    from reelforge.server.logs import FORMATS, configure_logging
+    from reelforge.server.metrics import MULTIPROC_ENV
 
     if config is None and not demo:
         raise typer.BadParameter("give --config FILE (operator configuration) or --demo", param_hint="--config")
+    if log_format not in ("auto", *FORMATS):
+        raise typer.BadParameter(f"choose auto, {', '.join(FORMATS)}", param_hint="--log-format")
     cfg = _config(config, demo)
+    log_format = ("human" if cfg.demo else "json") if log_format == "auto" else log_format
     if busy := _port_free(host, port):  # before anything is set up or says the page is ready
         typer.echo(f"error: {busy}", err=True)
         raise typer.Exit(2)
@@ -139,16 +121,28 @@ def serve(
     if cfg.demo:
         typer.echo(f"Demo mode: a new player starts with {cfg.demo_balance / 100:,.2f} {cfg.currency} of play money "
                    f"(the player 'demo' has {demo_balance / 100:,.2f}).")
-    typer.echo(f"API description: http://{shown}:{port}/openapi.json. One line per request below; Ctrl-C stops.")
+    typer.echo(f"API description: http://{shown}:{port}/openapi.json. Operator page: http://{shown}:{port}/operator.html; "
+               f"metrics: /metrics. One line per request below; Ctrl-C stops.")
     if workers == 1:
-        app = RequestLog(create_app(cfg, url, allow_demo_players=allow_demo_players))
+        configure_logging(log_format)
+        app = create_app(cfg, url, allow_demo_players=allow_demo_players)
         uvicorn.run(app, host=host, port=port, **limits)
     else:
         os.environ[ENV_CONFIG] = "" if demo else str(Path(config).resolve())
         os.environ[ENV_DB] = url
         os.environ[ENV_ALLOW_DEMO] = "1" if allow_demo_players else ""
-        uvicorn.run("reelforge.server.commands:app_from_env", factory=True, host=host, port=port, workers=workers,
-                    **limits)
+        os.environ[ENV_LOG_FORMAT] = log_format
+        # prometheus_client's multi-process mode: every worker (spawned, so it imports the library afresh)
+        # keeps its counts in files in this folder, and a scrape of any worker adds them all up.
+        own_dir = None
+        if not os.environ.get(MULTIPROC_ENV):
+            own_dir = os.environ[MULTIPROC_ENV] = tempfile.mkdtemp(prefix="reelforge-metrics-")
+        try:
+            uvicorn.run("reelforge.server.commands:app_from_env", factory=True, host=host, port=port,
+                        workers=workers, **limits)
+        finally:
+            if own_dir is not None:
+                shutil.rmtree(own_dir, ignore_errors=True)
     typer.echo("reelforge server stopped. Goodbye.")
     sys.stdout.flush()
 
@@ -157,11 +151,13 @@ def app_from_env():
     """App factory for multi-process serving (each uvicorn worker builds its own app)."""
     from reelforge.server.app import create_app
     from reelforge.server.http import configure
+    from reelforge.server.logs import configure_logging
 
     path = os.environ.get(ENV_CONFIG) or None
     config = load_config(path)
     configure(config)  # this worker process's own limits
-    return RequestLog(create_app(config, os.environ[ENV_DB], allow_demo_players=bool(os.environ.get(ENV_ALLOW_DEMO))))
+    configure_logging(os.environ.get(ENV_LOG_FORMAT) or "json")
+    return create_app(config, os.environ[ENV_DB], allow_demo_players=bool(os.environ.get(ENV_ALLOW_DEMO)))
 
 
 def verify(

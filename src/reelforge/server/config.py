@@ -23,12 +23,20 @@ Example (see ``demo.toml`` next to this module)::
     max_connections = 1000         # open connections per process (lowered to fit the descriptor limit)
     session_requests_per_second = 1000  # per session token and process (429 beyond; 0: off); bursts of twice
     ip_requests_per_second = 5000  # per client address and process (429 beyond; 0: off); bursts of twice
+    metrics_token_sha256 = "<hex>" # optional: SHA-256 of a token that may read /metrics (besides the operator key)
 
     [games.forge-of-fortunes]
     build = "96.2"
     # total bets in minor units: every product of one value from each factor list
     bet_ladder = { factors = [[1, 2, 5, 10], [10]] }
     # or an explicit list: bet_ladder = [10, 20, 50, 100]
+
+    [monitor]                      # the live RTP monitor (docs/OPERATIONS.md); every key optional
+    since = 2026-12-01T00:00:00Z   # judge the rounds started from then on (default: every stored round)
+    confidence = 0.999             # two-sided level of the control limits
+    min_rounds = 20000             # judge from this many finished rounds on (a single big win moves fewer)
+    check_seconds = 15             # how often each server process checks (0: only when scraped or viewed)
+    figures = "lab-figures.toml"   # optional: RTP and SD per build of your own, over the shipped ones
 
     [responsible_play]             # every key optional: a named profile, then per-key overrides
     profile = "default"            # "default" (permissive) or "uk" (see PROFILES)
@@ -71,11 +79,13 @@ import hashlib
 import itertools
 import tomllib
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from reelforge.game import BuildError
 from reelforge.games.registry import GAME_CLASSES, get_game
+from reelforge.server.monitor import MonitorSettings, load_figures
 
 DEMO_CONFIG = Path(__file__).resolve().parent / "demo.toml"
 DEFAULT_DATABASE = "sqlite:///reelforge.db"
@@ -236,6 +246,9 @@ class ServerConfig:
         for game in self.games.values():
             found |= set(game.ladders)
         return sorted(found)
+    metrics_token_sha256: str | None = None
+    """SHA-256 of a token that may read ``/metrics`` (the operator's key may too)."""
+    monitor: MonitorSettings = field(default_factory=MonitorSettings)
 
     @property
     def demo(self) -> bool:
@@ -249,14 +262,30 @@ class ServerConfig:
             return False
         return hmac.compare_digest(hashlib.sha256(key.encode()).hexdigest(), self.api_key_sha256.lower())
 
+    def check_metrics_token(self, token: str | None) -> bool:
+        """Whether ``token`` may read ``/metrics``: the metrics token or the operator's key."""
+        import hmac
+
+        if token and self.metrics_token_sha256 and hmac.compare_digest(
+                hashlib.sha256(token.encode()).hexdigest(), self.metrics_token_sha256.lower()):
+            return True
+        return self.check_api_key(token)
+
+    @property
+    def monitoring_open(self) -> bool:
+        """Whether ``/metrics`` and the operator page's figures need no key: a demo server with no operator key
+        and no metrics token configured (play money on the operator's own machine)."""
+        return self.demo and not self.api_key_sha256 and not self.metrics_token_sha256
+
 
 _SERVER_KEYS = {"mode", "currency", "demo_balance", "round_expiry_days", "session_ttl_minutes",
                 "expiry_check_seconds", "database", "api_key_sha256"}
 _SERVER_KEYS |= {"idempotency_retention_days", "max_balance", "db_pool_size", "db_max_overflow",
                  "db_pool_timeout_seconds", "request_timeout_seconds"}
 _SERVER_KEYS |= {"housekeeping_seconds", "round_start_quantum_ms", "max_connections", "session_requests_per_second",
-                 "ip_requests_per_second", "provably_fair"}
+                 "ip_requests_per_second", "provably_fair", "metrics_token_sha256"}
 _GAME_KEYS = {"build", "bet_ladder", "bet_ladders"}
+_MONITOR_KEYS = {"since", "confidence", "min_rounds", "check_seconds", "figures"}
 _PLAY_KEYS = {"profile", "reality_check_minutes", "session_limit_minutes", "turbo", "min_round_seconds",
               "autoplay", "autoplay_max_rounds", "max_bet", "max_stake"}
 
@@ -305,10 +334,11 @@ def _check_ints(values: list[Any], where: str) -> None:
 
 def parse_config(data: dict[str, Any], where: str = "config") -> ServerConfig:
     """Validate a parsed TOML configuration (builds are loaded to check they exist)."""
-    unknown = sorted(set(data) - {"server", "games", "responsible_play", "profiles", "currencies", "operator"})
+    unknown = sorted(set(data) - {"server", "games", "responsible_play", "profiles", "currencies", "operator",
+                                  "monitor"})
     if unknown:
         raise ConfigError(f"{where}: unknown section(s) {unknown}; expected [server], [responsible_play], "
-                          "[games.<id>], [profiles.<name>], [currencies] and [operator]")
+                          "[games.<id>], [profiles.<name>], [currencies], [operator] and [monitor]")
     server = data.get("server", {})
     if not isinstance(server, dict):
         raise ConfigError(f"{where}: [server] must be a table")
@@ -325,9 +355,11 @@ def parse_config(data: dict[str, Any], where: str = "config") -> ServerConfig:
     if isinstance(demo_balance, bool) or not isinstance(demo_balance, int) or not 0 <= demo_balance <= MAX_BET:
         raise ConfigError(f"{where} [server]: demo_balance must be an integer in [0, {MAX_BET}] minor units")
     api_key = server.get("api_key_sha256")
-    if api_key is not None:
-        if not isinstance(api_key, str) or len(api_key) != 64 or any(c not in "0123456789abcdefABCDEF" for c in api_key):
-            raise ConfigError(f"{where} [server]: api_key_sha256 must be 64 hex digits (SHA-256 of the key)")
+    for name in ("api_key_sha256", "metrics_token_sha256"):
+        value = server.get(name)
+        if value is not None and (not isinstance(value, str) or len(value) != 64
+                                  or any(c not in "0123456789abcdefABCDEF" for c in value)):
+            raise ConfigError(f"{where} [server]: {name} must be 64 hex digits (SHA-256 of the key)")
     if mode == "operator" and api_key is None:
         raise ConfigError(f"{where} [server]: operator mode needs api_key_sha256 (no session could ever be opened)")
     provably_fair = server.get("provably_fair", True)
@@ -400,6 +432,8 @@ def parse_config(data: dict[str, Any], where: str = "config") -> ServerConfig:
         expiry_check_seconds=_number(server, "expiry_check_seconds", 3600, f"{where} [server]", positive=False),
         database=database, api_key_sha256=api_key, games=games, play=play, provably_fair=provably_fair,
         operator=operator, currencies=currencies, profiles=profiles,
+        metrics_token_sha256=server.get("metrics_token_sha256"),
+        monitor=parse_monitor(data.get("monitor", {}), where),
     )
 
 
@@ -508,6 +542,42 @@ def parse_operator(raw: Any, where: str) -> OperatorConfig:
         if not value <= 86400:
             raise ConfigError(f"{where}: '{key}' must be at most 86400, got {value}")
     return OperatorConfig(wallet=wallet, secret=secret, wallet_url=url, launch_url=launch_url, **times)
+
+
+def parse_monitor(raw: Any, where: str) -> MonitorSettings:
+    """Validate the ``[monitor]`` section (absent: the defaults)."""
+    where = f"{where} [monitor]"
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{where}: must be a table")
+    bad = sorted(set(raw) - _MONITOR_KEYS)
+    if bad:
+        raise ConfigError(f"{where}: unknown key(s) {bad}; valid: {sorted(_MONITOR_KEYS)}")
+    since = raw.get("since")
+    if isinstance(since, str):
+        try:
+            since = datetime.fromisoformat(since)
+        except ValueError as exc:
+            raise ConfigError(f"{where}: since must be a date and time (2026-12-01T00:00:00Z), got {since!r}") from exc
+    if since is not None and (not isinstance(since, datetime) or since.tzinfo is None):
+        raise ConfigError(f"{where}: since must be a date and time with its offset (2026-12-01T00:00:00Z), "
+                          f"got {since!r}")
+    confidence = raw.get("confidence", MonitorSettings.confidence)
+    if isinstance(confidence, bool) or not isinstance(confidence, (int, float)) or not 0.5 <= confidence < 1:
+        raise ConfigError(f"{where}: confidence must be a number in [0.5, 1), e.g. 0.999, got {confidence!r}")
+    check = float(_number(raw, "check_seconds", MonitorSettings.check_seconds, where, positive=False))
+    if not check <= 86400:
+        raise ConfigError(f"{where}: 'check_seconds' must be at most 86400, got {check}")
+    figures = raw.get("figures")
+    if figures is not None:
+        if not isinstance(figures, str) or not Path(figures).is_file():
+            raise ConfigError(f"{where}: figures must name a readable file, got {figures!r}")
+        try:
+            load_figures(Path(figures))
+        except (OSError, ValueError, KeyError, TypeError, ZeroDivisionError) as exc:
+            raise ConfigError(f"{where}: figures file {figures}: {exc}") from exc
+        figures = Path(figures)
+    return MonitorSettings(since=since, confidence=float(confidence), check_seconds=check, figures=figures,
+                           min_rounds=_integer(raw, "min_rounds", MonitorSettings.min_rounds, 1, 10**12, where))
 
 
 def _integer(section: dict[str, Any], key: str, default: int, low: int, high: int, where: str) -> int:

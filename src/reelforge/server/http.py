@@ -49,8 +49,15 @@ REQUEST_TIMEOUT = 10.0
 MAX_CONNECTIONS = 1000
 RESERVED_DESCRIPTORS = 64
 """Descriptors kept free beyond the connections and the database pool (files, the listening socket, logs)."""
+on_refusal: Any = None
+"""The metrics' counter of refusals by reason (``reelforge_connection_refusals_total``), set by the app."""
 _OPEN: dict[GuardedHttpTools, None] = {}
 """This process's open connections, the one quiet longest first (a request moves its connection to the end)."""
+
+
+def _count(reason: str) -> None:
+    if on_refusal is not None:
+        on_refusal.labels(reason).inc()
 
 
 def _answer(status: int, reason: bytes, code: str, detail: str) -> bytes:
@@ -110,6 +117,7 @@ class GuardedHttpTools(HttpToolsProtocol):
         self._deadline: asyncio.TimerHandle | None = None
         if len(_OPEN) >= MAX_CONNECTIONS and not self._make_room():
             self._refused = True
+            _count("too_many_connections")
             transport.write(BUSY)
             transport.close()
             return
@@ -159,6 +167,7 @@ class GuardedHttpTools(HttpToolsProtocol):
             return
         if self.cycle is None or self.cycle.response_complete:  # between requests, or nothing sent yet
             if self._in_headers or (self.cycle is not None and self.cycle.more_body):
+                _count("request_timeout")
                 self.transport.write(_timed_out_answer())
             self.transport.close()
         elif self._in_headers or self.cycle.more_body:  # the app waits for a body that does not come
@@ -166,6 +175,8 @@ class GuardedHttpTools(HttpToolsProtocol):
 
     def _refuse(self, answer: bytes) -> None:
         self._refused = True
+        _count("headers_too_large" if answer is TOO_LARGE else "too_many_connections" if answer is BUSY
+               else "request_timeout")
         self._disarm()
         if self.cycle is not None and not self.cycle.response_complete:
             self.cycle.disconnected = True  # the app stops waiting for the rest of the body

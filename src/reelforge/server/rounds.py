@@ -68,6 +68,7 @@ from reelforge.server.config import ServerConfig
 from reelforge.server.errors import ApiError, database_errors
 from reelforge.server.ledger import entries, post_entry
 from reelforge.server.limits import check_round_start
+from reelforge.server.logs import INFO, ROUNDS, round_event
 from reelforge.server.offer import ActiveGame
 from reelforge.server.round_checks import StartChecks
 from reelforge.server.round_json import Answer, dumps, money
@@ -173,7 +174,8 @@ class RoundService(RoundReads, SeamlessRounds, Transfers, StartChecks):
             posted, balance = entries(balance, changes, rnd.id, now)
             answer = self.round_answer(201, rnd, decided[:1], balance, who.currency)
             tx.write_start(rnd, decided, balance, posted, self._record(scope, key, req, answer, now))
-            return answer.answer()
+        self._logged(rnd, who.player, who.currency, "round_started")  # committed: the events happened
+        return answer.answer()
 
     def _decide_start(self, tx: Tx, active: ActiveGame, mode: str, reads: Any, player_id: int, chosen: int,
                       bet: int, cost: int, now: datetime, round_id: int) -> tuple[RoundRow, list[StepRow],
@@ -208,13 +210,21 @@ class RoundService(RoundReads, SeamlessRounds, Transfers, StartChecks):
         win)."""
         req = request_hash("step", public_id, action)
         round_id = self.ids.internal(public_id) or 0  # 0: no round has it (refused as not found below)
+        answer, ended, who = self._step(player, public_id, round_id, action, key, req)
+        if ended is not None and who is not None:  # committed: log how the round ended
+            self._logged(ended, who.player, who.currency)
+        return answer
+
+    def _step(self, player: int | SessionToken, public_id: int, round_id: int, action: str | None, key: str,
+              req: str) -> tuple[Answer, RoundRow | None, Principal | None]:
+        """:meth:`play_step`: the answer, the round when this request ended it, and the player."""
         with transaction(self.engine) as tx:
             who = self._lock(tx, player)
             player_id, balance = who.player_id, who.balance
             scope = f"player:{player_id}"
             reads = tx.step_reads(scope, key, round_id)
             if reads.stored is not None:
-                return self._replay(tx, reads.stored, req)
+                return self._replay(tx, reads.stored, req), None, None
             rnd = self._own(reads.round, player_id, public_id)
             if rnd.status != "open":
                 raise ApiError(409, "round_not_open", f"round {public_id} is {rnd.status}; no step is left to play")
@@ -231,11 +241,11 @@ class RoundService(RoundReads, SeamlessRounds, Transfers, StartChecks):
                     rows += self._store_decided(tx, rnd, game, build, now)
                 except Malfunction as exc:
                     answer = self.round_answer(200, rnd, rows, self._void(tx, rnd, balance, str(exc), now))
-                    return self._store_answer(tx, scope, key, req, answer, now)
+                    return self._store_answer(tx, scope, key, req, answer, now), rnd, who
             if self._expired(rnd, now):
                 rows = tx.steps(round_id)
                 answer = self.round_answer(200, rnd, rows, self._complete(tx, rnd, rows, balance, now))
-                return self._store_answer(tx, scope, key, req, answer, now)
+                return self._store_answer(tx, scope, key, req, answer, now), rnd, who
             row = rows[index]
             if action is not None:
                 self._check_action(game, build, rnd.state, row, action)
@@ -245,11 +255,26 @@ class RoundService(RoundReads, SeamlessRounds, Transfers, StartChecks):
                 posted, balance = entries(balance, changes, round_id, now)
                 answer = self.round_answer(200, rnd, rows, balance, who.currency)
                 tx.write_step(rnd, row, balance, posted, self._record(scope, key, req, answer, now))
-                return answer.answer()
+                return answer.answer(), (rnd if rnd.status != "open" else None), who
             outbox = self._outbox(tx, rnd, None, changes, now)
             answer = self.round_answer(200, rnd, rows, who.wallet_balance, who.currency, outbox)
             tx.write_step(rnd, row, balance, [], self._record(scope, key, req, answer, now))
-        return self._delivered(answer, rnd, rows, who.wallet_balance, who.currency, outbox, who.player)
+        return (self._delivered(answer, rnd, rows, who.wallet_balance, who.currency, outbox, who.player),
+                (rnd if rnd.status != "open" else None), who)
+
+    def _logged(self, rnd: RoundRow, player: str | None, currency: str | None = None,
+                first: str | None = None) -> None:
+        """Log a committed round's events: ``first`` (``round_started``), then how it ended if it did."""
+        if not ROUNDS.isEnabledFor(INFO):
+            return
+        public = self.ids.public(rnd.id)
+        currency = currency or self.config.currency
+        if first is not None:
+            round_event(first, rnd, public, player, currency)
+        if rnd.status != "open":
+            end = ("round_voided" if rnd.status == "void" else
+                   "round_completed_on_expiry" if rnd.completed_on_expiry else "round_finished")
+            round_event(end, rnd, public, player, currency)
 
     def _decide(self, game: Game, build: Any, state: dict[str, Any], first: int, now: datetime,
                 draws: DrawSource | None = None) -> list[StepRow]:
@@ -363,5 +388,6 @@ class RoundService(RoundReads, SeamlessRounds, Transfers, StartChecks):
                             continue
                     self._complete(tx, rnd, rows, balance, now)
                     completed += 1
+                self._logged(rnd, None)  # committed (a round voided or skipped above logs nothing)
             if len(candidates) < batch:
                 return completed

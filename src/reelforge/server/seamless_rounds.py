@@ -95,6 +95,7 @@ class SeamlessRounds:
             outbox = self._outbox(tx, rnd, debit, changes, now)
             answer = self.round_answer(201, rnd, decided[:1], paid["balance"], currency, outbox)
             tx.write_start(rnd, decided, locked.balance, [], self._record(scope, key, req, answer, now))
+        self._logged(rnd, who.player, currency, "round_started")  # committed: the events happened
         return self._delivered(answer, rnd, decided[:1], paid["balance"], currency, outbox, who.player)
 
     def _outbox(self, tx: Tx, rnd: RoundRow, debit: WalletTx | None, changes: list[tuple[str, int]],

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import re
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Annotated, Any
@@ -20,6 +21,9 @@ from reelforge.server.config import MAX_BET, ServerConfig
 from reelforge.server.db import WriterBusy, is_sqlite, no_wait, request_deadline
 from reelforge.server.errors import ApiError, database_errors
 from reelforge.server.fairshare import StartPacer
+from reelforge.server.logs import CURRENT, note_player
+from reelforge.server.metrics import Metrics
+from reelforge.server.monitor import RtpMonitor
 from reelforge.server.rounds import RoundService
 
 MAX_BODY = 16 * 1024
@@ -110,6 +114,11 @@ class Context:
     engine: Engine
     config: ServerConfig
     service: RoundService
+    metrics: Metrics
+    monitor: RtpMonitor
+    wallet_health: Callable[[], dict[str, Any]] | None = None
+    """The seamless wallet's health for the operator page (call latency and failures by kind, outbox depth):
+    set by the seamless wallet (issue "Operators plug in"); None in transfer mode."""
 
     def __post_init__(self) -> None:
         self.pacer = StartPacer(self.config.round_start_quantum_ms / 1000)
@@ -140,7 +149,9 @@ class Context:
 
     def principal(self, authorization: str | None) -> Principal:
         """Who a request's ``Authorization`` header is (401/403 otherwise)."""
-        return authenticate(self.engine, authorization, operator=not self.config.demo)
+        who = authenticate(self.engine, authorization, operator=not self.config.demo)
+        note_player(who.player)
+        return who
 
     async def call(self, fn: Any, *args: Any) -> Any:
         """Run a database call: inline on SQLite unless it would wait, in the thread pool on PostgreSQL.
@@ -158,26 +169,35 @@ class Context:
         after it got here. Either way more processes (``--workers``) add capacity.
         """
         loop = asyncio.get_running_loop()
-        deadline = time.monotonic() + self.config.db_pool_timeout_seconds
+        now = time.monotonic()
+        deadline = now + self.config.db_pool_timeout_seconds
         if self.inline:
             try:
                 with no_wait():
                     return fn(*args)
             except WriterBusy:
-                return await loop.run_in_executor(self.threads, self.bounded, deadline, fn, *args)
-        return await loop.run_in_executor(self.threads, self.retry_transient, deadline, fn, *args)
+                return await loop.run_in_executor(self.threads, self.bounded, now, CURRENT.get(), deadline, fn,
+                                                  *args)
+        return await loop.run_in_executor(self.threads, self.retry_transient, now, CURRENT.get(), deadline, fn, *args)
 
-    @staticmethod
-    def bounded(deadline: float, fn: Any, *args: Any) -> Any:
-        """``fn(*args)`` with every database wait inside it ending by ``deadline``."""
+    def _on_thread(self, queued: float, request: Any) -> None:
+        """A database thread took the request: the wait in the metrics, the request's log details along."""
+        self.metrics.db_wait.observe(time.monotonic() - queued)
+        CURRENT.set(request)  # the thread's own context: the round events name the request
+
+    def bounded(self, queued: float, request: Any, deadline: float, fn: Any, *args: Any) -> Any:
+        """``fn(*args)`` with every database wait inside it ending by ``deadline`` (SQLite: after the write
+        lock was found held)."""
+        self._on_thread(queued, request)
         with request_deadline(deadline):
             return fn(*args)
 
-    def retry_transient(self, deadline: float, fn: Any, *args: Any) -> Any:
+    def retry_transient(self, queued: float, request: Any, deadline: float, fn: Any, *args: Any) -> Any:
         """``fn(*args)``, run again while the database fails it transiently (PostgreSQL restarting, a
         connection cut, out of connections), until ``deadline``; every wait inside ends by it too. Safe for
         money: the idempotency record commits with the money, so a request whose COMMIT did reach the
         database finds its stored answer when run again."""
+        self._on_thread(queued, request)
         delay = 0.05
         with request_deadline(deadline):
             while True:
@@ -186,6 +206,7 @@ class Context:
                 try:
                     return fn(*args)
                 except database_errors():
+                    self.metrics.db_errors.labels("transient_retried").inc()
                     if time.monotonic() + delay > deadline:
                         raise
                 time.sleep(delay)

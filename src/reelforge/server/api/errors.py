@@ -39,13 +39,24 @@ def log_storage_error(error: ApiError, exc: BaseException) -> None:
     log.error("%s: %s: %s", error.code, type(exc).__name__, " ".join(str(exc).split())[:300])
 
 
-async def api_error(_request: Request, exc: ApiError) -> JSONResponse:
+def count_storage_error(request: Request, code: str) -> None:
+    """Count a request the database failed in the app's metrics (``reelforge_db_errors_total``)."""
+    app = request.scope.get("app")
+    metrics = getattr(getattr(app, "state", None), "metrics", None)
+    if metrics is not None:
+        metrics.db_errors.labels(code).inc()
+
+
+async def api_error(request: Request, exc: ApiError) -> JSONResponse:
+    if exc.status == 503:
+        count_storage_error(request, exc.code)
     return JSONResponse(exc.body(), status_code=exc.status, headers=getattr(exc, "headers", None))
 
 
-async def storage_failure(_request: Request, exc: Exception) -> JSONResponse:
+async def storage_failure(request: Request, exc: Exception) -> JSONResponse:
     error = storage_error(exc)
     log_storage_error(error, exc)
+    count_storage_error(request, error.code)
     return JSONResponse(error.body(), status_code=error.status, headers=error.headers)
 
 

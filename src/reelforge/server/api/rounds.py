@@ -92,6 +92,7 @@ class MoneyRoutes:
                 match, child_scope = route.matches(scope)
                 if match is Match.FULL:
                     scope.update(child_scope)
+                    scope["route"] = route  # its template names the request in the metrics and logs
                     await route.handle(scope, receive, send)
                     return
         await self.app(scope, receive, send)

@@ -1,0 +1,249 @@
+"""``/metrics``: the server's figures in the Prometheus text format (the ``prometheus_client`` library).
+
+Two kinds of figures:
+
+* **from the database, read when scraped** (:class:`DatabaseCollector`, through
+  :class:`~reelforge.server.tally.RoundTally`): rounds started, finished,
+  completed on expiry and voided, stakes, wins, refunds and GGR in minor units
+  (per game, build, version and mode; amounts per currency), open rounds and
+  the oldest one's age, and the RTP monitor's figures and alarms. They are the
+  database's totals, so they agree with it to the minor unit whichever server
+  process is scraped, and survive restarts;
+* **events of this process** (:class:`Metrics`): request latency per route
+  template and method, answers per status (503s among them), database errors,
+  the wait for a database thread, connections refused by the HTTP limits.
+  With ``serve --workers N`` the processes share them through
+  ``prometheus_client``'s multi-process mode (``PROMETHEUS_MULTIPROC_DIR``,
+  which ``serve`` sets to a fresh folder before the workers start and removes
+  after): any worker's scrape sums every worker's counts.
+
+Nothing here reads the database on the request path: a request costs a
+histogram observation and a counter increment (children cached per route,
+method and status).
+
+The seamless wallet (issue "Operators plug in") adds its own figures here:
+wallet call latency and failures by kind, and the outbox depth, registered on
+:attr:`Metrics.registry` (see :meth:`Metrics.add_collector`).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterator
+from typing import Any
+
+from prometheus_client import CollectorRegistry, Counter, Histogram, disable_created_metrics, generate_latest
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
+from prometheus_client.multiprocess import MultiProcessCollector
+
+from reelforge.server.logs import CURRENT, INFO, REQUESTS, RequestInfo, log_request, request_id
+
+disable_created_metrics()  # no *_created series: every counter would double the scrape for a figure no one reads
+
+MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
+CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
+LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
+
+
+class Metrics:
+    """This process's event metrics and the registry ``/metrics`` exposes (one per app)."""
+
+    def __init__(self) -> None:
+        self.multiprocess = bool(os.environ.get(MULTIPROC_ENV))
+        self.registry = CollectorRegistry()
+        # Multi-process mode: the values live in the shared folder's files and the registry reads them all
+        # (MultiProcessCollector); the metric objects must not be registered themselves.
+        own = None if self.multiprocess else self.registry
+        self.latency = Histogram("reelforge_http_request_duration_seconds",
+                                 "Time to answer a request, by route template and method", ["route", "method"],
+                                 buckets=LATENCY_BUCKETS, registry=own)
+        self.responses = Counter("reelforge_http_responses",
+                                 "Answers by route template, method and status (0: none sent, the client went away)",
+                                 ["route", "method", "status"], registry=own)
+        self.db_errors = Counter("reelforge_db_errors", "Database errors by code: requests answered 503 "
+                                 "(storage_unavailable, storage_full) and transient errors retried (transient_retried)",
+                                 ["code"], registry=own)
+        self.db_wait = Histogram("reelforge_db_wait_seconds",
+                                 "Time a request waited for a database thread (and so a pooled connection) or, "
+                                 "on SQLite, for the write lock", buckets=LATENCY_BUCKETS, registry=own)
+        self.refusals = Counter("reelforge_connection_refusals",
+                                "Connections refused by the HTTP limits, by reason (503 busy, 431, 408)",
+                                ["reason"], registry=own)
+        self.wallet_latency = Histogram("reelforge_wallet_call_duration_seconds",
+                                        "Seamless wallet: time of a call to the operator's wallet, by kind "
+                                        "(debit, credit, rollback)", ["kind"], buckets=LATENCY_BUCKETS, registry=own)
+        self.wallet_calls = Counter("reelforge_wallet_calls", "Seamless wallet: calls to the operator's wallet by "
+                                    "kind and outcome (ok, refused, timeout, unavailable, nonsense)",
+                                    ["kind", "outcome"], registry=own)
+        if self.multiprocess:
+            MultiProcessCollector(self.registry)
+        self._children: dict[tuple[str, str, int], tuple[Any, Any]] = {}
+
+    def observe_request(self, route: str, method: str, status: int, seconds: float) -> None:
+        """Count one answered request."""
+        key = (route, method, status)
+        children = self._children.get(key)
+        if children is None:
+            children = self._children[key] = (self.latency.labels(route, method),
+                                              self.responses.labels(route, method, str(status)))
+        children[0].observe(seconds)
+        children[1].inc()
+
+    def observe_wallet_call(self, kind: str, seconds: float, outcome: str) -> None:
+        """Count one call to the operator's wallet (a :class:`~reelforge.server.seamless.WalletStats` hook)."""
+        self.wallet_latency.labels(kind).observe(seconds)
+        self.wallet_calls.labels(kind, outcome).inc()
+
+    def add_collector(self, collector: Any) -> None:
+        """Expose ``collector``'s figures too (read at every scrape, in the scraped process)."""
+        self.registry.register(collector)
+
+    def exposition(self) -> bytes:
+        """The text ``/metrics`` answers."""
+        return generate_latest(self.registry)
+
+
+def route_of(scope: dict[str, Any]) -> str:
+    """A request's route template (``/api/v1/rounds/{round_id}/steps``), never its raw path: ``static`` for
+    the client's files, ``unmatched`` for anything else no route took."""
+    route = scope.get("route")
+    if route is not None:
+        return getattr(route, "path", None) or "static"
+    return "unmatched" if scope.get("path", "").startswith("/api/") else "static"
+
+
+class Observe:
+    """ASGI middleware around everything: the request's id (``X-Request-Id`` in and out), its latency and
+    status in the metrics, and its log line."""
+
+    def __init__(self, app: Any, metrics: Metrics) -> None:
+        self.app = app
+        self.metrics = metrics
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        began = time.perf_counter()
+        info = RequestInfo(request_id(scope["headers"]))
+        token = CURRENT.set(info)
+        status = 0
+
+        async def send_with_id(message: dict[str, Any]) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+                message = {**message, "headers": [*message.get("headers", ()), (b"x-request-id", info.id.encode())]}
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_with_id)
+        finally:
+            seconds = time.perf_counter() - began
+            route = route_of(scope)
+            self.metrics.observe_request(route, scope["method"], status, seconds)  # 0: no answer (client gone)
+            if REQUESTS.isEnabledFor(INFO):
+                log_request(info, scope["method"], scope.get("path", ""), route, status, seconds)
+            CURRENT.reset(token)
+
+
+KEY_LABELS = ["game", "build", "version", "mode"]
+
+
+class DatabaseCollector:
+    """The figures read from the database at every scrape: round totals, open rounds and the RTP monitor
+    (see the module docstring). ``monitor`` is an :class:`~reelforge.server.monitor.RtpMonitor`."""
+
+    def __init__(self, monitor: Any, currency: str, open_rounds: Any) -> None:
+        self.monitor = monitor
+        self.currency = currency
+        self.open_rounds = open_rounds
+        """Callable: ``{game: (count, oldest start)}`` of the open rounds."""
+
+    def describe(self) -> list:
+        return []  # registered without a database read; the names come with the first scrape
+
+    def collect(self) -> Iterator[Any]:
+        readings = self.monitor.check()
+        totals = self.monitor.tally.current
+        counters = {
+            "rounds_started": ("Rounds started (staked)", lambda t: t.started),
+            "rounds_finished": ("Rounds finished (completed on expiry included)", lambda t: t.finished),
+            "rounds_completed_on_expiry": ("Rounds completed on expiry", lambda t: t.completed_on_expiry),
+            "rounds_voided": ("Rounds voided (malfunction; stake refunded)", lambda t: t.voided),
+        }
+        for name, (doc, value) in counters.items():
+            family = CounterMetricFamily(f"reelforge_{name}", doc, labels=KEY_LABELS)
+            for key, t in sorted(totals.items()):
+                family.add_metric(list(key), value(t))
+            yield family
+        money = {
+            "stakes_minor": ("Stakes and feature-buy prices debited, minor units", lambda t: t.stakes),
+            "wins_minor": ("Wins credited, minor units", lambda t: t.wins),
+            "refunds_minor": ("Stakes refunded for void rounds, minor units", lambda t: t.refunds),
+        }
+        for name, (doc, value) in money.items():
+            family = CounterMetricFamily(f"reelforge_{name}", doc, labels=["currency", *KEY_LABELS])
+            for key, t in sorted(totals.items()):
+                family.add_metric([self.currency, *key], value(t))
+            yield family
+        ggr = GaugeMetricFamily("reelforge_ggr_minor", "Gross gaming revenue: stakes - wins - refunds, minor units "
+                                "(open rounds' stakes included)", labels=["currency", *KEY_LABELS])
+        for key, t in sorted(totals.items()):
+            ggr.add_metric([self.currency, *key], t.ggr)
+        yield ggr
+        yield from self._open_rounds()
+        yield from self._monitor(readings)
+
+    def _open_rounds(self) -> Iterator[Any]:
+        per_game = self.open_rounds()
+        count = GaugeMetricFamily("reelforge_open_rounds", "Rounds staked and not yet finished", labels=["game"])
+        age = GaugeMetricFamily("reelforge_oldest_open_round_age_seconds", "Age of the oldest unfinished round",
+                                labels=["game"])
+        now = time.time()
+        for game, (n, oldest) in sorted(per_game.items()):
+            count.add_metric([game], n)
+            age.add_metric([game], max(0.0, now - oldest.timestamp()))
+        yield count
+        yield age
+
+    def _monitor(self, readings: dict) -> Iterator[Any]:
+        docs = {"rtp_observed": "Observed RTP (wins / costs) of the finished rounds since the monitor's start",
+                "rtp_expected": "The build's RTP", "rtp_lower_limit": "The RTP monitor's lower control limit",
+                "rtp_upper_limit": "The RTP monitor's upper control limit",
+                "rtp_rounds": "Finished rounds the RTP monitor judges (since its start)",
+                "rtp_alarm": "1 while the observed RTP is outside its control limits"}
+        families = {name: GaugeMetricFamily(f"reelforge_{name}", doc, labels=KEY_LABELS) for name, doc in docs.items()}
+        for key, r in sorted(readings.items()):
+            labels = list(key)
+            values = {"rtp_observed": r.observed, "rtp_expected": r.expected, "rtp_lower_limit": r.lower,
+                      "rtp_upper_limit": r.upper, "rtp_rounds": r.rounds, "rtp_alarm": 1 if r.alarm else 0}
+            for name, value in values.items():
+                if value is not None:
+                    families[name].add_metric(labels, value)
+        yield from families.values()
+        since = self.monitor.settings.since
+        if since is not None:
+            start = GaugeMetricFamily("reelforge_rtp_monitor_since_timestamp_seconds",
+                                      "The RTP monitor's start (Unix time)")
+            start.add_metric([], since.timestamp())
+            yield start
+
+
+class OutboxCollector:
+    """Seamless wallet: the calls not yet acknowledged by the operator's wallet (credits and rollbacks to
+    deliver, debits in flight), read from the database at every scrape so every worker reports the same."""
+
+    def __init__(self, depth: Any) -> None:
+        self.depth = depth
+        """Callable: the number of unacknowledged wallet calls."""
+
+    def describe(self) -> list:
+        return []  # registered without a database read
+
+    def collect(self) -> Iterator[Any]:
+        gauge = GaugeMetricFamily("reelforge_wallet_outbox_depth",
+                                  "Seamless wallet: calls not yet acknowledged by the operator's wallet")
+        gauge.add_metric([], self.depth())
+        yield gauge

@@ -1,0 +1,335 @@
+"""The live RTP monitor: per game, build, version and mode, the observed RTP of the finished rounds since
+a chosen start against the build's RTP, inside control limits from the build's SD at the observed
+number of rounds.
+
+For ``n`` rounds of equal cost the observed RTP (total win / total cost) has
+mean ``rtp`` and standard deviation ``sd / sqrt(n)`` (``sd``: the SD of one
+round's win per unit of cost). With unequal costs ``n`` is the effective
+count ``(sum cost)^2 / sum cost^2``. The limits are ``rtp -/+ z sd / sqrt(n)``
+with ``z`` for the configured two-sided level (99.9%: ``z`` = 3.29). A
+correct game stays inside them; a wrongly deployed build (its figures are
+not the label's) drifts out of them once ``n`` is large enough, about
+``(z sd / |rtp_true - rtp|)^2`` rounds: ``docs/OPERATIONS.md`` has the
+measured figures (``python -m reelforge.server.monitor detect``).
+
+The monitor judges only from :attr:`MonitorSettings.min_rounds` rounds on,
+and on the high side without the largest single win: a slot's single round
+can win thousands of times the bet, and such a win alone carries the
+observed RTP over the upper limit far more often than the level says (the
+normal approximation needs very many rounds when the wins are this skewed:
+a correct Forge of Gems build alarmed high in 3 of 10 runs of 5 million
+rounds before this rule, between 20,000 and 180,000 rounds in).
+
+The build's SD per mode comes from ``monitor_figures.toml`` beside this
+module (exact where the game has exact mathematics, else a long kernel
+simulation; ``python -m reelforge.server.monitor figures`` writes it); a
+build without figures is shown without limits and never alarms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import math
+import sys
+import threading
+import time
+import tomllib
+from collections import deque
+from dataclasses import dataclass, field
+from datetime import datetime
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+from reelforge.server.tally import Key, RoundTally, Totals
+
+log = logging.getLogger("reelforge.monitor")
+
+FIGURES = Path(__file__).resolve().parent / "monitor_figures.toml"
+HISTORY_POINTS = 720
+"""Points kept per key for the operator page's chart (at 15 s a check: the last three hours)."""
+
+
+def z_for(confidence: float) -> float:
+    """The two-sided normal quantile for ``confidence`` (0.999 -> 3.29)."""
+    from statistics import NormalDist
+
+    return NormalDist().inv_cdf(0.5 + confidence / 2)
+
+
+@dataclass(frozen=True)
+class MonitorSettings:
+    """``[monitor]`` of the configuration."""
+
+    since: datetime | None = None
+    """Rounds started at or after this are monitored (None: every stored round)."""
+    confidence: float = 0.999
+    min_rounds: int = 20_000
+    check_seconds: float = 15.0
+    figures: Path | None = None
+    """A figures file of the operator's own (e.g. its test lab's certified SDs) over the shipped one."""
+
+    @property
+    def z(self) -> float:
+        return z_for(self.confidence)
+
+
+@dataclass(frozen=True)
+class BuildFigures:
+    """A build's expected return per unit of cost and the SD of one round's win per unit of cost, for a mode."""
+
+    rtp: float
+    sd: float
+    source: str
+
+
+def load_figures(path: Path = FIGURES) -> dict[Key, BuildFigures]:
+    """``(game, build, version, mode) -> figures`` from ``monitor_figures.toml`` (or another file of its form)."""
+    if not path.is_file():
+        return {}
+    data = tomllib.loads(path.read_text())
+    return {(game, build, version, mode): BuildFigures(float(Fraction(f["rtp"])), float(f["sd"]), f["source"])
+            for game, builds in data.items() for build, versions in builds.items()
+            for version, modes in versions.items() for mode, f in modes.items()}
+
+
+def figures_for(settings: MonitorSettings) -> dict[Key, BuildFigures]:
+    """The shipped figures with the operator's file (``[monitor] figures``) over them."""
+    figures = load_figures()
+    if settings.figures is not None:
+        figures.update(load_figures(settings.figures))
+    return figures
+
+
+@dataclass
+class Reading:
+    """One key's monitor figures at one check."""
+
+    key: Key
+    rounds: int
+    effective_rounds: float
+    cost: int
+    win: int
+    observed: float | None
+    expected: float | None
+    lower: float | None
+    upper: float | None
+    state: str
+    """``ok``, ``low`` or ``high`` (outside the limits: an alarm), ``warming_up`` (fewer than the minimum
+    rounds), ``no_figures`` (the build's SD is unknown)."""
+
+    @property
+    def alarm(self) -> bool:
+        return self.state in ("low", "high")
+
+    def to_json(self) -> dict[str, Any]:
+        game, build, version, mode = self.key
+        return {"game": game, "build": build, "build_version": version, "mode": mode, "rounds": self.rounds,
+                "effective_rounds": round(self.effective_rounds, 1), "cost": self.cost, "win": self.win,
+                "observed_rtp": self.observed, "expected_rtp": self.expected, "lower_limit": self.lower,
+                "upper_limit": self.upper, "state": self.state, "alarm": self.alarm}
+
+
+def judge(key: Key, t: Totals, figures: BuildFigures | None, z: float, min_rounds: int) -> Reading:
+    """The monitor's reading of one key's totals."""
+    n_eff = t.monitored_cost ** 2 / t.monitored_cost_sq if t.monitored_cost_sq else 0.0
+    observed = t.monitored_win / t.monitored_cost if t.monitored_cost else None
+    if figures is None:
+        return Reading(key, t.monitored_rounds, n_eff, t.monitored_cost, t.monitored_win, observed, None, None, None,
+                       "no_figures")
+    lower = upper = None
+    if n_eff > 0:
+        half = z * figures.sd / math.sqrt(n_eff)
+        lower, upper = figures.rtp - half, figures.rtp + half
+    if observed is None or t.monitored_rounds < min_rounds:
+        state = "warming_up"
+    elif observed < lower:
+        state = "low"
+    else:  # high only without its largest win: one rare top win alone never raises an alarm
+        state = "high" if (t.monitored_win - t.monitored_max_win) / t.monitored_cost > upper else "ok"
+    return Reading(key, t.monitored_rounds, n_eff, t.monitored_cost, t.monitored_win, observed, figures.rtp,
+                   lower, upper, state)
+
+
+@dataclass
+class Alarm:
+    """A key outside its limits: since when, and the reading that raised it."""
+
+    key: Key
+    since: float
+    reading: Reading
+
+    def to_json(self) -> dict[str, Any]:
+        return {**self.reading.to_json(), "since": self.since}
+
+
+@dataclass
+class RtpMonitor:
+    """Checks every key of the tally against its build's limits; keeps the readings, a history per key for
+    the chart, and the open alarms (an alarm is logged once, when a key leaves its limits, and once more when
+    it comes back). Thread-safe: the check schedule, scrapes and the operator page share it."""
+
+    tally: RoundTally
+    settings: MonitorSettings = field(default_factory=MonitorSettings)
+    figures: dict[Key, BuildFigures] = field(default_factory=load_figures)
+    readings: dict[Key, Reading] = field(default_factory=dict)
+    alarms: dict[Key, Alarm] = field(default_factory=dict)
+    history: dict[Key, deque] = field(default_factory=dict)
+    checked_at: float | None = None
+
+    def __post_init__(self) -> None:
+        self._lock = threading.Lock()
+        self._z = self.settings.z
+
+    def check(self, max_age: float = 0.0, now: float | None = None) -> dict[Key, Reading]:
+        """Refresh the tally (unless it was refreshed less than ``max_age`` seconds ago) and judge every key."""
+        with self._lock:
+            now = time.time() if now is None else now
+            if self.checked_at is not None and now - self.checked_at < max_age:
+                return self.readings
+            totals = self.tally.refresh(now)
+            self.judge_all(totals, now)
+            return self.readings
+
+    def judge_all(self, totals: dict[Key, Totals], now: float) -> None:
+        """Judge ``totals`` (every key's) at ``now``: readings, history, alarms raised and cleared."""
+        readings = {}
+        for key, t in totals.items():
+            if not t.monitored_rounds:
+                continue
+            r = readings[key] = judge(key, t, self.figures.get(key), self._z, self.settings.min_rounds)
+            points = self.history.setdefault(key, deque(maxlen=HISTORY_POINTS))
+            if not points or points[-1][1] != r.rounds:
+                points.append((now, r.rounds, r.observed, r.lower, r.upper))
+            if r.alarm and key not in self.alarms:
+                self.alarms[key] = Alarm(key, now, r)
+                log.error("RTP alarm: %s build %s v%s (%s) observed RTP %.4f after %d rounds, outside its "
+                          "%.1f%% limits [%.4f, %.4f] around %.4f", *key, r.observed, r.rounds,
+                          self.settings.confidence * 100, r.lower, r.upper, r.expected,
+                          extra={"fields": {"event": "rtp_alarm", **r.to_json()}})
+            elif r.alarm:
+                self.alarms[key].reading = r
+            elif key in self.alarms and r.state == "ok":
+                del self.alarms[key]
+                log.warning("RTP alarm cleared: %s build %s v%s (%s) observed RTP %.4f after %d rounds, inside "
+                            "[%.4f, %.4f]", *key, r.observed, r.rounds, r.lower, r.upper,
+                            extra={"fields": {"event": "rtp_alarm_cleared", **r.to_json()}})
+        self.readings, self.checked_at = readings, now
+
+
+# -- measurement (docs/OPERATIONS.md) ------------------------------------------------------------------
+def _round_returns(game_id: str, build: str, rounds: int, seed: int, mode: str = "paid") -> Any:
+    """Per-round win per unit of cost of ``rounds`` kernel rounds of a build (float64 array)."""
+    import numpy as np
+
+    from reelforge.games.registry import get_game
+
+    game = get_game(game_id)
+    b = game.load_build(build)
+    wins = game.kernel_round_wins(b, rounds, seed, mode)
+    return np.asarray(wins, dtype=np.float64) / (game.win_unit(b) * float(game.stake_x(b, mode)))
+
+
+def first_exit(returns: Any, figures: BuildFigures, z: float, min_rounds: int) -> int | None:
+    """The round (1-based) at which the monitor, checking after every round, first alarms on ``returns``
+    judged against ``figures``; None: it never does."""
+    import numpy as np
+
+    n = np.arange(1, len(returns) + 1, dtype=np.float64)
+    total = np.cumsum(returns)
+    half = z * figures.sd / np.sqrt(n)
+    low = total / n < figures.rtp - half
+    high = (total - np.maximum.accumulate(returns)) / n > figures.rtp + half  # as judge(): the top win discounted
+    outside = (low | high) & (n >= min_rounds)
+    hits = np.flatnonzero(outside)
+    return int(hits[0]) + 1 if hits.size else None
+
+
+def detect(game_id: str, served: str, labelled: str, rounds: int, runs: int, seed: int,
+           settings: MonitorSettings) -> dict[str, Any]:
+    """How many rounds the monitor takes to alarm when ``served``'s maths is played under ``labelled``'s
+    figures (``served == labelled``: a correct game; how often it alarms falsely), over ``runs`` runs of up
+    to ``rounds`` rounds, checking after every round."""
+    import numpy as np
+
+    from reelforge.games.registry import get_game
+
+    version = get_game(game_id).load_build(labelled).identity.version
+    figures = load_figures()[(game_id, labelled, version, "paid")]
+    exits = [first_exit(_round_returns(game_id, served, rounds, seed + i), figures, settings.z, settings.min_rounds)
+             for i in range(runs)]
+    found = sorted(e for e in exits if e is not None)
+    return {"game": game_id, "served": served, "labelled": labelled, "rounds": rounds, "runs": runs,
+            "alarmed": len(found), "median": float(np.median(found)) if found else None,
+            "p90": float(np.quantile(found, 0.9)) if len(found) == runs else None,
+            "max": max(found) if found else None, "labelled_sd": figures.sd}
+
+
+FIGURES_CHUNK = 2_000_000
+
+
+def write_figures(rounds: int, seed: int, path: Path = FIGURES) -> None:
+    """Write ``monitor_figures.toml``: every game's current build versions, each mode: exact figures where
+    the game has them, else a kernel simulation of ``rounds`` rounds."""
+    import numpy as np
+
+    from reelforge.games.registry import SHIPPED_GAMES, get_game
+
+    lines = ["# The RTP monitor's figures per game, build, version and mode (reelforge/server/monitor.py):",
+             "# rtp: expected return per unit of cost; sd: SD of one round's win per unit of cost.",
+             f"# Written by `python -m reelforge.server.monitor figures --rounds {rounds} --seed {seed}` (Forge of Gems,",
+             "# whose SD rests most on rare wins, with twice the rounds)."]
+    for game_id in sorted(SHIPPED_GAMES):
+        game = get_game(game_id)
+        game_rounds = rounds * (2 if game_id == "forge-of-gems" else 1)  # the heaviest tail: twice as many
+        for name in game.build_names():
+            build = game.load_build(name)
+            for mode in game.modes:
+                if mode != "paid" and game.feature_buy_price_x(build) is None:
+                    continue
+                if mode == "paid" and game.capabilities.exact:
+                    exact = game.exact(build)
+                    rtp, sd, source = str(exact.rtp), math.sqrt(exact.variance), "exact"
+                else:
+                    total = total_sq = 0.0
+                    for chunk in range(0, game_rounds, FIGURES_CHUNK):  # chunk i from seed + i: bounded memory
+                        x = _round_returns(game_id, name, min(FIGURES_CHUNK, game_rounds - chunk), seed + chunk // FIGURES_CHUNK,
+                                           mode)
+                        total, total_sq = total + float(np.sum(x)), total_sq + float(np.dot(x, x))
+                    mean = total / game_rounds
+                    sd = math.sqrt(total_sq / game_rounds - mean * mean)
+                    rtp = str(build.rtp) if mode == "paid" else repr(round(mean, 6))
+                    source = f"kernel, {game_rounds:,} rounds, seeds from {seed}, simulated RTP {mean:.5f}"
+                lines += ["", f'["{game_id}"."{name}"."{build.identity.version}".{mode}]',
+                          f'rtp = "{rtp}"', f"sd = {sd:.6g}", f'source = "{source}"']
+                print(f"{game_id} {name} {mode}: sd {sd:.4g} ({source})", file=sys.stderr)
+    path.write_text("\n".join(lines) + "\n")
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m reelforge.server.monitor", description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    fig = sub.add_parser("figures", help="write monitor_figures.toml")
+    fig.add_argument("--rounds", type=int, default=10_000_000)
+    fig.add_argument("--seed", type=int, default=26)
+    det = sub.add_parser("detect", help="rounds to alarm for a build served under another's label")
+    det.add_argument("game")
+    det.add_argument("served")
+    det.add_argument("labelled")
+    det.add_argument("--rounds", type=int, default=1_000_000)
+    det.add_argument("--runs", type=int, default=20)
+    det.add_argument("--seed", type=int, default=2026)
+    det.add_argument("--min-rounds", type=int, default=MonitorSettings.min_rounds)
+    args = parser.parse_args(argv)
+    if args.command == "figures":
+        write_figures(args.rounds, args.seed)
+        return
+    import json
+
+    print(json.dumps(detect(args.game, args.served, args.labelled, args.rounds, args.runs, args.seed,
+                            MonitorSettings(min_rounds=args.min_rounds))))
+
+
+if __name__ == "__main__":
+    main()

@@ -269,20 +269,22 @@ def detect(game_id: str, served: str, labelled: str, rounds: int, runs: int, see
 FIGURES_CHUNK = 2_000_000
 
 
-def write_figures(rounds: int, seed: int, path: Path = FIGURES) -> None:
+def write_figures(rounds: int, seed: int, path: Path = FIGURES, twice: tuple[str, ...] = ()) -> None:
     """Write ``monitor_figures.toml``: every game's current build versions, each mode: exact figures where
-    the game has them, else a kernel simulation of ``rounds`` rounds."""
+    the game has them, else a kernel simulation of ``rounds`` rounds (twice as many for the games in
+    ``twice``: those whose SD rests most on rare wins)."""
     import numpy as np
 
     from reelforge.games.registry import SHIPPED_GAMES, get_game
 
     lines = ["# The RTP monitor's figures per game, build, version and mode (reelforge/server/monitor.py):",
              "# rtp: expected return per unit of cost; sd: SD of one round's win per unit of cost.",
-             f"# Written by `python -m reelforge.server.monitor figures --rounds {rounds} --seed {seed}` (Forge of Gems,",
-             "# whose SD rests most on rare wins, with twice the rounds)."]
+             f"# Written by `python -m reelforge.server.monitor figures --rounds {rounds} --seed {seed}"
+             + "".join(f" --twice {g}" for g in twice) + "`",
+             "# (a game given --twice, whose SD rests most on rare wins, with twice the rounds)."]
     for game_id in sorted(SHIPPED_GAMES):
         game = get_game(game_id)
-        game_rounds = rounds * (2 if game_id == "forge-of-gems" else 1)  # the heaviest tail: twice as many
+        game_rounds = rounds * (2 if game_id in twice else 1)
         for name in game.build_names():
             build = game.load_build(name)
             for mode in game.modes:
@@ -313,6 +315,8 @@ def main(argv: list[str] | None = None) -> None:
     fig = sub.add_parser("figures", help="write monitor_figures.toml")
     fig.add_argument("--rounds", type=int, default=10_000_000)
     fig.add_argument("--seed", type=int, default=26)
+    fig.add_argument("--twice", action="append", default=[], metavar="GAME",
+                     help="simulate this game's builds with twice the rounds (its SD rests on rare wins)")
     det = sub.add_parser("detect", help="rounds to alarm for a build served under another's label")
     det.add_argument("game")
     det.add_argument("served")
@@ -322,8 +326,12 @@ def main(argv: list[str] | None = None) -> None:
     det.add_argument("--seed", type=int, default=2026)
     det.add_argument("--min-rounds", type=int, default=MonitorSettings.min_rounds)
     args = parser.parse_args(argv)
+    from reelforge.games.registry import SHIPPED_GAMES
     if args.command == "figures":
-        write_figures(args.rounds, args.seed)
+        unknown = sorted(set(args.twice) - set(SHIPPED_GAMES))
+        if unknown:
+            parser.error(f"--twice: unknown game(s) {unknown}; games: {sorted(SHIPPED_GAMES)}")
+        write_figures(args.rounds, args.seed, twice=tuple(args.twice))
         return
     import json
 

@@ -1,4 +1,4 @@
-"""Forge of Gems as a :class:`reelforge.game.Game`."""
+"""Forge of Gems as a :class:`reelforge.harness.KernelGame` (its kernel: one round function, :mod:`.kernel`)."""
 
 from __future__ import annotations
 
@@ -157,8 +157,7 @@ class ForgeOfGems(KernelGame):
     stratified_pilot_rounds = 1_000_000
     """The feature stratum (rounds // 20 features) leaves its 50,000 floor at 1e6 paid spins."""
 
-    components = rules.COMPONENTS
-    counters = kernel.COUNTERS
+    components, counters = rules.COMPONENTS, kernel.COUNTERS
     rules, loop, make_tables, scratch = rules, kernel.loop, staticmethod(kernel.make_tables), kernel.SCRATCH
 
     # the reference rules take no mode and play the GEMBOX step's action (``open``)

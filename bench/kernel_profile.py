@@ -25,6 +25,7 @@ from numba import njit
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from reelforge.games.registry import get_game  # noqa: E402
+from reelforge.harness import round_function, round_tables  # noqa: E402
 from reelforge.mechanics.rng import draw_pcg, pcg_state  # noqa: E402
 from reelforge.stats import Tally, bucket_edges_units  # noqa: E402
 
@@ -102,28 +103,31 @@ def forge_of_gems() -> dict[str, Callable[[np.ndarray, int], object]]:
     game = get_game("forge-of-gems")
     build = game.load_build(game.default_build())
     t = k.tables(build)
-    args = (t.cell_code, t.cell_total, t.forge_base, t.targets, t.paytable, t.limits, t.cap_units)
+    rt = round_tables(build, k.make_tables, k.SCRATCH)
+    # the stages compile as the shipped round does (round_function: no reference counting), on its scratch
+    args = (t.cell_code, t.cell_total, t.forge_base, t.targets, t.paytable, t.limits, t.cap_units,
+            rt.board, rt.forge, rt.packs, rt.remove, rt.land, rt.res)
 
-    @njit
-    def draws(st, n, cell_code, cell_total, forge_tab, targets, paytable, limits, cap_units):
-        board, forge, packs, remove, land, res = k._workspace()
+    @round_function
+    def draws(st, n, cell_code, cell_total, forge_tab, targets, paytable, limits, cap_units, board, forge, packs, remove,
+             land, res):
         acc = 0
         for _ in range(n):
             acc += k._first_board(st, cell_code, cell_total, forge_tab, board, forge) + board[0, 0]
         return acc
 
-    @njit
-    def first_eval(st, n, cell_code, cell_total, forge_tab, targets, paytable, limits, cap_units):
-        board, forge, packs, remove, land, res = k._workspace()
+    @round_function
+    def first_eval(st, n, cell_code, cell_total, forge_tab, targets, paytable, limits, cap_units, board, forge, packs, remove,
+             land, res):
         acc = 0
         for _ in range(n):
             k._first_board(st, cell_code, cell_total, forge_tab, board, forge)
             acc += k._evaluate(board, paytable, 1, packs, remove)
         return acc
 
-    @njit
-    def spin(st, n, cell_code, cell_total, forge_tab, targets, paytable, limits, cap_units):
-        board, forge, packs, remove, land, res = k._workspace()
+    @round_function
+    def spin(st, n, cell_code, cell_total, forge_tab, targets, paytable, limits, cap_units, board, forge, packs, remove,
+             land, res):
         acc = 0
         for _ in range(n):
             acc += k._spin(st, cell_code, cell_total, forge_tab, targets, paytable, limits, cap_units,
@@ -132,10 +136,8 @@ def forge_of_gems() -> dict[str, Callable[[np.ndarray, int], object]]:
 
     def full(st, n):
         tally = Tally.empty(3, len(k.COUNTERS))
-        k.run_rounds_pcg(st, t.cell_code, t.cell_total, t.forge_base, t.forge_free, t.targets, t.paytable,
-                         t.limits, t.cap_units, t.gembox, t.gembox_total, t.prize_units, t.spins, n, tally.totals,
-                         tally.components, tally.hist, bucket_edges_units(build.unit), tally.counters,
-                         np.zeros(0, dtype=np.int64))
+        k.loop(st, rt, n, 0, t.cap_units, bucket_edges_units(build.unit), np.zeros(0, dtype=np.int64),
+               tally.totals, tally.components, tally.hist, tally.counters)
 
     return {
         "draws: 15 cells, 5 forge positions": lambda st, n: draws(st, n, *args),

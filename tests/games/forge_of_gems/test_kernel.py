@@ -54,3 +54,29 @@ def test_kernel_paid_spin_first_boards_are_always_243_ways(name):
     acc = GAME.simulate_chunk(load_build(name), 200_000, 31)
     assert acc.counter("ways_243") == acc.rounds == 200_000
     assert acc.counter("ways_peak_243") < acc.rounds   # Splitters still split
+
+
+def test_the_round_function_alone_plays_the_harness_loops_rounds():
+    """``play_round`` called on its own (as a tool would) draws and wins as the harness loop does,
+    and splits each win into its parts (paid spin, GEMBOX prize, free spins)."""
+    import numpy as np
+
+    from reelforge.games.forge_of_gems import kernel
+    from reelforge.harness import round_tables
+    from reelforge.mechanics.rng import pcg_state
+
+    build = load_build("96.2")
+    rounds, seed = 2_000, 31
+    wins = GAME.kernel_round_wins(build, rounds, seed)
+    t = round_tables(build, kernel.make_tables, kernel.SCRATCH)
+    st = pcg_state(np.random.Generator(np.random.PCG64(seed)))
+    parts = np.zeros(len(GAME.components), dtype=np.int64)
+    counters = np.zeros(len(kernel.COUNTERS), dtype=np.int64)
+    alone = np.zeros(rounds, dtype=np.int64)
+    for i in range(rounds):
+        parts[:] = 0
+        kernel.play_round(st, t, 0, GAME.cap_units(build), parts, counters)
+        assert parts.min() >= 0
+        alone[i] = parts.sum()
+    assert np.array_equal(alone, wins) and wins.sum() > 0
+    assert counters[kernel.COUNTERS.index("triggers")] == GAME.simulate_chunk(build, rounds, seed).counter("triggers")

@@ -1,14 +1,12 @@
-"""Forge of Gems as a :class:`reelforge.game.Game`."""
+"""Forge of Gems as a :class:`reelforge.harness.KernelGame` (its kernel: one round function, :mod:`.kernel`)."""
 
 from __future__ import annotations
 
 import math
 from typing import Any
 
-import numpy as np
-
 from reelforge.draws import DrawSource
-from reelforge.game import Capabilities, Game, GameHelp, StepResult, StratifiedEstimate, TuneResult
+from reelforge.game import Capabilities, GameHelp, StepResult, StratifiedEstimate, TuneResult
 from reelforge.games.forge_of_gems import build as build_mod
 from reelforge.games.forge_of_gems import kernel, rules
 from reelforge.games.forge_of_gems.build import (
@@ -23,10 +21,8 @@ from reelforge.games.forge_of_gems.build import (
 )
 from reelforge.games.forge_of_gems.reporting import ForgeOfGemsReporting
 from reelforge.games.forge_of_gems.stratified import ForgeOfGemsEstimator
-from reelforge.stats import Z99, Accumulator, Tally, bucket_edges_units, clopper_pearson, wilson_ci
-
-SUB_CHUNK = 1_000_000
-"""Rounds per kernel call: keeps a chunk's int64 sum of squared wins far from overflow."""
+from reelforge.harness import KernelGame
+from reelforge.stats import Z99, Accumulator, clopper_pearson, wilson_ci
 
 RULES_TEXT = [
     "FORGE OF GEMS is a 5-reel, 3-row cascading slot with up to 36,288 ways to win.",
@@ -137,7 +133,7 @@ def help_page(build: Build) -> dict[str, Any]:
     }
 
 
-class ForgeOfGems(Game):
+class ForgeOfGems(KernelGame):
     id = "forge-of-gems"
     title = "Forge of Gems"
     reference_id = "none published"
@@ -161,6 +157,10 @@ class ForgeOfGems(Game):
     stratified_pilot_rounds = 1_000_000
     """The feature stratum (rounds // 20 features) leaves its 50,000 floor at 1e6 paid spins."""
 
+    components, counters = rules.COMPONENTS, kernel.COUNTERS
+    rules, loop, make_tables, scratch = rules, kernel.loop, staticmethod(kernel.make_tables), kernel.SCRATCH
+
+    # the reference rules take no mode and play the GEMBOX step's action (``open``)
     def start_round(self, build: Build, mode: str = "paid") -> dict[str, Any]:
         self.check_mode(mode)
         return rules.new_state()
@@ -183,37 +183,8 @@ class ForgeOfGems(Game):
     def win_unit(self, build: Build) -> int:
         return build.unit
 
-    def new_accumulator(self, build: Build, mode: str = "paid") -> Accumulator:
-        self.check_mode(mode)
-        return Accumulator(unit=build.unit, cap_units=build.cap_units, stake_units=build.unit,
-                           component_names=rules.COMPONENTS, counter_names=kernel.COUNTERS)
-
-    def _run(self, build: Build, rounds: int, rng: np.random.Generator, acc: Accumulator | None,
-             out: np.ndarray) -> None:
-        edges = bucket_edges_units(build.unit)
-        done = 0
-        while done < rounds:
-            n = min(SUB_CHUNK, rounds - done)
-            tally = Tally.empty(len(rules.COMPONENTS), len(kernel.COUNTERS))
-            kernel.simulate(build, n, rng, tally.totals, tally.components, tally.hist, edges, tally.counters,
-                            out[done: done + n] if out.shape[0] else out)
-            if acc is not None:
-                acc.add_tally(tally)
-            done += n
-
-    def simulate_chunk(self, build: Build, rounds: int, seed: int | np.random.SeedSequence,
-                       mode: str = "paid") -> Accumulator:
-        acc = self.new_accumulator(build, mode)
-        rng = np.random.Generator(np.random.PCG64(seed))
-        self._run(build, rounds, rng, acc, np.zeros(0, dtype=np.int64))
-        return acc
-
-    def kernel_round_wins(self, build: Build, rounds: int, seed: int | np.random.SeedSequence,
-                          mode: str = "paid") -> np.ndarray:
-        self.check_mode(mode)
-        out = np.zeros(rounds, dtype=np.int64)
-        self._run(build, rounds, np.random.Generator(np.random.PCG64(seed)), None, out)
-        return out
+    def cap_x(self, build: Build) -> int:
+        return build.cap_x
 
     def tune(self, build_name: str, targets: dict[str, float], out: str | None = None,
              sample: str | None = None) -> TuneResult:

@@ -24,6 +24,7 @@ from numba import njit
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
+from reelforge.buildfile import kernel_tables  # noqa: E402
 from reelforge.games.registry import get_game  # noqa: E402
 from reelforge.harness import round_function, round_tables  # noqa: E402
 from reelforge.mechanics.rng import draw_pcg, pcg_state  # noqa: E402
@@ -148,14 +149,14 @@ def forge_of_gems() -> dict[str, Callable[[np.ndarray, int], object]]:
 
 
 def forge_of_fortunes() -> dict[str, Callable[[np.ndarray, int], object]]:
+    from reelforge.games.forge_of_fortunes import build as b
     from reelforge.games.forge_of_fortunes import kernel as k
-    from reelforge.games.forge_of_fortunes.game import _tables
 
     game = get_game("forge-of-fortunes")
     build = game.load_build(game.default_build())
-    t = _tables(build, game.win_unit(build))
+    t = kernel_tables(build, b.tables)
 
-    @njit
+    @round_function
     def draws(st, n, base, base_len):
         acc = 0
         for _ in range(n):
@@ -164,9 +165,9 @@ def forge_of_fortunes() -> dict[str, Callable[[np.ndarray, int], object]]:
         return acc
 
     def full(st, n):
-        tally = Tally.empty(2, 2 + len(build.ladder))
-        k._simulate(st, n, t.base, t.base_len, t.feature, t.feature_len, t.runner_set, t.safe, t.ladder_units,
-                    t.two_units, t.cap_units, t.edges, tally.totals, tally.components, tally.hist, tally.counters)
+        tally = Tally.empty(len(game.components), len(game.counters))
+        k.loop(st, t, n, 0, game.cap_units(build), bucket_edges_units(game.win_unit(build)),
+               np.zeros(0, dtype=np.int64), tally.totals, tally.components, tally.hist, tally.counters)
 
     return {"draws: 3 reel stops": lambda st, n: draws(st, n, t.base, t.base_len),
             "re-spins, tally and counters (shipped)": full}

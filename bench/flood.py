@@ -28,7 +28,7 @@ from pathlib import Path
 if "PYTHONPATH" not in os.environ:  # PYTHONPATH=<other checkout>/src measures that version
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 
-from reelforge.bench_server import free_port, percentile, wait_up  # noqa: E402
+from reelforge.bench.server import free_port, percentile, wait_up  # noqa: E402
 
 HALF = b"POST /api/v1/sessions HTTP/1.1\r\nHost: flood\r\nContent-Type: application/json\r\nContent-Len"
 PROBE = b"GET /api/v1/games HTTP/1.1\r\nHost: probe\r\nConnection: close\r\n\r\n"

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import httpx
 
-from reelforge.client import ApiClient
+from reelforge.ops.client import ApiClient
 from reelforge.server.config import DEMO_CONFIG
 
 CONFIG = """[checks.positive_data_acceptance]

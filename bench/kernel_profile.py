@@ -24,11 +24,11 @@ from numba import njit
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from reelforge.buildfile import kernel_tables  # noqa: E402
+from reelforge.core.stats import Tally, bucket_edges_units  # noqa: E402
+from reelforge.game.buildfile import kernel_tables  # noqa: E402
+from reelforge.game.harness import round_function, round_tables  # noqa: E402
 from reelforge.games.registry import get_game  # noqa: E402
-from reelforge.harness import round_function, round_tables  # noqa: E402
 from reelforge.mechanics.rng import draw_pcg, pcg_state  # noqa: E402
-from reelforge.stats import Tally, bucket_edges_units  # noqa: E402
 
 
 def gemstones_gold() -> dict[str, Callable[[np.ndarray, int], object]]:

@@ -1,4 +1,4 @@
-"""Game-server benchmark (HTTP rounds/s and latency): see :mod:`reelforge.bench_server`.
+"""Game-server benchmark (HTTP rounds/s and latency): see :mod:`reelforge.bench.server`.
 
     python bench/server_bench.py [--clients 16] [--seconds 20] [--workers 1] [--db URL] [--game forge-of-fortunes]
 
@@ -10,7 +10,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from reelforge.bench_server import main  # noqa: E402
+from reelforge.bench.server import main  # noqa: E402
 
 if __name__ == "__main__":
     main()

@@ -8,7 +8,7 @@ round (the registry's first game unless ``--game``) on a fresh SQLite file, thre
   validation, the round transaction, JSON), no sockets and no uvicorn, by a lean driver
   (one ASGI call per request: a few microseconds of its own);
 * ``asgi_httpx``: the same requests through the project's API client
-  (:class:`reelforge.client.AsyncApiClient` on ``httpx.ASGITransport``): the difference from
+  (:class:`reelforge.ops.client.AsyncApiClient` on ``httpx.ASGITransport``): the difference from
   ``asgi`` is what the client library costs, which is why ``asgi`` keeps its lean driver;
 * ``service``: the round service alone (the transaction and the rules).
 
@@ -35,8 +35,8 @@ from pathlib import Path
 
 import httpx
 
-from reelforge.client import AsyncApiClient
 from reelforge.games.registry import game_ids
+from reelforge.ops.client import AsyncApiClient
 from reelforge.server import app as app_module
 from reelforge.server.auth import bearer, open_session
 from reelforge.server.config import load_config

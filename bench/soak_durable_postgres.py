@@ -14,8 +14,8 @@ import argparse
 import json
 import uuid
 
-from reelforge.reliability.pgcluster import PostgresCluster, new_database, restart_fault
-from reelforge.reliability.soak import run_soak
+from reelforge.ops.pgcluster import PostgresCluster, new_database, restart_fault
+from reelforge.ops.soak import run_soak
 
 
 def main() -> None:

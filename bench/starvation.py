@@ -29,8 +29,8 @@ from pathlib import Path
 if "PYTHONPATH" not in os.environ:  # PYTHONPATH=<other checkout>/src measures that version
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 
-from reelforge.bench_server import free_port, percentile, wait_up  # noqa: E402
-from reelforge.client import CALLS, AsyncApiClient, Call  # noqa: E402
+from reelforge.bench.server import free_port, percentile, wait_up  # noqa: E402
+from reelforge.ops.client import CALLS, AsyncApiClient, Call  # noqa: E402
 
 
 async def ordinary(api: AsyncApiClient, stop: float) -> dict:

@@ -28,8 +28,8 @@ from pathlib import Path
 if "PYTHONPATH" not in os.environ:  # PYTHONPATH=<other checkout>/src measures that version
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 
-from reelforge.bench_server import free_port, wait_up  # noqa: E402
-from reelforge.client import ApiClient  # noqa: E402
+from reelforge.bench.server import free_port, wait_up  # noqa: E402
+from reelforge.ops.client import ApiClient  # noqa: E402
 
 GAME = "gemstones-gold"
 

@@ -9,7 +9,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from reelforge.buildfile import (
+from reelforge.game.buildfile import (
     Array,
     At,
     Field,
@@ -21,7 +21,7 @@ from reelforge.buildfile import (
     fraction_text,
     kernel_tables,
 )
-from reelforge.game import Build, BuildError
+from reelforge.game.contract import Build, BuildError
 from reelforge.games.forge_of_fortunes import build as fof
 from reelforge.games.forge_of_gems import build as fog
 from reelforge.games.gemstones_gold import build as gg
@@ -69,7 +69,7 @@ def test_kernel_tables_are_dropped_with_their_build():
     build = fof.parse_build(fof.FILES.to_data(fof.load_build("96.2")), "96.2")
     first = kernel_tables(build, make)
     assert kernel_tables(build, make) is first and made == ["96.2"]
-    from reelforge import buildfile
+    from reelforge.game import buildfile
 
     before = len(buildfile._TABLES)
     del build

@@ -4,12 +4,12 @@ import numpy as np
 import pytest
 from numba import njit
 
-from reelforge.calibration import chunked_sums
+from reelforge.core.calibration import chunked_sums
+from reelforge.core.tuning import Param, TuningSpace, climb, pattern_steps
 from reelforge.games.forge_of_gems import design as fog
 from reelforge.games.forge_of_gems import stratified as fogs
 from reelforge.games.forge_of_gems.template import make_build
 from reelforge.mechanics.rng import draw
-from reelforge.tuning import Param, TuningSpace, climb, pattern_steps
 
 
 @njit(cache=True)

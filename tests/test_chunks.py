@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from numba import njit
 
-from reelforge.chunks import ChunkRun, chunk_sizes, chunk_stream, run_chunks
+from reelforge.core.chunks import ChunkRun, chunk_sizes, chunk_stream, run_chunks
 
 
 def _draws(rounds: int, stream: np.random.SeedSequence) -> tuple[int, float]:

@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 
 from reelforge.conformance import CHECKS, ConformanceError, Context, check_game
-from reelforge.draws import RecordedDraws
-from reelforge.game import Capabilities, ExactFigures, RulesError
+from reelforge.core.draws import RecordedDraws
+from reelforge.game.contract import Capabilities, ExactFigures, RulesError
 from reelforge.games import registry
 from tests.toy_game import rules
 from tests.toy_game.game import ToyLine
@@ -81,7 +81,7 @@ def test_registered_game_is_served_by_the_registry_and_removed_afterwards():
     ("toy-line", "tests.toy_game.game.ToyLine", "must be written 'package.module:ClassName'"),
     ("toy-line", "tests.no_such_module:ToyLine", "cannot import 'tests.no_such_module'"),
     ("toy-line", "tests.toy_game.game:NoSuchClass", "has no 'NoSuchClass'"),
-    ("toy-line", "tests.toy_game.rules:RulesError", "not a subclass of reelforge.game.Game"),
+    ("toy-line", "tests.toy_game.rules:RulesError", "not a subclass of reelforge.game.contract.Game"),
     ("toy-lines", TOY[1], "has id 'toy-line', not 'toy-lines'"),
     ("gemstones-gold", "reelforge.games.forge_of_gems.game:ForgeOfGems", "already registered"),
 ])

@@ -7,7 +7,7 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from reelforge.design_cli import app
+from reelforge.cli.design import app
 
 runner = CliRunner()
 
@@ -93,7 +93,7 @@ def test_bad_input_is_one_line_and_exit_status_2(args, message, tmp_path, monkey
 
 
 def test_a_sample_of_the_other_game_is_refused(tmp_path):
-    from reelforge.estimation import Sample
+    from reelforge.game.estimation import Sample
 
     path = Sample("forge-of-gems", "strata", {}).save(tmp_path / "s.npz")
     r = run("gemstones-gold", "verify", "--load", str(path))

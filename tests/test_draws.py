@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from reelforge.draws import (
+from reelforge.core.draws import (
     MAX_N,
     DrawError,
     DrawOutOfRange,

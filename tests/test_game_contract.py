@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from reelforge.analysis.summary import exact_summary, simulation_summary, stratified_summary
-from reelforge.draws import RecordingDraws, SeededDraws
-from reelforge.game import ExactFigures, Game, GameHelp, RulesError
+from reelforge.core.draws import RecordingDraws, SeededDraws
+from reelforge.game.contract import ExactFigures, Game, GameHelp, RulesError
 from reelforge.games.forge_of_fortunes.game import ForgeOfFortunes
 from reelforge.games.registry import all_games, game_ids, get_game
 
@@ -187,7 +187,7 @@ def test_exact_summary_puts_the_game_s_exact_figures_under_extra():
 
 
 def test_an_unpublished_build_says_so_in_its_label():
-    from reelforge.game import UNPUBLISHED, BuildIdentity
+    from reelforge.game.contract import UNPUBLISHED, BuildIdentity
 
     assert BuildIdentity("toy-line", "95.0", UNPUBLISHED, "1", "ab").label == "95.0 (unpublished)"
     assert BuildIdentity("toy-line", "95.0", "2.0", "1", "ab").label == "95.0 v2.0"

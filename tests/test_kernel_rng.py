@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from reelforge.draws import SeededDraws
+from reelforge.core.draws import SeededDraws
 from reelforge.mechanics.rng import draw_many, draw_many_pcg, next64, pcg_state, store_pcg_state
 
 

@@ -7,9 +7,8 @@ from pathlib import Path
 
 import reelforge
 
-LAYERS = ["draws", "stats", "numbers", "mechanics", "chunks", "game", "buildfile", "estimation", "options", "tuning", "calibration",
-          "harness", "parsheet", "games", "analysis", "conformance", "server", "client", "bench_server", "reliability", "cli",
-          "design_cli", "__main__"]
+LAYERS = ["core", "mechanics", "game", "games", "analysis", "conformance", "server", "ops", "bench", "cli",
+          "__main__"]
 # "web" is the browser client (no Python)
 ROOT = Path(reelforge.__file__).parent
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from reelforge.draws import SeededDraws
-from reelforge.game import UNPUBLISHED, BuildError, RulesError
+from reelforge.core.draws import SeededDraws
+from reelforge.game.contract import UNPUBLISHED, BuildError, RulesError
 from reelforge.games import published
 from reelforge.games.registry import get_game
 

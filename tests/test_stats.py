@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from reelforge.core.stats import Accumulator, Tally, bucket_edges_units, volatility_level
 from reelforge.mechanics.tally import tally_round
-from reelforge.stats import Accumulator, Tally, bucket_edges_units, volatility_level
 
 
 def new(unit=20, cap=2500):
@@ -111,8 +111,8 @@ def test_a_stale_kernel_that_leaves_the_power_sums_empty_is_refused():
 def test_one_bucket_definition_serves_win_units_fractions_and_the_kernels():
     from fractions import Fraction
 
+    from reelforge.core.stats import BUCKET_EDGES_X, BUCKET_LABELS, bucket_bounds, bucket_index
     from reelforge.mechanics.tally import _bucket_index
-    from reelforge.stats import BUCKET_EDGES_X, BUCKET_LABELS, bucket_bounds, bucket_index
 
     unit, cap_x = 20, 2500
     edges = bucket_edges_units(unit)
@@ -133,7 +133,7 @@ def test_one_bucket_definition_serves_win_units_fractions_and_the_kernels():
     (300, ["[50,100)", "[100,500)", "cap"]),            # below an edge: the last band ends at the cap
 ])
 def test_the_distribution_shows_only_bands_a_round_can_fall_in(cap_x, last_bands):
-    from reelforge.stats import buckets
+    from reelforge.core.stats import buckets
 
     unit = 10
     acc = Accumulator(unit=unit, cap_units=cap_x * unit, stake_units=unit, component_names=("paid",))

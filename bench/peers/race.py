@@ -28,10 +28,10 @@ import time
 
 import numpy as np
 
-from reelforge.analysis.bench import RAW_ARRAY, _raw_fill, _size, _timed
+from reelforge.bench.kernels import RAW_ARRAY, _raw_fill, _size, _timed
+from reelforge.core.stats import Z99, wilson_ci
 from reelforge.games import problab
 from reelforge.games.registry import get_game
-from reelforge.stats import Z99, wilson_ci
 
 GAMES = {"demo_normal": ("problab-demo-normal", 0), "demo_cascade": ("problab-demo-cascade", 1)}
 """The peer's game name -> (our registry id, the peer's ``-game`` id)."""

@@ -1,6 +1,6 @@
 """The kernel benchmark's record: rates, raw rate and their ratio from alternated runs."""
 
-from reelforge.analysis.bench import bench
+from reelforge.bench.kernels import bench
 
 
 def test_bench_reports_the_rate_the_raw_rate_and_their_ratio_from_paired_runs():

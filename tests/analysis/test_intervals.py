@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 from reelforge.analysis.summary import exact_summary, simulation_summary
-from reelforge.draws import SeededDraws
+from reelforge.core.draws import SeededDraws
+from reelforge.core.stats import clopper_pearson
 from reelforge.games.registry import get_game
-from reelforge.stats import clopper_pearson
 
 
 def intervals(obj, path=""):
@@ -134,9 +134,9 @@ def test_clopper_pearson_ends_are_where_the_binomial_tails_reach_half_a_percent(
 
 @pytest.mark.parametrize("game_id", ["gemstones-gold", "forge-of-gems"])
 def test_par_pay_contributions_and_the_caps_reduction_add_up_to_the_samples_total_win(game_id):
+    from reelforge.game.parsheet import reference_sample
     from reelforge.games.forge_of_gems import reporting as fog
     from reelforge.games.gemstones_gold import reporting as gg
-    from reelforge.parsheet import reference_sample
 
     game = get_game(game_id)
     build = game.load_build(game.default_build())

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from reelforge.buildfile import BuildFiles, Table
+from reelforge.game.buildfile import BuildFiles, Table
 
 GAMES = Path(importlib.import_module("reelforge.games").__file__).parent
 FOLDERS = sorted(p for p in GAMES.iterdir() if (p / "build.py").exists())

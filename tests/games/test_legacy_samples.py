@@ -1,4 +1,4 @@
-"""Samples kept in an earlier format are read by their own game (reelforge.estimation knows no game):
+"""Samples kept in an earlier format are read by their own game (reelforge.game.estimation knows no game):
 Gemstones Gold's coefficients ``.json``, Forge of Gems' strata ``.npz`` without metadata."""
 
 import json
@@ -6,7 +6,7 @@ import json
 import numpy as np
 import pytest
 
-from reelforge.estimation import Sample, SampleError
+from reelforge.game.estimation import Sample, SampleError
 
 
 def test_gemstones_gold_reads_its_earlier_json_tuning_sample(tmp_path):

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from reelforge.conformance import check_game
-from reelforge.draws import SeededDraws
+from reelforge.core.draws import SeededDraws
 from reelforge.games import problab, registry
 from reelforge.games.problab import cascade_rules, normal_rules
 from reelforge.games.problab.exact import exact, line_expectation, scatter_distribution

@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from reelforge.buildfile import At, BuildError
-from reelforge.draws import SeededDraws
+from reelforge.core.draws import SeededDraws
+from reelforge.game.buildfile import At, BuildError
 from reelforge.mechanics.pays import anywhere_wins, line_wins, paytable, ways_wins
 from reelforge.mechanics.reels import (
     count_symbol,

@@ -18,9 +18,9 @@ from fastapi.testclient import TestClient
 from sqlalchemy import create_engine, select, text
 from sqlalchemy.engine import make_url
 
-from reelforge.client import ApiClient
-from reelforge.draws import DrawSource, SecureDraws
+from reelforge.core.draws import DrawSource, SecureDraws
 from reelforge.games.registry import get_game
+from reelforge.ops.client import ApiClient
 from reelforge.server.app import create_app
 from reelforge.server.config import ServerConfig, load_config
 from reelforge.server.db import open_database

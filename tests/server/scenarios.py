@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 
-from reelforge.draws import SeededDraws
-from reelforge.game import RoundResult
+from reelforge.core.draws import SeededDraws
+from reelforge.game.contract import RoundResult
 from reelforge.games.registry import get_game
 from reelforge.server.config import load_config
 

@@ -93,7 +93,7 @@ def test_bad_requests_get_named_4xx_errors_and_change_nothing(server):
 
 
 def test_a_step_with_an_action_the_game_does_not_take_is_refused(server):
-    from reelforge.draws import SeededDraws
+    from reelforge.core.draws import SeededDraws
     from reelforge.games.registry import get_game
 
     from .scenarios import feature_scenario

@@ -10,7 +10,7 @@ import typer
 from sqlalchemy import update
 from typer.testing import CliRunner
 
-from reelforge.draws import SeededDraws
+from reelforge.core.draws import SeededDraws
 from reelforge.server.clock import utcnow
 from reelforge.server.commands import register
 from reelforge.server.config import DEMO_CONFIG, ConfigError, bet_ladder, load_config, parse_config

@@ -18,8 +18,8 @@ from fastapi.testclient import TestClient
 from sqlalchemy import select, update
 from typer.testing import CliRunner
 
-from reelforge.client import ApiClient
-from reelforge.draws import FairDraws, lemire_map
+from reelforge.core.draws import FairDraws, lemire_map
+from reelforge.ops.client import ApiClient
 from reelforge.server.app import create_app
 from reelforge.server.config import ConfigError, parse_config
 from reelforge.server.db import open_database

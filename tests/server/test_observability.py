@@ -15,7 +15,7 @@ from fastapi.testclient import TestClient
 from prometheus_client.parser import text_string_to_metric_families
 from sqlalchemy import func, select
 
-from reelforge.draws import SecureDraws, SeededDraws
+from reelforge.core.draws import SecureDraws, SeededDraws
 from reelforge.server.app import create_app
 from reelforge.server.logs import configure_logging, unconfigure_logging
 from reelforge.server.schema import fair_seeds, ledger, rounds

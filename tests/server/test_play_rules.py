@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from reelforge.draws import SeededDraws
+from reelforge.core.draws import SeededDraws
 from reelforge.games.registry import get_game
 from reelforge.server.config import ConfigError, PlayRules, load_config, parse_config
 

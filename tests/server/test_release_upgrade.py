@@ -29,10 +29,10 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.types import DateTime
 from typer.testing import CliRunner
 
-from reelforge.client import ApiClient
-from reelforge.draws import SeededDraws
+from reelforge.core.draws import SeededDraws
 from reelforge.games.published import read_lock
 from reelforge.games.registry import get_game
+from reelforge.ops.client import ApiClient
 from reelforge.server.app import create_app
 from reelforge.server.config import parse_config
 from reelforge.server.db import alembic_config, is_sqlite, make_engine, open_database, sqlite_foreign_keys_off

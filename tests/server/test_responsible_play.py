@@ -10,7 +10,7 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import select, update
 
-from reelforge.draws import SeededDraws
+from reelforge.core.draws import SeededDraws
 from reelforge.games.registry import get_game
 from reelforge.server.config import PROFILES, ConfigError, PlayRules, load_config, parse_config
 from reelforge.server.schema import rounds, sessions

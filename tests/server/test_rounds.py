@@ -9,7 +9,7 @@ from fractions import Fraction
 import pytest
 from sqlalchemy import select, update
 
-from reelforge.draws import SeededDraws
+from reelforge.core.draws import SeededDraws
 from reelforge.games.registry import game_ids, get_game
 from reelforge.server.clock import utcnow
 from reelforge.server.round_json import dumps, money

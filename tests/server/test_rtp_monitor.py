@@ -16,7 +16,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from reelforge.draws import SeededDraws
+from reelforge.core.draws import SeededDraws
 from reelforge.games.registry import get_game
 from reelforge.server.auth import bearer, open_session
 from reelforge.server.monitor import (

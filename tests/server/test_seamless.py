@@ -11,9 +11,9 @@ from datetime import timedelta
 
 import pytest
 
-from reelforge.client import ApiClient
-from reelforge.draws import SeededDraws
-from reelforge.reliability.refwallet import WalletProcess
+from reelforge.core.draws import SeededDraws
+from reelforge.ops.client import ApiClient
+from reelforge.ops.refwallet import WalletProcess
 from reelforge.server.clock import utcnow
 from tests.server.seamless_support import API_KEY, GAME, SECRET, launch, seamless_config, signed_call
 

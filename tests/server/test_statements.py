@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from reelforge.draws import SeededDraws
+from reelforge.core.draws import SeededDraws
 
 from .scenarios import feature_scenario
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from reelforge.buildfile import (
+from reelforge.game.buildfile import (
     RTP,
     Array,
     At,
@@ -31,7 +31,7 @@ BUILDS_DIR = build_dir(__file__)
 
 @dataclass(frozen=True)
 class Build:
-    """One Toy Line math model (keeps the :class:`reelforge.game.Build` protocol)."""
+    """One Toy Line math model (keeps the :class:`reelforge.game.contract.Build` protocol)."""
 
     name: str
     rtp: Fraction

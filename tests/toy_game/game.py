@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from reelforge.game import GameHelp
-from reelforge.harness import KernelGame
+from reelforge.game.contract import GameHelp
+from reelforge.game.harness import KernelGame
 
 from . import build as builds
 from . import kernel, rules

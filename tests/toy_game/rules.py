@@ -11,8 +11,8 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-from reelforge.draws import DrawSource
-from reelforge.game import RulesError, StepResult
+from reelforge.core.draws import DrawSource
+from reelforge.game.contract import RulesError, StepResult
 
 from .build import SYMBOL_WORDS, Build
 

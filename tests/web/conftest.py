@@ -25,8 +25,8 @@ from typing import Any
 import httpx
 import pytest
 
-from reelforge.client import ApiClient, Call
-from reelforge.draws import DrawSource, SecureDraws
+from reelforge.core.draws import DrawSource, SecureDraws
+from reelforge.ops.client import ApiClient, Call
 
 CHROMIUM = os.environ.get("REELFORGE_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -68,7 +68,7 @@ def test_config():
     """The packaged demo configuration, plus every registered game it does not list yet (with its
     default build and a bet ladder of multiples of the build's win unit, so every win pays exactly),
     plus an operator key so a test can move money with the operator API."""
-    from reelforge.game import BuildError
+    from reelforge.game.contract import BuildError
     from reelforge.games.registry import game_ids, get_game
     from reelforge.server.config import GameConfig, load_config
 

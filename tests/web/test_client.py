@@ -18,8 +18,8 @@ if not os.environ.get("CI"):  # in CI the driver is a dev dependency and must be
 
 from playwright.sync_api import expect  # noqa: E402
 
-from reelforge.draws import SecureDraws, SeededDraws
-from reelforge.game import RoundResult
+from reelforge.core.draws import SecureDraws, SeededDraws
+from reelforge.game.contract import RoundResult
 from reelforge.games.registry import get_game
 from reelforge.server.round_json import dumps
 
@@ -407,7 +407,7 @@ def render_steps(page, module: str, steps: list, round_: dict | None = None, fas
 def test_gemstones_gold_renderer_draws_the_worked_example(new_page, web_server):
     """The seed's worked example (values 5x, 20x, 3x; blockers removed 5x+20x, 5x, 5x; only 5x applies),
     played by the rules engine on the hand-built board of the Gemstones Gold tests, drawn by the client."""
-    from reelforge.draws import RecordedDraws
+    from reelforge.core.draws import RecordedDraws
     from tests.games.gemstones_gold.scenario import free_draws, paid_draws, scenario_build
 
     game, build = get_game("gemstones-gold"), scenario_build()

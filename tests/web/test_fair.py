@@ -10,7 +10,7 @@ import json
 from playwright.sync_api import expect
 from sqlalchemy import update
 
-from reelforge.draws import fair_draws
+from reelforge.core.draws import fair_draws
 from reelforge.server.schema import steps
 
 from .conftest import screenshot

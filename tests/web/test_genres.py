@@ -18,8 +18,8 @@ if not os.environ.get("CI"):
 
 from playwright.sync_api import expect  # noqa: E402
 
-from reelforge.draws import RecordedDraws, SecureDraws, SeededDraws
-from reelforge.game import RoundResult
+from reelforge.core.draws import RecordedDraws, SecureDraws, SeededDraws
+from reelforge.game.contract import RoundResult
 from reelforge.games.registry import get_game
 
 from .conftest import screenshot, test_config
@@ -68,7 +68,7 @@ def reset_seed() -> tuple[int, RoundResult]:
 def full_board_draws() -> list[int]:
     """Draws that make the paid spin land a coin on every cell (values cycling through the build's coins):
     Hold and Respin starts on a full board, which wins the Grand at once (the respin draws nothing)."""
-    from reelforge.buildfile import kernel_tables
+    from reelforge.game.buildfile import kernel_tables
     from reelforge.games.golden_vault.build import tables
 
     cum = kernel_tables(build(VAULT), tables).base_cum[0]

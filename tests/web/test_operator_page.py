@@ -17,7 +17,7 @@ from pathlib import Path
 from playwright.sync_api import expect
 from sqlalchemy import func, select
 
-from reelforge.draws import SecureDraws, SeededDraws
+from reelforge.core.draws import SecureDraws, SeededDraws
 from reelforge.games.registry import get_game
 from reelforge.server.auth import bearer, open_session
 from reelforge.server.monitor import MonitorSettings

@@ -15,7 +15,7 @@ if not os.environ.get("CI"):
 
 from playwright.sync_api import expect  # noqa: E402
 
-from reelforge.draws import SecureDraws, SeededDraws
+from reelforge.core.draws import SecureDraws, SeededDraws
 from reelforge.server.config import PlayRules
 
 from .conftest import screenshot, test_config

@@ -16,7 +16,7 @@ if not os.environ.get("CI"):
 
 from playwright.sync_api import expect  # noqa: E402
 
-from reelforge.draws import SecureDraws, SeededDraws
+from reelforge.core.draws import SecureDraws, SeededDraws
 
 from .conftest import PHONE, screenshot
 from .helpers import idle, last_round, open_game, session, unique_player

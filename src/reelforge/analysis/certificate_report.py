@@ -19,8 +19,8 @@ from typing import Any
 from reelforge.analysis.figures import bucket_words, figure_rows, glossary, interval_text
 from reelforge.analysis.par import PAR_SAMPLE_ROUNDS, par_sheet
 from reelforge.analysis.report import PRINT_CSS, plot_convergence, plot_distribution, plot_feature, plot_split
-from reelforge.game import Build, Game
-from reelforge.numbers import one_in, pct, pct_ci
+from reelforge.core.numbers import one_in, pct, pct_ci
+from reelforge.game.contract import Build, Game
 
 REPORT = "report.html"
 PDF = "report.pdf"

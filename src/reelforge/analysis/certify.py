@@ -40,10 +40,10 @@ from typing import Any
 import numpy as np
 
 from reelforge.analysis.simulate import simulate
-from reelforge.chunks import BACKENDS, start_ray
-from reelforge.estimation import Sample, SampleError
-from reelforge.game import Build, Game
-from reelforge.stats import Accumulator
+from reelforge.core.chunks import BACKENDS, start_ray
+from reelforge.core.stats import Accumulator
+from reelforge.game.contract import Build, Game
+from reelforge.game.estimation import Sample, SampleError
 
 FORMAT = "reelforge-certification/1"
 DEFAULT_PRECISION_PP = 0.05

@@ -31,8 +31,8 @@ import numpy as np
 
 from reelforge.analysis.simulate import BACKENDS, SimulationResult, default_workers, new_seed, simulate
 from reelforge.analysis.summary import stratified_summary
-from reelforge.game import Build, Game
-from reelforge.stats import Z99
+from reelforge.core.stats import Z99
+from reelforge.game.contract import Build, Game
 
 PLAIN_ROUNDS = 10_000_000
 """Rounds of a plain simulated summary when neither rounds nor a precision is given."""
@@ -102,7 +102,7 @@ def choose_estimator(game: Game, build: Build, precision_pp: float, seed: int, w
     """Which estimator reaches a 99% RTP half-width of ``precision_pp`` sooner (wall time).
 
     A stratified pilot of ``pilot_rounds`` paid spins (default: the game's
-    :attr:`~reelforge.game.Game.stratified_pilot_rounds`) gives its half-width h and time t; the
+    :attr:`~reelforge.game.contract.Game.stratified_pilot_rounds`) gives its half-width h and time t; the
     stratified run needs about ``pilot_rounds (h/P)^2`` paid spins, so about ``t (h/P)^2``
     seconds (the pilot's fixed costs, such as exact board probabilities, and, where the pilot is
     a single chunk, its serial run while larger stratified runs spread their chunks over the

@@ -1,14 +1,14 @@
 """The Game Rules Summary's figures in words, each with its 99% interval or "exact", and one glossary
 definition per figure: what the report, the Markdown and the command line show (no plotting here). What
-only one game's summary has is said by the game (its :class:`~reelforge.game.Reporting`)."""
+only one game's summary has is said by the game (its :class:`~reelforge.game.contract.Reporting`)."""
 
 from __future__ import annotations
 
 from fractions import Fraction
 from typing import Any
 
-from reelforge.game import Reporting
-from reelforge.numbers import one_in, pct, pct_ci
+from reelforge.core.numbers import one_in, pct, pct_ci
+from reelforge.game.contract import Reporting
 
 COMPONENT_WORDS = {"paid_spins": "paid spins", "free_spins": "free spins", "base_game": "paid spins"}
 """RTP component keys in words, for every game (a game's :attr:`Reporting.component_words` add to them)."""

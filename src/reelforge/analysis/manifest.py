@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import reelforge
-from reelforge.game import Build, Game
+from reelforge.game.contract import Build, Game
 
 MANIFEST = "manifest.json"
 FIGURES = "figures.json"
@@ -44,7 +44,7 @@ def sha256_file(path: Path) -> str:
 
 def build_identity(game: Game, build: Build) -> dict[str, Any]:
     """The build's identity for the manifest: name, version, rules version and content hash (the
-    build's own :class:`~reelforge.game.BuildIdentity`), and its file with the file's SHA-256."""
+    build's own :class:`~reelforge.game.contract.BuildIdentity`), and its file with the file's SHA-256."""
     ident = build.identity
     folder = Path(game.build_files.folder)
     path = folder / f"{build.name}.toml"

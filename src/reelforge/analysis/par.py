@@ -5,14 +5,14 @@ frequency, average win and win distribution, and the cap with its frequency.
 Everything is read from the build data, so a retuned build flows through. Every game gets the generic
 sheet built from its win events (:mod:`reelforge.analysis.par_events`); a game whose pays say more than
 its win events (exact mathematics, multipliers, instant prizes) gives its own through
-:meth:`reelforge.game.Reporting.par_sheet`, made with the toolkit of :mod:`reelforge.parsheet`.
+:meth:`reelforge.game.contract.Reporting.par_sheet`, made with the toolkit of :mod:`reelforge.game.parsheet`.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from reelforge.game import Game
+from reelforge.game.contract import Game
 
 PAR_SAMPLE_ROUNDS = 200_000
 """Default reference-engine rounds behind a simulated game's per-pay figures (about 20 s per game)."""
@@ -20,7 +20,7 @@ PAR_SAMPLE_ROUNDS = 200_000
 
 def par_sheet(game: Game, build: Any, summary: dict[str, Any], rounds: int = PAR_SAMPLE_ROUNDS,
               seed: int = 2026) -> dict[str, Any]:
-    """The PAR-sheet content of ``build`` (``{"sample", "sections"}``, see :mod:`reelforge.parsheet`);
+    """The PAR-sheet content of ``build`` (``{"sample", "sections"}``, see :mod:`reelforge.game.parsheet`);
     ``rounds`` reference-engine rounds back the per-pay figures of simulated games."""
     if rounds < 1:
         raise ValueError("the PAR sample needs at least one round")

@@ -1,11 +1,11 @@
 """The generic PAR sheet: built from the win events of the reference engine, for any game without a
 sheet of its own (:func:`reelforge.analysis.par.par_sheet` gives it where the game's
-:class:`~reelforge.game.Reporting` gives none).
+:class:`~reelforge.game.contract.Reporting` gives none).
 
 A game gets it by the event convention of the contract: every pay of a step is an event
 ``{"type": "win", "pay": "<the pay in words>", "win_x": "<exact multiple of the total bet>"}``
 (``3 Red Seven``, ``Coins collected``...). The sheet tallies those per part of the round (the paid
-spin, then every later step as the game's feature, :attr:`reelforge.game.Game.feature_name`), with
+spin, then every later step as the game's feature, :attr:`reelforge.game.contract.Game.feature_name`), with
 the cap's reduction as its own row so all rows add up to the sample's RTP; it adds the paytable of the
 help page, the build's data (what a build file sets), the feature's trigger frequency and win
 distribution, and the cap.
@@ -17,10 +17,11 @@ from collections import defaultdict
 from fractions import Fraction
 from typing import Any
 
-from reelforge.draws import SeededDraws
-from reelforge.game import Game, RoundResult
-from reelforge.numbers import pct, pct_ci
-from reelforge.parsheet import (
+from reelforge.core.draws import SeededDraws
+from reelforge.core.numbers import pct, pct_ci
+from reelforge.core.stats import mean_ci99
+from reelforge.game.contract import Game, RoundResult
+from reelforge.game.parsheet import (
     FEATURE_DIST_COLUMNS,
     PAY_COLUMNS,
     PayTally,
@@ -30,7 +31,6 @@ from reelforge.parsheet import (
     sample_note,
     section,
 )
-from reelforge.stats import mean_ci99
 
 PAID = "paid spin"
 

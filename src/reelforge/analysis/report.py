@@ -31,8 +31,8 @@ from reelforge.analysis.figures import (  # noqa: E402
 )
 from reelforge.analysis.par import PAR_SAMPLE_ROUNDS, par_sheet  # noqa: E402
 from reelforge.analysis.summary import add_feature_buy  # noqa: E402
-from reelforge.game import UNPUBLISHED, Game  # noqa: E402
-from reelforge.numbers import one_in, pct  # noqa: E402
+from reelforge.core.numbers import one_in, pct  # noqa: E402
+from reelforge.game.contract import UNPUBLISHED, Game  # noqa: E402
 
 CONVERGENCE_ROUNDS = 10_000_000
 """Rounds simulated for the convergence plot of an exact summary."""

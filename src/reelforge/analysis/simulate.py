@@ -1,4 +1,4 @@
-"""Simulation driver: the seeded chunk runner (:mod:`reelforge.chunks`) applied to a game's kernel.
+"""Simulation driver: the seeded chunk runner (:mod:`reelforge.core.chunks`) applied to a game's kernel.
 
 The work is cut into fixed-size chunks *independent of the worker count and
 the backend*; chunk ``i`` draws from ``SeedSequence(seed, spawn_key=(i,))``
@@ -25,10 +25,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from reelforge.chunks import BACKENDS, MAX_ROUNDS, ChunkRun, chunk_sizes, chunk_stream, default_workers
-from reelforge.game import Build, Game
+from reelforge.core.chunks import BACKENDS, MAX_ROUNDS, ChunkRun, chunk_sizes, chunk_stream, default_workers
+from reelforge.core.stats import Z99, Accumulator
+from reelforge.game.contract import Build, Game
 from reelforge.games.registry import get_game
-from reelforge.stats import Z99, Accumulator
 
 __all__ = ["BACKENDS", "CHUNK_ROUNDS", "MAX_ROUNDS", "SimulationJob", "SimulationResult", "chunk_seed",
            "chunk_sizes", "default_workers", "half_width_pp", "new_seed", "rounds_for_precision", "simulate"]

@@ -1,7 +1,7 @@
 """The Game Rules Summary: every statistic GAMES.md asks of a build, as one dict.
 
 Two sources: the exact mathematics where a game has it (``method: exact``),
-or a simulation's :class:`~reelforge.stats.Accumulator` (``method: simulation``).
+or a simulation's :class:`~reelforge.core.stats.Accumulator` (``method: simulation``).
 The dict is the ``--json`` contract of ``reelforge summary`` / ``simulate``.
 """
 
@@ -11,8 +11,7 @@ import math
 from fractions import Fraction
 from typing import Any
 
-from reelforge.game import Build, Game, StratifiedEstimate, jsonable
-from reelforge.stats import (
+from reelforge.core.stats import (
     BUCKET_EDGES_X,
     N_BUCKETS,
     Accumulator,
@@ -24,6 +23,7 @@ from reelforge.stats import (
     volatility_levels,
     wilson_ci,
 )
+from reelforge.game.contract import Build, Game, StratifiedEstimate, jsonable
 
 
 def one_in_ci99(ci: list[float] | tuple[float, float] | None) -> list[float | None] | None:

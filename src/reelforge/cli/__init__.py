@@ -44,14 +44,14 @@ COMMANDS: tuple[LazyCommand, ...] = (
     LazyCommand("reconcile", "reelforge.server.commands:reconcile",
                 "Compare the operator's seamless wallet ledger with our rounds and wallet calls; name every "
                 "difference (exit 1 if any)."),
-    LazyCommand("wallet-soak", "reelforge.reliability.commands:wallet_soak",
+    LazyCommand("wallet-soak", "reelforge.ops.commands:wallet_soak",
                 "Seamless wallet soak: the game server and the reference operator wallet killed during play, "
                 "faults injected; 0 money lost or duplicated on either side, the outbox drained, reconciliation "
                 "clean."),
-    LazyCommand("soak", "reelforge.reliability.commands:soak",
+    LazyCommand("soak", "reelforge.ops.commands:soak",
                 "Load and crash soak: start the server, drive it over loopback, reconcile the ledger and verify "
                 "every round."),
-    LazyCommand("design", "reelforge.design_cli:app",
+    LazyCommand("design", "reelforge.cli.design:app",
                 "Design and calibrate a game's builds (the commands that made the shipped files)."),
 )
 

@@ -31,7 +31,7 @@ COMPARE_SEED = 2026
 
 def games(as_json: bool = typer.Option(False, "--json", help="One JSON object.")) -> None:
     """List the games and their builds."""
-    from reelforge.game import BuildError
+    from reelforge.game.contract import BuildError
     from reelforge.games.registry import all_games
 
     rows = []
@@ -185,7 +185,7 @@ def compare(
     from reelforge.analysis.estimate import PLAIN_ROUNDS, simulated_summary
     from reelforge.analysis.figures import component_words, words
     from reelforge.analysis.summary import exact_summary
-    from reelforge.game import BuildError
+    from reelforge.game.contract import BuildError
 
     g, _ = load(game, None)
     rows = []

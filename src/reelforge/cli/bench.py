@@ -77,7 +77,7 @@ def bench(
 
 
 def _bench_server(game: str, clients: int, seconds: float, workers: int, db: str | None, as_json: bool) -> None:
-    from reelforge.bench_server import run
+    from reelforge.bench.server import run
     from reelforge.games.registry import game_ids
 
     if game not in game_ids():

@@ -53,7 +53,7 @@ def certify(
     --backend ray computes the pieces on Ray (--address of a cluster, else a Ray started here): the same
     tallies and figures as local for the same seed."""
     from reelforge.analysis.certify import DEFAULT_PRECISION_PP, CertifyError, check_backend, choose_plan
-    from reelforge.estimation import SampleError
+    from reelforge.game.estimation import SampleError
 
     if verify is not None:
         if game is not None or out is not None or resume or backend != "local" or address is not None:

@@ -1,5 +1,5 @@
 """What the commands share: the one-line error and the number types of the options (from
-:mod:`reelforge.options`), the common options, game loading, JSON."""
+:mod:`reelforge.game.options`), the common options, game loading, JSON."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ from typing import Any
 
 import typer
 
-from reelforge.options import SEED as SEED  # the option types live with the games' design commands' kit
-from reelforge.options import CliError as CliError
-from reelforge.options import Count, Number, fail
+from reelforge.game.options import SEED as SEED  # the option types live with the games' design commands' kit
+from reelforge.game.options import CliError as CliError
+from reelforge.game.options import Count, Number, fail
 
 
 class Target:
@@ -47,7 +47,7 @@ PRECISION_OPT = typer.Option(None, "--precision", metavar="PP", parser=PRECISION
 
 def load(game_id: str, build_name: str | None, mode: str = "paid") -> tuple[Any, Any]:
     """Game and build objects, or a clear error listing the valid ones."""
-    from reelforge.game import BuildError, RulesError
+    from reelforge.game.contract import BuildError, RulesError
     from reelforge.games.registry import UnknownGame, get_game
 
     try:

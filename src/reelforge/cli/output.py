@@ -21,7 +21,7 @@ def pct(x: float | None) -> str:
 def print_summary(s: dict[str, Any]) -> None:
     """A Game Rules Summary as a readable table (the report's figures, in words, with intervals)."""
     from reelforge.analysis.figures import bucket_words, figure_rows, interval_text
-    from reelforge.numbers import one_in, pct
+    from reelforge.core.numbers import one_in, pct
 
     pid = s.get("published_id", s.get("game_id"))
     title = f"{s['title']} ({'game id ' + str(pid) if pid else 'no published game id'}, v{s['version']}) - build {s['build']}"

@@ -22,7 +22,7 @@ def tune(
                                "numbers)."),
 ) -> None:
     """Calibrate a build toward targets and write its data file (the generic tuner of tuning.py)."""
-    from reelforge.game import TuneResult
+    from reelforge.game.contract import TuneResult
     from reelforge.games.registry import UnknownGame, get_game
 
     try:

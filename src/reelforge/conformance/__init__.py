@@ -7,11 +7,11 @@ the mode and, where rounds are compared, the first round that differs. :func:`ch
 them all and reports every failure at once. The checks share the reference rounds they play
 through a :class:`Context`, so the whole suite plays each build's rounds once.
 
-What is checked (the contract is :mod:`reelforge.game`):
+What is checked (the contract is :mod:`reelforge.game.contract`):
 
-* every build loads and keeps the :class:`~reelforge.game.Build` protocol; an unknown build name
-  raises :class:`~reelforge.game.BuildError` naming the valid ones;
-* help is a :class:`~reelforge.game.GameHelp` with every field present and of its type;
+* every build loads and keeps the :class:`~reelforge.game.contract.Build` protocol; an unknown build name
+  raises :class:`~reelforge.game.contract.BuildError` naming the valid ones;
+* help is a :class:`~reelforge.game.contract.GameHelp` with every field present and of its type;
 * declared capabilities match behaviour (exact figures consistent and near a simulation; the
   Feature Buy present exactly when declared; undeclared methods raise NotImplementedError);
 * the kernel and the reference engine give identical rounds on the same seeded stream, for
@@ -55,7 +55,7 @@ from reelforge.conformance.simulation import (
     check_simulation_independent_of_workers,
     check_simulation_matches_kernel_rounds,
 )
-from reelforge.game import Game
+from reelforge.game.contract import Game
 
 __all__ = [
     "CHECKS", "ConformanceError", "Context", "check_game", "check_builds_load", "check_capabilities_match_behaviour",

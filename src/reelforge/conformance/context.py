@@ -7,8 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from reelforge.draws import SeededDraws
-from reelforge.game import Build, Game, RoundResult
+from reelforge.core.draws import SeededDraws
+from reelforge.game.contract import Build, Game, RoundResult
 
 SIGMAS = 6
 """How far (in standard errors) a simulation may sit from an exact figure before a check fails:

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from reelforge.conformance.context import SIGMAS, Context, context_of, is_integer
-from reelforge.game import Build, BuildError, Capabilities, ExactFigures, Game, GameHelp, RulesError
+from reelforge.game.contract import Build, BuildError, Capabilities, ExactFigures, Game, GameHelp, RulesError
 from reelforge.games.registry import GAME_ID_PATTERN
 
 # -- declarations ---------------------------------------------------------------------------

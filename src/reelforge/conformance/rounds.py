@@ -18,9 +18,9 @@ from reelforge.conformance.context import (
     context_of,
     is_integer,
 )
-from reelforge.draws import DrawSource, RecordingDraws, SeededDraws
-from reelforge.game import Build, Game, RoundResult, RulesError, StepResult
-from reelforge.stats import MAX_CAP_UNITS
+from reelforge.core.draws import DrawSource, RecordingDraws, SeededDraws
+from reelforge.core.stats import MAX_CAP_UNITS
+from reelforge.game.contract import Build, Game, RoundResult, RulesError, StepResult
 
 
 def _round_units(ctx: Context, build: Build, mode: str, seed: int, i: int, result: RoundResult) -> int:
@@ -172,7 +172,7 @@ def check_replay_reproduces_rounds(game: Game | Context) -> None:
 def check_wins_whole_units_within_cap(game: Game | Context) -> None:
     """Every step's win and the round win are exact Fractions, whole numbers of win units,
     never negative, adding up, and never above the cap; the kernel's wins too; the cap in win units
-    stays within what the kernels' exact tallies hold (:data:`reelforge.stats.MAX_CAP_UNITS`)."""
+    stays within what the kernels' exact tallies hold (:data:`reelforge.core.stats.MAX_CAP_UNITS`)."""
     ctx = context_of(game)
     g = ctx.game
     for build in ctx.builds():

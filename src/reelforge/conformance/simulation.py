@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import fields
 
 from reelforge.conformance.context import Context, context_of
-from reelforge.game import Game
+from reelforge.core.stats import bucket_edges_units, bucket_index
+from reelforge.game.contract import Game
 from reelforge.games.registry import UnknownGame, get_game
-from reelforge.stats import bucket_edges_units, bucket_index
 
 
 def check_simulation_matches_kernel_rounds(game: Game | Context) -> None:

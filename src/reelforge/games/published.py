@@ -17,8 +17,8 @@ import sys
 import tomllib
 from pathlib import Path
 
-from reelforge.buildfile import OLDER, BuildFiles, version_key
-from reelforge.game import UNPUBLISHED, BuildError, BuildIdentity
+from reelforge.game.buildfile import OLDER, BuildFiles, version_key
+from reelforge.game.contract import UNPUBLISHED, BuildError, BuildIdentity
 from reelforge.games.registry import SHIPPED_GAMES, get_game
 
 LOCK = Path(__file__).resolve().parent / "published.toml"

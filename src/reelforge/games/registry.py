@@ -9,7 +9,7 @@ import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from reelforge.game import Game
+from reelforge.game.contract import Game
 
 # game id -> "module:ClassName"; imported lazily so the CLI starts fast.
 GAME_CLASSES: dict[str, str] = {
@@ -62,7 +62,7 @@ def register(game_id: str, target: str) -> None:
     """Add the game class ``target`` (``"package.module:ClassName"``) under ``game_id``.
 
     The class is imported now, so a wrong path or class fails here rather than at the first
-    request; it must be a :class:`~reelforge.game.Game` whose ``id`` is ``game_id``. Worker
+    request; it must be a :class:`~reelforge.game.contract.Game` whose ``id`` is ``game_id``. Worker
     processes see the registration when they are forked from this one (the local simulation
     pool is). Raises ValueError naming the problem; nothing is registered then.
     """
@@ -80,7 +80,7 @@ def register(game_id: str, target: str) -> None:
     except AttributeError:
         raise ValueError(f"game class {target!r}: module {module_name!r} has no {class_name!r}") from None
     if not (isinstance(cls, type) and issubclass(cls, Game)):
-        raise ValueError(f"game class {target!r} is not a subclass of reelforge.game.Game")
+        raise ValueError(f"game class {target!r} is not a subclass of reelforge.game.contract.Game")
     if getattr(cls, "id", None) != game_id:
         raise ValueError(f"game class {target!r} has id {getattr(cls, 'id', None)!r}, not {game_id!r}")
     GAME_CLASSES[game_id] = target

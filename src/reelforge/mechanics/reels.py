@@ -95,7 +95,7 @@ def spin_reels(st: np.ndarray, codes: np.ndarray, lengths: np.ndarray, stops: np
 def draw_reels(draws: Any, codes: np.ndarray, lengths: np.ndarray, stops: np.ndarray, rows: int,
                window: np.ndarray) -> None:
     """The reference engine's :func:`spin_reels`: the same stops, drawn from ``draws`` (a
-    :class:`reelforge.draws.DrawSource`) in the same order, and the window they show."""
+    :class:`reelforge.core.draws.DrawSource`) in the same order, and the window they show."""
     for r in range(codes.shape[0]):
         stops[r] = draws.draw(int(lengths[r]))
     window_from_stops(codes, lengths, stops, rows, window)

@@ -1,4 +1,4 @@
-"""Draws inside numba kernels, bit-identical to :class:`reelforge.draws.SeededDraws`.
+"""Draws inside numba kernels, bit-identical to :class:`reelforge.core.draws.SeededDraws`.
 
 A kernel receives a ``numpy.random.Generator`` and calls :func:`draw`; each
 call takes ``rng.random()`` (one 64-bit output of the bit generator), keeps

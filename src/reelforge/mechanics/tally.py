@@ -1,8 +1,8 @@
 """Numba helper that streams one round's win into a chunk tally.
 
-Layout of ``totals`` is :mod:`reelforge.stats` (``T_ROUNDS`` ... ``T_W4_HI``). The sums of the
+Layout of ``totals`` is :mod:`reelforge.core.stats` (``T_ROUNDS`` ... ``T_W4_HI``). The sums of the
 third and fourth powers are exact in two int64 limbs (value = hi * 2^62 + lo), which holds for
-round wins below 2^20 units (:data:`reelforge.stats.MAX_CAP_UNITS`: wins never pass the cap).
+round wins below 2^20 units (:data:`reelforge.core.stats.MAX_CAP_UNITS`: wins never pass the cap).
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from reelforge.stats import bucket_index
+from reelforge.core.stats import bucket_index
 
 LIMB_BITS = 62
 LIMB_MASK = (1 << LIMB_BITS) - 1
@@ -29,7 +29,7 @@ def _add_limbs(totals: np.ndarray, lo: int, value: int) -> None:
 
 
 _bucket_index = njit(cache=True, inline="always")(bucket_index)
-"""The project's one bucket definition (:func:`reelforge.stats.bucket_index`), compiled for kernels."""
+"""The project's one bucket definition (:func:`reelforge.core.stats.bucket_index`), compiled for kernels."""
 
 
 @njit(cache=True, inline="always")

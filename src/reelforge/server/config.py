@@ -83,7 +83,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from reelforge.game import BuildError
+from reelforge.game.contract import BuildError
 from reelforge.games.registry import GAME_CLASSES, get_game
 from reelforge.server.monitor import MonitorSettings, load_figures
 

@@ -2,7 +2,7 @@
 before any bet and revealed when the player rotates the pair, and the client seed the player chose.
 
 A round staked while provably fair draws are on (``[server] provably_fair``)
-draws from :class:`~reelforge.draws.FairDraws` keyed by the player's active
+draws from :class:`~reelforge.core.draws.FairDraws` keyed by the player's active
 pair and the pair's next nonce; the round keeps the commitment, the client
 seed and the nonce. Rotation, only while none of the player's rounds is
 unfinished (an unfinished round's later steps are decided by the current
@@ -24,7 +24,7 @@ from typing import Any
 
 from sqlalchemy import Engine
 
-from reelforge.draws import FAIR_ALGORITHM, FairDraws
+from reelforge.core.draws import FAIR_ALGORITHM, FairDraws
 from reelforge.server import store
 from reelforge.server.clock import iso, utcnow
 from reelforge.server.errors import ApiError

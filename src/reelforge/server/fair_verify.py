@@ -1,7 +1,7 @@
 """Verifying a provably fair round from its inputs alone (docs/FAIRNESS.md): the revealed server seed,
 the client seed, the nonce, and the game, build and mode.
 
-:func:`replay_fair` draws the round's stream again (:class:`~reelforge.draws.FairDraws`) and plays it
+:func:`replay_fair` draws the round's stream again (:class:`~reelforge.core.draws.FairDraws`) and plays it
 through the rules engine exactly as the server decided it at the stake; :func:`compare_steps` sets the
 result beside a stored or exported record. The server's audit (:mod:`reelforge.server.verify`) uses
 them for every provably fair round; ``reelforge verify-fair`` (:func:`verify_export`) uses them on a
@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from reelforge.draws import FairDraws, RecordingDraws
-from reelforge.game import BuildError, StepResult
+from reelforge.core.draws import FairDraws, RecordingDraws
+from reelforge.game.contract import BuildError, StepResult
 from reelforge.games.registry import UnknownGame, get_game
 from reelforge.server.fair import commitment
 from reelforge.server.round_json import dumps, money

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from reelforge.game import Game
+from reelforge.game.contract import Game
 from reelforge.games.registry import get_game
 from reelforge.server.config import GameConfig
 from reelforge.server.errors import ApiError

@@ -1,4 +1,4 @@
-"""Rounds as step machines over the common :class:`~reelforge.game.Game` interface,
+"""Rounds as step machines over the common :class:`~reelforge.game.contract.Game` interface,
 decided when they are staked (``shared/spec/PLATFORM.md``, "Rounds").
 
 One round, one transaction per request; this module is the one place of the
@@ -23,16 +23,16 @@ round lifecycle:
   a round that went badly gains nothing.
 
 Live play draws from the OS CSPRNG, or, with provably fair draws on (the
-default), from :class:`~reelforge.draws.FairDraws` keyed by the player's seed
+default), from :class:`~reelforge.core.draws.FairDraws` keyed by the player's seed
 pair and the round's nonce (:mod:`reelforge.server.fair`), through a
-:class:`~reelforge.draws.RecordingDraws` so every draw is stored with its step;
+:class:`~reelforge.core.draws.RecordingDraws` so every draw is stored with its step;
 :func:`reelforge.server.verify.verify_round` replays them.
 
 "Malfunction voids all pays and plays": any error of the rules or the draw
 source while a round is decided voids it in the stake's transaction, before
 anything of it is shown: the stake is refunded, nothing is paid, and the
 error is recorded as the reason. A step action the rules refuse (a
-:class:`~reelforge.game.RulesError` for the player's ``action``) is the
+:class:`~reelforge.game.contract.RulesError` for the player's ``action``) is the
 client's mistake and changes nothing.
 
 The rest of the service lives beside this module, one concept each:
@@ -57,8 +57,8 @@ from typing import Any
 
 from sqlalchemy import Engine
 
-from reelforge.draws import DrawSource, RecordedDraws, RecordingDraws, SecureDraws
-from reelforge.game import Game, RulesError
+from reelforge.core.draws import DrawSource, RecordedDraws, RecordingDraws, SecureDraws
+from reelforge.game.contract import Game, RulesError
 from reelforge.games.registry import get_game
 from reelforge.server import fair, store
 from reelforge.server.answers import request_hash

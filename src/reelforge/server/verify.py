@@ -32,7 +32,7 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine
 
-from reelforge.game import BuildError
+from reelforge.game.contract import BuildError
 from reelforge.games.registry import UnknownGame, get_game
 from reelforge.server import store
 from reelforge.server.db import read_transaction

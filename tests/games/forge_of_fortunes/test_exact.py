@@ -6,9 +6,9 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
+from reelforge.core.stats import volatility_level
 from reelforge.games.forge_of_fortunes.exact import exact
 from reelforge.games.forge_of_fortunes.game import ForgeOfFortunes
-from reelforge.stats import volatility_level
 
 from .test_rules import make_build
 

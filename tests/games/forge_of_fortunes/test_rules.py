@@ -7,8 +7,8 @@ Every strip below is "GS-" (stop 0 GOLD, 1 SLAG, 2 blank) on reels 1-2 and
 
 import pytest
 
-from reelforge.draws import RecordedDraws
-from reelforge.game import BuildError
+from reelforge.core.draws import RecordedDraws
+from reelforge.game.contract import BuildError
 from reelforge.games.forge_of_fortunes.build import REFERENCE_LADDER, REFERENCE_SAFE, parse_build
 from reelforge.games.forge_of_fortunes.game import ForgeOfFortunes
 

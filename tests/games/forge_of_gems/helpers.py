@@ -46,7 +46,7 @@ class Scripted:
     """Given draws first, then a seeded source (for rounds that go on after the part under test)."""
 
     def __init__(self, values: list[int], seed: int = 0) -> None:
-        from reelforge.draws import SeededDraws
+        from reelforge.core.draws import SeededDraws
         self.values = list(values)
         self.used = 0
         self.rest = SeededDraws(seed)

@@ -5,7 +5,7 @@ import tomllib
 
 import pytest
 
-from reelforge.game import BuildError
+from reelforge.game.contract import BuildError
 from reelforge.games.forge_of_gems.build import BUILDS_DIR, build_names, load_build, parse_build
 
 

@@ -5,8 +5,8 @@ from fractions import Fraction
 
 import pytest
 
-from reelforge.draws import DrawError, SeededDraws
-from reelforge.game import RulesError
+from reelforge.core.draws import DrawError, SeededDraws
+from reelforge.game.contract import RulesError
 from reelforge.games.registry import get_game
 
 GAME = get_game("forge-of-gems")

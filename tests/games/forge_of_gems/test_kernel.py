@@ -2,7 +2,7 @@
 
 import pytest
 
-from reelforge.draws import SeededDraws
+from reelforge.core.draws import SeededDraws
 from reelforge.games.forge_of_gems import rules
 from reelforge.games.forge_of_gems.build import load_build
 from reelforge.games.forge_of_gems.game import ForgeOfGems
@@ -61,8 +61,8 @@ def test_the_round_function_alone_plays_the_harness_loops_rounds():
     and splits each win into its parts (paid spin, GEMBOX prize, free spins)."""
     import numpy as np
 
+    from reelforge.game.harness import round_tables
     from reelforge.games.forge_of_gems import kernel
-    from reelforge.harness import round_tables
     from reelforge.mechanics.rng import pcg_state
 
     build = load_build("96.2")

@@ -5,8 +5,8 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from reelforge.draws import RecordedDraws, SeededDraws
-from reelforge.game import RulesError
+from reelforge.core.draws import RecordedDraws, SeededDraws
+from reelforge.game.contract import RulesError
 from reelforge.games.forge_of_gems import rules
 from reelforge.games.forge_of_gems.build import (
     CAP_X,

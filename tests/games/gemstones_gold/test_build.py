@@ -4,7 +4,7 @@ import copy
 
 import pytest
 
-from reelforge.game import BuildError
+from reelforge.game.contract import BuildError
 from reelforge.games.gemstones_gold.build import PUBLISHED_PAYTABLE, load_build, parse_build
 from reelforge.games.gemstones_gold.game import GemstonesGold
 from reelforge.games.registry import get_game

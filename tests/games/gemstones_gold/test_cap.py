@@ -4,7 +4,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from reelforge.draws import RecordedDraws
+from reelforge.core.draws import RecordedDraws
 from reelforge.games.gemstones_gold import rules
 from reelforge.games.gemstones_gold.build import FREE_BLOCKERS, load_build
 from reelforge.games.gemstones_gold.game import GemstonesGold

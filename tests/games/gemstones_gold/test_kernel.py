@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from reelforge.draws import SeededDraws
+from reelforge.core.draws import SeededDraws
 from reelforge.games.gemstones_gold import rules
 from reelforge.games.gemstones_gold.build import load_build
 from reelforge.games.gemstones_gold.game import GemstonesGold

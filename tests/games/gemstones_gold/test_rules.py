@@ -4,8 +4,8 @@ from fractions import Fraction
 
 import pytest
 
-from reelforge.draws import RecordedDraws
-from reelforge.game import RulesError
+from reelforge.core.draws import RecordedDraws
+from reelforge.game.contract import RulesError
 from reelforge.games.gemstones_gold import rules
 from reelforge.games.gemstones_gold.game import GemstonesGold
 

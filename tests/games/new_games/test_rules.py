@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from reelforge.analysis.par_events import event_par_sheet
-from reelforge.draws import RecordedDraws, SeededDraws
+from reelforge.core.draws import RecordedDraws, SeededDraws
 from reelforge.games.golden_vault.build import tables as vault_tables
 from reelforge.games.golden_vault.game import GoldenVault
 from reelforge.games.seven_lines.game import SevenLines

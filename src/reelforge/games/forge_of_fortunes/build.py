@@ -13,7 +13,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from reelforge.buildfile import (
+from reelforge.game.buildfile import (
     RTP,
     Array,
     At,
@@ -103,7 +103,7 @@ SCHEMA = Table((
         Field("sets", Mapping(_reels(), noun="strip set")),
     ))),
 ))
-"""The build file's layout (:mod:`reelforge.buildfile`)."""
+"""The build file's layout (:mod:`reelforge.game.buildfile`)."""
 
 
 def _strip_set(reels: list[str], at: At, coal_reel3: bool) -> StripSet:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from reelforge.options import emit, fail
+from reelforge.game.options import emit, fail
 
 app = typer.Typer(no_args_is_help=True, rich_markup_mode=None,
                   help="Forge of Fortunes: exact strip search.")

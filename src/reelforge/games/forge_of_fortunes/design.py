@@ -9,7 +9,7 @@ and the volatility band. ``reelforge tune forge-of-fortunes`` calls
 
 Search: a continuous optimum is found first on the segment probabilities,
 rounded to strip counts, then the project's generic tuner
-(:mod:`reelforge.tuning`) climbs over the integer counts on the exact
+(:mod:`reelforge.core.tuning`) climbs over the integer counts on the exact
 figures (floats during the climb, Fractions for the final check) and closes
 the RTP gap below 0.001 percentage points.
 """
@@ -21,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 
+from reelforge.core.tuning import Param, TuningSpace, staged_climb
 from reelforge.games.forge_of_fortunes.build import (
     BLANK,
     COAL,
@@ -34,7 +35,6 @@ from reelforge.games.forge_of_fortunes.build import (
     StripSet,
 )
 from reelforge.games.forge_of_fortunes.exact import exact
-from reelforge.tuning import Param, TuningSpace, staged_climb
 
 SEGMENTS = ("2x-3x", "5x-8x", "10x-15x", "20x-30x", "50x-75x", "100x-200x", "500x-1000x")
 """Feature strip sets: one per pair of consecutive runners below the top."""
@@ -321,7 +321,7 @@ HEADER = ("Forge of Fortunes build, written by `reelforge tune forge-of-fortunes
 
 
 def build_toml(build: Build, counts_note: str = "") -> str:
-    """The build file the loader reads (the shared writer, :mod:`reelforge.buildfile`)."""
+    """The build file the loader reads (the shared writer, :mod:`reelforge.game.buildfile`)."""
     return FILES.text(build, HEADER + (f"\n{counts_note}" if counts_note else ""))
 
 

@@ -5,14 +5,14 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-from reelforge.game import Capabilities, ExactFigures, GameHelp, TuneResult
+from reelforge.core.stats import Accumulator, mean_ci99, wilson_ci
+from reelforge.game.contract import Capabilities, ExactFigures, GameHelp, TuneResult
+from reelforge.game.harness import KernelGame
 from reelforge.games.forge_of_fortunes import build as builds
 from reelforge.games.forge_of_fortunes import kernel, rules
 from reelforge.games.forge_of_fortunes.build import Build
 from reelforge.games.forge_of_fortunes.exact import exact
 from reelforge.games.forge_of_fortunes.reporting import ForgeOfFortunesReporting
-from reelforge.harness import KernelGame
-from reelforge.stats import Accumulator, mean_ci99, wilson_ci
 
 RULES_TEXT = [
     "Forge of Fortunes is a 3-reel, 1-row video slot with one fixed payline and 10 coins; total bet = 10 x coin value.",

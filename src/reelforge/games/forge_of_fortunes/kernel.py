@@ -1,5 +1,5 @@
 """Forge of Fortunes fast path: the harness's chunk loop over the build's tables
-(:class:`reelforge.harness.KernelGame` runs it: seeds, tallies, each round's win, the mode checks).
+(:class:`reelforge.game.harness.KernelGame` runs it: seeds, tallies, each round's win, the mode checks).
 
 Consumes draws in the order documented in :mod:`.rules` (reel 1, 2, 3 per spin) on the same strip
 codes (:func:`.build.tables`), so fed the same seed it plays the same rounds as the reference engine.
@@ -41,7 +41,7 @@ def _forge(st, t):
 
 @njit(cache=True)
 def loop(st, t, n, mode, cap, edges, wins, totals, components, hist, counters):
-    """The harness loop (:func:`reelforge.harness.kernel_loop`'s contract: ``n`` paid rounds into the
+    """The harness loop (:func:`reelforge.game.harness.kernel_loop`'s contract: ``n`` paid rounds into the
     tally, each round's win into ``wins`` where it has ``n`` slots), written out for this game.
 
     Why not a round function in the harness loop: this round is three draws and a comparison, and

@@ -6,10 +6,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from reelforge.game import SOURCE_PROVIDER, SOURCE_RULES, CertificationTarget, Reporting
+from reelforge.core.numbers import fraction_text, one_in, pct, pp, x_bet
+from reelforge.game.contract import SOURCE_PROVIDER, SOURCE_RULES, CertificationTarget, Reporting
+from reelforge.game.parsheet import cap_section, section, symbol_frequency_rows
 from reelforge.games.forge_of_fortunes.exact import exact
-from reelforge.numbers import fraction_text, one_in, pct, pp, x_bet
-from reelforge.parsheet import cap_section, section, symbol_frequency_rows
 
 
 class ForgeOfFortunesReporting(Reporting):

@@ -20,9 +20,9 @@ from typing import Any
 
 import numpy as np
 
-from reelforge.buildfile import kernel_tables
-from reelforge.draws import DrawSource
-from reelforge.game import RulesError, StepResult
+from reelforge.core.draws import DrawSource
+from reelforge.game.buildfile import kernel_tables
+from reelforge.game.contract import RulesError, StepResult
 from reelforge.games.forge_of_fortunes.build import ALPHABET, COAL, GOLD, SLAG, SYMBOL_NAMES, Build, tables
 from reelforge.mechanics.reels import window_from_stops
 

@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from reelforge.buildfile import (
+from reelforge.game.buildfile import (
     RTP,
     Array,
     At,
@@ -188,7 +188,7 @@ SCHEMA = Table((
                             noun="scatter class", comment="weights of the seed's three rewards per scatter class",
                             value_comment=lambda k: ", ".join(reward_name(int(k), i) for i in range(3)))),
 ))
-"""The build file's layout (:mod:`reelforge.buildfile`)."""
+"""The build file's layout (:mod:`reelforge.game.buildfile`)."""
 
 
 def _table(weights: dict[str, int], at: At) -> WeightedTable:

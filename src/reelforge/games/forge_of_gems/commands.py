@@ -9,7 +9,7 @@ from pathlib import Path
 
 import typer
 
-from reelforge.options import count, emit, fail, load_sample, new_sample_path, seed_of, workers_of
+from reelforge.game.options import count, emit, fail, load_sample, new_sample_path, seed_of, workers_of
 
 app = typer.Typer(no_args_is_help=True, rich_markup_mode=None,
                   help="Forge of Gems: GEMBOX weights on a stratified sample; verification; plain cross-check.")
@@ -107,9 +107,9 @@ def gems_simulate(
     """Cross-check: plain full-round simulation of every shipped build with the production kernel."""
     import numpy as np
 
+    from reelforge.core.stats import volatility_level
     from reelforge.games.forge_of_gems.template import BUILD_NAMES
     from reelforge.games.registry import get_game
-    from reelforge.stats import volatility_level
 
     n = count(rounds, "--rounds")
     s = seed_of(seed, 9620842)

@@ -10,7 +10,7 @@ The RTP of a candidate is the stratified estimate of :mod:`.stratified` on one s
 units, independent of the GEMBOX weights: one sample serves every candidate and every build). The
 builds are tuned on one sample (:func:`calibrate`) and reported on an independent one (``verify``),
 so the reported interval is not fitted to its own noise. The tuning is the generic tuner
-(:mod:`reelforge.tuning`) over one free parameter per build, the class-3 prize weight
+(:mod:`reelforge.core.tuning`) over one free parameter per build, the class-3 prize weight
 (:func:`tuning_space`). The shipped builds are reproduced byte for byte by::
 
     reelforge tune forge-of-gems --build 96.2 [--sample S.npz]   # likewise 94.2 91.2 87.2 84.2
@@ -30,11 +30,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from reelforge.game import TuneResult
+from reelforge.core.tuning import Param, TuningSpace, climb, pattern_steps
+from reelforge.game.contract import TuneResult
 from reelforge.games.forge_of_gems.build import BUILDS_DIR, GAME_ID, Build, build_to_toml
 from reelforge.games.forge_of_gems.stratified import TAIL_THRESHOLD, Strata, estimate, estimate_of, simulate_strata
 from reelforge.games.forge_of_gems.template import BUILD_NAMES, GEMBOX_TOTAL, make_build
-from reelforge.tuning import Param, TuningSpace, climb, pattern_steps
 
 
 def tuning_space(st: Strata, name: str) -> TuningSpace:

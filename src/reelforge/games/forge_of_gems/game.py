@@ -1,12 +1,14 @@
-"""Forge of Gems as a :class:`reelforge.harness.KernelGame` (its kernel: one round function, :mod:`.kernel`)."""
+"""Forge of Gems as a :class:`reelforge.game.harness.KernelGame` (its kernel: one round function, :mod:`.kernel`)."""
 
 from __future__ import annotations
 
 import math
 from typing import Any
 
-from reelforge.draws import DrawSource
-from reelforge.game import Capabilities, GameHelp, StepResult, StratifiedEstimate, TuneResult
+from reelforge.core.draws import DrawSource
+from reelforge.core.stats import Z99, Accumulator, clopper_pearson, wilson_ci
+from reelforge.game.contract import Capabilities, GameHelp, StepResult, StratifiedEstimate, TuneResult
+from reelforge.game.harness import KernelGame
 from reelforge.games.forge_of_gems import build as build_mod
 from reelforge.games.forge_of_gems import kernel, rules
 from reelforge.games.forge_of_gems.build import (
@@ -21,8 +23,6 @@ from reelforge.games.forge_of_gems.build import (
 )
 from reelforge.games.forge_of_gems.reporting import ForgeOfGemsReporting
 from reelforge.games.forge_of_gems.stratified import ForgeOfGemsEstimator
-from reelforge.harness import KernelGame
-from reelforge.stats import Z99, Accumulator, clopper_pearson, wilson_ci
 
 RULES_TEXT = [
     "FORGE OF GEMS is a 5-reel, 3-row cascading slot with up to 36,288 ways to win.",

@@ -6,7 +6,7 @@ and fall; done in place here, branch-free, on three cells). Weighted draws
 index expanded tables (one entry per unit of weight), which picks the same
 entry as the reference's cumulative search. A paid round is one round function
 (:func:`play_round`) over one tables object, run by the harness loop
-(:func:`reelforge.harness.kernel_loop`); nothing is allocated per round: the
+(:func:`reelforge.game.harness.kernel_loop`); nothing is allocated per round: the
 board, forge reel and scratch buffers are the tables' scratch fields
 (:data:`SCRATCH`, fresh copies per simulation).
 
@@ -29,8 +29,9 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from reelforge.buildfile import kernel_tables
-from reelforge.game import RulesError
+from reelforge.game.buildfile import kernel_tables
+from reelforge.game.contract import RulesError
+from reelforge.game.harness import kernel_loop, round_function
 from reelforge.games.forge_of_gems.build import (
     COPY_LIMITS,
     F_HSPLIT,
@@ -48,7 +49,6 @@ from reelforge.games.forge_of_gems.build import (
     WILD,
     Build,
 )
-from reelforge.harness import kernel_loop, round_function
 from reelforge.mechanics.rng import draw_pcg, pcg_state, store_pcg_state
 from reelforge.mechanics.tumble import EMPTY
 

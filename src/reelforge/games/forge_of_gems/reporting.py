@@ -8,10 +8,9 @@ from collections.abc import Callable, Iterable
 from fractions import Fraction
 from typing import Any
 
-from reelforge.game import SOURCE_PROVIDER, CertificationTarget, Reporting, RoundResult
-from reelforge.games.forge_of_gems.build import FORGE, GEMBOX_REWARDS, NORMAL, PAYING, reward_name
-from reelforge.numbers import one_in, pct, pct_ci, x_bet
-from reelforge.parsheet import (
+from reelforge.core.numbers import one_in, pct, pct_ci, x_bet
+from reelforge.game.contract import SOURCE_PROVIDER, CertificationTarget, Reporting, RoundResult
+from reelforge.game.parsheet import (
     FEATURE_DIST_COLUMNS,
     attribute_round,
     cap_section,
@@ -24,6 +23,7 @@ from reelforge.parsheet import (
     symbol_frequency_rows,
     words,
 )
+from reelforge.games.forge_of_gems.build import FORGE, GEMBOX_REWARDS, NORMAL, PAYING, reward_name
 
 PARTS = {"GEMBOX": ("GEMBOX instant prizes: hit frequency and RTP contribution", "GEMBOX instant prizes")}
 """The PAR sheet's table of the GEMBOX's prizes (title, words in the totals), beside the generic parts."""

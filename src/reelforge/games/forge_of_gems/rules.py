@@ -73,8 +73,8 @@ from typing import Any
 
 import numpy as np
 
-from reelforge.draws import DrawSource
-from reelforge.game import RulesError, StepResult
+from reelforge.core.draws import DrawSource
+from reelforge.game.contract import RulesError, StepResult
 from reelforge.games.forge_of_gems.build import (
     COPY_LIMITS,
     F_BLANK,

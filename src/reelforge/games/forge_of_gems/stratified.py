@@ -34,13 +34,13 @@ from typing import Any
 
 import numpy as np
 
-from reelforge.calibration import Estimate, map_chunks, mean_estimate
-from reelforge.estimation import META, Sample, SampleError, StratifiedEstimator
-from reelforge.game import StratifiedEstimate
+from reelforge.core.calibration import Estimate, map_chunks, mean_estimate
+from reelforge.core.stats import Z99, wilson_ci
+from reelforge.game.contract import StratifiedEstimate
+from reelforge.game.estimation import META, Sample, SampleError, StratifiedEstimator
 from reelforge.games.forge_of_gems import kernel
 from reelforge.games.forge_of_gems.build import GAME_ID, GEMBOX_REWARDS, Build, reward_name
 from reelforge.games.forge_of_gems.template import UNIT, initial_scatter_classes, sampling_build
-from reelforge.stats import Z99, wilson_ci
 
 KIND = "strata"
 MARKS = (8, 10, 15, 20)
@@ -95,7 +95,7 @@ class Strata:
         return self.merged_seeds or [self.seed]
 
     def to_sample(self) -> Sample:
-        """The strata as a :class:`~reelforge.estimation.Sample` (kind ``strata``)."""
+        """The strata as a :class:`~reelforge.game.estimation.Sample` (kind ``strata``)."""
         values = {"spins": self.spins, "max_b": self.max_b, "features": self.features,
                   "tail_threshold": self.tail_threshold, "seconds": self.seconds, "seed": self.seed,
                   "seeds": self.seeds}
@@ -115,7 +115,7 @@ class Strata:
                    seed=int(v["seed"]), merged_seeds=seeds if seeds != [int(v["seed"])] else [])
 
     def save(self, path: Path) -> Path:
-        """Keep the strata (one sample file, :mod:`reelforge.estimation`) to estimate builds on later."""
+        """Keep the strata (one sample file, :mod:`reelforge.game.estimation`) to estimate builds on later."""
         return self.to_sample().save(path)
 
     @classmethod

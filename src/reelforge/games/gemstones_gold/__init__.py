@@ -6,7 +6,7 @@ Modules:
 * :mod:`.build`  - build files (``builds/<name>.toml``): strips, multiplier weights, buy price;
 * :mod:`.rules`  - the reference engine, step by step with audit events (draw order documented there);
 * :mod:`.kernel` - the numba simulation kernel (conformance-tested against the rules);
-* :mod:`.game`   - the :class:`reelforge.game.Game` subclass (registered as ``gemstones-gold``);
+* :mod:`.game`   - the :class:`reelforge.game.contract.Game` subclass (registered as ``gemstones-gold``);
 * :mod:`.board`, :mod:`.strips`, :mod:`.sampling`, :mod:`.design` - the calibration that produced
   build 96.71 (exact initial-board probabilities, the strip design, the tuning sample, the weights
   and price), and :mod:`.stratified` - the stratified estimator that verifies it:

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from reelforge.buildfile import (
+from reelforge.game.buildfile import (
     RTP,
     Array,
     At,
@@ -187,7 +187,7 @@ SCHEMA = Table((
         Field("free_weights", Array(Integer(low=0), noun="weights")),
     ))),
 ))
-"""The build file's layout (:mod:`reelforge.buildfile`)."""
+"""The build file's layout (:mod:`reelforge.game.buildfile`)."""
 
 
 def _weights(weights: list[int], n: int, at: At) -> tuple[int, ...]:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import typer
 
-from reelforge.options import count, emit, fail, load_sample, new_sample_path, seed_of, workers_of
+from reelforge.game.options import count, emit, fail, load_sample, new_sample_path, seed_of, workers_of
 
 app = typer.Typer(no_args_is_help=True, rich_markup_mode=None,
                   help="Gemstones Gold: strips, multiplier weights, price; stratified verification.")
@@ -74,7 +74,7 @@ def gemstones_verify(
 ) -> None:
     """Every published figure of a build with its 99% interval, from an independent stratified
     simulation (JSON: the common stratified-estimate fields, the report's detail under ``extra``)."""
-    from reelforge.game import BuildError
+    from reelforge.game.contract import BuildError
     from reelforge.games.gemstones_gold.build import load_build
     from reelforge.games.gemstones_gold.stratified import GemstonesGoldEstimator
 

@@ -1,4 +1,4 @@
-"""Gemstones Gold as a :class:`reelforge.game.Game` (registered as ``gemstones-gold``)."""
+"""Gemstones Gold as a :class:`reelforge.game.contract.Game` (registered as ``gemstones-gold``)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,9 @@ from typing import Any
 
 import numpy as np
 
-from reelforge.draws import DrawSource
-from reelforge.game import BuildError, Capabilities, Game, GameHelp, StepResult, StratifiedEstimate, TuneResult
+from reelforge.core.draws import DrawSource
+from reelforge.core.stats import Accumulator, Tally, bucket_edges_units, clopper_pearson, mean_ci99, wilson_ci
+from reelforge.game.contract import BuildError, Capabilities, Game, GameHelp, StepResult, StratifiedEstimate, TuneResult
 from reelforge.games.gemstones_gold import kernel, rules
 from reelforge.games.gemstones_gold.build import (
     COINS_PER_BET,
@@ -21,7 +22,6 @@ from reelforge.games.gemstones_gold.build import (
 )
 from reelforge.games.gemstones_gold.reporting import GemstonesGoldReporting
 from reelforge.games.gemstones_gold.stratified import GemstonesGoldEstimator
-from reelforge.stats import Accumulator, Tally, bucket_edges_units, clopper_pearson, mean_ci99, wilson_ci
 
 RULES_TEXT = [
     "6 reels x 6 rows. 8 or more matching symbols anywhere on the board win by the paytable "

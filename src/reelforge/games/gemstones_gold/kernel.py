@@ -14,7 +14,7 @@ adds six per-stop packed counts (``packed[reel, stop]``, 7 bits per symbol) so t
 int64 through the cascades, updated as cells explode and drop in (no recount);
 lanes and multiplier values are drawn in the reference order but mapped to lanes
 and values only when the spin won; buffers are allocated once per chunk;
-statistics stream into a :class:`reelforge.stats.Tally`, zero-win rounds
+statistics stream into a :class:`reelforge.core.stats.Tally`, zero-win rounds
 counted once per chunk.
 """
 

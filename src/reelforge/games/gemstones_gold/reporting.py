@@ -9,16 +9,9 @@ from collections.abc import Iterable
 from fractions import Fraction
 from typing import Any
 
-from reelforge.game import SOURCE_RULES, CertificationTarget, Reporting, RoundResult
-from reelforge.games.gemstones_gold.build import (
-    COINS_PER_BET,
-    PUBLISHED_PAYTABLE,
-    SYMBOL_CHARS,
-    SYMBOL_NAMES,
-    TIER_FROM,
-)
-from reelforge.numbers import pct, pct_ci, x_bet
-from reelforge.parsheet import (
+from reelforge.core.numbers import pct, pct_ci, x_bet
+from reelforge.game.contract import SOURCE_RULES, CertificationTarget, Reporting, RoundResult
+from reelforge.game.parsheet import (
     FEATURE_DIST_COLUMNS,
     attribute_round,
     cap_section,
@@ -29,6 +22,13 @@ from reelforge.parsheet import (
     reference_sample,
     section,
     symbol_frequency_rows,
+)
+from reelforge.games.gemstones_gold.build import (
+    COINS_PER_BET,
+    PUBLISHED_PAYTABLE,
+    SYMBOL_CHARS,
+    SYMBOL_NAMES,
+    TIER_FROM,
 )
 
 

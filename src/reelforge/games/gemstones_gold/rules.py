@@ -38,8 +38,8 @@ from typing import Any
 
 import numpy as np
 
-from reelforge.draws import DrawSource
-from reelforge.game import RulesError, StepResult
+from reelforge.core.draws import DrawSource
+from reelforge.game.contract import RulesError, StepResult
 from reelforge.games.gemstones_gold.build import (
     BASE_BLOCKERS,
     BASE_LANES,

@@ -1,12 +1,12 @@
 """Simulated sums for the Gemstones Gold weight tuning, independent of the multiplier weights: the
-tuning sample (kind ``coefficients``, one :class:`reelforge.estimation.Sample` file).
+tuning sample (kind ``coefficients``, one :class:`reelforge.game.estimation.Sample` file).
 
 The multiplier values and lanes are drawn independently of the boards, so given a paid spin's cascade
 sequence (W coins, m columns with 3+ qualifying cascades) its expected win is
 ``W * (P(no lane among those m) + mu * m / 2)``, linear in the mean value ``mu``
 (:func:`paid_coefficients`); given a feature's boards its expected win is ``A + B * mu_free``
 (:func:`feature_coefficients`, per initial spin count). Boards and features run in seeded chunks on
-all cores (:func:`reelforge.calibration.chunked_sums`): the same for any worker count.
+all cores (:func:`reelforge.core.calibration.chunked_sums`): the same for any worker count.
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
-from reelforge.calibration import chunked_sums
-from reelforge.estimation import META, Sample, SampleError
+from reelforge.core.calibration import chunked_sums
+from reelforge.game.estimation import META, Sample, SampleError
 from reelforge.games.gemstones_gold import kernel
 from reelforge.games.gemstones_gold.board import initial_board_probabilities
 from reelforge.games.gemstones_gold.build import (

@@ -17,9 +17,10 @@ import math
 import numpy as np
 from numba import njit
 
-from reelforge.calibration import chunked_sums
-from reelforge.estimation import Sample, StratifiedEstimator
-from reelforge.game import StratifiedEstimate
+from reelforge.core.calibration import chunked_sums
+from reelforge.core.stats import Z99
+from reelforge.game.contract import StratifiedEstimate
+from reelforge.game.estimation import Sample, StratifiedEstimator
 from reelforge.games.gemstones_gold import kernel
 from reelforge.games.gemstones_gold.board import initial_board_probabilities
 from reelforge.games.gemstones_gold.build import COINS_PER_BET, GAME_ID, Build
@@ -31,7 +32,6 @@ from reelforge.games.gemstones_gold.sampling import (
     play_board,
     spins_for,
 )
-from reelforge.stats import Z99
 
 KIND = "verify"
 

@@ -4,7 +4,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from reelforge.buildfile import Array, Field, Integer, Mapping, Table, plain_files
+from reelforge.game.buildfile import Array, Field, Integer, Mapping, Table, plain_files
 from reelforge.mechanics.reels import cumulative
 
 GEMS = ("R", "J", "O")

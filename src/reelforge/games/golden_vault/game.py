@@ -2,7 +2,7 @@
 
 from fractions import Fraction
 
-from reelforge.harness import DataTuning, KernelGame, paytable_rows
+from reelforge.game.harness import DataTuning, KernelGame, paytable_rows
 
 from . import build as builds
 from . import kernel, rules

@@ -14,7 +14,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from reelforge.harness import kernel_loop
+from reelforge.game.harness import kernel_loop
 from reelforge.mechanics.rng import draw_pcg
 
 from .peer_builds import CascadeBuild, Mode, strip_arrays

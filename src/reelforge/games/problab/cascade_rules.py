@@ -25,8 +25,8 @@ from typing import Any
 
 import numpy as np
 
-from reelforge.draws import DrawSource
-from reelforge.game import RulesError, StepResult
+from reelforge.core.draws import DrawSource
+from reelforge.game.contract import RulesError, StepResult
 from reelforge.mechanics.cascade import clear_and_fall, refill_from_strips
 from reelforge.mechanics.clusters import cluster_wins
 from reelforge.mechanics.features import capped

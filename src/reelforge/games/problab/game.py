@@ -6,8 +6,8 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-from reelforge.game import GameHelp
-from reelforge.harness import KernelGame
+from reelforge.game.contract import GameHelp
+from reelforge.game.harness import KernelGame
 
 from . import cascade_kernel, cascade_rules, normal_kernel, normal_rules
 from .peer_builds import CASCADE_FILES, CASCADE_ID, NORMAL_FILES, NORMAL_ID, CascadeBuild, NormalBuild, symbol_word

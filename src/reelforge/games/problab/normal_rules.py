@@ -19,8 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from reelforge.draws import DrawSource
-from reelforge.game import RulesError, StepResult
+from reelforge.core.draws import DrawSource
+from reelforge.game.contract import RulesError, StepResult
 from reelforge.mechanics.features import capped
 from reelforge.mechanics.pays import line_wins
 from reelforge.mechanics.reels import count_symbol, window_from_stops

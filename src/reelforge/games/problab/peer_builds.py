@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from reelforge.buildfile import RTP, Array, At, BuildFiles, Field, Integer, Table, Text, build_dir, fraction_text
+from reelforge.game.buildfile import RTP, Array, At, BuildFiles, Field, Integer, Table, Text, build_dir, fraction_text
 
 NORMAL_ID = "problab-demo-normal"
 CASCADE_ID = "problab-demo-cascade"

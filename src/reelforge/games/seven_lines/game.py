@@ -1,6 +1,6 @@
 """Seven Lines behind the game contract."""
 
-from reelforge.harness import DataTuning, KernelGame, paytable_rows
+from reelforge.game.harness import DataTuning, KernelGame, paytable_rows
 
 from . import build as builds
 from . import kernel, rules

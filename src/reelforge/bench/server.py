@@ -12,7 +12,7 @@ they spend is one the server does not get: they run as tasks on one event
 loop (uvloop when installed) and, by default, speak HTTP/1.1 over their
 sockets directly (request line, headers, body; the answer's status line,
 headers and ``Content-Length`` body), sending the same calls as the project's
-API client (:mod:`reelforge.client`). ``--client httpx`` runs the load through
+API client (:mod:`reelforge.ops.client`). ``--client httpx`` runs the load through
 that client instead: measured on the same machine it spends about ten times
 the CPU per round (about 2 ms against 0.2 ms, see docs/performance.md's server
 section), which the server then lacks, so the lean client stays the load
@@ -48,8 +48,8 @@ from typing import Any
 
 import httpx
 
-from reelforge.client import API, CALLS, ApiClient, AsyncApiClient, Call, Calls, Endpoints
 from reelforge.games.registry import game_ids
+from reelforge.ops.client import API, CALLS, ApiClient, AsyncApiClient, Call, Calls, Endpoints
 
 TRANSPORTS = ("raw", "httpx")
 SRC = Path(__file__).resolve().parents[1]

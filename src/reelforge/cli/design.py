@@ -1,11 +1,11 @@
 """``reelforge design GAME ...``: each registered game's design and calibration commands, mounted from
-the registry: the game's own (:attr:`reelforge.game.Game.design_commands`, a Typer app in its folder, e.g.
+the registry: the game's own (:attr:`reelforge.game.contract.Game.design_commands`, a Typer app in its folder, e.g.
 ``reelforge design forge-of-gems verify``) and, for every tunable game, ``tune`` (the generic tuner, the
 same as ``reelforge tune GAME``).
 
 Samples are kept as one kind of file (``--save``/``--load``/``--sample`` S.npz, see
-:mod:`reelforge.estimation`); they depend only on the seed and sizes, never on ``--workers``.
-Bad input is one line on stderr and exit status 2 (:class:`reelforge.options.CliError`).
+:mod:`reelforge.game.estimation`); they depend only on the seed and sizes, never on ``--workers``.
+Bad input is one line on stderr and exit status 2 (:class:`reelforge.game.options.CliError`).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import typer.main
 from typer.core import TyperGroup
 
 from reelforge.cli.lazy import SETTINGS
-from reelforge.options import CliError
+from reelforge.game.options import CliError
 
 
 def _tune(game_id: str) -> Any:

@@ -17,9 +17,9 @@ import pytest
 from sqlalchemy import create_engine, select, text
 from sqlalchemy.engine import make_url
 
-from reelforge.client import ApiClient
-from reelforge.reliability.soak import PlayerRecord, reconcile
-from reelforge.reliability.supervisor import ServerSupervisor
+from reelforge.ops.client import ApiClient
+from reelforge.ops.soak import PlayerRecord, reconcile
+from reelforge.ops.supervisor import ServerSupervisor
 from reelforge.server.config import DEMO_CONFIG
 from reelforge.server.db import make_engine
 from reelforge.server.roundids import RoundIds

@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 
 import reelforge.server
 from reelforge.cli import app as cli_app
-from reelforge.draws import SecureDraws
+from reelforge.core.draws import SecureDraws
 from reelforge.server.app import create_app
 from reelforge.server.config import DEMO_CONFIG, ConfigError, parse_config
 from reelforge.server.db import make_engine
@@ -129,7 +129,7 @@ def test_the_seeded_draw_source_cannot_be_enabled_in_a_production_configuration(
         tree = ast.parse(path.read_text())
         for node in ast.walk(tree):
             # ...and never imports the seeded source.
-            if isinstance(node, ast.ImportFrom) and node.module == "reelforge.draws":
+            if isinstance(node, ast.ImportFrom) and node.module == "reelforge.core.draws":
                 assert "SeededDraws" not in {a.name for a in node.names}, path
             if isinstance(node, ast.Attribute) and node.attr in ("environ", "getenv"):
                 assert path.name == "commands.py", f"{path} reads the environment"

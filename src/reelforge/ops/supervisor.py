@@ -1,7 +1,7 @@
 """Real server processes on loopback that a test or the soak can SIGKILL and restart.
 
 :class:`ServerSupervisor` binds a listening socket on 127.0.0.1 (a free port),
-starts the launcher (:mod:`reelforge.reliability.launcher`) and asks it for
+starts the launcher (:mod:`reelforge.ops.launcher`) and asks it for
 server processes, which all accept on that one socket. Because the socket
 outlives every server process, a client that connects while no server is
 running waits in the kernel's backlog until the restarted server accepts it,
@@ -44,7 +44,7 @@ class ServerSupervisor:
         self.pids: list[int] = []
         self.kills = 0
         self._log = open(self.log_path, "ab")  # noqa: SIM115 - closed in close()
-        cmd = [sys.executable, "-m", "reelforge.reliability.launcher", "--fd", str(self.sock.fileno()),
+        cmd = [sys.executable, "-m", "reelforge.ops.launcher", "--fd", str(self.sock.fileno()),
                "--db", db_url]
         if config_path is not None:
             cmd += ["--config", str(config_path)]

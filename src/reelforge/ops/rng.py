@@ -20,7 +20,7 @@ samples and fails only if that fails too; for a good source a test then
 fails with probability ``alpha**2 = 1e-4`` (about 1.5e-3 for the whole battery
 of 15 tests). A seeded source is deterministic: no re-run.
 
-``python -m reelforge.reliability.rng --raw BYTES`` writes the live source's raw
+``python -m reelforge.ops.rng --raw BYTES`` writes the live source's raw
 stream to stdout (for ``dieharder -g 200``); see docs/RELIABILITY.md.
 
 ``--fair`` runs both on the provably fair stream instead, as live play uses it
@@ -38,7 +38,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from reelforge.draws import DrawSource, FairDraws
+from reelforge.core.draws import DrawSource, FairDraws
 
 ALPHA = 0.01
 CHI2_NS = (2, 3, 6, 7, 10, 37, 100, 1000, 65537, 2**31 - 1)
@@ -59,7 +59,7 @@ class TestResult:
 
 class FairRounds:
     """Provably fair draws as live play makes them: one seed pair, consecutive nonces, ``per_round``
-    draws from each round's stream (:class:`~reelforge.draws.FairDraws`). The server seed is fresh from
+    draws from each round's stream (:class:`~reelforge.core.draws.FairDraws`). The server seed is fresh from
     the OS CSPRNG unless given."""
 
     def __init__(self, server_seed: bytes | None = None, client_seed: str = "battery",
@@ -229,7 +229,7 @@ def write_raw(nbytes: int, out=None) -> None:
 def main(argv: list[str] | None = None) -> None:
     import argparse
 
-    from reelforge.draws import SecureDraws, SeededDraws
+    from reelforge.core.draws import SecureDraws, SeededDraws
 
     parser = argparse.ArgumentParser(description="RNG battery on mapped draws, or the raw stream for dieharder")
     parser.add_argument("--raw", type=int, metavar="BYTES", help="write BYTES of the live raw stream to stdout")

@@ -3,9 +3,9 @@
 Simulated RTP estimates with honest intervals: an estimate is a sum of
 independent parts, each a mean with its variance; parts combine by adding
 means and variances. Samples are simulated in seeded chunks on all cores
-(:func:`map_chunks`, on the project's one chunk runner :mod:`reelforge.chunks`), reproducible for
+(:func:`map_chunks`, on the project's one chunk runner :mod:`reelforge.core.chunks`), reproducible for
 any number of workers. Knobs are tuned by
-the generic tuner (:mod:`reelforge.tuning`).
+the generic tuner (:mod:`reelforge.core.tuning`).
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from reelforge.chunks import Seed, chunk_sizes, run_chunks
-from reelforge.stats import Z99
+from reelforge.core.chunks import Seed, chunk_sizes, run_chunks
+from reelforge.core.stats import Z99
 
 
 @dataclass(frozen=True)
@@ -81,7 +81,7 @@ def map_chunks(fn: Callable, n: int, seed: Seed, args: tuple, outs_spec: Sequenc
                workers: int | None = None, label: str = "", log: bool = False) -> Iterator[list[np.ndarray]]:
     """Run ``fn(rng, size, *args, *outs)`` over ``n`` samples in chunks; yield each chunk's outputs in order.
 
-    The chunks are those of :mod:`reelforge.chunks`: chunk ``i`` draws from child ``i`` of ``seed``
+    The chunks are those of :mod:`reelforge.core.chunks`: chunk ``i`` draws from child ``i`` of ``seed``
     (``SeedSequence.spawn``), so the chunks, and any reduction of them in order, do not depend on the
     number of worker processes (fork pool; one worker runs in process)."""
     job = KernelJob(fn, tuple(args), tuple((tuple(s), d) for s, d in outs_spec))

@@ -101,7 +101,7 @@ def emit(obj: Any, path: Path | None = None) -> None:
 
 def load_sample(load: Callable[[Path], Any], path: Path) -> Any:
     """``load(path)``, or a one-line error naming the file."""
-    from reelforge.estimation import SampleError
+    from reelforge.game.estimation import SampleError
 
     try:
         return load(path)

@@ -13,8 +13,8 @@ import psycopg
 import pytest
 from fastapi.testclient import TestClient
 
-from reelforge.reliability.pgcluster import PostgresCluster, available, new_database, restart_fault
-from reelforge.reliability.soak import run_soak
+from reelforge.ops.pgcluster import PostgresCluster, available, new_database, restart_fault
+from reelforge.ops.soak import run_soak
 from reelforge.server.app import create_app
 from reelforge.server.config import load_config
 

@@ -2,7 +2,7 @@
 declared free parameters toward target figures.
 
 A game opts in by declaring ``capabilities.tunable`` and implementing
-:meth:`reelforge.game.Game.tune` (``reelforge tune GAME --build B``), which
+:meth:`reelforge.game.contract.Game.tune` (``reelforge tune GAME --build B``), which
 builds a :class:`TuningSpace` in the game's design module (a ``tuning_space``
 function in ``games/<game>/design.py``) and climbs it with :func:`climb` or
 :func:`staged_climb`. A space holds the free integer parameters (symbol counts,

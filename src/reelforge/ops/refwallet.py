@@ -1,7 +1,7 @@
 """A reference operator wallet for the seamless wallet mode: a real HTTP server with its own database,
 and fault injection (docs/OPERATORS.md, "Reference wallet").
 
-Run: ``python -m reelforge.reliability.refwallet --db URL --port N --secret S [--seed N]`` (prints
+Run: ``python -m reelforge.ops.refwallet --db URL --port N --secret S [--seed N]`` (prints
 ``ready <port>`` once it serves). It keeps a balance per player and a ledger
 of every transaction, applies ``debit``, ``credit`` and ``rollback`` calls
 once per transaction id (a repeated call gets the first answer and changes
@@ -348,7 +348,7 @@ class WalletProcess:
         import subprocess
         import sys
 
-        args = [sys.executable, "-m", "reelforge.reliability.refwallet", "--db", self.db, "--port", str(self.port),
+        args = [sys.executable, "-m", "reelforge.ops.refwallet", "--db", self.db, "--port", str(self.port),
                 "--secret", self.secret]
         if self.seed is not None:
             args += ["--seed", str(self.seed + self.restarts)]

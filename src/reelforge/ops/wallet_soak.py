@@ -44,8 +44,8 @@ from sqlalchemy import create_engine, func, select, text
 from sqlalchemy.engine import make_url
 
 from reelforge.games.registry import game_ids, get_game
-from reelforge.reliability.refwallet import WalletProcess
-from reelforge.reliability.supervisor import ServerSupervisor
+from reelforge.ops.refwallet import WalletProcess
+from reelforge.ops.supervisor import ServerSupervisor
 from reelforge.server.config import load_config
 from reelforge.server.db import make_engine
 from reelforge.server.reconcile import reconcile

@@ -1,7 +1,7 @@
 """Launcher for server processes the soak can SIGKILL and restart quickly.
 
-Run as ``python -m reelforge.reliability.launcher --fd FD --db URL [--config PATH]``
-by :class:`reelforge.reliability.supervisor.ServerSupervisor`, which owns the
+Run as ``python -m reelforge.ops.launcher --fd FD --db URL [--config PATH]``
+by :class:`reelforge.ops.supervisor.ServerSupervisor`, which owns the
 listening socket ``FD`` (127.0.0.1 only) and talks to the launcher over its
 stdin/stdout: ``spawn`` forks a fresh server process and answers its pid;
 ``quit`` (or end of input) stops the launcher.

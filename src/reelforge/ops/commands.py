@@ -6,7 +6,7 @@ import json
 
 import typer
 
-from reelforge.reliability.soak import MAX_CLIENTS, SoakError, run_soak
+from reelforge.ops.soak import MAX_CLIENTS, SoakError, run_soak
 
 TABLE_ROWS = [
     ("backend", "database back end"), ("clients", "concurrent players"), ("seconds", "wall time (s)"),
@@ -80,7 +80,7 @@ def wallet_soak(
 
     Exits 1 unless everything reconciles.
     """
-    from reelforge.reliability.wallet_soak import run_wallet_soak
+    from reelforge.ops.wallet_soak import run_wallet_soak
 
     result = run_wallet_soak(db=db, players=players, seconds=seconds, kill_every=kill_every, seed=seed,
                              faults=not no_faults)

@@ -15,7 +15,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import insert, select, update
 
 from reelforge.games.registry import game_ids
-from reelforge.reliability.soak import PlayerRecord, SoakError, reconcile, run_soak
+from reelforge.ops.soak import PlayerRecord, SoakError, reconcile, run_soak
 from reelforge.server.app import create_app
 from reelforge.server.config import load_config
 from reelforge.server.db import make_engine

@@ -5,7 +5,7 @@ A game declares its file layout once, as a :class:`Table` of :class:`Field` s (t
 alphabets, lengths, defaults, and the comments the writer puts beside the values), and gives a
 :class:`BuildFiles` two functions: ``from_data`` (checked data -> its Build, with the checks that
 involve several keys) and ``to_data`` (Build -> plain TOML data). Every problem is a
-:class:`~reelforge.game.BuildError` naming the file (or build), the key and what is wrong::
+:class:`~reelforge.game.contract.BuildError` naming the file (or build), the key and what is wrong::
 
     forge-of-gems build 96.2 (96.2.toml): 'cells.reel3.K' must be a non-negative integer, found -5
 
@@ -16,7 +16,7 @@ Versions: a published build never changes. ``builds/<name>.toml`` is the current
 ``<name>`` (its ``version`` key says which); every older version stays, unchanged, as
 ``builds/older/<name>/<version>.toml``, loadable for the rounds played with it. A file's optional
 ``rules`` key names the rules version it is played with (default ``"1"``). Every loaded build
-carries its :class:`~reelforge.game.BuildIdentity` (``build.identity``): game, name, version, rules
+carries its :class:`~reelforge.game.contract.BuildIdentity` (``build.identity``): game, name, version, rules
 and the content hash (SHA-256 of the canonical data and the rules version, :func:`content_hash`);
 ``reelforge/games/published.toml`` locks the hash of every published version (a test checks it).
 """
@@ -34,7 +34,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
-from reelforge.game import UNPUBLISHED, BuildError, BuildIdentity
+from reelforge.game.contract import UNPUBLISHED, BuildError, BuildIdentity
 
 B = TypeVar("B")
 
@@ -445,7 +445,7 @@ class BuildFiles(Generic[B]):
 
     def parse(self, data: dict[str, Any], name: str, source: str | None = None) -> B:
         """Check ``data`` against the schema and make the build ``name`` with its identity (a ``version``
-        key gives its version; without one it is :data:`~reelforge.game.UNPUBLISHED`)."""
+        key gives its version; without one it is :data:`~reelforge.game.contract.UNPUBLISHED`)."""
         at = At(source or f"{self.game_id} build {name}")
         data = dict(data)
         version = data.pop("version", UNPUBLISHED)
@@ -561,7 +561,7 @@ def kernel_tables(build: Any, make: Callable[[Any], Any]) -> Any:
 # -- plain builds: the checked data itself -----------------------------------------------------------
 TUNABLE = Array(Text(min_length=1), noun="key paths")
 """The ``tunable`` key of a build file: the paths (``reels.C``, ``respin.empty``) of the integers, or
-lists of integers, that the generic tuner (:meth:`reelforge.harness.DataTuning.tune`) may change."""
+lists of integers, that the generic tuner (:meth:`reelforge.game.harness.DataTuning.tune`) may change."""
 
 
 @dataclass(frozen=True, eq=False)

@@ -44,12 +44,12 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 from numba.np.arrayobj import make_array
 
-from reelforge.buildfile import kernel_tables
-from reelforge.draws import DrawSource
-from reelforge.game import Build, Capabilities, Game, GameHelp, StepResult, TuneResult
+from reelforge.core.draws import DrawSource
+from reelforge.core.stats import MAX_CAP_UNITS, Accumulator, Tally, bucket_edges_units
+from reelforge.game.buildfile import kernel_tables
+from reelforge.game.contract import Build, Capabilities, Game, GameHelp, StepResult, TuneResult
 from reelforge.mechanics.rng import pcg_state, store_pcg_state
 from reelforge.mechanics.tally import close_tally, tally_win
-from reelforge.stats import MAX_CAP_UNITS, Accumulator, Tally, bucket_edges_units
 
 
 class WinOverCap(RuntimeError):
@@ -174,7 +174,7 @@ def paytable_rows(pays: dict[str, list[int]], unit: int, art: int = 1) -> list[d
 
 
 class KernelGame(Game):
-    """A :class:`~reelforge.game.Game` whose simulation is a harness loop over one round function.
+    """A :class:`~reelforge.game.contract.Game` whose simulation is a harness loop over one round function.
 
     A subclass declares :attr:`components`, :attr:`counters` (the first is the feature counter,
     :attr:`feature_counter`), :attr:`rules` (its reference module: ``new_state(build, mode)`` and
@@ -284,8 +284,8 @@ class KernelGame(Game):
 
 
 class DataTuning:
-    """The generic tuner, for a :class:`KernelGame` whose builds are :class:`reelforge.buildfile.PlainBuild`
-    and declare ``tunable`` integers in their file: :meth:`tune` climbs them (:func:`reelforge.tuning.climb`)
+    """The generic tuner, for a :class:`KernelGame` whose builds are :class:`reelforge.game.buildfile.PlainBuild`
+    and declare ``tunable`` integers in their file: :meth:`tune` climbs them (:func:`reelforge.core.tuning.climb`)
     to the RTP target, measuring every candidate on the same simulated rounds (common random numbers),
     and writes the build. A game mixes it in before :class:`KernelGame` (which makes it declare
     ``capabilities.tunable``); it needs no design code of its own."""
@@ -294,7 +294,7 @@ class DataTuning:
 
     tune_rounds: ClassVar[tuple[int, ...]] = (1_000_000, 4_000_000)
     """Rounds each candidate is measured on (one kernel chunk, seed :attr:`tune_seed`), per stage: the
-    first stage climbs in coarse-to-fine steps (:func:`reelforge.tuning.climb`), each later one refines
+    first stage climbs in coarse-to-fine steps (:func:`reelforge.core.tuning.climb`), each later one refines
     by the best single step while one improves, on a larger sample (its noise, not the first's, is what
     the tuned RTP is off by)."""
     tune_seed: ClassVar[int] = 20261
@@ -306,8 +306,8 @@ class DataTuning:
         a percentage) and write it to ``out`` (default the shipped file)."""
         from pathlib import Path
 
-        from reelforge.buildfile import fraction_text, with_values
-        from reelforge.tuning import Param, TuningSpace, climb, pattern_steps
+        from reelforge.core.tuning import Param, TuningSpace, climb, pattern_steps
+        from reelforge.game.buildfile import fraction_text, with_values
 
         unknown = sorted(set(targets) - set(self.TARGETS))
         if unknown:

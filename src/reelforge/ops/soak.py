@@ -1,7 +1,7 @@
 """Load and crash soak for the game server, with exact reconciliation afterwards.
 
-:func:`run_soak` starts real server processes (:class:`~reelforge.reliability.supervisor.ServerSupervisor`,
-127.0.0.1 only) on a database, then N simulated players (asyncio, :class:`~reelforge.client.AsyncApiClient`,
+:func:`run_soak` starts real server processes (:class:`~reelforge.ops.supervisor.ServerSupervisor`,
+127.0.0.1 only) on a database, then N simulated players (asyncio, :class:`~reelforge.ops.client.AsyncApiClient`,
 one keep-alive connection each) play complete rounds, every step included, for a
 fixed time. Optionally a killer SIGKILLs the server at random moments (on
 average every ``kill_every`` seconds, uniformly between half and one and a
@@ -53,9 +53,9 @@ from typing import Any
 import httpx
 from sqlalchemy import func, select
 
-from reelforge.client import CALLS, ApiClient, AsyncApiClient, Call
 from reelforge.games.registry import game_ids
-from reelforge.reliability.supervisor import ServerSupervisor
+from reelforge.ops.client import CALLS, ApiClient, AsyncApiClient, Call
+from reelforge.ops.supervisor import ServerSupervisor
 from reelforge.server.db import make_engine
 from reelforge.server.roundids import RoundIds
 from reelforge.server.schema import ledger, players, rounds

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from reelforge.reliability.wallet_soak import run_wallet_soak
+from reelforge.ops.wallet_soak import run_wallet_soak
 
 
 @pytest.mark.slow

@@ -1,7 +1,7 @@
 """The live draw source passes the statistical battery on its mapped outputs (chi-square
 uniformity for several n including non-powers of two, serial pairs, runs, gap) at 99% confidence.
 
-Decision rule (see :mod:`reelforge.reliability.rng`): the live CSPRNG gives fresh samples every
+Decision rule (see :mod:`reelforge.ops.rng`): the live CSPRNG gives fresh samples every
 run, so a test failing at 99% is re-run once on new draws and the battery fails only if it
 fails again (false alarm about 1e-4 per test, 1.5e-3 per run of the 15 tests). The same battery
 on SeededDraws with a fixed seed is deterministic and checks the mapping itself. The battery's
@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from reelforge.draws import SecureDraws, SeededDraws
-from reelforge.reliability.rng import (
+from reelforge.core.draws import SecureDraws, SeededDraws
+from reelforge.ops.rng import (
     ALPHA,
     FairRounds,
     chi2_uniform,
@@ -77,7 +77,7 @@ def test_the_fair_raw_stream_is_the_words_the_draws_use():
     """What dieharder reads (--fair --raw) is the words FairDraws maps, round after round."""
     import io
 
-    from reelforge.reliability.rng import write_fair_raw
+    from reelforge.ops.rng import write_fair_raw
 
     key, out = bytes(range(32)), io.BytesIO()
     write_fair_raw(4 * 100, out, key)

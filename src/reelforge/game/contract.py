@@ -35,8 +35,8 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
-from reelforge.draws import DrawSource, RecordedDraws, RecordingDraws
-from reelforge.stats import Accumulator
+from reelforge.core.draws import DrawSource, RecordedDraws, RecordingDraws
+from reelforge.core.stats import Accumulator
 
 
 class RulesError(Exception):
@@ -89,7 +89,7 @@ class Build(Protocol):
 
 
 class BuildSource(Protocol):
-    """Where a game's builds come from (what :class:`reelforge.buildfile.BuildFiles` offers)."""
+    """Where a game's builds come from (what :class:`reelforge.game.buildfile.BuildFiles` offers)."""
 
     def names(self) -> list[str]: ...
 
@@ -388,7 +388,7 @@ class Reporting:
         self.game = game
 
     def par_sheet(self, build: Build, summary: dict[str, Any], rounds: int, seed: int) -> dict[str, Any] | None:
-        """The game's own PAR sheet (see :mod:`reelforge.parsheet`), or None for the generic one built from
+        """The game's own PAR sheet (see :mod:`reelforge.game.parsheet`), or None for the generic one built from
         its win events (:func:`reelforge.analysis.par_events.event_par_sheet`)."""
         return None
 
@@ -453,7 +453,7 @@ class Game(ABC):
     """``"module:attribute"`` of the game's own design commands (a ``typer.Typer`` in its folder), mounted as
     ``reelforge design GAME ...`` beside the generic ``tune``; None: the generic ones alone."""
     build_files: ClassVar[BuildSource]
-    """The game's build files (a :class:`reelforge.buildfile.BuildFiles`, declared in its build module)."""
+    """The game's build files (a :class:`reelforge.game.buildfile.BuildFiles`, declared in its build module)."""
 
     # -- builds -----------------------------------------------------------
     def build_names(self) -> list[str]:
@@ -610,7 +610,7 @@ class Game(ABC):
         raise NotImplementedError(f"{self.id} has no stratified estimator (capabilities.stratified is False)")
 
     def stratified_estimator(self) -> Any:
-        """The :class:`reelforge.estimation.StratifiedEstimator` behind :meth:`stratified` (games declaring
+        """The :class:`reelforge.game.estimation.StratifiedEstimator` behind :meth:`stratified` (games declaring
         ``capabilities.stratified``): a certification run simulates its samples piece by piece and merges them."""
         raise NotImplementedError(f"{self.id} has no stratified estimator (capabilities.stratified is False)")
 

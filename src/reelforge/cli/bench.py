@@ -31,7 +31,7 @@ def bench(
 ) -> None:
     """Kernel rounds per second per core, with this machine's raw random-number rate from the same run
     (or, with --server, the game server's paid rounds per second through HTTP)."""
-    from reelforge.analysis import bench as b
+    from reelforge.bench import kernels as b
     from reelforge.games.registry import GAME_CLASSES, game_ids, register
 
     if game_class:

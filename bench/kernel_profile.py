@@ -20,7 +20,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
-from numba import njit
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
@@ -36,64 +35,60 @@ def gemstones_gold() -> dict[str, Callable[[np.ndarray, int], object]]:
 
     game = get_game("gemstones-gold")
     build = game.load_build(game.default_build())
-    a = build.arrays
-    args = (a["strips"], a["lens"], a["packed"], a["pay"], a["values"], a["base_cum"], a["free_cum"], k.RULES)
-
-    @njit
-    def draws(st, n, strips, lens, packed, pay, values, base_cum, free_cum, rules):
-        stops, board, q, above, picks, xs, fout = k.workspace()
+    t = k.tables(build)
+    cap = build.cap_units
+    # the stages compile as the shipped round does (round_function: no reference counting), on its scratch
+    @round_function
+    def draws(st, n, t):
         acc = 0
         for _ in range(n):
-            k.paid_draws(st, lens, base_cum, rules, stops, picks, xs)
-            acc += stops[0] + xs[0]
+            k.paid_draws(st, t.lens, t.base_cum, t.rules, t.stops, t.picks, t.xs)
+            acc += t.stops[0] + t.xs[0]
         return acc
 
-    @njit
-    def first_count(st, n, strips, lens, packed, pay, values, base_cum, free_cum, rules):
-        stops, board, q, above, picks, xs, fout = k.workspace()
+    @round_function
+    def first_count(st, n, t):
         acc = 0
         for _ in range(n):
-            k.paid_draws(st, lens, base_cum, rules, stops, picks, xs)
+            k.paid_draws(st, t.lens, t.base_cum, t.rules, t.stops, t.picks, t.xs)
             tally = 0
             for r in range(k.REELS):
-                tally += packed[r, stops[r]]
-            acc += ((tally + rules[k.R_ADD]) & rules[k.R_HIGH]) != 0
+                tally += t.packed[r, t.stops[r]]
+            acc += ((tally + t.rules[k.R_ADD]) & t.rules[k.R_HIGH]) != 0
         return acc
 
-    @njit
-    def paid_spin(st, n, strips, lens, packed, pay, values, base_cum, free_cum, rules):
-        stops, board, q, above, picks, xs, fout = k.workspace()
+    @round_function
+    def paid_spin(st, n, t):
         acc = 0
         for _ in range(n):
-            w, sc, s = k.paid_spin(st, strips, lens, packed, pay, values, base_cum, rules, stops, board, q, above,
-                                   picks, xs)
+            w, sc, s = k.paid_spin(st, t.strips, t.lens, t.packed, t.pay, t.values, t.base_cum, t.rules, t.stops,
+                                   t.board, t.q, t.above, t.picks, t.xs)
             acc += w + sc + s
         return acc
 
-    @njit
-    def with_features(st, n, strips, lens, packed, pay, values, base_cum, free_cum, rules, cap):
-        stops, board, q, above, picks, xs, fout = k.workspace()
+    @round_function
+    def with_features(st, n, t, cap):
         acc = 0
         for _ in range(n):
-            p, sc, s = k.paid_spin(st, strips, lens, packed, pay, values, base_cum, rules, stops, board, q, above,
-                                   picks, xs)
-            spins = k.feature_spins(rules, sc)
+            p, sc, s = k.paid_spin(st, t.strips, t.lens, t.packed, t.pay, t.values, t.base_cum, t.rules, t.stops,
+                                   t.board, t.q, t.above, t.picks, t.xs)
+            spins = k.feature_spins(t.rules, sc)
             if p < cap and spins:
-                p += k.play_free_spins(st, strips, lens, packed, pay, values, free_cum, rules, stops, board, q,
-                                       above, xs, spins, p, cap, fout)
+                p += k.play_free_spins(st, t.strips, t.lens, t.packed, t.pay, t.values, t.free_cum, t.rules,
+                                       t.stops, t.board, t.q, t.above, t.xs, spins, p, cap, t.fout)
             acc += p + s
         return acc
 
     def full(st, n):
-        t = Tally.empty(len(k.COMPONENTS), len(k.COUNTERS))
-        k.simulate_paid(st, n, *args, build.cap_units, t.totals, t.components, t.hist,
-                        bucket_edges_units(game.win_unit(build)), t.counters)
+        tally = Tally.empty(len(k.COMPONENTS), len(k.COUNTERS))
+        k.LOOP(st, t, n, 0, cap, bucket_edges_units(game.win_unit(build)), np.zeros(0, np.int64),
+               tally.totals, tally.components, tally.hist, tally.counters)
 
     return {
-        "draws: 6 stops, 3 lanes, 3 values": lambda st, n: draws(st, n, *args),
-        "first board's count (packed, 6 adds)": lambda st, n: first_count(st, n, *args),
-        "board, cascades, lanes and values": lambda st, n: paid_spin(st, n, *args),
-        "free-spin features": lambda st, n: with_features(st, n, *args, build.cap_units),
+        "draws: 6 stops, 3 lanes, 3 values": lambda st, n: draws(st, n, t),
+        "first board's count (packed, 6 adds)": lambda st, n: first_count(st, n, t),
+        "board, cascades, lanes and values": lambda st, n: paid_spin(st, n, t),
+        "free-spin features": lambda st, n: with_features(st, n, t, cap),
         "tally and counters (the shipped kernel)": full,
     }
 

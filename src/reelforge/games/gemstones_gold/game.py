@@ -8,8 +8,9 @@ from typing import Any
 import numpy as np
 
 from reelforge.core.draws import DrawSource
-from reelforge.core.stats import Accumulator, Tally, bucket_edges_units, clopper_pearson, mean_ci99, wilson_ci
-from reelforge.game.contract import BuildError, Capabilities, Game, GameHelp, StepResult, StratifiedEstimate, TuneResult
+from reelforge.core.stats import Accumulator, clopper_pearson, mean_ci99, wilson_ci
+from reelforge.game.contract import BuildError, Capabilities, GameHelp, StepResult, StratifiedEstimate, TuneResult
+from reelforge.game.harness import KernelGame
 from reelforge.games.gemstones_gold import kernel, rules
 from reelforge.games.gemstones_gold.build import (
     COINS_PER_BET,
@@ -102,7 +103,7 @@ def help_page(build: Build) -> dict[str, Any]:
     }
 
 
-class GemstonesGold(Game):
+class GemstonesGold(KernelGame):
     id = "gemstones-gold"
     title = "Gemstones Gold"
     reference_id = "1671262"
@@ -121,6 +122,9 @@ class GemstonesGold(Game):
     build_files = FILES
     stratified_pilot_rounds = 6_000_000
     """The feature stratum (rounds // 60 features) leaves its 100,000 floor at 6e6 paid spins."""
+
+    components, counters, unit = kernel.COMPONENTS, kernel.COUNTERS, COINS_PER_BET
+    rules, loop, make_tables, scratch = rules, kernel.LOOP, staticmethod(kernel.tables), kernel.SCRATCH
 
     # -- builds -------------------------------------------------------------
     # -- step machine ---------------------------------------------------------
@@ -145,33 +149,6 @@ class GemstonesGold(Game):
                    "bet_sizes": ["0.01", "0.1", "0.5"], "bet_levels": list(range(1, 11))})
 
     # -- mathematics --------------------------------------------------------------
-    def win_unit(self, build: Build) -> int:
-        return COINS_PER_BET
-
-    def new_accumulator(self, build: Build, mode: str = "paid") -> Accumulator:
-        self.check_mode(mode)
-        stake = COINS_PER_BET if mode == "paid" else int(build.feature_buy_price_x * COINS_PER_BET)
-        return Accumulator(unit=COINS_PER_BET, cap_units=build.cap_units, stake_units=stake,
-                           component_names=kernel.COMPONENTS, counter_names=kernel.COUNTERS)
-
-    def simulate_chunk(self, build: Build, rounds: int, seed: int | np.random.SeedSequence,
-                       mode: str = "paid") -> Accumulator:
-        acc = self.new_accumulator(build, mode)
-        tally = Tally.empty(len(kernel.COMPONENTS), len(kernel.COUNTERS))
-        st = kernel.seed_state(seed)
-        a = build.arrays
-        edges = bucket_edges_units(COINS_PER_BET)
-        if mode == "paid":
-            kernel.simulate_paid(st, rounds, a["strips"], a["lens"], a["packed"], a["pay"], a["values"],
-                                 a["base_cum"], a["free_cum"], kernel.RULES, build.cap_units, tally.totals,
-                                 tally.components, tally.hist, edges, tally.counters)
-        else:
-            kernel.simulate_buy(st, rounds, a["strips"], a["lens"], a["packed"], a["pay"], a["values"],
-                                a["free_cum"], kernel.RULES, build.cap_units, tally.totals, tally.components,
-                                tally.hist, edges, tally.counters)
-        acc.add_tally(tally)
-        return acc
-
     def simulate_features(self, build: Build, n: int, seed: int | np.random.SeedSequence) -> Accumulator:
         """Stratum for a stratified estimate: ``n`` 10-spin features (what Feature Buy delivers),
         each counted as one round with stake = the buy price. The paid game's free-spin share is
@@ -215,14 +192,6 @@ class GemstonesGold(Game):
             base = self.load_build(self.default_build())
         return design.tune_build(name, targets, list(base.strips), Path(out) if out else None,
                                  Path(sample) if sample else None)
-
-    def kernel_round_wins(self, build: Build, rounds: int, seed: int | np.random.SeedSequence,
-                          mode: str = "paid") -> np.ndarray:
-        self.check_mode(mode)
-        a = build.arrays
-        return kernel.round_wins(kernel.seed_state(seed), rounds, mode == "buy", a["strips"], a["lens"],
-                                 a["packed"], a["pay"], a["values"], a["base_cum"], a["free_cum"], kernel.RULES,
-                                 build.cap_units)
 
     def extra_summary(self, build: Build, acc: Accumulator) -> dict[str, Any]:
         n = acc.rounds

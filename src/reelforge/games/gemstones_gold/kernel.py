@@ -13,19 +13,29 @@ adds six per-stop packed counts (``packed[reel, stop]``, 7 bits per symbol) so t
 ~65% of spins without a win never build a board, and the counts stay packed in one
 int64 through the cascades, updated as cells explode and drop in (no recount);
 lanes and multiplier values are drawn in the reference order but mapped to lanes
-and values only when the spin won; buffers are allocated once per chunk;
-statistics stream into a :class:`reelforge.core.stats.Tally`, zero-win rounds
-counted once per chunk.
+and values only when the spin won. The round is one round function, :func:`play_round`,
+over one :class:`Tables` (the build's arrays, the rules' numbers and the round's
+scratch buffers), run by the harness's chunk loop (:data:`LOOP`,
+:func:`reelforge.game.harness.kernel_loop`: tables borrowed, the round inlined, statistics
+streamed into a :class:`reelforge.core.stats.Tally`); every function the round calls is
+inlined, the feature included (:func:`play_free_spins`). Against the former hand-written
+chunk loops (``reelforge bench gemstones-gold --mode M``, rounds per 1e6 raw draws,
+median of 3 runs each): paid 20,274 against 8,692, buy 1,648 against 913.
 """
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
+from reelforge.core.stats import Tally, bucket_edges_units
+from reelforge.game.harness import kernel_loop, round_function
 from reelforge.games.gemstones_gold.build import (
     BASE_BLOCKERS,
     BASE_LANES,
+    COINS_PER_BET,
     FREE_BLOCKERS,
     FREE_SPINS_AWARD,
     FREE_SPINS_PER_EXTRA_SCATTER,
@@ -38,9 +48,10 @@ from reelforge.games.gemstones_gold.build import (
     SCATTER,
     TRIGGER_SCATTERS,
     VALUE_MAX,
+    Build,
 )
+from reelforge.mechanics.features import capped
 from reelforge.mechanics.rng import draw, draw_pcg, pcg_state, store_pcg_state
-from reelforge.mechanics.tally import close_tally, tally_win
 
 COMPONENTS = ("paid_spins", "free_spins")
 
@@ -230,7 +241,7 @@ def paid_spin(st, strips, lens, packed, pay, values, base_cum, rules, stops, boa
     return w, sc, 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def play_free_spins(st, strips, lens, packed, pay, values, free_cum, rules, stops, board, q, above, xs,
                     spins, start_units, cap, out):
     """Play a feature of ``spins`` free spins; the round already holds ``start_units``.
@@ -242,6 +253,7 @@ def play_free_spins(st, strips, lens, packed, pay, values, free_cum, rules, stop
     total = start_units
     played = 0
     retrig = 0
+    reached = False
     left = spins
     total_weight = free_cum[free_cum.shape[0] - 1]
     blockers = rules[R_FREE_BLOCKERS]
@@ -266,16 +278,13 @@ def play_free_spins(st, strips, lens, packed, pay, values, free_cum, rules, stop
         if sc >= rules[R_RETRIGGER]:
             left += rules[R_RETRIGGER_SPINS]
             retrig += 1
-        if total + win >= cap:
-            out[0] = played
-            out[1] = retrig
-            out[2] = 1
-            out[3] = m
-            return cap - start_units
-        total += win
+        added, reached = capped(total, win, cap)
+        total += added
+        if reached:
+            break
     out[0] = played
     out[1] = retrig
-    out[2] = 0
+    out[2] = reached
     out[3] = m
     return total - start_units
 
@@ -331,83 +340,83 @@ def _count_feature(counters, fout, won):
     counters[C_FM + (1 + mult_bin(m) if m > 0 else 0)] += 1
 
 
-@njit(cache=True)
-def simulate_paid(st, rounds, strips, lens, packed, pay, values, base_cum, free_cum, rules, cap,
-                  totals, comps, hist, edges, counters):
-    """Simulate ``rounds`` paid rounds into a tally (PCG64 state ``st``, advanced)."""
-    stops, board, q, above, picks, xs, fout = workspace()
-    hits_before = totals[1]
-    paid = free = paid_sq = free_sq = 0  # the components' sums stay in registers until the end
-    for _ in range(rounds):
-        # the round inline here, not in a helper returning a tuple: numba then keeps the loop
-        # free of reference counting on the arrays (measured: 1.6x on this loop)
-        p, sc, s = paid_spin(st, strips, lens, packed, pay, values, base_cum, rules, stops, board, q, above,
-                             picks, xs)
-        f = 0
+class Tables(NamedTuple):
+    """A build flattened for :func:`play_round` (:func:`tables`): the build's arrays (see
+    :func:`.build.flat_arrays`), the rules' numbers (:func:`rules_table`) and the round's scratch
+    buffers (:data:`SCRATCH`, fresh per simulation)."""
+
+    strips: np.ndarray
+    lens: np.ndarray
+    packed: np.ndarray
+    pay: np.ndarray
+    values: np.ndarray
+    base_cum: np.ndarray
+    free_cum: np.ndarray
+    rules: np.ndarray
+    stops: np.ndarray
+    board: np.ndarray
+    q: np.ndarray
+    above: np.ndarray
+    picks: np.ndarray
+    xs: np.ndarray
+    fout: np.ndarray
+
+
+SCRATCH = ("stops", "board", "q", "above", "picks", "xs", "fout")
+"""The fields of :class:`Tables` a round writes: stops, board, q, refill pointers, lane picks, value
+draws, feature results."""
+
+
+def tables(build: Build, rules: np.ndarray = RULES) -> Tables:
+    """The build's :class:`Tables` under ``rules`` (default the shipped :data:`RULES`)."""
+    a = build.arrays
+    return Tables(a["strips"], a["lens"], a["packed"], a["pay"], a["values"], a["base_cum"], a["free_cum"], rules,
+                  *workspace())
+
+
+@round_function
+def play_round(st, t, mode, cap, parts, counters):
+    """One round of ``mode`` (0: paid, 1: bought feature). Parts: paid spin, free spins; counters:
+    :data:`COUNTERS`."""
+    if mode == 1:
+        f = play_free_spins(st, t.strips, t.lens, t.packed, t.pay, t.values, t.free_cum, t.rules, t.stops, t.board,
+                            t.q, t.above, t.xs, t.rules[R_AWARD], 0, cap, t.fout)
+        parts[1] = f
+        _count_feature(counters, t.fout, f > 0)
+    else:
+        p, sc, s = paid_spin(st, t.strips, t.lens, t.packed, t.pay, t.values, t.base_cum, t.rules, t.stops, t.board,
+                             t.q, t.above, t.picks, t.xs)
         if p >= cap:
-            p = cap
+            parts[0] = cap
             counters[C_CAP] += 1
         else:
-            spins = feature_spins(rules, sc)
+            parts[0] = p
+            spins = feature_spins(t.rules, sc)
             if spins:
-                f = play_free_spins(st, strips, lens, packed, pay, values, free_cum, rules, stops, board, q, above,
-                                    xs, spins, p, cap, fout)
-                _count_feature(counters, fout, p + f > 0)
-        w = p + f
-        if w > 0:
-            paid += p
-            free += f
-            paid_sq += p * p  # sums of squares: the RTP split's intervals
-            free_sq += f * f
-            tally_win(totals, hist, edges, cap, w)
+                f = play_free_spins(st, t.strips, t.lens, t.packed, t.pay, t.values, t.free_cum, t.rules, t.stops,
+                                    t.board, t.q, t.above, t.xs, spins, p, cap, t.fout)
+                parts[1] = f
+                _count_feature(counters, t.fout, p + f > 0)
         if s > 0:
             counters[C_PMULT] += 1
             counters[C_PSUM + mult_bin(s)] += 1
-    comps[0] += paid
-    comps[1] += free
-    comps[2] += paid_sq
-    comps[3] += free_sq
-    close_tally(totals, hist, rounds, hits_before)
 
 
-@njit(cache=True)
-def simulate_buy(st, rounds, strips, lens, packed, pay, values, free_cum, rules, cap,
-                 totals, comps, hist, edges, counters):
-    """Simulate ``rounds`` bought features (:data:`FREE_SPINS_AWARD` free spins each) into a tally."""
-    stops, board, q, above, picks, xs, fout = workspace()
-    hits_before = totals[1]
-    for _ in range(rounds):
-        f = play_free_spins(st, strips, lens, packed, pay, values, free_cum, rules, stops, board, q, above, xs,
-                            rules[R_AWARD], 0, cap, fout)
-        if f > 0:
-            comps[1] += f
-            comps[3] += f * f
-            tally_win(totals, hist, edges, cap, f)
-        _count_feature(counters, fout, f > 0)
-    close_tally(totals, hist, rounds, hits_before)
+LOOP = kernel_loop(play_round)
+"""The harness's chunk loop around :func:`play_round` (what :class:`.game.GemstonesGold` runs)."""
 
 
-@njit(cache=True)
-def round_wins(st, rounds, buy, strips, lens, packed, pay, values, base_cum, free_cum, rules, cap):
-    """Per-round total wins (units) for conformance tests."""
-    res = np.zeros(rounds, dtype=np.int64)
-    stops, board, q, above, picks, xs, fout = workspace()
-    for i in range(rounds):
-        if buy:
-            res[i] = play_free_spins(st, strips, lens, packed, pay, values, free_cum, rules, stops, board, q,
-                                     above, xs, rules[R_AWARD], 0, cap, fout)
-        else:
-            p, sc, _ = paid_spin(st, strips, lens, packed, pay, values, base_cum, rules, stops, board, q, above,
-                                 picks, xs)
-            spins = feature_spins(rules, sc)
-            if p >= cap:
-                res[i] = cap
-            elif spins:
-                res[i] = p + play_free_spins(st, strips, lens, packed, pay, values, free_cum, rules, stops, board,
-                                             q, above, xs, spins, p, cap, fout)
-            else:
-                res[i] = p
-    return res
+def round_wins(st: np.ndarray, rounds: int, buy: bool, strips: np.ndarray, lens: np.ndarray, packed: np.ndarray,
+               pay: np.ndarray, values: np.ndarray, base_cum: np.ndarray, free_cum: np.ndarray, rules: np.ndarray,
+               cap: int) -> np.ndarray:
+    """Per-round total wins (units) of :data:`LOOP` on these tables and ``rules`` from PCG64 state ``st``
+    (advanced): for tests and tools that play other rule numbers than the shipped ones."""
+    t = Tables(strips, lens, packed, pay, values, base_cum, free_cum, rules, *workspace())
+    tally = Tally.empty(len(COMPONENTS), len(COUNTERS))
+    wins = np.zeros(rounds, dtype=np.int64)
+    LOOP(st, t, rounds, int(buy), cap, bucket_edges_units(COINS_PER_BET), wins, tally.totals, tally.components,
+         tally.hist, tally.counters)
+    return wins
 
 
 def seed_state(seed: int | np.random.SeedSequence) -> np.ndarray:

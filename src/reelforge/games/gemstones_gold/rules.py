@@ -61,6 +61,7 @@ from reelforge.games.gemstones_gold.build import (
     Build,
     tier_of,
 )
+from reelforge.mechanics.features import capped
 from reelforge.mechanics.tumble import EMPTY, collapse_column
 
 PAID, FREE, DONE = "paid", "free", "done"
@@ -239,12 +240,10 @@ def new_state(mode: str) -> dict[str, Any]:
 
 
 def _settle(build: Build, state: dict[str, Any], win: int) -> tuple[int, bool]:
-    """Apply the round cap: the units this step adds and whether the cap was reached."""
-    cap = build.cap_units
-    before = int(state["total_units"])
-    if before + win >= cap:
-        return cap - before, True
-    return win, False
+    """Apply the round cap: the units this step adds and whether the cap was reached (the kernel's
+    :func:`reelforge.mechanics.features.capped`)."""
+    added, reached = capped(int(state["total_units"]), win, build.cap_units)
+    return int(added), bool(reached)
 
 
 def play_step(build: Build, state: dict[str, Any], draws: DrawSource) -> StepResult:

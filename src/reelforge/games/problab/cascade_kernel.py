@@ -156,6 +156,8 @@ def _evaluate(t, m, todo):
         if least > 1:
             # a cell with no neighbour among the allowed ones is a cluster of one: grow none from it
             left &= _neighbours(allowed, rows, t.not_top, t.not_bottom)
+            if _popcount(left | wilds) < least:
+                continue
         while left != 0:
             comp = _grow(left & -left, allowed, rows, t.not_top, t.not_bottom)
             left &= ~comp

@@ -183,9 +183,10 @@ def _tumble(t, m, removed):
             continue
         write = rows - 1
         for read in range(rows - 1, -1, -1):
-            if not (gone >> read) & 1:
-                board[r, write] = board[r, read]
-                write -= 1
+            # without a branch (which cells go is random): a cleared cell is copied too, and the next
+            # survivor, or the refill, overwrites it (write never passes read)
+            board[r, write] = board[r, read]
+            write -= 1 - ((gone >> read) & 1)
         n = t.fill_lens[m, r]
         pos = t.tops[r]
         for row in range(write, -1, -1):

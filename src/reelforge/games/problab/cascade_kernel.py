@@ -5,14 +5,19 @@ Clusters are found on bit masks: cell ``(reel, row)`` is bit ``reel * rows + row
 cluster is the connected part of (its cells | the wilds) grown from one of its cells by shifting
 the mask one row up and down (never across a reel's ends) and one reel left and right until it
 stops growing. The wilds are shared by every symbol's masks, as in the peer's per-cluster wild
-marks; the board array is touched only to tumble."""
+marks; the board array is touched only to tumble, and a tumble renews the masks of the reels it
+moved only. After a tumble only the symbols whose cells changed are evaluated again (the others'
+clusters are those that did not pay a moment ago), and cells without a neighbour in their symbol's
+cells or the wilds never seed a cluster."""
 
 from __future__ import annotations
 
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
+from llvmlite import ir
+from numba import njit, types
+from numba.extending import intrinsic
 
 from reelforge.game.harness import kernel_loop
 from reelforge.mechanics.rng import draw_pcg
@@ -90,43 +95,50 @@ def tables(build: CascadeBuild) -> Tables:
                   build.scatter_pay, build.trigger)
 
 
+@intrinsic
+def _popcount(typingctx, x):
+    """The set bits of the int64 ``x``: LLVM's ctpop, one popcnt instruction where the CPU has it (a
+    cluster's size and each symbol's cell count are popcounts, the hottest arithmetic of a spin)."""
+    if not isinstance(x, types.Integer):
+        return None
+    sig = types.int64(x)
+
+    def codegen(context, builder, signature, args):
+        value = context.cast(builder, args[0], signature.args[0], types.int64)
+        fn = builder.module.declare_intrinsic("llvm.ctpop", [ir.IntType(64)])
+        return builder.call(fn, [value])
+
+    return sig, codegen
+
+
 @njit(cache=True, inline="always")
-def _popcount(x):
-    x = x - ((x >> 1) & 0x5555555555555555)
-    x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
-    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0F
-    return ((x * 0x0101010101010101) >> 56) & 0xFF    # int64 arithmetic throughout (a uint64 mask would make floats)
+def _neighbours(comp, rows, not_top, not_bottom):
+    """The cells next to ``comp`` (4-adjacency on the board's bits; ``comp`` itself not included)."""
+    return ((comp << 1) & not_top) | ((comp >> 1) & not_bottom) | (comp << rows) | (comp >> rows)
 
 
 @njit(cache=True, inline="always")
 def _grow(seed, allowed, rows, not_top, not_bottom):
-    """The connected part of ``allowed`` holding ``seed`` (4-adjacency on the board's bits)."""
+    """The connected part of ``allowed`` holding ``seed``."""
     comp = seed
     while True:
-        grown = (comp | ((comp << 1) & not_top) | ((comp >> 1) & not_bottom) | (comp << rows) | (comp >> rows)) & allowed
+        grown = (comp | _neighbours(comp, rows, not_top, not_bottom)) & allowed
         if grown == comp:
             return comp
         comp = grown
 
 
 @njit(cache=True, inline="always")
-def _board_masks(t):
-    """The cells showing each symbol, from the board."""
-    board, masks = t.board, t.masks
-    rows = board.shape[1]
-    masks[:] = 0
-    for r in range(board.shape[0]):
-        for w in range(rows):
-            masks[board[r, w]] |= 1 << (r * rows + w)
-
-
-@njit(cache=True, inline="always")
-def _evaluate(t, m):
+def _evaluate(t, m, todo):
     """Pay the clusters of the board in ``t.masks``: (units, the cells of the paying clusters as a mask).
-    A symbol whose cells and the wilds number fewer than the smallest paying size is skipped."""
+    Only the symbols whose bit is set in ``todo`` are looked at (all of them when the wild's bit is set:
+    every cluster may grow through a moved wild); a symbol whose cells and the wilds number fewer than
+    the smallest paying size is skipped."""
     masks = t.masks
     rows = t.board.shape[1]
     wilds = masks[t.wild] if t.wild >= 0 else 0
+    if t.wild >= 0 and (todo >> t.wild) & 1:
+        todo = -1                      # the wilds moved: every symbol's clusters may have changed
     top = t.pays.shape[2] - 1
     win = 0
     removed = 0
@@ -134,10 +146,18 @@ def _evaluate(t, m):
         s = t.paying[m, k]
         if s < 0:
             break
+        if not (todo >> s) & 1:
+            continue
         left = masks[s]
         allowed = left | wilds
-        if _popcount(allowed) < t.min_size[m, s]:
+        least = t.min_size[m, s]
+        if _popcount(allowed) < least:
             continue
+        if least > 1:
+            # a cell with no neighbour among the allowed ones is a cluster of one: grow none from it
+            left &= _neighbours(allowed, rows, t.not_top, t.not_bottom)
+            if _popcount(left | wilds) < least:
+                continue
         while left != 0:
             comp = _grow(left & -left, allowed, rows, t.not_top, t.not_bottom)
             left &= ~comp
@@ -150,24 +170,39 @@ def _evaluate(t, m):
 
 @njit(cache=True, inline="always")
 def _tumble(t, m, removed):
-    """Clear the ``removed`` cells, let each reel's survivors fall, refill upward from the fill reels."""
-    board = t.board
+    """Clear the ``removed`` cells, let each reel's survivors fall, refill upward from the fill reels,
+    and bring the masks of the reels that moved up to date: returns the bit set of the symbols whose
+    cells changed (a symbol whose cells and wilds did not change cannot pay now: it did not pay before)."""
+    board, masks = t.board, t.masks
     rows = board.shape[1]
+    column = (1 << rows) - 1
+    changed = 0
     for r in range(board.shape[0]):
-        gone = (removed >> (r * rows)) & ((1 << rows) - 1)
+        gone = (removed >> (r * rows)) & column
         if gone == 0:
             continue
         write = rows - 1
         for read in range(rows - 1, -1, -1):
-            if not (gone >> read) & 1:
-                board[r, write] = board[r, read]
-                write -= 1
+            # without a branch (which cells go is random): a cleared cell is copied too, and the next
+            # survivor, or the refill, overwrites it (write never passes read)
+            board[r, write] = board[r, read]
+            write -= 1 - ((gone >> read) & 1)
         n = t.fill_lens[m, r]
         pos = t.tops[r]
         for row in range(write, -1, -1):
             pos = pos - 1 if pos > 0 else n - 1
             board[r, row] = t.fill[m, r, pos]
         t.tops[r] = pos
+        # the reel's cells in every mask, again from its column
+        cells = column << (r * rows)
+        for w in range(rows):
+            changed |= 1 << board[r, w]
+        for s in range(masks.shape[0]):
+            changed |= np.int64((masks[s] & cells) != 0) << s
+            masks[s] &= ~cells
+        for w in range(rows):
+            masks[board[r, w]] |= 1 << (r * rows + w)
+    return changed
 
 
 @njit(cache=True, inline="always")
@@ -185,21 +220,19 @@ def _spin(st, t, m):
             masks[s] |= t.reel_masks[m, r, stop, s]
     for r in range(n_reels):
         t.tops[r] = draw_pcg(st, t.fill_lens[m, r])
-    win, removed = _evaluate(t, m)
+    win, removed = _evaluate(t, m, -1)
     if win == 0:
         return 0
     _fill_board(t, m)
     total = win
     for _ in range(t.max_step - 1):
-        _tumble(t, m, removed)
-        _board_masks(t)
-        win, removed = _evaluate(t, m)
+        changed = _tumble(t, m, removed)
+        win, removed = _evaluate(t, m, changed)
         if win == 0:
             break
         total += win
     else:
         _tumble(t, m, removed)     # the last allowed evaluation still won: it tumbles, as in the peer
-        _board_masks(t)
     return total
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -135,3 +136,18 @@ def staged_climb(space: TuningSpace, targets: dict[str, float], key: str, scales
                              {**space.tolerances, key: s}, space.valid, space.bands)
         values = climb(staged, targets, values)
     return values
+
+
+def rtp_target(targets: dict[str, Any], name: str) -> Fraction:
+    """The RTP a tune aims at: ``targets["rtp"]``, else the build's name read as a percentage
+    (``96.2`` -> 0.962); refused unless strictly between 0 and 1."""
+    if "rtp" in targets:
+        rtp = Fraction(str(targets["rtp"]))
+    else:
+        try:
+            rtp = Fraction(name) / 100
+        except ValueError:
+            raise ValueError(f"give --target rtp=... (build name {name!r} is not a percentage)") from None
+    if not 0 < rtp < 1:
+        raise ValueError(f"rtp target must be between 0 and 1, got {float(rtp)}")
+    return rtp

@@ -46,6 +46,7 @@ from numba.np.arrayobj import make_array
 
 from reelforge.core.draws import DrawSource
 from reelforge.core.stats import MAX_CAP_UNITS, Accumulator, Tally, bucket_edges_units
+from reelforge.core.tuning import rtp_target
 from reelforge.game.buildfile import kernel_tables
 from reelforge.game.contract import Build, Capabilities, Game, GameHelp, StepResult, TuneResult
 from reelforge.mechanics.rng import pcg_state, store_pcg_state
@@ -319,15 +320,7 @@ class DataTuning:
         start = build.tunables()
         if not start:
             raise ValueError(f"{self.id} build {name} declares no 'tunable' integers in its file")
-        if "rtp" in targets:
-            rtp = Fraction(str(targets["rtp"]))
-        else:
-            try:
-                rtp = Fraction(name) / 100
-            except ValueError:
-                raise ValueError(f"give --target rtp=... (build name {name!r} is not a percentage)") from None
-        if not 0 < rtp < 1:
-            raise ValueError(f"rtp target must be between 0 and 1, got {float(rtp)}")
+        rtp = rtp_target(targets, name)
         files = game.build_files
 
         def make(values: dict[str, int]) -> Any:

@@ -6,6 +6,7 @@ from fractions import Fraction
 from typing import Any
 
 from reelforge.core.stats import Accumulator, mean_ci99, wilson_ci
+from reelforge.core.tuning import rtp_target
 from reelforge.game.contract import Capabilities, ExactFigures, GameHelp, TuneResult
 from reelforge.game.harness import KernelGame
 from reelforge.games.forge_of_fortunes import build as builds
@@ -149,15 +150,7 @@ class ForgeOfFortunes(KernelGame):
         unknown = set(targets) - {"rtp", "p_max", "sd"}
         if unknown:
             raise ValueError(f"unknown target(s) {sorted(unknown)}; {self.id} tunes rtp, p_max, sd")
-        if "rtp" in targets:
-            rtp = Fraction(str(targets["rtp"]))
-        else:
-            try:
-                rtp = Fraction(name) / 100
-            except ValueError:
-                raise ValueError(f"give --target rtp=... (build name {name!r} is not a percentage)") from None
-        if not 0 < rtp < 1:
-            raise ValueError(f"rtp target must be between 0 and 1, got {float(rtp)}")
+        rtp = rtp_target(targets, name)
         build = design.tune(name, rtp, targets.get("p_max", 1e-5), targets.get("sd", 11.5))
         path = Path(out) if out else builds.BUILDS_DIR / f"{name}.toml"
         path.write_text(design.build_toml(build))

@@ -47,7 +47,8 @@ DESCRIPTION = ("Wallets, step-by-step rounds, history and audit replay. Amounts 
 
 
 def create_app(config: ServerConfig, database_url: str | None = None, *, engine: Engine | None = None,
-               draw_source_factory: DrawFactory | None = None, allow_demo_players: bool = False) -> FastAPI:
+               draw_source_factory: DrawFactory | None = None, allow_demo_players: bool = False,
+               metrics_multiprocess: bool = False) -> FastAPI:
     """The server app for ``config`` on ``database_url`` (schema migrated on creation).
 
     In operator mode it refuses (:class:`ConfigError`) a database that holds
@@ -70,7 +71,7 @@ def create_app(config: ServerConfig, database_url: str | None = None, *, engine:
                           "which must not mix with real money; use a database of its own for operator mode "
                           "(or --allow-demo-players-with-real-money: they stay refused)")
     service = RoundService(engine, config, *([draw_source_factory] if draw_source_factory else []))
-    metrics = Metrics()
+    metrics = Metrics(metrics_multiprocess)
     monitor = RtpMonitor(RoundTally(engine, config.monitor.since, settle_seconds_for(config.db_pool_timeout_seconds)),
                          config.monitor, figures_for(config.monitor))
     metrics.add_collector(DatabaseCollector(monitor, config.currency,

@@ -157,7 +157,10 @@ def app_from_env():
     config = load_config(path)
     configure(config)  # this worker process's own limits
     configure_logging(os.environ.get(ENV_LOG_FORMAT) or "json")
-    return create_app(config, os.environ[ENV_DB], allow_demo_players=bool(os.environ.get(ENV_ALLOW_DEMO)))
+    from reelforge.server.metrics import MULTIPROC_ENV
+
+    return create_app(config, os.environ[ENV_DB], allow_demo_players=bool(os.environ.get(ENV_ALLOW_DEMO)),
+                      metrics_multiprocess=bool(os.environ.get(MULTIPROC_ENV)))
 
 
 def verify(

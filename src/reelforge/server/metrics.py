@@ -28,7 +28,6 @@ wallet call latency and failures by kind, and the outbox depth, registered on
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -49,8 +48,10 @@ LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0,
 class Metrics:
     """This process's event metrics and the registry ``/metrics`` exposes (one per app)."""
 
-    def __init__(self) -> None:
-        self.multiprocess = bool(os.environ.get(MULTIPROC_ENV))
+    def __init__(self, multiprocess: bool = False) -> None:
+        """``multiprocess``: one of several workers, its metrics in the folder the serve command made
+        (named by ``PROMETHEUS_MULTIPROC_DIR``, which prometheus_client reads)."""
+        self.multiprocess = multiprocess
         self.registry = CollectorRegistry()
         # Multi-process mode: the values live in the shared folder's files and the registry reads them all
         # (MultiProcessCollector); the metric objects must not be registered themselves.

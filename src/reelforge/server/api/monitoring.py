@@ -17,11 +17,12 @@ from typing import Any
 from fastapi import FastAPI
 from fastapi.responses import JSONResponse, Response
 
+from reelforge.games.registry import get_game
 from reelforge.server.api.common import Auth, Context, OperatorKey
+from reelforge.server.clock import iso
 from reelforge.server.errors import ApiError
 from reelforge.server.metrics import CONTENT_TYPE
 from reelforge.server.tally import open_rounds
-from reelforge.server.wallet import iso
 
 OPEN_ROUNDS_SHOWN = 20
 
@@ -59,6 +60,14 @@ def add_routes(app: FastAPI, ctx: Context) -> None:
         return JSONResponse(await asyncio.get_running_loop().run_in_executor(None, overview_json, ctx))
 
 
+def _title(game_id: str) -> str:
+    """A game's name as players and operators know it (the id itself for a game no longer registered)."""
+    try:
+        return get_game(game_id).title
+    except KeyError:
+        return game_id
+
+
 def overview_json(ctx: Context) -> dict[str, Any]:
     """The operator page's figures (see :func:`add_routes`)."""
     monitor = ctx.monitor
@@ -69,7 +78,7 @@ def overview_json(ctx: Context) -> dict[str, Any]:
         game, build, version, mode = key
         reading = readings.get(key)
         builds.append({
-            "game": game, "build": build, "build_version": version, "mode": mode,
+            "game": game, "title": _title(game), "build": build, "build_version": version, "mode": mode,
             "rounds_started": t.started, "rounds_finished": t.finished, "rounds_open": t.open,
             "rounds_voided": t.voided, "rounds_completed_on_expiry": t.completed_on_expiry,
             "stakes": t.stakes, "wins": t.wins, "refunds": t.refunds, "ggr": t.ggr,
@@ -90,7 +99,8 @@ def overview_json(ctx: Context) -> dict[str, Any]:
         "open_rounds": {
             "per_game": {g: {"count": n, "oldest_age_seconds": max(0.0, now - ts.timestamp())}
                          for g, (n, ts) in sorted(per_game.items())},
-            "oldest": [{"round": ctx.service.ids.public(rid), "player": player, "game": game, "build": build,
+            "oldest": [{"round": ctx.service.ids.public(rid), "player": player, "game": game, "title": _title(game),
+                        "build": build,
                         "bet": bet, "started_at": iso(ts), "age_seconds": max(0.0, now - ts.timestamp())}
                        for rid, player, game, build, bet, ts in oldest],
         },

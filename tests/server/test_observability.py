@@ -13,16 +13,18 @@ from datetime import timedelta
 
 from fastapi.testclient import TestClient
 from prometheus_client.parser import text_string_to_metric_families
-from sqlalchemy import func, select
+from sqlalchemy import case, func, select
 
 from reelforge.core.draws import SecureDraws, SeededDraws
 from reelforge.server.app import create_app
+from reelforge.server.config import parse_config
 from reelforge.server.logs import configure_logging, unconfigure_logging
-from reelforge.server.schema import fair_seeds, ledger, rounds
+from reelforge.server.schema import fair_seeds, ledger, players, rounds
 from reelforge.server.wallet import utcnow
 
 from .conftest import BrokenDraws, Player, Server, demo_config
 from .scenarios import feature_scenario
+from .seamless_support import SECRET, launch
 
 OPERATOR_KEY = "operator-key-for-the-observability-tests"
 METRICS_TOKEN = "metrics-token-for-the-observability-tests"
@@ -131,6 +133,75 @@ def test_metrics_agree_with_the_database_to_the_minor_unit(make_server) -> None:
     routes = {dict(ls)["route"] for (n, ls) in samples if n == "reelforge_http_responses_total"}
     assert "/api/v1/rounds/{round_id}/steps" in routes and "/api/v1/games/{game}/rounds" in routes
     assert not any(ch.isdigit() for r in routes for ch in r.replace("v1", "")), routes
+
+
+def test_money_metrics_are_per_currency(make_server) -> None:
+    """Players in EUR and JPY on the same build (transfer wallet, launched by URL in their currency): each
+    currency's stakes, wins, refunds and GGR in ``/metrics`` are the database's summed per
+    ``players.currency`` to the minor unit, counted through the fold, the open rounds remembered and closed
+    later, and a void round; no currency's figure includes another's. The overview gives the same."""
+    game = "forge-of-fortunes"
+    config = parse_config({
+        "server": {"mode": "operator", "api_key_sha256": hashlib.sha256(OPERATOR_KEY.encode()).hexdigest(),
+                   "metrics_token_sha256": hashlib.sha256(METRICS_TOKEN.encode()).hexdigest(),
+                   "expiry_check_seconds": 0, "round_start_quantum_ms": 0},
+        "games": {game: {"bet_ladder": [10, 20], "bet_ladders": {"JPY": [10, 100]}}},
+        "operator": {"secret": SECRET},
+    }, "test")
+    server = make_server(config)
+    server.app.state.monitor.tally.settle_seconds = 0.0  # fold every scrape (PostgreSQL: exercises the fold)
+    bets = {"EUR": 20, "JPY": 100}
+    by_currency: dict[str, list[Player]] = {}
+    for name, code in (("eve", "EUR"), ("emil", "EUR"), ("jun", "JPY"), ("jiro", "JPY")):
+        by_currency.setdefault(code, []).append(Player(server, launch(server.client, name, code), name))
+        assert server.client.post(f"/api/v1/operator/players/{name}/deposits", json={"amount": 1_000_000},
+                                  headers={"X-Operator-Key": OPERATOR_KEY,
+                                           "Idempotency-Key": uuid.uuid4().hex}).status_code == 200
+    everyone = [p for group in by_currency.values() for p in group]
+    currency_of = {p.name: code for code, group in by_currency.items() for p in group}
+    for _ in range(5):
+        for p in everyone:
+            p.finish(p.start(game, bets[currency_of[p.name]]))
+    scenario = feature_scenario(game)  # a round of several steps, left open after its first
+    opened = {}
+    for code, group in by_currency.items():
+        server.draws.source = SeededDraws(scenario.seed)
+        opened[code] = group[0].start(game, bets[code])
+        assert opened[code]["status"] == "open"
+    server.draws.source = SecureDraws()
+    scrape(server)  # the open rounds are folded as open and remembered with their currency ...
+    for code, group in by_currency.items():
+        group[0].finish(opened[code])  # ... and closed afterwards
+        server.draws.source = BrokenDraws()  # a malfunction voids a round in each currency (stake refunded)
+        assert group[1].start(game, bets[code])["status"] == "void"
+        server.draws.source = SecureDraws()
+    samples = scrape(server)
+    with server.engine.connect() as conn:
+        db = {code: (int(stakes), int(wins), int(refunds)) for code, stakes, wins, refunds in conn.execute(
+            select(players.c.currency, func.sum(rounds.c.cost),
+                   func.sum(case((rounds.c.status == "finished", rounds.c.win), else_=0)),
+                   func.sum(case((rounds.c.status == "void", rounds.c.cost), else_=0)))
+            .join(players, players.c.id == rounds.c.player_id).group_by(players.c.currency))}
+        ledger_db = {code: (-int(stake), int(win), int(refund)) for code, stake, win, refund in conn.execute(
+            select(players.c.currency, *(func.sum(case((ledger.c.kind == kind, ledger.c.amount), else_=0))
+                                         for kind in ("stake", "win", "refund")))
+            .join(players, players.c.id == ledger.c.player_id).group_by(players.c.currency))}
+    assert set(db) == {"EUR", "JPY"} and db == ledger_db
+    assert all(refunds == bets[code] for code, (_, _, refunds) in db.items())
+    assert db["EUR"][0] != db["JPY"][0]  # distinct totals: a figure that included the other currency would show
+    for code, (stakes, wins, refunds) in db.items():
+        assert total(samples, "reelforge_stakes_minor_total", currency=code) == stakes
+        assert total(samples, "reelforge_wins_minor_total", currency=code) == wins
+        assert total(samples, "reelforge_refunds_minor_total", currency=code) == refunds
+        assert total(samples, "reelforge_ggr_minor", currency=code) == stakes - wins - refunds
+    currencies = {dict(ls)["currency"] for (n, ls) in samples if n.startswith(("reelforge_stakes_minor",
+                                                                               "reelforge_ggr_minor"))}
+    assert currencies == {"EUR", "JPY"}
+    r = server.client.get("/api/v1/operator/overview", headers={"X-Operator-Key": OPERATOR_KEY})
+    assert r.status_code == 200, r.text
+    (build,) = r.json()["builds"]
+    assert {m["currency"]: (m["decimals"], m["stakes"], m["wins"], m["refunds"], m["ggr"]) for m in build["money"]} \
+        == {code: ({"EUR": 2, "JPY": 0}[code], s, w, f, s - w - f) for code, (s, w, f) in db.items()}
 
 
 def test_metrics_and_overview_need_a_key(make_server) -> None:

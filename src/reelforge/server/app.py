@@ -74,8 +74,7 @@ def create_app(config: ServerConfig, database_url: str | None = None, *, engine:
     metrics = Metrics(metrics_multiprocess)
     monitor = RtpMonitor(RoundTally(engine, config.monitor.since, settle_seconds_for(config.db_pool_timeout_seconds)),
                          config.monitor, figures_for(config.monitor))
-    metrics.add_collector(DatabaseCollector(monitor, config.currency,
-                                            lambda: open_rounds(engine, limit=0)[0]))
+    metrics.add_collector(DatabaseCollector(monitor, lambda: open_rounds(engine, limit=0)[0]))
     http.on_refusal = metrics.refusals  # the HTTP limits' refusals (this process's, whichever app)
     ctx = Context(engine, config, service, metrics, monitor)
     if service.wallet is not None:  # seamless: the wallet calls and the outbox in /metrics and on the operator page

@@ -5,7 +5,7 @@ Two kinds of figures:
 * **from the database, read when scraped** (:class:`DatabaseCollector`, through
   :class:`~reelforge.server.tally.RoundTally`): rounds started, finished,
   completed on expiry and voided, stakes, wins, refunds and GGR in minor units
-  (per game, build, version and mode; amounts per currency), open rounds and
+  (per game, build, version and mode; amounts per currency: the players'), open rounds and
   the oldest one's age, and the RTP monitor's figures and alarms. They are the
   database's totals, so they agree with it to the minor unit whichever server
   process is scraped, and survive restarts;
@@ -156,9 +156,8 @@ class DatabaseCollector:
     """The figures read from the database at every scrape: round totals, open rounds and the RTP monitor
     (see the module docstring). ``monitor`` is an :class:`~reelforge.server.monitor.RtpMonitor`."""
 
-    def __init__(self, monitor: Any, currency: str, open_rounds: Any) -> None:
+    def __init__(self, monitor: Any, open_rounds: Any) -> None:
         self.monitor = monitor
-        self.currency = currency
         self.open_rounds = open_rounds
         """Callable: ``{game: (count, oldest start)}`` of the open rounds."""
 
@@ -179,20 +178,22 @@ class DatabaseCollector:
             for key, t in sorted(totals.items()):
                 family.add_metric(list(key), value(t))
             yield family
-        money = {
-            "stakes_minor": ("Stakes and feature-buy prices debited, minor units", lambda t: t.stakes),
-            "wins_minor": ("Wins credited, minor units", lambda t: t.wins),
-            "refunds_minor": ("Stakes refunded for void rounds, minor units", lambda t: t.refunds),
+        # Money per currency (the players'): one sample per currency and key, never a sum across currencies.
+        money = [(code, key, m) for key, t in sorted(totals.items()) for code, m in sorted(t.currencies.items())]
+        families = {
+            "stakes_minor": ("Stakes and feature-buy prices debited, minor units", lambda m: m.stakes),
+            "wins_minor": ("Wins credited, minor units", lambda m: m.wins),
+            "refunds_minor": ("Stakes refunded for void rounds, minor units", lambda m: m.refunds),
         }
-        for name, (doc, value) in money.items():
+        for name, (doc, value) in families.items():
             family = CounterMetricFamily(f"reelforge_{name}", doc, labels=["currency", *KEY_LABELS])
-            for key, t in sorted(totals.items()):
-                family.add_metric([self.currency, *key], value(t))
+            for code, key, m in money:
+                family.add_metric([code, *key], value(m))
             yield family
         ggr = GaugeMetricFamily("reelforge_ggr_minor", "Gross gaming revenue: stakes - wins - refunds, minor units "
                                 "(open rounds' stakes included)", labels=["currency", *KEY_LABELS])
-        for key, t in sorted(totals.items()):
-            ggr.add_metric([self.currency, *key], t.ggr)
+        for code, key, m in money:
+            ggr.add_metric([code, *key], m.ggr)
         yield ggr
         yield from self._open_rounds()
         yield from self._monitor(readings)

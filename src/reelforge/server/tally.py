@@ -3,7 +3,8 @@
 :class:`RoundTally` is what ``/metrics``, the RTP monitor and the operator page
 read: per game, build, version and mode the rounds started, finished
 (completed on expiry among them) and voided, the stakes, wins and refunds in
-minor units, and, for the RTP monitor, the finished rounds since the
+minor units, per currency too (the player's, ``players.currency``: a key's
+players may play in several), and, for the RTP monitor, the finished rounds since the
 monitor's start with their costs, wins and sum of squared costs. The figures
 are the database's, so every server process (``serve --workers N``) reports
 the same totals whichever of them is scraped, and they survive restarts.
@@ -31,20 +32,41 @@ from __future__ import annotations
 import threading
 import time
 from collections import defaultdict
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import Engine, Float, case, cast, func, literal, select
 
 from reelforge.server.db import is_sqlite
-from reelforge.server.schema import rounds
+from reelforge.server.schema import players, rounds
 
 Key = tuple[str, str, str, str]
 """(game, build, build version, mode)."""
 
 _KEY_COLUMNS = (rounds.c.game, rounds.c.build, rounds.c.build_version, rounds.c.mode)
+_WITH_CURRENCY = rounds.join(players, players.c.id == rounds.c.player_id)
+"""A round's money is in its player's currency (``players.currency``)."""
 _PENDING_BATCH = 500
+
+
+@dataclass
+class Money:
+    """One currency's amounts, minor units of it."""
+
+    stakes: int = 0
+    wins: int = 0
+    refunds: int = 0
+
+    def add(self, other: Money) -> None:
+        self.stakes += other.stakes
+        self.wins += other.wins
+        self.refunds += other.refunds
+
+    @property
+    def ggr(self) -> int:
+        """Gross gaming revenue: stakes - wins - refunds (open rounds' stakes included)."""
+        return self.stakes - self.wins - self.refunds
 
 
 @dataclass
@@ -64,11 +86,17 @@ class Totals:
     monitored_cost_sq: float = 0.0
     monitored_max_win: int = 0
     """The largest single win among the monitored rounds (the monitor's high side discounts it)."""
+    currencies: dict[str, Money] = field(default_factory=dict)
+    """``stakes``, ``wins`` and ``refunds`` per currency (they sum to them; only these are money: a sum over
+    currencies is a count of minor units of mixed sizes)."""
 
     def add(self, other: Totals) -> None:
         for f in fields(self):
             if f.name == "monitored_max_win":
                 self.monitored_max_win = max(self.monitored_max_win, other.monitored_max_win)
+            elif f.name == "currencies":
+                for code, money in other.currencies.items():
+                    self.currencies.setdefault(code, Money()).add(money)
             else:
                 setattr(self, f.name, getattr(self, f.name) + getattr(other, f.name))
 
@@ -83,9 +111,9 @@ class Totals:
 
 
 def contribution(status: str, on_expiry: bool, monitored: bool, n: int, cost: int, win: int,
-                 cost_sq: float, max_win: int = 0, *, started: bool = True) -> Totals:
+                 cost_sq: float, max_win: int = 0, *, started: bool = True, currency: str | None = None) -> Totals:
     """What ``n`` rounds of one ``status`` add (``started=False``: only what closing them adds, for rounds
-    already counted while open)."""
+    already counted while open); ``currency``: their players' (None: no per-currency breakdown)."""
     t = Totals()
     if started:
         t.started, t.stakes = n, cost
@@ -97,6 +125,8 @@ def contribution(status: str, on_expiry: bool, monitored: bool, n: int, cost: in
             t.monitored_max_win = max_win
     elif status == "void":
         t.voided, t.refunds = n, cost  # a void round's cost is refunded whole
+    if currency is not None:
+        t.currencies[currency] = Money(t.stakes, t.wins, t.refunds)
     return t
 
 
@@ -110,8 +140,8 @@ class RoundTally:
         self.settle_seconds = 0.0 if is_sqlite(engine) else settle_seconds
         self.cursor = 0
         self.settled: dict[Key, Totals] = defaultdict(Totals)
-        self.pending: dict[int, tuple[Key, bool]] = {}
-        """Open rounds at or below the cursor (counted as open): id -> (key, monitored)."""
+        self.pending: dict[int, tuple[Key, bool, str]] = {}
+        """Open rounds at or below the cursor (counted as open): id -> (key, monitored, currency)."""
         self.current: dict[Key, Totals] = {}
         self.refreshed_at: float | None = None
         self._lock = threading.Lock()
@@ -124,17 +154,20 @@ class RoundTally:
     def _aggregate(self, conn: Any, low: int, high: int | None) -> dict[Key, Totals]:
         """The totals of the rounds with ids in ``(low, high]`` (``high`` None: no upper end)."""
         flag = self._monitored().label("monitored")
-        query = select(*_KEY_COLUMNS, rounds.c.status, rounds.c.completed_on_expiry, flag, func.count(),
+        groups = (*_KEY_COLUMNS, players.c.currency, rounds.c.status, rounds.c.completed_on_expiry, flag)
+        query = select(*groups, func.count(),
                        func.coalesce(func.sum(rounds.c.cost), 0), func.coalesce(func.sum(rounds.c.win), 0),
                        func.coalesce(func.sum(cast(rounds.c.cost, Float) * rounds.c.cost), 0.0),
-                       func.coalesce(func.max(rounds.c.win), 0)).where(rounds.c.id > low)
+                       func.coalesce(func.max(rounds.c.win), 0)).select_from(_WITH_CURRENCY).where(rounds.c.id > low)
         if high is not None:
             query = query.where(rounds.c.id <= high)
-        query = query.group_by(*_KEY_COLUMNS, rounds.c.status, rounds.c.completed_on_expiry, flag)
+        query = query.group_by(*groups)
         out: dict[Key, Totals] = defaultdict(Totals)
-        for game, build, version, mode, status, on_expiry, monitored, n, cost, win, cost_sq, top in conn.execute(query):
+        for game, build, version, mode, currency, status, on_expiry, monitored, n, cost, win, cost_sq, top in (
+                conn.execute(query)):
             out[(game, build, version, mode)].add(contribution(status, bool(on_expiry), bool(monitored), int(n),
-                                                               int(cost), int(win), float(cost_sq), int(top)))
+                                                               int(cost), int(win), float(cost_sq), int(top),
+                                                               currency=currency))
         return out
 
     def _connect(self) -> Any:
@@ -167,9 +200,9 @@ class RoundTally:
         for key, t in self._aggregate(conn, self.cursor, top).items():
             self.settled[key].add(t)
         flag = self._monitored().label("monitored")
-        for row in conn.execute(select(rounds.c.id, *_KEY_COLUMNS, flag).where(
-                rounds.c.id > self.cursor, rounds.c.id <= top, rounds.c.status == "open")):
-            self.pending[int(row[0])] = ((row[1], row[2], row[3], row[4]), bool(row[5]))
+        for row in conn.execute(select(rounds.c.id, *_KEY_COLUMNS, flag, players.c.currency).select_from(
+                _WITH_CURRENCY).where(rounds.c.id > self.cursor, rounds.c.id <= top, rounds.c.status == "open")):
+            self.pending[int(row[0])] = ((row[1], row[2], row[3], row[4]), bool(row[5]), row[6])
         self.cursor = top
 
     def _recheck_pending(self, conn: Any) -> None:
@@ -186,15 +219,16 @@ class RoundTally:
             for rid, status, on_expiry, cost, win in conn.execute(select(
                     rounds.c.id, rounds.c.status, rounds.c.completed_on_expiry, rounds.c.cost, rounds.c.win).where(
                     rounds.c.id.in_(chunk))):
-                key, monitored = self.pending.pop(int(rid))
+                key, monitored, currency = self.pending.pop(int(rid))
                 self.settled[key].add(contribution(status, bool(on_expiry), monitored, 1, int(cost), int(win),
-                                                   float(cost) * float(cost), int(win), started=False))
+                                                   float(cost) * float(cost), int(win), started=False,
+                                                   currency=currency))
 
 
 def open_rounds(engine: Engine, limit: int = 20) -> tuple[dict[str, tuple[int, datetime]], list[tuple]]:
     """Per game the number of open rounds and the oldest one's start, and the ``limit`` oldest open rounds
-    as ``(round id, player name, game, build, bet, created_at)`` (the expiry index serves both)."""
-    from reelforge.server.schema import players
+    as ``(round id, player name, game, build, bet, created_at, currency)`` (the expiry index serves both; the
+    bet in minor units of the player's currency)."""
     from reelforge.server.store import parse_ts
 
     with engine.connect() as conn:
@@ -203,8 +237,9 @@ def open_rounds(engine: Engine, limit: int = 20) -> tuple[dict[str, tuple[int, d
             per_game = {game: (int(n), parse_ts(oldest)) for game, n, oldest in conn.execute(
                 select(rounds.c.game, func.count(), func.min(rounds.c.created_at))
                 .where(rounds.c.status == "open").group_by(rounds.c.game))}
-            oldest = [(r[0], r[1], r[2], r[3], r[4], parse_ts(r[5])) for r in conn.execute(
-                select(rounds.c.id, players.c.name, rounds.c.game, rounds.c.build, rounds.c.bet, rounds.c.created_at)
+            oldest = [(r[0], r[1], r[2], r[3], r[4], parse_ts(r[5]), r[6]) for r in conn.execute(
+                select(rounds.c.id, players.c.name, rounds.c.game, rounds.c.build, rounds.c.bet, rounds.c.created_at,
+                       players.c.currency)
                 .join(players, players.c.id == rounds.c.player_id)
                 .where(rounds.c.status == "open").order_by(rounds.c.created_at).limit(limit))] if limit else []
     return per_game, oldest

@@ -81,7 +81,9 @@ def overview_json(ctx: Context) -> dict[str, Any]:
             "game": game, "title": _title(game), "build": build, "build_version": version, "mode": mode,
             "rounds_started": t.started, "rounds_finished": t.finished, "rounds_open": t.open,
             "rounds_voided": t.voided, "rounds_completed_on_expiry": t.completed_on_expiry,
-            "stakes": t.stakes, "wins": t.wins, "refunds": t.refunds, "ggr": t.ggr,
+            # money per currency (the players'): minor units of each, never summed across currencies
+            "money": [{"currency": code, "decimals": ctx.config.currencies.get(code, 2), "stakes": m.stakes,
+                       "wins": m.wins, "refunds": m.refunds, "ggr": m.ggr} for code, m in sorted(t.currencies.items())],
             "rtp_all_time": t.wins / (t.stakes - t.refunds) if t.stakes - t.refunds else None,
             "monitor": reading.to_json() if reading else None,
             "history": [{"t": p[0], "rounds": p[1], "observed": p[2], "lower": p[3], "upper": p[4]}
@@ -100,9 +102,9 @@ def overview_json(ctx: Context) -> dict[str, Any]:
             "per_game": {g: {"count": n, "oldest_age_seconds": max(0.0, now - ts.timestamp())}
                          for g, (n, ts) in sorted(per_game.items())},
             "oldest": [{"round": ctx.service.ids.public(rid), "player": player, "game": game, "title": _title(game),
-                        "build": build,
-                        "bet": bet, "started_at": iso(ts), "age_seconds": max(0.0, now - ts.timestamp())}
-                       for rid, player, game, build, bet, ts in oldest],
+                        "build": build, "bet": bet, "currency": code, "decimals": ctx.config.currencies.get(code, 2),
+                        "started_at": iso(ts), "age_seconds": max(0.0, now - ts.timestamp())}
+                       for rid, player, game, build, bet, ts, code in oldest],
         },
         # The seamless wallet's health (issue "Operators plug in": call latency and failures by kind, the
         # outbox depth) goes here, from Context.wallet_health; None: transfer mode (the server holds balances).

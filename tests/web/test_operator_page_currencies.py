@@ -1,0 +1,73 @@
+"""The operator page in Chromium with players in two currencies on one build: its stakes, wins and GGR cells
+show one line per currency, each formatted in that currency (JPY without decimals) and equal to the
+database's figure for the players of that currency, to the minor unit."""
+
+from __future__ import annotations
+
+import re
+import uuid
+from dataclasses import replace
+
+from playwright.sync_api import expect
+from sqlalchemy import case, func, select
+
+from reelforge.server.auth import bearer, open_session
+from reelforge.server.launch import create_launch, exchange_launch
+from reelforge.server.schema import players, rounds
+
+from .conftest import OPERATOR_KEY, test_config
+
+GAME = "forge-of-fortunes"
+
+
+def WEB_CONFIG():  # noqa: N802 - the name the web_server fixture looks for
+    """The test configuration in operator mode, with a JPY ladder for GAME (the server's ladder: multiples
+    of the build's win unit, so every win pays a whole yen)."""
+    config = test_config()
+    games = dict(config.games)
+    games[GAME] = replace(games[GAME], ladders={"JPY": games[GAME].bet_ladder})
+    return replace(config, mode="operator", games=games)
+
+
+def test_each_currency_has_its_own_line(web_server, new_page) -> None:
+    engine, config, service = web_server.app.state.engine, web_server.config, web_server.app.state.service
+    launched = create_launch(engine, config, {"player": "yen-player", "currency": "JPY", "language": "en",
+                                              "profile": None, "min_bet": None, "max_bet": None, "game": None},
+                             web_server.url + "/")
+    yen = exchange_launch(engine, config, launched["launch_url"].split("launch=")[1].split("&")[0])["token"]
+    assert yen
+    euro = open_session(engine, config, "euro-player", OPERATOR_KEY)["token"]
+    bet = config.games[GAME].bet_ladder[0]
+    for name, token, n in (("yen-player", yen, 40), ("euro-player", euro, 25)):
+        web_server.client().deposit(name, 10**8)
+        who = bearer(f"Bearer {token}")
+        for _ in range(n):
+            rnd = service.start_round(who, GAME, bet, False, None, uuid.uuid4().hex).body
+            while rnd["status"] == "open":
+                rnd = service.play_step(who, rnd["id"], None, uuid.uuid4().hex).body
+    with engine.connect() as conn:
+        db = {code: (int(stakes), int(wins)) for code, stakes, wins in conn.execute(
+            select(players.c.currency, func.sum(rounds.c.cost),
+                   func.sum(case((rounds.c.status == "finished", rounds.c.win), else_=0)))
+            .join(players, players.c.id == rounds.c.player_id).group_by(players.c.currency))}
+    assert set(db) == {"EUR", "JPY"}
+
+    page = new_page()
+    page.goto("/operator.html")
+    page.get_by_test_id("key").fill(OPERATOR_KEY)
+    page.get_by_test_id("key-submit").click()
+    expect(page.locator("body")).to_have_attribute("data-loaded", "1")
+    row = page.get_by_test_id("build-row").filter(has_text=GAME)
+    expect(row).to_have_count(1)
+    cells = row.locator("td.num")  # started, open, voided, expired, stakes, wins, GGR, ...
+    for index, figure in ((4, lambda s, w: s), (5, lambda s, w: w), (6, lambda s, w: s - w)):
+        lines = cells.nth(index).locator("div").all_inner_texts()
+        assert len(lines) == 2, lines
+        shown = dict(zip(("EUR", "JPY"), lines, strict=True))  # sorted by currency code
+        assert "€" in shown["EUR"] and "¥" in shown["JPY"], shown
+        assert not re.search(r"[.,]\d{2}$", shown["JPY"]), shown  # yen has no minor unit to show
+        for code, text in shown.items():
+            value = figure(*db[code])
+            assert re.sub(r"\D", "", text).lstrip("0") == str(abs(value)), (code, text, value)
+            assert ("-" in text or "−" in text) == (value < 0), (code, text, value)
+    assert not page.js_errors, page.js_errors

@@ -92,3 +92,18 @@ export function replaySteps(steps, apply) {
   const instant = { fast: () => true, wait: async () => {}, quiet: true };
   return steps.reduce((p, s) => p.then(() => apply(s, instant)), Promise.resolve());
 }
+
+// What a renderer that draws each step from its events shares: `apply` plays a step, an
+// interrupted round is redrawn by replaying its steps on a new board (the renderer's newRound),
+// and no step waits for a player's choice. Spread into the renderer object.
+export function stepsRenderer(apply) {
+  return {
+    playStep(step, _round, anim) { return apply(step, anim); },
+    apply,
+    restore(round) {
+      this.newRound();
+      return replaySteps(round.steps, apply);
+    },
+    nextAction() { return null; },
+  };
+}

@@ -6,7 +6,7 @@
 //   {type:"ladder", move:"advance|coal_back|coal_safe|nothing|slag_end|top_reached", from, to, from_x, to_x}
 //   {type:"award", runner, win_x, respins}, {type:"round_end", total_win_x}
 
-import { el, formatX, replaySteps } from "../util.js";
+import { el, formatX, stepsRenderer } from "../util.js";
 
 // Every drawing of the Gold Nugget gets its own gradient id: an id repeated in the page (the lobby's
 // hidden art) would make the browser resolve url(#...) to the first copy and draw the nugget hollow.
@@ -202,16 +202,9 @@ export function create(root, ctx = {}) {
       showReels(["GOLD", "BLANK", "SLAG"]);
       say("Three Gold Nuggets start the Forging Re-Spins");
     },
-    playStep(step, _round, anim) { return apply(step, anim); },
-    apply,
+    ...stepsRenderer(apply),
     describe,
-    restore(round) {
-      this.newRound();
-      // Replaying events draws the board exactly as the interrupted round left it.
-      return replaySteps(round.steps, apply);
-    },
     nextLabel(round) { return round.next_step === "respin" ? "RE-SPIN" : "CONTINUE"; },
-    nextAction() { return null; },
     status(round) {
       if (round && round.status === "open" && runner !== null) {
         return `Forging Re-Spins: the marker is on ${pay(ladder[runner] ?? "0")}${safe.has(ladder[runner]) ? " (safe)" : ""}`;

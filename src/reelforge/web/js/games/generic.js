@@ -2,7 +2,7 @@
 // event carries (a list of columns or rows of symbols), lists the wins and
 // narrates every other event, one event at a time so cascades stay visible.
 
-import { compact, el, formatX, replaySteps, symbolHue, words } from "../util.js";
+import { compact, el, formatX, stepsRenderer, symbolHue, words } from "../util.js";
 
 /** The first 2-D array of symbols in an event (its "board"), with its field name. */
 export function findBoard(ev) {
@@ -73,15 +73,9 @@ export function create(root, _ctx) {
   return {
     newRound() { log.replaceChildren(); },
     showcase() {},
-    playStep(step, _round, anim) { return apply(step, anim); },
-    apply,
+    ...stepsRenderer(apply),
     describe: (ev) => (findBoard(ev) || /win/.test(ev.type || "") ? describeEvent(ev) : null),
-    restore(round) {
-      this.newRound();
-      return replaySteps(round.steps, apply);
-    },
     nextLabel(round) { return round.next_step ? words(round.next_step).toUpperCase() : "CONTINUE"; },
-    nextAction() { return null; },
     status() { return ""; },
   };
 }

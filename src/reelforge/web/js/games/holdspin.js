@@ -7,7 +7,7 @@
 //   hold_and_respin {coins, respins}; cap {cap_x}
 // The respins' reset value comes from the help's extra.respins, the Grand from extra.grand_x.
 
-import { el, formatX, replaySteps } from "../util.js";
+import { el, formatX, stepsRenderer } from "../util.js";
 import { addX } from "./gems.js";
 import { parsePay } from "./lines.js";
 import { coinArt, symbolArt, vaultArt } from "./symbols.js";
@@ -224,15 +224,9 @@ export function create(root, ctx = {}) {
       showCounters();
     },
     showcase,
-    playStep(step, _round, anim) { return apply(step, anim); },
-    apply,
+    ...stepsRenderer(apply),
     describe,
-    restore(round) {
-      this.newRound();
-      return replaySteps(round.steps, apply);
-    },
     nextLabel(round) { return round.next_step === "respin" ? "RESPIN" : "CONTINUE"; },
-    nextAction() { return null; },
     status(round) {
       if (round && round.status === "open" && inFeature) {
         return `Hold and Respin: ${respins} ${respins === 1 ? "respin" : "respins"} left, ${coins} coins worth ${money(collectedX)}`;

@@ -5,7 +5,7 @@
 //   free_spins_awarded {spins, retrigger}; cap {cap_x}
 // The line table comes from the help's extra.lines (the row each line crosses on each reel, 0 top).
 
-import { el, formatX, replaySteps } from "../util.js";
+import { el, formatX, stepsRenderer } from "../util.js";
 import { addX } from "./gems.js";
 import { symbolArt } from "./symbols.js";
 
@@ -285,15 +285,9 @@ export function create(root, ctx = {}) {
       showCounters();
     },
     showcase,
-    playStep(step, _round, anim) { return apply(step, anim); },
-    apply,
+    ...stepsRenderer(apply),
     describe,
-    restore(round) {
-      this.newRound();
-      return replaySteps(round.steps, apply);
-    },
     nextLabel(round) { return round.next_step === "free_spin" ? "FREE SPIN" : "CONTINUE"; },
-    nextAction() { return null; },
     status(round) {
       if (round && round.status === "open" && inFeature) {
         return `Free spins: ${left()} of ${awarded} left, feature win ${money(featureX)}`;

@@ -8,16 +8,19 @@ import { betLadder, buyPrice, currentBet, defaultBetIndex, setBetIndex, showBet,
 import { formatRtp, gameHelp } from "./help.js";
 import { BIG_WIN_X, endMomentNow, moment, turboOn, winTitle } from "./moments.js";
 import { countRound, realityCheckDue, showRealityCheck, updateSessionBar } from "./session.js";
-import { music, play } from "./sound.js";
+import { music, play, winSound } from "./sound.js";
 import { $, ApiError, S, api, explain, notice, setBalance, touchDevice } from "./state.js";
-import { el, formatX, parseFraction, sleep, times } from "./util.js";
+import { QUICK, el, formatX, parseFraction, settled, sleep, times } from "./util.js";
 
 /** The feature playing itself: null, or {stop: the player asked to pause, skip: show the rest at once}. */
 export const FEATURE = { on: false, stop: false, skip: false };
 
+/** How a step is played live: Quick spin shortens every pause and fall (to QUICK of its length), never skips
+ * one; only SKIP (the rest of a feature at once) draws without animation. */
 function liveAnim() {
   const quick = () => turboOn() || FEATURE.skip;
-  return { fast: quick, wait: (ms) => (quick() ? Promise.resolve() : sleep(ms)), quiet: FEATURE.skip };
+  return { fast: quick, wait: (ms) => (FEATURE.skip ? Promise.resolve() : sleep(turboOn() ? ms * QUICK : ms)),
+    quiet: FEATURE.skip };
 }
 
 export function roundOpen() { return !!(S.round && S.round.status === "open"); }
@@ -248,6 +251,8 @@ async function playOut(rnd, starting, token) {
     document.body.dataset.animating = "1";
     const stepStarted = performance.now();
     await S.renderer.playStep(step, rnd, liveAnim());
+    // The result waits for the board: every symbol landed, every win shown, before a figure moves.
+    await settled($("stage"));
     delete document.body.dataset.animating;
     if (token !== S.viewToken) return null;
     first = false;
@@ -347,7 +352,7 @@ async function finishRound(rnd) {
     await moment({ title: "FEATURE COMPLETE", kind: "summary", amount: S.money(paid), sub: played,
       text: paid ? `The feature's total win: ${formatX(rnd.total_win_x)} your bet.` : "The feature ends without a win." });
   } else if (paid) {
-    play("win");
+    play(winSound(x));
   }
   $("win").classList.toggle("big", big);
 }

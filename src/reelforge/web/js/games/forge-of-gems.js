@@ -9,8 +9,9 @@
 //   gembox_awarded {scatters, scatter_class}; gembox_reward {scatter_class, reward, prize_x, free_spins}
 //   free_spins_awarded {free_spins}; free_spins_remaining {played, remaining, multiplier}; cap; round_end
 
-import { el, formatX, replaySteps } from "../util.js";
-import { addX, makeGrid, nameOf, symbolSvg } from "./gems.js";
+import { play } from "../sound.js";
+import { el, formatX, landed, replaySteps } from "../util.js";
+import { addX, makeGrid, nameOf, symbolSvg, teaseColumn } from "./gems.js";
 
 // The FORGE REEL symbols: arrow, word on the tile, name, what it does.
 const FORGE_ART = {
@@ -140,14 +141,18 @@ export function create(root, ctx = {}) {
         if (!inFeature) gembox.hidden = true;
         multiplier = ev.multiplier;
         setForge(ev.forge_reel);
-        grid.set(ev.board, { drop: !anim.quiet });
+        // Three Scatters award the GEMBOX: with two landed and a reel to go, the rest land later, lit.
+        const teaseFrom = teaseColumn(ev.board, (n) => String(n).split("*")[0] === "SCATTER", 3);
+        grid.set(ev.board, { drop: !anim.quiet, quick: anim.fast(), teaseFrom });
+        if (teaseFrom !== null && !anim.quiet && !anim.still) play("tease");
         waysBox.textContent = waysText(ev.ways);
         if (ev.guaranteed_multiplier_position !== undefined && ev.guaranteed_multiplier_position !== null && !anim.still) {
           forgeRow.children[ev.guaranteed_multiplier_position].classList.add("flash");
         }
         say(step.kind === "free_spin" ? "Free spin" : "");
         showCounters();
-        await anim.wait(450);
+        await landed(anim, grid.root);
+        await anim.wait(200);
       } else if (ev.type === "win") {
         // Winning cells add up over the cascade's wins: the symbol or WILD on reels 1..length.
         const hit = (c, r, sym) => c < ev.length && (sym === ev.symbol || sym === "WILD");
@@ -171,7 +176,8 @@ export function create(root, ctx = {}) {
         await anim.wait(300);
         grid.clear("win");
         grid.clear("boom");
-        grid.set(ev.board, { drop: !anim.quiet });
+        grid.set(ev.board, { drop: anim.quiet ? false : "changed", quick: anim.fast() });
+        await landed(anim, grid.root);
         // Each landing is a small badge in its cell's corner that fades; a Blank lands nothing to see.
         for (const land of ev.landings) {
           if (land.forge === "BLANK") continue;

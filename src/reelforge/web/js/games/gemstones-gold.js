@@ -10,9 +10,9 @@
 //   free_spins_awarded {scatters, awarded, remaining}, free_spins_remaining {played, remaining, total_multiplier_*}
 //   cap_reached {win_x, forfeited_spins}, round_end {total_win_x, ...}
 
-import { el, formatX, replaySteps } from "../util.js";
-import { addX } from "./gems.js";
-import { makeGrid, nameOf, symbolSvg } from "./gems.js";
+import { play } from "../sound.js";
+import { el, formatX, landed, replaySteps } from "../util.js";
+import { addX, makeGrid, nameOf, symbolSvg, teaseColumn } from "./gems.js";
 
 const CHARS = { G: "GOLD_NUGGET", R: "RUBY", A: "AMETHYST", S: "SAPPHIRE", E: "EMERALD", B: "BRONZE_ORE",
   P: "PINK_STONE", L: "BLUE_STONE", X: "SCATTER" };
@@ -119,7 +119,11 @@ export function create(root, ctx = {}) {
         sumBox.textContent = "";
         grid.clear("win");
         grid.clear("boom");
-        grid.set(names(ev.board), { drop: !anim.quiet });
+        const board = names(ev.board);
+        // Three Scatters start the free spins: with two landed and a column to go, the rest land later, lit.
+        const teaseFrom = teaseColumn(board, (n) => n === "SCATTER", 3);
+        grid.set(board, { drop: !anim.quiet, quick: anim.fast(), teaseFrom });
+        if (teaseFrom !== null && !anim.quiet && !anim.still) play("tease");
         const byLane = new Map(ev.multiplier_reel.map((m) => [m.lane - 1, m]));
         for (let i = 0; i < REELS; i++) {
           const m = byLane.get(i);
@@ -127,9 +131,12 @@ export function create(root, ctx = {}) {
         }
         say(ev.kind === "free" ? "Free spin" : "");
         showCounters();
-        await anim.wait(450);
+        await landed(anim, grid.root);
+        await anim.wait(200);
       } else if (ev.type === "cascade") {
-        grid.set(names(ev.board));
+        // The refill of the cascade before (the first cascade is the spin's own board): new symbols fall in.
+        grid.set(names(ev.board), { drop: anim.quiet ? false : "changed", quick: anim.fast() });
+        await landed(anim, grid.root);
         const winners = new Set(ev.wins.map((w) => w.symbol));
         grid.mark("win", (_c, _r, sym) => winners.has(sym));
         spinSum = addX(spinSum, ev.cascade_win_x);
@@ -146,7 +153,8 @@ export function create(root, ctx = {}) {
         await anim.wait(350);
       } else if (ev.type === "spin_result") {
         grid.clear("win");
-        grid.set(names(ev.final_board), { drop: !anim.quiet && ev.cascades > 0 });
+        grid.set(names(ev.final_board), { drop: !anim.quiet && ev.cascades > 0 ? "changed" : false, quick: anim.fast() });
+        await landed(anim, grid.root);
         const revealed = ev.revealed_values || [];
         sumBox.dataset.sum = String(ev.multiplier_sum);
         sumBox.textContent = multiplierWords(ev);

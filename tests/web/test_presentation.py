@@ -1,0 +1,163 @@
+"""The game as a released slot presents it (issue 38): the result waits for the board (no symbol still
+falling, no win still flashing when the win, a win in the balance or an enabled SPIN appear), Quick spin shortens the
+falls without skipping them, the reels spin their own strips and stop left to right in about 1.5-2 s with
+anticipation when a feature is one symbol away, and sounds that are layered and distinct."""
+
+from __future__ import annotations
+
+import os
+from functools import cache
+
+import pytest
+
+if not os.environ.get("CI"):
+    pytest.importorskip("playwright.sync_api")
+
+from reelforge.core.draws import SecureDraws, SeededDraws  # noqa: E402
+from reelforge.games.registry import get_game  # noqa: E402
+
+from .conftest import test_config  # noqa: E402
+from .helpers import idle, open_game, session, unique_player  # noqa: E402
+
+DEMO = test_config()
+LINES = "seven-lines"
+
+# Counts, at the moment each thing appears, the board's finite animations still running (a symbol falling,
+# a reel landing, a flash; a win's looping pulse does not count): when the round state leaves "busy" (SPIN
+# enabled), when the win amount changes and when the balance changes. Also when each reel stops spinning.
+RECORDER_JS = """window.__rec = {idle: [], win: [], balance: [], stops: [], strips: [], teased: [], pressed: 0};
+    document.addEventListener('DOMContentLoaded', () => {
+        const running = () => document.getElementById('stage').getAnimations({subtree: true})
+            .filter((a) => a.effect.getComputedTiming().iterations !== Infinity && a.playState === 'running').length;
+        const rec = window.__rec;
+        new MutationObserver(() => {
+            if (['idle', 'open'].includes(document.body.dataset.roundState)) rec.idle.push(running());
+        }).observe(document.body, {attributes: true, attributeFilter: ['data-round-state']});
+        new MutationObserver(() => rec.win.push(running()))
+            .observe(document.getElementById('win'), {attributes: true, attributeFilter: ['data-minor']});
+        const balance = () => Number(document.getElementById('balance').dataset.minor);
+        let before = null;  // the stake leaves the balance at once; a win comes in only over a board at rest
+        new MutationObserver(() => { if (before !== null && balance() > before) rec.balance.push(running()); before = balance(); })
+            .observe(document.getElementById('balance'), {attributes: true, attributeFilter: ['data-minor']});
+        document.getElementById('spin').addEventListener('click', () => { rec.pressed = performance.now(); }, true);
+        new MutationObserver((list) => {
+            for (const m of list) {
+                const t = m.target;
+                if (m.type === 'childList') {
+                    for (const n of m.addedNodes) if (n.classList && n.classList.contains('ln-strip'))
+                        rec.strips.push([t.dataset.testid, n.innerHTML.replace(/(sym|coin|vault)-\\d+/g, '')]);
+                    continue;
+                }
+                if (!t.classList || !t.classList.contains('ln-reel')) continue;
+                if (t.classList.contains('anticipate')) rec.teased.push(t.dataset.testid);
+                if (m.oldValue && m.oldValue.includes('spinning') && !t.classList.contains('spinning'))
+                    rec.stops.push([t.dataset.testid, performance.now() - rec.pressed]);
+            }
+        }).observe(document.getElementById('stage'), {subtree: true, childList: true, attributes: true,
+                                                       attributeFilter: ['class'], attributeOldValue: true});
+    });"""
+
+
+def one_step(game_id: str, want, limit: int = 5000) -> int:
+    """The first seed whose paid round is a single step for which ``want(events)`` holds."""
+    game = get_game(game_id)
+    build = game.load_build(DEMO.games[game_id].build)
+    for seed in range(limit):
+        result = game.play_round(build, SeededDraws(seed))
+        if len(result.steps) == 1 and want(result.steps[0].events):
+            return seed
+    raise AssertionError(f"no such {game_id} round in {limit} seeds")
+
+
+@cache
+def seeds(game_id: str) -> list[int]:
+    """Rounds that keep the board busy (two cascades or a line win) and one without a win."""
+    if game_id == "gemstones-gold":
+        busy = lambda evs: next(e for e in evs if e["type"] == "spin_result")["cascades"] >= 2  # noqa: E731
+    elif game_id == "forge-of-gems":
+        busy = lambda evs: sum(e["type"] == "cascade" for e in evs) >= 2  # noqa: E731
+    else:
+        busy = lambda evs: any(e["type"] == "win" and "line" in e for e in evs)  # noqa: E731
+    quiet = lambda evs: not any(e["type"] in ("win", "cascade") for e in evs)  # noqa: E731
+    return [one_step(game_id, busy), one_step(game_id, quiet)]
+
+
+@cache
+def tease_seed() -> tuple[int, list[str]]:
+    """A one-step Seven Lines spin with two Stars on the reels before the last ones (a Star short of the free
+    spins) and the reels that must then spin on longer."""
+    def teased(evs) -> list[str]:
+        window = next(e for e in evs if e["type"] == "reels")["window"]
+        stars, out = 0, []
+        for c, reel in enumerate(window):
+            if stars >= 2:
+                out.append(f"ln-reel-{c + 1}")
+            stars += reel.count("Star")
+        return out
+    game = get_game(LINES)
+    build = game.load_build(DEMO.games[LINES].build)
+    for seed in range(20_000):
+        result = game.play_round(build, SeededDraws(seed))
+        if len(result.steps) == 1 and teased(result.steps[0].events):
+            return seed, teased(result.steps[0].events)
+    raise AssertionError("no Seven Lines spin a Star short of the free spins in 20,000 seeds")
+
+
+@pytest.fixture(autouse=True)
+def secure_draws_after(web_server):
+    yield
+    web_server.draws.source = SecureDraws()
+
+
+@pytest.mark.parametrize("game_id", ["gemstones-gold", "forge-of-gems", LINES])
+def test_the_result_waits_until_every_symbol_has_landed(new_page, web_server, game_id):
+    page = new_page()
+    page.add_init_script(RECORDER_JS)
+    session(page, web_server, unique_player("board"))
+    open_game(page, game_id, turbo=False)
+    for turbo in (False, True):
+        if turbo:
+            page.get_by_test_id("turbo").click()
+        for _ in range(2):
+            for seed in seeds(game_id):
+                web_server.draws.source = SeededDraws(seed)
+                page.get_by_test_id("spin").click()
+                assert idle(page) == "idle"
+    rec = page.evaluate("window.__rec")
+    assert len(rec["idle"]) >= 8 and rec["win"] and rec["balance"], rec
+    assert rec["idle"] == [0] * len(rec["idle"]), f"board animations running when SPIN came back: {rec['idle']}"
+    assert rec["win"] == [0] * len(rec["win"]), f"board animations running when the win showed: {rec['win']}"
+    assert rec["balance"] == [0] * len(rec["balance"]), f"board animations running when the balance moved: {rec['balance']}"
+    assert not page.js_errors
+
+
+def test_reels_spin_their_own_strips_stop_left_to_right_and_tease_a_near_trigger(new_page, web_server):
+    page = new_page()
+    page.add_init_script(RECORDER_JS)
+    session(page, web_server, unique_player("reels"))
+    open_game(page, LINES, turbo=False)
+    web_server.draws.source = SeededDraws(seeds(LINES)[1])
+    page.get_by_test_id("spin").click()
+    assert idle(page) == "idle"
+    rec = page.evaluate("window.__rec")
+    # Five reels, five different blurs; stops in order, the last one 1.4 to 2.6 s after the press.
+    strips = dict(rec["strips"])
+    assert len(strips) == 5 and len(set(strips.values())) == 5, "the reels spin one shared strip"
+    order = [name for name, _ in rec["stops"]]
+    assert order == [f"ln-reel-{c}" for c in range(1, 6)], order
+    last = rec["stops"][-1][1]
+    assert 1400 <= last <= 2600, f"the last reel stopped {last:.0f} ms after the press"
+    assert not rec["teased"]
+    # A Star short of the free spins: the reels after it spin on longer, lit.
+    seed, teased = tease_seed()
+    page.evaluate("window.__rec.stops = []; window.__rec.teased = []")
+    web_server.draws.source = SeededDraws(seed)
+    page.get_by_test_id("spin").click()
+    assert idle(page) == "idle"
+    rec = page.evaluate("window.__rec")
+    assert sorted(set(rec["teased"])) == teased, rec["teased"]
+    stops = dict(rec["stops"])
+    first_teased = int(teased[0].rsplit("-", 1)[1])
+    gap = stops[teased[0]] - stops[f"ln-reel-{first_teased - 1}"]
+    assert gap >= 700, f"the teased reel stopped only {gap:.0f} ms after the one before"
+    assert not page.js_errors

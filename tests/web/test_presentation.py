@@ -6,12 +6,15 @@ anticipation when a feature is one symbol away, and sounds that are layered and 
 from __future__ import annotations
 
 import os
+import re
 from functools import cache
 
 import pytest
 
 if not os.environ.get("CI"):
     pytest.importorskip("playwright.sync_api")
+
+from playwright.sync_api import expect  # noqa: E402
 
 from reelforge.core.draws import SecureDraws, SeededDraws  # noqa: E402
 from reelforge.games.registry import get_game  # noqa: E402
@@ -160,4 +163,83 @@ def test_reels_spin_their_own_strips_stop_left_to_right_and_tease_a_near_trigger
     first_teased = int(teased[0].rsplit("-", 1)[1])
     gap = stops[teased[0]] - stops[f"ln-reel-{first_teased - 1}"]
     assert gap >= 700, f"the teased reel stopped only {gap:.0f} ms after the one before"
+    assert not page.js_errors
+
+
+# Every change on the page while a feature plays: the message bar and the counters the board shows.
+COUNTERS_JS = """window.__snaps = [];
+    document.addEventListener('DOMContentLoaded', () => {
+        const val = (id) => { const n = document.querySelector(`[data-testid='${id}']`); return n ? n.dataset.value : null; };
+        const strong = (id) => { const n = document.querySelector(`[data-testid='${id}'] strong`); return n ? n.textContent : null; };
+        new MutationObserver(() => {
+            const b = document.body.dataset;
+            if (b.feature !== 'playing' && b.roundState !== 'open') return;
+            const win = document.getElementById('win');
+            const snap = {msg: document.getElementById('message').textContent,
+                win: win.dataset.label === 'WIN SO FAR' && win.querySelector('span') ? win.querySelector('span').textContent : null,
+                left: val('ln-free-spins') ?? val('gg-free-spins') ?? val('fog-free-spins'),
+                mult: val('gg-total-multiplier') ?? val('fog-multiplier'), total: strong('ln-feature-win')};
+            const last = window.__snaps[window.__snaps.length - 1];
+            if (!last || JSON.stringify(last) !== JSON.stringify(snap)) window.__snaps.push(snap);
+        }).observe(document.body, {subtree: true, childList: true, characterData: true, attributes: true});
+    });"""
+STATUS = {
+    LINES: re.compile(r"^Free spins: (?P<left>\d+) of \d+ left, total win (?P<total>.+)\.$"),
+    "gemstones-gold": re.compile(r"^Free spins left: (?P<left>\d+), (?:total multiplier (?P<mult>\d+)x|no multiplier revealed yet)\.$"),
+    "forge-of-gems": re.compile(r"^Free spins left: (?P<left>\d+), win multiplier x(?P<mult>\d+)\.$"),
+}
+
+
+@cache
+def feature_round(game_id: str, mode: str = "paid") -> int:
+    """The first seed whose round plays 3 to 12 free spins."""
+    game = get_game(game_id)
+    build = game.load_build(DEMO.games[game_id].build)
+    for seed in range(5000):
+        kinds = [st.kind for st in game.play_round(build, SeededDraws(seed), mode).steps]
+        if 3 <= kinds.count("free_spin") <= 12 and len(kinds) <= 14:
+            return seed
+    raise AssertionError(f"no {game_id} feature of 3 to 12 free spins in 5,000 seeds")
+
+
+@pytest.mark.parametrize("game_id", [LINES, "gemstones-gold", "forge-of-gems"])
+def test_every_counter_says_the_same_at_every_moment_of_a_feature(new_page, web_server, game_id):
+    page = new_page()
+    page.add_init_script(COUNTERS_JS)
+    session(page, web_server, unique_player("counters"))
+    open_game(page, game_id)
+    # A paid spin that wins first: its win list must not linger into the feature.
+    web_server.draws.source = SeededDraws(seeds(game_id)[0])
+    page.get_by_test_id("spin").click()
+    assert idle(page) == "idle"
+    wins = page.get_by_test_id({LINES: "ln-wins", "gemstones-gold": "gg-wins", "forge-of-gems": "fog-wins"}[game_id])
+    expect(wins).not_to_be_empty()
+    if game_id == "gemstones-gold":  # the bought feature
+        web_server.draws.source = SeededDraws(feature_round(game_id, "buy"))
+        page.get_by_test_id("buy").click()
+        page.get_by_test_id("buy-yes").click()
+        expect(page.get_by_test_id("moment")).to_be_visible()
+        expect(wins).to_be_empty()
+    else:
+        web_server.draws.source = SeededDraws(feature_round(game_id))
+        page.get_by_test_id("spin").click()
+    while idle(page) == "open":  # the GEMBOX waits for its press
+        page.get_by_test_id("spin").click()
+    snaps = page.evaluate("window.__snaps")
+    checked = 0
+    for snap in snaps:
+        m = STATUS[game_id].match(snap["msg"])
+        if not m:
+            continue
+        checked += 1
+        assert m["left"] == snap["left"], f"message '{snap['msg']}' but the board says {snap['left']} free spins left"
+        if m.groupdict().get("mult") is not None or game_id == "gemstones-gold":
+            assert (m["mult"] or "0") == snap["mult"], f"message '{snap['msg']}' but the board's multiplier is {snap['mult']}"
+        if game_id == LINES:
+            assert m["total"] == snap["total"], f"message '{snap['msg']}' but the board's total is {snap['total']}"
+            assert snap["win"] in (None, m["total"]), f"message '{snap['msg']}' but WIN SO FAR {snap['win']}"
+    assert checked >= 3, snaps
+    # The feature's end: its summary, and no "No win" beside it.
+    banner = page.locator(".ln-banner, .gg-banner, .fog-banner")
+    expect(banner).to_contain_text("Free spins complete")
     assert not page.js_errors

@@ -111,10 +111,21 @@ export async function openGame(gameId, token) {
   }
 }
 
-/** What a renderer is given: the game, its help, money at the round's bet, and the feature moments. */
+/** What a renderer is given: the game, its help, money at the round's bet, the feature moments, and
+ * ``counters``, which it calls whenever a counter it shows changes. */
 export function rendererContext(game, help, bet) {
   const atBet = (x) => S.money(times(bet(), x));
-  return { game, help, money: S.money, bet, moment, atBet, winWords: (x) => `${atBet(x)} (${formatX(x)})` };
+  return { game, help, money: S.money, bet, moment, atBet, winWords: (x) => `${atBet(x)} (${formatX(x)})`, counters: onCounters };
+}
+
+/** One source of truth for the counters: when the renderer's change (free spins left, multiplier, the
+ * feature's total or prize), the message bar and the win box say the same in the same moment. */
+function onCounters({ totalX = null, prizeX = null } = {}) {
+  if (!S.renderer || S.round === null || !(FEATURE.on || roundOpen())) return;
+  const words = S.renderer.liveStatus ? S.renderer.liveStatus() : "";
+  if (words) setMessage(`${words}.`);
+  if (prizeX !== null) setWin(times(S.round.bet, prizeX), "PRIZE NOW");
+  else if (totalX !== null) setWin(times(S.round.bet, totalX), "WIN SO FAR");
 }
 
 async function resume(rnd) {

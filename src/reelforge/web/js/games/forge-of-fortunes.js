@@ -94,6 +94,7 @@ export function create(root, ctx = {}) {
     });
     if (index !== null && flash && !fast) rungs[index].classList.add(flash);
     ladderEl.dataset.marker = index === null ? "" : String(index);
+    if (ctx.counters) ctx.counters(index !== null ? { prizeX: ladder[index] ?? "0" } : {});
   }
 
   function showReels(symbols) {
@@ -137,6 +138,8 @@ export function create(root, ctx = {}) {
   function updateRespins() {
     respins.textContent = runner === null ? "" : `Re-spins played: ${count}`;
   }
+  const liveStatus = () => (runner !== null
+    ? `Forging Re-Spins: the marker is on ${pay(ladder[runner] ?? "0")}${safe.has(ladder[runner]) ? " (safe)" : ""}` : "");
 
   async function apply(step, anim) {
     for (const ev of step.events) {
@@ -215,12 +218,8 @@ export function create(root, ctx = {}) {
     ...stepsRenderer(apply),
     describe,
     nextLabel(round) { return round.next_step === "respin" ? "RE-SPIN" : "CONTINUE"; },
-    status(round) {
-      if (round && round.status === "open" && runner !== null) {
-        return `Forging Re-Spins: the marker is on ${pay(ladder[runner] ?? "0")}${safe.has(ladder[runner]) ? " (safe)" : ""}`;
-      }
-      return "";
-    },
+    liveStatus,
+    status(round) { return round && round.status === "open" ? liveStatus() : ""; },
     /** The prize the re-spins hold now (the marker's runner, a multiple of the bet), or null. */
     currentPrize(round) { return round && round.status === "open" && runner !== null ? ladder[runner] ?? null : null; },
   };

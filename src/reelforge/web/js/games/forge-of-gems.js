@@ -77,7 +77,9 @@ export function create(root, ctx = {}) {
     spinsBox.hidden = !inFeature;
     spinsBox.replaceChildren(el("span", { text: "Free spins left" }), el("strong", { text: String(spinsLeft) }));
     spinsBox.dataset.value = String(spinsLeft);
+    if (ctx.counters) ctx.counters();
   }
+  const liveStatus = () => (inFeature ? `Free spins left: ${spinsLeft}, win multiplier x${multiplier}` : "");
 
   function setForge(reel) {
     forgeRow.replaceChildren(...reel.map(forgeTile));
@@ -256,6 +258,9 @@ export function create(root, ctx = {}) {
       spinsLeft = 0;
       inFeature = false;
       gembox.hidden = true;
+      // Nothing of the round before stays: its wins and its banner.
+      winsList.replaceChildren();
+      spinSum = "0";
       showCounters();
       say("");
     },
@@ -273,19 +278,21 @@ export function create(root, ctx = {}) {
       return replaySteps(round.steps, apply);
     },
     /** The feature is over: its cards and counters go; the next paid spin starts at x1. */
-    finish() {
+    finish(round) {
+      if (inFeature && round) say(`Free spins complete: ${pay(round.total_win_x)} in all`, "big");
+      else if (banner.textContent === "Free spin") say("");
       inFeature = false;
       gembox.hidden = true;
       multiplier = 1;
       showCounters();
-      if (banner.textContent === "Free spin") say("");
     },
     nextLabel(round) { return round.next_step === "gembox" ? "OPEN GEMBOX" : "FREE SPIN"; },
     nextAction(round) { return round.next_step === "gembox" ? "open" : null; },
     status(round) {
       if (!round || round.status !== "open") return "";
       if (round.next_step === "gembox") return "The GEMBOX is waiting to be opened";
-      return `Free spins left: ${spinsLeft}, win multiplier x${multiplier}`;
+      return liveStatus();
     },
+    liveStatus,
   };
 }

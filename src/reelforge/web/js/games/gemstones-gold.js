@@ -77,7 +77,10 @@ export function create(root, ctx = {}) {
     multBox.replaceChildren(el("span", { text: "Total multiplier" }), el("strong", { text: totalM ? `${totalM}x` : "—" }));
     spinsBox.dataset.value = String(spinsLeft);
     multBox.dataset.value = String(totalM);
+    if (ctx.counters) ctx.counters();
   }
+  const liveStatus = () => (inFeature
+    ? `Free spins left: ${spinsLeft}, ${totalM ? `total multiplier ${totalM}x` : "no multiplier revealed yet"}` : "");
 
   /** A lane: its value under ``blockers`` blockers ("?" while covered, unless ``open``: the replay shows it). */
   function setLane(i, value, blockers, open = false) {
@@ -232,6 +235,10 @@ export function create(root, ctx = {}) {
       totalM = 0;
       inFeature = !!(round && round.mode && round.mode !== "paid");
       if (round && round.state && round.state.spins_left) spinsLeft = round.state.spins_left;
+      // Nothing of the round before stays: its wins, its sum, its banner.
+      winsList.replaceChildren();
+      sumBox.textContent = "";
+      spinSum = "0";
       showCounters();
       say("");
     },
@@ -262,17 +269,16 @@ export function create(root, ctx = {}) {
       showCounters();
       return `${bought} FREE SPINS`;
     },
-    /** The feature is over: its counters go, the last spin's result stays. */
-    finish() {
+    /** The feature is over: its counters go, the last spin's wins stay; the banner says the feature's total. */
+    finish(round) {
+      if (inFeature && round) say(`Free spins complete: ${pay(round.total_win_x)} in all`, "big");
       inFeature = false;
       showCounters();
       sumBox.textContent = "";
     },
     nextLabel() { return "FREE SPIN"; },
     nextAction() { return null; },
-    status(round) {
-      if (!round || round.status !== "open") return "";
-      return `Free spins left: ${spinsLeft}, ${totalM ? `total multiplier ${totalM}x` : "no multiplier revealed yet"}`;
-    },
+    liveStatus,
+    status(round) { return round && round.status === "open" ? liveStatus() : ""; },
   };
 }

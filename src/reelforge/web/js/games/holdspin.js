@@ -126,7 +126,10 @@ export function create(root, ctx = {}) {
       counter(coinsBox, "Coins", String(coins), coins);
       counter(totalBox, "Grand", extra.grand_x ? money(extra.grand_x) : "Full board", extra.grand_x || "");
     }
+    if (ctx.counters) ctx.counters(inFeature ? { prizeX: collectedX } : {});
   }
+  const liveStatus = () => (inFeature
+    ? `Hold and Respin: ${respins} ${respins === 1 ? "respin" : "respins"} left, ${coins} coins worth ${money(collectedX)}` : "");
   function flash(box) { box.classList.remove("flash"); void box.offsetWidth; box.classList.add("flash"); }
   function say(text, tone = "") { banner.textContent = text; banner.className = `hr-banner ${tone}`; }
   function winWords(ev) {
@@ -234,12 +237,8 @@ export function create(root, ctx = {}) {
     ...stepsRenderer(apply),
     describe,
     nextLabel(round) { return round.next_step === "respin" ? "RESPIN" : "CONTINUE"; },
-    status(round) {
-      if (round && round.status === "open" && inFeature) {
-        return `Hold and Respin: ${respins} ${respins === 1 ? "respin" : "respins"} left, ${coins} coins worth ${money(collectedX)}`;
-      }
-      return "";
-    },
+    liveStatus,
+    status(round) { return round && round.status === "open" ? liveStatus() : ""; },
     /** The coins on the board are what the feature holds now (a multiple of the bet). */
     currentPrize(round) { return round && round.status === "open" && inFeature ? collectedX : null; },
     finish() {

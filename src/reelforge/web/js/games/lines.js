@@ -191,7 +191,7 @@ export function create(root, ctx = {}) {
   // -- counters and the feature ----------------------------------------------------------------
   let awarded = 0;
   let played = 0;
-  let featureX = "0";
+  let roundX = "0"; // every win of the round so far: the feature's total, as the summary will say it
   let inFeature = false;
   let spinWins = [];
   let spinX = "0";
@@ -205,13 +205,15 @@ export function create(root, ctx = {}) {
     if (inFeature) {
       counter(spinsBox, "Free spins left", `${left()} of ${awarded}`, left());
       counter(multBox, "Free spin wins", `x${multiplierX}`, multiplierX);
-      counter(totalBox, "Feature win", money(featureX), featureX);
+      counter(totalBox, "Total win", money(roundX), roundX);
     } else {
       counter(spinsBox, "Lines", String(lines.length || "—"), lines.length);
       counter(multBox, "Free spins", scatter ? `${scatter.count}+ ${scatter.name}s` : "—", 0);
       counter(totalBox, "Feature win", "—", "0");
     }
+    if (ctx.counters) ctx.counters(inFeature ? { totalX: roundX } : {});
   }
+  const liveStatus = () => (inFeature ? `Free spins: ${left()} of ${awarded} left, total win ${money(roundX)}` : "");
   function flash(box) { box.classList.remove("flash"); void box.offsetWidth; box.classList.add("flash"); }
   function say(text, tone = "") { banner.textContent = text; banner.className = `ln-banner ${tone}`; }
   function listWin(text) {
@@ -255,7 +257,7 @@ export function create(root, ctx = {}) {
       } else if (ev.type === "win") {
         spinWins.push(ev);
         spinX = addX(spinX, ev.win_x);
-        if (inFeature) featureX = addX(featureX, ev.win_x);
+        roundX = addX(roundX, ev.win_x);
         markWins([ev]);
         say(winWords(ev), "win");
         listWin(winWords(ev));
@@ -303,7 +305,7 @@ export function create(root, ctx = {}) {
     newRound() {
       awarded = 0;
       played = 0;
-      featureX = "0";
+      roundX = "0";
       inFeature = false;
       spinWins = [];
       winsList.replaceChildren();
@@ -314,14 +316,10 @@ export function create(root, ctx = {}) {
     ...stepsRenderer(apply),
     describe,
     nextLabel(round) { return round.next_step === "free_spin" ? "FREE SPIN" : "CONTINUE"; },
-    status(round) {
-      if (round && round.status === "open" && inFeature) {
-        return `Free spins: ${left()} of ${awarded} left, feature win ${money(featureX)}`;
-      }
-      return "";
-    },
-    finish() {
-      if (inFeature) say(`Free spins complete: ${played} played, ${money(featureX)} won in the free spins`, "big");
+    liveStatus,
+    status(round) { return round && round.status === "open" ? liveStatus() : ""; },
+    finish(round) {
+      if (inFeature) say(`Free spins complete: ${played} played, ${money(round ? round.total_win_x : roundX)} won in all`, "big");
     },
   };
 }

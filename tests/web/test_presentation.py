@@ -20,7 +20,7 @@ from reelforge.core.draws import SecureDraws, SeededDraws  # noqa: E402
 from reelforge.games.registry import get_game  # noqa: E402
 
 from .conftest import test_config  # noqa: E402
-from .helpers import idle, open_game, session, unique_player  # noqa: E402
+from .helpers import idle, open_game, session, stop_feature, unique_player  # noqa: E402
 
 DEMO = test_config()
 LINES = "seven-lines"
@@ -243,3 +243,102 @@ def test_every_counter_says_the_same_at_every_moment_of_a_feature(new_page, web_
     banner = page.locator(".ln-banner, .gg-banner, .fog-banner")
     expect(banner).to_contain_text("Free spins complete")
     assert not page.js_errors
+
+
+def test_a_reload_mid_feature_continues_by_itself_and_an_outage_pauses_it_in_plain_words(new_page, web_server):
+    page = new_page()
+    token = session(page, web_server, unique_player("outage"))
+    open_game(page, LINES)
+    web_server.draws.source = SeededDraws(feature_round(LINES))
+    page.get_by_test_id("spin").click()
+    assert stop_feature(page) == "open"
+    board = page.get_by_test_id("ln-board").get_attribute("data-board")
+    # A reload: the board as it was left, the "Continue your feature" card, then the feature plays on.
+    page.reload()
+    expect(page.get_by_test_id("moment-title")).to_have_text("CONTINUE YOUR FEATURE")
+    expect(page.get_by_test_id("ln-board")).to_have_attribute("data-board", board)
+    expect(page.locator("body")).to_have_attribute("data-feature", "playing", timeout=10_000)
+    # The server goes away: plain words, every control disabled, the board kept; back within 2 s of its return.
+    down = {"on": True}
+    page.route("**/api/v1/rounds/*/steps",
+               lambda route: route.abort("connectionrefused") if down["on"] else route.continue_())
+    page.evaluate("""() => { window.__restored = 0;
+        new MutationObserver(() => { if (document.getElementById('notice-text').textContent === 'Connection restored.')
+            window.__restored = performance.now(); })
+          .observe(document.getElementById('notice'), {subtree: true, childList: true, characterData: true}); }""")
+    expect(page.locator("#notice-text")).to_have_text("Connection lost. Reconnecting…", timeout=15_000)
+    frozen = page.get_by_test_id("ln-board").get_attribute("data-board")
+    live = page.evaluate("""() => [...document.querySelectorAll('#controls button, #controls input')]
+        .filter((n) => n.offsetParent && !n.disabled).map((n) => n.id)""")
+    assert live == [], f"controls usable while offline: {live}"
+    page.wait_for_timeout(1500)
+    assert page.get_by_test_id("ln-board").get_attribute("data-board") == frozen
+    back = page.evaluate("performance.now()")
+    down["on"] = False
+    expect(page.locator("#notice-text")).to_have_text("Connection restored.")
+    assert page.evaluate("window.__restored") - back <= 2000
+    expect(page.locator("body")).to_have_attribute("data-round-state", "idle", timeout=60_000)
+    rnd = web_server.api("GET", "/rounds?limit=1", token).json()["rounds"][0]
+    assert rnd["status"] == "finished"
+    assert not page.js_errors
+
+
+PHONE_390 = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 2, "is_mobile": True, "has_touch": True}
+TARGETS_JS = """() => [...document.querySelectorAll(
+        '.topbar a[href], #view-game button, #view-game label.toggle, #view-game a[href], #view-lobby a[href]')]
+    .filter((n) => n.offsetParent).map((n) => { const r = n.getBoundingClientRect();
+        return [n.dataset.testid || n.id || n.textContent.trim(), Math.round(r.width * 10) / 10, Math.round(r.height * 10) / 10]; })
+    .filter(([, w, h]) => w < 44 || h < 44)"""
+
+
+def test_phone_tap_targets_are_44_px(browser, web_server):
+    ctx = browser.new_context(base_url=web_server.url, **PHONE_390)
+    ctx.add_init_script("localStorage.setItem('rf.intro', '0')")
+    try:
+        page = ctx.new_page()
+        session(page, web_server, unique_player("taps"))
+        assert page.evaluate(TARGETS_JS) == []
+        open_game(page, "gemstones-gold")
+        assert page.evaluate(TARGETS_JS) == []
+        # The whole toggle is its target: a tap at its edge switches Quick spin.
+        box = page.get_by_test_id("turbo-label").bounding_box()
+        was = page.get_by_test_id("turbo").is_checked()
+        page.mouse.click(box["x"] + box["width"] - 3, box["y"] + box["height"] - 3)
+        assert page.get_by_test_id("turbo").is_checked() != was
+    finally:
+        ctx.close()
+
+
+LANES_JS = """() => [...document.querySelectorAll('.gg-lane')].flatMap((lane) => {
+    const box = lane.getBoundingClientRect();
+    return [...lane.querySelectorAll('.gg-lane-value, .gg-blockers i, .gg-blockers b')].filter((n) => n.offsetParent).flatMap((n) => {
+        const r = n.getBoundingClientRect();
+        const out = r.left < box.left - 0.5 || r.right > box.right + 0.5 || r.top < box.top - 0.5 || r.bottom > box.bottom + 0.5;
+        const cut = n.scrollHeight > n.clientHeight + 1 || n.scrollWidth > n.clientWidth + 1;
+        return out || cut ? [`lane ${lane.dataset.lane}: '${n.textContent || n.tagName}' ${out ? 'runs past its box' : 'is cut'}`] : [];
+    });
+})"""
+
+
+def test_gemstones_gold_lanes_fit_the_smallest_phone(browser, web_server):
+    ctx = browser.new_context(base_url=web_server.url, **{**PHONE_390, "viewport": {"width": 360, "height": 740}})
+    ctx.add_init_script("localStorage.setItem('rf.intro', '0')")
+    try:
+        page = ctx.new_page()
+        session(page, web_server, unique_player("lanes"))
+        open_game(page, "gemstones-gold")
+        web_server.draws.source = SeededDraws(seeds("gemstones-gold")[1])
+        page.get_by_test_id("spin").click()
+        assert idle(page) == "idle"
+        expect(page.locator(".gg-lane.blocked").first).to_be_visible()
+        assert page.evaluate(LANES_JS) == []
+        web_server.draws.source = SeededDraws(feature_round("gemstones-gold", "buy"))
+        page.get_by_test_id("buy").click()
+        page.get_by_test_id("buy-yes").click()
+        assert stop_feature(page) == "open"  # mid-feature: every lane under 2 blockers or revealed
+        assert page.evaluate(LANES_JS) == []
+        page.reload()  # on resume
+        expect(page.get_by_test_id("moment-title")).to_have_text("CONTINUE YOUR FEATURE")
+        assert page.evaluate(LANES_JS) == []
+    finally:
+        ctx.close()

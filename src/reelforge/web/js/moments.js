@@ -19,7 +19,7 @@ export function moment({ title, amount = "", text = "", sub = "", big = false, c
   box.classList.toggle("big", big);
   box.dataset.kind = kind || (big ? "big-win" : "announce");
   box.hidden = false;
-  play(big ? "bigwin" : kind === "intro" || kind === "gembox" ? "feature" : kind === "summary" ? "winLarge" : "winMedium");
+  play(big ? "bigwin" : kind === "intro" || kind === "gembox" || kind === "resume" ? "feature" : kind === "summary" ? "winLarge" : "winMedium");
   const length = ms ?? (turboOn() ? (big ? 1000 : 700) : (big ? 3600 : 2200));
   const startedAt = performance.now();
   return new Promise((resolve) => {

@@ -27,7 +27,8 @@ export function roundOpen() { return !!(S.round && S.round.status === "open"); }
 
 export function updateControls() {
   const open = roundOpen();
-  const lock = S.busy || open || S.paused;
+  // Offline, nothing can be played: every control waits for the connection (the round is safe on the server).
+  const lock = S.busy || open || S.paused || S.offline;
   $("bet-minus").disabled = lock || S.betIndex <= 0;
   $("bet-plus").disabled = lock || S.betIndex >= betLadder().length - 1;
   $("bet-open").disabled = lock;
@@ -37,7 +38,11 @@ export function updateControls() {
   $("buy").title = price !== null && S.balance !== null && price > S.balance ? "Your balance does not cover the feature price." : "";
   const spin = $("spin");
   // SPIN keeps the keyboard focus while a round plays: it is never disabled, only marked busy.
-  spin.disabled = S.paused;
+  spin.disabled = S.paused || S.offline;
+  $("feature-skip").disabled = S.offline;
+  $("turbo").disabled = S.offline;
+  $("autoplay-open").disabled = S.offline;
+  document.body.dataset.offline = S.offline ? "1" : "";
   const stopping = FEATURE.on;
   spin.setAttribute("aria-disabled", String(S.busy && !stopping));
   spin.textContent = stopping ? (FEATURE.stop ? "STOPPING" : "STOP") : open && S.renderer ? S.renderer.nextLabel(S.round, S.game) : "SPIN";
@@ -98,6 +103,7 @@ export async function openGame(gameId, token) {
     S.renderer = rendererFor(gameId).create(stage, rendererContext(game, help, () => (S.round ? S.round.bet : currentBet())));
     if (unfinished.length) await resume(unfinished[0]);
     else { S.renderer.newRound(); S.renderer.showcase(); setMessage(idleHint()); }
+    if (unfinished.length && S.renderer.nextAction(unfinished[0], game) === null) continueFeature(unfinished[0], token);
     music(true);
     document.dispatchEvent(new CustomEvent("rf:game-open", { detail: { game, help } }));
   } catch (err) {
@@ -136,9 +142,21 @@ async function resume(rnd) {
   await S.renderer.restore(rnd);
   showOpenWin(rnd);
   const status = S.renderer.status(rnd);
-  setMessage(`Your unfinished round was resumed where it stopped${status ? ": " + status : ""}. ` +
-    `Press ${S.renderer.nextLabel(rnd, S.game)} to continue.`);
+  const waits = S.renderer.nextAction(rnd, S.game) !== null; // a choice of the player's (the GEMBOX)
+  setMessage(`Your unfinished round was resumed where it stopped${status ? ": " + status : ""}.` +
+    (waits ? ` Press ${S.renderer.nextLabel(rnd, S.game)} to continue.` : ""));
   $("stage").dataset.resumed = String(rnd.id);
+}
+
+/** A feature interrupted by a reload: the "Continue your feature" card over the board as it was left, then
+ * the feature plays itself to its end (a choice of the player's, the GEMBOX, still waits for the press). */
+async function continueFeature(rnd, token) {
+  await Promise.resolve(); // after openGame has freed the table
+  const status = S.renderer.status(rnd);
+  await moment({ title: "CONTINUE YOUR FEATURE", kind: "resume", sub: status, ms: 3000,
+    text: "Your feature was interrupted. It plays on from where it stopped: STOP pauses it." });
+  // The player may have pressed SPIN on the card already, or left the game.
+  if (token === S.viewToken && !S.busy && !FEATURE.on && S.round && S.round.id === rnd.id && roundOpen()) spin();
 }
 
 /** During a feature: the prize the feature holds now (the renderer's, e.g. a ladder runner) or the win so far. */
@@ -171,7 +189,8 @@ function leastShowMs(step) {
 /** SPIN: start a round (or continue the open one); during a feature it is STOP. Returns the round when it ends. */
 export async function spin({ buy = false } = {}) {
   if (FEATURE.on) { FEATURE.stop = true; updateControls(); return null; }
-  if (S.busy || S.paused || !S.renderer || document.body.dataset.view !== "game") return null;
+  if (S.busy || S.paused || S.offline || !S.renderer || document.body.dataset.view !== "game") return null;
+  endMomentNow(); // SPIN on the "Continue your feature" card continues at once
   const token = S.viewToken;
   S.busy = true;
   updateControls();

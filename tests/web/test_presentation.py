@@ -342,3 +342,32 @@ def test_gemstones_gold_lanes_fit_the_smallest_phone(browser, web_server):
         assert page.evaluate(LANES_JS) == []
     finally:
         ctx.close()
+
+
+def test_every_game_has_a_logo_key_art_and_volatility_on_one_scale(new_page, web_server):
+    from reelforge.game.contract import VOLATILITY_WORDS
+
+    for g in web_server.games:
+        assert g["volatility"] == VOLATILITY_WORDS[g["volatility_bolts"] - 1], g
+        for kind in ("logo", "keyart"):
+            r = web_server.http.get(g["art"][kind])
+            assert r.status_code == 200 and r.headers["content-type"].startswith("image/svg+xml") and b"<svg" in r.content
+    assert web_server.http.get("/api/v1/games/seven-lines/art/secret.svg").status_code == 404
+    page = new_page()
+    session(page, web_server, unique_player("identity"))
+    for g in web_server.games:
+        card = page.get_by_test_id(f"game-card-{g['id']}")
+        logo = card.get_by_test_id("lobby-logo")
+        expect(logo).to_be_visible()
+        assert card.locator("img.keyart").evaluate("(i) => i.complete && i.naturalWidth > 0")
+        assert logo.evaluate("(i) => i.complete && i.naturalWidth > 0")
+        expect(card.get_by_test_id("volatility")).to_have_attribute("data-bolts", str(g["volatility_bolts"]))
+        expect(card.get_by_test_id("volatility")).to_contain_text(g["volatility"])
+        expect(card.locator(".volatility .bolts i.on")).to_have_count(g["volatility_bolts"])
+    # The same scale in the game and its help.
+    open_game(page, "forge-of-fortunes")
+    expect(page.get_by_test_id("game-facts").get_by_test_id("volatility")).to_contain_text("High")
+    page.get_by_test_id("help-toggle").click()
+    expect(page.get_by_test_id("help-volatility")).to_contain_text("High")
+    expect(page.get_by_test_id("help-volatility").locator(".bolts i.on")).to_have_count(4)
+    assert not page.js_errors

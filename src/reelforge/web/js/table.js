@@ -5,7 +5,7 @@
 import { newKey } from "./api.js";
 import { rendererFor } from "./games/index.js";
 import { betLadder, buyPrice, currentBet, defaultBetIndex, setBetIndex, showBet, updateBuy } from "./bets.js";
-import { formatRtp, gameHelp } from "./help.js";
+import { formatRtp, gameHelp, volatilityNode } from "./help.js";
 import { BIG_WIN_X, endMomentNow, moment, turboOn, winTitle } from "./moments.js";
 import { countRound, realityCheckDue, showRealityCheck, updateSessionBar } from "./session.js";
 import { music, play, winSound } from "./sound.js";
@@ -87,7 +87,8 @@ export async function openGame(gameId, token) {
   S.busy = true;
   document.title = game.title;
   $("game-title").textContent = game.title;
-  $("game-facts").textContent = `RTP ${formatRtp(game.rtp)} · Max win ${formatX(game.max_win_x)}`;
+  $("game-facts").replaceChildren(`RTP ${formatRtp(game.rtp)} · Max win ${formatX(game.max_win_x)}`,
+    ...(game.volatility_bolts ? [" · ", volatilityNode(game.volatility_bolts, game.volatility)] : []));
   $("help-toggle").setAttribute("aria-expanded", "false");
   $("stage").dataset.game = gameId;
   setMessage("");

@@ -371,3 +371,55 @@ def test_every_game_has_a_logo_key_art_and_volatility_on_one_scale(new_page, web
     expect(page.get_by_test_id("help-volatility")).to_contain_text("High")
     expect(page.get_by_test_id("help-volatility").locator(".bolts i.on")).to_have_count(4)
     assert not page.js_errors
+
+
+# Counts the oscillators and noise sources the page's sounds create (a muted page creates none).
+VOICES_JS = """window.__voices = 0;
+    for (const name of ['createOscillator', 'createBufferSource']) {
+        const real = BaseAudioContext.prototype[name];
+        BaseAudioContext.prototype[name] = function (...args) { if (!(this instanceof OfflineAudioContext)) window.__voices += 1; return real.apply(this, args); };
+    }"""
+SOUNDS_JS = """async () => {
+    const m = await import('/js/sound.js');
+    const out = {};
+    for (const name of ['stop', 'tease', 'winSmall', 'winMedium', 'winLarge', 'feature', 'tick', 'bigwin']) {
+        const s = await m.render(name, 4);
+        const block = 2205;  // 0.1 s envelopes
+        const env = [];
+        for (let i = 0; i < s.length; i += block) { let e = 0; for (let j = i; j < i + block && j < s.length; j++) e += s[j] * s[j]; env.push(Math.sqrt(e / block)); }
+        let crossings = 0;
+        for (let i = 1; i < s.length; i++) if ((s[i - 1] < 0) !== (s[i] < 0)) crossings += 1;
+        out[name] = {peak: Math.max(...s.map(Math.abs)), energy: env.reduce((a, b) => a + b * b, 0), heard: env.filter((e) => e > 0.005).length,
+                     crossings, env: env.map((e) => Math.round(e * 1000))};
+    }
+    return out;
+}"""
+
+
+def test_sounds_are_layered_distinct_and_the_mute_is_remembered(new_page, web_server):
+    page = new_page()
+    page.add_init_script(VOICES_JS)
+    session(page, web_server, unique_player("sound"))
+    open_game(page, "forge-of-fortunes")
+    sounds = page.evaluate(SOUNDS_JS)
+    for name, s in sounds.items():
+        assert 0.01 < s["peak"] <= 1.0, f"{name}: silent or clipping ({s['peak']})"
+    signatures = {name: (s["heard"], s["crossings"] // 2000, tuple(s["env"][:12])) for name, s in sounds.items()}
+    assert len(set(signatures.values())) == len(signatures), "two effects sound alike"
+    # Wins by size: each larger win is longer and carries more energy; the big win outlasts them all.
+    assert sounds["winSmall"]["energy"] < sounds["winMedium"]["energy"] < sounds["winLarge"]["energy"]
+    assert sounds["bigwin"]["heard"] > max(sounds[n]["heard"] for n in ("winLarge", "feature", "tease", "stop"))
+    # A reel stop is several voices at once (body, click, tone): one press of SPIN creates many.
+    before = page.evaluate("window.__voices")
+    page.get_by_test_id("spin").click()
+    assert idle(page) == "idle"
+    assert page.evaluate("window.__voices") - before >= 3 * 3 + 2  # three reel stops of 3 voices, the spin
+    # Muted, nothing sounds, and the choice outlives a reload.
+    page.get_by_test_id("mute").click()
+    page.reload()
+    expect(page.get_by_test_id("mute")).to_have_attribute("aria-pressed", "true")
+    before = page.evaluate("window.__voices")
+    page.get_by_test_id("spin").click()
+    assert idle(page) == "idle"
+    assert page.evaluate("window.__voices") == before
+    assert not page.js_errors

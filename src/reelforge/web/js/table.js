@@ -20,7 +20,7 @@ export const FEATURE = { on: false, stop: false, skip: false };
 function liveAnim() {
   const quick = () => turboOn() || FEATURE.skip;
   return { fast: quick, wait: (ms) => (FEATURE.skip ? Promise.resolve() : sleep(turboOn() ? ms * QUICK : ms)),
-    quiet: FEATURE.skip };
+    pause: (ms) => (FEATURE.skip ? Promise.resolve() : sleep(ms)), quiet: FEATURE.skip };
 }
 
 export function roundOpen() { return !!(S.round && S.round.status === "open"); }

@@ -120,7 +120,8 @@ export function create(root, ctx = {}) {
       const tease = i === 2 && symbols[0] === "GOLD" && symbols[1] === "GOLD";
       if (i > 0) due += REEL_TIMING.gap + 80 + (tease ? REEL_TIMING.tease + 250 : 0);
       if (tease && !anim.still) { reels[i].classList.add("anticipate"); play("tease"); }
-      await sleep(Math.max(0, started + due * scale - performance.now()));
+      // SKIP pressed mid-spin lands the rest at once (anim.pause); a replay's anim has none and sleeps.
+      await (anim.pause || sleep)(Math.max(0, started + due * scale - performance.now()));
       reels[i].classList.remove("spinning", "anticipate");
       reels[i].replaceChildren(symbolCell(symbols[i]));
       reels[i].classList.add("landed");

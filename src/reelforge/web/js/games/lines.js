@@ -132,7 +132,8 @@ export function create(root, ctx = {}) {
         reels[c].classList.add("anticipate");
         if (!reels[c - 1].classList.contains("anticipate")) play("tease");
       }
-      await sleep(Math.max(0, started + due * scale - performance.now()));
+      // SKIP pressed mid-spin lands the rest at once (anim.pause); a replay's anim has none and sleeps.
+      await (anim.pause || sleep)(Math.max(0, started + due * scale - performance.now()));
       land(c, window[c]);
       if (!anim.still) play("stop");
       if (scatter) stars += window[c].filter((n) => n === scatter.name).length;

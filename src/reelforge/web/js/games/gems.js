@@ -3,9 +3,9 @@
 
 import { QUICK, el, parseFraction } from "../util.js";
 
-/** A board falling in (ms): each column lands ``column`` after the one to its left, each row ``row`` after the
- * one above it, a teased column ``tease`` later still. */
-const DROP = { column: 170, row: 30, tease: 450 };
+/** A board falling in (ms): the columns land left to right over ``spread`` (the last about 1.6 s after the
+ * press, like a spin's last reel), each row ``row`` after the one above it, a teased column ``tease`` later. */
+export const DROP = { spread: 1150, row: 30, tease: 450 };
 
 /** The first column from which a board should tease: the columns before it hold ``need - 1`` of ``symbol``
  * (a feature one symbol away) and at least one column is left to land; null where no tease is due. */
@@ -87,6 +87,7 @@ export function makeGrid(cols, rows, testid = "board", names = null) {
   const root = el("div.gem-grid", { "data-testid": testid });
   root.style.gridTemplateColumns = `repeat(${cols}, 1fr)`;
   const cells = [];
+  const columnGap = Math.round(DROP.spread / Math.max(1, cols - 1));
   for (let c = 0; c < cols; c++) cells.push([]);
   for (let r = 0; r < rows; r++) {
     for (let c = 0; c < cols; c++) {
@@ -116,7 +117,7 @@ export function makeGrid(cols, rows, testid = "board", names = null) {
         cell.dataset.copies = String(copies);
         cell.title = copies > 1 ? `${nameOf(names, sym)} split in ${copies}` : nameOf(names, sym);
         cell.innerHTML = Array.from({ length: copies }, () => `<span class="gem">${symbolSvg(sym)}</span>`).join("");
-        const column = drop === "changed" ? 0 : c * DROP.column + (tease ? (c - teaseFrom + 1) * DROP.tease : 0);
+        const column = drop === "changed" ? 0 : c * columnGap + (tease ? (c - teaseFrom + 1) * DROP.tease : 0);
         cell.style.animationDelay = falls ? `${Math.round((column + r * DROP.row) * scale)}ms` : "";
       }));
       root.dataset.board = board.map((col) => col.join(",")).join("|");

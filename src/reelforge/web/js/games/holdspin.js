@@ -9,7 +9,7 @@
 
 import { play } from "../sound.js";
 import { QUICK, el, formatX, landed, stepsRenderer } from "../util.js";
-import { addX, teaseColumn } from "./gems.js";
+import { DROP, addX, teaseColumn } from "./gems.js";
 import { parsePay } from "./lines.js";
 import { coinArt, symbolArt, vaultArt } from "./symbols.js";
 
@@ -98,7 +98,7 @@ export function create(root, ctx = {}) {
       drawCell(cells[c][r], content, { held: respin && !!had, landed: respin && !had && !!coinValue(content), drop });
       const tease = teaseFrom !== null && c >= teaseFrom;
       cells[c][r].classList.toggle("tease", tease);
-      const ms = c * 170 + r * 30 + (tease ? (c - teaseFrom + 1) * 450 : 0);
+      const ms = c * Math.round(DROP.spread / Math.max(1, next.length - 1)) + r * DROP.row + (tease ? (c - teaseFrom + 1) * DROP.tease : 0);
       cells[c][r].style.animationDelay = drop ? `${Math.round(ms * (quick ? QUICK : 1))}ms` : "";
     }));
     if (teaseFrom !== null) play("tease");

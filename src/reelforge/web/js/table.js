@@ -375,10 +375,12 @@ async function finishRound(rnd) {
   setMessage(paid ? `You won ${S.money(paid)} (${formatX(rnd.total_win_x)} the bet)${played ? `; ${played}` : ""}.${crediting}` :
     feature ? `The feature ends without a win${played ? `; ${played}` : ""}.` : "No win this time.");
   if (S.renderer.finish) S.renderer.finish(rnd);
-  setWin(paid, feature ? "TOTAL WIN" : "WIN");
+  // A big win's figure is counted up on its card first: the win box shows it when the count ends.
+  if (!big) setWin(paid, feature ? "TOTAL WIN" : "WIN");
   if (big) {
     await moment({ title: winTitle(x), count: paid, big: true, sub: played ? `Feature total · ${played}` : "",
       text: `${formatX(rnd.total_win_x)} your bet.` });
+    setWin(paid, feature ? "TOTAL WIN" : "WIN");
   } else if (feature) {
     await moment({ title: "FEATURE COMPLETE", kind: "summary", amount: S.money(paid), sub: played,
       text: paid ? `The feature's total win: ${formatX(rnd.total_win_x)} your bet.` : "The feature ends without a win." });

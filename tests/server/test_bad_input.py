@@ -110,7 +110,7 @@ def test_a_step_with_an_action_the_game_does_not_take_is_refused(server):
     player.finish(rnd)
 
 
-@pytest.mark.parametrize("path", ["/openapi.json", "/docs"])
+@pytest.mark.parametrize("path", ["/openapi.json"])
 def test_openapi_is_served(server, path):
     r = server.client.get(path)
     assert r.status_code == 200

@@ -36,7 +36,7 @@ class ToyLine(KernelGame):
             f"The maximum win of a round is {self.max_win_x}x the total bet; reaching it ends the round.",
         )
         return self.make_help(
-            build, volatility="Medium", rules=rules_text, symbol_names=SYMBOL_WORDS,
+            build, volatility=4, rules=rules_text, symbol_names=SYMBOL_WORDS,
             extra={"pays_x": {SYMBOL_WORDS[s]: v for s, v in pays.items()}},
             page={"paytable": {"title": "Paytable", "tiers": ["3 of a kind"], "tier_label": "On the middle row",
                                "note": "Pays are multiples of the total bet.",

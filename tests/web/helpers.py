@@ -47,9 +47,10 @@ def idle(page: Page) -> str:
     """Wait until no request or animation runs; return ``idle`` (no round) or ``open`` (round unfinished)."""
     # expect() rather than wait_for_function(): the server's Content-Security-Policy forbids the eval
     # that a string predicate needs, and the tests run under the policy players get.
-    # A feature's end with its big-win celebration, animations on, runs longer than expect()'s 5 s default.
+    # A feature's end with its big-win celebration, animations on, runs longer than expect()'s 5 s default;
+    # Quick spin shortens every fall and pause of a feature, never skips one.
     expect(page.locator("body")).to_have_attribute("data-round-state", re.compile(r"^(idle|open)$"),
-                                                   timeout=20_000)
+                                                   timeout=60_000)
     return page.evaluate("document.body.dataset.roundState")
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import httpx
 import pytest
@@ -30,3 +31,27 @@ def test_the_client_loads_and_plays_under_the_content_security_policy(new_page, 
         expect(page.get_by_test_id("stage")).to_have_attribute("data-game", game["id"])
         play_round(page)
     assert refused == [] and page.js_errors == []
+
+
+def test_no_page_of_the_server_loads_scripts_from_another_host(new_page, web_server):
+    """/docs and /redoc (FastAPI's pages load their scripts from a CDN) are off unless a demo configuration
+    asks for them; operator mode refuses to; every page the server does serve loads only its own scripts."""
+    from reelforge.server.config import ConfigError, load_config
+
+    for path in ("/docs", "/redoc"):
+        assert httpx.get(web_server.url + path, timeout=10).status_code == 404, path
+    page = new_page()
+    foreign: list[str] = []
+    page.on("request", lambda req: foreign.append(req.url) if not req.url.startswith(web_server.url) else None)
+    for path in ("/", "/operator.html", "/docs"):
+        page.goto(path)
+    assert foreign == []
+    config_dir = Path(__file__).resolve().parents[2] / "test-artifacts"
+    config_dir.mkdir(exist_ok=True)
+    toml = config_dir / "api-docs-operator.toml"
+    toml.write_text('[server]\nmode = "operator"\napi_docs = true\napi_key_sha256 = "' + "a" * 64 + '"\n'
+                    '[games.forge-of-fortunes]\nbet_ladder = [100]\n')
+    with pytest.raises(ConfigError, match="api_docs is for demo servers only"):
+        load_config(toml)
+    toml.write_text('[server]\nmode = "demo"\napi_docs = true\n[games.forge-of-fortunes]\nbet_ladder = [100]\n')
+    assert load_config(toml).api_docs is True

@@ -166,6 +166,19 @@ def _fraction_text(value: Any) -> bool:
         return False
 
 
+VOLATILITY_WORDS = ("Low", "Medium", "Medium-high", "High", "Extreme")
+"""The one volatility scale of every game's help, lobby tile and help page: 1 to 5 bolts, each with its
+word. A game states its level on the project's 1-10 scale of the round win's SD
+(:func:`reelforge.core.stats.volatility_level`, GAMES.md); two levels make a bolt."""
+
+
+def volatility_bolts(level: int) -> int:
+    """Bolts (1-5) for a level on the project's 1-10 volatility scale."""
+    if isinstance(level, bool) or not isinstance(level, int) or not 1 <= level <= 10:
+        raise TypeError(f"a volatility level is an int from 1 to 10 (the project's SD scale), got {level!r}")
+    return (level + 1) // 2
+
+
 @dataclass(frozen=True)
 class GameHelp:
     """The help a game shows for one build (``GET /games/{game}/help``). Made by
@@ -183,7 +196,7 @@ class GameHelp:
     rtp: Fraction
     """The build's RTP as a fraction of the stake (``Fraction(481, 500)``), never a percentage."""
     volatility: str
-    """In words (``High``)."""
+    """In words, the word of :attr:`volatility_bolts` on the one scale (``High``)."""
     max_win_x: int
     rules: tuple[str, ...]
     """The rules text, one paragraph per entry."""
@@ -205,8 +218,13 @@ class GameHelp:
     """The version of the build's contents (``2.0``): name and version identify the maths."""
     build_hash: str = ""
     """The build's content hash (:attr:`BuildIdentity.content_hash`)."""
+    volatility_bolts: int = 0
+    """1 to 5 on the one scale (:data:`VOLATILITY_WORDS`)."""
 
     def __post_init__(self) -> None:
+        if not 1 <= self.volatility_bolts <= 5 or self.volatility != VOLATILITY_WORDS[self.volatility_bolts - 1]:
+            raise TypeError(f"{self.game} help: volatility must be 1-5 bolts with its word from VOLATILITY_WORDS, "
+                            f"got {self.volatility_bolts!r} {self.volatility!r}")
         if not isinstance(self.rtp, Fraction) or not 0 < self.rtp <= 1:
             raise TypeError(f"{self.game} help: rtp must be a Fraction of the stake in (0, 1], got {self.rtp!r}")
         if not isinstance(self.rules, tuple) or not all(isinstance(p, str) for p in self.rules):
@@ -556,17 +574,19 @@ class Game(ABC):
         """Title, ids, version, active build and RTP, rules text, paytable, help page, max win
         (games build it with :meth:`make_help`)."""
 
-    def make_help(self, build: Build, *, volatility: str, rules: list[str] | tuple[str, ...],
+    def make_help(self, build: Build, *, volatility: int, rules: list[str] | tuple[str, ...],
                   page: dict[str, Any], symbol_names: dict[str, str], extra: dict[str, Any] | None = None,
                   rtp: Fraction | None = None) -> GameHelp:
         """A :class:`GameHelp` whose identity fields come from the class and the build, the same in
         every game: ``game`` the registry id, ``game_id`` the reference id, ``rtp`` the build's (or
         ``rtp``, a fraction of the stake), the paytable ``page["paytable"]``, the Feature Buy price
-        :meth:`feature_buy_price_x`."""
+        :meth:`feature_buy_price_x`; ``volatility`` the game's level on the project's 1-10 SD scale, shown
+        as bolts on the one scale (:data:`VOLATILITY_WORDS`)."""
+        bolts = volatility_bolts(volatility)
         return GameHelp(
             game=self.id, title=self.title, game_id=self.reference_id, published_id=self.published_id,
             version=self.version, build=build.name, rtp=Fraction(build.rtp if rtp is None else rtp),
-            volatility=volatility, max_win_x=self.max_win_x, rules=tuple(rules), paytable=page["paytable"],
+            volatility=VOLATILITY_WORDS[bolts - 1], volatility_bolts=bolts, max_win_x=self.max_win_x, rules=tuple(rules), paytable=page["paytable"],
             symbol_names=dict(symbol_names), page=page, feature_buy_price_x=self.feature_buy_price_x(build),
             extra=dict(extra or {}), build_version=build.identity.version, build_hash=build.identity.content_hash)
 

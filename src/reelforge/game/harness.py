@@ -213,7 +213,7 @@ class KernelGame(Game):
         self.check_action(action)
         return self.rules.play_step(build, state, draws, self.cap_units(build))
 
-    def standard_help(self, build: Build, *, volatility: str, how_wins_pay: list[str], feature: list[str],
+    def standard_help(self, build: Build, *, volatility: int, how_wins_pay: list[str], feature: list[str],
                       rows: list[dict[str, Any]], tiers: list[str], tier_label: str, symbol_names: dict[str, str],
                       extra: dict[str, Any] | None = None) -> GameHelp:
         """A help page of the usual shape: how wins pay, the feature (titled :attr:`feature_name`),

@@ -83,10 +83,11 @@ def create_app(config: ServerConfig, database_url: str | None = None, *, engine:
         metrics.add_collector(OutboxCollector(seamless.outbox_depth))
         ctx.wallet_health = lambda: {"outbox_depth": seamless.outbox_depth(), **seamless.stats.snapshot()}
     # No OpenTelemetry: FastAPI's native telemetry would check for providers on every request.
-    # Operator mode serves no interactive docs: FastAPI's load their scripts from a CDN. /openapi.json stays.
+    # No interactive docs unless a demo configuration asks for them (api_docs): FastAPI's pages load their
+    # scripts from a CDN. /openapi.json stays.
     app = FastAPI(title="reelforge game server", version=reelforge.__version__, description=DESCRIPTION,
                   lifespan=_lifespan(ctx, owns_engine), telemetry={"tracing": False, "metrics": False, "logs": False},
-                  **({} if config.demo else {"docs_url": None, "redoc_url": None}))
+                  **({} if config.demo and config.api_docs else {"docs_url": None, "redoc_url": None}))
     app.state.service, app.state.engine, app.state.config = service, engine, config
     app.state.metrics, app.state.monitor, app.state.context = metrics, monitor, ctx
     errors.install(app)
@@ -103,8 +104,9 @@ def create_app(config: ServerConfig, database_url: str | None = None, *, engine:
     # The browser client (static files, no build step), mounted last so the API routes win.
     if WEB_DIR.is_dir():
         app.mount("/", StaticFiles(directory=WEB_DIR, html=True), name="web")
-    else:  # an installation without the client: point browsers at the API docs
-        app.add_api_route("/", lambda: RedirectResponse("/docs"), include_in_schema=False)
+    else:  # an installation without the client: point browsers at the API description
+        target = "/docs" if config.demo and config.api_docs else "/openapi.json"
+        app.add_api_route("/", lambda: RedirectResponse(target), include_in_schema=False)
     document_errors(app)  # OpenAPI: every refusal is {error, detail}
     openapi.describe_offered_games(app, service)
     return app

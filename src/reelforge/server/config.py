@@ -209,6 +209,9 @@ class ServerConfig:
     database: str | None = None
     api_key_sha256: str | None = None
     games: dict[str, GameConfig] = field(default_factory=dict)
+    api_docs: bool = False
+    """Serve the interactive API reference (/docs, /redoc): off unless set, for FastAPI's pages load their
+    scripts from a CDN; demo mode only. /openapi.json is always served."""
     idempotency_retention_days: float = 7.0
     max_balance: int = MAX_BALANCE
     db_pool_size: int = 20
@@ -283,7 +286,7 @@ _SERVER_KEYS = {"mode", "currency", "demo_balance", "round_expiry_days", "sessio
 _SERVER_KEYS |= {"idempotency_retention_days", "max_balance", "db_pool_size", "db_max_overflow",
                  "db_pool_timeout_seconds", "request_timeout_seconds"}
 _SERVER_KEYS |= {"housekeeping_seconds", "round_start_quantum_ms", "max_connections", "session_requests_per_second",
-                 "ip_requests_per_second", "provably_fair", "metrics_token_sha256"}
+                 "ip_requests_per_second", "provably_fair", "metrics_token_sha256", "api_docs"}
 _GAME_KEYS = {"build", "bet_ladder", "bet_ladders"}
 _MONITOR_KEYS = {"since", "confidence", "min_rounds", "check_seconds", "figures"}
 _PLAY_KEYS = {"profile", "reality_check_minutes", "session_limit_minutes", "turbo", "min_round_seconds",
@@ -365,6 +368,13 @@ def parse_config(data: dict[str, Any], where: str = "config") -> ServerConfig:
     provably_fair = server.get("provably_fair", True)
     if not isinstance(provably_fair, bool):
         raise ConfigError(f"{where} [server]: provably_fair must be true or false, got {provably_fair!r}")
+    api_docs = server.get("api_docs", False)
+    if not isinstance(api_docs, bool):
+        raise ConfigError(f"{where} [server]: api_docs must be true or false, got {api_docs!r}")
+    if api_docs and mode == "operator":
+        raise ConfigError(f"{where} [server]: api_docs is for demo servers only: the /docs pages load scripts "
+                          "from a third-party CDN, which an operator's server must not serve (/openapi.json "
+                          "is always there)")
     database = server.get("database")
     if database is not None and not isinstance(database, str):
         raise ConfigError(f"{where} [server]: database must be a URL string")
@@ -430,7 +440,7 @@ def parse_config(data: dict[str, Any], where: str = "config") -> ServerConfig:
         round_expiry_days=_number(server, "round_expiry_days", 90, f"{where} [server]"),
         session_ttl_minutes=_number(server, "session_ttl_minutes", 720, f"{where} [server]"),
         expiry_check_seconds=_number(server, "expiry_check_seconds", 3600, f"{where} [server]", positive=False),
-        database=database, api_key_sha256=api_key, games=games, play=play, provably_fair=provably_fair,
+        database=database, api_key_sha256=api_key, games=games, play=play, provably_fair=provably_fair, api_docs=api_docs,
         operator=operator, currencies=currencies, profiles=profiles,
         metrics_token_sha256=server.get("metrics_token_sha256"),
         monitor=parse_monitor(data.get("monitor", {}), where),

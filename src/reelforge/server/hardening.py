@@ -9,7 +9,7 @@
   ``X-Frame-Options: DENY``, ``Referrer-Policy: no-referrer`` and a
   ``Content-Security-Policy`` under which the browser client works (its own
   origin only, no inline script; inline styles allowed). The interactive API
-  docs (``/docs``, ``/redoc``; demo mode only: operator mode serves none)
+  docs (``/docs``, ``/redoc``; off unless a demo configuration sets ``api_docs``)
   load FastAPI's scripts from a CDN and get a policy that allows that; API answers
   (``/api/``: balances, rounds, session tokens) also get
   ``Cache-Control: no-store`` so no cache keeps them.

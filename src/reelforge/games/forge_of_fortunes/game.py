@@ -33,7 +33,7 @@ RULES_TEXT = [
 """The rules text, one paragraph per entry (``{safe}`` and ``{top}`` filled from the build)."""
 
 
-VOLATILITY = "Level 7 of 10"
+VOLATILITY = 7  # on the project's 1-10 SD scale, exact (tests/games/forge_of_fortunes/test_exact.py)
 """The publisher's risk field (volatility level 7; the project's scale from the SD agrees)."""
 SYMBOL_WORDS = {"GOLD": "Gold Nugget", "SLAG": "Slag", "COAL": "Coal", "BLANK": "Blank"}
 

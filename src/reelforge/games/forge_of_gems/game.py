@@ -50,7 +50,7 @@ RULES_TEXT = [
 ]
 
 
-VOLATILITY = "Extreme (level 10 of 10)"
+VOLATILITY = 10  # on the project's 1-10 SD scale: SD >= 30x bet (docs/maths.md)
 
 
 def reward_words(name: str) -> str:

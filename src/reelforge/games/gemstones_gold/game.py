@@ -140,7 +140,7 @@ class GemstonesGold(KernelGame):
     # -- help -----------------------------------------------------------------
     def help(self, build: Build) -> GameHelp:
         return self.make_help(
-            build, volatility="High", rules=RULES_TEXT, symbol_names=SYMBOL_WORDS, page=help_page(build),
+            build, volatility=8, rules=RULES_TEXT, symbol_names=SYMBOL_WORDS, page=help_page(build),
             extra={"paytable_coins": {name: dict(zip(TIERS, row, strict=True))
                                       for name, row in PUBLISHED_PAYTABLE.items()},
                    "paytable_unit": "bet size x bet level (total bet / 20)",

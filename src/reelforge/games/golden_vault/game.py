@@ -19,7 +19,7 @@ class GoldenVault(DataTuning, KernelGame):
     def help(self, b):
         values = ", ".join(f"{Fraction(v, UNIT)}x" for v in b.coin_values)
         return self.standard_help(
-            b, volatility="High", tiers=["5", "6", "7", "8", "9+"], tier_label="Anywhere", symbol_names=NAMES,
+            b, volatility=6, tiers=["5", "6", "7", "8", "9+"], tier_label="Anywhere", symbol_names=NAMES,
             rows=paytable_rows({NAMES[g]: p for g, p in b.pays.items()}, UNIT),
             how_wins_pay=["5 reels, 3 rows; every cell shows a blank, a gem or a gold coin. 5 or more of one gem "
                           "anywhere pay the paytable (multiples of the total bet)."],

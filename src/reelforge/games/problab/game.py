@@ -54,7 +54,7 @@ class DemoNormal(KernelGame):
             f"Reproduced from {PEER} for the side-by-side benchmark. The peer declares a maximum win of "
             f"{build.max_win_limit // unit}x but never applies it; nor does this game.",
         )
-        return self.make_help(build, volatility="Medium", rules=rules_text,
+        return self.make_help(build, volatility=6, rules=rules_text,
                               symbol_names={s: symbol_word(s) for s in build.symbols},
                               page={"paytable": _paytable(build.symbols, build.base.pays, unit, [3, 4, 5], "Of a kind on a line"),
                                     "features": [{"title": "Free rounds", "text": [rules_text[1]]}],
@@ -92,7 +92,7 @@ class DemoCascade(KernelGame):
             f"Reproduced from {PEER} for the side-by-side benchmark. The peer declares a maximum win of "
             f"{build.max_win_limit // unit}x but never applies it; this game stops a round at {self.max_win_x}x.",
         )
-        return self.make_help(build, volatility="Medium", rules=rules_text,
+        return self.make_help(build, volatility=6, rules=rules_text,
                               symbol_names={s: symbol_word(s) for s in build.symbols},
                               page={"paytable": _paytable(build.symbols, build.base.pays, unit, [5, 8, 12, 25],
                                                           "Cluster size"),

@@ -17,7 +17,7 @@ class SevenLines(DataTuning, KernelGame):
     def help(self, b):
         rows = paytable_rows({NAMES[s]: p for s, p in b.pays.items()} | {"Star (anywhere)": b.star_pays}, COINS, 3)
         return self.standard_help(
-            b, volatility="Medium", tiers=["3", "4", "5"], tier_label="Of a kind", rows=rows, symbol_names=NAMES,
+            b, volatility=4, tiers=["3", "4", "5"], tier_label="Of a kind", rows=rows, symbol_names=NAMES,
             how_wins_pay=["5 reels, 3 rows and 10 fixed lines; total bet = 10 x line bet. Each line pays its highest "
                           "win, left to right from reel 1.",
                           "The Wild substitutes for every symbol but the Star, and pays its own row."],

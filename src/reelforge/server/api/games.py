@@ -6,10 +6,13 @@ prices) into the API's answers.
 
 from __future__ import annotations
 
+import inspect
+from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI
 from fastapi.responses import JSONResponse, Response
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from reelforge.server.api.common import Auth, Context, GameId
 from reelforge.server.config import ServerConfig
@@ -21,16 +24,29 @@ def game_entry(active: ActiveGame, config: ServerConfig) -> dict[str, Any]:
     """A game as ``GET /games`` lists it."""
     game, build = active.game, active.build
     price = game.feature_buy_price_x(build)
+    help_ = game.help(build)
     return {
         "id": active.id, "title": game.title, "version": game.version, "build": active.config.build,
         "build_version": build.identity.version, "build_hash": build.identity.content_hash,
-        "rtp": float(game.help(build).rtp), "bet_ladder": list(active.config.bet_ladder),
+        "rtp": float(help_.rtp), "bet_ladder": list(active.config.bet_ladder),
+        "volatility": help_.volatility, "volatility_bolts": help_.volatility_bolts,
+        "art": {kind: f"/api/v1/games/{active.id}/art/{kind}.svg" for kind in ART if art_file(game, kind)},
         "max_win_x": game.max_win_x, "modes": list(game.modes), "step_actions": list(game.step_actions),
         "presentation": game.presentation,
         "feature_buy_price_x": None if price is None else str(price), "currency": config.currency,
         # Whether floor(bet * win_x) is exact for every bet of the ladder (see rounds.money).
         "exact_wins": all(b % game.win_unit(build) == 0 for b in active.config.bet_ladder),
     }
+
+
+ART = ("logo", "keyart")
+"""The pictures a game may ship in its own folder (``logo.svg``, ``keyart.svg``), drawn in the project."""
+
+
+def art_file(game: Any, kind: str) -> Path | None:
+    """The game's own picture ``kind`` (an SVG file in the game's package folder), or None."""
+    path = Path(inspect.getfile(type(game))).parent / f"{kind}.svg"
+    return path if kind in ART and path.is_file() else None
 
 
 def unfinished_section(config: ServerConfig) -> dict[str, Any]:
@@ -69,6 +85,15 @@ def add_routes(app: FastAPI, ctx: Context) -> None:
     def game_help(game: GameId) -> JSONResponse:
         """Help: title, game id, version, active build and RTP, rules, paytable, bet ladder, max win."""
         return JSONResponse(help_answer(ctx.service.active(game), ctx.config))
+
+    @app.get("/api/v1/games/{game}/art/{kind}.svg", tags=["games"])
+    def game_art(game: GameId, kind: str) -> Response:
+        """The game's logo (``logo``) or key art (``keyart``): an SVG drawn in the project, kept in the game's folder."""
+        path = art_file(ctx.service.active(game).game, kind)
+        if path is None:
+            raise StarletteHTTPException(404, f"{game} has no picture {kind!r}; pictures: {', '.join(ART)}")
+        # An SVG shown as an image: no script of its own runs, and the policy forbids it besides.
+        return Response(path.read_bytes(), media_type="image/svg+xml")
 
     @app.get("/api/v1/settings", tags=["games"])
     def settings(authorization: Auth = None) -> JSONResponse:

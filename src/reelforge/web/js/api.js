@@ -5,8 +5,9 @@
 
 const BASE = "/api/v1";
 const TIMEOUT_MS = 15000;
-const RETRY_DELAYS_MS = [400, 800, 1500, 3000, 5000];
-const MAX_ATTEMPTS = 25;
+// Retried at most a second apart: a round goes on within about a second of the server being back.
+const RETRY_DELAYS_MS = [300, 600, 1000];
+const MAX_ATTEMPTS = 150;
 
 export class ApiError extends Error {
   constructor(status, code, detail) {

@@ -17,6 +17,17 @@ export function formatRtp(rtp) {
   return `${(v * 100).toLocaleString(undefined, { maximumFractionDigits: 3 })}%`;
 }
 
+const BOLT = '<svg viewBox="0 0 12 16" aria-hidden="true"><path d="M7 0 L1 9 H5.5 L4 16 L11 6 H6.5 Z"/></svg>';
+
+/** Volatility on the one scale every game uses: 1 to 5 bolts with its word ("High"). */
+export function volatilityNode(bolts, word) {
+  if (!bolts) return el("span", { text: word || "" });
+  return el("span.volatility", { "data-testid": "volatility", "data-bolts": bolts, title: `Volatility ${bolts} of 5: ${word}`,
+    "aria-label": `Volatility ${bolts} of 5, ${word}` },
+  el("span.bolts", { "aria-hidden": "true", html: Array.from({ length: 5 }, (_, i) => `<i class="${i < bolts ? "on" : ""}">${BOLT}</i>`).join("") }),
+  el("span.volatility-word", { text: word }));
+}
+
 function artNode(gameId, keys) {
   const draw = rendererFor(gameId).helpArt;
   if (!draw || !keys || !keys.length) return null;
@@ -83,6 +94,12 @@ export function renderHelp(help, gameId, bet) {
       text: `Total bet from ${S.money(ladder[0])} to ${S.money(ladder[ladder.length - 1])}, chosen in the bet panel ` +
         `(press the total bet) or with the − and + buttons. The bet cannot change during a round; ${featureWords(help)} ` +
         "use the bet that started them." }));
+  }
+  if (help.volatility_bolts) {
+    body.append(el("h3", { text: "Volatility" }), el("p", { "data-testid": "help-volatility" },
+      volatilityNode(help.volatility_bolts, help.volatility),
+      el("span", { text: " How much the wins vary, on one scale for every game (1 to 5 bolts): a higher volatility " +
+        "pays less often, and more when it pays." })));
   }
   body.append(el("h3", { text: "Return to player" }), el("p", { "data-testid": "help-rtp",
     text: `The theoretical return to player of this game is ${formatRtp(help.rtp)}: over a very large number ` +

@@ -2,9 +2,19 @@
 
 import { mountSeedPanel } from "./fair.js";
 import { rendererFor } from "./games/index.js";
-import { formatRtp } from "./help.js";
+import { formatRtp, volatilityNode } from "./help.js";
 import { $, S, api } from "./state.js";
 import { el, formatX } from "./util.js";
+
+/** A tile's picture: the game's key art with its logo over it (drawn in the game's folder, served by the
+ * server); a game without them shows its renderer's symbols. */
+function tileArt(g) {
+  const art = g.art || {};
+  if (!art.keyart) return el("div.game-art", { "data-game": g.id, "data-presentation": g.presentation, html: rendererFor(g.id).art ? rendererFor(g.id).art() : "" });
+  return el("div.game-art.key", { "data-game": g.id },
+    el("img.keyart", { src: art.keyart, alt: "", "aria-hidden": "true", loading: "lazy" }),
+    art.logo ? el("img.logo", { src: art.logo, alt: g.title, "data-testid": "lobby-logo" }) : null);
+}
 
 export async function openLobby(token, resumeOpen = false) {
   document.title = "Games · reelforge";
@@ -12,11 +22,12 @@ export async function openLobby(token, resumeOpen = false) {
   lobby.replaceChildren(...S.games.map((g) => el("a.card.game-card", {
     href: `#/game/${g.id}`, "data-testid": `game-card-${g.id}`, "data-game": g.id,
   },
-  el("div.game-art", { "data-game": g.id, "data-presentation": g.presentation, html: rendererFor(g.id).art ? rendererFor(g.id).art() : "" }),
+  tileArt(g),
   el("h2", { text: g.title }),
   el("dl.facts", {},
     el("dt", { text: "RTP" }), el("dd", { "data-testid": "lobby-rtp", text: formatRtp(g.rtp) }),
     el("dt", { text: "Max win" }), el("dd", { "data-testid": "lobby-max-win", text: formatX(g.max_win_x) }),
+    g.volatility_bolts ? [el("dt", { text: "Volatility" }), el("dd", {}, volatilityNode(g.volatility_bolts, g.volatility))] : null,
     g.feature_buy_price_x ? [el("dt", { text: "Feature buy" }), el("dd", { text: `${formatX(g.feature_buy_price_x)} the bet` })] : null),
   el("span.resume-badge", { hidden: true, "data-testid": "resume-badge", text: "Unfinished round" }))));
   mountSeedPanel($("fair-panel-lobby"), api); // provably fair: the seed pair's hash, shown before any bet

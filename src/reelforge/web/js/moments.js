@@ -19,7 +19,7 @@ export function moment({ title, amount = "", text = "", sub = "", big = false, c
   box.classList.toggle("big", big);
   box.dataset.kind = kind || (big ? "big-win" : "announce");
   box.hidden = false;
-  play(big ? "bigwin" : kind === "intro" || kind === "gembox" ? "feature" : "win");
+  play(big ? "bigwin" : kind === "intro" || kind === "gembox" || kind === "resume" ? "feature" : kind === "summary" ? "winLarge" : "winMedium");
   const length = ms ?? (turboOn() ? (big ? 1000 : 700) : (big ? 3600 : 2200));
   const startedAt = performance.now();
   return new Promise((resolve) => {
@@ -34,10 +34,12 @@ export function moment({ title, amount = "", text = "", sub = "", big = false, c
       resolve();
     };
     if (count !== null) {
-      // The celebration counts the win up; the last figure is the exact amount.
+      // The celebration counts the win up, coins ticking while it climbs; the last figure is the exact amount.
+      let ticks = 0;
       ticker = setInterval(() => {
         const f = Math.min(1, (performance.now() - startedAt) / (length * 0.7));
         $("moment-amount").textContent = S.money(f >= 1 ? count : Math.floor(count * f));
+        if (f < 1 && ticks++ % 3 === 0) play("tick");
       }, 40);
     }
     const timer = setTimeout(finish, length);

@@ -24,15 +24,22 @@ export const S = {
   renderer: null,
   round: null, // the current round as the server last returned it
   busy: false,
+  offline: false, // a request is being retried: the connection is lost
   betIndex: 0,
   historyBefore: null,
   viewToken: 0, // bumps on every navigation so stale async work stops drawing
 };
 
-export const api = new Api({
-  onRetry: (attempt, err) => notice(`Connection lost (${err.message}). Retrying the same request… (attempt ${attempt + 1})`, "warn"),
-  onRecovered: () => notice("Connection restored.", "ok", 2500),
-});
+/** The connection is lost (a request being retried) or back: the notice says so in plain words, and the
+ * table's controls wait for it. */
+function setOffline(offline) {
+  if (S.offline === offline) return;
+  S.offline = offline;
+  if (offline) notice("Connection lost. Reconnecting…", "warn");
+  else notice("Connection restored.", "ok", 2500);
+  document.dispatchEvent(new CustomEvent("rf:controls"));
+}
+export const api = new Api({ onRetry: () => setOffline(true), onRecovered: () => setOffline(false) });
 
 /** A touch screen has no space bar to mention. */
 export const touchDevice = () => navigator.maxTouchPoints > 0 || matchMedia("(pointer: coarse)").matches;

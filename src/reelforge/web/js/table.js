@@ -5,26 +5,30 @@
 import { newKey } from "./api.js";
 import { rendererFor } from "./games/index.js";
 import { betLadder, buyPrice, currentBet, defaultBetIndex, setBetIndex, showBet, updateBuy } from "./bets.js";
-import { formatRtp, gameHelp } from "./help.js";
+import { formatRtp, gameHelp, volatilityNode } from "./help.js";
 import { BIG_WIN_X, endMomentNow, moment, turboOn, winTitle } from "./moments.js";
 import { countRound, realityCheckDue, showRealityCheck, updateSessionBar } from "./session.js";
-import { music, play } from "./sound.js";
+import { music, play, winSound } from "./sound.js";
 import { $, ApiError, S, api, explain, notice, setBalance, touchDevice } from "./state.js";
-import { el, formatX, parseFraction, sleep, times } from "./util.js";
+import { QUICK, el, formatX, parseFraction, settled, sleep, times } from "./util.js";
 
 /** The feature playing itself: null, or {stop: the player asked to pause, skip: show the rest at once}. */
 export const FEATURE = { on: false, stop: false, skip: false };
 
+/** How a step is played live: Quick spin shortens every pause and fall (to QUICK of its length), never skips
+ * one; only SKIP (the rest of a feature at once) draws without animation. */
 function liveAnim() {
   const quick = () => turboOn() || FEATURE.skip;
-  return { fast: quick, wait: (ms) => (quick() ? Promise.resolve() : sleep(ms)), quiet: FEATURE.skip };
+  return { fast: quick, wait: (ms) => (FEATURE.skip ? Promise.resolve() : sleep(turboOn() ? ms * QUICK : ms)),
+    pause: (ms) => (FEATURE.skip ? Promise.resolve() : sleep(ms)), quiet: FEATURE.skip };
 }
 
 export function roundOpen() { return !!(S.round && S.round.status === "open"); }
 
 export function updateControls() {
   const open = roundOpen();
-  const lock = S.busy || open || S.paused;
+  // Offline, nothing can be played: every control waits for the connection (the round is safe on the server).
+  const lock = S.busy || open || S.paused || S.offline;
   $("bet-minus").disabled = lock || S.betIndex <= 0;
   $("bet-plus").disabled = lock || S.betIndex >= betLadder().length - 1;
   $("bet-open").disabled = lock;
@@ -34,7 +38,11 @@ export function updateControls() {
   $("buy").title = price !== null && S.balance !== null && price > S.balance ? "Your balance does not cover the feature price." : "";
   const spin = $("spin");
   // SPIN keeps the keyboard focus while a round plays: it is never disabled, only marked busy.
-  spin.disabled = S.paused;
+  spin.disabled = S.paused || S.offline;
+  $("feature-skip").disabled = S.offline;
+  $("turbo").disabled = S.offline;
+  $("autoplay-open").disabled = S.offline;
+  document.body.dataset.offline = S.offline ? "1" : "";
   const stopping = FEATURE.on;
   spin.setAttribute("aria-disabled", String(S.busy && !stopping));
   spin.textContent = stopping ? (FEATURE.stop ? "STOPPING" : "STOP") : open && S.renderer ? S.renderer.nextLabel(S.round, S.game) : "SPIN";
@@ -79,7 +87,8 @@ export async function openGame(gameId, token) {
   S.busy = true;
   document.title = game.title;
   $("game-title").textContent = game.title;
-  $("game-facts").textContent = `RTP ${formatRtp(game.rtp)} · Max win ${formatX(game.max_win_x)}`;
+  $("game-facts").replaceChildren(`RTP ${formatRtp(game.rtp)} · Max win ${formatX(game.max_win_x)}`,
+    ...(game.volatility_bolts ? [" · ", volatilityNode(game.volatility_bolts, game.volatility)] : []));
   $("help-toggle").setAttribute("aria-expanded", "false");
   $("stage").dataset.game = gameId;
   setMessage("");
@@ -95,6 +104,7 @@ export async function openGame(gameId, token) {
     S.renderer = rendererFor(gameId).create(stage, rendererContext(game, help, () => (S.round ? S.round.bet : currentBet())));
     if (unfinished.length) await resume(unfinished[0]);
     else { S.renderer.newRound(); S.renderer.showcase(); setMessage(idleHint()); }
+    if (unfinished.length && S.renderer.nextAction(unfinished[0], game) === null) continueFeature(unfinished[0], token);
     music(true);
     document.dispatchEvent(new CustomEvent("rf:game-open", { detail: { game, help } }));
   } catch (err) {
@@ -108,10 +118,21 @@ export async function openGame(gameId, token) {
   }
 }
 
-/** What a renderer is given: the game, its help, money at the round's bet, and the feature moments. */
+/** What a renderer is given: the game, its help, money at the round's bet, the feature moments, and
+ * ``counters``, which it calls whenever a counter it shows changes. */
 export function rendererContext(game, help, bet) {
   const atBet = (x) => S.money(times(bet(), x));
-  return { game, help, money: S.money, bet, moment, atBet, winWords: (x) => `${atBet(x)} (${formatX(x)})` };
+  return { game, help, money: S.money, bet, moment, atBet, winWords: (x) => `${atBet(x)} (${formatX(x)})`, counters: onCounters };
+}
+
+/** One source of truth for the counters: when the renderer's change (free spins left, multiplier, the
+ * feature's total or prize), the message bar and the win box say the same in the same moment. */
+function onCounters({ totalX = null, prizeX = null } = {}) {
+  if (!S.renderer || S.round === null || !(FEATURE.on || roundOpen())) return;
+  const words = S.renderer.liveStatus ? S.renderer.liveStatus() : "";
+  if (words) setMessage(`${words}.`);
+  if (prizeX !== null) setWin(times(S.round.bet, prizeX), "PRIZE NOW");
+  else if (totalX !== null) setWin(times(S.round.bet, totalX), "WIN SO FAR");
 }
 
 async function resume(rnd) {
@@ -122,9 +143,21 @@ async function resume(rnd) {
   await S.renderer.restore(rnd);
   showOpenWin(rnd);
   const status = S.renderer.status(rnd);
-  setMessage(`Your unfinished round was resumed where it stopped${status ? ": " + status : ""}. ` +
-    `Press ${S.renderer.nextLabel(rnd, S.game)} to continue.`);
+  const waits = S.renderer.nextAction(rnd, S.game) !== null; // a choice of the player's (the GEMBOX)
+  setMessage(`Your unfinished round was resumed where it stopped${status ? ": " + status : ""}.` +
+    (waits ? ` Press ${S.renderer.nextLabel(rnd, S.game)} to continue.` : ""));
   $("stage").dataset.resumed = String(rnd.id);
+}
+
+/** A feature interrupted by a reload: the "Continue your feature" card over the board as it was left, then
+ * the feature plays itself to its end (a choice of the player's, the GEMBOX, still waits for the press). */
+async function continueFeature(rnd, token) {
+  await Promise.resolve(); // after openGame has freed the table
+  const status = S.renderer.status(rnd);
+  await moment({ title: "CONTINUE YOUR FEATURE", kind: "resume", sub: status, ms: 3000,
+    text: "Your feature was interrupted. It plays on from where it stopped: STOP pauses it." });
+  // The player may have pressed SPIN on the card already, or left the game.
+  if (token === S.viewToken && !S.busy && !FEATURE.on && S.round && S.round.id === rnd.id && roundOpen()) spin();
 }
 
 /** During a feature: the prize the feature holds now (the renderer's, e.g. a ladder runner) or the win so far. */
@@ -157,7 +190,8 @@ function leastShowMs(step) {
 /** SPIN: start a round (or continue the open one); during a feature it is STOP. Returns the round when it ends. */
 export async function spin({ buy = false } = {}) {
   if (FEATURE.on) { FEATURE.stop = true; updateControls(); return null; }
-  if (S.busy || S.paused || !S.renderer || document.body.dataset.view !== "game") return null;
+  if (S.busy || S.paused || S.offline || !S.renderer || document.body.dataset.view !== "game") return null;
+  endMomentNow(); // SPIN on the "Continue your feature" card continues at once
   const token = S.viewToken;
   S.busy = true;
   updateControls();
@@ -248,6 +282,8 @@ async function playOut(rnd, starting, token) {
     document.body.dataset.animating = "1";
     const stepStarted = performance.now();
     await S.renderer.playStep(step, rnd, liveAnim());
+    // The result waits for the board: every symbol landed, every win shown, before a figure moves.
+    await settled($("stage"));
     delete document.body.dataset.animating;
     if (token !== S.viewToken) return null;
     first = false;
@@ -339,15 +375,17 @@ async function finishRound(rnd) {
   setMessage(paid ? `You won ${S.money(paid)} (${formatX(rnd.total_win_x)} the bet)${played ? `; ${played}` : ""}.${crediting}` :
     feature ? `The feature ends without a win${played ? `; ${played}` : ""}.` : "No win this time.");
   if (S.renderer.finish) S.renderer.finish(rnd);
-  setWin(paid, feature ? "TOTAL WIN" : "WIN");
+  // A big win's figure is counted up on its card first: the win box shows it when the count ends.
+  if (!big) setWin(paid, feature ? "TOTAL WIN" : "WIN");
   if (big) {
     await moment({ title: winTitle(x), count: paid, big: true, sub: played ? `Feature total · ${played}` : "",
       text: `${formatX(rnd.total_win_x)} your bet.` });
+    setWin(paid, feature ? "TOTAL WIN" : "WIN");
   } else if (feature) {
     await moment({ title: "FEATURE COMPLETE", kind: "summary", amount: S.money(paid), sub: played,
       text: paid ? `The feature's total win: ${formatX(rnd.total_win_x)} your bet.` : "The feature ends without a win." });
   } else if (paid) {
-    play("win");
+    play(winSound(x));
   }
   $("win").classList.toggle("big", big);
 }

@@ -107,3 +107,34 @@ export function stepsRenderer(apply) {
     nextAction() { return null; },
   };
 }
+
+/** Whether an animation ends by itself (a win's pulse or a GEMBOX wobble loops until the next spin). */
+const finite = (a) => a.effect && a.effect.getComputedTiming().iterations !== Infinity;
+
+/** Resolves when every finite animation under ``node`` (symbols falling, reels landing, a win's flash) has
+ * finished: the round's result is shown only over a board at rest. */
+export function settled(node) {
+  if (!node || !node.getAnimations) return Promise.resolve();
+  const running = node.getAnimations({ subtree: true }).filter((a) => finite(a) && a.playState !== "finished");
+  return Promise.all(running.map((a) => a.finished.catch(() => {}))).then(() => {});
+}
+
+/** A renderer's wait for its board to land (nothing to wait for when the step is drawn without animation). */
+export function landed(anim, node) { return anim.quiet ? Promise.resolve() : settled(node); }
+
+/** Reel timing shared by the renderers (ms): the first reel stops after ``first``, each next one ``gap``
+ * later, a reel after a near trigger ``tease`` later still (anticipation). Quick spin scales it by QUICK. */
+export const REEL_TIMING = { first: 820, gap: 230, tease: 750 };
+export const QUICK = 0.3;
+
+/** A small deterministic shuffle (a reel's own order of its symbols: reels never spin in step). */
+export function shuffled(items, seed) {
+  const out = items.slice();
+  let s = (seed * 9301 + 49297) % 233280;
+  for (let i = out.length - 1; i > 0; i--) {
+    s = (s * 9301 + 49297) % 233280;
+    const j = Math.floor((s / 233280) * (i + 1));
+    [out[i], out[j]] = [out[j], out[i]];
+  }
+  return out;
+}

@@ -6,7 +6,8 @@
 //   {type:"ladder", move:"advance|coal_back|coal_safe|nothing|slag_end|top_reached", from, to, from_x, to_x}
 //   {type:"award", runner, win_x, respins}, {type:"round_end", total_win_x}
 
-import { el, formatX, stepsRenderer } from "../util.js";
+import { play } from "../sound.js";
+import { QUICK, REEL_TIMING, el, formatX, shuffled, sleep, stepsRenderer } from "../util.js";
 
 // Every drawing of the Gold Nugget gets its own gradient id: an id repeated in the page (the lobby's
 // hidden art) would make the browser resolve url(#...) to the first copy and draw the nugget hollow.
@@ -93,6 +94,7 @@ export function create(root, ctx = {}) {
     });
     if (index !== null && flash && !fast) rungs[index].classList.add(flash);
     ladderEl.dataset.marker = index === null ? "" : String(index);
+    if (ctx.counters) ctx.counters(index !== null ? { prizeX: ladder[index] ?? "0" } : {});
   }
 
   function showReels(symbols) {
@@ -100,21 +102,31 @@ export function create(root, ctx = {}) {
     root.querySelector(".fof-reels").dataset.symbols = symbols.join(" ");
   }
 
+  /** The reels spin their own strips and stop left to right; two Gold Nuggets on reels 1 and 2 keep reel 3
+   * spinning longer, lit (anticipation). Quick spin shortens it, never skips it. */
   async function spinReels(symbols, anim) {
     if (anim.quiet) { showReels(symbols); return; }
-    // Quick spin keeps a short reel motion: the reels still visibly spin and stop, left to right.
-    const quick = anim.fast();
-    const pause = (ms) => (quick ? new Promise((ok) => setTimeout(ok, Math.round(ms / 4))) : anim.wait(ms));
-    reels.forEach((r) => {
+    const scale = anim.fast() ? QUICK : 1;
+    const started = performance.now();
+    reels.forEach((r, i) => {
+      r.classList.remove("landed");
       r.classList.add("spinning");
-      r.replaceChildren(el("div.fof-strip", {}, ...SPIN_SYMBOLS.concat(SPIN_SYMBOLS).map(symbolCell)));
+      const strip = el("div.fof-strip", {}, ...shuffled(SPIN_SYMBOLS, i + 3).concat(shuffled(SPIN_SYMBOLS, i + 5)).map(symbolCell));
+      strip.style.animationDelay = `-${i * 70}ms`;
+      r.replaceChildren(strip);
     });
+    let due = REEL_TIMING.first + 180;
     for (let i = 0; i < 3; i++) {
-      await pause(i === 0 ? 380 : 220);
-      reels[i].classList.remove("spinning");
+      const tease = i === 2 && symbols[0] === "GOLD" && symbols[1] === "GOLD";
+      if (i > 0) due += REEL_TIMING.gap + 80 + (tease ? REEL_TIMING.tease + 250 : 0);
+      if (tease && !anim.still) { reels[i].classList.add("anticipate"); play("tease"); }
+      // SKIP pressed mid-spin lands the rest at once (anim.pause); a replay's anim has none and sleeps.
+      await (anim.pause || sleep)(Math.max(0, started + due * scale - performance.now()));
+      reels[i].classList.remove("spinning", "anticipate");
       reels[i].replaceChildren(symbolCell(symbols[i]));
       reels[i].classList.add("landed");
-      setTimeout(() => reels[i].classList.remove("landed"), 250);
+      reels[i].dataset.stoppedAt = String(Math.round(performance.now()));
+      if (!anim.still) play("stop");
     }
     root.querySelector(".fof-reels").dataset.symbols = symbols.join(" ");
   }
@@ -127,6 +139,8 @@ export function create(root, ctx = {}) {
   function updateRespins() {
     respins.textContent = runner === null ? "" : `Re-spins played: ${count}`;
   }
+  const liveStatus = () => (runner !== null
+    ? `Forging Re-Spins: the marker is on ${pay(ladder[runner] ?? "0")}${safe.has(ladder[runner]) ? " (safe)" : ""}` : "");
 
   async function apply(step, anim) {
     for (const ev of step.events) {
@@ -205,12 +219,8 @@ export function create(root, ctx = {}) {
     ...stepsRenderer(apply),
     describe,
     nextLabel(round) { return round.next_step === "respin" ? "RE-SPIN" : "CONTINUE"; },
-    status(round) {
-      if (round && round.status === "open" && runner !== null) {
-        return `Forging Re-Spins: the marker is on ${pay(ladder[runner] ?? "0")}${safe.has(ladder[runner]) ? " (safe)" : ""}`;
-      }
-      return "";
-    },
+    liveStatus,
+    status(round) { return round && round.status === "open" ? liveStatus() : ""; },
     /** The prize the re-spins hold now (the marker's runner, a multiple of the bet), or null. */
     currentPrize(round) { return round && round.status === "open" && runner !== null ? ladder[runner] ?? null : null; },
   };

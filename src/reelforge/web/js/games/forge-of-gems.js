@@ -9,8 +9,9 @@
 //   gembox_awarded {scatters, scatter_class}; gembox_reward {scatter_class, reward, prize_x, free_spins}
 //   free_spins_awarded {free_spins}; free_spins_remaining {played, remaining, multiplier}; cap; round_end
 
-import { el, formatX, replaySteps } from "../util.js";
-import { addX, makeGrid, nameOf, symbolSvg } from "./gems.js";
+import { play } from "../sound.js";
+import { el, formatX, landed, replaySteps } from "../util.js";
+import { addX, makeGrid, nameOf, symbolSvg, teaseColumn } from "./gems.js";
 
 // The FORGE REEL symbols: arrow, word on the tile, name, what it does.
 const FORGE_ART = {
@@ -76,7 +77,9 @@ export function create(root, ctx = {}) {
     spinsBox.hidden = !inFeature;
     spinsBox.replaceChildren(el("span", { text: "Free spins left" }), el("strong", { text: String(spinsLeft) }));
     spinsBox.dataset.value = String(spinsLeft);
+    if (ctx.counters) ctx.counters();
   }
+  const liveStatus = () => (inFeature ? `Free spins left: ${spinsLeft}, win multiplier x${multiplier}` : "");
 
   function setForge(reel) {
     forgeRow.replaceChildren(...reel.map(forgeTile));
@@ -140,14 +143,18 @@ export function create(root, ctx = {}) {
         if (!inFeature) gembox.hidden = true;
         multiplier = ev.multiplier;
         setForge(ev.forge_reel);
-        grid.set(ev.board, { drop: !anim.quiet });
+        // Three Scatters award the GEMBOX: with two landed and a reel to go, the rest land later, lit.
+        const teaseFrom = teaseColumn(ev.board, (n) => String(n).split("*")[0] === "SCATTER", 3);
+        grid.set(ev.board, { drop: !anim.quiet, quick: anim.fast(), teaseFrom });
+        if (teaseFrom !== null && !anim.quiet && !anim.still) play("tease");
         waysBox.textContent = waysText(ev.ways);
         if (ev.guaranteed_multiplier_position !== undefined && ev.guaranteed_multiplier_position !== null && !anim.still) {
           forgeRow.children[ev.guaranteed_multiplier_position].classList.add("flash");
         }
         say(step.kind === "free_spin" ? "Free spin" : "");
         showCounters();
-        await anim.wait(450);
+        await landed(anim, grid.root);
+        await anim.wait(200);
       } else if (ev.type === "win") {
         // Winning cells add up over the cascade's wins: the symbol or WILD on reels 1..length.
         const hit = (c, r, sym) => c < ev.length && (sym === ev.symbol || sym === "WILD");
@@ -171,7 +178,8 @@ export function create(root, ctx = {}) {
         await anim.wait(300);
         grid.clear("win");
         grid.clear("boom");
-        grid.set(ev.board, { drop: !anim.quiet });
+        grid.set(ev.board, { drop: anim.quiet ? false : "changed", quick: anim.fast() });
+        await landed(anim, grid.root);
         // Each landing is a small badge in its cell's corner that fades; a Blank lands nothing to see.
         for (const land of ev.landings) {
           if (land.forge === "BLANK") continue;
@@ -250,6 +258,9 @@ export function create(root, ctx = {}) {
       spinsLeft = 0;
       inFeature = false;
       gembox.hidden = true;
+      // Nothing of the round before stays: its wins and its banner.
+      winsList.replaceChildren();
+      spinSum = "0";
       showCounters();
       say("");
     },
@@ -267,19 +278,21 @@ export function create(root, ctx = {}) {
       return replaySteps(round.steps, apply);
     },
     /** The feature is over: its cards and counters go; the next paid spin starts at x1. */
-    finish() {
+    finish(round) {
+      if (inFeature && round) say(`Free spins complete: ${pay(round.total_win_x)} in all`, "big");
+      else if (banner.textContent === "Free spin") say("");
       inFeature = false;
       gembox.hidden = true;
       multiplier = 1;
       showCounters();
-      if (banner.textContent === "Free spin") say("");
     },
     nextLabel(round) { return round.next_step === "gembox" ? "OPEN GEMBOX" : "FREE SPIN"; },
     nextAction(round) { return round.next_step === "gembox" ? "open" : null; },
     status(round) {
       if (!round || round.status !== "open") return "";
       if (round.next_step === "gembox") return "The GEMBOX is waiting to be opened";
-      return `Free spins left: ${spinsLeft}, win multiplier x${multiplier}`;
+      return liveStatus();
     },
+    liveStatus,
   };
 }

@@ -1,7 +1,22 @@
 // Symbol art and a board grid shared by the cascade games (drawn as inline SVG,
 // so nothing depends on fonts or image files).
 
-import { el, parseFraction } from "../util.js";
+import { QUICK, el, parseFraction } from "../util.js";
+
+/** A board falling in (ms): the columns land left to right over ``spread`` (the last about 1.6 s after the
+ * press, like a spin's last reel), each row ``row`` after the one above it, a teased column ``tease`` later. */
+export const DROP = { spread: 1150, row: 30, tease: 450 };
+
+/** The first column from which a board should tease: the columns before it hold ``need - 1`` of ``symbol``
+ * (a feature one symbol away) and at least one column is left to land; null where no tease is due. */
+export function teaseColumn(board, isTrigger, need) {
+  let seen = 0;
+  for (let c = 0; c < board.length - 1; c++) {
+    seen += board[c].filter(isTrigger).length;
+    if (seen >= need - 1) return c + 1;
+  }
+  return null;
+}
 
 const GEM_SHAPES = {
   diamond: "M50 10 L86 40 L50 90 L14 40 Z",
@@ -72,6 +87,7 @@ export function makeGrid(cols, rows, testid = "board", names = null) {
   const root = el("div.gem-grid", { "data-testid": testid });
   root.style.gridTemplateColumns = `repeat(${cols}, 1fr)`;
   const cells = [];
+  const columnGap = Math.round(DROP.spread / Math.max(1, cols - 1));
   for (let c = 0; c < cols; c++) cells.push([]);
   for (let r = 0; r < rows; r++) {
     for (let c = 0; c < cols; c++) {
@@ -83,19 +99,26 @@ export function makeGrid(cols, rows, testid = "board", names = null) {
   return {
     root,
     cell: (c, r) => cells[c][r],
-    /** Draw a whole board: ``board[c][r]`` is a symbol name, or "NAME*n" for a split cell. */
-    set(board, { drop = false } = {}) {
+    /** Draw a whole board: ``board[c][r]`` is a symbol name, or "NAME*n" for a split cell. ``drop``: true, the
+     * board falls in column by column, left to right, like reels stopping; "changed", only the cells whose
+     * symbol changed fall (a cascade's refill). ``teaseFrom``: the columns from there on land later, lit
+     * (a feature one symbol away). ``quick``: Quick spin's shorter fall. */
+    set(board, { drop = false, teaseFrom = null, quick = false } = {}) {
       // A new board: whatever was marked on the old one (wins, landings) goes with it.
+      const scale = quick ? QUICK : 1;
       board.forEach((col, c) => col.forEach((name, r) => {
         const cell = cells[c][r];
         const [sym, n] = String(name).split("*");
         const copies = Number(n || 1);
-        cell.className = `gem-cell copies-${copies}${drop ? " drop" : ""}`;
+        const falls = drop === "changed" ? cell.dataset.symbol !== sym || cell.dataset.copies !== String(copies) : !!drop;
+        const tease = falls && teaseFrom !== null && c >= teaseFrom;
+        cell.className = `gem-cell copies-${copies}${falls ? " drop" : ""}${tease ? " tease" : ""}`;
         cell.dataset.symbol = sym;
         cell.dataset.copies = String(copies);
         cell.title = copies > 1 ? `${nameOf(names, sym)} split in ${copies}` : nameOf(names, sym);
         cell.innerHTML = Array.from({ length: copies }, () => `<span class="gem">${symbolSvg(sym)}</span>`).join("");
-        if (drop) cell.style.animationDelay = `${c * 40 + r * 25}ms`;
+        const column = drop === "changed" ? 0 : c * columnGap + (tease ? (c - teaseFrom + 1) * DROP.tease : 0);
+        cell.style.animationDelay = falls ? `${Math.round((column + r * DROP.row) * scale)}ms` : "";
       }));
       root.dataset.board = board.map((col) => col.join(",")).join("|");
     },

@@ -10,9 +10,9 @@
 //   free_spins_awarded {scatters, awarded, remaining}, free_spins_remaining {played, remaining, total_multiplier_*}
 //   cap_reached {win_x, forfeited_spins}, round_end {total_win_x, ...}
 
-import { el, formatX, replaySteps } from "../util.js";
-import { addX } from "./gems.js";
-import { makeGrid, nameOf, symbolSvg } from "./gems.js";
+import { play } from "../sound.js";
+import { el, formatX, landed, replaySteps } from "../util.js";
+import { addX, makeGrid, nameOf, symbolSvg, teaseColumn } from "./gems.js";
 
 const CHARS = { G: "GOLD_NUGGET", R: "RUBY", A: "AMETHYST", S: "SAPPHIRE", E: "EMERALD", B: "BRONZE_ORE",
   P: "PINK_STONE", L: "BLUE_STONE", X: "SCATTER" };
@@ -77,7 +77,10 @@ export function create(root, ctx = {}) {
     multBox.replaceChildren(el("span", { text: "Total multiplier" }), el("strong", { text: totalM ? `${totalM}x` : "—" }));
     spinsBox.dataset.value = String(spinsLeft);
     multBox.dataset.value = String(totalM);
+    if (ctx.counters) ctx.counters();
   }
+  const liveStatus = () => (inFeature
+    ? `Free spins left: ${spinsLeft}, ${totalM ? `total multiplier ${totalM}x` : "no multiplier revealed yet"}` : "");
 
   /** A lane: its value under ``blockers`` blockers ("?" while covered, unless ``open``: the replay shows it). */
   function setLane(i, value, blockers, open = false) {
@@ -119,7 +122,11 @@ export function create(root, ctx = {}) {
         sumBox.textContent = "";
         grid.clear("win");
         grid.clear("boom");
-        grid.set(names(ev.board), { drop: !anim.quiet });
+        const board = names(ev.board);
+        // Three Scatters start the free spins: with two landed and a column to go, the rest land later, lit.
+        const teaseFrom = teaseColumn(board, (n) => n === "SCATTER", 3);
+        grid.set(board, { drop: !anim.quiet, quick: anim.fast(), teaseFrom });
+        if (teaseFrom !== null && !anim.quiet && !anim.still) play("tease");
         const byLane = new Map(ev.multiplier_reel.map((m) => [m.lane - 1, m]));
         for (let i = 0; i < REELS; i++) {
           const m = byLane.get(i);
@@ -127,9 +134,12 @@ export function create(root, ctx = {}) {
         }
         say(ev.kind === "free" ? "Free spin" : "");
         showCounters();
-        await anim.wait(450);
+        await landed(anim, grid.root);
+        await anim.wait(200);
       } else if (ev.type === "cascade") {
-        grid.set(names(ev.board));
+        // The refill of the cascade before (the first cascade is the spin's own board): new symbols fall in.
+        grid.set(names(ev.board), { drop: anim.quiet ? false : "changed", quick: anim.fast() });
+        await landed(anim, grid.root);
         const winners = new Set(ev.wins.map((w) => w.symbol));
         grid.mark("win", (_c, _r, sym) => winners.has(sym));
         spinSum = addX(spinSum, ev.cascade_win_x);
@@ -146,7 +156,8 @@ export function create(root, ctx = {}) {
         await anim.wait(350);
       } else if (ev.type === "spin_result") {
         grid.clear("win");
-        grid.set(names(ev.final_board), { drop: !anim.quiet && ev.cascades > 0 });
+        grid.set(names(ev.final_board), { drop: !anim.quiet && ev.cascades > 0 ? "changed" : false, quick: anim.fast() });
+        await landed(anim, grid.root);
         const revealed = ev.revealed_values || [];
         sumBox.dataset.sum = String(ev.multiplier_sum);
         sumBox.textContent = multiplierWords(ev);
@@ -224,6 +235,10 @@ export function create(root, ctx = {}) {
       totalM = 0;
       inFeature = !!(round && round.mode && round.mode !== "paid");
       if (round && round.state && round.state.spins_left) spinsLeft = round.state.spins_left;
+      // Nothing of the round before stays: its wins, its sum, its banner.
+      winsList.replaceChildren();
+      sumBox.textContent = "";
+      spinSum = "0";
       showCounters();
       say("");
     },
@@ -254,17 +269,16 @@ export function create(root, ctx = {}) {
       showCounters();
       return `${bought} FREE SPINS`;
     },
-    /** The feature is over: its counters go, the last spin's result stays. */
-    finish() {
+    /** The feature is over: its counters go, the last spin's wins stay; the banner says the feature's total. */
+    finish(round) {
+      if (inFeature && round) say(`Free spins complete: ${pay(round.total_win_x)} in all`, "big");
       inFeature = false;
       showCounters();
       sumBox.textContent = "";
     },
     nextLabel() { return "FREE SPIN"; },
     nextAction() { return null; },
-    status(round) {
-      if (!round || round.status !== "open") return "";
-      return `Free spins left: ${spinsLeft}, ${totalM ? `total multiplier ${totalM}x` : "no multiplier revealed yet"}`;
-    },
+    liveStatus,
+    status(round) { return round && round.status === "open" ? liveStatus() : ""; },
   };
 }

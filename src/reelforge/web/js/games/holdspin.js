@@ -7,8 +7,9 @@
 //   hold_and_respin {coins, respins}; cap {cap_x}
 // The respins' reset value comes from the help's extra.respins, the Grand from extra.grand_x.
 
-import { el, formatX, stepsRenderer } from "../util.js";
-import { addX } from "./gems.js";
+import { play } from "../sound.js";
+import { QUICK, el, formatX, landed, stepsRenderer } from "../util.js";
+import { DROP, addX, teaseColumn } from "./gems.js";
 import { parsePay } from "./lines.js";
 import { coinArt, symbolArt, vaultArt } from "./symbols.js";
 
@@ -87,13 +88,20 @@ export function create(root, ctx = {}) {
     }
   }
 
+  /** Draw a board; ``drop``: it falls in column by column, left to right, the columns after a near trigger
+   * (one coin short of Hold and Respin) later and lit. */
   function showBoard(next, { respin = false, drop = false, quick = false } = {}) {
     if (next.length !== cells.length || next[0].length !== cells[0].length) build(next.length, next[0].length);
+    const teaseFrom = drop ? teaseColumn(next, (content) => !!coinValue(content), Number(extra.trigger || 6)) : null;
     next.forEach((reel, c) => reel.forEach((content, r) => {
       const had = board[c] && coinValue(board[c][r]);
       drawCell(cells[c][r], content, { held: respin && !!had, landed: respin && !had && !!coinValue(content), drop });
-      if (drop) cells[c][r].style.animationDelay = `${(c * 60 + r * 30) / (quick ? 4 : 1)}ms`;
+      const tease = teaseFrom !== null && c >= teaseFrom;
+      cells[c][r].classList.toggle("tease", tease);
+      const ms = c * Math.round(DROP.spread / Math.max(1, next.length - 1)) + r * DROP.row + (tease ? (c - teaseFrom + 1) * DROP.tease : 0);
+      cells[c][r].style.animationDelay = drop ? `${Math.round(ms * (quick ? QUICK : 1))}ms` : "";
     }));
+    if (teaseFrom !== null) play("tease");
     board = next;
     grid.dataset.board = next.map((reel) => reel.join(",")).join("|");
     coins = next.flat().filter(coinValue).length;
@@ -118,7 +126,10 @@ export function create(root, ctx = {}) {
       counter(coinsBox, "Coins", String(coins), coins);
       counter(totalBox, "Grand", extra.grand_x ? money(extra.grand_x) : "Full board", extra.grand_x || "");
     }
+    if (ctx.counters) ctx.counters(inFeature ? { prizeX: collectedX } : {});
   }
+  const liveStatus = () => (inFeature
+    ? `Hold and Respin: ${respins} ${respins === 1 ? "respin" : "respins"} left, ${coins} coins worth ${money(collectedX)}` : "");
   function flash(box) { box.classList.remove("flash"); void box.offsetWidth; box.classList.add("flash"); }
   function say(text, tone = "") { banner.textContent = text; banner.className = `hr-banner ${tone}`; }
   function winWords(ev) {
@@ -139,11 +150,10 @@ export function create(root, ctx = {}) {
       if (ev.type === "board") {
         if (respin) {
           respins = Number(ev.respins ?? respins);
-          if (!anim.quiet) { grid.classList.add("spinning"); await anim.wait(anim.fast() ? 120 : 420); grid.classList.remove("spinning"); }
+          if (!anim.quiet) { grid.classList.add("spinning"); await anim.wait(700); grid.classList.remove("spinning"); }
         }
-        showBoard(ev.board, { respin, drop: !respin && !anim.quiet, quick: anim.fast() });
-        // Quick spin keeps a short drop of the new board: it is seen landing, never cut off by the round's end.
-        if (!respin && !anim.quiet && anim.fast()) await new Promise((ok) => setTimeout(ok, 220));
+        showBoard(ev.board, { respin, drop: !respin && !anim.quiet && !anim.still, quick: anim.fast() });
+        await landed(anim, grid);
         if (respin && coins === cells.length * cells[0].length) {
           say("Every cell holds a coin: the board is full!", "big");
         } else if (respin && ev.landed) {
@@ -227,12 +237,8 @@ export function create(root, ctx = {}) {
     ...stepsRenderer(apply),
     describe,
     nextLabel(round) { return round.next_step === "respin" ? "RESPIN" : "CONTINUE"; },
-    status(round) {
-      if (round && round.status === "open" && inFeature) {
-        return `Hold and Respin: ${respins} ${respins === 1 ? "respin" : "respins"} left, ${coins} coins worth ${money(collectedX)}`;
-      }
-      return "";
-    },
+    liveStatus,
+    status(round) { return round && round.status === "open" ? liveStatus() : ""; },
     /** The coins on the board are what the feature holds now (a multiple of the bet). */
     currentPrize(round) { return round && round.status === "open" && inFeature ? collectedX : null; },
     finish() {

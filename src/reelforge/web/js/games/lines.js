@@ -5,7 +5,8 @@
 //   free_spins_awarded {spins, retrigger}; cap {cap_x}
 // The line table comes from the help's extra.lines (the row each line crosses on each reel, 0 top).
 
-import { el, formatX, stepsRenderer } from "../util.js";
+import { play } from "../sound.js";
+import { QUICK, REEL_TIMING, el, formatX, shuffled, sleep, stepsRenderer } from "../util.js";
 import { addX } from "./gems.js";
 import { symbolArt } from "./symbols.js";
 
@@ -37,7 +38,7 @@ export function create(root, ctx = {}) {
   // The scatter that starts the free spins: the paytable's row that pays anywhere, from its first tier.
   const pt = (help.page && help.page.paytable) || {};
   const scatterRow = (pt.rows || []).find((row) => /anywhere/i.test(row.name));
-  const scatter = scatterRow ? { name: scatterRow.name.replace(/\s*\(.*\)$/, ""), count: (pt.tiers || ["3"])[0] } : null;
+  const scatter = scatterRow ? { name: scatterRow.name.replace(/\s*\(.*\)$/, ""), count: Number((pt.tiers || ["3"])[0]) } : null;
 
   const spinsBox = el("div.ln-counter", { "data-testid": "ln-free-spins" });
   const multBox = el("div.ln-counter", { "data-testid": "ln-multiplier" });
@@ -92,24 +93,50 @@ export function create(root, ctx = {}) {
     reelsBox.dataset.board = window.map((reel) => reel.join(",")).join("|");
   }
 
+  // Each reel spins its own strip: the symbols it landed lately, topped up with the game's symbols in that
+  // reel's own order, so no two reels show the same blur or move in step.
+  const landedOn = [];
+  function stripOf(c) {
+    const own = [...(landedOn[c] || []), ...shuffled(names, c + 1)].slice(0, 12);
+    return el("div.ln-strip", { style: `animation-delay: -${(c * 37) % 160}ms; animation-duration: ${150 + c * 9}ms` },
+      ...shuffled(own, c + 11).map((n) => el("div.ln-cell", { html: symbolArt(n) })));
+  }
+  function land(c, symbols) {
+    landedOn[c] = [...symbols, ...(landedOn[c] || [])].slice(0, 9);
+    reels[c].classList.remove("spinning", "anticipate");
+    reels[c].querySelector(".ln-strip")?.remove();
+    symbols.forEach((name, r) => {
+      const cell = cells[c][r];
+      cell.className = "ln-cell landed";
+      cell.dataset.symbol = name;
+      cell.title = name;
+      cell.innerHTML = symbolArt(name);
+    });
+    reels[c].dataset.stoppedAt = String(Math.round(performance.now()));
+  }
+
+  /** The reels spin and stop left to right; with one Scatter short of the free spins, the reels still to stop
+   * spin on longer, lit (anticipation). Quick spin shortens all of it, never skips it. */
   async function spinReels(window, anim) {
-    if (anim.quiet || !names.length) { showWindow(window); return; }
-    const quick = anim.fast();
-    const pause = (ms) => (quick ? new Promise((ok) => setTimeout(ok, Math.round(ms / 4))) : anim.wait(ms));
-    const blur = () => el("div.ln-strip", {}, ...Array.from({ length: 8 }, (_, i) =>
-      el("div.ln-cell", { html: symbolArt(names[(i * 3 + reels.length) % names.length]) })));
-    const strips = reels.map((reel) => { const s = blur(); reel.classList.add("spinning"); reel.append(s); return s; });
+    if (anim.quiet || !names.length) { window.forEach((symbols, c) => { landedOn[c] = symbols.slice(); }); showWindow(window); return; }
+    if (window.length !== cells.length || window[0].length !== cells[0].length) build(window.length, window[0].length);
+    const scale = anim.fast() ? QUICK : 1;
+    const started = performance.now();
+    reels.forEach((reel, c) => { reel.classList.add("spinning"); reel.append(stripOf(c)); });
+    let due = REEL_TIMING.first;
+    let stars = 0;
     for (let c = 0; c < reels.length; c++) {
-      await pause(c === 0 ? 360 : 180);
-      reels[c].classList.remove("spinning");
-      strips[c].remove();
-      window[c].forEach((name, r) => {
-        const cell = cells[c][r];
-        cell.className = "ln-cell landed";
-        cell.dataset.symbol = name;
-        cell.title = name;
-        cell.innerHTML = symbolArt(name);
-      });
+      const tease = !!scatter && stars >= scatter.count - 1;
+      if (c > 0) due += REEL_TIMING.gap + (tease ? REEL_TIMING.tease : 0);
+      if (tease && !anim.still) {
+        reels[c].classList.add("anticipate");
+        if (!reels[c - 1].classList.contains("anticipate")) play("tease");
+      }
+      // SKIP pressed mid-spin lands the rest at once (anim.pause); a replay's anim has none and sleeps.
+      await (anim.pause || sleep)(Math.max(0, started + due * scale - performance.now()));
+      land(c, window[c]);
+      if (!anim.still) play("stop");
+      if (scatter) stars += window[c].filter((n) => n === scatter.name).length;
     }
     showWindow(window);
   }
@@ -165,7 +192,7 @@ export function create(root, ctx = {}) {
   // -- counters and the feature ----------------------------------------------------------------
   let awarded = 0;
   let played = 0;
-  let featureX = "0";
+  let roundX = "0"; // every win of the round so far: the feature's total, as the summary will say it
   let inFeature = false;
   let spinWins = [];
   let spinX = "0";
@@ -179,13 +206,15 @@ export function create(root, ctx = {}) {
     if (inFeature) {
       counter(spinsBox, "Free spins left", `${left()} of ${awarded}`, left());
       counter(multBox, "Free spin wins", `x${multiplierX}`, multiplierX);
-      counter(totalBox, "Feature win", money(featureX), featureX);
+      counter(totalBox, "Total win", money(roundX), roundX);
     } else {
       counter(spinsBox, "Lines", String(lines.length || "—"), lines.length);
       counter(multBox, "Free spins", scatter ? `${scatter.count}+ ${scatter.name}s` : "—", 0);
       counter(totalBox, "Feature win", "—", "0");
     }
+    if (ctx.counters) ctx.counters(inFeature ? { totalX: roundX } : {});
   }
+  const liveStatus = () => (inFeature ? `Free spins: ${left()} of ${awarded} left, total win ${money(roundX)}` : "");
   function flash(box) { box.classList.remove("flash"); void box.offsetWidth; box.classList.add("flash"); }
   function say(text, tone = "") { banner.textContent = text; banner.className = `ln-banner ${tone}`; }
   function listWin(text) {
@@ -229,7 +258,7 @@ export function create(root, ctx = {}) {
       } else if (ev.type === "win") {
         spinWins.push(ev);
         spinX = addX(spinX, ev.win_x);
-        if (inFeature) featureX = addX(featureX, ev.win_x);
+        roundX = addX(roundX, ev.win_x);
         markWins([ev]);
         say(winWords(ev), "win");
         listWin(winWords(ev));
@@ -277,7 +306,7 @@ export function create(root, ctx = {}) {
     newRound() {
       awarded = 0;
       played = 0;
-      featureX = "0";
+      roundX = "0";
       inFeature = false;
       spinWins = [];
       winsList.replaceChildren();
@@ -288,14 +317,10 @@ export function create(root, ctx = {}) {
     ...stepsRenderer(apply),
     describe,
     nextLabel(round) { return round.next_step === "free_spin" ? "FREE SPIN" : "CONTINUE"; },
-    status(round) {
-      if (round && round.status === "open" && inFeature) {
-        return `Free spins: ${left()} of ${awarded} left, feature win ${money(featureX)}`;
-      }
-      return "";
-    },
-    finish() {
-      if (inFeature) say(`Free spins complete: ${played} played, ${money(featureX)} won in the free spins`, "big");
+    liveStatus,
+    status(round) { return round && round.status === "open" ? liveStatus() : ""; },
+    finish(round) {
+      if (inFeature) say(`Free spins complete: ${played} played, ${money(round ? round.total_win_x : roundX)} won in all`, "big");
     },
   };
 }

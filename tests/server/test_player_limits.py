@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import time
 from datetime import timedelta
 from typing import Any
 
@@ -20,17 +19,7 @@ from reelforge.server.config import ConfigError, parse_config
 from reelforge.server.schema import players, sessions
 
 from .conftest import Player
-from .seamless_support import API_KEY, SECRET, signed_call
-
-_SIGNED = [int(time.time()) + 1]
-
-
-def _fresh_second() -> float:
-    """A signing time no earlier call of this module used: the same call signed twice in one second is a
-    replay (refused)."""
-    _SIGNED[0] = min(int(time.time()), _SIGNED[0] - 1)
-    return float(_SIGNED[0])
-
+from .seamless_support import API_KEY, SECRET, fresh_second, signed_call
 
 GEMS = "gemstones-gold"  # its feature buy costs 56.1 x the bet: 5,610 at bet 100, 2,244 at bet 40
 
@@ -51,7 +40,7 @@ def launched(server: Any, player: str, deposit: int = 100_000, **options: Any) -
     """A session opened the way an operator's site opens it (a signed launch, then the token's exchange),
     funded by a deposit."""
     r = signed_call(server.client, "POST", "/api/v1/operator/launches", {"player": player, "currency": "EUR",
-                                                                       **options}, now=_fresh_second())
+                                                                       **options}, now=fresh_second())
     assert r.status_code == 201, r.text
     token = r.json()["launch_url"].split("launch=")[1].split("&")[0]
     r = server.client.post("/api/v1/launch", json={"token": token})

@@ -45,6 +45,8 @@ class RoundRow:
     fair_nonce: int | None = None
     fair_server_seed_sha256: str | None = None
     fair_client_seed: str | None = None
+    brand: str = "default"
+    """The operator brand of the round's player."""
 
 
 @dataclass(slots=True)
@@ -144,6 +146,13 @@ class SessionPlayer:
     wallet_balance: int | None = None
     """Seamless wallet: the balance the operator's wallet last reported."""
     language: str | None = None
+    brand: str = "default"
+    play_started_at: datetime | None = None
+    """The player's play session (kept across sessions): its start, last acknowledged reality check and end."""
+    play_checked_at: datetime | None = None
+    play_ended_at: datetime | None = None
+    limits: str | None = None
+    """The session's launch limits (JSON; None: none)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,6 +162,7 @@ class PlayerRow:
     balance: int
     currency: str
     demo: bool
+    brand: str = "default"
 
 
 @dataclass(frozen=True, slots=True)

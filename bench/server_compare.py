@@ -1,11 +1,13 @@
 """Two installed versions of the game server side by side on the same machine: paid rounds per second,
 server CPU and client CPU per round, on SQLite and on PostgreSQL.
 
-    python bench/server_compare.py OLD_VENV NEW_VENV [--seconds 15] [--pairs 2] [--pg URL] [--json]
+    python bench/server_compare.py OLD_VENV NEW_VENV [--seconds 15] [--pairs 2] [--pg URL | --durable-pg]
+                                   [--instructions ROUNDS] [--json]
 
 Each venv's own ``reelforge bench --server --seconds S --json`` is run, the two alternating (old, new,
-old, new, ...) so both see the same load; with ``--pg URL`` (a PostgreSQL server, ``postgresql+psycopg://
-user@host:port/db``) each run gets a fresh database of its own there, created and dropped around the run.
+new, old, ...) so both see the same load; with ``--pg URL`` (a PostgreSQL server, ``postgresql+psycopg://
+user@host:port/db``) or ``--durable-pg`` (a durable cluster of its own, started for the comparison) each
+run gets a fresh database of its own there, created and dropped around the run.
 Prints a table per database (every run, then the medians) and the ratio new / old of the medians; the
 server CPU per round is the figure to compare on a busy machine (its rate moves with the load, the CPU
 per round much less). ``--instructions`` adds callgrind's instructions per round of each version
@@ -106,13 +108,33 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=16)
     parser.add_argument("--pairs", type=int, default=2, help="alternating old/new pairs per database")
     parser.add_argument("--pg", default=None, help="a PostgreSQL server URL: also compare on PostgreSQL")
+    parser.add_argument("--durable-pg", action="store_true",
+                        help="also compare on PostgreSQL: a durable cluster of its own (fsync, synchronous_commit "
+                             "and full_page_writes on; reelforge.ops.pgcluster), started for the run")
     parser.add_argument("--no-sqlite", action="store_true", help="PostgreSQL only")
     parser.add_argument("--instructions", type=int, default=0, metavar="ROUNDS",
                         help="also count callgrind's instructions over ROUNDS rounds per version")
     parser.add_argument("--json", action="store_true", help="print every run as JSON after the tables")
     args = parser.parse_args()
     versions = {"old": args.old, "new": args.new}
-    databases = ([] if args.no_sqlite else [("SQLite", None)]) + ([("PostgreSQL", args.pg)] if args.pg else [])
+    cluster = None
+    if args.durable_pg:
+        from reelforge.ops.pgcluster import PostgresCluster
+
+        cluster = PostgresCluster(max_connections=200)
+        cluster.start()
+        args.pg = cluster.url
+    try:
+        compare(args, versions)
+    finally:
+        if cluster is not None:
+            cluster.close()
+
+
+def compare(args: argparse.Namespace, versions: dict[str, Path]) -> None:
+    """The runs and tables of :func:`main`."""
+    title_pg = "PostgreSQL (durable)" if args.durable_pg else "PostgreSQL"
+    databases = ([] if args.no_sqlite else [("SQLite", None)]) + ([(title_pg, args.pg)] if args.pg else [])
     results: dict[str, dict[str, list[dict]]] = {}
     for title, pg in databases:
         results[title] = {v: [] for v in versions}
@@ -131,11 +153,13 @@ def main() -> None:
     if args.instructions:
         counted = {v: instructions(venv, args.instructions) for v, venv in versions.items()}
         lines += ["### Instructions per round (callgrind, ASGI app in process, SQLite, JSON logs)", "",
-                  "| version | requests per round | rounds | median instructions | instructions per request |",
-                  "|---|---|---|---|---|"]
+                  "| version | requests per round | rounds | median instructions of such a round |",
+                  "|---|---|---|---|"]
         for version, c in counted.items():
             for n, m in c["median_by_requests_per_round"].items():
-                lines.append(f"| {version} | {n} | {m['rounds']} | {m['median']:,} | {c['instructions_per_request']:,} |")
+                lines.append(f"| {version} | {n} | {m['rounds']} | {m['median']:,} |")
+            lines.append(f"| {version} | all ({c['requests']} requests) | {c['rounds']} | "
+                         f"{c['instructions_per_round']:,} a round (mean), {c['instructions_per_request']:,} a request |")
         one = [c["median_by_requests_per_round"].get("1", {}).get("median") for c in counted.values()]
         if all(one):
             lines.append(f"| new / old (one-request rounds) | | | {one[1] / one[0]:.3f} | |")

@@ -75,10 +75,40 @@ class _PassThrough:
         await self.app(scope, receive, send)
 
 
+TRACED: list[str] = []
+"""With ``--statements``: every SQL statement SQLite ran since the last request began."""
+STATEMENTS: list[tuple[str, tuple[str, ...]]] = []
+"""With ``--statements``: per measured request, its kind (start, step) and its statements."""
+
+
+def _traced_sqlite() -> None:
+    """Make every SQLite connection opened from now on report its statements into :data:`TRACED`."""
+    import sqlite3
+    import sqlite3.dbapi2  # what SQLAlchemy's SQLite dialect connects through
+
+    connect = sqlite3.dbapi2.connect
+
+    def traced(*args, **kwargs):
+        conn = connect(*args, **kwargs)
+        conn.set_trace_callback(TRACED.append)
+        return conn
+
+    sqlite3.connect = sqlite3.dbapi2.connect = traced
+
+
+def _statement(sql: str) -> str:
+    """A statement's kind and table (``INSERT INTO ledger``, ``SELECT``, ``BEGIN IMMEDIATE``)."""
+    sql = " ".join(sql.split())
+    found = re.match(r"(INSERT INTO \w+|UPDATE \w+|DELETE FROM \w+|BEGIN IMMEDIATE|BEGIN|COMMIT|ROLLBACK|"
+                     r"WITH|SELECT|PRAGMA)", sql, re.I)
+    return found.group(1) if found else sql.split(None, 1)[0]
+
+
 def play(rounds: int, warmup: int, db: str | None, log_format: str | None, game: str | None,
-         without: tuple[str, ...] = ()) -> list[int]:
+         without: tuple[str, ...] = (), statements: bool = False) -> list[int]:
     """Play ``warmup`` then ``rounds`` paid rounds through the ASGI app, ``os.getppid()`` before each
-    measured round and after the last; the measured rounds' request counts."""
+    measured round and after the last; the measured rounds' request counts (``statements``: each measured
+    request's SQLite statements into :data:`STATEMENTS`)."""
     import dataclasses
 
     from reelforge.games.registry import game_ids
@@ -103,20 +133,31 @@ def play(rounds: int, warmup: int, db: str | None, log_format: str | None, game:
         app_module.FairShare = _PassThrough  # create_app adds its middleware by this name
     if "metrics" in without:
         app_module.Observe = _PassThrough
+    if statements:
+        _traced_sqlite()
     game = game or game_ids()[0]
     bet = config.games[game].bet_ladder[0]
+    measured = [False]
+
+    def traced(kind: str) -> None:
+        if measured[0]:
+            STATEMENTS.append((kind, tuple(_statement(sql) for sql in TRACED)))
+        TRACED.clear()
     with tempfile.TemporaryDirectory(prefix="reelforge-instructions-") as tmp:
         app = create_app(config, db or f"sqlite:///{Path(tmp) / 'instructions.db'}")
         token = open_session(app.state.engine, config, f"cg-{uuid.uuid4().hex[:8]}", None)["token"]
         auth = [(b"authorization", f"Bearer {token}".encode())]
 
         async def one_round() -> int:
+            TRACED.clear()
             rnd = await _call(app, "POST", f"/api/v1/games/{game}/rounds", {"bet": bet},
                               auth + [(b"idempotency-key", uuid.uuid4().hex.encode())])
+            traced("start")
             requests = 1
             while rnd["status"] == "open":
                 rnd = await _call(app, "POST", f"/api/v1/rounds/{rnd['id']}/steps", {},
                                   auth + [(b"idempotency-key", uuid.uuid4().hex.encode())])
+                traced("step")
                 requests += 1
             return requests
 
@@ -129,6 +170,7 @@ def play(rounds: int, warmup: int, db: str | None, log_format: str | None, game:
                 subprocess.run(["callgrind_control", "-i", "on", str(os.getpid())], check=True,
                                stdout=subprocess.DEVNULL)
             counts = []
+            measured[0] = True
             for _ in range(rounds):
                 os.getppid()  # callgrind dumps here: the dump holds the round before
                 counts.append(await one_round())
@@ -157,6 +199,7 @@ def summarise(folder: Path) -> dict:
     for n, instructions in zip(counts, per_round, strict=True):
         by_length.setdefault(n, []).append(instructions)
     return {"rounds": len(counts), "requests": sum(counts),
+            "instructions_per_round": round(sum(per_round) / len(counts)),
             "instructions_per_request": round(sum(per_round) / sum(counts)),
             "median_by_requests_per_round": {n: {"rounds": len(v), "median": round(statistics.median(v))}
                                              for n, v in sorted(by_length.items())}}
@@ -171,6 +214,9 @@ def main() -> None:
                         help="write the request and round-event lines (to /dev/null)")
     parser.add_argument("--game", default=None, help="default: the registry's first game")
     parser.add_argument("--without", default="", help="comma-separated: " + ", ".join(WITHOUT))
+    parser.add_argument("--statements", action="store_true",
+                        help="instead of timing anything: print the SQLite statements of a start and of a step, "
+                             "with how often each sequence occurred")
     parser.add_argument("--out", type=Path, default=None, help="write the rounds' request counts here (JSON)")
     parser.add_argument("--summarise", type=Path, default=None, metavar="FOLDER",
                         help="instead: read the callgrind dumps and rounds.json in FOLDER")
@@ -181,7 +227,14 @@ def main() -> None:
     without = tuple(part for part in args.without.split(",") if part)
     if unknown := sorted(set(without) - set(WITHOUT)):
         parser.error(f"--without: unknown part(s) {', '.join(unknown)}; choose from {', '.join(WITHOUT)}")
-    counts = play(args.rounds, args.warmup, args.db, args.log_format, args.game, without)
+    counts = play(args.rounds, args.warmup, args.db, args.log_format, args.game, without, args.statements)
+    if args.statements:
+        seen: dict[str, int] = {}
+        for kind, sqls in STATEMENTS:
+            line = f"{kind}: {len(sqls)} statements: {', '.join(sqls)}"
+            seen[line] = seen.get(line, 0) + 1
+        for line, n in sorted(seen.items(), key=lambda item: -item[1]):
+            print(f"{n:5d} x {line}")
     if args.out:
         args.out.write_text(json.dumps({"requests": counts}))
     print(json.dumps({"rounds": len(counts), "requests": sum(counts)}), file=sys.stderr)

@@ -33,7 +33,8 @@ import uuid
 from pathlib import Path
 
 
-async def _call(app, method: str, path: str, body: dict, headers: list[tuple[bytes, bytes]]) -> dict:
+async def asgi_request(app, method: str, path: str, body: dict, headers: list[tuple[bytes, bytes]]) -> tuple[int, bytes]:
+    """One request straight into the ASGI app (no sockets, no server): its status and body."""
     data = json.dumps(body).encode()
     messages = [{"type": "http.request", "body": data, "more_body": False}]
     out: list[dict] = []
@@ -51,10 +52,14 @@ async def _call(app, method: str, path: str, body: dict, headers: list[tuple[byt
     await app(scope, receive, send)
     if out[0]["status"] not in (200, 201):
         raise SystemExit(f"{method} {path}: {out}")
+    return out[0]["status"], out[1]["body"]
+
+
+async def _call(app, method: str, path: str, body: dict, headers: list[tuple[bytes, bytes]]) -> dict:
     # Only the round's id and status (the answer's first of each, before its steps): decoding the whole
     # answer would count the driver's work, which grows with the round's steps, as the server's.
-    body = out[1]["body"]
-    return {"id": int(_ID.search(body).group(1)), "status": _STATUS.search(body).group(1).decode()}
+    _status, answer = await asgi_request(app, method, path, body, headers)
+    return {"id": int(_ID.search(answer).group(1)), "status": _STATUS.search(answer).group(1).decode()}
 
 
 _ID = re.compile(rb'"id":(\d+)')
@@ -104,15 +109,30 @@ def _statement(sql: str) -> str:
     return found.group(1) if found else sql.split(None, 1)[0]
 
 
+def switched_off(config, without: tuple[str, ...] | list[str]):
+    """``config`` with the parts named in ``without`` (:data:`WITHOUT`) off; the middlewares among them are
+    replaced by a pass-through in the app module (for the apps created from now on)."""
+    import dataclasses
+
+    from reelforge.server import app as app_module
+
+    if "pacing" in without:
+        config = dataclasses.replace(config, round_start_quantum_ms=0.0)
+    if "provably_fair" in without:
+        config = dataclasses.replace(config, provably_fair=False)
+    if "fair_share" in without:
+        app_module.FairShare = _PassThrough  # create_app adds its middleware by this name
+    if "metrics" in without:
+        app_module.Observe = _PassThrough
+    return config
+
+
 def play(rounds: int, warmup: int, db: str | None, log_format: str | None, game: str | None,
          without: tuple[str, ...] = (), statements: bool = False) -> list[int]:
     """Play ``warmup`` then ``rounds`` paid rounds through the ASGI app, ``os.getppid()`` before each
     measured round and after the last; the measured rounds' request counts (``statements``: each measured
     request's SQLite statements into :data:`STATEMENTS`)."""
-    import dataclasses
-
     from reelforge.games.registry import game_ids
-    from reelforge.server import app as app_module
     from reelforge.server.app import create_app
     from reelforge.server.auth import open_session
     from reelforge.server.config import load_config
@@ -124,15 +144,7 @@ def play(rounds: int, warmup: int, db: str | None, log_format: str | None, game:
             print("this version writes no log lines", file=sys.stderr)
         else:
             configure_logging(log_format, open(os.devnull, "w"))  # noqa: SIM115 - lives as long as the run
-    config = load_config(None)
-    if "pacing" in without:
-        config = dataclasses.replace(config, round_start_quantum_ms=0.0)
-    if "provably_fair" in without:
-        config = dataclasses.replace(config, provably_fair=False)
-    if "fair_share" in without:
-        app_module.FairShare = _PassThrough  # create_app adds its middleware by this name
-    if "metrics" in without:
-        app_module.Observe = _PassThrough
+    config = switched_off(load_config(None), without)
     if statements:
         _traced_sqlite()
     game = game or game_ids()[0]

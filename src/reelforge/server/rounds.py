@@ -53,6 +53,7 @@ import logging
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from fractions import Fraction
+from functools import cached_property
 from typing import Any
 
 from sqlalchemy import Engine
@@ -113,7 +114,6 @@ class RoundService(RoundReads, SeamlessRounds, Transfers, StartChecks):
         self.games: dict[str, ActiveGame] = {}
         self._builds: dict[tuple[str, str, str | None], Any] = {}
         self._costs: dict[tuple[str, int, str], int | None] = {}
-        self._ids: RoundIds | None = None
         self.shown = ShownSteps()  # open rounds' revealed steps as this process last answered them
         self.wallet = SeamlessWallet(engine, config.operator, lambda round_id: self.ids.public(round_id)) \
             if config.seamless else None
@@ -126,13 +126,11 @@ class RoundService(RoundReads, SeamlessRounds, Transfers, StartChecks):
             self.games[game_id] = ActiveGame(game, gconf, self.build(game_id, gconf.build))
 
     # -- public round ids -------------------------------------------------------
-    @property
+    @cached_property
     def ids(self) -> RoundIds:
         """Public round ids (what the API shows; the database and the operator's tools use internal ones),
-        keyed with the database's key."""
-        if self._ids is None:
-            self._ids = RoundIds(store.round_ids_key(self.engine))
-        return self._ids
+        keyed with the database's key (read once: an attribute from then on; read again while it fails)."""
+        return RoundIds(store.round_ids_key(self.engine))
 
     # -- the round lifecycle ----------------------------------------------------------
     # A round is decided when it is staked: start_round plays it through to the end (every step,

@@ -12,12 +12,14 @@ round (the registry's first game unless ``--game``) on a fresh SQLite file, thre
   ``asgi`` is what the client library costs, which is why ``asgi`` keeps its lean driver;
 * ``service``: the round service alone (the transaction and the rules).
 
-    python bench/server_cpu.py [--rounds 2000] [--game GAME] [--without pacing,fair_share,provably_fair]
+    python bench/server_cpu.py [--rounds 2000] [--game GAME] [--without pacing,fair_share,provably_fair,metrics]
                                [--log-format json|human]
 
-``--without`` switches parts of the newer server off, to see what each costs: ``pacing`` (the round
+``--without`` switches parts of the newer server off, to see what each costs (the same switches as
+``server_instructions.py``, whose ASGI driver this uses too): ``pacing`` (the round
 start quantum, ``round_start_quantum_ms = 0``), ``fair_share`` (the rate limits and per-session turns
-middleware, replaced by a pass-through), ``provably_fair`` (plain CSPRNG draws). ``--log-format`` writes the
+middleware, replaced by a pass-through), ``provably_fair`` (plain CSPRNG draws), ``metrics`` (the request
+metrics and log line middleware). ``--log-format`` writes the
 server's request and round-event lines as ``serve`` does (to ``/dev/null``), to see what they cost; without
 it they are off.
 """
@@ -26,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import dataclasses
 import json
 import tempfile
 import time
@@ -34,6 +35,7 @@ import uuid
 from pathlib import Path
 
 import httpx
+from server_instructions import WITHOUT, asgi_request, switched_off  # bench/, beside this script
 
 from reelforge.games.registry import game_ids
 from reelforge.ops.client import AsyncApiClient
@@ -43,37 +45,8 @@ from reelforge.server.config import load_config
 
 
 async def _call(app, method: str, path: str, body: dict, headers: dict[str, str]) -> dict:
-    data = json.dumps(body).encode()
-    messages = [{"type": "http.request", "body": data, "more_body": False}]
-    out: list[dict] = []
-
-    async def receive() -> dict:
-        return messages.pop(0) if messages else {"type": "http.disconnect"}
-
-    async def send(message: dict) -> None:
-        out.append(message)
-
     raw = [(k.lower().encode(), v.encode()) for k, v in headers.items()]
-    raw += [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode())]
-    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": method, "scheme": "http",
-             "path": path, "raw_path": path.encode(), "query_string": b"", "root_path": "", "headers": raw,
-             "client": ("127.0.0.1", 1), "server": ("127.0.0.1", 80)}
-    await app(scope, receive, send)
-    assert out[0]["status"] in (200, 201), out
-    return json.loads(out[1]["body"])
-
-
-WITHOUT = ("pacing", "fair_share", "provably_fair")
-
-
-class _PassThrough:
-    """Stands in for the fair-share middleware under ``--without fair_share``."""
-
-    def __init__(self, app, **_limits) -> None:
-        self.app = app
-
-    async def __call__(self, scope, receive, send) -> None:
-        await self.app(scope, receive, send)
+    return json.loads((await asgi_request(app, method, path, body, raw))[1])
 
 
 def main() -> None:
@@ -94,13 +67,7 @@ def main() -> None:
     unknown = sorted(set(without) - set(WITHOUT))
     if unknown:
         parser.error(f"--without: unknown part(s) {', '.join(unknown)}; choose from {', '.join(WITHOUT)}")
-    config = load_config(None)
-    if "pacing" in without:
-        config = dataclasses.replace(config, round_start_quantum_ms=0.0)
-    if "provably_fair" in without:
-        config = dataclasses.replace(config, provably_fair=False)
-    if "fair_share" in without:
-        app_module.FairShare = _PassThrough  # create_app adds its middleware by this name
+    config = switched_off(load_config(None), without)
     bet = config.games[args.game].bet_ladder[0]
     with tempfile.TemporaryDirectory(prefix="reelforge-cpu-") as tmp:
         app = app_module.create_app(config, f"sqlite:///{Path(tmp) / 'cpu.db'}")

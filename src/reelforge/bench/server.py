@@ -1,7 +1,8 @@
 """Game-server benchmark: paid rounds per second through HTTP, and request latency.
 
 Starts ``reelforge serve`` on a fresh SQLite file (demo mode, the packaged
-demo configuration), then runs N concurrent clients (16 by default), each
+demo configuration, its request and round-event lines in JSON as an operator's
+server writes them, ``--log-format``), then runs N concurrent clients (16 by default), each
 with its own keep-alive HTTP/1.1 connection. Each client opens a demo session
 and plays complete paid rounds: start the round (stake debited, paid spin),
 then every remaining step until it finishes, each money request with its own
@@ -27,7 +28,7 @@ every stored round verifies (``reelforge verify --all``).
 
     reelforge bench --server [--clients 16] [--seconds 20] [--server-workers 1] [--db URL]
     python bench/server_bench.py [--clients 16] [--seconds 20] [--workers 1] [--db URL] [--game GAME]
-                                 [--client raw|httpx]
+                                 [--client raw|httpx] [--log-format json|human]
 """
 
 from __future__ import annotations
@@ -231,23 +232,25 @@ def percentile(values: list[float], q: float) -> float:
 
 def run(clients: int = 16, seconds: float = 20.0, warmup: float = 3.0, workers: int = 1,
         game: str | None = None, bet: int | None = None, db: str | None = None,
-        transport: str = "raw") -> dict[str, Any]:
+        transport: str = "raw", log_format: str = "json") -> dict[str, Any]:
     """Start the server on ``db`` (default: a fresh SQLite file), run the clients, stop the server,
     verify every stored round; return the figures. ``game``: default the registry's first game;
-    ``transport``: the clients' HTTP, ``raw`` or ``httpx`` (see :class:`Client`)."""
+    ``transport``: the clients' HTTP, ``raw`` or ``httpx`` (see :class:`Client`); ``log_format``: the
+    server's request and round-event lines (to a discarded output), ``json`` as an operator's server
+    writes them (``serve`` without ``--demo``) or ``human`` as the demo's."""
     if transport not in TRANSPORTS:
         raise ValueError(f"unknown client transport {transport!r}; transports: {', '.join(TRANSPORTS)}")
     game = game or game_ids()[0]
     if db is None:
         with tempfile.TemporaryDirectory(prefix="reelforge-bench-") as tmp:
             return run(clients, seconds, warmup, workers, game, bet, f"sqlite:///{Path(tmp) / 'bench.db'}",
-                       transport)
+                       transport, log_format)
     port = free_port()
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(SRC), os.environ.get("PYTHONPATH")]))}
     log = tempfile.TemporaryFile()  # the server's stderr (a pipe nobody read could fill and stall it)
     server = subprocess.Popen(
         [sys.executable, "-m", "reelforge", "serve", "--demo", "--db", db, "--port", str(port),
-         "--workers", str(workers)],
+         "--workers", str(workers), "--log-format", log_format],
         env=env, stdout=subprocess.DEVNULL, stderr=log, start_new_session=True)
     players: list[Client] = []
     try:
@@ -288,7 +291,8 @@ def run(clients: int = 16, seconds: float = 20.0, warmup: float = 3.0, workers: 
     verify = subprocess.run([sys.executable, "-m", "reelforge", "verify", "--db", db, "--all"], env=env,
                             capture_output=True, text=True)
     return {
-        "game": game, "bet": bet, "client_transport": transport, "clients": clients, "workers": workers, "seconds": seconds,
+        "game": game, "bet": bet, "client_transport": transport, "log_format": log_format, "clients": clients,
+        "workers": workers, "seconds": seconds,
         "database": "sqlite" if db.startswith("sqlite") else db.split(":")[0],
         "paid_rounds": rounds, "rounds_per_s": round(rounds / seconds, 1),
         "requests": len(latencies), "requests_per_s": round(len(latencies) / seconds, 1),
@@ -317,9 +321,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--db", default=None, help="database URL (default: a fresh SQLite file)")
     parser.add_argument("--client", choices=TRANSPORTS, default="raw",
                         help="the load generator's HTTP: raw (lean HTTP/1.1, the default) or httpx")
+    parser.add_argument("--log-format", choices=("json", "human"), default="json",
+                        help="the server's log lines: json (an operator's server, the default) or human (the demo's)")
     args = parser.parse_args(argv)
     print(json.dumps(run(args.clients, args.seconds, args.warmup, args.workers, args.game, args.bet, args.db,
-                         args.client), indent=2))
+                         args.client, args.log_format), indent=2))
 
 
 if __name__ == "__main__":

@@ -17,10 +17,12 @@ from reelforge.server.errors import ApiError
 from reelforge.server.round_json import Answer, RoundAnswer, steps_text, to_jsonable
 from reelforge.server.store import AnswerRecord, StoredAnswer, Tx, transaction
 
+_encode_sorted = json.JSONEncoder(sort_keys=True, default=to_jsonable).encode  # json.dumps's, built once
+
 
 def request_hash(*parts: Any) -> str:
     """The hash of a request's parts, stored with its answer: a retry must repeat the same request."""
-    return hashlib.sha256(json.dumps(parts, sort_keys=True, default=to_jsonable).encode()).hexdigest()
+    return hashlib.sha256(_encode_sorted(parts).encode()).hexdigest()
 
 
 class IdempotentAnswers:

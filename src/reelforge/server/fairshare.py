@@ -27,6 +27,7 @@ tells nothing of the round's unrevealed steps.
 from __future__ import annotations
 
 import asyncio
+import bisect
 import hashlib
 import json
 import math
@@ -159,7 +160,10 @@ class StartPacer:
 
     def __init__(self, quantum: float) -> None:
         self.quantum = quantum
-        self.recent: deque[float] = deque(maxlen=self.RECENT)
+        self.recent: deque[float] = deque()
+        """The last :data:`RECENT` deciding times, oldest first; :attr:`ordered` holds them sorted (kept in
+        order as they come and go, instead of sorting all of them for every start)."""
+        self.ordered: list[float] = []
 
     async def pace(self, began: float, status: int, text: str) -> None:
         """Wait until the next whole quantum since ``began`` (``time.monotonic()``) when the start's round
@@ -167,7 +171,10 @@ class StartPacer:
         if not self.quantum or not has_unrevealed_steps(status, text):
             return
         elapsed = time.monotonic() - began
-        recent = sorted(self.recent)
+        recent = self.ordered
         quantum = max(self.quantum, 2 * recent[int(0.95 * len(recent))]) if recent else self.quantum
+        if len(self.recent) == self.RECENT:
+            del recent[bisect.bisect_left(recent, self.recent.popleft())]
         self.recent.append(elapsed)
+        bisect.insort(recent, elapsed)
         await asyncio.sleep(max(1, math.ceil(elapsed / quantum)) * quantum - elapsed)

@@ -4,7 +4,7 @@ by version (cached: a published build never changes), the feature-buy modes and 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
@@ -22,10 +22,11 @@ class ActiveGame:
     game: Game
     config: GameConfig
     build: Any
+    id: str = field(init=False)
+    """The game's id (an attribute, not a property: the start path reads it several times a request)."""
 
-    @property
-    def id(self) -> str:
-        return self.game.id
+    def __post_init__(self) -> None:
+        self.id = self.game.id
 
 
 class GameOffer:

@@ -11,6 +11,8 @@ round would give.
 from __future__ import annotations
 
 import json
+import threading
+from datetime import datetime
 from fractions import Fraction
 from functools import lru_cache
 from typing import Any, NamedTuple
@@ -40,9 +42,23 @@ def to_jsonable(value: Any) -> Any:
     raise TypeError(f"{type(value).__name__} is not JSON serialisable")
 
 
+_encode = json.JSONEncoder(default=to_jsonable, separators=(",", ":"), ensure_ascii=False).encode
+"""``json.dumps`` with :func:`dumps`'s options, built once (``json.dumps`` with options builds an encoder per
+call; an encoder keeps no state between calls, so one serves every thread)."""
+
+
 def dumps(value: Any) -> str:
     """Compact JSON (Fractions as strings)."""
-    return json.dumps(value, default=to_jsonable, separators=(",", ":"), ensure_ascii=False)
+    return _encode(value)
+
+
+def ints_text(values: list[Any]) -> str:
+    """:func:`dumps` of a list of draws or ranges: the same text, written directly when every item is a
+    plain ``int`` (a step's draws are; ``bool`` and numpy integers go through the encoder)."""
+    for value in values:
+        if type(value) is not int:
+            return _encode(values)
+    return "[" + ",".join(map(str, values)) + "]"
 
 
 _encode_str = json.encoder.encode_basestring  # json.dumps of a str with ensure_ascii=False
@@ -108,6 +124,45 @@ class RoundAnswer(NamedTuple):
         return Answer(self.status, self.text)
 
 
+class ShownSteps:
+    """The JSON text of open rounds' revealed steps, kept by this server process between their requests.
+
+    A step's answer carries every step revealed so far, and a revealed step never changes; so the
+    text of the first ``count`` steps, as a committed request of this process answered it, is kept
+    for the round's next step request, which then reads and writes only the step it reveals (instead
+    of reading every earlier step again and writing each one's JSON again: a round's requests cost
+    grew with the square of its steps). Kept per round with its creation time (a round id is
+    unique in one database); at most :attr:`MAX_CHARS` characters in all, the oldest dropped first,
+    and a round's entry is dropped when it ends. A round this process did not see last (another
+    server process played its previous step) is read whole, as without this.
+    """
+
+    MAX_CHARS = 32 * 1024 * 1024
+
+    def __init__(self) -> None:
+        self._texts: dict[int, tuple[int, str, datetime]] = {}
+        self._chars = 0
+        self._lock = threading.Lock()  # the database threads (PostgreSQL) keep and drop entries concurrently
+
+    def get(self, round_id: int) -> tuple[int, str, datetime] | None:
+        """``(count, text, created_at)`` of the round's first ``count`` revealed steps (None: not kept)."""
+        return self._texts.get(round_id)
+
+    def keep(self, rnd: RoundRow, answer: RoundAnswer | None) -> None:
+        """After the commit of a request that answered ``answer`` for ``rnd``: keep its steps' text while the
+        round is open, else drop it."""
+        with self._lock:
+            old = self._texts.pop(rnd.id, None)
+            if old is not None:
+                self._chars -= len(old[1])
+            if answer is None or rnd.status != "open" or not answer.shown:
+                return
+            self._texts[rnd.id] = (answer.shown, answer.steps, rnd.created_at)
+            self._chars += len(answer.steps)
+            while self._chars > self.MAX_CHARS:
+                self._chars -= len(self._texts.pop(next(iter(self._texts)))[1])
+
+
 class RoundViews:
     """The JSON of a round, a part of :class:`~reelforge.server.rounds.RoundService`: it shows the round's
     public id (``ids``), the server's currency by default (``config``) and, with the seamless ``wallet``,
@@ -136,16 +191,21 @@ class RoundViews:
 
     def round_answer(self, status: int, rnd: RoundRow, step_rows: list[StepRow], balance: int | None,
                      currency: str | None = None, outbox: WalletTx | None = None,
-                     outbox_status: str = "pending") -> RoundAnswer:
+                     outbox_status: str = "pending", shown: tuple[int, str, datetime] | None = None) -> RoundAnswer:
         """``dumps(self.round_json(rnd, step_rows, balance))`` in its three parts (see :class:`RoundAnswer`),
         made without decoding and re-encoding the stored JSON of every step (draws, events, state): that
         text is spliced in as it is (it was written by :func:`dumps`, so it is what re-encoding would give).
-        Only the revealed steps (the first ``step_count``) are ever in it."""
+        Only the revealed steps (the first ``step_count``) are ever in it. ``shown``: the text of the first
+        steps (:class:`ShownSteps`), whose rows ``step_rows`` then need not hold."""
         settlement = None if outbox is None else (outbox.kind, outbox_status)
+        if shown is None:
+            steps = steps_text(rnd.bet, step_rows[:rnd.step_count])
+        else:
+            rest = steps_text(rnd.bet, step_rows[shown[0]:rnd.step_count])
+            steps = f"{shown[1]},{rest}" if rest else shown[1]
         return RoundAnswer(status, f'{dumps(self.summary_json(rnd, None, currency, settlement))[:-1]},"steps":[',
-                           steps_text(rnd.bet, step_rows[:rnd.step_count]),
-                           f'],"state":{rnd.state},"balance":{"null" if balance is None else balance}}}', rnd.id,
-                           rnd.step_count)
+                           steps, f'],"state":{rnd.state},"balance":{"null" if balance is None else balance}}}',
+                           rnd.id, rnd.step_count)
 
     def round_text(self, rnd: RoundRow, step_rows: list[StepRow], balance: int) -> str:
         """The answer text of :meth:`round_answer`."""

@@ -53,6 +53,7 @@ import logging
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from fractions import Fraction
+from functools import cached_property
 from typing import Any
 
 from sqlalchemy import Engine
@@ -71,7 +72,7 @@ from reelforge.server.limits import check_loss, check_round_start
 from reelforge.server.logs import INFO, ROUNDS, round_event
 from reelforge.server.offer import ActiveGame
 from reelforge.server.round_checks import StartChecks
-from reelforge.server.round_json import Answer, dumps, money
+from reelforge.server.round_json import Answer, RoundAnswer, ShownSteps, dumps, ints_text, money
 from reelforge.server.round_reads import RoundReads
 from reelforge.server.roundids import RoundIds
 from reelforge.server.seamless import SeamlessWallet
@@ -84,6 +85,11 @@ log = logging.getLogger("reelforge.server")
 DrawFactory = Callable[[], DrawSource]
 """Gives the draw source for one round (tests only: production draws from :class:`SecureDraws`, or from the
 player's provably fair seed pair)."""
+
+
+def _fraction_text(x: Any) -> str:
+    """``str(Fraction(x))``, a step's win as stored (the rules give Fractions: those are not made again)."""
+    return str(x if type(x) is Fraction else Fraction(x))
 
 
 class Malfunction(Exception):
@@ -108,7 +114,7 @@ class RoundService(RoundReads, SeamlessRounds, Transfers, StartChecks):
         self.games: dict[str, ActiveGame] = {}
         self._builds: dict[tuple[str, str, str | None], Any] = {}
         self._costs: dict[tuple[str, int, str], int | None] = {}
-        self._ids: RoundIds | None = None
+        self.shown = ShownSteps()  # open rounds' revealed steps as this process last answered them
         self.wallet = SeamlessWallet(engine, config.operator, lambda round_id: self.ids.public(round_id),
                                      [b.operator for b in config.brands.values()]) if config.seamless else None
         try:
@@ -120,13 +126,11 @@ class RoundService(RoundReads, SeamlessRounds, Transfers, StartChecks):
             self.games[game_id] = ActiveGame(game, gconf, self.build(game_id, gconf.build))
 
     # -- public round ids -------------------------------------------------------
-    @property
+    @cached_property
     def ids(self) -> RoundIds:
         """Public round ids (what the API shows; the database and the operator's tools use internal ones),
-        keyed with the database's key."""
-        if self._ids is None:
-            self._ids = RoundIds(store.round_ids_key(self.engine))
-        return self._ids
+        keyed with the database's key (read once: an attribute from then on; read again while it fails)."""
+        return RoundIds(store.round_ids_key(self.engine))
 
     # -- the round lifecycle ----------------------------------------------------------
     # A round is decided when it is staked: start_round plays it through to the end (every step,
@@ -176,6 +180,7 @@ class RoundService(RoundReads, SeamlessRounds, Transfers, StartChecks):
             posted, balance = entries(balance, changes, rnd.id, now)
             answer = self.round_answer(201, rnd, decided[:1], balance, who.currency)
             tx.write_start(rnd, decided, balance, posted, self._record(scope, key, req, answer, now))
+        self.shown.keep(rnd, answer)  # committed: the next step's request starts from these steps
         self._logged(rnd, who.player, who.currency, "round_started")  # committed: the events happened
         return answer.answer()
 
@@ -212,21 +217,28 @@ class RoundService(RoundReads, SeamlessRounds, Transfers, StartChecks):
         win)."""
         req = request_hash("step", public_id, action)
         round_id = self.ids.internal(public_id) or 0  # 0: no round has it (refused as not found below)
-        answer, ended, who = self._step(player, public_id, round_id, action, key, req)
-        if ended is not None and who is not None:  # committed: log how the round ended
-            self._logged(ended, who.player, who.currency)
+        answer, ended, who, shown = self._step(player, public_id, round_id, action, key, req)
+        if ended is not None:  # committed: forget its steps, log how the round ended
+            self.shown.keep(ended, None)
+            if who is not None:
+                self._logged(ended, who.player, who.currency)
+        elif shown is not None:  # committed: the next step's request starts from these steps
+            self.shown.keep(shown[0], shown[1])
         return answer
 
     def _step(self, player: int | SessionToken, public_id: int, round_id: int, action: str | None, key: str,
-              req: str) -> tuple[Answer, RoundRow | None, Principal | None]:
-        """:meth:`play_step`: the answer, the round when this request ended it, and the player."""
+              req: str) -> tuple[Answer, RoundRow | None, Principal | None, tuple[RoundRow, RoundAnswer] | None]:
+        """:meth:`play_step`: the answer, the round when this request ended it, the player, and the round and
+        its answer to keep in :attr:`shown` (transfer mode)."""
+        # The steps this process last showed of the round: only the step after them is read (see ShownSteps).
+        kept = self.shown.get(round_id) if self.wallet is None else None
         with transaction(self.engine) as tx:
             who = self._lock(tx, player)
             player_id, balance = who.player_id, who.balance
             scope = f"player:{player_id}"
-            reads = tx.step_reads(scope, key, round_id)
+            reads = tx.step_reads(scope, key, round_id, kept[0] if kept else 0)
             if reads.stored is not None:
-                return self._replay(tx, reads.stored, req), None, None
+                return self._replay(tx, reads.stored, req), None, None, None
             rnd = self._own(reads.round, player_id, public_id)
             if rnd.status != "open":
                 raise ApiError(409, "round_not_open", f"round {public_id} is {rnd.status}; no step is left to play")
@@ -237,17 +249,22 @@ class RoundService(RoundReads, SeamlessRounds, Transfers, StartChecks):
             build = self.round_build(rnd)
             now = utcnow()
             index = rnd.step_count
-            rows = reads.steps
+            rows: list[Any] = reads.steps
+            if kept is not None:
+                if kept[0] == index and kept[2] == rnd.created_at and rows and rows[0].idx == index:
+                    rows = [None] * index + rows  # the earlier steps are in kept's text
+                else:  # played on elsewhere since (another server process): read whole
+                    kept, rows = None, tx.steps(round_id, index + 1)
             if len(rows) <= index:  # stored before rounds were decided at the stake
                 try:
                     rows += self._store_decided(tx, rnd, game, build, now)
                 except Malfunction as exc:
                     answer = self.round_answer(200, rnd, rows, self._void(tx, rnd, balance, str(exc), now))
-                    return self._store_answer(tx, scope, key, req, answer, now), rnd, who
+                    return self._store_answer(tx, scope, key, req, answer, now), rnd, who, None
             if self._expired(rnd, now):
                 rows = tx.steps(round_id)
                 answer = self.round_answer(200, rnd, rows, self._complete(tx, rnd, rows, balance, now))
-                return self._store_answer(tx, scope, key, req, answer, now), rnd, who
+                return self._store_answer(tx, scope, key, req, answer, now), rnd, who, None
             row = rows[index]
             if action is not None:
                 self._check_action(game, build, rnd.state, row, action)
@@ -255,14 +272,14 @@ class RoundService(RoundReads, SeamlessRounds, Transfers, StartChecks):
             changes = [("win", rnd.win)] if rnd.status == "finished" and rnd.win else []
             if self.wallet is None:
                 posted, balance = entries(balance, changes, round_id, now)
-                answer = self.round_answer(200, rnd, rows, balance, who.currency)
+                answer = self.round_answer(200, rnd, rows, balance, who.currency, shown=kept)
                 tx.write_step(rnd, row, balance, posted, self._record(scope, key, req, answer, now))
-                return answer.answer(), (rnd if rnd.status != "open" else None), who
+                return answer.answer(), (rnd if rnd.status != "open" else None), who, (rnd, answer)
             outbox = self._outbox(tx, rnd, None, changes, now)
             answer = self.round_answer(200, rnd, rows, who.wallet_balance, who.currency, outbox)
             tx.write_step(rnd, row, balance, [], self._record(scope, key, req, answer, now))
         return (self._delivered(answer, rnd, rows, who.wallet_balance, who.currency, outbox, who.player),
-                (rnd if rnd.status != "open" else None), who)
+                (rnd if rnd.status != "open" else None), who, None)
 
     def _logged(self, rnd: RoundRow, player: str | None, currency: str | None = None,
                 first: str | None = None) -> None:
@@ -289,10 +306,10 @@ class RoundService(RoundReads, SeamlessRounds, Transfers, StartChecks):
             while True:
                 step = game.play_step(build, state, recorder, None)
                 values, ranges = recorder.take_with_ranges()
-                rows.append(StepRow(first + len(rows), step.kind, None, dumps(values), dumps(step.events),
-                                    str(Fraction(step.win)), str(Fraction(step.total_win)), bool(step.finished),
+                rows.append(StepRow(first + len(rows), step.kind, None, ints_text(values), dumps(step.events),
+                                    _fraction_text(step.win), _fraction_text(step.total_win), bool(step.finished),
                                     step.next_step, dumps(step.state), now, None,
-                                    dumps(ranges) if draws is not None else None))
+                                    ints_text(ranges) if draws is not None else None))
                 if step.finished:
                     return rows
                 if len(rows) >= MAX_ROUND_STEPS:

@@ -18,7 +18,7 @@ from sqlalchemy.exc import TimeoutError as DatabaseTimeout
 
 from reelforge.server.auth import PLAYER_NAME_PATTERN, Principal, authenticate
 from reelforge.server.config import MAX_BET, ServerConfig
-from reelforge.server.db import WriterBusy, is_sqlite, no_wait, request_deadline
+from reelforge.server.db import WriterBusy, is_sqlite, request_deadline, run_inline
 from reelforge.server.errors import ApiError, database_errors
 from reelforge.server.fairshare import StartPacer
 from reelforge.server.logs import CURRENT, note_player
@@ -173,8 +173,7 @@ class Context:
         deadline = now + self.config.db_pool_timeout_seconds
         if self.inline:
             try:
-                with no_wait():
-                    return fn(*args)
+                return run_inline(fn, *args)
             except WriterBusy:
                 return await loop.run_in_executor(self.threads, self.bounded, now, CURRENT.get(), deadline, fn,
                                                   *args)

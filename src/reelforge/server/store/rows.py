@@ -181,7 +181,7 @@ class StartReads:
 @dataclass(frozen=True, slots=True)
 class StepReads:
     """What playing a step decides on: the key's stored answer, the round (row locked) and its steps
-    up to and including the next one."""
+    up to and including the next one (from the first the read asked for)."""
 
     stored: StoredAnswer | None
     round: RoundRow | None

@@ -91,13 +91,15 @@ class Statements:
                                              f"{new_id}, ", 1).replace(" FROM (SELECT 1) AS one",
                                                                 f", {_cols(SEED_COLUMNS, 'f.')} FROM (SELECT 1) AS one")
                            + " LEFT JOIN fair_seeds f ON f.player_id = :player_id AND f.revealed_at IS NULL",
-            # The stored answer, the round (row locked) and its steps up to the next one, in one result: a row
-            # per step (at least one row, the stored answer's, even when the round does not exist).
+            # The stored answer, the round (row locked) and its steps up to the next one (from :first_step: the
+            # steps before it this process showed last, see round_json.ShownSteps), in one result: a row per
+            # step (at least one row, the stored answer's, even when the round does not exist).
             "step_reads": f"WITH r AS (SELECT {_ROUND_INSERT_COLUMNS} FROM rounds WHERE id = :round_id{lock}) "
                           f"SELECT {_cols(ANSWER_COLUMNS, 'i.')}, {_cols(ROUND_COLUMNS, 'r.')}, "
                           f"{_cols(STEP_COLUMNS, 's.')} FROM (SELECT 1) AS one "
                           "LEFT JOIN idempotency i ON i.scope = :scope AND i.key = :key LEFT JOIN r ON true "
-                          "LEFT JOIN steps s ON s.round_id = r.id AND s.idx <= r.step_count ORDER BY s.idx",
+                          "LEFT JOIN steps s ON s.round_id = r.id AND s.idx <= r.step_count AND s.idx >= :first_step "
+                          "ORDER BY s.idx",
             "stored_answer": answer_of,
             "put_answer": f"INSERT INTO idempotency ({_ANSWER_INSERT_COLUMNS}) VALUES (:scope, :key, :request_sha256, "
                           ":status_code, :response, :created_at, :round_id, :steps_at, :steps_shown, :keep)",

@@ -181,8 +181,11 @@ class Tx:
         end = 3 + len(ANSWER_COLUMNS)
         return StartReads(_answer(row[3:end]), row[0], parse_ts(row[1]), row[2], _seed(row[end:]))
 
-    def step_reads(self, scope: str, key: str, round_id: int) -> StepReads:
-        rows = self._all(self.sql.step_reads, {"scope": scope, "key": key, "round_id": round_id})
+    def step_reads(self, scope: str, key: str, round_id: int, first_step: int = 0) -> StepReads:
+        """The key's stored answer, the round (row locked) and its steps from index ``first_step`` up to and
+        including the next one."""
+        rows = self._all(self.sql.step_reads, {"scope": scope, "key": key, "round_id": round_id,
+                                               "first_step": first_step})
         first = rows[0]
         a, r = len(ANSWER_COLUMNS), len(ANSWER_COLUMNS) + len(ROUND_COLUMNS)
         rnd = None if first[a] is None else _round(first[a:r])

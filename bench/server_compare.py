@@ -1,0 +1,173 @@
+"""Two installed versions of the game server side by side on the same machine: paid rounds per second,
+server CPU and client CPU per round, on SQLite and on PostgreSQL.
+
+    python bench/server_compare.py OLD_VENV NEW_VENV [--seconds 15] [--pairs 2] [--pg URL | --durable-pg]
+                                   [--instructions ROUNDS] [--json]
+
+Each venv's own ``reelforge bench --server --seconds S --json`` is run, the two alternating (old, new,
+new, old, ...) so both see the same load; with ``--pg URL`` (a PostgreSQL server, ``postgresql+psycopg://
+user@host:port/db``) or ``--durable-pg`` (a durable cluster of its own, started for the comparison) each
+run gets a fresh database of its own there, created and dropped around the run.
+Prints a table per database (every run, then the medians) and the ratio new / old of the medians; the
+server CPU per round is the figure to compare on a busy machine (its rate moves with the load, the CPU
+per round much less). ``--instructions`` adds callgrind's instructions per round of each version
+(``bench/server_instructions.py``: the ASGI app in process, SQLite, JSON logs where the version writes
+them), which do not move with the load at all.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import uuid
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+FIGURES = (("rounds_per_s", "rounds/s", "{:,.1f}"), ("server_cpu_ms_per_round", "server CPU per round (ms)", "{:.3f}"),
+           ("client_cpu_ms_per_round", "client CPU per round (ms)", "{:.3f}"))
+
+
+def _python(venv: Path) -> str:
+    python = venv / "bin" / "python"
+    if not python.exists():
+        raise SystemExit(f"{venv}: no bin/python (give the folder of a virtual environment with reelforge installed)")
+    return str(python)
+
+
+def _fresh_pg(admin_url: str, python: str, create: bool, name: str) -> None:
+    """Create (or drop) database ``name`` on the PostgreSQL server of ``admin_url``."""
+    code = ("import sys, sqlalchemy as sa; e = sa.create_engine(sys.argv[1], isolation_level='AUTOCOMMIT'); "
+            "c = e.connect(); c.execute(sa.text(sys.argv[2])); c.close(); e.dispose()")
+    sql = f'CREATE DATABASE "{name}"' if create else f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'
+    subprocess.run([python, "-c", code, admin_url, sql], check=True)
+
+
+def bench_once(venv: Path, seconds: float, clients: int, pg: str | None) -> dict:
+    """One ``reelforge bench --server`` run of ``venv``'s version (on a fresh PostgreSQL database with ``pg``)."""
+    python = _python(venv)
+    command = [python, "-m", "reelforge", "bench", "--server", "--seconds", str(seconds), "--clients", str(clients),
+               "--json"]
+    name = None
+    if pg:
+        name = f"reelforge_compare_{uuid.uuid4().hex[:10]}"
+        _fresh_pg(pg, python, True, name)
+        command += ["--db", pg.rsplit("/", 1)[0] + "/" + name]
+    try:
+        out = subprocess.run(command, capture_output=True, text=True, cwd=tempfile.gettempdir())
+    finally:
+        if name:
+            _fresh_pg(pg, python, False, name)
+    if out.returncode:
+        raise SystemExit(f"{venv}: bench failed ({out.returncode}):\n{out.stderr[-2000:]}")
+    result = json.loads(out.stdout[out.stdout.index("{"):])
+    if result.get("error_count"):
+        raise SystemExit(f"{venv}: the bench's clients had errors: {result['errors']}")
+    return result
+
+
+def instructions(venv: Path, rounds: int) -> dict:
+    """callgrind's instructions per round of ``venv``'s version (see ``bench/server_instructions.py``)."""
+    python = _python(venv)
+    script = str(HERE / "server_instructions.py")
+    with tempfile.TemporaryDirectory(prefix="reelforge-cg-") as tmp:
+        # counting starts after the warm-up rounds (the script switches callgrind's instrumentation on)
+        subprocess.run(["valgrind", "--tool=callgrind", "--instr-atstart=no", "--dump-before=getppid",
+                        f"--callgrind-out-file={tmp}/cg.%p", python, script, "--rounds", str(rounds),
+                        "--out", f"{tmp}/rounds.json", "--log-format", "json"], check=True, capture_output=True,
+                       cwd=tmp, env={**os.environ, "REELFORGE_CALLGRIND_ON": "1"})
+        out = subprocess.run([python, script, "--summarise", tmp], check=True, capture_output=True, text=True)
+    return json.loads(out.stdout)
+
+
+def table(title: str, runs: dict[str, list[dict]]) -> list[str]:
+    """A markdown table of ``runs`` (per version label) with the medians and the ratio new / old."""
+    lines = [f"### {title}", "", "| version | run | " + " | ".join(label for _, label, _ in FIGURES) + " |",
+             "|---|---|" + "---|" * len(FIGURES)]
+    medians: dict[str, dict[str, float]] = {}
+    for version, results in runs.items():
+        for i, r in enumerate(results, 1):
+            lines.append(f"| {version} | {i} | " + " | ".join(fmt.format(r[key]) for key, _, fmt in FIGURES) + " |")
+        medians[version] = {key: statistics.median(r[key] for r in results) for key, _, _ in FIGURES}
+    for version, m in medians.items():
+        lines.append(f"| {version} | median | " + " | ".join(fmt.format(m[key]) for key, _, fmt in FIGURES) + " |")
+    old, new = medians.values()
+    lines.append("| new / old | | " + " | ".join(f"{new[key] / old[key]:.3f}" for key, _, _ in FIGURES) + " |")
+    return lines
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("old", type=Path, help="the previous version's virtual environment")
+    parser.add_argument("new", type=Path, help="the new version's virtual environment")
+    parser.add_argument("--seconds", type=float, default=15.0)
+    parser.add_argument("--clients", type=int, default=16)
+    parser.add_argument("--pairs", type=int, default=2, help="alternating old/new pairs per database")
+    parser.add_argument("--pg", default=None, help="a PostgreSQL server URL: also compare on PostgreSQL")
+    parser.add_argument("--durable-pg", action="store_true",
+                        help="also compare on PostgreSQL: a durable cluster of its own (fsync, synchronous_commit "
+                             "and full_page_writes on; reelforge.ops.pgcluster), started for the run")
+    parser.add_argument("--no-sqlite", action="store_true", help="PostgreSQL only")
+    parser.add_argument("--instructions", type=int, default=0, metavar="ROUNDS",
+                        help="also count callgrind's instructions over ROUNDS rounds per version")
+    parser.add_argument("--json", action="store_true", help="print every run as JSON after the tables")
+    args = parser.parse_args()
+    versions = {"old": args.old, "new": args.new}
+    cluster = None
+    if args.durable_pg:
+        from reelforge.ops.pgcluster import PostgresCluster
+
+        cluster = PostgresCluster(max_connections=200)
+        cluster.start()
+        args.pg = cluster.url
+    try:
+        compare(args, versions)
+    finally:
+        if cluster is not None:
+            cluster.close()
+
+
+def compare(args: argparse.Namespace, versions: dict[str, Path]) -> None:
+    """The runs and tables of :func:`main`."""
+    title_pg = "PostgreSQL (durable)" if args.durable_pg else "PostgreSQL"
+    databases = ([] if args.no_sqlite else [("SQLite", None)]) + ([(title_pg, args.pg)] if args.pg else [])
+    results: dict[str, dict[str, list[dict]]] = {}
+    for title, pg in databases:
+        results[title] = {v: [] for v in versions}
+        for pair in range(args.pairs):
+            # alternate which goes first, so neither always follows the other
+            order = list(versions.items()) if pair % 2 == 0 else list(versions.items())[::-1]
+            for version, venv in order:
+                r = bench_once(venv, args.seconds, args.clients, pg)
+                results[title][version].append(r)
+                print(f"{title} {version}: {r['rounds_per_s']} rounds/s, server {r['server_cpu_ms_per_round']} ms, "
+                      f"client {r['client_cpu_ms_per_round']} ms per round, load {r['load_average_1min']}",
+                      file=sys.stderr, flush=True)
+    lines = [f"old: {args.old}  new: {args.new}  ({args.clients} clients, {args.seconds:g} s a run)", ""]
+    for title, runs in results.items():
+        lines += table(title, runs) + [""]
+    if args.instructions:
+        counted = {v: instructions(venv, args.instructions) for v, venv in versions.items()}
+        lines += ["### Instructions per round (callgrind, ASGI app in process, SQLite, JSON logs)", "",
+                  "| version | requests per round | rounds | median instructions of such a round |",
+                  "|---|---|---|---|"]
+        for version, c in counted.items():
+            for n, m in c["median_by_requests_per_round"].items():
+                lines.append(f"| {version} | {n} | {m['rounds']} | {m['median']:,} |")
+            lines.append(f"| {version} | all ({c['requests']} requests) | {c['rounds']} | "
+                         f"{c['instructions_per_round']:,} a round (mean), {c['instructions_per_request']:,} a request |")
+        one = [c["median_by_requests_per_round"].get("1", {}).get("median") for c in counted.values()]
+        if all(one):
+            lines.append(f"| new / old | 1 | | {one[1] / one[0]:.3f} |")
+        results["instructions"] = counted  # type: ignore[assignment]
+    print("\n".join(lines))
+    if args.json:
+        print(json.dumps(results, indent=2))
+
+
+if __name__ == "__main__":
+    main()

@@ -23,7 +23,7 @@ def seamless_config(wallet_url: str, **operator: Any) -> ServerConfig:
         "games": {GAME: {"bet_ladder": [10, 20, 50], "bet_ladders": {"JPY": [10, 100], "BHD": [100, 500]}},
                   "gemstones-gold": {"bet_ladder": [20]}},
         "operator": {"wallet": "seamless", "secret": SECRET, "wallet_url": wallet_url,
-                     "wallet_timeout_seconds": 0.5, "debit_resolve_seconds": 3, **operator},
+                     "wallet_timeout_seconds": 0.5, "start_limit_seconds": 2, **operator},
     }, "test")
 
 

@@ -271,9 +271,11 @@ def reconcile(
                                      help="the server configuration ([operator] wallet_url and secret)"),
     db: str | None = typer.Option(None, "--db", help="database URL (default: the configuration's)"),
     as_json: bool = typer.Option(False, "--json", help="one JSON object"),
+    max_pending_seconds: float = typer.Option(300.0, "--max-pending-seconds", min=0,
+                                              help="a wallet call unsettled longer than this is overdue (exit 1)"),
 ) -> None:
     """Compare the operator's seamless wallet ledger with our rounds and wallet calls; name every difference
-    (exit 1 if any)."""
+    and every call unsettled longer than --max-pending-seconds (exit 1 if any)."""
     from reelforge.server.reconcile import operator_ledger, print_report
     from reelforge.server.reconcile import reconcile as compare
 
@@ -287,7 +289,7 @@ def reconcile(
         engine.dispose()
         typer.echo(f"cannot read the operator's ledger: {type(exc).__name__}: {exc}", err=True)
         raise typer.Exit(2) from exc
-    report = compare(engine, theirs)
+    report = compare(engine, theirs, max_pending_seconds)
     engine.dispose()
     print_report(report, as_json, typer.echo)
     if not report["clean"]:

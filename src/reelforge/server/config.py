@@ -60,8 +60,9 @@ Example (see ``demo.toml`` next to this module)::
     wallet = "seamless"            # "transfer" (the server holds the balance) or "seamless" (the operator's does)
     secret_file = "/run/secrets/operator"  # the HMAC secret shared with the operator, kept in a file (or secret = "...")
     wallet_url = "https://wallet.operator.example/reelforge"  # seamless: its debit/credit/rollback/balance calls
-    wallet_timeout_seconds = 3     # one wallet call's time limit
-    debit_resolve_seconds = 10     # how long a start retries the rollback of an unanswered debit before answering
+    wallet_timeout_seconds = 3     # one wallet call's time limit (the whole answer, however slowly it comes)
+    start_limit_seconds = 5        # the longest a round start waits on the wallet (debit and its rollback)
+    signed_answers = false         # true: every wallet answer must carry the wallet's HMAC signature
     launch_url = "https://games.example/"     # base of launch URLs (default: this server's own address)
     launch_token_seconds = 60      # a launch token's life (used once)
     signature_window_seconds = 300 # a signed call's timestamp must be this close to the server's clock
@@ -137,7 +138,8 @@ class OperatorConfig:
     secret: str | None = None
     wallet_url: str | None = None
     wallet_timeout_seconds: float = 3.0
-    debit_resolve_seconds: float = 10.0
+    start_limit_seconds: float = 5.0
+    signed_answers: bool = False
     launch_url: str | None = None
     launch_token_seconds: float = 60.0
     signature_window_seconds: float = 300.0
@@ -500,8 +502,8 @@ def parse_profiles(raw: Any, where: str) -> dict[str, PlayRules]:
     return out
 
 
-_OPERATOR_KEYS = {"wallet", "secret", "secret_file", "wallet_url", "wallet_timeout_seconds", "debit_resolve_seconds",
-                  "launch_url", "launch_token_seconds", "signature_window_seconds"}
+_OPERATOR_KEYS = {"wallet", "secret", "secret_file", "wallet_url", "wallet_timeout_seconds", "start_limit_seconds",
+                  "signed_answers", "launch_url", "launch_token_seconds", "signature_window_seconds"}
 
 
 def parse_operator(raw: Any, where: str) -> OperatorConfig:
@@ -536,12 +538,19 @@ def parse_operator(raw: Any, where: str) -> OperatorConfig:
                                    not launch_url.startswith(("http://", "https://"))):
         raise ConfigError(f"{where}: launch_url must be an http(s) URL, got {launch_url!r}")
     times = {key: _number(raw, key, getattr(OperatorConfig, key), where)
-             for key in ("wallet_timeout_seconds", "debit_resolve_seconds", "launch_token_seconds",
+             for key in ("wallet_timeout_seconds", "start_limit_seconds", "launch_token_seconds",
                          "signature_window_seconds")}
     for key, value in times.items():
         if not value <= 86400:
             raise ConfigError(f"{where}: '{key}' must be at most 86400, got {value}")
-    return OperatorConfig(wallet=wallet, secret=secret, wallet_url=url, launch_url=launch_url, **times)
+    if times["start_limit_seconds"] < times["wallet_timeout_seconds"]:
+        raise ConfigError(f"{where}: start_limit_seconds ({times['start_limit_seconds']:g}) must be at least "
+                          f"wallet_timeout_seconds ({times['wallet_timeout_seconds']:g})")
+    signed_answers = raw.get("signed_answers", False)
+    if not isinstance(signed_answers, bool):
+        raise ConfigError(f"{where}: signed_answers must be true or false, got {signed_answers!r}")
+    return OperatorConfig(wallet=wallet, secret=secret, wallet_url=url, launch_url=launch_url,
+                          signed_answers=signed_answers, **times)
 
 
 def parse_monitor(raw: Any, where: str) -> MonitorSettings:

@@ -8,8 +8,10 @@ browser opens that URL and exchanges the token for a session
 operator's secret never leaves the operator's backend. The operator can end
 a player's sessions at any time.
 
-A signed operator call (:mod:`reelforge.server.signing`) whose signature was
-seen before is a replay: refused (401 ``replayed``), whatever it asks.
+A signed operator call (:mod:`reelforge.server.signing`) whose signature (or
+``X-Nonce``, when it has one) was seen before is a replay: refused (401
+``replayed``), whatever it asks. Reads (``GET``) change nothing and are not
+refused when repeated.
 """
 
 from __future__ import annotations
@@ -38,10 +40,13 @@ LANGUAGE = re.compile(r"^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8}){0,2}$")
 def verify_operator_call(engine: Engine, config: ServerConfig, headers: Any, method: str, path: str,
                          body: bytes) -> None:
     """Refuse (401, nothing changed) a call that is not signed by the operator, expired or replayed;
-    remember its signature so the same call is refused the second time."""
+    remember its signature (or nonce) so the same call is refused the second time. A read (GET) is
+    checked but not remembered: repeating it changes nothing."""
     op = config.operator
     sig = check_signature(op.secret, headers.get("x-timestamp"), headers.get("x-signature"), method, path, body,
-                          op.signature_window_seconds)
+                          op.signature_window_seconds, nonce=headers.get("x-nonce"))
+    if method.upper() == "GET":
+        return
     try:
         with write_transaction(engine) as conn:
             conn.execute(insert(operator_nonces).values(signature=sig, created_at=utcnow()))
@@ -87,7 +92,8 @@ def create_launch(engine: Engine, config: ServerConfig, request: dict[str, Any],
     with write_transaction(engine) as conn:
         conn.execute(insert(launch_tokens).values(
             token_sha256=token_hash(token), player=player, currency=currency, language=language, profile=profile,
-            min_bet=min_bet, max_bet=max_bet, game=game, created_at=now, expires_at=expires))
+            min_bet=min_bet, max_bet=max_bet, game=game, created_at=now, expires_at=expires,
+            operator_session=request.get("operator_session")))
     base = (config.operator.launch_url or base_url).rstrip("/")
     query = f"launch={token}" + (f"&game={game}" if game else "")
     return {"launch_url": f"{base}/?{query}", "expires_at": iso(expires)}
@@ -115,7 +121,8 @@ def exchange_launch(engine: Engine, config: ServerConfig, token: str) -> dict[st
         tx.insert_session(token_hash(session), player_id, now, expires)
     with write_transaction(engine) as conn:
         conn.execute(update(sessions).where(sessions.c.token_sha256 == token_hash(session)).values(
-            profile=row.profile, language=row.language, min_bet=row.min_bet, max_bet=row.max_bet))
+            profile=row.profile, language=row.language, min_bet=row.min_bet, max_bet=row.max_bet,
+            operator_session=row.operator_session))
         wallet_balance = conn.execute(select(players.c.wallet_balance).where(players.c.id == player_id)).scalar()
     return {"token": session, "player": name, "balance": wallet_balance if config.seamless else balance,
             "currency": currency, "language": row.language, "profile": row.profile, "min_bet": row.min_bet,

@@ -38,6 +38,8 @@ class LaunchRequest(_Strict):
     min_bet: _BET | None = None
     max_bet: _BET | None = None
     game: StrictStr | None = Field(None, max_length=64)
+    operator_session: StrictStr | None = Field(None, min_length=1, max_length=128,
+                                               description="the operator's own session token, sent with every debit")
 
 
 async def signed(ctx: Context, request: Request) -> bytes:

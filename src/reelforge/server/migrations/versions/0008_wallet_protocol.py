@@ -1,0 +1,59 @@
+"""The wallet protocol closes an operator integration's findings (issue 32).
+
+* ``launch_tokens.operator_session`` / ``sessions.operator_session``: the
+  operator's own session token given at launch, sent with every debit of
+  that session (NULL: none given).
+* ``rounds.start_key`` / ``ledger.transfer_key``: the SHA-256 of the
+  Idempotency-Key that started the round or made the transfer (NULL: before
+  this migration), unique per player (a round) or overall (a transfer): the
+  stored answers of starts and transfers are now deleted after the
+  retention, and a retry after it is refused by this key instead, so nothing
+  is charged twice. Answers purged before this migration keep their hash row
+  (a fixed set, no longer growing).
+
+Revision ID: 0008_wallet_protocol
+Revises: 0006_seamless_wallet
+Create Date: 2026-12-04
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+from alembic import op
+
+revision = "0008_wallet_protocol"
+down_revision = "0006_seamless_wallet"
+branch_labels = None
+depends_on = None
+
+_NOT_NULL = "{} IS NOT NULL"
+
+
+def upgrade() -> None:
+    with op.batch_alter_table("launch_tokens") as batch:
+        batch.add_column(sa.Column("operator_session", sa.String(128)))
+    with op.batch_alter_table("sessions") as batch:
+        batch.add_column(sa.Column("operator_session", sa.String(128)))
+    with op.batch_alter_table("rounds") as batch:
+        batch.add_column(sa.Column("start_key", sa.String(64)))
+    with op.batch_alter_table("ledger") as batch:
+        batch.add_column(sa.Column("transfer_key", sa.String(64)))
+    where = sa.text(_NOT_NULL.format("start_key"))
+    op.create_index("uq_rounds_start_key", "rounds", ["player_id", "start_key"], unique=True,
+                    sqlite_where=where, postgresql_where=where)
+    where = sa.text(_NOT_NULL.format("transfer_key"))
+    op.create_index("uq_ledger_transfer_key", "ledger", ["transfer_key"], unique=True,
+                    sqlite_where=where, postgresql_where=where)
+
+
+def downgrade() -> None:
+    op.drop_index("uq_ledger_transfer_key", "ledger")
+    op.drop_index("uq_rounds_start_key", "rounds")
+    with op.batch_alter_table("ledger") as batch:
+        batch.drop_column("transfer_key")
+    with op.batch_alter_table("rounds") as batch:
+        batch.drop_column("start_key")
+    with op.batch_alter_table("sessions") as batch:
+        batch.drop_column("operator_session")
+    with op.batch_alter_table("launch_tokens") as batch:
+        batch.drop_column("operator_session")

@@ -206,3 +206,46 @@ def test_the_reference_wallet_refuses_a_rollback_naming_another_player(wallet):
     r = call("rollback", {"transaction_id": uuid.uuid4().hex, "player": "ref-a", "amount": 100, "currency": "EUR",
                           "reference_transaction_id": debit_id})
     assert r.status_code == 200 and wallet.balance("ref-a") == 1000
+
+
+def test_reconcile_reads_a_small_paged_ledger_to_the_end_and_fails_on_an_overdue_credit(make_server, tmp_path):
+    # finding 5: a wallet paging by 40 gave 111 false differences; a credit failing for long exited 0
+    from typer.testing import CliRunner
+
+    from reelforge.cli import app
+    from reelforge.server.reconcile import operator_ledger, reconcile
+
+    own = WalletProcess(f"sqlite:///{tmp_path / 'paged.db'}", SECRET, seed=3, page_size=3)
+    own.start()
+    try:
+        server = make_server(seamless_config(own.url))
+        server.draws.source = SeededDraws(2027)
+        name, api = _player(server, own)
+        for _ in range(4):  # at least 4 transactions (a debit each): more than one page of 3
+            rnd = api.start_round(GAME, 10).json()
+            while rnd["status"] == "open":
+                rnd = api.step(rnd["id"]).json()
+        own.set_faults(kinds=("credit",), error_before=1.0)  # a credit that keeps failing from now on
+        with transaction(server.engine) as tx:
+            player_id = tx.player_by_name(name).id
+            server.service.wallet.new_tx(tx, "credit", player_id, 10**6, 7, "EUR", utcnow())
+        server.service.wallet.deliver_due()
+        theirs = operator_ledger(server.config)
+        assert len(theirs) > 3 and [t["seq"] for t in theirs] == sorted({t["seq"] for t in theirs})
+        report = reconcile(server.engine, theirs)
+        assert report["differences"] == [] and report["pending"], report
+        assert report["clean"]  # pending for less than 300 s: owed, not overdue
+        late = reconcile(server.engine, theirs, max_pending_seconds=60, now=utcnow() + timedelta(seconds=61))
+        assert not late["clean"] and len(late["overdue"]) == 1 and "credit" in late["overdue"][0]
+        if server.url.startswith("sqlite"):
+            config = tmp_path / "server.toml"
+            config.write_text(f'[server]\nmode = "operator"\napi_key_sha256 = "{"0" * 64}"\n'
+                              f'database = "{server.url}"\n[games.{GAME}]\nbet_ladder = [10]\n[operator]\n'
+                              f'wallet = "seamless"\nsecret = "{SECRET}"\nwallet_url = "{own.url}"\n')
+            result = CliRunner().invoke(app, ["reconcile", "--config", str(config)])
+            assert result.exit_code == 0, result.output
+            time.sleep(1.1)
+            result = CliRunner().invoke(app, ["reconcile", "--config", str(config), "--max-pending-seconds", "1"])
+            assert result.exit_code == 1 and "OVERDUE" in result.output, result.output
+    finally:
+        own.stop()

@@ -232,7 +232,7 @@ def verify_fair(
 ) -> None:
     """Verify provably fair rounds offline from their seeds alone: the server seed against the commitment, then
     every draw made again and the round replayed through the rules engine (exit 1 if any round differs)."""
-    from reelforge.server.fair_verify import ExportError, rounds_of, verify_export
+    from reelforge.server.fair_verify import ExportError, nonce_differences, rounds_of, verify_export
 
     def refuse(message: str) -> None:
         typer.echo(f"error: {message}", err=True)
@@ -246,11 +246,14 @@ def verify_fair(
         refuse(f"{export} is not JSON: {exc}")
     bad = 0
     rounds = rounds_of(data)
-    for item in rounds:
+    sequence = nonce_differences(rounds)
+    for i, item in enumerate(rounds):
         try:
             result = verify_export(item, server_seed)
         except ExportError as exc:
             refuse(str(exc))
+        if i in sequence:
+            result.update(ok=False, differences=result["differences"] + sequence[i])
         bad += not result["ok"]
         if as_json:
             typer.echo(json.dumps(result))

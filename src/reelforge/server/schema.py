@@ -114,6 +114,8 @@ rounds = Table(
     CheckConstraint("bet > 0 and cost >= 0 and win >= 0", name="ck_rounds_amounts"),
 )
 Index("ix_rounds_player_id", rounds.c.player_id, rounds.c.id)
+Index("ix_rounds_fair_nonce", rounds.c.fair_seed_id, rounds.c.fair_nonce,  # the audit's nonce sequence check
+      sqlite_where=text("fair_seed_id IS NOT NULL"), postgresql_where=text("fair_seed_id IS NOT NULL"))
 Index("uq_rounds_start_key", rounds.c.player_id, rounds.c.start_key, unique=True,
       sqlite_where=text("start_key IS NOT NULL"), postgresql_where=text("start_key IS NOT NULL"))
 Index("uq_rounds_one_open_per_game", rounds.c.player_id, rounds.c.game, unique=True,

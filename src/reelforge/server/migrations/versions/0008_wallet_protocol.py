@@ -10,6 +10,8 @@
   retention, and a retry after it is refused by this key instead, so nothing
   is charged twice. Answers purged before this migration keep their hash row
   (a fixed set, no longer growing).
+* ``ix_rounds_fair_nonce``: a provably fair round's seed pair and nonce, for
+  the audit's check that each nonce of a pair draws exactly one round.
 
 Revision ID: 0008_wallet_protocol
 Revises: 0006_seamless_wallet
@@ -38,6 +40,9 @@ def upgrade() -> None:
         batch.add_column(sa.Column("start_key", sa.String(64)))
     with op.batch_alter_table("ledger") as batch:
         batch.add_column(sa.Column("transfer_key", sa.String(64)))
+    where = sa.text(_NOT_NULL.format("fair_seed_id"))
+    op.create_index("ix_rounds_fair_nonce", "rounds", ["fair_seed_id", "fair_nonce"],
+                    sqlite_where=where, postgresql_where=where)
     where = sa.text(_NOT_NULL.format("start_key"))
     op.create_index("uq_rounds_start_key", "rounds", ["player_id", "start_key"], unique=True,
                     sqlite_where=where, postgresql_where=where)
@@ -49,6 +54,7 @@ def upgrade() -> None:
 def downgrade() -> None:
     op.drop_index("uq_ledger_transfer_key", "ledger")
     op.drop_index("uq_rounds_start_key", "rounds")
+    op.drop_index("ix_rounds_fair_nonce", "rounds")
     with op.batch_alter_table("ledger") as batch:
         batch.drop_column("transfer_key")
     with op.batch_alter_table("rounds") as batch:

@@ -76,7 +76,7 @@ from reelforge.server.round_reads import RoundReads
 from reelforge.server.roundids import RoundIds
 from reelforge.server.seamless import SeamlessWallet
 from reelforge.server.seamless_rounds import SeamlessRounds
-from reelforge.server.store import RoundRow, StepRow, Tx, transaction
+from reelforge.server.store import RoundRow, StepRow, Tx, key_digest, transaction
 from reelforge.server.transfers import Transfers
 
 log = logging.getLogger("reelforge.server")
@@ -162,6 +162,8 @@ class RoundService(RoundReads, SeamlessRounds, Transfers, StartChecks):
             reads = tx.start_reads(scope, key, player_id, game_id)
             if reads.stored is not None:
                 return self._replay(tx, reads.stored, req)
+            if reads.keyed_round is not None:
+                raise self._spent_key()
             ladder, rules = self._check_bet(who, active, bet, mode)
             check_round_start(rules, who, utcnow())  # the session's time limit and reality check
             self._check_pace(reads.last_start, rules)
@@ -170,6 +172,7 @@ class RoundService(RoundReads, SeamlessRounds, Transfers, StartChecks):
             now = utcnow()
             rnd, decided, changes = self._decide_start(tx, active, mode, reads, player_id, chosen, bet, cost, now,
                                                        reads.new_round_id)
+            rnd.start_key = key_digest(key)
             changes = [("stake" if mode == "paid" else "feature_buy", -cost)] + changes
             posted, balance = entries(balance, changes, rnd.id, now)
             answer = self.round_answer(201, rnd, decided[:1], balance, who.currency)

@@ -19,7 +19,7 @@ from reelforge.server.limits import check_round_start
 from reelforge.server.offer import ActiveGame
 from reelforge.server.round_json import Answer, RoundAnswer
 from reelforge.server.seamless import SeamlessWallet, WalletRefused, WalletTx, WalletUnavailable
-from reelforge.server.store import RoundRow, StepRow, Tx, transaction
+from reelforge.server.store import RoundRow, StepRow, Tx, key_digest, transaction
 
 
 def operator_session(tx: Tx, player: int | SessionToken) -> str | None:
@@ -60,6 +60,8 @@ class SeamlessRounds:
             reads = tx.start_reads(scope, key, player_id, active.id)
             if reads.stored is not None:
                 return self._replay(tx, reads.stored, req)
+            if reads.keyed_round is not None:
+                raise self._spent_key()
             ladder, rules = self._check_bet(who, active, bet, mode)
             now = utcnow()
             check_round_start(rules, who, now)
@@ -113,6 +115,7 @@ class SeamlessRounds:
             reads = tx.start_reads(scope, key, player_id, active.id)  # its seed pair, read under the lock again
             rnd, decided, changes = self._decide_start(tx, active, mode, reads, player_id, chosen, bet, cost, now,
                                                        round_id)
+            rnd.start_key = key_digest(key)
             outbox = self._outbox(tx, rnd, debit, changes, now)
             answer = self.round_answer(201, rnd, decided[:1], paid["balance"], currency, outbox)
             tx.write_start(rnd, decided, locked.balance, [], self._record(scope, key, req, answer, now))

@@ -29,6 +29,16 @@ def WEB_CONFIG():  # noqa: N802 - the name the web_server fixture looks for
     return replace(config, mode="operator", games=games)
 
 
+def minor_units(text: str) -> int:
+    """The minor units a formatted amount shows, unsigned: its digits as one number ("¥0" 0, "€1,234.05" 123405)."""
+    return int(re.sub(r"\D", "", text))
+
+
+def test_a_figure_of_zero_reads_as_zero_minor_units() -> None:
+    # finding 16: the digits of "¥0" stripped of leading zeros gave '' against '0' (a currency with no win)
+    assert [minor_units(t) for t in ("¥0", "€0.00", "€1,234.05", "−€0.50", "¥1,000")] == [0, 0, 123405, 50, 1000]
+
+
 def test_each_currency_has_its_own_line(web_server, new_page) -> None:
     engine, config, service = web_server.app.state.engine, web_server.config, web_server.app.state.service
     launched = create_launch(engine, config, {"player": "yen-player", "currency": "JPY", "language": "en",
@@ -68,6 +78,6 @@ def test_each_currency_has_its_own_line(web_server, new_page) -> None:
         assert not re.search(r"[.,]\d{2}$", shown["JPY"]), shown  # yen has no minor unit to show
         for code, text in shown.items():
             value = figure(*db[code])
-            assert re.sub(r"\D", "", text).lstrip("0") == str(abs(value)), (code, text, value)
+            assert minor_units(text) == abs(value), (code, text, value)
             assert ("-" in text or "−" in text) == (value < 0), (code, text, value)
     assert not page.js_errors, page.js_errors

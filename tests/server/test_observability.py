@@ -315,7 +315,7 @@ def test_two_workers_share_their_metrics(tmp_path) -> None:
     lines = _lines(proc)
     base = f"http://127.0.0.1:{port}"
     try:
-        _read_until(lines, r"One line per request")
+        _read_until(lines, r"server_started")  # operator mode logs JSON: the banner is one JSON line
         for _ in range(300):
             try:
                 if httpx.get(f"{base}/api/v1/games", timeout=2).status_code == 200:
@@ -356,7 +356,7 @@ def test_two_workers_share_their_metrics(tmp_path) -> None:
         assert total(samples, "reelforge_wins_minor_total") == db_totals["wins"]
         assert total(samples, "reelforge_rounds_finished_total") == db_totals["finished"] == 36
         proc.terminate()
-        out = _read_until(lines, r"Goodbye")
+        out = _read_until(lines, r"server_stopped")
         logged = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
         assert sum(1 for x in logged if x.get("event") == "round_finished") == 36
     finally:

@@ -377,7 +377,8 @@ class RoundService(RoundReads, SeamlessRounds, Transfers, StartChecks):
                 return completed
             for round_id, player_id in candidates:
                 with transaction(self.engine) as tx:
-                    balance = tx.lock_player(player_id).balance
+                    locked = tx.lock_player(player_id)
+                    balance = locked.balance
                     rnd = tx.round(round_id, lock=True)
                     if rnd.status != "open" or not self._expired(rnd, now):
                         continue
@@ -388,9 +389,10 @@ class RoundService(RoundReads, SeamlessRounds, Transfers, StartChecks):
                             rows += self._store_decided(tx, rnd, game, self.round_build(rnd), now)
                         except Malfunction as exc:
                             self._void(tx, rnd, balance, str(exc), now)
-                            continue
-                    self._complete(tx, rnd, rows, balance, now)
-                    completed += 1
-                self._logged(rnd, None)  # committed (a round voided or skipped above logs nothing)
+                    if rnd.status == "open":
+                        self._complete(tx, rnd, rows, balance, now)
+                        completed += 1
+                # committed: round_completed_on_expiry (or round_voided), in the player's currency
+                self._logged(rnd, locked.name, locked.currency)
             if len(candidates) < batch:
                 return completed

@@ -49,6 +49,7 @@ from sqlalchemy import Engine, func, select
 from reelforge.server.clock import utcnow
 from reelforge.server.config import OperatorConfig
 from reelforge.server.db import read_transaction
+from reelforge.server.logs import wallet_event
 from reelforge.server.schema import players, wallet_transactions
 from reelforge.server.signing import check_answer, signed_headers
 from reelforge.server.store import Tx, parse_ts, transaction
@@ -372,8 +373,10 @@ class SeamlessWallet:
             answer = self.send(row, player, deadline=deadline)
         except (WalletUnavailable, WalletRefused) as exc:
             delay = min(MAX_BACKOFF_SECONDS, 0.25 * 2 ** min(row.attempts, 10)) * random.uniform(0.75, 1.25)
-            log.warning("wallet %s %s (round %s) not acknowledged, attempt %d: %s", row.kind, row.id,
-                        row.public_round_id, row.attempts + 1, exc)
+            wallet_event(logging.WARNING, "wallet_call_not_acknowledged",
+                         f"wallet {row.kind} {row.id} (round {row.public_round_id}) not acknowledged, attempt "
+                         f"{row.attempts + 1}: {exc}", kind=row.kind, transaction=row.id, round=row.public_round_id,
+                         attempt=row.attempts + 1, retry_in_seconds=round(delay, 2), error=str(exc)[:500])
             with transaction(self.engine) as tx:
                 tx.cursor.execute(_sql(tx, "UPDATE wallet_transactions SET attempts = attempts + 1, "
                                            "next_attempt_at = :due, last_error = :error, updated_at = :now "
@@ -404,8 +407,10 @@ class SeamlessWallet:
                     tx.lock_player(row.player_id)
                     rollback = self.rollback_of(tx, row, utcnow(), "stale: its caller never settled it")
                 if rollback is not None:
-                    log.warning("wallet debit %s (round %s) left pending by a stopped process: rolling it back "
-                                "(%s)", row.id, row.public_round_id, rollback.id)
+                    wallet_event(logging.WARNING, "wallet_debit_stale",
+                                 f"wallet debit {row.id} (round {row.public_round_id}) left pending by a stopped "
+                                 f"process: rolling it back ({rollback.id})", kind="debit", transaction=row.id,
+                                 round=row.public_round_id, rollback=rollback.id)
                     done += self.deliver(rollback, name) is not None
                 continue
             done += self.deliver(row, name) is not None
@@ -469,7 +474,9 @@ def seamless_position(engine: Engine, wallet: SeamlessWallet, who: Any, token: A
     try:
         balance = wallet.balance(who.player, currency)
     except (WalletUnavailable, WalletRefused) as exc:
-        log.warning("wallet balance of %s not available: %s", who.player, exc)
+        wallet_event(logging.WARNING, "wallet_balance_unavailable",
+                     f"wallet balance of {who.player} not available: {exc}", kind="balance", player=who.player,
+                     error=str(exc)[:500])
         balance, stale = cached, True
     return {"player": who.player, "balance": balance, "currency": currency, "balance_stale": stale,
             "credits_pending": pending,

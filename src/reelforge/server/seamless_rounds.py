@@ -16,6 +16,7 @@ from reelforge.server.clock import utcnow
 from reelforge.server.config import ServerConfig
 from reelforge.server.errors import ApiError
 from reelforge.server.limits import check_round_start
+from reelforge.server.logs import wallet_event
 from reelforge.server.offer import ActiveGame
 from reelforge.server.round_json import Answer, RoundAnswer
 from reelforge.server.seamless import SeamlessWallet, WalletRefused, WalletTx, WalletUnavailable
@@ -89,8 +90,11 @@ class SeamlessRounds:
                     tx.lock_player(player_id)
                     wallet.settle(tx, debit.id, "refused", utcnow(), str(exc))
             else:
-                log.warning("wallet debit %s (round %s) refused without the wallet's signed statement: %s; "
-                            "rolling it back", debit.id, debit.public_round_id, exc)
+                wallet_event(logging.WARNING, "wallet_debit_rolled_back",
+                             f"wallet debit {debit.id} (round {debit.public_round_id}) refused without the "
+                             f"wallet's signed statement: {exc}; rolling it back", kind="debit",
+                             transaction=debit.id, round=debit.public_round_id, error=str(exc)[:500],
+                             reason="refused_unsigned")
                 self._resolve_debit(debit, who.player, f"refused ({exc}) without the wallet's signed statement",
                                     limit)
             if exc.code == "insufficient_funds":
@@ -98,8 +102,10 @@ class SeamlessRounds:
                                f"the operator's wallet refused the stake of {cost}: {exc.detail or exc.code}") from exc
             raise ApiError(409, "wallet_refused", f"the operator's wallet refused the stake: {exc}") from exc
         except WalletUnavailable as exc:
-            log.warning("wallet debit %s (round %s) got no usable answer: %s; rolling it back", debit.id,
-                        debit.public_round_id, exc)
+            wallet_event(logging.WARNING, "wallet_debit_rolled_back",
+                         f"wallet debit {debit.id} (round {debit.public_round_id}) got no usable answer: {exc}; "
+                         "rolling it back", kind="debit", transaction=debit.id, round=debit.public_round_id,
+                         error=str(exc)[:500], reason="no_usable_answer")
             resolved = self._resolve_debit(debit, who.player, str(exc), limit)
             raise ApiError(503, "wallet_unavailable", "the operator's wallet gave no usable answer to the stake; "
                            + ("it was rolled back and nothing is charged: try again" if resolved else

@@ -95,7 +95,7 @@ def create_app(config: ServerConfig, database_url: str | None = None, *, engine:
     errors.add_catch_all(app)
     # Around every route, money routes included: the rate limits and one request at a time per session.
     app.add_middleware(FairShare, session_rate=config.session_requests_per_second,
-                       ip_rate=config.ip_requests_per_second)
+                       ip_rate=config.ip_requests_per_second, trusted_proxies=config.trusted_proxies)
     # Outermost (added last): the one body limit and the security headers cover every answer.
     app.add_middleware(Hardening, max_body=MAX_BODY)
     # Around that: every answer's latency and status in the metrics, its request id and log line.

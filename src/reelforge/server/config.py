@@ -23,6 +23,7 @@ Example (see ``demo.toml`` next to this module)::
     max_connections = 1000         # open connections per process (lowered to fit the descriptor limit)
     session_requests_per_second = 1000  # per session token and process (429 beyond; 0: off); bursts of twice
     ip_requests_per_second = 5000  # per client address and process (429 beyond; 0: off); bursts of twice
+    trusted_proxies = ["10.0.0.5", "10.1.0.0/16"]  # only these may say who the client is (X-Forwarded-For)
     metrics_token_sha256 = "<hex>" # optional: SHA-256 of a token that may read /metrics (besides the operator key)
 
     [games.forge-of-fortunes]
@@ -77,6 +78,7 @@ cannot be set here (see :func:`reelforge.server.app.create_app`).
 from __future__ import annotations
 
 import hashlib
+import ipaddress
 import itertools
 import tomllib
 from dataclasses import dataclass, field
@@ -222,6 +224,9 @@ class ServerConfig:
     max_connections: int = 1000
     session_requests_per_second: float = 1000.0
     ip_requests_per_second: float = 5000.0
+    trusted_proxies: tuple[str, ...] = ()
+    """Addresses or networks of the operator's proxies whose ``X-Forwarded-For`` names the client (none: the
+    peer's own address is the client's, whatever the header says)."""
     play: PlayRules = field(default_factory=PlayRules)
     provably_fair: bool = True
     """Rounds draw from the player's committed seed pair (docs/FAIRNESS.md); False: from the OS CSPRNG alone."""
@@ -285,7 +290,7 @@ _SERVER_KEYS = {"mode", "currency", "demo_balance", "round_expiry_days", "sessio
 _SERVER_KEYS |= {"idempotency_retention_days", "max_balance", "db_pool_size", "db_max_overflow",
                  "db_pool_timeout_seconds", "request_timeout_seconds"}
 _SERVER_KEYS |= {"housekeeping_seconds", "round_start_quantum_ms", "max_connections", "session_requests_per_second",
-                 "ip_requests_per_second", "provably_fair", "metrics_token_sha256"}
+                 "ip_requests_per_second", "provably_fair", "metrics_token_sha256", "trusted_proxies"}
 _GAME_KEYS = {"build", "bet_ladder", "bet_ladders"}
 _MONITOR_KEYS = {"since", "confidence", "min_rounds", "check_seconds", "figures"}
 _PLAY_KEYS = {"profile", "reality_check_minutes", "session_limit_minutes", "turbo", "min_round_seconds",
@@ -622,6 +627,16 @@ def _fair_share_settings(server: dict[str, Any], where: str) -> dict[str, Any]:
                 "ip_requests_per_second"):
         if not values[key] <= 1e6:  # also refuses inf and nan
             raise ConfigError(f"{where}: '{key}' must be at most 1000000, got {values[key]}")
+    proxies = server.get("trusted_proxies", [])
+    if not isinstance(proxies, list) or not all(isinstance(p, str) for p in proxies):
+        raise ConfigError(f"{where}: trusted_proxies must be a list of addresses or networks, e.g. "
+                          f"[\"10.0.0.5\", \"10.1.0.0/16\"], got {proxies!r}")
+    for proxy in proxies:
+        try:
+            ipaddress.ip_network(proxy, strict=False)
+        except ValueError as exc:
+            raise ConfigError(f"{where}: trusted_proxies: {proxy!r} is not an IP address or network") from exc
+    values["trusted_proxies"] = tuple(proxies)
     return values
 
 

@@ -125,7 +125,7 @@ class RoundService(RoundReads, SeamlessRounds, Transfers, StartChecks):
         """Public round ids (what the API shows; the database and the operator's tools use internal ones),
         keyed with the database's key."""
         if self._ids is None:
-            self._ids = RoundIds(store.round_ids_key(self.engine))
+            self._ids = RoundIds(store.round_ids_key(self.engine), store.legacy_round_ids_max(self.engine))
         return self._ids
 
     # -- the round lifecycle ----------------------------------------------------------

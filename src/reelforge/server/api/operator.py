@@ -100,6 +100,9 @@ def add_routes(app: FastAPI, ctx: Context) -> None:
     async def transactions(round_id: Annotated[int, Field(ge=1, le=MAX_ID)], request: Request) -> JSONResponse:
         """Operator (signed): a round's seamless wallet calls (debit, credit, rollback) and their status."""
         await signed(ctx, request)
-        internal = ctx.service.ids.internal(round_id)
-        found = [] if internal is None else await ctx.call(round_transactions, ctx.engine, internal)
+        found: list[Any] = []
+        for internal in ctx.service.ids.candidates(round_id):  # its public id, or its id before the keyed ids
+            found = await ctx.call(round_transactions, ctx.engine, internal)
+            if found:
+                break
         return JSONResponse({"round_id": round_id, "transactions": found})

@@ -10,6 +10,10 @@
   retention, and a retry after it is refused by this key instead, so nothing
   is charged twice. Answers purged before this migration keep their hash row
   (a fixed set, no longer growing).
+* ``server_keys`` ``legacy_round_ids_max``: the highest round id now. Rounds
+  were shown under their internal ids before the keyed public ids
+  (``0004_fair_share``); those old ids answer again (history links,
+  disputes, operator references), for the rounds up to this id.
 * ``ix_rounds_fair_nonce``: a provably fair round's seed pair and nonce, for
   the audit's check that each nonce of a pair draws exactly one round.
 
@@ -40,6 +44,9 @@ def upgrade() -> None:
         batch.add_column(sa.Column("start_key", sa.String(64)))
     with op.batch_alter_table("ledger") as batch:
         batch.add_column(sa.Column("transfer_key", sa.String(64)))
+    highest = op.get_bind().execute(sa.text("SELECT coalesce(max(id), 0) FROM rounds")).scalar()
+    op.execute(sa.text("INSERT INTO server_keys (name, value) VALUES ('legacy_round_ids_max', :v)")
+               .bindparams(v=str(highest)))
     where = sa.text(_NOT_NULL.format("fair_seed_id"))
     op.create_index("ix_rounds_fair_nonce", "rounds", ["fair_seed_id", "fair_nonce"],
                     sqlite_where=where, postgresql_where=where)
@@ -52,6 +59,7 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
+    op.execute("DELETE FROM server_keys WHERE name = 'legacy_round_ids_max'")
     op.drop_index("uq_ledger_transfer_key", "ledger")
     op.drop_index("uq_rounds_start_key", "rounds")
     op.drop_index("ix_rounds_fair_nonce", "rounds")

@@ -16,3 +16,15 @@ def test_killing_the_game_server_and_the_wallet_under_faults_loses_and_duplicate
     assert result["server_kills"] >= 1 and result["wallet_kills"] >= 1 and result["rounds"] > 0
     assert sum(result["faults_injected"].values()) > 0
     assert result["reconciled"]
+
+
+@pytest.mark.slow
+def test_two_brands_on_one_database_with_their_own_servers_and_wallets_reconcile_per_brand(db_url):
+    result = run_wallet_soak(db=db_url, players=4, seconds=12, kill_every=2.0, seed=4, brands=2)
+    assert result["problems"] == [] and result["unexpected"] == []
+    assert result["lost_or_duplicated_money"] == 0 and result["outbox_left"] == 0
+    assert set(result["per_brand"]) == {"brand-a", "brand-b"}
+    for brand in result["per_brand"].values():  # each brand's calls against its own wallet, nothing else there
+        assert brand["reconcile_differences"] == 0 and brand["wallet_calls"] == brand["operator_transactions"] > 0
+    assert result["server_kills"] >= 2 and result["rounds"] > 0  # both brands' servers killed during play
+    assert result["reconciled"]

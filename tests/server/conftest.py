@@ -86,6 +86,7 @@ def db_url(request: pytest.FixtureRequest, tmp_path, pg_database) -> Iterator[st
     engine = create_engine(pg_database)
     with engine.begin() as conn:
         conn.execute(text("TRUNCATE players, sessions, rounds, steps, ledger, idempotency, launch_tokens, operator_nonces RESTART IDENTITY CASCADE"))
+        conn.execute(text("DELETE FROM server_keys WHERE name LIKE 'wallet:%'"))  # each test's brands their own wallets
     engine.dispose()
     yield pg_database
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import time
 from typing import Any
 
 from reelforge.server.config import ServerConfig, parse_config
@@ -43,3 +44,13 @@ def launch(client: Any, player: str, currency: str = "EUR", **options: Any) -> s
     r = client.post("/api/v1/launch", json={"token": token})
     assert r.status_code == 201, r.text
     return r.json()["token"]
+
+
+_SIGNED = [int(time.time()) + 1]
+
+
+def fresh_second() -> float:
+    """A signing time no earlier call of this process used: the same call signed twice in one second is a
+    replay (refused), and a test may launch one player twice in a second."""
+    _SIGNED[0] = min(int(time.time()), _SIGNED[0] - 1)
+    return float(_SIGNED[0])

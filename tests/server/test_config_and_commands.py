@@ -44,7 +44,7 @@ def test_bet_ladders_are_lists_or_products_of_factors():
 
 @pytest.mark.parametrize("data, words", [
     ({"server": {"mode": "demo"}, "games": {"no-such-game": {"bet_ladder": [10]}}}, "unknown game"),
-    ({"server": {"mode": "demo"}, "games": {}}, "at least one"),
+    ({"server": {"mode": "demo"}, "games": [1]}, "must hold"),  # none at all: every registered game (issue 38)
     ({"server": {"mode": "casino"}, "games": {GAME: {"bet_ladder": [10]}}}, "mode"),
     ({"server": {"mode": "operator"}, "games": {GAME: {"bet_ladder": [10]}}}, "api_key_sha256"),
     ({"server": {"mode": "demo", "colour": "red"}, "games": {GAME: {"bet_ladder": [10]}}}, "colour"),

@@ -13,7 +13,7 @@ from sqlalchemy import select, update
 from reelforge.core.draws import SeededDraws
 from reelforge.games.registry import get_game
 from reelforge.server.config import PROFILES, ConfigError, PlayRules, load_config, parse_config
-from reelforge.server.schema import rounds, sessions
+from reelforge.server.schema import players, rounds, sessions
 
 from .conftest import demo_config
 
@@ -27,13 +27,19 @@ def _rounds(server) -> int:
 
 
 def _age_session(server, player, minutes: float) -> None:
-    """Move the player's sessions' start (and acknowledgements) ``minutes`` into the past."""
+    """Move the player's sessions' and play session's start (and acknowledgements) ``minutes`` into the past."""
     with server.engine.begin() as conn:
         for token_sha, created, checked in conn.execute(select(sessions.c.token_sha256, sessions.c.created_at,
                                                                sessions.c.reality_checked_at)).all():
             conn.execute(update(sessions).where(sessions.c.token_sha256 == token_sha).values(
                 created_at=created - timedelta(minutes=minutes),
                 reality_checked_at=None if checked is None else checked - timedelta(minutes=minutes)))
+        # the play session's clocks are the player's (kept across sessions): they move with it
+        for player_id, started, checked in conn.execute(select(players.c.id, players.c.play_started_at,
+                                                               players.c.play_checked_at)).all():
+            conn.execute(update(players).where(players.c.id == player_id).values(
+                play_started_at=None if started is None else started - timedelta(minutes=minutes),
+                play_checked_at=None if checked is None else checked - timedelta(minutes=minutes)))
 
 
 def test_a_feature_buy_costing_more_than_max_stake_is_refused_and_changes_nothing(make_server):
@@ -112,10 +118,14 @@ def test_the_session_time_limit_refuses_round_starts(make_server):
     _age_session(server, player, 61)
     r = server.client.post(f"/api/v1/games/{FOF}/rounds", json={"bet": bet}, headers=player.key())
     assert r.status_code == 409 and r.json()["error"] == "session_limit_reached" and "60 minutes" in r.json()["detail"]
-    # Acknowledging a reality check does not lift it; a new session does.
+    # Acknowledging a reality check does not lift it, nor does a new session (issue 32: the limit is the
+    # player's); a new session after the break (session_break_minutes, 30 by default) starts a new play session.
     server.client.post("/api/v1/reality-check", headers=player.headers)
     assert server.client.post(f"/api/v1/games/{FOF}/rounds", json={"bet": bet},
                               headers=player.key()).status_code == 409
+    fresh = server.session("limited")
+    fresh.start(FOF, bet, expect=409)
+    _age_session(server, player, 30)
     fresh = server.session("limited")
     fresh.finish(fresh.start(FOF, bet))
 

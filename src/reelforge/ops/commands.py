@@ -73,6 +73,9 @@ def wallet_soak(
                                      help="SIGKILL the game server or the wallet (in turn) every ~SECONDS; 0: never"),
     seed: int = typer.Option(1, "--seed", help="seed of the kill timing and of the wallet's faults"),
     no_faults: bool = typer.Option(False, "--no-faults", help="no injected wallet faults (kills only)"),
+    brands: int = typer.Option(1, "--brands", min=1, max=8,
+                               help="brands on the one database, each with its own wallet and server processes; "
+                                    "each reconciled against its own wallet"),
     as_json: bool = typer.Option(False, "--json", help="print one JSON object"),
 ) -> None:
     """Seamless wallet soak: the game server and the reference operator wallet killed during play, faults
@@ -83,7 +86,7 @@ def wallet_soak(
     from reelforge.ops.wallet_soak import run_wallet_soak
 
     result = run_wallet_soak(db=db, players=players, seconds=seconds, kill_every=kill_every, seed=seed,
-                             faults=not no_faults)
+                             faults=not no_faults, brands=brands)
     if as_json:
         typer.echo(json.dumps(result, sort_keys=True))
     else:

@@ -98,22 +98,36 @@ class SoakPlayer:
     open_round: int | None = None
 
 
-def _config_text(db: str, wallet_url: str) -> str:
+def _config_text(db: str, wallet_url: str, brand: str = "default", secret: str = SECRET) -> str:
     key = hashlib.sha256(b"wallet-soak-operator-key").hexdigest()
     return (f'[server]\nmode = "operator"\napi_key_sha256 = "{key}"\ndatabase = "{db}"\nexpiry_check_seconds = 0\n'
             'round_start_quantum_ms = 0\nsession_requests_per_second = 0\nip_requests_per_second = 0\n'
             f'[games.{soak_game()[0]}]\nbet_ladder = [{soak_game()[1][0]}, {soak_game()[1][1]}]\n'
-            f'[operator]\nwallet = "seamless"\nsecret = "{SECRET}"\nwallet_url = "{wallet_url}"\n'
-            'wallet_timeout_seconds = 1.0\nstart_limit_seconds = 3.0\n')
+            f'[operator]\nwallet = "seamless"\nsecret = "{secret}"\nwallet_url = "{wallet_url}"\n'
+            f'brand = "{brand}"\nwallet_timeout_seconds = 1.0\nstart_limit_seconds = 3.0\n')
+
+
+@dataclass
+class SoakBrand:
+    """One brand of the soak: its own wallet (process and database), secret and game server processes
+    (their own configuration), all brands on the one game database."""
+
+    id: str
+    secret: str
+    wallet: WalletProcess
+    drop_wallet_db: Any
+    supervisor: ServerSupervisor | None = None
+    roster: list[SoakPlayer] = field(default_factory=list)
 
 
 class Play:
     """One player's thread: launched, then full rounds until told to stop."""
 
     def __init__(self, base_url: str, player: SoakPlayer, tally: Tally, stop: threading.Event,
-                 hard_deadline: float) -> None:
+                 hard_deadline: float, secret: str = SECRET) -> None:
         self.http = httpx.Client(base_url=base_url, timeout=30)
         self.player, self.tally, self.stop, self.hard_deadline = player, tally, stop, hard_deadline
+        self.secret = secret
         self.token = ""
 
     def request(self, method: str, path: str, body: Any = None, key: str | None = None,
@@ -127,7 +141,7 @@ class Play:
                 headers["Idempotency-Key"] = key
             data = b"" if body is None else httpx.Request("POST", "/", json=body).content
             if signed:
-                headers.update(signed_headers(SECRET, method, path, data))
+                headers.update(signed_headers(self.secret, method, path, data))
             headers["content-type"] = "application/json"
             try:
                 answer = self.http.request(method, path, content=data, headers=headers)
@@ -193,13 +207,13 @@ class Play:
         self.tally.note(rounds=1)
 
 
-def _wallet_db(db: str, workdir: Path) -> tuple[str, Any]:
-    """The wallet's own database: a SQLite file, or a PostgreSQL database beside the game server's (made
+def _wallet_db(db: str, workdir: Path, suffix: str = "") -> tuple[str, Any]:
+    """A wallet's own database: a SQLite file, or a PostgreSQL database beside the game server's (made
     here); its URL and what drops it afterwards."""
     url = make_url(db)
     if url.get_backend_name() == "sqlite":
-        return f"sqlite:///{workdir / 'refwallet.db'}", lambda: None
-    name = f"{url.database}_refwallet"
+        return f"sqlite:///{workdir / f'refwallet{suffix}.db'}", lambda: None
+    name = f"{url.database}_refwallet{suffix}"
     admin = create_engine(url, isolation_level="AUTOCOMMIT")
     with admin.connect() as conn:
         conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
@@ -214,58 +228,71 @@ def _wallet_db(db: str, workdir: Path) -> tuple[str, Any]:
 
 
 def run_wallet_soak(db: str | None = None, players: int = 8, seconds: float = 60.0, kill_every: float = 4.0,
-                    seed: int = 1, faults: bool = True) -> dict[str, Any]:
-    """Run the soak; the figures and the checks' results (``reconciled``: every check passed)."""
+                    seed: int = 1, faults: bool = True, brands: int = 1) -> dict[str, Any]:
+    """Run the soak; the figures and the checks' results (``reconciled``: every check passed). ``brands`` > 1:
+    that many brands on the one database, each with its own wallet and its own game server processes (the
+    players shared out among them); the kills go round every brand's server and wallet, and every brand is
+    reconciled against its own wallet."""
     rng = random.Random(seed)
     workdir = Path(tempfile.mkdtemp(prefix="reelforge-wallet-soak-"))
     db = db or f"sqlite:///{workdir / 'server.db'}"
-    wallet_db, drop_wallet_db = _wallet_db(db, workdir)
-    wallet = WalletProcess(wallet_db, SECRET, seed=seed)
-    wallet.start()
-    config_path = workdir / "server.toml"
-    config_path.write_text(_config_text(db, wallet.url))
-    load_config(config_path)
-    supervisor = ServerSupervisor(db, workdir / "server.log", config_path)
+    units: list[SoakBrand] = []
     tally = Tally()
-    roster = [SoakPlayer(f"ws{seed}-{i}-{uuid.uuid4().hex[:6]}") for i in range(players)]
     fault_counts: Counter = Counter()
     server_downtimes: list[float] = []
     wallet_downtimes: list[float] = []
     figures: dict[str, Any] = {}
     try:
-        supervisor.start()
-        for p in roster:
-            wallet.open_account(p.name, "EUR", OPENING_BALANCE)
-        if faults:
-            wallet.set_faults(hang_seconds=1.5, slow_seconds=0.3, **FAULT_RATES)
+        for b in range(brands):
+            brand_id = "default" if brands == 1 else f"brand-{chr(ord('a') + b)}"
+            wallet_db, drop = _wallet_db(db, workdir, "" if brands == 1 else f"_{b}")
+            secret = SECRET if brands == 1 else f"{SECRET}-{brand_id}"
+            unit = SoakBrand(brand_id, secret, WalletProcess(wallet_db, secret, seed=seed + b), drop)
+            units.append(unit)
+            unit.wallet.start()
+            config_path = workdir / f"server-{brand_id}.toml"
+            config_path.write_text(_config_text(db, unit.wallet.url, brand_id, secret))
+            load_config(config_path)
+            unit.supervisor = ServerSupervisor(db, workdir / f"server-{brand_id}.log", config_path)
+            unit.supervisor.start()
+        for i in range(players):
+            unit = units[i % brands]
+            unit.roster.append(SoakPlayer(f"ws{seed}-{unit.id}-{i}-{uuid.uuid4().hex[:6]}"))
+        for unit in units:
+            for p in unit.roster:
+                unit.wallet.open_account(p.name, "EUR", OPENING_BALANCE)
+            if faults:
+                unit.wallet.set_faults(hang_seconds=1.5, slow_seconds=0.3, **FAULT_RATES)
         stop = threading.Event()
         hard_deadline = time.monotonic() + seconds + 120
-        threads = [threading.Thread(target=Play(supervisor.base_url, p, tally, stop, hard_deadline).run, daemon=True)
-                   for p in roster]
+        threads = [threading.Thread(target=Play(u.supervisor.base_url, p, tally, stop, hard_deadline, u.secret).run,
+                                    daemon=True) for u in units for p in u.roster]
         for t in threads:
             t.start()
         ends = time.monotonic() + seconds
         turn = 0
         while kill_every and time.monotonic() + kill_every < ends:
             time.sleep(kill_every * rng.uniform(0.5, 1.5))
-            if turn % 2 == 0:
-                server_downtimes.append(supervisor.restart())
+            unit = units[turn % brands]  # every brand's server in turn, then every brand's wallet
+            if (turn // brands) % 2 == 0:
+                server_downtimes.append(unit.supervisor.restart())
             else:
-                fault_counts.update(wallet.stats())
+                fault_counts.update(unit.wallet.stats())
                 t0 = time.monotonic()
-                wallet.kill()
+                unit.wallet.kill()
                 time.sleep(rng.uniform(0.2, 1.5))  # calls meanwhile find no wallet
-                wallet.start()
+                unit.wallet.start()
                 if faults:
-                    wallet.set_faults(hang_seconds=1.5, slow_seconds=0.3, **FAULT_RATES)
+                    unit.wallet.set_faults(hang_seconds=1.5, slow_seconds=0.3, **FAULT_RATES)
                 wallet_downtimes.append(time.monotonic() - t0)
             turn += 1
         time.sleep(max(0.0, ends - time.monotonic()))
         stop.set()
         for t in threads:
             t.join(timeout=max(1.0, hard_deadline - time.monotonic()))
-        fault_counts.update(wallet.stats())
-        wallet.set_faults()
+        for unit in units:
+            fault_counts.update(unit.wallet.stats())
+            unit.wallet.set_faults()
         engine = make_engine(db)
         t0 = time.monotonic()
         while True:
@@ -277,17 +304,21 @@ def run_wallet_soak(db: str | None = None, players: int = 8, seconds: float = 60
             time.sleep(0.2)
         figures["outbox_drain_seconds"] = round(time.monotonic() - t0, 2)
         figures["outbox_left"] = depth
-        supervisor.close()
-        figures.update(_check(engine, wallet, roster, tally))
+        for unit in units:
+            unit.supervisor.close()
+        checks = [_check(engine, u.wallet, u.roster, tally, None if brands == 1 else u.id) for u in units]
+        figures.update(_merge_checks(checks, [u.id for u in units]))
         engine.dispose()
     finally:
-        supervisor.close()
-        wallet.stop()
-        drop_wallet_db()
+        for unit in units:
+            if unit.supervisor is not None:
+                unit.supervisor.close()
+            unit.wallet.stop()
+            unit.drop_wallet_db()
         if db.startswith("sqlite") and str(workdir) in db:
             shutil.rmtree(workdir, ignore_errors=True)
     figures.update({
-        "backend": make_url(db).get_backend_name(), "players": players, "seconds": seconds,
+        "backend": make_url(db).get_backend_name(), "brands": brands, "players": players, "seconds": seconds,
         "rounds": tally.rounds, "steps": tally.steps, "server_kills": len(server_downtimes),
         "wallet_kills": len(wallet_downtimes),
         "server_restart_p50_s": round(statistics.median(server_downtimes), 2) if server_downtimes else None,
@@ -304,12 +335,30 @@ def run_wallet_soak(db: str | None = None, players: int = 8, seconds: float = 60
     return figures
 
 
-def _check(engine: Any, wallet: WalletProcess, roster: list[SoakPlayer], tally: Tally) -> dict[str, Any]:
-    """The money checks, the reconciliation and the replay of every round."""
+def _merge_checks(checks: list[dict[str, Any]], brand_ids: list[str]) -> dict[str, Any]:
+    """One brand's checks as they are; several brands' summed, with the reconciliation per brand beside."""
+    if len(checks) == 1:
+        return checks[0]
+    merged: dict[str, Any] = {"problems": [p for c in checks for p in c["problems"]][:50]}
+    for key in ("lost_or_duplicated_money", "rounds_verified", "verify_failures", "reconcile_differences",
+                "wallet_calls", "operator_transactions"):
+        merged[key] = sum(c[key] for c in checks)
+    merged["per_brand"] = {b: {k: c[k] for k in ("reconcile_differences", "wallet_calls", "operator_transactions",
+                                                 "rounds_verified", "lost_or_duplicated_money")}
+                           for b, c in zip(brand_ids, checks, strict=True)}
+    return merged
+
+
+def _check(engine: Any, wallet: WalletProcess, roster: list[SoakPlayer], tally: Tally,
+           brand: str | None = None) -> dict[str, Any]:
+    """The money checks, the reconciliation (of ``brand``'s calls against its wallet) and the replay of every
+    round."""
     problems: list[str] = []
     lost = 0
     theirs = wallet.ledger()
-    report = reconcile(engine, theirs)
+    report = reconcile(engine, theirs, brand)
+    problems += [f"{brand}: the wallet holds a call for {t['player']!r}, not a player of this brand"
+                 for t in theirs if brand is not None and t["player"] not in {p.name for p in roster}]
     problems += [f"reconcile: {d}" for d in report["differences"]]
     applied: dict[str, int] = Counter()
     per_round: dict[int, Counter] = {}

@@ -25,6 +25,7 @@ from reelforge.server import http
 from reelforge.server.api import errors, fair, games, monitoring, openapi, operator, rounds, sessions, wallet
 from reelforge.server.api.common import MAX_BODY, Context
 from reelforge.server.auth import demo_players
+from reelforge.server.brands import register_wallets
 from reelforge.server.config import DEFAULT_DATABASE, ConfigError, ServerConfig
 from reelforge.server.db import Checkpointer, is_sqlite, open_database
 from reelforge.server.errors import database_errors
@@ -70,6 +71,16 @@ def create_app(config: ServerConfig, database_url: str | None = None, *, engine:
         raise ConfigError(f"operator mode refused: the database holds {n} demo player(s) with play money, "
                           "which must not mix with real money; use a database of its own for operator mode "
                           "(or --allow-demo-players-with-real-money: they stay refused)")
+    try:
+        register_wallets(engine, config)
+    except ConfigError:
+        if owns_engine:
+            engine.dispose()
+        raise
+    for brand in config.all_brands():  # a key set below a profile on purpose changes its rules: say which
+        if brand.play.overrides:
+            log.warning("brand %s: [responsible_play] %s override the %r profile's rules", brand.id,
+                        ", ".join(brand.play.overrides), brand.play.profile)
     service = RoundService(engine, config, *([draw_source_factory] if draw_source_factory else []))
     metrics = Metrics(metrics_multiprocess)
     monitor = RtpMonitor(RoundTally(engine, config.monitor.since, settle_seconds_for(config.db_pool_timeout_seconds)),

@@ -9,6 +9,7 @@ logged-in player.
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 import secrets
 from dataclasses import dataclass
@@ -19,9 +20,10 @@ from sqlalchemy import Engine
 from sqlalchemy.exc import IntegrityError
 
 from reelforge.server.clock import iso, utcnow
-from reelforge.server.config import ServerConfig
+from reelforge.server.config import PlayRules, ServerConfig
 from reelforge.server.errors import ApiError
 from reelforge.server.ledger import post_entry
+from reelforge.server.play_session import begin_play
 from reelforge.server.store import Tx, transaction
 
 PLAYER_NAME_PATTERN = r"^[A-Za-z0-9_.@-]{1,64}$"
@@ -52,6 +54,28 @@ class Principal:
     """Seamless wallet: the balance the operator's wallet last reported."""
     language: str | None = None
     """A launched session's language (BCP 47)."""
+    brand: str = "default"
+    """The player's operator brand."""
+    play_started_at: datetime | None = None
+    """When the player's play session started (kept across sessions; None: not recorded)."""
+    play_ended_at: datetime | None = None
+    """When the operator or the session time limit ended the play session (None: not ended)."""
+    limits: dict[str, Any] | None = None
+    """The stricter limits the operator passed at launch (:data:`~reelforge.server.config.LAUNCH_LIMITS`)."""
+
+    def rules(self, config: ServerConfig) -> PlayRules:
+        """The responsible-play rules of this session: its brand's, its launch profile and limits over them
+        (403 when this server does not serve the player's brand)."""
+        try:
+            return config.rules(self.profile, self.brand, self.limits)
+        except KeyError:
+            raise brand_not_served(self.brand) from None
+
+
+def brand_not_served(brand: str) -> ApiError:
+    """The refusal of a player of a brand this server is not configured for."""
+    return ApiError(403, "brand_not_served", f"this server does not serve the brand {brand!r} of this player; "
+                                             "use a server configured for it")
 
 
 def token_hash(token: str) -> str:
@@ -69,18 +93,21 @@ def check_player_name(name: str) -> str:
     return name
 
 
-def _get_or_create_player(tx: Tx, name: str, config: ServerConfig,
-                          currency: str | None = None) -> tuple[int, str, int, str]:
+def _get_or_create_player(tx: Tx, name: str, config: ServerConfig, currency: str | None = None,
+                          brand: str | None = None) -> tuple[int, str, int, str]:
+    brand_config = config.brand(brand)
     row = tx.player_by_name(name)
     if row is not None:
         if config.demo and not row.demo:
             raise ApiError(403, "not_a_demo_player", f"player {name!r} is not a demo player")
         if not config.demo and row.demo:
             raise DEMO_REFUSED
+        if row.brand != brand_config.id:
+            raise player_of_another_brand(name)
         return row.id, row.name, row.balance, row.currency
     now = utcnow()
-    currency = currency or config.currency
-    player_id = tx.insert_player(name, currency, config.demo, now)
+    currency = currency or brand_config.currency
+    player_id = tx.insert_player(name, currency, config.demo, now, brand_config.id)
     balance = 0
     if config.demo and config.demo_balance:
         balance = post_entry(tx, player_id, 0, "deposit", config.demo_balance, None, now)
@@ -101,8 +128,11 @@ def open_session(engine: Engine, config: ServerConfig, name: str, operator_key: 
         raise ApiError(401, "operator_key_required",
                        "this server runs in operator mode: sessions are opened by the operator's platform "
                        "with its X-Operator-Key header; demo sessions are refused")
-    if operator_key is not None and not config.check_api_key(operator_key):
-        raise ApiError(403, "bad_operator_key", "the X-Operator-Key header is not the operator's API key")
+    brand = key_brand(config, operator_key) if operator_key is not None else None
+    if config.seamless:
+        raise ApiError(403, "launch_required",
+                       "this server plays on the operator's seamless wallet: sessions open only by launch "
+                       "(POST /api/v1/operator/launches, then POST /api/v1/launch)")
     token = secrets.token_urlsafe(32)
     now = utcnow()
     expires = now + timedelta(minutes=config.session_ttl_minutes)
@@ -111,8 +141,9 @@ def open_session(engine: Engine, config: ServerConfig, name: str, operator_key: 
     for attempt in range(2):
         try:
             with transaction(engine) as tx:
-                player_id, player, balance, currency = _get_or_create_player(tx, name, config)
+                player_id, player, balance, currency = _get_or_create_player(tx, name, config, brand=brand)
                 tx.insert_session(token_hash(token), player_id, now, expires)
+                begin_play(tx, player_id, config.rules(None, brand), now)
             return {"token": token, "player": player, "balance": balance, "currency": currency,
                     "expires_at": iso(expires)}
         except integrity_errors:
@@ -120,6 +151,20 @@ def open_session(engine: Engine, config: ServerConfig, name: str, operator_key: 
             if attempt:
                 raise
     raise AssertionError("unreachable")
+
+
+def player_of_another_brand(name: str) -> ApiError:
+    """The refusal of a player name another brand's player holds (names are unique across the database)."""
+    return ApiError(409, "player_of_another_brand", f"player {name!r} belongs to another brand on this database; "
+                                                    "give each brand's players names of their own (e.g. a prefix)")
+
+
+def key_brand(config: ServerConfig, operator_key: str) -> str:
+    """The brand whose operator API key ``operator_key`` is (403 when none)."""
+    for brand in config.all_brands():
+        if brand.check_api_key(operator_key):
+            return brand.id
+    raise ApiError(403, "bad_operator_key", "the X-Operator-Key header is not the operator's API key")
 
 
 class DemoPlayerRefused(ApiError):
@@ -162,10 +207,20 @@ def session_principal(tx: Tx, token: SessionToken, lock: bool = False, operator:
         raise ApiError(401, "session_expired", "the session has expired; open a new one")
     if operator and row.demo:
         raise DEMO_REFUSED
+    # the player's play session (kept across sessions) where recorded; a session older than it, its own clocks
+    checked = row.play_checked_at if row.play_started_at is not None else row.reality_checked_at
     return Principal(player_id=row.player_id, player=row.name, balance=row.balance if lock else None,
-                     session_started_at=row.started_at, reality_checked_at=row.reality_checked_at,
+                     session_started_at=row.started_at, reality_checked_at=checked,
                      currency=row.currency, profile=row.profile, min_bet=row.min_bet, max_bet=row.max_bet,
-                     wallet_balance=row.wallet_balance, language=row.language)
+                     wallet_balance=row.wallet_balance, language=row.language, brand=row.brand,
+                     play_started_at=row.play_started_at, play_ended_at=row.play_ended_at,
+                     limits=launch_limits(row.limits, row.max_bet))
+
+
+def launch_limits(stored: str | None, max_bet: int | None) -> dict[str, Any] | None:
+    """A launched session's limits: the stored JSON (max_stake, clocks, loss limit) and its ``max_bet`` column."""
+    limits = {**(json.loads(stored) if stored else {}), **({"max_bet": max_bet} if max_bet is not None else {})}
+    return limits or None
 
 
 def authenticate(engine: Engine, authorization: str | None, operator: bool = False) -> Principal:

@@ -299,26 +299,32 @@ def reconcile(
     config_path: Path = typer.Option(..., "--config", exists=True, dir_okay=False,
                                      help="the server configuration ([operator] wallet_url and secret)"),
     db: str | None = typer.Option(None, "--db", help="database URL (default: the configuration's)"),
+    brand: str | None = typer.Option(None, "--brand", help="the brand whose wallet to reconcile (default: the "
+                                                           "configuration's [operator] brand)"),
     as_json: bool = typer.Option(False, "--json", help="one JSON object"),
     max_pending_seconds: float = typer.Option(300.0, "--max-pending-seconds", min=0,
                                               help="a wallet call unsettled longer than this is overdue (exit 1)"),
 ) -> None:
-    """Compare the operator's seamless wallet ledger with our rounds and wallet calls; name every difference
-    and every call unsettled longer than --max-pending-seconds (exit 1 if any)."""
+    """Compare a brand's seamless wallet ledger with our rounds and wallet calls of that brand; name every
+    difference and every call unsettled longer than --max-pending-seconds (exit 1 if any)."""
     from reelforge.server.reconcile import operator_ledger, print_report
     from reelforge.server.reconcile import reconcile as compare
 
     config = _config(config_path, False)
     if not config.seamless:
         raise typer.BadParameter("the configuration's [operator] wallet is not 'seamless'", param_hint="--config")
+    if brand is not None and brand not in {b.id for b in config.all_brands()}:
+        raise typer.BadParameter(f"the configuration has no brand {brand!r}; brands: "
+                                 f"{', '.join(b.id for b in config.all_brands())}", param_hint="--brand")
+    brand = brand or config.operator.brand
     engine = _existing_database(db or config.database or DEFAULT_DATABASE)
     try:
-        theirs = operator_ledger(config)
+        theirs = operator_ledger(config, brand=brand)
     except Exception as exc:  # noqa: BLE001 - any failure to read their ledger is reported, not a traceback
         engine.dispose()
         typer.echo(f"cannot read the operator's ledger: {type(exc).__name__}: {exc}", err=True)
         raise typer.Exit(2) from exc
-    report = compare(engine, theirs, max_pending_seconds)
+    report = compare(engine, theirs, brand, max_pending_seconds)
     engine.dispose()
     print_report(report, as_json, typer.echo)
     if not report["clean"]:

@@ -80,6 +80,7 @@ from __future__ import annotations
 import hashlib
 import ipaddress
 import itertools
+import re
 import tomllib
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -145,10 +146,45 @@ class OperatorConfig:
     launch_url: str | None = None
     launch_token_seconds: float = 60.0
     signature_window_seconds: float = 300.0
+    brand: str = "default"
+    """The id of the brand this section is (players, rounds and wallet calls carry it)."""
 
     @property
     def seamless(self) -> bool:
         return self.wallet == "seamless"
+
+
+@dataclass(frozen=True)
+class BrandConfig:
+    """One operator brand a server serves: its wallet and secret (``operator``), its operator key, its
+    responsible-play rules and its games' bet ladders (the server's builds; the ladders its own)."""
+
+    id: str
+    operator: OperatorConfig
+    play: PlayRules
+    currency: str
+    games: dict[str, GameConfig]
+    api_key_sha256: str | None = None
+
+    def ladder(self, game_id: str, currency: str) -> tuple[int, ...] | None:
+        """The brand's bet ladder of ``game_id`` in ``currency`` (None: not offered to its players)."""
+        game = self.games.get(game_id)
+        return None if game is None else game.ladder(currency, self.currency)
+
+    def session_currencies(self) -> list[str]:
+        """The currencies the brand's sessions may play in: its own and every currency with a ladder."""
+        found = {self.currency}
+        for game in self.games.values():
+            found |= set(game.ladders)
+        return sorted(found)
+
+    def check_api_key(self, key: str | None) -> bool:
+        """Whether ``key`` is this brand's operator API key (constant-time comparison)."""
+        import hmac
+
+        if not key or not self.api_key_sha256:
+            return False
+        return hmac.compare_digest(hashlib.sha256(key.encode()).hexdigest(), self.api_key_sha256.lower())
 
 
 @dataclass(frozen=True)
@@ -176,6 +212,13 @@ class PlayRules:
     max_stake: int | None = None
     """The most that leaves the balance for one round (minor units): the stake, or a feature buy's price.
     None: ``max_bet``."""
+    loss_limit: int | None = None
+    """The most a player may lose (staked minus won, minor units) in one play session; None: no limit."""
+    session_break_minutes: float = 30.0
+    """How long a player must be away (no session opened, or the play session ended that long ago) before a
+    new play session starts with fresh clocks: a reload or a new launch sooner continues the current one."""
+    overrides: tuple[str, ...] = ()
+    """The keys the configuration sets over its ``profile``'s rules (startup logs them; ``/settings`` shows them)."""
 
     @property
     def stake_limit(self) -> int | None:
@@ -184,11 +227,69 @@ class PlayRules:
 
     def public(self) -> dict[str, Any]:
         """What the client shows and keeps to (``GET /api/v1/settings``)."""
-        return {"profile": self.profile, "reality_check_minutes": self.reality_check_minutes,
-                "session_limit_minutes": self.session_limit_minutes, "turbo": self.turbo,
-                "min_round_seconds": self.min_round_seconds, "autoplay": self.autoplay,
-                "autoplay_max_rounds": self.autoplay_max_rounds, "max_bet": self.max_bet,
-                "max_stake": self.stake_limit}
+        body: dict[str, Any] = {
+            "profile": self.profile, "reality_check_minutes": self.reality_check_minutes,
+            "session_limit_minutes": self.session_limit_minutes, "turbo": self.turbo,
+            "min_round_seconds": self.min_round_seconds, "autoplay": self.autoplay,
+            "autoplay_max_rounds": self.autoplay_max_rounds, "max_bet": self.max_bet, "max_stake": self.stake_limit}
+        if self.loss_limit is not None:
+            body["loss_limit"] = self.loss_limit
+        if self.overrides:
+            body["profile_overrides"] = list(self.overrides)
+        return body
+
+    def stricter(self, other: PlayRules, profile: str | None = None) -> PlayRules:
+        """The rules holding both ``self`` and ``other``: for every key the stricter value (a limit that is
+        off counts as the loosest); named ``profile`` (default: ``other``'s)."""
+        return PlayRules(
+            profile=profile or other.profile,
+            reality_check_minutes=_tightest(self.reality_check_minutes or None, other.reality_check_minutes or None)
+            or 0.0,
+            session_limit_minutes=_tightest(self.session_limit_minutes or None, other.session_limit_minutes or None)
+            or 0.0,
+            turbo=self.turbo and other.turbo, autoplay=self.autoplay and other.autoplay,
+            min_round_seconds=max(self.min_round_seconds, other.min_round_seconds),
+            autoplay_max_rounds=min(self.autoplay_max_rounds, other.autoplay_max_rounds),
+            max_bet=_tightest(self.max_bet, other.max_bet),
+            # both unset: the stake limit follows the (tighter) max_bet
+            max_stake=None if self.max_stake is None and other.max_stake is None else
+            _tightest(self.stake_limit, other.stake_limit),
+            loss_limit=_tightest(self.loss_limit, other.loss_limit),
+            session_break_minutes=max(self.session_break_minutes, other.session_break_minutes),
+            overrides=other.overrides)
+
+    def tightened(self, limits: dict[str, Any], strict: bool = True) -> PlayRules:
+        """These rules with an operator's launch ``limits`` (:data:`LAUNCH_LIMITS`, None: not set) over them.
+        A limit that would loosen them raises :class:`ValueError` naming it (``strict``) or is ignored."""
+        values = {}
+        for key in LAUNCH_LIMITS:
+            wanted = limits.get(key)
+            if wanted is None:
+                continue
+            have = self.stake_limit if key == "max_stake" else getattr(self, key)
+            if have and wanted > have:  # 0 or None: off, so anything tightens it
+                if not strict:
+                    continue
+                raise ValueError(f"{key} {wanted:g} is looser than the {have:g} this brand's rules set; "
+                                 "a launch can only tighten the limits")
+            values[key] = wanted
+        if not values:
+            return self
+        merged = {**self.__dict__, **values}
+        if "max_stake" not in values and self.max_stake is None:
+            merged["max_stake"] = None  # still follows max_bet
+        return PlayRules(**merged)
+
+
+LAUNCH_LIMITS = ("max_bet", "max_stake", "session_limit_minutes", "reality_check_minutes", "loss_limit")
+"""The limits an operator may pass per launch (each only ever tightening the brand's)."""
+
+
+def _tightest(a: Any, b: Any) -> Any:
+    """The smaller of two limits where None means no limit."""
+    if a is None:
+        return b
+    return a if b is None else min(a, b)
 
 
 PROFILES: dict[str, dict[str, Any]] = {
@@ -241,18 +342,41 @@ class ServerConfig:
     def seamless(self) -> bool:
         return self.operator.seamless
 
-    def rules(self, profile: str | None) -> PlayRules:
-        """The responsible-play rules of a session's ``profile`` (None: the configuration's)."""
-        if profile is None or profile not in self.profiles:
-            return self.play
-        return self.profiles[profile]
+    brands: dict[str, BrandConfig] = field(default_factory=dict)
+    """The brands of ``[brands.<id>]`` (the top-level ``[operator]``, ``[responsible_play]`` and ``[games]``
+    are one more, :attr:`default_brand`)."""
 
-    def session_currencies(self) -> list[str]:
-        """The currencies a session may play in: the server's and every currency with a ladder."""
-        found = {self.currency}
-        for game in self.games.values():
-            found |= set(game.ladders)
-        return sorted(found)
+    @property
+    def default_brand(self) -> BrandConfig:
+        """The brand of the top-level sections (``[operator] brand``, default ``default``)."""
+        return BrandConfig(self.operator.brand, self.operator, self.play, self.currency, self.games,
+                           self.api_key_sha256)
+
+    def brand(self, brand_id: str | None) -> BrandConfig:
+        """The brand ``brand_id`` (None: the default brand); :class:`KeyError` when not served here."""
+        if brand_id is None or brand_id == self.operator.brand:
+            return self.default_brand
+        return self.brands[brand_id]
+
+    def all_brands(self) -> list[BrandConfig]:
+        """Every brand this server serves, the default first."""
+        return [self.default_brand, *self.brands.values()]
+
+    def rules(self, profile: str | None, brand: str | None = None,
+              limits: dict[str, Any] | None = None) -> PlayRules:
+        """The responsible-play rules of a session: its brand's, with the ``profile`` the operator named at
+        launch (where they differ the stricter holds) and its launch ``limits`` (tighter only) over them."""
+        base = self.brand(brand).play
+        if profile is not None and profile != base.profile and profile in self.profiles:
+            named = self.profiles[profile]
+            combined = base.stricter(named)
+            base = named if combined == named else combined
+        # validated at launch; a limit a later configuration made looser than the brand's is ignored
+        return base.tightened(limits, strict=False) if limits else base
+
+    def session_currencies(self, brand: str | None = None) -> list[str]:
+        """The currencies a session of ``brand`` may play in: its own and every currency with a ladder."""
+        return self.brand(brand).session_currencies()
     metrics_token_sha256: str | None = None
     """SHA-256 of a token that may read ``/metrics`` (the operator's key may too)."""
     monitor: MonitorSettings = field(default_factory=MonitorSettings)
@@ -294,7 +418,7 @@ _SERVER_KEYS |= {"housekeeping_seconds", "round_start_quantum_ms", "max_connecti
 _GAME_KEYS = {"build", "bet_ladder", "bet_ladders"}
 _MONITOR_KEYS = {"since", "confidence", "min_rounds", "check_seconds", "figures"}
 _PLAY_KEYS = {"profile", "reality_check_minutes", "session_limit_minutes", "turbo", "min_round_seconds",
-              "autoplay", "autoplay_max_rounds", "max_bet", "max_stake"}
+              "autoplay", "autoplay_max_rounds", "max_bet", "max_stake", "loss_limit", "session_break_minutes"}
 
 
 def _number(section: dict[str, Any], key: str, default: float, where: str, positive: bool = True) -> float:
@@ -342,10 +466,10 @@ def _check_ints(values: list[Any], where: str) -> None:
 def parse_config(data: dict[str, Any], where: str = "config") -> ServerConfig:
     """Validate a parsed TOML configuration (builds are loaded to check they exist)."""
     unknown = sorted(set(data) - {"server", "games", "responsible_play", "profiles", "currencies", "operator",
-                                  "monitor"})
+                                  "monitor", "brands"})
     if unknown:
         raise ConfigError(f"{where}: unknown section(s) {unknown}; expected [server], [responsible_play], "
-                          "[games.<id>], [profiles.<name>], [currencies], [operator] and [monitor]")
+                          "[games.<id>], [profiles.<name>], [currencies], [operator], [brands.<id>] and [monitor]")
     server = data.get("server", {})
     if not isinstance(server, dict):
         raise ConfigError(f"{where}: [server] must be a table")
@@ -385,42 +509,12 @@ def parse_config(data: dict[str, Any], where: str = "config") -> ServerConfig:
     operator = parse_operator(data.get("operator", {}), where)
 
     games_raw = data.get("games", {})
-    if not isinstance(games_raw, dict) or not games_raw:
-        raise ConfigError(f"{where}: at least one [games.<id>] section is needed")
-    games: dict[str, GameConfig] = {}
-    for game_id, section in games_raw.items():
-        gwhere = f"{where} [games.{game_id}]"
-        if game_id not in GAME_CLASSES:
-            raise ConfigError(f"{gwhere}: unknown game; valid games: {', '.join(GAME_CLASSES)}")
-        if not isinstance(section, dict):
-            raise ConfigError(f"{gwhere}: must be a table")
-        bad = sorted(set(section) - _GAME_KEYS)
-        if bad:
-            raise ConfigError(f"{gwhere}: unknown key(s) {bad}; valid: {sorted(_GAME_KEYS)}")
-        game = get_game(game_id)
-        build = str(section.get("build", game.default_build()))
-        try:
-            loaded = game.load_build(build)
-        except BuildError as exc:
-            raise ConfigError(f"{gwhere}: {exc}") from exc
-        if "bet_ladder" not in section:
-            raise ConfigError(f"{gwhere}: missing 'bet_ladder'")
-        ladder = bet_ladder(section["bet_ladder"], gwhere)
-        if play.max_bet is not None:
-            ladder = tuple(b for b in ladder if b <= play.max_bet)
-            if not ladder:
-                raise ConfigError(f"{gwhere}: every bet of the ladder is above [responsible_play] max_bet "
-                                  f"{play.max_bet}")
-        if play.stake_limit is not None:  # a paid round's stake too is what leaves the balance
-            ladder = tuple(b for b in ladder if b * game.stake_x(loaded, "paid") <= play.stake_limit)
-            if not ladder:
-                raise ConfigError(f"{gwhere}: every paid round of the ladder costs more than [responsible_play] "
-                                  f"max_stake {play.stake_limit}")
-        ladders = _currency_ladders(section.get("bet_ladders", {}), currencies, game.win_unit(loaded), play, gwhere)
-        games[game_id] = GameConfig(game_id, build, ladder, ladders)
-    if mode == "demo":
-        # a demo server offers every registered game: those the file does not list at their default
-        # build and ladder (Game.default_bet_ladder), so a new game needs no hand-kept section
+    if not isinstance(games_raw, dict):
+        raise ConfigError(f"{where}: [games] must hold [games.<id>] tables")
+    games = parse_games(games_raw, play, currencies, where)
+    if mode == "demo" or not games_raw:
+        # a demo server, or a file that lists no game, offers every registered game: those the file does not
+        # list at their default build and ladder (Game.default_bet_ladder), so a new game needs no hand-kept section
         for game_id in GAME_CLASSES:
             if game_id not in games:
                 game = get_game(game_id)
@@ -429,6 +523,7 @@ def parse_config(data: dict[str, Any], where: str = "config") -> ServerConfig:
                                if b <= min(MAX_BET, play.max_bet or MAX_BET))
                 if ladder:
                     games[game_id] = GameConfig(game_id, build, ladder)
+    brands = parse_brands(data.get("brands", {}), operator, games, currencies, where)
 
     extra = _storage_settings(server, f"{where} [server]")
     return ServerConfig(
@@ -438,10 +533,120 @@ def parse_config(data: dict[str, Any], where: str = "config") -> ServerConfig:
         session_ttl_minutes=_number(server, "session_ttl_minutes", 720, f"{where} [server]"),
         expiry_check_seconds=_number(server, "expiry_check_seconds", 3600, f"{where} [server]", positive=False),
         database=database, api_key_sha256=api_key, games=games, play=play, provably_fair=provably_fair,
-        operator=operator, currencies=currencies, profiles=profiles,
+        operator=operator, currencies=currencies, profiles=profiles, brands=brands,
         metrics_token_sha256=server.get("metrics_token_sha256"),
         monitor=parse_monitor(data.get("monitor", {}), where),
     )
+
+
+def parse_games(raw: dict[str, Any], play: PlayRules, currencies: dict[str, int], where: str,
+                builds: dict[str, str] | None = None) -> dict[str, GameConfig]:
+    """Validate ``[games.<id>]`` tables: each game's build and ladders, capped by ``play``'s bet and stake
+    limits; ``builds``: the only build each game may name (a brand's games are the server's builds)."""
+    games: dict[str, GameConfig] = {}
+    for game_id, section in raw.items():
+        gwhere = f"{where} [games.{game_id}]"
+        if game_id not in GAME_CLASSES:
+            raise ConfigError(f"{gwhere}: unknown game; valid games: {', '.join(GAME_CLASSES)}")
+        if not isinstance(section, dict):
+            raise ConfigError(f"{gwhere}: must be a table")
+        bad = sorted(set(section) - _GAME_KEYS)
+        if bad:
+            raise ConfigError(f"{gwhere}: unknown key(s) {bad}; valid: {sorted(_GAME_KEYS)}")
+        game = get_game(game_id)
+        if builds is not None:
+            if game_id not in builds:
+                raise ConfigError(f"{gwhere}: the server does not offer this game; add it under [games.{game_id}]")
+            if str(section.get("build", builds[game_id])) != builds[game_id]:
+                raise ConfigError(f"{gwhere}: a brand plays the server's build {builds[game_id]!r} of each game")
+        build = str(section.get("build", game.default_build() if builds is None else builds[game_id]))
+        try:
+            loaded = game.load_build(build)
+        except BuildError as exc:
+            raise ConfigError(f"{gwhere}: {exc}") from exc
+        if "bet_ladder" not in section:
+            raise ConfigError(f"{gwhere}: missing 'bet_ladder'")
+        ladder = _capped(bet_ladder(section["bet_ladder"], gwhere), game, loaded, play, gwhere)
+        ladders = _currency_ladders(section.get("bet_ladders", {}), currencies, game.win_unit(loaded), play, gwhere)
+        games[game_id] = GameConfig(game_id, build, ladder, ladders)
+    return games
+
+
+def _capped(ladder: tuple[int, ...], game: Any, loaded: Any, play: PlayRules, where: str) -> tuple[int, ...]:
+    """``ladder`` without the bets above ``play``'s max_bet or whose paid round costs more than its stake limit."""
+    if play.max_bet is not None:
+        ladder = tuple(b for b in ladder if b <= play.max_bet)
+        if not ladder:
+            raise ConfigError(f"{where}: every bet of the ladder is above [responsible_play] max_bet {play.max_bet}")
+    if play.stake_limit is not None:  # a paid round's stake too is what leaves the balance
+        ladder = tuple(b for b in ladder if b * game.stake_x(loaded, "paid") <= play.stake_limit)
+        if not ladder:
+            raise ConfigError(f"{where}: every paid round of the ladder costs more than [responsible_play] "
+                              f"max_stake {play.stake_limit}")
+    return ladder
+
+
+_BRAND_KEYS = {"currency", "api_key_sha256", "operator", "responsible_play", "games"}
+BRAND_ID = re.compile(r"^[a-z0-9][a-z0-9_-]{0,31}$")
+"""A brand id: 1-32 lower-case letters, digits, - and _ (stored with every player, round and wallet call)."""
+
+
+def parse_brands(raw: Any, default: OperatorConfig, games: dict[str, GameConfig], currencies: dict[str, int],
+                 where: str) -> dict[str, BrandConfig]:
+    """Validate ``[brands.<id>]``: each brand's ``[brands.<id>.operator]`` (keys as ``[operator]``, its own
+    wallet and secret), ``api_key_sha256``, ``currency``, ``[brands.<id>.responsible_play]`` and
+    ``[brands.<id>.games.<game>]`` (ladders of the server's builds; absent: the server's ladders within the
+    brand's limits). Every brand of one server uses the same wallet mode."""
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{where} [brands]: must be a table of [brands.<id>] tables")
+    out: dict[str, BrandConfig] = {}
+    for brand_id, section in raw.items():
+        bwhere = f"{where} [brands.{brand_id}]"
+        if not isinstance(brand_id, str) or not BRAND_ID.fullmatch(brand_id):
+            raise ConfigError(f"{where} [brands]: a brand id is 1-32 lower-case letters, digits, - and _, "
+                              f"got {brand_id!r}")
+        if brand_id == default.brand:
+            raise ConfigError(f"{bwhere}: {brand_id!r} is already the brand of the top-level [operator] "
+                              "(its 'brand' key)")
+        if not isinstance(section, dict):
+            raise ConfigError(f"{bwhere}: must be a table")
+        bad = sorted(set(section) - _BRAND_KEYS)
+        if bad:
+            raise ConfigError(f"{bwhere}: unknown key(s) {bad}; valid: {sorted(_BRAND_KEYS)}")
+        operator = parse_operator({**section.get("operator", {}), "brand": brand_id}, bwhere)
+        if operator.wallet != default.wallet:
+            raise ConfigError(f"{bwhere}: every brand of one server uses the same wallet mode "
+                              f"({default.wallet!r}); run a server of its own for a {operator.wallet!r} brand")
+        key = section.get("api_key_sha256")
+        if key is not None and (not isinstance(key, str) or len(key) != 64
+                                or any(c not in "0123456789abcdefABCDEF" for c in key)):
+            raise ConfigError(f"{bwhere}: api_key_sha256 must be 64 hex digits (SHA-256 of the key)")
+        currency = section.get("currency", "EUR")
+        if not isinstance(currency, str) or currency.upper() not in currencies:
+            raise ConfigError(f"{bwhere}: currency must be a known 3-letter code, got {currency!r}")
+        play = parse_play_rules(section.get("responsible_play", {}), bwhere)
+        own = section.get("games")
+        if own is None:
+            own_games = {gid: _brand_default_game(g, play, bwhere) for gid, g in games.items()}
+            own_games = {gid: g for gid, g in own_games.items() if g is not None}
+        elif not isinstance(own, dict) or not own:
+            raise ConfigError(f"{bwhere}: [brands.{brand_id}.games] must hold [brands.{brand_id}.games.<id>] tables")
+        else:
+            own_games = parse_games(own, play, currencies, bwhere, builds={gid: g.build for gid, g in games.items()})
+        out[brand_id] = BrandConfig(brand_id, operator, play, currency.upper(), own_games, key)
+    return out
+
+
+def _brand_default_game(game: GameConfig, play: PlayRules, where: str) -> GameConfig | None:
+    """The server's ``game`` within a brand's bet and stake limits (None: no bet of it is within them)."""
+    g = get_game(game.game_id)
+    loaded = g.load_build(game.build)
+    try:
+        ladder = _capped(game.bet_ladder, g, loaded, play, where)
+    except ConfigError:
+        return None
+    ladders = {c: tuple(b for b in lad if play.max_bet is None or b <= play.max_bet) for c, lad in game.ladders.items()}
+    return GameConfig(game.game_id, game.build, ladder, {c: lad for c, lad in ladders.items() if lad})
 
 
 def parse_currencies(raw: Any, where: str) -> dict[str, int]:
@@ -508,7 +713,7 @@ def parse_profiles(raw: Any, where: str) -> dict[str, PlayRules]:
 
 
 _OPERATOR_KEYS = {"wallet", "secret", "secret_file", "wallet_url", "wallet_timeout_seconds", "start_limit_seconds",
-                  "signed_answers", "launch_url", "launch_token_seconds", "signature_window_seconds"}
+                  "signed_answers", "launch_url", "launch_token_seconds", "signature_window_seconds", "brand"}
 
 
 def parse_operator(raw: Any, where: str) -> OperatorConfig:
@@ -554,8 +759,11 @@ def parse_operator(raw: Any, where: str) -> OperatorConfig:
     signed_answers = raw.get("signed_answers", False)
     if not isinstance(signed_answers, bool):
         raise ConfigError(f"{where}: signed_answers must be true or false, got {signed_answers!r}")
+    brand = raw.get("brand", "default")
+    if not isinstance(brand, str) or not BRAND_ID.fullmatch(brand):
+        raise ConfigError(f"{where}: brand must be 1-32 lower-case letters, digits, - and _, got {brand!r}")
     return OperatorConfig(wallet=wallet, secret=secret, wallet_url=url, launch_url=launch_url,
-                          signed_answers=signed_answers, **times)
+                          signed_answers=signed_answers, brand=brand, **times)
 
 
 def parse_monitor(raw: Any, where: str) -> MonitorSettings:
@@ -642,7 +850,7 @@ def _fair_share_settings(server: dict[str, Any], where: str) -> dict[str, Any]:
 
 def parse_play_rules(raw: Any, where: str) -> PlayRules:
     """Validate the ``[responsible_play]`` section (absent: the default profile): its ``profile``'s
-    rules with the section's other keys over them."""
+    rules with the section's other keys over them (:attr:`PlayRules.overrides` names those that differ)."""
     where = f"{where} [responsible_play]"
     if not isinstance(raw, dict):
         raise ConfigError(f"{where}: must be a table")
@@ -659,19 +867,23 @@ def parse_play_rules(raw: Any, where: str) -> PlayRules:
         if not isinstance(value, bool):
             raise ConfigError(f"{where}: {key} must be true or false, got {value!r}")
         values[key] = value
-    for key, top in (("max_bet", MAX_BET), ("max_stake", 2**62)):
+    for key, top in (("max_bet", MAX_BET), ("max_stake", 2**62), ("loss_limit", 2**62)):
         value = merged.get(key)
         if value is not None and (isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= top):
             raise ConfigError(f"{where}: {key} must be an integer in [1, {top}] minor units, got {value!r}")
         values[key] = value
     values["autoplay_max_rounds"] = _integer(merged, "autoplay_max_rounds", PlayRules.autoplay_max_rounds, 0,
                                              100_000, where)
-    limits = {"reality_check_minutes": 24 * 60, "session_limit_minutes": 7 * 24 * 60, "min_round_seconds": 3600}
+    limits = {"reality_check_minutes": 24 * 60, "session_limit_minutes": 7 * 24 * 60, "min_round_seconds": 3600,
+              "session_break_minutes": 7 * 24 * 60}
     for key, top in limits.items():
-        value = float(_number(merged, key, 0, where, positive=False))
+        value = float(_number(merged, key, getattr(PlayRules, key), where, positive=False))
         if not value <= top:  # also refuses nan and inf
             raise ConfigError(f"{where}: '{key}' must be at most {top}, got {value}")
         values[key] = value
+    # the keys set below the profile that change one of its rules (the same value set again changes nothing)
+    shipped = PlayRules(**{"profile": profile, **PROFILES[profile]})
+    values["overrides"] = tuple(sorted(k for k in raw if k != "profile" and values[k] != getattr(shipped, k)))
     return PlayRules(**values)
 
 

@@ -16,19 +16,29 @@ refused when repeated.
 
 from __future__ import annotations
 
+import json
 import re
 import secrets
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import Engine, delete, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
-from reelforge.server.auth import _get_or_create_player, check_player_name, token_hash
+from reelforge.server.auth import (
+    _get_or_create_player,
+    brand_not_served,
+    check_player_name,
+    launch_limits,
+    player_of_another_brand,
+    token_hash,
+)
 from reelforge.server.clock import iso, utcnow
-from reelforge.server.config import ServerConfig
+from reelforge.server.config import LAUNCH_LIMITS, ServerConfig
 from reelforge.server.db import write_transaction
 from reelforge.server.errors import ApiError
+from reelforge.server.play_session import begin_play
 from reelforge.server.schema import launch_tokens, operator_nonces, players, sessions
 from reelforge.server.signing import check_signature, unauthorized
 from reelforge.server.store import parse_ts, transaction
@@ -38,70 +48,92 @@ LANGUAGE = re.compile(r"^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8}){0,2}$")
 
 
 def verify_operator_call(engine: Engine, config: ServerConfig, headers: Any, method: str, path: str,
-                         body: bytes) -> None:
+                         body: bytes) -> str:
     """Refuse (401, nothing changed) a call that is not signed by the operator, expired or replayed;
-    remember its signature (or nonce) so the same call is refused the second time. A read (GET) is
-    checked but not remembered: repeating it changes nothing."""
-    op = config.operator
+    remember its signature (or nonce) so the same call is refused the second time; a read (GET) is
+    checked but not remembered: repeating it changes nothing. The brand that signed it: the ``X-Brand``
+    header names it (absent: the default brand), and the call must carry that brand's signature."""
+    brand_id = headers.get("x-brand")
+    try:
+        op = config.brand(brand_id).operator
+    except KeyError:
+        raise ApiError(401, "unknown_brand", f"this server does not serve the brand {brand_id!r} (X-Brand); "
+                                             f"brands: {', '.join(b.id for b in config.all_brands())}") from None
     sig = check_signature(op.secret, headers.get("x-timestamp"), headers.get("x-signature"), method, path, body,
                           op.signature_window_seconds, nonce=headers.get("x-nonce"))
     if method.upper() == "GET":
-        return
+        return op.brand
     try:
         with write_transaction(engine) as conn:
             conn.execute(insert(operator_nonces).values(signature=sig, created_at=utcnow()))
     except IntegrityError as exc:
         raise unauthorized("replayed", "this exact signed call was already received; sign each call anew") from exc
+    return op.brand
 
 
 def purge_nonces(engine: Engine, config: ServerConfig, now: datetime | None = None) -> int:
     """Forget signatures older than twice the window (their timestamps are refused as expired anyway)."""
-    cutoff = (now or utcnow()) - timedelta(seconds=2 * config.operator.signature_window_seconds)
+    window = max(b.operator.signature_window_seconds for b in config.all_brands())
+    cutoff = (now or utcnow()) - timedelta(seconds=2 * window)
     with write_transaction(engine) as conn:
         return conn.execute(delete(operator_nonces).where(operator_nonces.c.created_at < cutoff)).rowcount
 
 
-def create_launch(engine: Engine, config: ServerConfig, request: dict[str, Any], base_url: str) -> dict[str, Any]:
+def create_launch(engine: Engine, config: ServerConfig, request: dict[str, Any], base_url: str,
+                  brand_id: str | None = None) -> dict[str, Any]:
     """A launch URL with a one-time token for ``request`` (player, currency, language, profile, min_bet,
-    max_bet, game)."""
+    max_bet and the other launch limits, game) of ``brand_id``'s player. A limit looser than the brand's is
+    refused (422 ``limit_looser_than_configured``): a launch only tightens them."""
+    brand = config.brand(brand_id)
     player = check_player_name(request["player"])
     currency = request["currency"]
-    if currency not in config.session_currencies():
+    if currency not in brand.session_currencies():
         raise ApiError(422, "currency_not_offered",
-                       f"no game is offered in {currency}; currencies: {', '.join(config.session_currencies())}")
+                       f"no game is offered in {currency}; currencies: {', '.join(brand.session_currencies())}")
     language = request.get("language") or "en"
     if not LANGUAGE.fullmatch(language):
         raise ApiError(422, "invalid_language", f"language must be a BCP 47 tag such as en-GB, got {language!r}")
-    profile = request.get("profile") or config.play.profile
+    profile = request.get("profile") or brand.play.profile
     if profile not in config.profiles:
         raise ApiError(422, "unknown_profile", f"unknown jurisdiction profile {profile!r}; profiles: "
                                                f"{', '.join(config.profiles)}")
     min_bet, max_bet = request.get("min_bet"), request.get("max_bet")
     if min_bet is not None and max_bet is not None and min_bet > max_bet:
         raise ApiError(422, "invalid_bet_limits", f"min_bet {min_bet} is above max_bet {max_bet}")
+    limits = {key: request[key] for key in LAUNCH_LIMITS if request.get(key) is not None}
+    try:
+        config.rules(profile, brand.id).tightened(limits)
+    except ValueError as exc:
+        raise ApiError(422, "limit_looser_than_configured", str(exc)) from exc
     game = request.get("game")
-    if game is not None and game not in config.games:
-        raise ApiError(404, "unknown_game", f"unknown game {game!r}; games offered: {', '.join(config.games)}")
+    if game is not None and game not in brand.games:
+        raise ApiError(404, "unknown_game", f"unknown game {game!r}; games offered: {', '.join(brand.games)}")
     now = utcnow()
     with transaction(engine, write=False) as tx:
         existing = tx.player_by_name(player)
+    if existing is not None and existing.brand != brand.id:
+        raise player_of_another_brand(player)
     if existing is not None and existing.currency != currency:
         raise ApiError(409, "currency_mismatch", f"player {player!r} plays in {existing.currency}, not {currency}")
     token = secrets.token_urlsafe(32)
-    expires = now + timedelta(seconds=config.operator.launch_token_seconds)
+    expires = now + timedelta(seconds=brand.operator.launch_token_seconds)
+    stored = {k: v for k, v in limits.items() if k != "max_bet"}  # max_bet has its own column
     with write_transaction(engine) as conn:
         conn.execute(insert(launch_tokens).values(
             token_sha256=token_hash(token), player=player, currency=currency, language=language, profile=profile,
-            min_bet=min_bet, max_bet=max_bet, game=game, created_at=now, expires_at=expires,
-            operator_session=request.get("operator_session")))
-    base = (config.operator.launch_url or base_url).rstrip("/")
+            min_bet=min_bet, max_bet=max_bet, game=game, created_at=now, expires_at=expires, brand=brand.id,
+            limits=json.dumps(stored) if stored else None, operator_session=request.get("operator_session")))
+    base = (brand.operator.launch_url or base_url).rstrip("/")
     query = f"launch={token}" + (f"&game={game}" if game else "")
     return {"launch_url": f"{base}/?{query}", "expires_at": iso(expires)}
 
 
-def exchange_launch(engine: Engine, config: ServerConfig, token: str) -> dict[str, Any]:
+def exchange_launch(engine: Engine, config: ServerConfig, token: str,
+                    wallet_balance: Callable[[str, str, str], int | None] | None = None) -> dict[str, Any]:
     """Spend a launch token for a session: its token (shown once), player, balance, currency, language,
-    profile and bet limits. 401 when the token is unknown, used or expired."""
+    profile and limits. 401 when the token is unknown, used or expired. The play session goes on if the
+    player's current one is not over (:func:`~reelforge.server.limits.begin_play`). ``wallet_balance``
+    (seamless): asks the operator's wallet for the player's balance now (None: it did not answer)."""
     now = utcnow()
     with write_transaction(engine) as conn:
         row = conn.execute(select(launch_tokens).where(launch_tokens.c.token_sha256 == token_hash(token))).first()
@@ -112,29 +144,45 @@ def exchange_launch(engine: Engine, config: ServerConfig, token: str) -> dict[st
                                                          launch_tokens.c.used_at.is_(None)).values(used_at=now))
         if spent.rowcount != 1:
             raise ApiError(401, "launch_token_invalid", "this launch token was just used")
+    try:
+        config.brand(row.brand)
+    except KeyError:
+        raise brand_not_served(row.brand) from None
+    rules = config.rules(row.profile, row.brand, launch_limits(row.limits, row.max_bet))
     session = secrets.token_urlsafe(32)
     expires = now + timedelta(minutes=config.session_ttl_minutes)
     with transaction(engine) as tx:
-        player_id, name, balance, currency = _get_or_create_player(tx, row.player, config, row.currency)
+        player_id, name, balance, currency = _get_or_create_player(tx, row.player, config, row.currency, row.brand)
         if currency != row.currency:
             raise ApiError(409, "currency_mismatch", f"player {name!r} plays in {currency}, not {row.currency}")
         tx.insert_session(token_hash(session), player_id, now, expires)
+        begin_play(tx, player_id, rules, now)
     with write_transaction(engine) as conn:
         conn.execute(update(sessions).where(sessions.c.token_sha256 == token_hash(session)).values(
-            profile=row.profile, language=row.language, min_bet=row.min_bet, max_bet=row.max_bet,
+            profile=row.profile, language=row.language, min_bet=row.min_bet, max_bet=row.max_bet, limits=row.limits,
             operator_session=row.operator_session))
-        wallet_balance = conn.execute(select(players.c.wallet_balance).where(players.c.id == player_id)).scalar()
-    return {"token": session, "player": name, "balance": wallet_balance if config.seamless else balance,
-            "currency": currency, "language": row.language, "profile": row.profile, "min_bet": row.min_bet,
-            "max_bet": row.max_bet, "game": row.game, "expires_at": iso(expires)}
+        cached = conn.execute(select(players.c.wallet_balance).where(players.c.id == player_id)).scalar()
+    stale = False
+    if config.seamless and wallet_balance is not None:
+        current = wallet_balance(name, currency, row.brand)
+        balance, stale = (cached, True) if current is None else (current, False)
+    answer = {"token": session, "player": name, "balance": balance, "currency": currency, "language": row.language,
+              "profile": row.profile, "min_bet": row.min_bet, "max_bet": row.max_bet, "game": row.game,
+              "expires_at": iso(expires), "limits": rules.public()}
+    if config.seamless:
+        answer["balance_stale"] = stale
+    return answer
 
 
-def end_sessions(engine: Engine, player: str) -> int:
-    """End every open session of ``player`` now (the operator's "end session"); how many."""
+def end_sessions(engine: Engine, player: str, brand: str = "default") -> int:
+    """End every open session of ``brand``'s ``player`` now, and the player's play session: no round starts
+    until its break has passed, whatever new launch comes meanwhile (the operator's "end session"); how many
+    sessions were open."""
     now = utcnow()
     with write_transaction(engine) as conn:
-        player_id = conn.execute(select(players.c.id).where(players.c.name == player)).scalar()
-        if player_id is None:
+        found = conn.execute(select(players.c.id, players.c.brand).where(players.c.name == player)).first()
+        if found is None or found.brand != brand:
             raise ApiError(404, "player_not_found", f"no player {player!r}")
-        return conn.execute(update(sessions).where(sessions.c.player_id == player_id, sessions.c.expires_at > now)
+        conn.execute(update(players).where(players.c.id == found.id).values(play_ended_at=now))
+        return conn.execute(update(sessions).where(sessions.c.player_id == found.id, sessions.c.expires_at > now)
                             .values(expires_at=now)).rowcount

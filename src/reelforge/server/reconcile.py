@@ -42,20 +42,22 @@ from reelforge.server.signing import signed_headers
 from reelforge.server.store import parse_ts, round_ids_key
 
 
-def operator_ledger(config: ServerConfig) -> list[dict[str, Any]]:
-    """Every transaction of the operator's wallet, in its order (signed calls), page by page to the end."""
-    url = (config.operator.wallet_url or "").rstrip("/")
+def operator_ledger(config: ServerConfig, brand: str | None = None) -> list[dict[str, Any]]:
+    """Every transaction of ``brand``'s wallet (default: the default brand's), in its order (signed calls),
+    page by page to the end."""
+    operator = config.brand(brand).operator
+    url = (operator.wallet_url or "").rstrip("/")
     base = urlsplit(url).path
     out: list[dict[str, Any]] = []
     cursor: str | None = "0"
     seen: set[str] = set()
-    with httpx.Client(timeout=max(30.0, config.operator.wallet_timeout_seconds)) as http:
+    with httpx.Client(timeout=max(30.0, operator.wallet_timeout_seconds)) as http:
         while cursor is not None:
             if cursor in seen:
                 raise ValueError(f"the wallet's ledger cursor {cursor!r} came back twice: its paging never ends")
             seen.add(cursor)
             query = f"after={quote(cursor, safe='')}"
-            headers = signed_headers(config.operator.secret or "", "GET", f"{base}/transactions?{query}", b"")
+            headers = signed_headers(operator.secret or "", "GET", f"{base}/transactions?{query}", b"")
             answer = http.get(f"{url}/transactions?{query}", headers=headers)
             answer.raise_for_status()
             body = answer.json()
@@ -68,15 +70,18 @@ def operator_ledger(config: ServerConfig) -> list[dict[str, Any]]:
     return out
 
 
-def reconcile(engine: Engine, theirs: list[dict[str, Any]], max_pending_seconds: float = 300.0,
-              now: datetime | None = None) -> dict[str, Any]:
-    """Compare the operator's ledger ``theirs`` with our rounds and wallet calls; every difference named, and
-    every call pending longer than ``max_pending_seconds`` named overdue."""
+def reconcile(engine: Engine, theirs: list[dict[str, Any]], brand: str | None = None,
+              max_pending_seconds: float = 300.0, now: datetime | None = None) -> dict[str, Any]:
+    """Compare the operator's ledger ``theirs`` with our rounds and wallet calls (of ``brand``: the brand whose
+    wallet ``theirs`` is; None: every call, a database of one brand); every difference named, and every call
+    pending longer than ``max_pending_seconds`` named overdue."""
     now = now or utcnow()
     ids = RoundIds(round_ids_key(engine))
+    mine = select(wallet_transactions, players.c.name).join(players, players.c.id == wallet_transactions.c.player_id)
+    if brand is not None:
+        mine = mine.where(wallet_transactions.c.brand == brand)
     with read_transaction(engine) as conn:
-        ours = conn.execute(select(wallet_transactions, players.c.name)
-                            .join(players, players.c.id == wallet_transactions.c.player_id)).all()
+        ours = conn.execute(mine).all()
         round_rows = {r.id: r for r in conn.execute(select(rounds.c.id, rounds.c.status, rounds.c.cost,
                                                            rounds.c.win, rounds.c.player_id)
                                                     .where(rounds.c.id.in_({o.round_id for o in ours}))).all()}

@@ -23,11 +23,12 @@ class StartChecks(GameOffer):
     ids: RoundIds
 
     def _check_bet(self, who: Principal, active: ActiveGame, bet: int, mode: str) -> tuple[tuple[int, ...], PlayRules]:
-        """The ladder offered to ``who`` (its currency's, within its session's bet limits) and its rules
-        (its session's profile); refuse a bet outside them."""
-        rules = self.config.rules(who.profile)
-        currency = who.currency or self.config.currency
-        ladder = active.config.ladder(currency, self.config.currency)
+        """The ladder offered to ``who`` (its brand's, in its currency, within its session's bet limits) and its
+        rules (its brand's, its launch profile and limits); refuse a bet outside them."""
+        rules = who.rules(self.config)
+        brand = self.config.brand(who.brand)
+        currency = who.currency or brand.currency
+        ladder = brand.ladder(active.id, currency)
         if ladder is None:
             raise ApiError(422, "currency_not_offered", f"{active.id} has no bet ladder in {currency}")
         max_bet = rules.max_bet if who.max_bet is None else min(who.max_bet, rules.max_bet or who.max_bet)

@@ -67,7 +67,7 @@ from reelforge.server.clock import utcnow
 from reelforge.server.config import ServerConfig
 from reelforge.server.errors import ApiError, database_errors
 from reelforge.server.ledger import entries, post_entry
-from reelforge.server.limits import check_round_start
+from reelforge.server.limits import check_loss, check_round_start
 from reelforge.server.logs import INFO, ROUNDS, round_event
 from reelforge.server.offer import ActiveGame
 from reelforge.server.round_checks import StartChecks
@@ -109,8 +109,8 @@ class RoundService(RoundReads, SeamlessRounds, Transfers, StartChecks):
         self._builds: dict[tuple[str, str, str | None], Any] = {}
         self._costs: dict[tuple[str, int, str], int | None] = {}
         self._ids: RoundIds | None = None
-        self.wallet = SeamlessWallet(engine, config.operator, lambda round_id: self.ids.public(round_id)) \
-            if config.seamless else None
+        self.wallet = SeamlessWallet(engine, config.operator, lambda round_id: self.ids.public(round_id),
+                                     [b.operator for b in config.brands.values()]) if config.seamless else None
         try:
             self.ids  # noqa: B018 - read now, not inside the first round request
         except database_errors():  # not reachable now (a server started during an outage): when first needed
@@ -140,7 +140,7 @@ class RoundService(RoundReads, SeamlessRounds, Transfers, StartChecks):
             row = tx.lock_player(player)
             if row is None:
                 raise ApiError(404, "player_not_found", "no such player")
-            return Principal(row.id, row.name, row.balance, currency=row.currency)
+            return Principal(row.id, row.name, row.balance, currency=row.currency, brand=row.brand)
         return session_principal(tx, player, lock=True, operator=not self.config.demo)
 
     def start_round(self, player: int | SessionToken, game_id: str, bet: int, auto_adjust_bet: bool,
@@ -165,14 +165,16 @@ class RoundService(RoundReads, SeamlessRounds, Transfers, StartChecks):
             if reads.keyed_round is not None:
                 raise self._spent_key()
             ladder, rules = self._check_bet(who, active, bet, mode)
-            check_round_start(rules, who, utcnow())  # the session's time limit and reality check
+            check_round_start(rules, who, utcnow())  # the play session's end, time limit and reality check
             self._check_pace(reads.last_start, rules)
             self._check_open(reads.open_round, game_id)
             chosen, cost = self._fit(active, ladder, bet, mode, balance, auto_adjust_bet)
+            check_loss(tx, rules, who, cost)
             now = utcnow()
             rnd, decided, changes = self._decide_start(tx, active, mode, reads, player_id, chosen, bet, cost, now,
                                                        reads.new_round_id)
             rnd.start_key = key_digest(key)
+            rnd.brand = who.brand
             changes = [("stake" if mode == "paid" else "feature_buy", -cost)] + changes
             posted, balance = entries(balance, changes, rnd.id, now)
             answer = self.round_answer(201, rnd, decided[:1], balance, who.currency)

@@ -40,6 +40,13 @@ players = Table(
     Column("created_at", DateTime(timezone=True), nullable=False),
     # Seamless wallet (the money is the operator's): the balance its wallet last reported; NULL otherwise.
     Column("wallet_balance", BigInteger),
+    # The operator brand the player belongs to (its wallet, limits and ladders); names are unique across brands.
+    Column("brand", String(32), nullable=False, server_default="default"),
+    # The player's play session, kept across reloads and launches: when it started (the session-limit clock),
+    # the last acknowledged reality check, and when the operator or its time limit ended it (NULL: not ended).
+    Column("play_started_at", DateTime(timezone=True)),
+    Column("play_checked_at", DateTime(timezone=True)),
+    Column("play_ended_at", DateTime(timezone=True)),
     CheckConstraint("balance >= 0", name="ck_players_balance_nonnegative"),
     UniqueConstraint("name", name="uq_players_name"),
 )
@@ -58,6 +65,7 @@ sessions = Table(
     Column("min_bet", BigInteger),
     Column("max_bet", BigInteger),
     Column("operator_session", String(128)),  # the operator's own session token, sent with every debit
+    Column("limits", Text),  # the launch's other limits (JSON: max_stake, session_limit_minutes, ...; NULL: none)
 )
 
 fair_seeds = Table(
@@ -110,6 +118,7 @@ rounds = Table(
     Column("fair_client_seed", String(64)),
     # SHA-256 of the Idempotency-Key that started it (NULL: before 0008): a retry after the retention is refused.
     Column("start_key", String(64)),
+    Column("brand", String(32), nullable=False, server_default="default"),  # the player's brand
     CheckConstraint("status in ('open', 'finished', 'void')", name="ck_rounds_status"),
     CheckConstraint("bet > 0 and cost >= 0 and win >= 0", name="ck_rounds_amounts"),
 )
@@ -205,6 +214,8 @@ wallet_transactions = Table(
     Column("last_error", Text),
     Column("created_at", DateTime(timezone=True), nullable=False),
     Column("updated_at", DateTime(timezone=True), nullable=False),
+    # The brand whose wallet the call goes to: only a server serving that brand delivers it.
+    Column("brand", String(32), nullable=False, server_default="default"),
     CheckConstraint("kind in ('debit', 'credit', 'rollback')", name="ck_wallet_transactions_kind"),
     CheckConstraint("status in ('pending', 'done', 'refused', 'rolled_back')", name="ck_wallet_transactions_status"),
     CheckConstraint("amount >= 0", name="ck_wallet_transactions_amount"),
@@ -228,6 +239,8 @@ launch_tokens = Table(
     Column("expires_at", DateTime(timezone=True), nullable=False),
     Column("used_at", DateTime(timezone=True)),
     Column("operator_session", String(128)),
+    Column("brand", String(32), nullable=False, server_default="default"),
+    Column("limits", Text),
 )
 
 operator_nonces = Table(

@@ -129,6 +129,8 @@ class WalletTx:
     last_error: str | None
     created_at: datetime
     updated_at: datetime
+    brand: str = "default"
+    """The brand whose wallet the call goes to (only a server serving it delivers it)."""
 
 
 _COLUMNS = tuple(WalletTx.__slots__)
@@ -261,17 +263,22 @@ class WalletClient:
 
 
 class SeamlessWallet:
-    """The seamless wallet of one server process: its client, its rows and its outbox."""
+    """The seamless wallets of one server process, one per brand it serves: their clients, their rows and
+    their outbox. A call is sent to the wallet of its row's brand; the outbox delivers only the rows of the
+    brands this process serves (another process, configured for the others, delivers theirs)."""
 
-    def __init__(self, engine: Engine, config: OperatorConfig, public_id: Callable[[int], int]) -> None:
+    def __init__(self, engine: Engine, config: OperatorConfig, public_id: Callable[[int], int],
+                 brands: list[OperatorConfig] | None = None) -> None:
         self.engine = engine
         self.config = config
         self.stats = WalletStats()
-        self.client = WalletClient(config, self.stats)
+        self.clients = {op.brand: WalletClient(op, self.stats) for op in [config, *(brands or [])]}
+        self.client = self.clients[config.brand]
         self.public_id = public_id
 
     def close(self) -> None:
-        self.client.close()
+        for client in self.clients.values():
+            client.close()
 
     @property
     def stale_after(self) -> float:
@@ -281,10 +288,11 @@ class SeamlessWallet:
     # -- rows ---------------------------------------------------------------------------------
     def new_tx(self, tx: Tx, kind: str, player_id: int, round_id: int, amount: int, currency: str,
                now: datetime, reference: str | None = None, status: str = "pending",
-               due: datetime | None = None) -> WalletTx:
-        """Write a call's row (``pending``: to be sent; due at ``due``, default now)."""
+               due: datetime | None = None, brand: str | None = None) -> WalletTx:
+        """Write a call's row (``pending``: to be sent; due at ``due``, default now) for ``brand``'s wallet
+        (default: this server's default brand)."""
         row = WalletTx(uuid.uuid4().hex, kind, player_id, round_id, self.public_id(round_id), amount, currency,
-                       reference, status, 0, due or now, None, now, now)
+                       reference, status, 0, due or now, None, now, now, brand or self.config.brand)
         params = {name: getattr(row, name) for name in _COLUMNS}
         for name in _TIMES:
             params[name] = tx.ts(params[name])
@@ -341,7 +349,7 @@ class SeamlessWallet:
         if not self.settle(tx, debit.id, "rolled_back", now, why):
             return None
         return self.new_tx(tx, "rollback", debit.player_id, debit.round_id, debit.amount, debit.currency, now,
-                           reference=debit.id)
+                           reference=debit.id, brand=debit.brand)
 
     # -- calls ----------------------------------------------------------------------------------
     def body(self, row: WalletTx, player: str, context: dict[str, str] | None = None) -> dict[str, Any]:
@@ -356,19 +364,34 @@ class SeamlessWallet:
 
     def send(self, row: WalletTx, player: str, context: dict[str, str] | None = None,
              deadline: float | None = None) -> dict[str, Any]:
-        """Send a call once, answered by ``deadline`` (monotonic seconds) at the latest (raises
-        :class:`WalletUnavailable` / :class:`WalletRefused`)."""
-        return self.client.call(row.kind, self.body(row, player, context), deadline)
+        """Send a call once, to its brand's wallet, answered by ``deadline`` (monotonic seconds) at the latest
+        (raises :class:`WalletUnavailable` / :class:`WalletRefused`)."""
+        return self.clients[row.brand].call(row.kind, self.body(row, player, context), deadline)
 
-    def balance(self, player: str, currency: str) -> int:
-        """The player's balance in the operator's wallet (raises :class:`WalletUnavailable`)."""
-        return self.client.call("balance", {"player": player, "currency": currency,
-                                            "timestamp": int(time.time())})["balance"]
+    def balance(self, player: str, currency: str, brand: str | None = None) -> int:
+        """The player's balance in the wallet of ``brand`` (default: the default brand's; raises
+        :class:`WalletUnavailable`)."""
+        client = self.clients[brand or self.config.brand]
+        return client.call("balance", {"player": player, "currency": currency,
+                                       "timestamp": int(time.time())})["balance"]
+
+    def balance_or_none(self, player: str, currency: str, brand: str | None = None) -> int | None:
+        """:meth:`balance`, None when the wallet gives no usable answer."""
+        try:
+            return self.balance(player, currency, brand)
+        except (WalletUnavailable, WalletRefused) as exc:
+            wallet_event(logging.WARNING, "wallet_balance_unavailable",
+                         f"wallet balance of {player} not available: {exc}", kind="balance", player=player,
+                         brand=brand or self.config.brand, error=str(exc)[:500])
+            return None
 
     def deliver(self, row: WalletTx, player: str, deadline: float | None = None) -> int | None:
         """Deliver one outbox call now (answered by ``deadline`` at the latest); record the outcome
         (acknowledged: done, else the next attempt's time). The balance the wallet answered (None: not
-        acknowledged)."""
+        acknowledged, or a brand this process does not serve: a process serving it delivers it, never another
+        brand's wallet)."""
+        if row.brand not in self.clients:
+            return None
         try:
             answer = self.send(row, player, deadline=deadline)
         except (WalletUnavailable, WalletRefused) as exc:
@@ -397,7 +420,8 @@ class SeamlessWallet:
             rows = conn.execute(select(*(wallet_transactions.c[n] for n in _COLUMNS), players.c.name)
                                 .join(players, players.c.id == wallet_transactions.c.player_id)
                                 .where(wallet_transactions.c.status == "pending",
-                                       wallet_transactions.c.next_attempt_at <= now)
+                                       wallet_transactions.c.next_attempt_at <= now,
+                                       wallet_transactions.c.brand.in_(list(self.clients)))
                                 .order_by(wallet_transactions.c.next_attempt_at).limit(batch)).all()
         done = 0
         for values in rows:
@@ -417,17 +441,22 @@ class SeamlessWallet:
         return done
 
     def outbox_depth(self) -> int:
-        """Calls not yet acknowledged (credits and rollbacks to deliver, debits in flight)."""
+        """Calls of this server's brands not yet acknowledged (credits and rollbacks to deliver, debits in flight)."""
         with read_transaction(self.engine) as conn:
             return conn.execute(select(func.count()).select_from(wallet_transactions)
-                                .where(wallet_transactions.c.status == "pending")).scalar_one()
+                                .where(wallet_transactions.c.status == "pending",
+                                       wallet_transactions.c.brand.in_(list(self.clients)))).scalar_one()
 
 
-def round_transactions(engine: Engine, round_id: int) -> list[dict[str, Any]]:
-    """Every wallet call of a round (internal id), oldest first, as the operator's query shows them."""
+def round_transactions(engine: Engine, round_id: int, brand: str | None = None) -> list[dict[str, Any]]:
+    """Every wallet call of a round (internal id) of ``brand`` (None: any), oldest first, as the operator's
+    query shows them (a brand sees only its own rounds' calls)."""
+    where = [wallet_transactions.c.round_id == round_id]
+    if brand is not None:
+        where.append(wallet_transactions.c.brand == brand)
     with read_transaction(engine) as conn:
         rows = conn.execute(select(*(wallet_transactions.c[n] for n in _COLUMNS))
-                            .where(wallet_transactions.c.round_id == round_id)
+                            .where(*where)
                             .order_by(wallet_transactions.c.created_at)).all()
     return [tx_json(_row(r)) for r in rows]
 
@@ -470,14 +499,10 @@ def seamless_position(engine: Engine, wallet: SeamlessWallet, who: Any, token: A
         pending = conn.execute(select(func.count()).select_from(wallet_transactions).where(
             wallet_transactions.c.player_id == who.player_id, wallet_transactions.c.status == "pending",
             wallet_transactions.c.kind != "debit")).scalar_one()
-    stale = False
-    try:
-        balance = wallet.balance(who.player, currency)
-    except (WalletUnavailable, WalletRefused) as exc:
-        wallet_event(logging.WARNING, "wallet_balance_unavailable",
-                     f"wallet balance of {who.player} not available: {exc}", kind="balance", player=who.player,
-                     error=str(exc)[:500])
-        balance, stale = cached, True
+    balance = wallet.balance_or_none(who.player, currency, who.brand)
+    stale = balance is None
+    if stale:
+        balance = cached
     return {"player": who.player, "balance": balance, "currency": currency, "balance_stale": stale,
             "credits_pending": pending,
             "session": {"started_at": iso(started), "elapsed_seconds": max(0.0, (utcnow() - started).total_seconds()),

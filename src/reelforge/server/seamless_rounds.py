@@ -15,7 +15,7 @@ from reelforge.server.auth import SessionToken
 from reelforge.server.clock import utcnow
 from reelforge.server.config import ServerConfig
 from reelforge.server.errors import ApiError
-from reelforge.server.limits import check_round_start
+from reelforge.server.limits import check_loss, check_round_start
 from reelforge.server.logs import wallet_event
 from reelforge.server.offer import ActiveGame
 from reelforge.server.round_json import Answer, RoundAnswer
@@ -77,11 +77,12 @@ class SeamlessRounds:
                 wallet.rollback_of(tx, inflight, now, "stale: its caller never settled it")
             balance = who.wallet_balance if auto_adjust_bet else None
             chosen, cost = self._fit(active, ladder, bet, mode, balance, auto_adjust_bet)
-            currency = who.currency or self.config.currency
+            check_loss(tx, rules, who, cost)
+            currency = who.currency or self.config.brand(who.brand).currency
             round_id = wallet.next_round_id(tx, reads.new_round_id)
             debit = wallet.new_tx(tx, "debit", player_id, round_id, cost, currency, now,
-                                  due=now + timedelta(seconds=wallet.stale_after))
-            context = {"game": active.id, "session": operator_session(tx, player)}
+                                  due=now + timedelta(seconds=wallet.stale_after), brand=who.brand)
+            context = {"game": active.id, "brand": who.brand, "session": operator_session(tx, player)}
         try:
             paid = wallet.send(debit, who.player, context, deadline=limit)
         except WalletRefused as exc:
@@ -122,6 +123,7 @@ class SeamlessRounds:
             rnd, decided, changes = self._decide_start(tx, active, mode, reads, player_id, chosen, bet, cost, now,
                                                        round_id)
             rnd.start_key = key_digest(key)
+            rnd.brand = who.brand
             outbox = self._outbox(tx, rnd, debit, changes, now)
             answer = self.round_answer(201, rnd, decided[:1], paid["balance"], currency, outbox)
             tx.write_start(rnd, decided, locked.balance, [], self._record(scope, key, req, answer, now))
@@ -135,11 +137,12 @@ class SeamlessRounds:
         due = utcnow()  # deliverable at once, whatever clock ``now`` is (the expiry takes one)
         for kind, amount in changes:
             if kind == "win":
-                return self.wallet.new_tx(tx, "credit", rnd.player_id, rnd.id, amount, currency, now, due=due)
+                return self.wallet.new_tx(tx, "credit", rnd.player_id, rnd.id, amount, currency, now, due=due,
+                                          brand=rnd.brand)
             if kind == "refund":
                 debit = debit or self._debit_of(tx, rnd.id)
                 return self.wallet.new_tx(tx, "rollback", rnd.player_id, rnd.id, amount, currency, now,
-                                          reference=None if debit is None else debit.id, due=due)
+                                          reference=None if debit is None else debit.id, due=due, brand=rnd.brand)
         return None
 
     def _currency(self, tx: Tx, player_id: int) -> str:

@@ -18,19 +18,21 @@ from reelforge.server.store import key_digest, transaction
 class Transfers(IdempotentAnswers):
     """The operator's deposits and withdrawals (their answers stored and replayed like a round's)."""
 
-    def transfer(self, player: str, amount: int, kind: str, key: str) -> Answer:
-        """Credit (``deposit``) or debit (``withdrawal``) a player's wallet, once per Idempotency-Key."""
+    def transfer(self, player: str, amount: int, kind: str, key: str, brand: str = "default") -> Answer:
+        """Credit (``deposit``) or debit (``withdrawal``) a player's wallet of ``brand``, once per
+        Idempotency-Key (each brand's keys their own)."""
         req = request_hash(kind, player, amount)
+        scope = "operator" if brand == self.config.operator.brand else f"operator:{brand}"
         integrity_errors = (IntegrityError, self.engine.dialect.loaded_dbapi.IntegrityError)
         try:
             with transaction(self.engine) as tx:
                 found = tx.player_by_name(player)
-                if found is None:
+                if found is None or found.brand != brand:
                     raise ApiError(404, "player_not_found", f"no player {player!r} (open a session for it first)")
                 if found.demo and not self.config.demo:
                     raise DEMO_REFUSED
                 locked = tx.lock_player(found.id)
-                stored = tx.stored_answer("operator", key)
+                stored = tx.stored_answer(scope, key)
                 if stored is not None:
                     return self._replay(tx, stored, req)
                 if tx.transfer_made(key_digest(key)):  # its answer purged after the retention: not again
@@ -44,13 +46,13 @@ class Transfers(IdempotentAnswers):
                                      None, now)
                 tx.key_transfer(locked.id, key_digest(key))
                 answer = 200, dumps({"player": player, "balance": balance, "currency": locked.currency})
-                return self._store_answer(tx, "operator", key, req, answer, now)
+                return self._store_answer(tx, scope, key, req, answer, now)
         except integrity_errors:
             # The operator's keys are one scope for all players, but the lock is per player: the same
             # key used at once for two players' transfers collides on the key's primary key (PostgreSQL;
             # SQLite serialises all writers). Everything was rolled back; answer as a retry would.
             with transaction(self.engine, write=False) as tx:
-                stored = tx.stored_answer("operator", key)
+                stored = tx.stored_answer(scope, key)
                 if stored is None:
                     raise
                 return self._replay(tx, stored, req)

@@ -13,6 +13,7 @@ from fastapi.responses import JSONResponse, Response
 
 from reelforge.server.api.common import Auth, Context, GameId
 from reelforge.server.config import ServerConfig
+from reelforge.server.limits import play_session
 from reelforge.server.offer import ActiveGame
 from reelforge.server.round_json import dumps
 
@@ -73,22 +74,25 @@ def add_routes(app: FastAPI, ctx: Context) -> None:
     @app.get("/api/v1/settings", tags=["games"])
     def settings(authorization: Auth = None) -> JSONResponse:
         """The responsible-play rules the client shows and keeps to: reality check interval (minutes, 0 off),
-        whether Turbo is offered, the least time between round starts, the maximum bet; with a session, its
-        own (the operator's profile and bet limits for it), its currency, the currency's decimals, its
-        language, and the bet ladder of every game in its currency."""
+        whether Turbo is offered, the least time between round starts, the maximum bet and stake; with a
+        session, the limits that apply to it (its brand's, with the operator's launch profile and stricter
+        limits), its play session's clocks, its currency, the currency's decimals, its language, and the bet
+        ladder of every game in its currency."""
         config = ctx.config
         if authorization is None:
             return JSONResponse({"currency": config.currency, "currency_decimals": config.currencies[config.currency],
                                  "wallet": config.operator.wallet, **config.play.public()})
         who = ctx.principal(authorization)
-        currency = who.currency or config.currency
-        rules = config.rules(who.profile)
+        rules = who.rules(config)
+        brand = config.brand(who.brand)
+        currency = who.currency or brand.currency
         ladders = {}
-        for game_id, active in ctx.service.games.items():
-            ladder = active.config.ladder(currency, config.currency) or ()
+        for game_id in ctx.service.games:
+            ladder = brand.ladder(game_id, currency) or ()
             top = min((m for m in (rules.max_bet, who.max_bet) if m is not None), default=None)
             ladders[game_id] = [b for b in ladder if (top is None or b <= top) and b >= (who.min_bet or 0)]
         return JSONResponse({"currency": currency, "currency_decimals": config.currencies.get(currency, 2),
-                             "language": who.language, "wallet": config.operator.wallet,
+                             "language": who.language, "wallet": config.operator.wallet, "brand": brand.id,
+                             "play_session": play_session(rules, who),
                              "bet_ladders": ladders, **rules.public()})
 

@@ -11,7 +11,7 @@ from reelforge.server.api.common import Auth, Context, OperatorKey, SessionReque
 from reelforge.server.auth import bearer, open_session
 from reelforge.server.clock import utcnow
 from reelforge.server.launch import exchange_launch
-from reelforge.server.limits import reality_check
+from reelforge.server.limits import play_started, reality_check
 
 
 class LaunchExchange(_Strict):
@@ -24,7 +24,9 @@ def add_routes(app: FastAPI, ctx: Context) -> None:
     @app.post("/api/v1/launch", tags=["sessions"], status_code=201)
     def launch(body: LaunchExchange) -> JSONResponse:
         """Exchange a launch URL's one-time token for a session (401 when unknown, used or expired)."""
-        return JSONResponse(exchange_launch(ctx.engine, ctx.config, body.token), status_code=201)
+        wallet = ctx.service.wallet
+        return JSONResponse(exchange_launch(ctx.engine, ctx.config, body.token,
+                                            None if wallet is None else wallet.balance_or_none), status_code=201)
 
     @app.post("/api/v1/sessions", tags=["sessions"], status_code=201)
     def create_session(body: SessionRequest, x_operator_key: OperatorKey = None) -> JSONResponse:
@@ -40,7 +42,7 @@ def add_routes(app: FastAPI, ctx: Context) -> None:
             store.acknowledge_reality_check(ctx.engine, token.sha256, now)
             checked = now
         net = ctx.position(who, token)["session"]["net"]
-        return JSONResponse(reality_check(ctx.config.rules(who.profile), who.session_started_at, checked, now, net))
+        return JSONResponse(reality_check(who.rules(ctx.config), play_started(who), checked, now, net))
 
     @app.get("/api/v1/reality-check", tags=["sessions"])
     def get_reality_check(authorization: Auth = None) -> JSONResponse:

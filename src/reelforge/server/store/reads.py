@@ -150,10 +150,13 @@ def fair_seed_of(conn: Connection, seed_id: int) -> tuple[str, str, str] | None:
 
 
 def acknowledge_reality_check(engine: Engine, token_sha256: str, at: datetime) -> None:
-    """Record that the session's player acknowledged a reality check at ``at``."""
+    """Record that the session's player acknowledged a reality check at ``at`` (the player's: the clock goes on
+    across reloads and launches)."""
     with write_transaction(engine) as conn:
         conn.execute(update(sessions).where(sessions.c.token_sha256 == token_sha256)
                      .values(reality_checked_at=at))
+        player_id = select(sessions.c.player_id).where(sessions.c.token_sha256 == token_sha256).scalar_subquery()
+        conn.execute(update(players).where(players.c.id == player_id).values(play_checked_at=at))
 
 
 def round_ids_key(engine: Engine) -> bytes:

@@ -46,6 +46,8 @@ class RoundRow:
     fair_nonce: int | None = None
     fair_server_seed_sha256: str | None = None
     fair_client_seed: str | None = None
+    brand: str = "default"
+    """The operator brand of the round's player."""
     start_key: str | None = None
     """SHA-256 of the Idempotency-Key that started it (:func:`key_digest`; None: stored before 0008)."""
 
@@ -149,6 +151,13 @@ class SessionPlayer:
     wallet_balance: int | None = None
     """Seamless wallet: the balance the operator's wallet last reported."""
     language: str | None = None
+    brand: str = "default"
+    play_started_at: datetime | None = None
+    """The player's play session (kept across sessions): its start, last acknowledged reality check and end."""
+    play_checked_at: datetime | None = None
+    play_ended_at: datetime | None = None
+    limits: str | None = None
+    """The session's launch limits (JSON; None: none)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,6 +167,7 @@ class PlayerRow:
     balance: int
     currency: str
     demo: bool
+    brand: str = "default"
 
 
 @dataclass(frozen=True, slots=True)

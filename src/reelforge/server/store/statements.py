@@ -74,12 +74,13 @@ class Statements:
                     "ON i.scope = :scope AND i.key = :key"
         sql = {
             "session": "SELECT s.expires_at, p.id, p.name, p.demo, p.balance, s.created_at, s.reality_checked_at, "
-                       "p.currency, s.profile, s.min_bet, s.max_bet, p.wallet_balance, s.language "
+                       "p.currency, s.profile, s.min_bet, s.max_bet, p.wallet_balance, s.language, p.brand, "
+                       "p.play_started_at, p.play_checked_at, p.play_ended_at, s.limits "
                        "FROM sessions s JOIN players p ON p.id = s.player_id WHERE s.token_sha256 = :token",
-            "lock_player": f"SELECT id, name, balance, currency, demo FROM players WHERE id = :id{lock}",
-            "player_by_name": "SELECT id, name, balance, currency, demo FROM players WHERE name = :name",
-            "insert_player": "INSERT INTO players (name, balance, currency, demo, created_at) "
-                             "VALUES (:name, :balance, :currency, :demo, :created_at) RETURNING id",
+            "lock_player": f"SELECT id, name, balance, currency, demo, brand FROM players WHERE id = :id{lock}",
+            "player_by_name": "SELECT id, name, balance, currency, demo, brand FROM players WHERE name = :name",
+            "insert_player": "INSERT INTO players (name, balance, currency, demo, created_at, brand) "
+                             "VALUES (:name, :balance, :currency, :demo, :created_at, :brand) RETURNING id",
             "insert_session": "INSERT INTO sessions (token_sha256, player_id, created_at, expires_at) "
                               "VALUES (:token_sha256, :player_id, :created_at, :expires_at)",
             "demo_players": "SELECT count(*) FROM players WHERE demo",

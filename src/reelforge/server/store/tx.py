@@ -5,6 +5,7 @@ rolled back (:func:`transaction`)."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -70,21 +71,23 @@ class Tx:
     def session(self, token_sha256: str, lock: bool = False) -> SessionPlayer | None:
         """The session's player; with ``lock`` its row locked and its balance current."""
         row = self._one(self.sql.lock_session if lock else self.sql.session, {"token": token_sha256})
-        return None if row is None else SessionPlayer(parse_ts(row[0]), row[1], row[2], bool(row[3]), row[4],
-                                                      parse_ts(row[5]), parse_ts(row[6]), *row[7:])
+        if row is None:
+            return None
+        return SessionPlayer(parse_ts(row[0]), row[1], row[2], bool(row[3]), row[4], parse_ts(row[5]),
+                             parse_ts(row[6]), *row[7:14], *(parse_ts(v) for v in row[14:17]), row[17])
 
     def lock_player(self, player_id: int) -> PlayerRow | None:
         """The player, row locked for the rest of the transaction."""
         row = self._one(self.sql.lock_player, {"id": player_id})
-        return None if row is None else PlayerRow(row[0], row[1], row[2], row[3], bool(row[4]))
+        return None if row is None else PlayerRow(row[0], row[1], row[2], row[3], bool(row[4]), row[5])
 
     def player_by_name(self, name: str) -> PlayerRow | None:
         row = self._one(self.sql.player_by_name, {"name": name})
-        return None if row is None else PlayerRow(row[0], row[1], row[2], row[3], bool(row[4]))
+        return None if row is None else PlayerRow(row[0], row[1], row[2], row[3], bool(row[4]), row[5])
 
-    def insert_player(self, name: str, currency: str, demo: bool, now: datetime) -> int:
+    def insert_player(self, name: str, currency: str, demo: bool, now: datetime, brand: str = "default") -> int:
         return self._one(self.sql.insert_player, {"name": name, "balance": 0, "currency": currency, "demo": demo,
-                                                  "created_at": self.ts(now)})[0]
+                                                  "created_at": self.ts(now), "brand": brand})[0]
 
     def insert_session(self, token_sha256: str, player_id: int, created_at: datetime, expires_at: datetime) -> None:
         self.cursor.execute(self.sql.insert_session, {"token_sha256": token_sha256, "player_id": player_id,
@@ -93,6 +96,34 @@ class Tx:
 
     def demo_players(self) -> int:
         return self._one(self.sql.demo_players, {})[0]
+
+    # the player's play session (limits per player, kept across sessions)
+    def _param_sql(self, text: str) -> str:
+        return text if self.sqlite else re.sub(r"(?<!:):(\w+)", r"%(\1)s", text)
+
+    def play_period(self, player_id: int) -> tuple[datetime | None, datetime | None, datetime | None,
+                                                    datetime | None]:
+        """The player's play session: its start, last acknowledged reality check, end, and the player's
+        last round start (None where there is none)."""
+        row = self._one(self._param_sql(
+            "SELECT play_started_at, play_checked_at, play_ended_at, (SELECT created_at FROM rounds "
+            "WHERE player_id = :id ORDER BY id DESC LIMIT 1) FROM players WHERE id = :id"), {"id": player_id})
+        return tuple(parse_ts(v) for v in row)  # type: ignore[return-value]
+
+    def set_play(self, player_id: int, **values: datetime | None) -> None:
+        """Set the player's play-session columns (``play_started_at``, ``play_checked_at``, ``play_ended_at``)."""
+        assigns = ", ".join(f"{name} = :{name}" for name in values)
+        self.cursor.execute(self._param_sql(f"UPDATE players SET {assigns} WHERE id = :id"),
+                            {"id": player_id, **{k: self.ts(v) for k, v in values.items()}})
+
+    def play_loss(self, player_id: int, since: datetime) -> int:
+        """What the player lost since ``since``: the cost of every round not void minus the wins of the
+        finished ones (an unfinished round's win is not shown yet, so it counts as nothing)."""
+        row = self._one(self._param_sql(
+            "SELECT coalesce(sum(cost), 0) - coalesce(sum(CASE WHEN status = 'finished' THEN win ELSE 0 END), 0) "
+            "FROM rounds WHERE player_id = :id AND created_at >= :since AND status <> 'void'"),
+            {"id": player_id, "since": self.ts(since)})
+        return int(row[0])
 
     def balance(self, player_id: int) -> int:
         return self._one(self.sql.balance, {"id": player_id})[0]

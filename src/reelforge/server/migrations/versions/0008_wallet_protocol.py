@@ -18,7 +18,7 @@
   the audit's check that each nonce of a pair draws exactly one round.
 
 Revision ID: 0008_wallet_protocol
-Revises: 0006_seamless_wallet
+Revises: 0007_player_limits_brands
 Create Date: 2026-12-04
 """
 
@@ -28,7 +28,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0008_wallet_protocol"
-down_revision = "0006_seamless_wallet"
+down_revision = "0007_player_limits_brands"
 branch_labels = None
 depends_on = None
 

@@ -20,7 +20,7 @@ from reelforge.ops.refwallet import WalletProcess
 from reelforge.server.clock import utcnow
 from reelforge.server.signing import signed_headers
 from reelforge.server.store import transaction
-from tests.server.seamless_support import GAME, SECRET, launch, seamless_config, signed_call
+from tests.server.seamless_support import API_KEY, GAME, SECRET, launch, seamless_config, signed_call
 
 
 @pytest.fixture(scope="module")
@@ -81,7 +81,7 @@ def test_debits_carry_the_game_and_the_operators_session_and_signed_answers_are_
     r = api.start_round(GAME, 20)
     assert r.status_code == 201, r.text
     debit = [t for t in wallet.ledger() if t["player"] == name and t["kind"] == "debit"]
-    assert [(t["game"], t["session"]) for t in debit] == [(GAME, "op-session-42")]
+    assert [(t["game"], t["brand"], t["session"]) for t in debit] == [(GAME, "default", "op-session-42")]
 
 
 class _UnsignedWallet(BaseHTTPRequestHandler):
@@ -228,8 +228,14 @@ def test_reconcile_reads_a_small_paged_ledger_to_the_end_and_fails_on_an_overdue
         own.set_faults(kinds=("credit",), error_before=1.0)  # a credit that keeps failing from now on
         with transaction(server.engine) as tx:
             player_id = tx.player_by_name(name).id
-            server.service.wallet.new_tx(tx, "credit", player_id, 10**6, 7, "EUR", utcnow())
+            server.service.wallet.new_tx(tx, "credit", player_id, 10**6, 7, "EUR", utcnow() - timedelta(seconds=120),
+                                         due=utcnow())  # owed for two minutes already
         server.service.wallet.deliver_due()
+        metrics = server.client.get("/metrics", headers={"X-Operator-Key": API_KEY}).text
+        ages = [line for line in metrics.splitlines()
+                if line.startswith('reelforge_wallet_outbox_oldest_age_seconds{brand="default"}')]
+        assert len(ages) == 1 and 120 <= float(ages[0].split()[-1]) < 300  # the failing credit's age
+        assert 'reelforge_wallet_outbox_depth{brand="default"} 1.0' in metrics
         theirs = operator_ledger(server.config)
         assert len(theirs) > 3 and [t["seq"] for t in theirs] == sorted({t["seq"] for t in theirs})
         report = reconcile(server.engine, theirs)

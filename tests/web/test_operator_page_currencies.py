@@ -15,7 +15,7 @@ from reelforge.server.auth import bearer, open_session
 from reelforge.server.launch import create_launch, exchange_launch
 from reelforge.server.schema import players, rounds
 
-from .conftest import OPERATOR_KEY, test_config
+from .conftest import OPERATOR_KEY, screenshot, test_config
 
 GAME = "forge-of-fortunes"
 
@@ -67,17 +67,24 @@ def test_each_currency_has_its_own_line(web_server, new_page) -> None:
     page.get_by_test_id("key").fill(OPERATOR_KEY)
     page.get_by_test_id("key-submit").click()
     expect(page.locator("body")).to_have_attribute("data-loaded", "1")
-    row = page.get_by_test_id("build-row").filter(has_text=GAME)
-    expect(row).to_have_count(1)
-    cells = row.locator("td.num")  # started, open, voided, expired, stakes, wins, GGR, ...
-    for index, figure in ((4, lambda s, w: s), (5, lambda s, w: w), (6, lambda s, w: s - w)):
-        lines = cells.nth(index).locator("div").all_inner_texts()
-        assert len(lines) == 2, lines
-        shown = dict(zip(("EUR", "JPY"), lines, strict=True))  # sorted by currency code
-        assert "€" in shown["EUR"] and "¥" in shown["JPY"], shown
-        assert not re.search(r"[.,]\d{2}$", shown["JPY"]), shown  # yen has no minor unit to show
-        for code, text in shown.items():
-            value = figure(*db[code])
+    rows = page.get_by_test_id("build-row").filter(has_text=GAME)
+    expect(rows).to_have_count(2)  # one row per currency: euro and yen figures are never added together
+    for i, code in enumerate(("EUR", "JPY")):  # sorted by currency code
+        row = rows.nth(i)
+        expect(row.get_by_test_id("currency")).to_have_text(code)
+        cells = row.locator("td.num")  # started, open, voided, expired, stakes, wins, GGR, observed RTP, ...
+        for index, figure in ((4, lambda s, w: s), (5, lambda s, w: w), (6, lambda s, w: s - w)):
+            text, value = cells.nth(index).inner_text(), figure(*db[code])
+            assert ("€" if code == "EUR" else "¥") in text, text
+            assert code == "EUR" or not re.search(r"[.,]\d{2}$", text), text  # yen has no minor unit to show
             assert minor_units(text) == abs(value), (code, text, value)
             assert ("-" in text or "−" in text) == (value < 0), (code, text, value)
-    assert not page.js_errors, page.js_errors
+    screenshot(page, "operator-page-currencies-desktop")
+    phone = new_page(phone=True)
+    phone.goto("/operator.html")
+    phone.get_by_test_id("key").fill(OPERATOR_KEY)
+    phone.get_by_test_id("key-submit").click()
+    expect(phone.locator("body")).to_have_attribute("data-loaded", "1")
+    expect(phone.get_by_test_id("build-row").filter(has_text=GAME)).to_have_count(2)
+    screenshot(phone, "operator-page-currencies-phone")
+    assert not page.js_errors and not phone.js_errors, (page.js_errors, phone.js_errors)

@@ -24,6 +24,7 @@ Example (see ``demo.toml`` next to this module)::
     session_requests_per_second = 1000  # per session token and process (429 beyond; 0: off); bursts of twice
     ip_requests_per_second = 5000  # per client address and process (429 beyond; 0: off); bursts of twice
     trusted_proxies = ["10.0.0.5", "10.1.0.0/16"]  # only these may say who the client is (X-Forwarded-For)
+    database_metrics = true        # report the database's figures in /metrics (false on all instances but one)
     metrics_token_sha256 = "<hex>" # optional: SHA-256 of a token that may read /metrics (besides the operator key)
 
     [games.forge-of-fortunes]
@@ -326,6 +327,9 @@ class ServerConfig:
     session_requests_per_second: float = 1000.0
     ip_requests_per_second: float = 5000.0
     trusted_proxies: tuple[str, ...] = ()
+    database_metrics: bool = True
+    """Whether ``/metrics`` reports the figures read from the database (rounds, money, the RTP monitor, the
+    outbox): several instances on one database set it on one only, so a ``sum`` over instances counts once."""
     """Addresses or networks of the operator's proxies whose ``X-Forwarded-For`` names the client (none: the
     peer's own address is the client's, whatever the header says)."""
     play: PlayRules = field(default_factory=PlayRules)
@@ -414,7 +418,8 @@ _SERVER_KEYS = {"mode", "currency", "demo_balance", "round_expiry_days", "sessio
 _SERVER_KEYS |= {"idempotency_retention_days", "max_balance", "db_pool_size", "db_max_overflow",
                  "db_pool_timeout_seconds", "request_timeout_seconds"}
 _SERVER_KEYS |= {"housekeeping_seconds", "round_start_quantum_ms", "max_connections", "session_requests_per_second",
-                 "ip_requests_per_second", "provably_fair", "metrics_token_sha256", "trusted_proxies"}
+                 "ip_requests_per_second", "provably_fair", "metrics_token_sha256", "trusted_proxies",
+                 "database_metrics"}
 _GAME_KEYS = {"build", "bet_ladder", "bet_ladders"}
 _MONITOR_KEYS = {"since", "confidence", "min_rounds", "check_seconds", "figures"}
 _PLAY_KEYS = {"profile", "reality_check_minutes", "session_limit_minutes", "turbo", "min_round_seconds",
@@ -845,6 +850,10 @@ def _fair_share_settings(server: dict[str, Any], where: str) -> dict[str, Any]:
         except ValueError as exc:
             raise ConfigError(f"{where}: trusted_proxies: {proxy!r} is not an IP address or network") from exc
     values["trusted_proxies"] = tuple(proxies)
+    reporting = server.get("database_metrics", True)
+    if not isinstance(reporting, bool):
+        raise ConfigError(f"{where}: database_metrics must be true or false, got {reporting!r}")
+    values["database_metrics"] = reporting
     return values
 
 

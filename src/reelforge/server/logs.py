@@ -47,12 +47,13 @@ _REQUEST_ID = re.compile(rb"^[A-Za-z0-9._:-]{1,64}$")
 class RequestInfo:
     """What the request log line tells about one request beyond its path (filled in as it runs)."""
 
-    __slots__ = ("id", "player", "round")
+    __slots__ = ("game", "id", "player", "round")
 
     def __init__(self, request_id: str) -> None:
         self.id = request_id
         self.player: str | None = None
         self.round: int | None = None
+        self.game: str | None = None
 
 
 CURRENT: ContextVar[RequestInfo | None] = ContextVar("reelforge_request", default=None)
@@ -99,7 +100,7 @@ def round_event(event: str, rnd: Any, public_id: int, player: str | None, curren
     committed); callers check ``ROUNDS.isEnabledFor(INFO)`` first. Names the round in the request's line too."""
     info = CURRENT.get()
     if info is not None:
-        info.round = public_id
+        info.round, info.game = public_id, rnd.game
         if player is not None:
             info.player = player
     started = event == "round_started"  # a round decided and ended by its first step logs its end next

@@ -448,6 +448,17 @@ class SeamlessWallet:
                                        wallet_transactions.c.brand.in_(list(self.clients)))).scalar_one()
 
 
+    def outbox_by_brand(self) -> dict[str, tuple[int, datetime | None]]:
+        """Per brand of this server: its calls not yet acknowledged and the oldest one's creation."""
+        with read_transaction(self.engine) as conn:
+            found = {brand: (int(n), parse_ts(oldest)) for brand, n, oldest in conn.execute(
+                select(wallet_transactions.c.brand, func.count(), func.min(wallet_transactions.c.created_at))
+                .where(wallet_transactions.c.status == "pending",
+                       wallet_transactions.c.brand.in_(list(self.clients)))
+                .group_by(wallet_transactions.c.brand))}
+        return {brand: found.get(brand, (0, None)) for brand in self.clients}
+
+
 def round_transactions(engine: Engine, round_id: int, brand: str | None = None) -> list[dict[str, Any]]:
     """Every wallet call of a round (internal id) of ``brand`` (None: any), oldest first, as the operator's
     query shows them (a brand sees only its own rounds' calls)."""

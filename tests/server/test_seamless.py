@@ -15,15 +15,20 @@ from reelforge.core.draws import SeededDraws
 from reelforge.ops.client import ApiClient
 from reelforge.ops.refwallet import WalletProcess
 from reelforge.server.clock import utcnow
-from tests.server.seamless_support import API_KEY, GAME, SECRET, launch, seamless_config, signed_call
+from tests.server.seamless_support import (
+    API_KEY,
+    GAME,
+    SECRET,
+    launch,
+    reference_wallet,
+    seamless_config,
+    signed_call,
+)
 
 
 @pytest.fixture(scope="module")
 def wallet(tmp_path_factory) -> Iterator[WalletProcess]:
-    process = WalletProcess(f"sqlite:///{tmp_path_factory.mktemp('wallet') / 'wallet.db'}", SECRET, seed=7)
-    process.start()
-    yield process
-    process.stop()
+    yield from reference_wallet(tmp_path_factory, seed=7)
 
 
 @pytest.fixture

@@ -20,15 +20,20 @@ from reelforge.ops.refwallet import WalletProcess
 from reelforge.server.clock import utcnow
 from reelforge.server.signing import signed_headers
 from reelforge.server.store import transaction
-from tests.server.seamless_support import API_KEY, GAME, SECRET, launch, seamless_config, signed_call
+from tests.server.seamless_support import (
+    API_KEY,
+    GAME,
+    SECRET,
+    launch,
+    reference_wallet,
+    seamless_config,
+    signed_call,
+)
 
 
 @pytest.fixture(scope="module")
 def wallet(tmp_path_factory) -> Iterator[WalletProcess]:
-    process = WalletProcess(f"sqlite:///{tmp_path_factory.mktemp('wallet') / 'wallet.db'}", SECRET, seed=5)
-    process.start()
-    yield process
-    process.stop()
+    yield from reference_wallet(tmp_path_factory, seed=5)
 
 
 def _player(server, wallet, balance: int = 10_000, **launch_options) -> tuple[str, ApiClient]:

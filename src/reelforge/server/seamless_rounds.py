@@ -14,7 +14,8 @@ from sqlalchemy import Engine
 from reelforge.server.auth import SessionToken
 from reelforge.server.clock import utcnow
 from reelforge.server.config import ServerConfig
-from reelforge.server.errors import ApiError
+from reelforge.server.db import request_deadline
+from reelforge.server.errors import ApiError, database_errors
 from reelforge.server.limits import check_loss, check_round_start
 from reelforge.server.logs import wallet_event
 from reelforge.server.offer import ActiveGame
@@ -172,9 +173,14 @@ class SeamlessRounds:
         """Roll back a debit whose answer was lost or not to be trusted, retrying until ``limit`` (monotonic
         seconds: the start's time limit); whether the wallet acknowledged it (if not, the outbox goes on
         delivering it)."""
-        with transaction(self.engine) as tx:
-            tx.lock_player(debit.player_id)
-            rollback = self.wallet.rollback_of(tx, debit, utcnow(), why)
+        try:
+            with request_deadline(limit), transaction(self.engine) as tx:  # a busy database waits until the limit
+                tx.lock_player(debit.player_id)
+                rollback = self.wallet.rollback_of(tx, debit, utcnow(), why)
+        except database_errors() as exc:  # the debit stays pending: stale, the outbox rolls it back
+            log.warning("wallet debit %s: its rollback could not be written within the start limit (%s); the "
+                        "outbox rolls it back once it is stale", debit.id, type(exc).__name__)
+            return False
         if rollback is None:  # settled meanwhile by the stale-debit resolver, which delivers the rollback
             return False
         delay = 0.1

@@ -58,11 +58,12 @@ def launch(client: Any, player: str, currency: str = "EUR", **options: Any) -> s
     return r.json()["token"]
 
 
-_SIGNED = [int(time.time()) + 1]
+_SIGNED = [0]
 
 
 def fresh_second() -> float:
-    """A signing time no earlier call of this process used: the same call signed twice in one second is a
-    replay (refused), and a test may launch one player twice in a second."""
-    _SIGNED[0] = min(int(time.time()), _SIGNED[0] - 1)
+    """A signing time no earlier call of this process used (now, or a second after the last one, within the
+    signature window): the same call signed twice in one second is a replay (refused), and a test may launch
+    one player twice in a second."""
+    _SIGNED[0] = max(int(time.time()), _SIGNED[0] + 1)
     return float(_SIGNED[0])

@@ -46,7 +46,7 @@ def two_brand_config(url_a: str | None, url_b: str | None, default_brand: str = 
     data: dict[str, Any] = {
         "server": {"mode": "operator", "api_key_sha256": hashlib.sha256(API_KEY.encode()).hexdigest(),
                    "expiry_check_seconds": 0, "round_start_quantum_ms": 0, "provably_fair": False},
-        "games": {GAME: {"bet_ladder": [10, 20, 50]}},
+        "games": {GAME: {"bet_ladder": [10, 20, 50]}, "gemstones-gold": {"bet_ladder": [20]}},
         "operator": {"wallet": "seamless", "secret": SECRET, "wallet_url": url_a or "http://127.0.0.1:9/unused",
                      "wallet_timeout_seconds": 0.5, "start_limit_seconds": 1, "brand": default_brand},
     }
@@ -127,6 +127,7 @@ def test_one_server_serves_two_brands_each_on_its_own_wallet(make_server, wallet
     assert launch_as(server.client, alice, "b", SECRET_B, expect=409).json()["error"] == "player_of_another_brand"
     api_b = ApiClient(server.client, for_b["token"])
     assert api_b.start_round(GAME, 10).json()["error"] == "bet_not_on_ladder"  # brand b's own ladder
+    assert api_b.start_round("gemstones-gold", 20).json()["error"] == "unknown_game"  # not one of brand b's games
     won = play_until_a_win(api_b, 20)
     settings = server.client.get("/api/v1/settings", headers={"Authorization": f"Bearer {for_b['token']}"}).json()
     assert settings["brand"] == "b" and settings["bet_ladders"][GAME] == [20]

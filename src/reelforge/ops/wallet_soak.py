@@ -250,6 +250,7 @@ def run_wallet_soak(db: str | None = None, players: int = 8, seconds: float = 60
             unit = SoakBrand(brand_id, secret, WalletProcess(wallet_db, secret, seed=seed + b), drop)
             units.append(unit)
             unit.wallet.start()
+            _forget_wallet(db, brand_id)
             config_path = workdir / f"server-{brand_id}.toml"
             config_path.write_text(_config_text(db, unit.wallet.url, brand_id, secret))
             load_config(config_path)
@@ -333,6 +334,25 @@ def run_wallet_soak(db: str | None = None, players: int = 8, seconds: float = 60
     figures["reconciled"] = (not figures["problems"] and not tally.unexpected and figures["outbox_left"] == 0
                              and figures["lost_or_duplicated_money"] == 0)
     return figures
+
+
+def _forget_wallet(db: str, brand: str) -> None:
+    """Forget the wallet an earlier soak on this database registered for ``brand``: this soak's wallet is a new
+    process at a new address (a server would refuse to start on the old registration)."""
+    from sqlalchemy import delete
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from reelforge.server.brands import wallet_key
+    from reelforge.server.schema import server_keys
+
+    engine = make_engine(db)
+    try:
+        with engine.begin() as conn:
+            conn.execute(delete(server_keys).where(server_keys.c.name == wallet_key(brand)))
+    except SQLAlchemyError:  # a new database: no table yet, nothing registered
+        pass
+    finally:
+        engine.dispose()
 
 
 def _merge_checks(checks: list[dict[str, Any]], brand_ids: list[str]) -> dict[str, Any]:

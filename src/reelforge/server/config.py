@@ -51,6 +51,8 @@ Example (see ``demo.toml`` next to this module)::
     max_bet = 10000                # no bet above this (minor units): the ladders are capped
     max_stake = 10000              # nothing above this leaves the balance per round, feature buys included
                                    # (unset: max_bet)
+    loss_limit = 50000             # the most a player may lose (staked minus won) in one play session (unset: none)
+    session_break_minutes = 30     # a new play session (fresh clocks) only after this long away
 
     [profiles.my-market]           # more named jurisdiction profiles (keys as [responsible_play]); a launched
     reality_check_minutes = 30     # session names one (docs/JURISDICTIONS.md)
@@ -68,11 +70,17 @@ Example (see ``demo.toml`` next to this module)::
     launch_url = "https://games.example/"     # base of launch URLs (default: this server's own address)
     launch_token_seconds = 60      # a launch token's life (used once)
     signature_window_seconds = 300 # a signed call's timestamp must be this close to the server's clock
+    brand = "default"              # this section's brand id (players, rounds and wallet calls carry it)
+
+    [brands.acme]                  # more brands (docs/OPERATORS.md): api_key_sha256, currency, and sub-tables
+    [brands.acme.operator]         # keys as [operator]: its own wallet and secret (the same wallet mode)
+    [brands.acme.responsible_play] # keys as [responsible_play]
+    [brands.acme.games.forge-of-fortunes]  # its own ladders of the server's builds (absent: the server's)
 
 Per-currency bet ladders: ``[games.<id>] bet_ladders = { JPY = [10, 20], BHD = [100, 200] }``; the
 ``bet_ladder`` is the server's ``currency``'s.
 
-Only the games listed under ``[games]`` are offered. The test-only draw source
+Only the games listed under ``[games]`` are offered (none listed, or demo mode: every registered game). The test-only draw source
 cannot be set here (see :func:`reelforge.server.app.create_app`).
 """
 
@@ -390,12 +398,8 @@ class ServerConfig:
         return self.mode == "demo"
 
     def check_api_key(self, key: str | None) -> bool:
-        """Whether ``key`` is the operator's API key (constant-time comparison)."""
-        import hmac
-
-        if not key or not self.api_key_sha256:
-            return False
-        return hmac.compare_digest(hashlib.sha256(key.encode()).hexdigest(), self.api_key_sha256.lower())
+        """Whether ``key`` is the operator's API key (the default brand's; constant-time comparison)."""
+        return self.default_brand.check_api_key(key)
 
     def check_metrics_token(self, token: str | None) -> bool:
         """Whether ``token`` may read ``/metrics``: the metrics token or the operator's key."""

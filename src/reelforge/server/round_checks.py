@@ -28,6 +28,9 @@ class StartChecks(GameOffer):
         rules = who.rules(self.config)
         brand = self.config.brand(who.brand)
         currency = who.currency or brand.currency
+        if active.id not in brand.games:
+            raise ApiError(404, "unknown_game", f"{active.id} is not offered to this player's brand; games offered: "
+                                                f"{', '.join(brand.games)}")
         ladder = brand.ladder(active.id, currency)
         if ladder is None:
             raise ApiError(422, "currency_not_offered", f"{active.id} has no bet ladder in {currency}")

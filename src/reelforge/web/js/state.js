@@ -83,13 +83,22 @@ export function explain(err, context = {}) {
       return "You have an unfinished round of this game; it has been resumed where it stopped.";
     case "bet_not_on_ladder":
       return "That bet is not offered for this game. Choose a bet from the bet panel.";
-    case "bet_above_maximum": case "stake_above_maximum":
-      return `That stake is above the maximum of ${S.settings.max_bet ? money(S.settings.max_bet) : "this site"}` +
+    case "bet_above_maximum":
+      return `That stake is above the maximum of ${S.settings.max_bet ? money(S.settings.max_bet) : "this site"}.`;
+    case "stake_above_maximum": {
+      const top = S.settings.max_stake ?? S.settings.max_bet;
+      return `That stake is above the maximum of ${top ? money(top) : "this site"} per round` +
         (context.buy ? ": the feature cannot be bought at this bet." : ".");
+    }
     case "too_soon":
       return `Rounds on this site start at most once every ${S.settings.min_round_seconds} seconds. Please wait a moment and press SPIN again.`;
     case "session_limit_reached":
       return "You have reached the limit of this session: play has stopped. Take a break; you can view your history.";
+    case "play_session_ended":
+      return "Your session was ended by the site: play has stopped for a break. You can view your history.";
+    case "loss_limit_reached":
+      return `This round would take your losses in this session past your limit of ${money(S.settings.loss_limit ?? 0)}. ` +
+        "Play has stopped; you can view your history.";
     case "reality_check_due":
       return "A reality check is due: please answer it to continue.";
     case "round_not_open":

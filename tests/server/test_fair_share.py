@@ -284,7 +284,7 @@ def test_the_fair_share_migration_carries_sessions_and_idempotency_rows_over(emp
     with engine.connect() as conn:
         assert conn.execute(select(sessions.c.reality_checked_at)).scalar_one() is None
         assert conn.execute(select(idem.c.keep)).scalar_one() is True
-        key = conn.execute(select(server_keys.c.value)).scalar_one()
+        key = conn.execute(select(server_keys.c.value).where(server_keys.c.name == "round_ids")).scalar_one()
         assert len(bytes.fromhex(key)) == 32
         assert conn.execute(select(func.count()).select_from(players)).scalar_one() == 1
     service_config = demo_config(games={}, idempotency_retention_days=7)

@@ -162,6 +162,21 @@ def test_a_debit_left_by_a_killed_process_blocks_the_player_no_longer_than_the_s
     assert "try again in 3 s" in r.json()["detail"]
 
 
+def test_an_older_configuration_still_loads_with_its_bound() -> None:
+    from reelforge.server.config import ConfigError, parse_config
+
+    def operator(**keys):
+        return parse_config({"server": {"mode": "demo"}, "games": {GAME: {"bet_ladder": [10]}},
+                             "operator": {"wallet": "seamless", "secret": SECRET, "wallet_url": "http://w.example",
+                                          **keys}}, "test").operator
+
+    assert operator().start_limit_seconds == 5.0
+    assert operator(wallet_timeout_seconds=3, debit_resolve_seconds=10).start_limit_seconds == 13.0  # as before
+    assert operator(wallet_timeout_seconds=3, debit_resolve_seconds=10, start_limit_seconds=4).start_limit_seconds == 4
+    with pytest.raises(ConfigError, match="start_limit_seconds"):
+        operator(wallet_timeout_seconds=3, start_limit_seconds=2)
+
+
 def test_two_honest_calls_alike_in_the_same_second_are_both_accepted(make_server, wallet):
     # finding 11: the same launch twice within one second (two tabs), each with its own nonce
     server = make_server(seamless_config(wallet.url))

@@ -722,7 +722,10 @@ def parse_profiles(raw: Any, where: str) -> dict[str, PlayRules]:
 
 
 _OPERATOR_KEYS = {"wallet", "secret", "secret_file", "wallet_url", "wallet_timeout_seconds", "start_limit_seconds",
-                  "signed_answers", "launch_url", "launch_token_seconds", "signature_window_seconds", "brand"}
+                  "signed_answers", "launch_url", "launch_token_seconds", "signature_window_seconds", "brand",
+                  "debit_resolve_seconds"}
+"""``debit_resolve_seconds``: the older key, still read: without ``start_limit_seconds`` the limit is
+``wallet_timeout_seconds + debit_resolve_seconds``."""
 
 
 def parse_operator(raw: Any, where: str) -> OperatorConfig:
@@ -759,6 +762,9 @@ def parse_operator(raw: Any, where: str) -> OperatorConfig:
     times = {key: _number(raw, key, getattr(OperatorConfig, key), where)
              for key in ("wallet_timeout_seconds", "start_limit_seconds", "launch_token_seconds",
                          "signature_window_seconds")}
+    if "debit_resolve_seconds" in raw and "start_limit_seconds" not in raw:  # a configuration of before 0008
+        times["start_limit_seconds"] = times["wallet_timeout_seconds"] + _number(raw, "debit_resolve_seconds", 0,
+                                                                                 where, positive=False)
     for key, value in times.items():
         if not value <= 86400:
             raise ConfigError(f"{where}: '{key}' must be at most 86400, got {value}")

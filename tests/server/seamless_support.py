@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
+from collections.abc import Iterator
 from typing import Any
 
 from reelforge.server.config import ServerConfig, parse_config
@@ -24,8 +25,19 @@ def seamless_config(wallet_url: str, **operator: Any) -> ServerConfig:
         "games": {GAME: {"bet_ladder": [10, 20, 50], "bet_ladders": {"JPY": [10, 100], "BHD": [100, 500]}},
                   "gemstones-gold": {"bet_ladder": [20]}},
         "operator": {"wallet": "seamless", "secret": SECRET, "wallet_url": wallet_url,
-                     "wallet_timeout_seconds": 0.5, "debit_resolve_seconds": 3, **operator},
+                     "wallet_timeout_seconds": 0.5, "start_limit_seconds": 2, **operator},
     }, "test")
+
+
+def reference_wallet(tmp_path_factory: Any, seed: int) -> Iterator[Any]:
+    """A module's reference wallet process on its own SQLite database (a fixture's body): started, then
+    stopped."""
+    from reelforge.ops.refwallet import WalletProcess
+
+    process = WalletProcess(f"sqlite:///{tmp_path_factory.mktemp('wallet') / 'wallet.db'}", SECRET, seed=seed)
+    process.start()
+    yield process
+    process.stop()
 
 
 def signed_call(client: Any, method: str, path: str, body: dict[str, Any] | None = None,

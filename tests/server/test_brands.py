@@ -48,13 +48,13 @@ def two_brand_config(url_a: str | None, url_b: str | None, default_brand: str = 
                    "expiry_check_seconds": 0, "round_start_quantum_ms": 0, "provably_fair": False},
         "games": {GAME: {"bet_ladder": [10, 20, 50]}, "gemstones-gold": {"bet_ladder": [20]}},
         "operator": {"wallet": "seamless", "secret": SECRET, "wallet_url": url_a or "http://127.0.0.1:9/unused",
-                     "wallet_timeout_seconds": 0.5, "debit_resolve_seconds": 1, "brand": default_brand},
+                     "wallet_timeout_seconds": 0.5, "start_limit_seconds": 1, "brand": default_brand},
     }
     if url_b is not None:
         data["brands"] = {"b": {
             "api_key_sha256": hashlib.sha256(KEY_B.encode()).hexdigest(),
             "operator": {"wallet": "seamless", "secret": SECRET_B, "wallet_url": url_b,
-                         "wallet_timeout_seconds": 0.5, "debit_resolve_seconds": 1},
+                         "wallet_timeout_seconds": 0.5, "start_limit_seconds": 1},
             "responsible_play": {"max_bet": 20},
             "games": {GAME: {"bet_ladder": [20, 40]}},
         }}

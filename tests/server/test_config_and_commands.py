@@ -100,13 +100,14 @@ def test_verify_and_expire_commands(server):
     assert runner.invoke(cli, ["verify", "--db", server.url]).exit_code != 0  # neither --round nor --all
 
     # Nothing is old enough yet; then the round is left 91 days.
-    result = runner.invoke(cli, ["expire", "--db", server.url])
+    result = runner.invoke(cli, ["expire", "--db", server.url, "--log-format", "human"])
     assert result.exit_code == 0 and result.output.startswith("0 round(s)")
     with server.engine.begin() as conn:
         conn.execute(update(rounds).where(rounds.c.id == internal).values(
             created_at=utcnow() - timedelta(days=91)))
-    result = runner.invoke(cli, ["expire", "--db", server.url])
-    assert result.exit_code == 0 and result.output.startswith("1 round(s)"), result.output
+    result = runner.invoke(cli, ["expire", "--db", server.url, "--log-format", "human"])
+    assert result.exit_code == 0 and result.output.splitlines()[-1].startswith("1 round(s)"), result.output
+    assert "completed on expiry" in result.output  # the round event, in words
     completed = player.get(f"/api/v1/rounds/{open_round['id']}").json()
     assert completed["status"] == "finished" and completed["completed_on_expiry"]
 

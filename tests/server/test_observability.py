@@ -199,9 +199,16 @@ def test_money_metrics_are_per_currency(make_server) -> None:
     assert currencies == {"EUR", "JPY"}
     r = server.client.get("/api/v1/operator/overview", headers={"X-Operator-Key": OPERATOR_KEY})
     assert r.status_code == 200, r.text
-    (build,) = r.json()["builds"]
-    assert {m["currency"]: (m["decimals"], m["stakes"], m["wins"], m["refunds"], m["ggr"]) for m in build["money"]} \
-        == {code: ({"EUR": 2, "JPY": 0}[code], s, w, f, s - w - f) for code, (s, w, f) in db.items()}
+    rows = r.json()["builds"]  # one row per currency (and brand): never a figure of two currencies
+    assert [row["currency"] for row in rows] == ["EUR", "JPY"]
+    assert {row["currency"]: tuple((m["currency"], m["decimals"], m["stakes"], m["wins"], m["refunds"], m["ggr"])
+                                   for m in row["money"]) for row in rows} \
+        == {code: ((code, {"EUR": 2, "JPY": 0}[code], s, w, f, s - w - f),) for code, (s, w, f) in db.items()}
+    # finding 7: each currency's RTP is its own, never (wins EUR + wins JPY) / (stakes EUR + stakes JPY)
+    for row in rows:
+        s, w, f = db[row["currency"]]
+        assert row["rtp_all_time"] == w / (s - f)
+        assert total(samples, "reelforge_rounds_started_total", currency=row["currency"]) == row["rounds_started"]
 
 
 def test_metrics_and_overview_need_a_key(make_server) -> None:
@@ -315,7 +322,7 @@ def test_two_workers_share_their_metrics(tmp_path) -> None:
     lines = _lines(proc)
     base = f"http://127.0.0.1:{port}"
     try:
-        _read_until(lines, r"One line per request")
+        _read_until(lines, r"server_started")  # operator mode logs JSON: the banner is one JSON line
         for _ in range(300):
             try:
                 if httpx.get(f"{base}/api/v1/games", timeout=2).status_code == 200:
@@ -356,7 +363,7 @@ def test_two_workers_share_their_metrics(tmp_path) -> None:
         assert total(samples, "reelforge_wins_minor_total") == db_totals["wins"]
         assert total(samples, "reelforge_rounds_finished_total") == db_totals["finished"] == 36
         proc.terminate()
-        out = _read_until(lines, r"Goodbye")
+        out = _read_until(lines, r"server_stopped")
         logged = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
         assert sum(1 for x in logged if x.get("event") == "round_finished") == 36
     finally:

@@ -136,7 +136,7 @@ def test_a_database_of_the_previous_release_upgrades_verifies_and_plays_on(empty
         result = runner.invoke(_cli(), ["verify", "--db", empty_url, "--all"])
         assert result.exit_code == 0 and "792 round(s) verified: 792 ok, 0 mismatched" in result.output, result.output
         result = runner.invoke(_cli(), ["expire", "--db", empty_url])
-        assert result.exit_code == 0 and result.output.startswith("0 round(s)"), result.output
+        assert result.exit_code == 0 and json.loads(result.output.splitlines()[-1])["completed"] == 0, result.output
 
         config = parse_config(tomllib.loads(CONFIG))
         app = create_app(config, engine=engine)
@@ -172,6 +172,35 @@ def test_a_database_of_the_previous_release_upgrades_verifies_and_plays_on(empty
         assert last.status == "finished" and last.completed_on_expiry and last.build_version == "1.0"
         assert [r for r in verify_all(engine) if not r["ok"]] == []
         check_wallets(engine)
+    finally:
+        engine.dispose()
+
+
+def test_round_ids_shown_before_the_keyed_ids_keep_answering(empty_url):
+    """Finding 13: the release showed rounds under their internal ids; after the upgrade to keyed public ids
+    every such link, dispute or reference answered 404. Each player's old ids answer again, under the
+    rounds' public ids; another player's old id stays 404."""
+    load_release(empty_url)
+    engine = open_database(empty_url)
+    try:
+        config = parse_config(tomllib.loads(CONFIG))
+        app = create_app(config, engine=engine)
+        names = {p["id"]: p["name"] for p in RELEASE["players"]}
+        with TestClient(app) as client:
+            auth = {}
+            for name in ("alice", "bob"):
+                token = ApiClient(client, operator_key=KEY).open_session(name, as_operator=True).json()["token"]
+                auth[name] = {"Authorization": f"Bearer {token}"}
+            ids = app.state.service.ids
+            for old in RELEASE["rounds"][::40]:
+                mine, other = names[old["player_id"]], "bob" if names[old["player_id"]] == "alice" else "alice"
+                r = client.get(f"/api/v1/rounds/{old['id']}", headers=auth[mine])
+                assert r.status_code == 200, r.text
+                assert r.json()["id"] == ids.public(old["id"]) and r.json()["bet"] == old["bet"]
+                assert client.get(f"/api/v1/rounds/{old['id']}/verify", headers=auth[mine]).json()["ok"]
+                assert client.get(f"/api/v1/rounds/{old['id']}", headers=auth[other]).status_code == 404
+            assert ids.legacy_max == max(r["id"] for r in RELEASE["rounds"])
+            assert ids.candidates(ids.legacy_max + 1) == [ids.internal(ids.legacy_max + 1)]  # later: keyed only
     finally:
         engine.dispose()
 

@@ -119,8 +119,9 @@ def test_alarm_reaches_the_log_the_metrics_and_the_overview(make_server, tmp_pat
         server.client.get("/metrics", headers={"X-Operator-Key": key})  # still outside: not logged again
     alarms = [r for r in caplog.records if r.name == "reelforge.monitor"]
     assert len(alarms) == 1 and "RTP alarm: seven-lines build 96.0" in alarms[0].getMessage()
-    assert 'reelforge_rtp_alarm{build="96.0",game="seven-lines",mode="paid",version="' + version + '"} 1.0' in text
-    assert 'reelforge_rtp_alarm{build="96.2",game="forge-of-fortunes",mode="paid",version="' in text
+    assert ('reelforge_rtp_alarm{brand="default",build="96.0",currency="EUR",game="seven-lines",mode="paid",'
+            'version="' + version + '"} 1.0') in text
+    assert 'reelforge_rtp_alarm{brand="default",build="96.2",currency="EUR",game="forge-of-fortunes",mode="paid",' in text
     overview = server.client.get("/api/v1/operator/overview", headers={"X-Operator-Key": key}).json()
     assert [(a["game"], a["state"]) for a in overview["alarms"]] == [("seven-lines", "high")]
     states = {b["game"]: b["monitor"]["state"] for b in overview["builds"]}

@@ -15,15 +15,20 @@ from reelforge.core.draws import SeededDraws
 from reelforge.ops.client import ApiClient
 from reelforge.ops.refwallet import WalletProcess
 from reelforge.server.clock import utcnow
-from tests.server.seamless_support import API_KEY, GAME, SECRET, launch, seamless_config, signed_call
+from tests.server.seamless_support import (
+    API_KEY,
+    GAME,
+    SECRET,
+    launch,
+    reference_wallet,
+    seamless_config,
+    signed_call,
+)
 
 
 @pytest.fixture(scope="module")
 def wallet(tmp_path_factory) -> Iterator[WalletProcess]:
-    process = WalletProcess(f"sqlite:///{tmp_path_factory.mktemp('wallet') / 'wallet.db'}", SECRET, seed=7)
-    process.start()
-    yield process
-    process.stop()
+    yield from reference_wallet(tmp_path_factory, seed=7)
 
 
 @pytest.fixture
@@ -371,7 +376,8 @@ def test_the_wallet_calls_and_the_outbox_show_in_metrics_and_on_the_operator_ove
               if line.startswith('reelforge_wallet_calls_total{kind="debit",outcome="ok"}')]
     assert debits and float(debits[0].split()[-1]) >= 1
     assert 'reelforge_wallet_call_duration_seconds_count{kind="debit"}' in text
-    assert "reelforge_wallet_outbox_depth 0.0" in text  # the credit (if any) delivered at the reveal
+    assert 'reelforge_wallet_outbox_depth{brand="default"} 0.0' in text  # the credit (if any) delivered at once
+    assert 'reelforge_wallet_outbox_oldest_age_seconds{brand="default"} 0.0' in text
     health = server.client.get("/api/v1/operator/overview", headers=key).json()["wallet"]
     assert health["outbox_depth"] == 0 and health["calls"]["debit"]["ok"] >= 1
     assert ("credit" in health["calls"]) == bool(rnd["paid"])

@@ -15,7 +15,7 @@ from reelforge.server.auth import bearer, open_session
 from reelforge.server.launch import create_launch, exchange_launch
 from reelforge.server.schema import players, rounds
 
-from .conftest import OPERATOR_KEY, test_config
+from .conftest import OPERATOR_KEY, screenshot, test_config
 
 GAME = "forge-of-fortunes"
 
@@ -27,6 +27,16 @@ def WEB_CONFIG():  # noqa: N802 - the name the web_server fixture looks for
     games = dict(config.games)
     games[GAME] = replace(games[GAME], ladders={"JPY": games[GAME].bet_ladder})
     return replace(config, mode="operator", games=games)
+
+
+def minor_units(text: str) -> int:
+    """The minor units a formatted amount shows, unsigned: its digits as one number ("¥0" 0, "€1,234.05" 123405)."""
+    return int(re.sub(r"\D", "", text))
+
+
+def test_a_figure_of_zero_reads_as_zero_minor_units() -> None:
+    # finding 16: the digits of "¥0" stripped of leading zeros gave '' against '0' (a currency with no win)
+    assert [minor_units(t) for t in ("¥0", "€0.00", "€1,234.05", "−€0.50", "¥1,000")] == [0, 0, 123405, 50, 1000]
 
 
 def test_each_currency_has_its_own_line(web_server, new_page) -> None:
@@ -57,17 +67,24 @@ def test_each_currency_has_its_own_line(web_server, new_page) -> None:
     page.get_by_test_id("key").fill(OPERATOR_KEY)
     page.get_by_test_id("key-submit").click()
     expect(page.locator("body")).to_have_attribute("data-loaded", "1")
-    row = page.get_by_test_id("build-row").filter(has_text=GAME)
-    expect(row).to_have_count(1)
-    cells = row.locator("td.num")  # started, open, voided, expired, stakes, wins, GGR, ...
-    for index, figure in ((4, lambda s, w: s), (5, lambda s, w: w), (6, lambda s, w: s - w)):
-        lines = cells.nth(index).locator("div").all_inner_texts()
-        assert len(lines) == 2, lines
-        shown = dict(zip(("EUR", "JPY"), lines, strict=True))  # sorted by currency code
-        assert "€" in shown["EUR"] and "¥" in shown["JPY"], shown
-        assert not re.search(r"[.,]\d{2}$", shown["JPY"]), shown  # yen has no minor unit to show
-        for code, text in shown.items():
-            value = figure(*db[code])
-            assert re.sub(r"\D", "", text).lstrip("0") == str(abs(value)), (code, text, value)
+    rows = page.get_by_test_id("build-row").filter(has_text=GAME)
+    expect(rows).to_have_count(2)  # one row per currency: euro and yen figures are never added together
+    for i, code in enumerate(("EUR", "JPY")):  # sorted by currency code
+        row = rows.nth(i)
+        expect(row.get_by_test_id("currency")).to_have_text(code)
+        cells = row.locator("td.num")  # started, open, voided, expired, stakes, wins, GGR, observed RTP, ...
+        for index, figure in ((4, lambda s, w: s), (5, lambda s, w: w), (6, lambda s, w: s - w)):
+            text, value = cells.nth(index).inner_text(), figure(*db[code])
+            assert ("€" if code == "EUR" else "¥") in text, text
+            assert code == "EUR" or not re.search(r"[.,]\d{2}$", text), text  # yen has no minor unit to show
+            assert minor_units(text) == abs(value), (code, text, value)
             assert ("-" in text or "−" in text) == (value < 0), (code, text, value)
-    assert not page.js_errors, page.js_errors
+    screenshot(page, "operator-page-currencies-desktop")
+    phone = new_page(phone=True)
+    phone.goto("/operator.html")
+    phone.get_by_test_id("key").fill(OPERATOR_KEY)
+    phone.get_by_test_id("key-submit").click()
+    expect(phone.locator("body")).to_have_attribute("data-loaded", "1")
+    expect(phone.get_by_test_id("build-row").filter(has_text=GAME)).to_have_count(2)
+    screenshot(phone, "operator-page-currencies-phone")
+    assert not page.js_errors and not phone.js_errors, (page.js_errors, phone.js_errors)

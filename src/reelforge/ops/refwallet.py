@@ -8,15 +8,22 @@ once per transaction id (a repeated call gets the first answer and changes
 nothing), and refuses unsigned, badly signed or expired calls with 401.
 Rollback semantics, as most operators' wallets: a rollback of a debit it
 applied refunds it; a rollback of a debit it never saw is recorded, and that
-debit is refused should it arrive later.
+debit is refused should it arrive later; a rollback naming another player or
+another amount than its debit's is refused (409 ``transaction_mismatch``)
+and changes nothing. Every answer it gives (refusals included) is signed
+(``X-Timestamp``, ``X-Signature``: :func:`reelforge.server.signing.answer_headers`,
+tied to the call it answers), and a debit's ``game``, ``brand`` and operator
+``session`` are kept in its ledger.
 
 Faults, set with ``POST /admin/faults`` (signed): the probability of each
 per call, drawn from a seeded stream: ``timeout_before`` (hang without
 applying), ``timeout_after`` (apply, commit, then hang), ``error_before``
 and ``error_after`` (a 500 without / after applying), ``nonsense`` (apply,
 then answer a wrong transaction id, a wrong amount or a body that is not
-JSON), ``slow`` (wait ``slow_seconds`` first); ``hang_seconds`` is how long a
-hang lasts. Restarts are the caller's: kill the process and start it again
+JSON), ``slow`` (wait ``slow_seconds`` first), ``refuse_after`` (apply,
+commit, then answer 409 ``injected_refusal``, as a gateway or a wallet failing
+after its commit would), ``dribble`` (apply, then send the answer one byte
+every ``slow_seconds``); ``hang_seconds`` is how long a hang lasts. Restarts are the caller's: kill the process and start it again
 on the same database. ``GET /admin/stats``: calls, faults injected and
 duplicate deliveries (a transaction id seen again) counted since start.
 """
@@ -48,11 +55,11 @@ from sqlalchemy import (
 )
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from reelforge.server.errors import ApiError
-from reelforge.server.signing import check_signature
+from reelforge.server.signing import answer_headers, check_signature
 
 metadata = MetaData()
 accounts = Table(
@@ -75,9 +82,13 @@ transactions = Table(
     Column("status", String(16), nullable=False),  # applied, rolled_back (a debit), tombstone
     Column("balance_after", BigInteger, nullable=False),
     Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("game", String(64)),  # a debit's context, as the game server sent it
+    Column("brand", String(32)),
+    Column("session", String(128)),
 )
 
-FAULTS = ("timeout_before", "timeout_after", "error_before", "error_after", "nonsense", "slow")
+FAULTS = ("timeout_before", "timeout_after", "error_before", "error_after", "nonsense", "slow", "refuse_after",
+          "dribble")
 
 
 @dataclass
@@ -111,6 +122,8 @@ class RefWallet:
         self.engine = engine
         self.secret = secret
         self.window = window
+        self.page_size = 10_000
+        """Transactions per page of ``GET /transactions`` (the soak and tests set a small one)."""
         self.faults = Faults(rng=random.Random(seed))
         self.lock = threading.Lock()  # one money transaction at a time (one process owns the database)
         self.stats: dict[str, int] = {"calls": 0, "duplicates": 0, **{f: 0 for f in FAULTS}}
@@ -169,6 +182,9 @@ class RefWallet:
                         id=reference, kind="debit", player=player, round_id=body.get("round_id"), amount=amount,
                         applied=0, currency=currency, reference=None, status="tombstone", balance_after=balance,
                         created_at=now))
+                elif debit is not None and (debit.player != player or debit.amount != amount):
+                    return 409, {"error": "transaction_mismatch",
+                                 "detail": f"{reference} was a debit of another player or amount"}
                 elif debit is not None and debit.kind == "debit" and debit.status == "applied":
                     applied = -debit.applied
                     conn.execute(update(transactions).where(transactions.c.id == reference)
@@ -178,8 +194,15 @@ class RefWallet:
             conn.execute(transactions.insert().values(
                 id=tx_id, kind=kind, player=player, round_id=body.get("round_id"), amount=amount, applied=applied,
                 currency=currency, reference=reference if kind == "rollback" else None, status="applied",
-                balance_after=balance, created_at=now))
+                balance_after=balance, created_at=now, **{k: _text(body.get(k)) for k in ("game", "brand", "session")}))
             return 200, self._answer(tx_id, amount, currency, balance)
+
+    def reply(self, request: Request, payload: Any, status: int = 200) -> Response:
+        """A JSON answer signed for the call it answers (unsigned when the call had no signature)."""
+        body = json.dumps(payload).encode()
+        sig = request.headers.get("x-signature")
+        headers = answer_headers(self.secret, status, sig, body) if sig else {}
+        return Response(body, status_code=status, media_type="application/json", headers=headers)
 
     @staticmethod
     def _answer(tx_id: str, amount: int, currency: str, balance: int) -> dict[str, Any]:
@@ -189,16 +212,17 @@ class RefWallet:
         with self.engine.connect() as conn:
             return conn.execute(select(accounts.c.balance).where(accounts.c.player == player)).scalar()
 
-    def ledger(self, round_id: int | None, after: int) -> list[dict[str, Any]]:
-        """Transactions (a round's, or all after sequence number ``after``), oldest first."""
+    def ledger(self, round_id: int | None, after: int, limit: int = 10_000) -> list[dict[str, Any]]:
+        """Transactions (a round's, or all) after sequence number ``after``, oldest first, ``limit`` at most."""
         query = select(transactions).where(transactions.c.seq > after)
         if round_id is not None:
             query = query.where(transactions.c.round_id == round_id)
         with self.engine.connect() as conn:
-            rows = conn.execute(query.order_by(transactions.c.seq).limit(10_000)).all()
+            rows = conn.execute(query.order_by(transactions.c.seq).limit(limit)).all()
         return [{"seq": r.seq, "transaction_id": r.id, "kind": r.kind, "player": r.player, "round_id": r.round_id,
                  "amount": r.amount, "applied": r.applied, "currency": r.currency, "reference": r.reference,
-                 "status": r.status, "balance_after": r.balance_after} for r in rows]
+                 "status": r.status, "balance_after": r.balance_after, "game": r.game, "brand": r.brand,
+                 "session": r.session} for r in rows]
 
 
 def create_wallet_app(wallet: RefWallet) -> Starlette:
@@ -209,7 +233,7 @@ def create_wallet_app(wallet: RefWallet) -> Starlette:
         try:
             body = await wallet.signed(request)
         except ApiError as exc:
-            return JSONResponse({"error": exc.code, "detail": exc.detail}, status_code=exc.status)
+            return wallet.reply(request, {"error": exc.code, "detail": exc.detail}, exc.status)
         wallet.stats["calls"] += 1
         fault = wallet.faults.pick(kind)
         if fault:
@@ -219,27 +243,37 @@ def create_wallet_app(wallet: RefWallet) -> Starlette:
         if fault in ("timeout_before", "error_before"):
             if fault == "timeout_before":
                 await _sleep(wallet.faults.hang_seconds)
-            return JSONResponse({"error": "injected_fault"}, status_code=500)
+            return wallet.reply(request, {"error": "injected_fault"}, 500)
         if kind == "balance":
             balance = wallet.balance_of(str(body.get("player")))
             if balance is None:
-                return JSONResponse({"error": "unknown_player"}, status_code=404)
-            return JSONResponse({"player": body.get("player"), "currency": body.get("currency"), "balance": balance})
+                return wallet.reply(request, {"error": "unknown_player"}, 404)
+            return wallet.reply(request, {"player": body.get("player"), "currency": body.get("currency"),
+                                          "balance": balance})
         import asyncio
 
         status, answer = await asyncio.to_thread(wallet.apply, kind, body)
+        if status != 200:  # its refusal is its statement about this very transaction: nothing was applied
+            answer["transaction_id"] = body.get("transaction_id")
         if fault == "timeout_after":
             await _sleep(wallet.faults.hang_seconds)
         if fault == "error_after":
-            return JSONResponse({"error": "injected_fault"}, status_code=500)
+            return wallet.reply(request, {"error": "injected_fault"}, 500)
+        if fault == "refuse_after" and status == 200:
+            return wallet.reply(request, {"error": "injected_refusal", "detail": "refused after applying it"}, 409)
+        if fault == "dribble":
+            signed = wallet.reply(request, answer, status)
+            return StreamingResponse(_dribble(signed.body, wallet.faults.slow_seconds), status_code=status,
+                                     media_type="application/json",
+                                     headers={k: v for k, v in signed.headers.items() if k.startswith("x-")})
         if fault == "nonsense" and status == 200:
             choice = wallet.faults.rng.randrange(3)
             if choice == 0:
-                return JSONResponse({**answer, "transaction_id": "no-such-transaction"})
+                return wallet.reply(request, {**answer, "transaction_id": "no-such-transaction"})
             if choice == 1:
-                return JSONResponse({**answer, "amount": answer["amount"] + 1})
+                return wallet.reply(request, {**answer, "amount": answer["amount"] + 1})
             return Response(b"<html>gateway</html>", media_type="text/html")
-        return JSONResponse(answer, status_code=status)
+        return wallet.reply(request, answer, status)
 
     async def admin(request: Request) -> Response:
         try:
@@ -271,7 +305,10 @@ def create_wallet_app(wallet: RefWallet) -> Starlette:
             return JSONResponse({"error": exc.code, "detail": exc.detail}, status_code=exc.status)
         round_id = request.query_params.get("round_id")
         after = int(request.query_params.get("after", "0"))
-        return JSONResponse({"transactions": wallet.ledger(int(round_id) if round_id else None, after)})
+        # its page size is its own (``page_size``); ``next``: the cursor of the next page, null at the end
+        page = wallet.ledger(int(round_id) if round_id else None, after, wallet.page_size)
+        return JSONResponse({"transactions": page,
+                             "next": str(page[-1]["seq"]) if len(page) == wallet.page_size else None})
 
     async def stats(_request: Request) -> Response:
         return JSONResponse(wallet.stats)
@@ -282,6 +319,16 @@ def create_wallet_app(wallet: RefWallet) -> Starlette:
         Route("/admin/{what}", admin, methods=["POST"]),
         Route("/{kind:str}", money, methods=["POST"]),
     ])
+
+
+async def _dribble(body: bytes, every: float) -> Any:
+    for i in range(len(body)):
+        await _sleep(every)
+        yield body[i:i + 1]
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
 
 
 async def _sleep(seconds: float) -> None:
@@ -310,8 +357,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--secret", required=True, help="the HMAC secret shared with the game server")
     parser.add_argument("--seed", type=int, default=None, help="seed of the fault draws")
+    parser.add_argument("--page-size", type=int, default=10_000, help="transactions per page of its ledger")
     args = parser.parse_args(argv)
     wallet = RefWallet(open_wallet_db(args.db), args.secret, args.seed)
+    wallet.page_size = args.page_size
     config = uvicorn.Config(create_wallet_app(wallet), host="127.0.0.1", port=args.port, log_level="warning",
                             access_log=False)
     server = uvicorn.Server(config)
@@ -334,8 +383,9 @@ class WalletProcess:
     """The reference wallet as a child process (tests and the soak): start, SIGKILL, restart, and its
     signed admin calls."""
 
-    def __init__(self, db: str, secret: str, seed: int | None = None, port: int | None = None) -> None:
-        self.db, self.secret, self.seed = db, secret, seed
+    def __init__(self, db: str, secret: str, seed: int | None = None, port: int | None = None,
+                 page_size: int = 10_000) -> None:
+        self.db, self.secret, self.seed, self.page_size = db, secret, seed, page_size
         self.port = port or free_port()
         self.proc: Any = None
         self.restarts = 0
@@ -349,7 +399,7 @@ class WalletProcess:
         import sys
 
         args = [sys.executable, "-m", "reelforge.ops.refwallet", "--db", self.db, "--port", str(self.port),
-                "--secret", self.secret]
+                "--secret", self.secret, "--page-size", str(self.page_size)]
         if self.seed is not None:
             args += ["--seed", str(self.seed + self.restarts)]
         self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, text=True)
@@ -410,12 +460,13 @@ class WalletProcess:
     def ledger(self, round_id: int | None = None) -> list[dict[str, Any]]:
         """The wallet's transactions (a round's), oldest first."""
         out: list[dict[str, Any]] = []
-        while True:
-            query = f"after={out[-1]['seq'] if out else 0}" + (f"&round_id={round_id}" if round_id else "")
-            page = self.call("GET", f"/transactions?{query}")["transactions"]
-            out += page
-            if len(page) < 10_000:
-                return out
+        cursor: str | None = "0"
+        while cursor is not None:
+            query = f"after={cursor}" + (f"&round_id={round_id}" if round_id else "")
+            answer = self.call("GET", f"/transactions?{query}")
+            out += answer["transactions"]
+            cursor = answer.get("next")
+        return out
 
     def stats(self) -> dict[str, int]:
         import httpx

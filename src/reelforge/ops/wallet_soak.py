@@ -104,7 +104,7 @@ def _config_text(db: str, wallet_url: str, brand: str = "default", secret: str =
             'round_start_quantum_ms = 0\nsession_requests_per_second = 0\nip_requests_per_second = 0\n'
             f'[games.{soak_game()[0]}]\nbet_ladder = [{soak_game()[1][0]}, {soak_game()[1][1]}]\n'
             f'[operator]\nwallet = "seamless"\nsecret = "{secret}"\nwallet_url = "{wallet_url}"\n'
-            f'brand = "{brand}"\nwallet_timeout_seconds = 1.0\ndebit_resolve_seconds = 2.0\n')
+            f'brand = "{brand}"\nwallet_timeout_seconds = 1.0\nstart_limit_seconds = 3.0\n')
 
 
 @dataclass

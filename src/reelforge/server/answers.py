@@ -56,24 +56,33 @@ class IdempotentAnswers:
         if stored.request_sha256 != req_hash:
             raise ApiError(409, "idempotency_key_reused",
                            "this Idempotency-Key was already used for a different request")
-        if stored.response == "":  # purged after the retention: the request was carried out; it is not carried out again
-            raise ApiError(409, "idempotency_key_expired",
-                           f"this Idempotency-Key was used more than {self.config.idempotency_retention_days:g} "
-                           "days ago; the request was carried out then and is not repeated (its answer is no "
-                           "longer kept)")
+        if stored.response == "":  # purged before 0008 kept the key's hash: carried out then, not again
+            raise self._spent_key()
         text, at = stored.response, stored.steps_at
         if stored.round_id is None:
             return Answer(stored.status_code, text)
         steps = steps_text(tx.round_bet(stored.round_id), tx.steps(stored.round_id, stored.steps_shown))
         return Answer(stored.status_code, text[:at] + steps + text[at:])
 
+    def _spent_key(self) -> ApiError:
+        """The refusal of a key whose request was carried out and whose answer was purged after the retention
+        (the round or the transfer it made keeps the key's hash, unique: nothing is charged twice)."""
+        return ApiError(409, "idempotency_key_expired",
+                        f"this Idempotency-Key was used more than {self.config.idempotency_retention_days:g} "
+                        "days ago; the request was carried out then and is not repeated (its answer is no "
+                        "longer kept)")
+
     def purge_idempotency(self, now: datetime | None = None, batch: int = 500) -> int:
         """Purge the stored answers of idempotency keys older than the retention; return how many.
 
-        A step's key goes with its answer; a round start's or a transfer's
-        key keeps its request's hash (a few dozen bytes): a retry after the
+        Every stored answer is deleted, a step's, a round start's or a
+        transfer's: the round a start made keeps its key's SHA-256
+        (``rounds.start_key``, unique per player) and a transfer's ledger entry
+        its own (``ledger.transfer_key``, unique), so a retry after the
         retention is refused with ``idempotency_key_expired`` instead of being
-        carried out a second time, so nothing is ever charged twice. Each
+        carried out a second time, and nothing is ever charged twice. (A
+        start's or transfer's answer stored before migration 0008 keeps its
+        request hash instead: its round or transfer does not hold the key.) Each
         ``batch`` is its own short transaction, so requests go on between them
         (SQLite's write lock is held for one batch at a time).
         """

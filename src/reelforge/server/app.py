@@ -32,7 +32,7 @@ from reelforge.server.errors import database_errors
 from reelforge.server.fairshare import FairShare
 from reelforge.server.hardening import Hardening, document_errors
 from reelforge.server.launch import purge_nonces
-from reelforge.server.metrics import DatabaseCollector, Metrics, Observe, OutboxCollector
+from reelforge.server.metrics import BuildInfoCollector, DatabaseCollector, Metrics, Observe, OutboxCollector
 from reelforge.server.monitor import RtpMonitor, figures_for
 from reelforge.server.rounds import DrawFactory, RoundService
 from reelforge.server.tally import RoundTally, open_rounds, settle_seconds_for
@@ -85,13 +85,18 @@ def create_app(config: ServerConfig, database_url: str | None = None, *, engine:
     metrics = Metrics(metrics_multiprocess)
     monitor = RtpMonitor(RoundTally(engine, config.monitor.since, settle_seconds_for(config.db_pool_timeout_seconds)),
                          config.monitor, figures_for(config.monitor))
-    metrics.add_collector(DatabaseCollector(monitor, lambda: open_rounds(engine, limit=0)[0]))
+    if config.database_metrics:  # one reporting process per database: a sum over instances counts it once
+        metrics.add_collector(DatabaseCollector(monitor, lambda: open_rounds(engine, limit=0)[0]))
+    metrics.add_collector(BuildInfoCollector([(g, a.build.identity.name, a.build.identity.version,
+                                               a.build.identity.content_hash) for g, a in service.games.items()],
+                                             reelforge.__version__))
     http.on_refusal = metrics.refusals  # the HTTP limits' refusals (this process's, whichever app)
     ctx = Context(engine, config, service, metrics, monitor)
     if service.wallet is not None:  # seamless: the wallet calls and the outbox in /metrics and on the operator page
         seamless = service.wallet
         seamless.stats.hooks.append(metrics.observe_wallet_call)
-        metrics.add_collector(OutboxCollector(seamless.outbox_depth))
+        if config.database_metrics:
+            metrics.add_collector(OutboxCollector(seamless.outbox_by_brand))
         ctx.wallet_health = lambda: {"outbox_depth": seamless.outbox_depth(), **seamless.stats.snapshot()}
     # No OpenTelemetry: FastAPI's native telemetry would check for providers on every request.
     # No interactive docs unless a demo configuration asks for them (api_docs): FastAPI's pages load their
@@ -107,7 +112,7 @@ def create_app(config: ServerConfig, database_url: str | None = None, *, engine:
     errors.add_catch_all(app)
     # Around every route, money routes included: the rate limits and one request at a time per session.
     app.add_middleware(FairShare, session_rate=config.session_requests_per_second,
-                       ip_rate=config.ip_requests_per_second)
+                       ip_rate=config.ip_requests_per_second, trusted_proxies=config.trusted_proxies)
     # Outermost (added last): the one body limit and the security headers cover every answer.
     app.add_middleware(Hardening, max_body=MAX_BODY)
     # Around that: every answer's latency and status in the metrics, its request id and log line.

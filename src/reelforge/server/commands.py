@@ -33,12 +33,12 @@ def _existing_database(url: str):
     """Open an existing database (verify and expire never create one; a typo would verify nothing)."""
     from sqlalchemy.engine import make_url
 
-    from reelforge.server.db import DatabaseError, open_database
+    from reelforge.server.db import DatabaseError, masked_url, open_database
 
     try:
         parsed = make_url(url)
     except Exception as exc:  # noqa: BLE001 - any unparsable URL is the user's typo
-        raise typer.BadParameter(f"not a database URL: {url!r}", param_hint="--db") from exc
+        raise typer.BadParameter(f"not a database URL: {masked_url(url)!r}", param_hint="--db") from exc
     if parsed.get_backend_name() == "sqlite" and not Path(parsed.database or "").is_file():
         raise typer.BadParameter(f"no SQLite database at {parsed.database!r}", param_hint="--db")
     try:
@@ -86,9 +86,9 @@ def serve(
 
     from reelforge.server.app import create_app
     from reelforge.server.auth import demo_players, ensure_demo_player
-    from reelforge.server.db import DatabaseError, open_database
+    from reelforge.server.db import DatabaseError, masked_url, open_database
     from reelforge.server.http import uvicorn_settings
-    from reelforge.server.logs import FORMATS, configure_logging
+    from reelforge.server.logs import FORMATS, configure_logging, event_line
     from reelforge.server.metrics import MULTIPROC_ENV
 
     if config is None and not demo:
@@ -110,19 +110,26 @@ def serve(
     mixed = 0 if cfg.demo or allow_demo_players else demo_players(engine)
     engine.dispose()
     if mixed:
-        typer.echo(f"error: operator mode refused: {url} holds {mixed} demo player(s) with play money, which must "
+        typer.echo(f"error: operator mode refused: {masked_url(url)} holds {mixed} demo player(s) with play money, which must "
                    "not mix with real money; give operator mode a database of its own (or "
                    "--allow-demo-players-with-real-money: they stay refused)", err=True)
         raise typer.Exit(2)
     limits = uvicorn_settings(cfg)
     shown = "localhost" if host in ("0.0.0.0", "::") else host
-    typer.echo(f"reelforge server ({cfg.mode} mode) on {url}")
-    typer.echo(f"Open http://{shown}:{port}/ in your browser" + (" and sign in with any player name." if cfg.demo else "."))
-    if cfg.demo:
-        typer.echo(f"Demo mode: a new player starts with {cfg.demo_balance / 100:,.2f} {cfg.currency} of play money "
-                   f"(the player 'demo' has {demo_balance / 100:,.2f}).")
-    typer.echo(f"API description: http://{shown}:{port}/openapi.json. Operator page: http://{shown}:{port}/operator.html; "
-               f"metrics: /metrics. One line per request below; Ctrl-C stops.")
+    if log_format == "json":  # a log pipeline reads every line as JSON, the banner too (never a password)
+        typer.echo(event_line("reelforge.server", {
+            "event": "server_started", "mode": cfg.mode, "database": masked_url(url), "url": f"http://{shown}:{port}/",
+            "workers": workers, "wallet": cfg.operator.wallet, "openapi": "/openapi.json",
+            "operator_page": "/operator.html", "metrics": "/metrics"}))
+    else:
+        typer.echo(f"reelforge server ({cfg.mode} mode) on {masked_url(url)}")
+        typer.echo(f"Open http://{shown}:{port}/ in your browser"
+                   + (" and sign in with any player name." if cfg.demo else "."))
+        if cfg.demo:
+            typer.echo(f"Demo mode: a new player starts with {cfg.demo_balance / 100:,.2f} {cfg.currency} of play "
+                       f"money (the player 'demo' has {demo_balance / 100:,.2f}).")
+        typer.echo(f"API description: http://{shown}:{port}/openapi.json. Operator page: "
+                   f"http://{shown}:{port}/operator.html; metrics: /metrics. One line per request below; Ctrl-C stops.")
     if workers == 1:
         configure_logging(log_format)
         app = create_app(cfg, url, allow_demo_players=allow_demo_players)
@@ -143,7 +150,8 @@ def serve(
         finally:
             if own_dir is not None:
                 shutil.rmtree(own_dir, ignore_errors=True)
-    typer.echo("reelforge server stopped. Goodbye.")
+    typer.echo(event_line("reelforge.server", {"event": "server_stopped"}) if log_format == "json"
+               else "reelforge server stopped. Goodbye.")
     sys.stdout.flush()
 
 
@@ -178,7 +186,9 @@ def verify(
     if round_id is not None:
         result = verify_round(engine, round_id)
         if result is None:
-            typer.echo(f"no round {round_id} in {db}", err=True)
+            from reelforge.server.db import masked_url
+
+            typer.echo(f"no round {round_id} in {masked_url(db)}", err=True)
             raise typer.Exit(2)
         results = [result]
     else:
@@ -204,12 +214,18 @@ def expire(
     db: str | None = typer.Option(None, "--db", help=f"database URL (default: the config's, else {DEFAULT_DATABASE})"),
     config: Path | None = typer.Option(None, "--config", help="operator configuration (for round_expiry_days)"),
     days: float | None = typer.Option(None, "--days", min=0.0, help="override the expiry (days)"),
+    log_format: str = typer.Option("json", "--log-format",
+                                   help="one line per completed round (round_completed_on_expiry): json or human"),
 ) -> None:
     """Complete every round unfinished longer than the expiry: its remaining steps revealed, its decided win
-    credited (never refunded: rounds are decided when staked)."""
+    credited (never refunded: rounds are decided when staked); each logged as a round event."""
     from dataclasses import replace
 
+    from reelforge.server.logs import FORMATS, configure_logging, unconfigure_logging
     from reelforge.server.rounds import RoundService
+
+    if log_format not in FORMATS:
+        raise typer.BadParameter(f"choose {', '.join(FORMATS)}", param_hint="--log-format")
 
     cfg = _config(config, False) if config is not None else ServerConfig()
     cfg = replace(cfg, games={})  # expiry needs no game configuration
@@ -217,8 +233,18 @@ def expire(
         cfg = replace(cfg, round_expiry_days=days)
     url = db or cfg.database or DEFAULT_DATABASE
     engine = _existing_database(url)
-    n = RoundService(engine, cfg).expire()
-    engine.dispose()
+    handler = configure_logging(log_format, sys.stdout)
+    try:
+        n = RoundService(engine, cfg).expire()
+    finally:
+        unconfigure_logging(handler)
+        engine.dispose()
+    if log_format == "json":
+        from reelforge.server.logs import event_line
+
+        typer.echo(event_line("reelforge.server", {"event": "expiry_done", "completed": n,
+                                                   "round_expiry_days": cfg.round_expiry_days}))
+        return
     typer.echo(f"{n} round(s) unfinished for more than {cfg.round_expiry_days:g} days completed "
                "(decided wins credited)")
 
@@ -232,7 +258,7 @@ def verify_fair(
 ) -> None:
     """Verify provably fair rounds offline from their seeds alone: the server seed against the commitment, then
     every draw made again and the round replayed through the rules engine (exit 1 if any round differs)."""
-    from reelforge.server.fair_verify import ExportError, rounds_of, verify_export
+    from reelforge.server.fair_verify import ExportError, nonce_differences, rounds_of, verify_export
 
     def refuse(message: str) -> None:
         typer.echo(f"error: {message}", err=True)
@@ -246,11 +272,14 @@ def verify_fair(
         refuse(f"{export} is not JSON: {exc}")
     bad = 0
     rounds = rounds_of(data)
-    for item in rounds:
+    sequence = nonce_differences(rounds)
+    for i, item in enumerate(rounds):
         try:
             result = verify_export(item, server_seed)
         except ExportError as exc:
             refuse(str(exc))
+        if i in sequence:
+            result.update(ok=False, differences=result["differences"] + sequence[i])
         bad += not result["ok"]
         if as_json:
             typer.echo(json.dumps(result))
@@ -273,9 +302,11 @@ def reconcile(
     brand: str | None = typer.Option(None, "--brand", help="the brand whose wallet to reconcile (default: the "
                                                            "configuration's [operator] brand)"),
     as_json: bool = typer.Option(False, "--json", help="one JSON object"),
+    max_pending_seconds: float = typer.Option(300.0, "--max-pending-seconds", min=0,
+                                              help="a wallet call unsettled longer than this is overdue (exit 1)"),
 ) -> None:
     """Compare a brand's seamless wallet ledger with our rounds and wallet calls of that brand; name every
-    difference (exit 1 if any)."""
+    difference and every call unsettled longer than --max-pending-seconds (exit 1 if any)."""
     from reelforge.server.reconcile import operator_ledger, print_report
     from reelforge.server.reconcile import reconcile as compare
 
@@ -293,7 +324,7 @@ def reconcile(
         engine.dispose()
         typer.echo(f"cannot read the operator's ledger: {type(exc).__name__}: {exc}", err=True)
         raise typer.Exit(2) from exc
-    report = compare(engine, theirs, brand)
+    report = compare(engine, theirs, brand, max_pending_seconds)
     engine.dispose()
     print_report(report, as_json, typer.echo)
     if not report["clean"]:

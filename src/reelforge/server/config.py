@@ -23,6 +23,8 @@ Example (see ``demo.toml`` next to this module)::
     max_connections = 1000         # open connections per process (lowered to fit the descriptor limit)
     session_requests_per_second = 1000  # per session token and process (429 beyond; 0: off); bursts of twice
     ip_requests_per_second = 5000  # per client address and process (429 beyond; 0: off); bursts of twice
+    trusted_proxies = ["10.0.0.5", "10.1.0.0/16"]  # only these may say who the client is (X-Forwarded-For)
+    database_metrics = true        # report the database's figures in /metrics (false on all instances but one)
     metrics_token_sha256 = "<hex>" # optional: SHA-256 of a token that may read /metrics (besides the operator key)
 
     [games.forge-of-fortunes]
@@ -62,8 +64,9 @@ Example (see ``demo.toml`` next to this module)::
     wallet = "seamless"            # "transfer" (the server holds the balance) or "seamless" (the operator's does)
     secret_file = "/run/secrets/operator"  # the HMAC secret shared with the operator, kept in a file (or secret = "...")
     wallet_url = "https://wallet.operator.example/reelforge"  # seamless: its debit/credit/rollback/balance calls
-    wallet_timeout_seconds = 3     # one wallet call's time limit
-    debit_resolve_seconds = 10     # how long a start retries the rollback of an unanswered debit before answering
+    wallet_timeout_seconds = 3     # one wallet call's time limit (the whole answer, however slowly it comes)
+    start_limit_seconds = 5        # the longest a round start waits on the wallet (debit and its rollback)
+    signed_answers = false         # true: every wallet answer must carry the wallet's HMAC signature
     launch_url = "https://games.example/"     # base of launch URLs (default: this server's own address)
     launch_token_seconds = 60      # a launch token's life (used once)
     signature_window_seconds = 300 # a signed call's timestamp must be this close to the server's clock
@@ -84,6 +87,7 @@ cannot be set here (see :func:`reelforge.server.app.create_app`).
 from __future__ import annotations
 
 import hashlib
+import ipaddress
 import itertools
 import re
 import tomllib
@@ -146,7 +150,8 @@ class OperatorConfig:
     secret: str | None = None
     wallet_url: str | None = None
     wallet_timeout_seconds: float = 3.0
-    debit_resolve_seconds: float = 10.0
+    start_limit_seconds: float = 5.0
+    signed_answers: bool = False
     launch_url: str | None = None
     launch_token_seconds: float = 60.0
     signature_window_seconds: float = 300.0
@@ -332,6 +337,12 @@ class ServerConfig:
     max_connections: int = 1000
     session_requests_per_second: float = 1000.0
     ip_requests_per_second: float = 5000.0
+    trusted_proxies: tuple[str, ...] = ()
+    database_metrics: bool = True
+    """Whether ``/metrics`` reports the figures read from the database (rounds, money, the RTP monitor, the
+    outbox): several instances on one database set it on one only, so a ``sum`` over instances counts once."""
+    """Addresses or networks of the operator's proxies whose ``X-Forwarded-For`` names the client (none: the
+    peer's own address is the client's, whatever the header says)."""
     play: PlayRules = field(default_factory=PlayRules)
     provably_fair: bool = True
     """Rounds draw from the player's committed seed pair (docs/FAIRNESS.md); False: from the OS CSPRNG alone."""
@@ -414,7 +425,8 @@ _SERVER_KEYS = {"mode", "currency", "demo_balance", "round_expiry_days", "sessio
 _SERVER_KEYS |= {"idempotency_retention_days", "max_balance", "db_pool_size", "db_max_overflow",
                  "db_pool_timeout_seconds", "request_timeout_seconds"}
 _SERVER_KEYS |= {"housekeeping_seconds", "round_start_quantum_ms", "max_connections", "session_requests_per_second",
-                 "ip_requests_per_second", "provably_fair", "metrics_token_sha256", "api_docs"}
+                 "ip_requests_per_second", "provably_fair", "metrics_token_sha256", "api_docs", "trusted_proxies",
+                 "database_metrics"}
 _GAME_KEYS = {"build", "bet_ladder", "bet_ladders"}
 _MONITOR_KEYS = {"since", "confidence", "min_rounds", "check_seconds", "figures"}
 _PLAY_KEYS = {"profile", "reality_check_minutes", "session_limit_minutes", "turbo", "min_round_seconds",
@@ -719,8 +731,11 @@ def parse_profiles(raw: Any, where: str) -> dict[str, PlayRules]:
     return out
 
 
-_OPERATOR_KEYS = {"wallet", "secret", "secret_file", "wallet_url", "wallet_timeout_seconds", "debit_resolve_seconds",
-                  "launch_url", "launch_token_seconds", "signature_window_seconds", "brand"}
+_OPERATOR_KEYS = {"wallet", "secret", "secret_file", "wallet_url", "wallet_timeout_seconds", "start_limit_seconds",
+                  "signed_answers", "launch_url", "launch_token_seconds", "signature_window_seconds", "brand",
+                  "debit_resolve_seconds"}
+"""``debit_resolve_seconds``: the older key, still read: without ``start_limit_seconds`` the limit is
+``wallet_timeout_seconds + debit_resolve_seconds``."""
 
 
 def parse_operator(raw: Any, where: str) -> OperatorConfig:
@@ -755,15 +770,25 @@ def parse_operator(raw: Any, where: str) -> OperatorConfig:
                                    not launch_url.startswith(("http://", "https://"))):
         raise ConfigError(f"{where}: launch_url must be an http(s) URL, got {launch_url!r}")
     times = {key: _number(raw, key, getattr(OperatorConfig, key), where)
-             for key in ("wallet_timeout_seconds", "debit_resolve_seconds", "launch_token_seconds",
+             for key in ("wallet_timeout_seconds", "start_limit_seconds", "launch_token_seconds",
                          "signature_window_seconds")}
+    if "debit_resolve_seconds" in raw and "start_limit_seconds" not in raw:  # a configuration of before 0008
+        times["start_limit_seconds"] = times["wallet_timeout_seconds"] + _number(raw, "debit_resolve_seconds", 0,
+                                                                                 where, positive=False)
     for key, value in times.items():
         if not value <= 86400:
             raise ConfigError(f"{where}: '{key}' must be at most 86400, got {value}")
+    if times["start_limit_seconds"] < times["wallet_timeout_seconds"]:
+        raise ConfigError(f"{where}: start_limit_seconds ({times['start_limit_seconds']:g}) must be at least "
+                          f"wallet_timeout_seconds ({times['wallet_timeout_seconds']:g})")
+    signed_answers = raw.get("signed_answers", False)
+    if not isinstance(signed_answers, bool):
+        raise ConfigError(f"{where}: signed_answers must be true or false, got {signed_answers!r}")
     brand = raw.get("brand", "default")
     if not isinstance(brand, str) or not BRAND_ID.fullmatch(brand):
         raise ConfigError(f"{where}: brand must be 1-32 lower-case letters, digits, - and _, got {brand!r}")
-    return OperatorConfig(wallet=wallet, secret=secret, wallet_url=url, launch_url=launch_url, brand=brand, **times)
+    return OperatorConfig(wallet=wallet, secret=secret, wallet_url=url, launch_url=launch_url,
+                          signed_answers=signed_answers, brand=brand, **times)
 
 
 def parse_monitor(raw: Any, where: str) -> MonitorSettings:
@@ -835,6 +860,20 @@ def _fair_share_settings(server: dict[str, Any], where: str) -> dict[str, Any]:
                 "ip_requests_per_second"):
         if not values[key] <= 1e6:  # also refuses inf and nan
             raise ConfigError(f"{where}: '{key}' must be at most 1000000, got {values[key]}")
+    proxies = server.get("trusted_proxies", [])
+    if not isinstance(proxies, list) or not all(isinstance(p, str) for p in proxies):
+        raise ConfigError(f"{where}: trusted_proxies must be a list of addresses or networks, e.g. "
+                          f"[\"10.0.0.5\", \"10.1.0.0/16\"], got {proxies!r}")
+    for proxy in proxies:
+        try:
+            ipaddress.ip_network(proxy, strict=False)
+        except ValueError as exc:
+            raise ConfigError(f"{where}: trusted_proxies: {proxy!r} is not an IP address or network") from exc
+    values["trusted_proxies"] = tuple(proxies)
+    reporting = server.get("database_metrics", True)
+    if not isinstance(reporting, bool):
+        raise ConfigError(f"{where}: database_metrics must be true or false, got {reporting!r}")
+    values["database_metrics"] = reporting
     return values
 
 

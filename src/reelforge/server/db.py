@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import sqlite3
 import threading
 import time
@@ -102,13 +103,26 @@ class PoolSettings:
     timeout: float = 10.0
 
 
+_URL_PASSWORD = re.compile(r"(://[^:/@\s]*:)[^@\s]*@")
+_QUERY_SECRET = re.compile(r"((?:password|passwd|secret)=)[^&\s]*", re.IGNORECASE)
+
+
+def masked_url(url: str) -> str:
+    """``url`` fit to print or log: its password (and any ``password=`` query parameter) as ``***``."""
+    try:
+        shown = make_url(url).render_as_string(hide_password=True)
+    except Exception:  # noqa: BLE001 - an unparsable URL is masked by pattern
+        shown = _URL_PASSWORD.sub(r"\1***@", url)
+    return _QUERY_SECRET.sub(r"\1***", shown)
+
+
 def make_engine(url: str, pool: PoolSettings | None = None) -> Engine:
     """An engine for ``url`` with the transaction behaviour described above."""
     pool = pool or PoolSettings()
     try:
         parsed = make_url(url)
     except ArgumentError as exc:
-        raise DatabaseError(f"not a database URL: {url!r}") from exc
+        raise DatabaseError(f"not a database URL: {masked_url(url)!r}") from exc
     backend = parsed.get_backend_name()
     if backend == "sqlite":
         database = parsed.database or ""

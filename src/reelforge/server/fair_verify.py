@@ -127,18 +127,41 @@ def verify_export(data: Any, server_seed: str | None = None) -> dict[str, Any]:
     if diffs:
         return result
     stored = data["steps"]
-    if data.get("status") == "void":  # a malfunction while deciding it: refunded, nothing stored to replay
-        result.update(ok=not stored, differences=[] if not stored else ["a void round has steps"])
-        return result
-    finished = data.get("status") == "finished"
+    status = data.get("status")
     try:
-        replayed = replay_fair(game_id, build, mode, seed, client_seed, nonce, None if finished else len(stored))
+        game = get_game(game_id)
+        built = game.load_build(build, data.get("build_version") or None)
+        price = Fraction(bet) * game.stake_x(built, mode)
     except (UnknownGame, BuildError) as exc:
         raise ExportError(f"round {rid}: {exc}") from exc
-    except Exception as exc:  # noqa: BLE001 - the rules refusing the seeds' round is a finding
-        result["differences"] = [f"the rules could not play the seeds' round: {type(exc).__name__}: {exc}"]
+    except Exception as exc:  # noqa: BLE001 - a mode the build does not have is a finding
+        price = None
+        diffs.append(f"the build has no price for mode {mode!r}: {type(exc).__name__}: {exc}")
+    if price is not None and data.get("cost") != price:
+        diffs.append(f"cost {data.get('cost')} recorded, the build prices a {mode} round at bet {bet} at {price}")
+    finished = status == "finished"
+    try:
+        replayed = replay_fair(game_id, build, mode, seed, client_seed, nonce,
+                               None if finished or status == "void" else len(stored))
+    except (UnknownGame, BuildError) as exc:
+        raise ExportError(f"round {rid}: {exc}") from exc
+    except Exception as exc:  # noqa: BLE001 - the rules refusing the seeds' round is a finding (or a void's cause)
+        if status == "void" and not stored and data.get("paid") == 0:
+            result.update(ok=not diffs, differences=diffs)  # its malfunction is the seeds' round's own
+            return result
+        result["differences"] = diffs + [f"the rules could not play the seeds' round: {type(exc).__name__}: {exc}"]
+        return result
+    if status == "void":  # a malfunction voids a round; the seeds' round playing to its end shows none
+        total = Fraction(replayed[-1].result.total_win)
+        diffs.append(f"recorded void, but its seeds' round plays to its end without a malfunction (total win "
+                     f"{total}, paid {money(bet, total)} at bet {bet})")
+        result.update(differences=diffs)
         return result
     diffs += compare_steps(replayed, stored)
+    for step in stored:
+        if "win" in step and "win_x" in step and step["win"] != money(bet, Fraction(str(step["win_x"]))):
+            diffs.append(f"step {step.get('index', '?')}: win {step['win']} recorded, floor(bet {bet} x "
+                         f"{step['win_x']}) is {money(bet, Fraction(str(step['win_x'])))}")
     if finished:
         if len(replayed) > len(stored):
             diffs.append(f"the seeds' round has {len(replayed)} step(s), the finished record {len(stored)}")
@@ -147,9 +170,45 @@ def verify_export(data: Any, server_seed: str | None = None) -> dict[str, Any]:
             diffs.append(f"round total win {data.get('total_win_x')} recorded, {total} from the seeds")
         if data.get("paid") != money(bet, total):
             diffs.append(f"round paid {data.get('paid')}, floor(bet {bet} x {total}) is {money(bet, total)}")
+    elif status == "open":
+        if data.get("paid") != 0:
+            diffs.append(f"an open round has paid {data.get('paid')}: nothing is paid before its last step")
+        if stored and stored[-1].get("finished"):
+            diffs.append("recorded open, but its last step finished the round")
+    else:
+        diffs.append(f"unknown status {status!r}")
     result.update(ok=not diffs, steps_checked=min(len(replayed), len(stored)),
                   draws_checked=sum(len(s.draws) for s in replayed[:len(stored)]))
     return result
+
+
+def nonce_differences(rounds: list[Any]) -> dict[int, list[str]]:
+    """The nonce sequence of each seed pair among exported rounds (by position in ``rounds``): a pair's
+    rounds use its nonces 0, 1, 2, ... once each, so a nonce used twice, or missing between two that are
+    there, is named on the rounds concerned."""
+    pairs: dict[tuple[Any, Any], dict[int, list[int]]] = {}
+    for i, data in enumerate(rounds):
+        proof = data.get("fair") if isinstance(data, dict) else None
+        if not isinstance(proof, dict) or not isinstance(proof.get("nonce"), int):
+            continue
+        pair = (proof.get("server_seed_sha256"), proof.get("client_seed"))
+        pairs.setdefault(pair, {}).setdefault(proof["nonce"], []).append(i)
+    out: dict[int, list[str]] = {}
+    for (sha, _client), used in pairs.items():
+        ids = {n: [rounds[i].get("id") for i in at] for n, at in used.items()}
+        for n, at in used.items():
+            if len(at) > 1:
+                for i in at:
+                    out.setdefault(i, []).append(f"nonce {n} of seed pair {str(sha)[:12]}... is used by rounds "
+                                                 f"{ids[n]}: each nonce draws one round")
+        present = sorted(used)
+        for before, after in zip(present, present[1:], strict=False):
+            if after - before > 1:
+                for i in used[after]:
+                    out.setdefault(i, []).append(f"nonces {before + 1}..{after - 1} of seed pair {str(sha)[:12]}... "
+                                                 "are missing between the exported rounds (export every round "
+                                                 "of the pair)")
+    return out
 
 
 def rounds_of(data: Any) -> list[Any]:

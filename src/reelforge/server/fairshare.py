@@ -10,6 +10,9 @@ tells nothing of the round's unrevealed steps.
   player with many connections gets one request's share of the server, as
   every other player does: requests of different sessions interleave instead
   of queueing behind one player's burst. The limits are per server process.
+  The client's address is the peer's own; ``X-Forwarded-For`` is believed
+  only from the proxies listed in ``trusted_proxies`` (:class:`ClientAddress`;
+  uvicorn's own proxy-header handling is off).
   A session token stands for its player (sessions are opened by the
   operator's platform in operator mode; in demo mode by name, where the
   per-address limit bounds many sessions from one client).
@@ -29,6 +32,7 @@ from __future__ import annotations
 import asyncio
 import bisect
 import hashlib
+import ipaddress
 import json
 import math
 import time
@@ -82,21 +86,49 @@ class _Turn:
         self.count = 0
 
 
+class ClientAddress:
+    """The client's address of a request: the peer's, unless the peer is one of the operator's
+    ``trusted_proxies``; then the last address of ``X-Forwarded-For`` that is not a trusted proxy (each
+    proxy appends the address it got the request from, so the entries left of the last untrusted one are
+    the client's to write, and are not believed)."""
+
+    def __init__(self, trusted: tuple[str, ...] = ()) -> None:
+        self.trusted = [ipaddress.ip_network(p, strict=False) for p in trusted]
+
+    def _is_trusted(self, address: str) -> bool:
+        try:
+            ip = ipaddress.ip_address(address)
+        except ValueError:
+            return False
+        return any(ip in net for net in self.trusted)
+
+    def __call__(self, scope: dict[str, Any]) -> str:
+        client = scope.get("client")
+        peer = client[0] if client else ""
+        if not self.trusted or not self._is_trusted(peer):
+            return peer
+        forwarded = b",".join(v for k, v in scope.get("headers", []) if k == b"x-forwarded-for")
+        for hop in reversed([h.strip() for h in forwarded.decode("latin-1").split(",") if h.strip()]):
+            if not self._is_trusted(hop):
+                return hop
+        return peer  # a trusted proxy that named no client: its own bucket
+
+
 class FairShare:
     """The rate limits and the per-session turns of ``/api/`` requests (see the module docstring)."""
 
-    def __init__(self, app: Any, session_rate: float, ip_rate: float) -> None:
+    def __init__(self, app: Any, session_rate: float, ip_rate: float, trusted_proxies: tuple[str, ...] = ()) -> None:
         self.app = app
         self.sessions = TokenBuckets(session_rate, 2 * session_rate)
         self.addresses = TokenBuckets(ip_rate, 2 * ip_rate)
+        self.client_address = ClientAddress(trusted_proxies)
         self.turns: dict[bytes, _Turn] = {}
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http" or not scope.get("path", "").startswith("/api/"):
             await self.app(scope, receive, send)
             return
-        client = scope.get("client")
-        wait = self.addresses.take(client[0] if client else "")
+        wait = self.addresses.take(self.client_address(scope))
         if wait:
             await _refuse(send, "rate_limited", "too many requests from this address", wait)
             return

@@ -249,8 +249,9 @@ def configure(config: Any) -> None:
 def uvicorn_settings(config: Any = None) -> dict:
     """The uvicorn settings every server process runs with (``serve``, the reliability launcher): these
     limits (from ``config``, a :class:`~reelforge.server.config.ServerConfig`; None: the defaults), no
-    ``server`` header, a 5 s keep-alive, no access log."""
+    ``server`` header, a 5 s keep-alive, no access log, and no proxy headers (uvicorn would believe
+    ``X-Forwarded-For`` from loopback; the server believes it only from ``trusted_proxies``)."""
     if config is not None:
         configure(config)
     return {"http": GuardedHttpTools, "server_header": False, "timeout_keep_alive": 5, "log_level": "warning",
-            "access_log": False}
+            "access_log": False, "proxy_headers": False}

@@ -8,8 +8,10 @@ browser opens that URL and exchanges the token for a session
 operator's secret never leaves the operator's backend. The operator can end
 a player's sessions at any time.
 
-A signed operator call (:mod:`reelforge.server.signing`) whose signature was
-seen before is a replay: refused (401 ``replayed``), whatever it asks.
+A signed operator call (:mod:`reelforge.server.signing`) whose signature (or
+``X-Nonce``, when it has one) was seen before is a replay: refused (401
+``replayed``), whatever it asks. Reads (``GET``) change nothing and are not
+refused when repeated.
 """
 
 from __future__ import annotations
@@ -48,8 +50,9 @@ LANGUAGE = re.compile(r"^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8}){0,2}$")
 def verify_operator_call(engine: Engine, config: ServerConfig, headers: Any, method: str, path: str,
                          body: bytes) -> str:
     """Refuse (401, nothing changed) a call that is not signed by the operator, expired or replayed;
-    remember its signature so the same call is refused the second time. The brand that signed it: the
-    ``X-Brand`` header names it (absent: the default brand), and the call must carry that brand's signature."""
+    remember its signature (or nonce) so the same call is refused the second time; a read (GET) is
+    checked but not remembered: repeating it changes nothing. The brand that signed it: the ``X-Brand``
+    header names it (absent: the default brand), and the call must carry that brand's signature."""
     brand_id = headers.get("x-brand")
     try:
         op = config.brand(brand_id).operator
@@ -57,7 +60,9 @@ def verify_operator_call(engine: Engine, config: ServerConfig, headers: Any, met
         raise ApiError(401, "unknown_brand", f"this server does not serve the brand {brand_id!r} (X-Brand); "
                                              f"brands: {', '.join(b.id for b in config.all_brands())}") from None
     sig = check_signature(op.secret, headers.get("x-timestamp"), headers.get("x-signature"), method, path, body,
-                          op.signature_window_seconds)
+                          op.signature_window_seconds, nonce=headers.get("x-nonce"))
+    if method.upper() == "GET":
+        return op.brand
     try:
         with write_transaction(engine) as conn:
             conn.execute(insert(operator_nonces).values(signature=sig, created_at=utcnow()))
@@ -117,7 +122,7 @@ def create_launch(engine: Engine, config: ServerConfig, request: dict[str, Any],
         conn.execute(insert(launch_tokens).values(
             token_sha256=token_hash(token), player=player, currency=currency, language=language, profile=profile,
             min_bet=min_bet, max_bet=max_bet, game=game, created_at=now, expires_at=expires, brand=brand.id,
-            limits=json.dumps(stored) if stored else None))
+            limits=json.dumps(stored) if stored else None, operator_session=request.get("operator_session")))
     base = (brand.operator.launch_url or base_url).rstrip("/")
     query = f"launch={token}" + (f"&game={game}" if game else "")
     return {"launch_url": f"{base}/?{query}", "expires_at": iso(expires)}
@@ -154,7 +159,8 @@ def exchange_launch(engine: Engine, config: ServerConfig, token: str,
         begin_play(tx, player_id, rules, now)
     with write_transaction(engine) as conn:
         conn.execute(update(sessions).where(sessions.c.token_sha256 == token_hash(session)).values(
-            profile=row.profile, language=row.language, min_bet=row.min_bet, max_bet=row.max_bet, limits=row.limits))
+            profile=row.profile, language=row.language, min_bet=row.min_bet, max_bet=row.max_bet, limits=row.limits,
+            operator_session=row.operator_session))
         cached = conn.execute(select(players.c.wallet_balance).where(players.c.id == player_id)).scalar()
     stale = False
     if config.seamless and wallet_balance is not None:

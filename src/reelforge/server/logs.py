@@ -38,6 +38,7 @@ from typing import Any
 
 REQUESTS = logging.getLogger("reelforge.requests")
 ROUNDS = logging.getLogger("reelforge.rounds")
+WALLET = logging.getLogger("reelforge.wallet")
 INFO = logging.INFO
 FORMATS = ("json", "human")
 _REQUEST_ID = re.compile(rb"^[A-Za-z0-9._:-]{1,64}$")
@@ -46,12 +47,13 @@ _REQUEST_ID = re.compile(rb"^[A-Za-z0-9._:-]{1,64}$")
 class RequestInfo:
     """What the request log line tells about one request beyond its path (filled in as it runs)."""
 
-    __slots__ = ("id", "player", "round")
+    __slots__ = ("game", "id", "player", "round")
 
     def __init__(self, request_id: str) -> None:
         self.id = request_id
         self.player: str | None = None
         self.round: int | None = None
+        self.game: str | None = None
 
 
 CURRENT: ContextVar[RequestInfo | None] = ContextVar("reelforge_request", default=None)
@@ -98,7 +100,7 @@ def round_event(event: str, rnd: Any, public_id: int, player: str | None, curren
     committed); callers check ``ROUNDS.isEnabledFor(INFO)`` first. Names the round in the request's line too."""
     info = CURRENT.get()
     if info is not None:
-        info.round = public_id
+        info.round, info.game = public_id, rnd.game
         if player is not None:
             info.player = player
     started = event == "round_started"  # a round decided and ended by its first step logs its end next
@@ -147,6 +149,20 @@ class _JsonLines:
 _direct: _JsonLines | None = None
 _encode = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, default=str).encode
 """One encoder for every line (``json.dumps`` with options builds a new one per call)."""
+
+
+def event_line(logger: str, fields: dict[str, Any]) -> str:
+    """One JSON log line, as :class:`JsonFormatter` writes it, for an event written outside ``logging`` (the
+    startup banner)."""
+    now = time.time()
+    return _encode({"ts": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now)) + f".{int(now % 1 * 1000):03d}Z",
+                    "level": "info", "logger": logger, **fields})
+
+
+def wallet_event(level: int, event: str, message: str, **fields: Any) -> None:
+    """A wallet event (``reelforge.wallet``): in the JSON log a line with ``event`` and its fields
+    (``transaction``, ``kind``, ``round``, ``attempt``, ``error``...), in the human log ``message``."""
+    WALLET.log(level, "%s", message, extra={"fields": {"event": event, **fields, "message": message}})
 
 
 class JsonFormatter(logging.Formatter):

@@ -5,12 +5,16 @@ Two kinds of figures:
 * **from the database, read when scraped** (:class:`DatabaseCollector`, through
   :class:`~reelforge.server.tally.RoundTally`): rounds started, finished,
   completed on expiry and voided, stakes, wins, refunds and GGR in minor units
-  (per game, build, version and mode; amounts per currency: the players'), open rounds and
-  the oldest one's age, and the RTP monitor's figures and alarms. They are the
-  database's totals, so they agree with it to the minor unit whichever server
-  process is scraped, and survive restarts;
+  (per brand, currency, game, build, version and mode: amounts are never added
+  across currencies), open rounds and the oldest one's age, the RTP monitor's
+  figures and alarms, and the seamless outbox (:class:`OutboxCollector`). They
+  are the database's totals, so they agree with it to the minor unit whichever
+  server process is scraped, and survive restarts; and so several instances
+  on one database must not all report them (a ``sum`` over instances would
+  count them once per instance): ``[server] database_metrics = false`` on
+  every instance but one;
 * **events of this process** (:class:`Metrics`): request latency per route
-  template and method, answers per status (503s among them), database errors,
+  template, method and game, answers per status (503s among them), database errors,
   the wait for a database thread, connections refused by the HTTP limits.
   With ``serve --workers N`` the processes share them through
   ``prometheus_client``'s multi-process mode (``PROMETHEUS_MULTIPROC_DIR``,
@@ -21,9 +25,11 @@ Nothing here reads the database on the request path: a request costs a
 histogram observation and a counter increment (children cached per route,
 method and status).
 
-The seamless wallet (issue "Operators plug in") adds its own figures here:
-wallet call latency and failures by kind, and the outbox depth, registered on
-:attr:`Metrics.registry` (see :meth:`Metrics.add_collector`).
+The seamless wallet adds its own figures here: wallet call latency and
+failures by kind (this process's events), and the outbox's depth and oldest
+call per brand (the database's), registered on :attr:`Metrics.registry` (see
+:meth:`Metrics.add_collector`). :class:`BuildInfoCollector`: the builds this
+process offers and the server's version (``*_info`` gauges of 1).
 """
 
 from __future__ import annotations
@@ -36,6 +42,7 @@ from prometheus_client import CollectorRegistry, Counter, Histogram, disable_cre
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.multiprocess import MultiProcessCollector
 
+from reelforge.server.api.errors import CATCH_ALL
 from reelforge.server.logs import CURRENT, INFO, REQUESTS, RequestInfo, log_request, request_id
 
 disable_created_metrics()  # no *_created series: every counter would double the scrape for a figure no one reads
@@ -57,7 +64,8 @@ class Metrics:
         # (MultiProcessCollector); the metric objects must not be registered themselves.
         own = None if self.multiprocess else self.registry
         self.latency = Histogram("reelforge_http_request_duration_seconds",
-                                 "Time to answer a request, by route template and method", ["route", "method"],
+                                 "Time to answer a request, by route template, method and game (the game the "
+                                 "request played or named; none: no game)", ["route", "method", "game"],
                                  buckets=LATENCY_BUCKETS, registry=own)
         self.responses = Counter("reelforge_http_responses",
                                  "Answers by route template, method and status (0: none sent, the client went away)",
@@ -79,14 +87,14 @@ class Metrics:
                                     ["kind", "outcome"], registry=own)
         if self.multiprocess:
             MultiProcessCollector(self.registry)
-        self._children: dict[tuple[str, str, int], tuple[Any, Any]] = {}
+        self._children: dict[tuple[str, str, int, str], tuple[Any, Any]] = {}
 
-    def observe_request(self, route: str, method: str, status: int, seconds: float) -> None:
-        """Count one answered request."""
-        key = (route, method, status)
+    def observe_request(self, route: str, method: str, status: int, seconds: float, game: str = "none") -> None:
+        """Count one answered request (``game``: the game it played or named)."""
+        key = (route, method, status, game)
         children = self._children.get(key)
         if children is None:
-            children = self._children[key] = (self.latency.labels(route, method),
+            children = self._children[key] = (self.latency.labels(route, method, game),
                                               self.responses.labels(route, method, str(status)))
         children[0].observe(seconds)
         children[1].inc()
@@ -110,8 +118,18 @@ def route_of(scope: dict[str, Any]) -> str:
     the client's files, ``unmatched`` for anything else no route took."""
     route = scope.get("route")
     if route is not None:
-        return getattr(route, "path", None) or "static"
+        path = getattr(route, "path", None) or "static"
+        return "unmatched" if path == CATCH_ALL else path  # the catch-all of unknown /api/ paths
     return "unmatched" if scope.get("path", "").startswith("/api/") else "static"
+
+
+def game_of(scope: dict[str, Any], info: RequestInfo, status: int) -> str:
+    """The game a request played (a round's) or named in its path when it was answered as a game's (a
+    refused name is not a label: unknown names would make a label of any string); ``none`` otherwise."""
+    if info.game is not None:
+        return info.game
+    named = scope.get("path_params", {}).get("game")
+    return named if isinstance(named, str) and status < 400 else "none"
 
 
 class Observe:
@@ -143,13 +161,15 @@ class Observe:
         finally:
             seconds = time.perf_counter() - began
             route = route_of(scope)
-            self.metrics.observe_request(route, scope["method"], status, seconds)  # 0: no answer (client gone)
+            self.metrics.observe_request(route, scope["method"], status, seconds,  # 0: no answer (client gone)
+                                         game_of(scope, info, status))
             if REQUESTS.isEnabledFor(INFO):
                 log_request(info, scope["method"], scope.get("path", ""), route, status, seconds)
             CURRENT.reset(token)
 
 
-KEY_LABELS = ["game", "build", "version", "mode"]
+KEY_LABELS = ["brand", "currency", "game", "build", "version", "mode"]
+"""The labels of every figure read from the rounds (:data:`reelforge.server.tally.Key`)."""
 
 
 class DatabaseCollector:
@@ -178,22 +198,21 @@ class DatabaseCollector:
             for key, t in sorted(totals.items()):
                 family.add_metric(list(key), value(t))
             yield family
-        # Money per currency (the players'): one sample per currency and key, never a sum across currencies.
-        money = [(code, key, m) for key, t in sorted(totals.items()) for code, m in sorted(t.currencies.items())]
+        # Money: minor units of the key's currency (a key is one currency: never a sum across currencies).
         families = {
-            "stakes_minor": ("Stakes and feature-buy prices debited, minor units", lambda m: m.stakes),
-            "wins_minor": ("Wins credited, minor units", lambda m: m.wins),
-            "refunds_minor": ("Stakes refunded for void rounds, minor units", lambda m: m.refunds),
+            "stakes_minor": ("Stakes and feature-buy prices debited, minor units of the currency", lambda t: t.stakes),
+            "wins_minor": ("Wins credited, minor units of the currency", lambda t: t.wins),
+            "refunds_minor": ("Stakes refunded for void rounds, minor units of the currency", lambda t: t.refunds),
         }
         for name, (doc, value) in families.items():
-            family = CounterMetricFamily(f"reelforge_{name}", doc, labels=["currency", *KEY_LABELS])
-            for code, key, m in money:
-                family.add_metric([code, *key], value(m))
+            family = CounterMetricFamily(f"reelforge_{name}", doc, labels=KEY_LABELS)
+            for key, t in sorted(totals.items()):
+                family.add_metric(list(key), value(t))
             yield family
         ggr = GaugeMetricFamily("reelforge_ggr_minor", "Gross gaming revenue: stakes - wins - refunds, minor units "
-                                "(open rounds' stakes included)", labels=["currency", *KEY_LABELS])
-        for code, key, m in money:
-            ggr.add_metric([code, *key], m.ggr)
+                                "of the currency (open rounds' stakes included)", labels=KEY_LABELS)
+        for key, t in sorted(totals.items()):
+            ggr.add_metric(list(key), t.ggr)
         yield ggr
         yield from self._open_rounds()
         yield from self._monitor(readings)
@@ -235,17 +254,47 @@ class DatabaseCollector:
 
 class OutboxCollector:
     """Seamless wallet: the calls not yet acknowledged by the operator's wallet (credits and rollbacks to
-    deliver, debits in flight), read from the database at every scrape so every worker reports the same."""
+    deliver, debits in flight), read from the database at every scrape so every worker reports the same:
+    their number and the oldest one's age (seconds), per brand."""
 
-    def __init__(self, depth: Any) -> None:
-        self.depth = depth
-        """Callable: the number of unacknowledged wallet calls."""
+    def __init__(self, pending: Any) -> None:
+        self.pending = pending
+        """Callable: ``{brand: (count, oldest created_at or None)}`` of the unacknowledged wallet calls."""
 
     def describe(self) -> list:
         return []  # registered without a database read
 
     def collect(self) -> Iterator[Any]:
-        gauge = GaugeMetricFamily("reelforge_wallet_outbox_depth",
-                                  "Seamless wallet: calls not yet acknowledged by the operator's wallet")
-        gauge.add_metric([], self.depth())
-        yield gauge
+        depth = GaugeMetricFamily("reelforge_wallet_outbox_depth",
+                                  "Seamless wallet: calls not yet acknowledged by the brand's wallet", labels=["brand"])
+        age = GaugeMetricFamily("reelforge_wallet_outbox_oldest_age_seconds",
+                                "Seamless wallet: age of the oldest call not yet acknowledged (0: none)",
+                                labels=["brand"])
+        now = time.time()
+        for brand, (count, oldest) in sorted(self.pending().items()):
+            depth.add_metric([brand], count)
+            age.add_metric([brand], 0.0 if oldest is None else max(0.0, now - oldest.timestamp()))
+        yield depth
+        yield age
+
+
+class BuildInfoCollector:
+    """The builds this process offers (``reelforge_build_info``: game, build, version, content hash) and the
+    server's own version (``reelforge_server_info``), as gauges of 1: which maths is live, for dashboards and
+    alerts on an unexpected build."""
+
+    def __init__(self, builds: list[tuple[str, str, str, str]], version: str) -> None:
+        self.builds, self.version = builds, version
+
+    def describe(self) -> list:
+        return []
+
+    def collect(self) -> Iterator[Any]:
+        info = GaugeMetricFamily("reelforge_build_info", "A build this server offers (1)",
+                                 labels=["game", "build", "version", "content_hash"])
+        for labels in sorted(self.builds):
+            info.add_metric(list(labels), 1)
+        yield info
+        server = GaugeMetricFamily("reelforge_server_info", "The game server's version (1)", labels=["version"])
+        server.add_metric([self.version], 1)
+        yield server

@@ -1,6 +1,8 @@
-"""The live RTP monitor: per game, build, version and mode, the observed RTP of the finished rounds since
-a chosen start against the build's RTP, inside control limits from the build's SD at the observed
-number of rounds.
+"""The live RTP monitor: per brand, currency, game, build, version and mode, the observed RTP of the
+finished rounds since a chosen start against the build's RTP, inside control limits from the build's SD
+at the observed number of rounds. A currency's rounds are judged apart from another's: their minor units
+are never added together (yen and euro cents are not the same money, and a KRW build would otherwise
+outweigh the rest).
 
 For ``n`` rounds of equal cost the observed RTP (total win / total cost) has
 mean ``rtp`` and standard deviation ``sd / sqrt(n)`` (``sd``: the SD of one
@@ -84,7 +86,11 @@ class BuildFigures:
     source: str
 
 
-def load_figures(path: Path = FIGURES) -> dict[Key, BuildFigures]:
+Build = tuple[str, str, str, str]
+"""(game, build, build version, mode): what a build's figures are for (the last four parts of a :data:`Key`)."""
+
+
+def load_figures(path: Path = FIGURES) -> dict[Build, BuildFigures]:
     """``(game, build, version, mode) -> figures`` from ``monitor_figures.toml`` (or another file of its form)."""
     if not path.is_file():
         return {}
@@ -94,7 +100,7 @@ def load_figures(path: Path = FIGURES) -> dict[Key, BuildFigures]:
             for version, modes in versions.items() for mode, f in modes.items()}
 
 
-def figures_for(settings: MonitorSettings) -> dict[Key, BuildFigures]:
+def figures_for(settings: MonitorSettings) -> dict[Build, BuildFigures]:
     """The shipped figures with the operator's file (``[monitor] figures``) over them."""
     figures = load_figures()
     if settings.figures is not None:
@@ -124,8 +130,9 @@ class Reading:
         return self.state in ("low", "high")
 
     def to_json(self) -> dict[str, Any]:
-        game, build, version, mode = self.key
-        return {"game": game, "build": build, "build_version": version, "mode": mode, "rounds": self.rounds,
+        brand, currency, game, build, version, mode = self.key
+        return {"brand": brand, "currency": currency, "game": game, "build": build, "build_version": version,
+                "mode": mode, "rounds": self.rounds,
                 "effective_rounds": round(self.effective_rounds, 1), "cost": self.cost, "win": self.win,
                 "observed_rtp": self.observed, "expected_rtp": self.expected, "lower_limit": self.lower,
                 "upper_limit": self.upper, "state": self.state, "alarm": self.alarm}
@@ -172,7 +179,7 @@ class RtpMonitor:
 
     tally: RoundTally
     settings: MonitorSettings = field(default_factory=MonitorSettings)
-    figures: dict[Key, BuildFigures] = field(default_factory=load_figures)
+    figures: dict[Build, BuildFigures] = field(default_factory=load_figures)
     readings: dict[Key, Reading] = field(default_factory=dict)
     alarms: dict[Key, Alarm] = field(default_factory=dict)
     history: dict[Key, deque] = field(default_factory=dict)
@@ -198,22 +205,22 @@ class RtpMonitor:
         for key, t in totals.items():
             if not t.monitored_rounds:
                 continue
-            r = readings[key] = judge(key, t, self.figures.get(key), self._z, self.settings.min_rounds)
+            r = readings[key] = judge(key, t, self.figures.get(key[2:]), self._z, self.settings.min_rounds)
             points = self.history.setdefault(key, deque(maxlen=HISTORY_POINTS))
             if not points or points[-1][1] != r.rounds:
                 points.append((now, r.rounds, r.observed, r.lower, r.upper))
             if r.alarm and key not in self.alarms:
                 self.alarms[key] = Alarm(key, now, r)
-                log.error("RTP alarm: %s build %s v%s (%s) observed RTP %.4f after %d rounds, outside its "
-                          "%.1f%% limits [%.4f, %.4f] around %.4f", *key, r.observed, r.rounds,
+                log.error("RTP alarm: %s build %s v%s (%s), %s, brand %s: observed RTP %.4f after %d rounds, outside "
+                          "its %.1f%% limits [%.4f, %.4f] around %.4f", *key[2:], key[1], key[0], r.observed, r.rounds,
                           self.settings.confidence * 100, r.lower, r.upper, r.expected,
                           extra={"fields": {"event": "rtp_alarm", **r.to_json()}})
             elif r.alarm:
                 self.alarms[key].reading = r
             elif key in self.alarms and r.state == "ok":
                 del self.alarms[key]
-                log.warning("RTP alarm cleared: %s build %s v%s (%s) observed RTP %.4f after %d rounds, inside "
-                            "[%.4f, %.4f]", *key, r.observed, r.rounds, r.lower, r.upper,
+                log.warning("RTP alarm cleared: %s build %s v%s (%s), %s, brand %s: observed RTP %.4f after %d rounds, "
+                            "inside [%.4f, %.4f]", *key[2:], key[1], key[0], r.observed, r.rounds, r.lower, r.upper,
                             extra={"fields": {"event": "rtp_alarm_cleared", **r.to_json()}})
         self.readings, self.checked_at = readings, now
 

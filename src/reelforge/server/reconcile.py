@@ -1,8 +1,11 @@
 """Reconciliation of a seamless wallet: the operator's ledger against our rounds and wallet calls
 (``reelforge reconcile``; docs/OPERATORS.md, "Reconciliation").
 
-The operator's ledger is read with the protocol's signed ``GET <wallet_url>/transactions?after=SEQ``
-(pages of transactions in their order). Every difference is named:
+The operator's ledger is read with the protocol's signed ``GET <wallet_url>/transactions?after=CURSOR``
+(pages of transactions in their order, of whatever size the wallet chooses), from ``after=0`` to the
+end by the wallet's own cursor: each page's ``next`` is the ``after`` of the next page, and ``null``
+marks the last; a wallet that sends no ``next`` is read on with its last transaction's ``seq`` until a
+page comes back empty. Every difference is named:
 
 * a round of ours without its settled debit, or whose debit, credit or
   rollback does not match the round (cost, win, void);
@@ -14,47 +17,65 @@ The operator's ledger is read with the protocol's signed ``GET <wallet_url>/tran
 * a transaction of the operator's that is not ours.
 
 Calls still in the outbox (``pending``) are listed apart: they are owed and
-being delivered, not lost.
+being delivered, not lost. One pending longer than the threshold
+(``--max-pending-seconds``, default 300) is *overdue*: the wallet has not
+acknowledged it for that long (it keeps failing, or nothing delivers it), and
+the report is not clean while it is.
 """
 
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 import httpx
 from sqlalchemy import Engine, select
 
+from reelforge.server.clock import utcnow
 from reelforge.server.config import ServerConfig
 from reelforge.server.db import read_transaction
 from reelforge.server.roundids import RoundIds
 from reelforge.server.schema import players, rounds, wallet_transactions
 from reelforge.server.signing import signed_headers
-from reelforge.server.store import round_ids_key
+from reelforge.server.store import parse_ts, round_ids_key
 
 
-def operator_ledger(config: ServerConfig, page_size_hint: int = 10_000, brand: str | None = None) -> list[dict[str, Any]]:
-    """Every transaction of ``brand``'s wallet (default: the default brand's), in its order (signed calls)."""
+def operator_ledger(config: ServerConfig, brand: str | None = None) -> list[dict[str, Any]]:
+    """Every transaction of ``brand``'s wallet (default: the default brand's), in its order (signed calls),
+    page by page to the end."""
     operator = config.brand(brand).operator
     url = (operator.wallet_url or "").rstrip("/")
     base = urlsplit(url).path
     out: list[dict[str, Any]] = []
+    cursor: str | None = "0"
+    seen: set[str] = set()
     with httpx.Client(timeout=max(30.0, operator.wallet_timeout_seconds)) as http:
-        while True:
-            query = f"after={out[-1]['seq'] if out else 0}"
+        while cursor is not None:
+            if cursor in seen:
+                raise ValueError(f"the wallet's ledger cursor {cursor!r} came back twice: its paging never ends")
+            seen.add(cursor)
+            query = f"after={quote(cursor, safe='')}"
             headers = signed_headers(operator.secret or "", "GET", f"{base}/transactions?{query}", b"")
             answer = http.get(f"{url}/transactions?{query}", headers=headers)
             answer.raise_for_status()
-            page = answer.json()["transactions"]
+            body = answer.json()
+            page = body["transactions"]
             out += page
-            if len(page) < page_size_hint:
-                return out
+            if "next" in body:
+                cursor = None if body["next"] is None else str(body["next"])
+            else:  # no cursor of its own: on from its last transaction until a page is empty
+                cursor = str(page[-1]["seq"]) if page else None
+    return out
 
 
-def reconcile(engine: Engine, theirs: list[dict[str, Any]], brand: str | None = None) -> dict[str, Any]:
+def reconcile(engine: Engine, theirs: list[dict[str, Any]], brand: str | None = None,
+              max_pending_seconds: float = 300.0, now: datetime | None = None) -> dict[str, Any]:
     """Compare the operator's ledger ``theirs`` with our rounds and wallet calls (of ``brand``: the brand whose
-    wallet ``theirs`` is; None: every call, a database of one brand); every difference named."""
+    wallet ``theirs`` is; None: every call, a database of one brand); every difference named, and every call
+    pending longer than ``max_pending_seconds`` named overdue."""
+    now = now or utcnow()
     ids = RoundIds(round_ids_key(engine))
     mine = select(wallet_transactions, players.c.name).join(players, players.c.id == wallet_transactions.c.player_id)
     if brand is not None:
@@ -67,6 +88,7 @@ def reconcile(engine: Engine, theirs: list[dict[str, Any]], brand: str | None = 
     by_id = {t["transaction_id"]: t for t in theirs}
     differences: list[str] = []
     pending: list[str] = []
+    overdue: list[str] = []
     per_round: dict[int, dict[str, list[Any]]] = {}
     for o in ours:
         per_round.setdefault(o.round_id, {}).setdefault(o.kind, []).append(o)
@@ -74,6 +96,10 @@ def reconcile(engine: Engine, theirs: list[dict[str, Any]], brand: str | None = 
         what = f"{o.kind} {o.id} (round {o.public_round_id}, {o.amount} {o.currency}, ours {o.status})"
         if o.status == "pending":
             pending.append(what)
+            age = (now - parse_ts(o.created_at)).total_seconds()
+            if age > max_pending_seconds:
+                overdue.append(f"{what}: unsettled for {age:.0f} s (attempts {o.attempts}, last error: "
+                               f"{o.last_error or 'none'})")
             if o.kind != "debit":
                 continue
         if t is not None and (t["amount"], t["currency"], t["player"]) != (o.amount, o.currency, o.name):
@@ -117,8 +143,9 @@ def reconcile(engine: Engine, theirs: list[dict[str, Any]], brand: str | None = 
             continue  # a debit it never received, rolled back by us (ours is listed under our rollback)
         differences.append(f"the operator's {t['kind']} {t['transaction_id']} (round {t['round_id']}, {t['amount']} "
                            f"{t['currency']}, {t['player']!r}) is not ours")
-    return {"ours": len(ours), "theirs": len(theirs), "pending": pending, "differences": differences,
-            "clean": not differences}
+    return {"ours": len(ours), "theirs": len(theirs), "pending": pending, "overdue": overdue,
+            "max_pending_seconds": max_pending_seconds, "differences": differences,
+            "clean": not differences and not overdue}
 
 
 def _delivered_rollback(ours: list[Any], debit_id: str) -> bool:
@@ -132,6 +159,11 @@ def print_report(report: dict[str, Any], as_json: bool, echo: Any) -> None:
     echo(f"our wallet calls: {report['ours']}, the operator's transactions: {report['theirs']}")
     for line in report["pending"]:
         echo(f"pending (being delivered): {line}")
+    for line in report["overdue"]:
+        echo(f"OVERDUE (pending over {report['max_pending_seconds']:g} s): {line}")
     for line in report["differences"]:
         echo(f"DIFFERENCE: {line}")
-    echo("reconciled: no difference" if report["clean"] else f"{len(report['differences'])} difference(s)")
+    if report["clean"]:
+        echo("reconciled: no difference")
+    else:
+        echo(f"{len(report['differences'])} difference(s), {len(report['overdue'])} overdue call(s)")

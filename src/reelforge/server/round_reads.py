@@ -46,15 +46,26 @@ class RoundReads(RoundViews):
             return {}
         return {rid: ("credit", status) for rid, status in credit_states(self.engine, round_ids).items()}
 
+    def _shown(self, tx: Tx, player_id: int, shown: int) -> RoundRow:
+        """The player's round a shown id names: its public id, or the id it was shown under before the keyed
+        ids (404 when neither is the player's)."""
+        for candidate in self.ids.candidates(shown):
+            rnd = tx.round(candidate)
+            if rnd is not None and rnd.player_id == player_id:
+                return rnd
+        return self._own(None, player_id, shown)
+
     def get_round(self, player_id: int, public_id: int) -> dict[str, Any]:
-        """One of the player's rounds (by its public id) with its revealed steps."""
+        """One of the player's rounds (by its public id, or its id from before the keyed ids) with its
+        revealed steps; the answer names it by its public id."""
         with transaction(self.engine, write=False) as tx:
-            return self._full(tx, self._own(tx.round(self.ids.internal(public_id) or 0), player_id, public_id))
+            return self._full(tx, self._shown(tx, player_id, public_id))
 
     def own_round(self, player_id: int, public_id: int) -> int:
-        """The internal id of one of the player's rounds by its public id (404 when it is not the player's)."""
+        """The internal id of one of the player's rounds by its public id (or old id; 404 when it is not the
+        player's)."""
         with transaction(self.engine, write=False) as tx:
-            return self._own(tx.round(self.ids.internal(public_id) or 0), player_id, public_id).id
+            return self._shown(tx, player_id, public_id).id
 
     def unfinished(self, player_id: int, game_id: str) -> dict[str, Any]:
         self.active(game_id)

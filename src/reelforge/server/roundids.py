@@ -10,6 +10,13 @@ without the key consecutive rounds' public ids look like random numbers.
 The operator's tools (``reelforge verify --round``, the database) keep the
 internal ids; :meth:`RoundIds.internal` turns a player's id into the
 operator's.
+
+Before the keyed ids (migration ``0004_fair_share``) a round was shown under
+its internal id, and those ids live on in players' links, disputes and the
+operator's references. Rounds up to ``legacy_max`` (the highest round id at
+the upgrade, kept in ``server_keys``) are therefore also found by their old
+id (:meth:`RoundIds.candidates`): a round's own player gets it, under its
+public id, from either.
 """
 
 from __future__ import annotations
@@ -26,7 +33,9 @@ LIMIT = 1 << (2 * _HALF)
 class RoundIds:
     """The permutation of round ids under one key (see the module docstring)."""
 
-    def __init__(self, key: bytes) -> None:
+    def __init__(self, key: bytes, legacy_max: int = 0) -> None:
+        self.legacy_max = legacy_max
+        """Rounds up to this internal id were shown under it before the keyed ids: their old id answers too."""
         self._keyed = [hashlib.blake2b(bytes((step,)), key=key[:64], digest_size=4) for step in range(4)]
         self.public = lru_cache(maxsize=65536)(self._public)  # answers repeat a few recent ids
 
@@ -41,6 +50,15 @@ class RoundIds:
         for step in range(4):
             left, right = right, left ^ self._f(step, right)
         return (left << _HALF | right) + 1
+
+    def candidates(self, shown: int) -> list[int]:
+        """The internal ids a shown id may mean: the round whose public id it is, then (an id shown before
+        the keyed ids) the round it names itself."""
+        keyed = self.internal(shown)
+        out = [] if keyed is None else [keyed]
+        if 1 <= shown <= self.legacy_max and shown != keyed:
+            out.append(shown)
+        return out
 
     def internal(self, public: int) -> int | None:
         """The database id of public id ``public`` (None: no round can have it)."""

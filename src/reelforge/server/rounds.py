@@ -77,7 +77,7 @@ from reelforge.server.round_reads import RoundReads
 from reelforge.server.roundids import RoundIds
 from reelforge.server.seamless import SeamlessWallet
 from reelforge.server.seamless_rounds import SeamlessRounds
-from reelforge.server.store import RoundRow, StepRow, Tx, transaction
+from reelforge.server.store import RoundRow, StepRow, Tx, key_digest, transaction
 from reelforge.server.transfers import Transfers
 
 log = logging.getLogger("reelforge.server")
@@ -130,7 +130,7 @@ class RoundService(RoundReads, SeamlessRounds, Transfers, StartChecks):
     def ids(self) -> RoundIds:
         """Public round ids (what the API shows; the database and the operator's tools use internal ones),
         keyed with the database's key (read once: an attribute from then on; read again while it fails)."""
-        return RoundIds(store.round_ids_key(self.engine))
+        return RoundIds(store.round_ids_key(self.engine), store.legacy_round_ids_max(self.engine))
 
     # -- the round lifecycle ----------------------------------------------------------
     # A round is decided when it is staked: start_round plays it through to the end (every step,
@@ -166,6 +166,8 @@ class RoundService(RoundReads, SeamlessRounds, Transfers, StartChecks):
             reads = tx.start_reads(scope, key, player_id, game_id)
             if reads.stored is not None:
                 return self._replay(tx, reads.stored, req)
+            if reads.keyed_round is not None:
+                raise self._spent_key()
             ladder, rules = self._check_bet(who, active, bet, mode)
             check_round_start(rules, who, utcnow())  # the play session's end, time limit and reality check
             self._check_pace(reads.last_start, rules)
@@ -175,6 +177,7 @@ class RoundService(RoundReads, SeamlessRounds, Transfers, StartChecks):
             now = utcnow()
             rnd, decided, changes = self._decide_start(tx, active, mode, reads, player_id, chosen, bet, cost, now,
                                                        reads.new_round_id)
+            rnd.start_key = key_digest(key)
             rnd.brand = who.brand
             changes = [("stake" if mode == "paid" else "feature_buy", -cost)] + changes
             posted, balance = entries(balance, changes, rnd.id, now)
@@ -393,7 +396,8 @@ class RoundService(RoundReads, SeamlessRounds, Transfers, StartChecks):
                 return completed
             for round_id, player_id in candidates:
                 with transaction(self.engine) as tx:
-                    balance = tx.lock_player(player_id).balance
+                    locked = tx.lock_player(player_id)
+                    balance = locked.balance
                     rnd = tx.round(round_id, lock=True)
                     if rnd.status != "open" or not self._expired(rnd, now):
                         continue
@@ -404,9 +408,10 @@ class RoundService(RoundReads, SeamlessRounds, Transfers, StartChecks):
                             rows += self._store_decided(tx, rnd, game, self.round_build(rnd), now)
                         except Malfunction as exc:
                             self._void(tx, rnd, balance, str(exc), now)
-                            continue
-                    self._complete(tx, rnd, rows, balance, now)
-                    completed += 1
-                self._logged(rnd, None)  # committed (a round voided or skipped above logs nothing)
+                    if rnd.status == "open":
+                        self._complete(tx, rnd, rows, balance, now)
+                        completed += 1
+                # committed: round_completed_on_expiry (or round_voided), in the player's currency
+                self._logged(rnd, locked.name, locked.currency)
             if len(candidates) < batch:
                 return completed

@@ -64,6 +64,7 @@ sessions = Table(
     Column("language", String(16)),
     Column("min_bet", BigInteger),
     Column("max_bet", BigInteger),
+    Column("operator_session", String(128)),  # the operator's own session token, sent with every debit
     Column("limits", Text),  # the launch's other limits (JSON: max_stake, session_limit_minutes, ...; NULL: none)
 )
 
@@ -115,11 +116,17 @@ rounds = Table(
     Column("fair_nonce", BigInteger),
     Column("fair_server_seed_sha256", String(64)),
     Column("fair_client_seed", String(64)),
+    # SHA-256 of the Idempotency-Key that started it (NULL: before 0008): a retry after the retention is refused.
+    Column("start_key", String(64)),
     Column("brand", String(32), nullable=False, server_default="default"),  # the player's brand
     CheckConstraint("status in ('open', 'finished', 'void')", name="ck_rounds_status"),
     CheckConstraint("bet > 0 and cost >= 0 and win >= 0", name="ck_rounds_amounts"),
 )
 Index("ix_rounds_player_id", rounds.c.player_id, rounds.c.id)
+Index("ix_rounds_fair_nonce", rounds.c.fair_seed_id, rounds.c.fair_nonce,  # the audit's nonce sequence check
+      sqlite_where=text("fair_seed_id IS NOT NULL"), postgresql_where=text("fair_seed_id IS NOT NULL"))
+Index("uq_rounds_start_key", rounds.c.player_id, rounds.c.start_key, unique=True,
+      sqlite_where=text("start_key IS NOT NULL"), postgresql_where=text("start_key IS NOT NULL"))
 Index("uq_rounds_one_open_per_game", rounds.c.player_id, rounds.c.game, unique=True,
       sqlite_where=text("status = 'open'"), postgresql_where=text("status = 'open'"))
 Index("ix_rounds_open_created", rounds.c.created_at,  # the expiry scan; only open rounds are in it
@@ -152,12 +159,17 @@ ledger = Table(
     Column("balance_after", BigInteger, nullable=False),
     Column("round_id", BigInteger, ForeignKey("rounds.id")),
     Column("created_at", DateTime(timezone=True), nullable=False),
+    # A transfer's Idempotency-Key, SHA-256 (NULL: not a transfer, or before 0008): a retry after the retention
+    # is refused by it.
+    Column("transfer_key", String(64)),
     CheckConstraint("kind in ('deposit', 'withdrawal', 'stake', 'feature_buy', 'win', 'refund')",
                     name="ck_ledger_kind"),
     CheckConstraint("balance_after >= 0", name="ck_ledger_balance_nonnegative"),
 )
 Index("ix_ledger_player_id", ledger.c.player_id, ledger.c.id)
 Index("ix_ledger_round_id", ledger.c.round_id)
+Index("uq_ledger_transfer_key", ledger.c.transfer_key, unique=True,
+      sqlite_where=text("transfer_key IS NOT NULL"), postgresql_where=text("transfer_key IS NOT NULL"))
 
 idempotency = Table(
     "idempotency", metadata,
@@ -226,6 +238,7 @@ launch_tokens = Table(
     Column("created_at", DateTime(timezone=True), nullable=False),
     Column("expires_at", DateTime(timezone=True), nullable=False),
     Column("used_at", DateTime(timezone=True)),
+    Column("operator_session", String(128)),
     Column("brand", String(32), nullable=False, server_default="default"),
     Column("limits", Text),
 )

@@ -36,6 +36,8 @@ import threading
 import time
 import uuid
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -47,16 +49,18 @@ from sqlalchemy import Engine, func, select
 from reelforge.server.clock import utcnow
 from reelforge.server.config import OperatorConfig
 from reelforge.server.db import read_transaction
+from reelforge.server.logs import wallet_event
 from reelforge.server.schema import players, wallet_transactions
-from reelforge.server.signing import signed_headers
+from reelforge.server.signing import check_answer, signed_headers
 from reelforge.server.store import Tx, parse_ts, transaction
 
 log = logging.getLogger("reelforge.wallet")
 
 MAX_BACKOFF_SECONDS = 30.0
 """The longest wait between two deliveries of an outbox call."""
-STALE_MARGIN_SECONDS = 5.0
-"""A debit still pending this long after its caller's time to resolve it is left by a dead process."""
+STALE_MARGIN_SECONDS = 1.0
+"""A debit still pending this long after its caller's time limit (``start_limit_seconds``) is left by a
+dead process: a living caller never waits on the wallet longer than that limit."""
 
 
 class WalletUnavailable(Exception):
@@ -64,11 +68,13 @@ class WalletUnavailable(Exception):
 
 
 class WalletRefused(Exception):
-    """The wallet refused a debit (``code``: e.g. ``insufficient_funds``); nothing was taken."""
+    """The wallet refused a debit (``code``: e.g. ``insufficient_funds``). ``stated``: the refusal is the
+    wallet's signed statement about this very transaction (nothing was taken); otherwise it may come from
+    a gateway, or from a wallet that failed after applying it, and the debit is rolled back."""
 
-    def __init__(self, code: str, detail: str) -> None:
+    def __init__(self, code: str, detail: str, stated: bool = False) -> None:
         super().__init__(f"{code}: {detail}")
-        self.code, self.detail = code, detail
+        self.code, self.detail, self.stated = code, detail, stated
 
 
 @dataclass
@@ -148,49 +154,88 @@ def _sql(tx: Tx, text: str) -> str:
 
 
 class WalletClient:
-    """Signed HTTP calls to an operator's seamless wallet, with the answers checked."""
+    """Signed HTTP calls to an operator's seamless wallet, with the answers checked.
+
+    Every call has a deadline for its whole answer (``wallet_timeout_seconds``,
+    or less when the caller has less time left): the request runs on a worker
+    thread that reads the answer in chunks and gives up past the deadline, and
+    the caller waits for it at most until the deadline, so a wallet that
+    dribbles its answer byte by byte holds nobody longer than that."""
 
     def __init__(self, config: OperatorConfig, stats: WalletStats) -> None:
         assert config.wallet_url and config.secret
         self.url = config.wallet_url.rstrip("/")
         self.base_path = urlsplit(self.url).path
         self.secret = config.secret
+        self.timeout = config.wallet_timeout_seconds
+        self.signed_answers = config.signed_answers
+        self.window = config.signature_window_seconds
         self.stats = stats
         self.http = httpx.Client(timeout=config.wallet_timeout_seconds)
+        self.workers = ThreadPoolExecutor(max_workers=32, thread_name_prefix="wallet-call")
 
     def close(self) -> None:
+        self.workers.shutdown(wait=False, cancel_futures=True)
         self.http.close()
 
-    def call(self, kind: str, body: dict[str, Any]) -> dict[str, Any]:
-        """POST ``body`` to the wallet's ``kind`` call; its checked answer (``balance`` an integer).
+    def _post(self, url: str, data: bytes, headers: dict[str, str], end: float) -> tuple[int, Any, bytes]:
+        """POST and read the whole answer by ``end`` (monotonic seconds); raises :class:`WalletUnavailable`."""
+        left = end - time.monotonic()
+        if left <= 0:  # queued behind other calls past its deadline: not sent at all
+            raise WalletUnavailable("no time left to send the call")
+        chunks: list[bytes] = []
+        with self.http.stream("POST", url, content=data, headers=headers, timeout=left) as answer:
+            for chunk in answer.iter_bytes():
+                chunks.append(chunk)
+                if time.monotonic() > end:
+                    raise WalletUnavailable("the answer did not arrive in full within the time limit")
+            return answer.status_code, answer.headers, b"".join(chunks)
+
+    def call(self, kind: str, body: dict[str, Any], deadline: float | None = None) -> dict[str, Any]:
+        """POST ``body`` to the wallet's ``kind`` call; its checked answer (``balance`` an integer), within
+        ``wallet_timeout_seconds`` or by ``deadline`` (monotonic seconds), whichever comes first.
         Raises :class:`WalletRefused` (a debit's 4xx refusal) or :class:`WalletUnavailable`."""
         data = json.dumps(body, separators=(",", ":")).encode()
         path = f"{self.base_path}/{kind}"
         headers = {"content-type": "application/json", **signed_headers(self.secret, "POST", path, data)}
         started = time.monotonic()
+        end = started + self.timeout if deadline is None else min(started + self.timeout, deadline)
         outcome = "unavailable"
         try:
             try:
-                answer = self.http.post(f"{self.url}/{kind}", content=data, headers=headers)
-            except httpx.TimeoutException as exc:
+                status, answer_headers, content = self.workers.submit(
+                    self._post, f"{self.url}/{kind}", data, headers, end).result(timeout=max(0.0, end - started))
+            except (FutureTimeout, httpx.TimeoutException) as exc:
                 outcome = "timeout"
                 raise WalletUnavailable(f"no answer within the time limit ({type(exc).__name__})") from exc
+            except WalletUnavailable:
+                outcome = "timeout"
+                raise
             except httpx.HTTPError as exc:
                 raise WalletUnavailable(f"{type(exc).__name__}: {exc}") from exc
-            if answer.status_code >= 500:
-                raise WalletUnavailable(f"HTTP {answer.status_code}")
+            if status >= 500:
+                raise WalletUnavailable(f"HTTP {status}")
             try:
-                parsed = answer.json()
+                parsed = json.loads(content)
             except ValueError as exc:
                 outcome = "nonsense"
-                raise WalletUnavailable(f"HTTP {answer.status_code} with a body that is not JSON") from exc
-            if answer.status_code != 200:
-                code = parsed.get("error") if isinstance(parsed, dict) else None
-                if kind == "debit" and 400 <= answer.status_code < 500 and isinstance(code, str):
-                    outcome = "refused"
-                    raise WalletRefused(code, str(parsed.get("detail", "")))
+                raise WalletUnavailable(f"HTTP {status} with a body that is not JSON") from exc
+            signed = self.signed_answers and check_answer(
+                self.secret, answer_headers, status, headers["X-Signature"], content, self.window) is None
+            if self.signed_answers and not signed:
                 outcome = "nonsense"
-                raise WalletUnavailable(f"HTTP {answer.status_code}: {answer.text[:200]}")
+                problem = check_answer(self.secret, answer_headers, status, headers["X-Signature"], content,
+                                       self.window)
+                raise WalletUnavailable(f"HTTP {status}: {problem}")
+            if status != 200:
+                code = parsed.get("error") if isinstance(parsed, dict) else None
+                if kind == "debit" and 400 <= status < 500 and isinstance(code, str):
+                    outcome = "refused"
+                    # Only the wallet's signed statement about this very transaction proves nothing was taken.
+                    stated = signed and parsed.get("transaction_id") == body.get("transaction_id")
+                    raise WalletRefused(code, str(parsed.get("detail", "")), stated)
+                outcome = "nonsense"
+                raise WalletUnavailable(f"HTTP {status}: {content[:200].decode(errors='replace')}")
             problem = self._check(body, parsed)
             if problem:
                 outcome = "nonsense"
@@ -238,7 +283,7 @@ class SeamlessWallet:
     @property
     def stale_after(self) -> float:
         """Seconds after which a pending debit is its dead caller's (rolled back by the outbox)."""
-        return self.config.wallet_timeout_seconds + self.config.debit_resolve_seconds + STALE_MARGIN_SECONDS
+        return self.config.start_limit_seconds + STALE_MARGIN_SECONDS
 
     # -- rows ---------------------------------------------------------------------------------
     def new_tx(self, tx: Tx, kind: str, player_id: int, round_id: int, amount: int, currency: str,
@@ -307,17 +352,21 @@ class SeamlessWallet:
                            reference=debit.id, brand=debit.brand)
 
     # -- calls ----------------------------------------------------------------------------------
-    def body(self, row: WalletTx, player: str) -> dict[str, Any]:
-        """A call's body (its signature covers all of it)."""
-        body = {"transaction_id": row.id, "round_id": row.public_round_id, "player": player, "amount": row.amount,
-                "currency": row.currency, "timestamp": int(time.time())}
+    def body(self, row: WalletTx, player: str, context: dict[str, str] | None = None) -> dict[str, Any]:
+        """A call's body (its signature covers all of it); ``context``: a debit's ``game``, ``brand`` and
+        the operator's ``session`` token."""
+        body: dict[str, Any] = {"transaction_id": row.id, "round_id": row.public_round_id, "player": player,
+                                "amount": row.amount, "currency": row.currency, "timestamp": int(time.time())}
         if row.reference is not None:
             body["reference_transaction_id"] = row.reference
+        body.update({k: v for k, v in (context or {}).items() if v is not None})
         return body
 
-    def send(self, row: WalletTx, player: str) -> dict[str, Any]:
-        """Send a call once, to its brand's wallet (raises :class:`WalletUnavailable` / :class:`WalletRefused`)."""
-        return self.clients[row.brand].call(row.kind, self.body(row, player))
+    def send(self, row: WalletTx, player: str, context: dict[str, str] | None = None,
+             deadline: float | None = None) -> dict[str, Any]:
+        """Send a call once, to its brand's wallet, answered by ``deadline`` (monotonic seconds) at the latest
+        (raises :class:`WalletUnavailable` / :class:`WalletRefused`)."""
+        return self.clients[row.brand].call(row.kind, self.body(row, player, context), deadline)
 
     def balance(self, player: str, currency: str, brand: str | None = None) -> int:
         """The player's balance in the wallet of ``brand`` (default: the default brand's; raises
@@ -331,21 +380,26 @@ class SeamlessWallet:
         try:
             return self.balance(player, currency, brand)
         except (WalletUnavailable, WalletRefused) as exc:
-            log.warning("wallet balance of %s not available: %s", player, exc)
+            wallet_event(logging.WARNING, "wallet_balance_unavailable",
+                         f"wallet balance of {player} not available: {exc}", kind="balance", player=player,
+                         brand=brand or self.config.brand, error=str(exc)[:500])
             return None
 
-    def deliver(self, row: WalletTx, player: str) -> int | None:
-        """Deliver one outbox call now; record the outcome (acknowledged: done, else the next attempt's time).
-        The balance the wallet answered (None: not acknowledged, or a brand this process does not serve: a
-        process serving it delivers it, never another brand's wallet)."""
+    def deliver(self, row: WalletTx, player: str, deadline: float | None = None) -> int | None:
+        """Deliver one outbox call now (answered by ``deadline`` at the latest); record the outcome
+        (acknowledged: done, else the next attempt's time). The balance the wallet answered (None: not
+        acknowledged, or a brand this process does not serve: a process serving it delivers it, never another
+        brand's wallet)."""
         if row.brand not in self.clients:
             return None
         try:
-            answer = self.send(row, player)
+            answer = self.send(row, player, deadline=deadline)
         except (WalletUnavailable, WalletRefused) as exc:
             delay = min(MAX_BACKOFF_SECONDS, 0.25 * 2 ** min(row.attempts, 10)) * random.uniform(0.75, 1.25)
-            log.warning("wallet %s %s (round %s) not acknowledged, attempt %d: %s", row.kind, row.id,
-                        row.public_round_id, row.attempts + 1, exc)
+            wallet_event(logging.WARNING, "wallet_call_not_acknowledged",
+                         f"wallet {row.kind} {row.id} (round {row.public_round_id}) not acknowledged, attempt "
+                         f"{row.attempts + 1}: {exc}", kind=row.kind, transaction=row.id, round=row.public_round_id,
+                         attempt=row.attempts + 1, retry_in_seconds=round(delay, 2), error=str(exc)[:500])
             with transaction(self.engine) as tx:
                 tx.cursor.execute(_sql(tx, "UPDATE wallet_transactions SET attempts = attempts + 1, "
                                            "next_attempt_at = :due, last_error = :error, updated_at = :now "
@@ -377,8 +431,10 @@ class SeamlessWallet:
                     tx.lock_player(row.player_id)
                     rollback = self.rollback_of(tx, row, utcnow(), "stale: its caller never settled it")
                 if rollback is not None:
-                    log.warning("wallet debit %s (round %s) left pending by a stopped process: rolling it back "
-                                "(%s)", row.id, row.public_round_id, rollback.id)
+                    wallet_event(logging.WARNING, "wallet_debit_stale",
+                                 f"wallet debit {row.id} (round {row.public_round_id}) left pending by a stopped "
+                                 f"process: rolling it back ({rollback.id})", kind="debit", transaction=row.id,
+                                 round=row.public_round_id, rollback=rollback.id)
                     done += self.deliver(rollback, name) is not None
                 continue
             done += self.deliver(row, name) is not None
@@ -390,6 +446,17 @@ class SeamlessWallet:
             return conn.execute(select(func.count()).select_from(wallet_transactions)
                                 .where(wallet_transactions.c.status == "pending",
                                        wallet_transactions.c.brand.in_(list(self.clients)))).scalar_one()
+
+
+    def outbox_by_brand(self) -> dict[str, tuple[int, datetime | None]]:
+        """Per brand of this server: its calls not yet acknowledged and the oldest one's creation."""
+        with read_transaction(self.engine) as conn:
+            found = {brand: (int(n), parse_ts(oldest)) for brand, n, oldest in conn.execute(
+                select(wallet_transactions.c.brand, func.count(), func.min(wallet_transactions.c.created_at))
+                .where(wallet_transactions.c.status == "pending",
+                       wallet_transactions.c.brand.in_(list(self.clients)))
+                .group_by(wallet_transactions.c.brand))}
+        return {brand: found.get(brand, (0, None)) for brand in self.clients}
 
 
 def round_transactions(engine: Engine, round_id: int, brand: str | None = None) -> list[dict[str, Any]]:

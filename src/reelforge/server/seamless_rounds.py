@@ -14,12 +14,24 @@ from sqlalchemy import Engine
 from reelforge.server.auth import SessionToken
 from reelforge.server.clock import utcnow
 from reelforge.server.config import ServerConfig
-from reelforge.server.errors import ApiError
+from reelforge.server.db import request_deadline
+from reelforge.server.errors import ApiError, database_errors
 from reelforge.server.limits import check_loss, check_round_start
+from reelforge.server.logs import wallet_event
 from reelforge.server.offer import ActiveGame
 from reelforge.server.round_json import Answer, RoundAnswer
 from reelforge.server.seamless import SeamlessWallet, WalletRefused, WalletTx, WalletUnavailable
-from reelforge.server.store import RoundRow, StepRow, Tx, transaction
+from reelforge.server.store import RoundRow, StepRow, Tx, key_digest, transaction
+
+
+def operator_session(tx: Tx, player: int | SessionToken) -> str | None:
+    """The operator's own session token the request's session was launched with (None: none given)."""
+    if not isinstance(player, SessionToken):
+        return None
+    tx.cursor.execute("SELECT operator_session FROM sessions WHERE token_sha256 = "
+                      + (":t" if tx.sqlite else "%(t)s"), {"t": player.sha256})
+    row = tx.cursor.fetchone()
+    return None if row is None else row[0]
 
 log = logging.getLogger("reelforge.server")
 
@@ -36,10 +48,13 @@ class SeamlessRounds:
     # A start in three steps: (1) under the player's lock, the checks and the debit written pending (its
     # round id reserved); (2) the debit sent, no lock held; (3) under the lock again, the debit settled and
     # the round decided and stored, with its credit (or, void, its rollback) in the outbox. A debit
-    # without a usable answer is rolled back before the start answers; the round is never shown.
+    # without a usable answer, or refused without the wallet's signed statement that nothing was taken
+    # (a gateway's 4xx, a wallet failing after applying it), is rolled back; the round is never shown.
+    # The whole start waits on the wallet at most ``start_limit_seconds``.
     def _start_seamless(self, player: int | SessionToken, active: ActiveGame, mode: str, bet: int,
                         auto_adjust_bet: bool, key: str, req: str) -> Answer:
         wallet = self.wallet
+        limit = time.monotonic() + self.config.operator.start_limit_seconds
         with transaction(self.engine) as tx:
             who = self._lock(tx, player)
             player_id = who.player_id
@@ -47,6 +62,8 @@ class SeamlessRounds:
             reads = tx.start_reads(scope, key, player_id, active.id)
             if reads.stored is not None:
                 return self._replay(tx, reads.stored, req)
+            if reads.keyed_round is not None:
+                raise self._spent_key()
             ladder, rules = self._check_bet(who, active, bet, mode)
             now = utcnow()
             check_round_start(rules, who, now)
@@ -55,8 +72,9 @@ class SeamlessRounds:
             inflight = wallet.pending_debit(tx, player_id)
             if inflight is not None:
                 if (now - inflight.created_at).total_seconds() < wallet.stale_after:
+                    wait = wallet.stale_after - (now - inflight.created_at).total_seconds()
                     raise ApiError(409, "round_starting", "another round start of this player is waiting for the "
-                                                          "operator's wallet; try again in a moment")
+                                                          f"operator's wallet; try again in {max(1, round(wait))} s")
                 wallet.rollback_of(tx, inflight, now, "stale: its caller never settled it")
             balance = who.wallet_balance if auto_adjust_bet else None
             chosen, cost = self._fit(active, ladder, bet, mode, balance, auto_adjust_bet)
@@ -65,20 +83,32 @@ class SeamlessRounds:
             round_id = wallet.next_round_id(tx, reads.new_round_id)
             debit = wallet.new_tx(tx, "debit", player_id, round_id, cost, currency, now,
                                   due=now + timedelta(seconds=wallet.stale_after), brand=who.brand)
+            context = {"game": active.id, "brand": who.brand, "session": operator_session(tx, player)}
         try:
-            paid = wallet.send(debit, who.player)
+            paid = wallet.send(debit, who.player, context, deadline=limit)
         except WalletRefused as exc:
-            with transaction(self.engine) as tx:
-                tx.lock_player(player_id)
-                wallet.settle(tx, debit.id, "refused", utcnow(), str(exc))
+            if exc.stated:
+                with transaction(self.engine) as tx:
+                    tx.lock_player(player_id)
+                    wallet.settle(tx, debit.id, "refused", utcnow(), str(exc))
+            else:
+                wallet_event(logging.WARNING, "wallet_debit_rolled_back",
+                             f"wallet debit {debit.id} (round {debit.public_round_id}) refused without the "
+                             f"wallet's signed statement: {exc}; rolling it back", kind="debit",
+                             transaction=debit.id, round=debit.public_round_id, error=str(exc)[:500],
+                             reason="refused_unsigned")
+                self._resolve_debit(debit, who.player, f"refused ({exc}) without the wallet's signed statement",
+                                    limit)
             if exc.code == "insufficient_funds":
                 raise ApiError(402, "insufficient_balance",
                                f"the operator's wallet refused the stake of {cost}: {exc.detail or exc.code}") from exc
             raise ApiError(409, "wallet_refused", f"the operator's wallet refused the stake: {exc}") from exc
         except WalletUnavailable as exc:
-            log.warning("wallet debit %s (round %s) got no usable answer: %s; rolling it back", debit.id,
-                        debit.public_round_id, exc)
-            resolved = self._resolve_debit(debit, who.player, str(exc))
+            wallet_event(logging.WARNING, "wallet_debit_rolled_back",
+                         f"wallet debit {debit.id} (round {debit.public_round_id}) got no usable answer: {exc}; "
+                         "rolling it back", kind="debit", transaction=debit.id, round=debit.public_round_id,
+                         error=str(exc)[:500], reason="no_usable_answer")
+            resolved = self._resolve_debit(debit, who.player, str(exc), limit)
             raise ApiError(503, "wallet_unavailable", "the operator's wallet gave no usable answer to the stake; "
                            + ("it was rolled back and nothing is charged: try again" if resolved else
                               "its rollback is being delivered and nothing will be charged: try again later")) from exc
@@ -93,6 +123,7 @@ class SeamlessRounds:
             reads = tx.start_reads(scope, key, player_id, active.id)  # its seed pair, read under the lock again
             rnd, decided, changes = self._decide_start(tx, active, mode, reads, player_id, chosen, bet, cost, now,
                                                        round_id)
+            rnd.start_key = key_digest(key)
             rnd.brand = who.brand
             outbox = self._outbox(tx, rnd, debit, changes, now)
             answer = self.round_answer(201, rnd, decided[:1], paid["balance"], currency, outbox)
@@ -138,21 +169,27 @@ class SeamlessRounds:
             return answer.answer()
         return self.round_answer(answer.status, rnd, rows, new_balance, currency, outbox, "done").answer()
 
-    def _resolve_debit(self, debit: WalletTx, player: str, why: str) -> bool:
-        """Roll back a debit whose answer was lost, retrying for up to ``debit_resolve_seconds``; whether the
-        wallet acknowledged it (if not, the outbox goes on delivering it)."""
-        with transaction(self.engine) as tx:
-            tx.lock_player(debit.player_id)
-            rollback = self.wallet.rollback_of(tx, debit, utcnow(), why)
+    def _resolve_debit(self, debit: WalletTx, player: str, why: str, limit: float) -> bool:
+        """Roll back a debit whose answer was lost or not to be trusted, retrying until ``limit`` (monotonic
+        seconds: the start's time limit); whether the wallet acknowledged it (if not, the outbox goes on
+        delivering it)."""
+        try:
+            with request_deadline(limit), transaction(self.engine) as tx:  # a busy database waits until the limit
+                tx.lock_player(debit.player_id)
+                rollback = self.wallet.rollback_of(tx, debit, utcnow(), why)
+        except database_errors() as exc:  # the debit stays pending: stale, the outbox rolls it back
+            log.warning("wallet debit %s: its rollback could not be written within the start limit (%s); the "
+                        "outbox rolls it back once it is stale", debit.id, type(exc).__name__)
+            return False
         if rollback is None:  # settled meanwhile by the stale-debit resolver, which delivers the rollback
             return False
-        deadline = time.monotonic() + self.config.operator.debit_resolve_seconds
         delay = 0.1
-        while True:
-            if self.wallet.deliver(rollback, player) is not None:
+        while time.monotonic() < limit:
+            if self.wallet.deliver(rollback, player, deadline=limit) is not None:
                 return True
             rollback.attempts += 1
-            if time.monotonic() + delay > deadline:
+            if time.monotonic() + delay >= limit:
                 return False
             time.sleep(delay)
-            delay = min(delay * 2, 2.0)
+            delay = min(delay * 2, 1.0)
+        return False

@@ -1,11 +1,13 @@
 """Running totals of the stored rounds, read incrementally from the ``rounds`` table (no schema of its own).
 
 :class:`RoundTally` is what ``/metrics``, the RTP monitor and the operator page
-read: per game, build, version and mode the rounds started, finished
-(completed on expiry among them) and voided, the stakes, wins and refunds in
-minor units, per currency too (the player's, ``players.currency``: a key's
-players may play in several), and, for the RTP monitor, the finished rounds since the
-monitor's start with their costs, wins and sum of squared costs. The figures
+read: per brand, currency, game, build, version and mode (the :data:`Key`:
+a round's brand is its player's, its currency the player's,
+``players.currency``, so every key's amounts are minor units of one
+currency and nothing is ever added across currencies) the rounds started,
+finished (completed on expiry among them) and voided, the stakes, wins and
+refunds in minor units, and, for the RTP monitor, the finished rounds since
+the monitor's start with their costs, wins and sum of squared costs. The figures
 are the database's, so every server process (``serve --workers N``) reports
 the same totals whichever of them is scraped, and they survive restarts.
 
@@ -41,10 +43,11 @@ from sqlalchemy import Engine, Float, case, cast, func, literal, select
 from reelforge.server.db import is_sqlite
 from reelforge.server.schema import players, rounds
 
-Key = tuple[str, str, str, str]
-"""(game, build, build version, mode)."""
+Key = tuple[str, str, str, str, str, str]
+"""(brand, currency, game, build, build version, mode)."""
 
-_KEY_COLUMNS = (rounds.c.game, rounds.c.build, rounds.c.build_version, rounds.c.mode)
+_KEY_COLUMNS = (rounds.c.brand, players.c.currency, rounds.c.game, rounds.c.build, rounds.c.build_version,
+                rounds.c.mode)
 _WITH_CURRENCY = rounds.join(players, players.c.id == rounds.c.player_id)
 """A round's money is in its player's currency (``players.currency``)."""
 _PENDING_BATCH = 500
@@ -154,7 +157,7 @@ class RoundTally:
     def _aggregate(self, conn: Any, low: int, high: int | None) -> dict[Key, Totals]:
         """The totals of the rounds with ids in ``(low, high]`` (``high`` None: no upper end)."""
         flag = self._monitored().label("monitored")
-        groups = (*_KEY_COLUMNS, players.c.currency, rounds.c.status, rounds.c.completed_on_expiry, flag)
+        groups = (*_KEY_COLUMNS, rounds.c.status, rounds.c.completed_on_expiry, flag)
         query = select(*groups, func.count(),
                        func.coalesce(func.sum(rounds.c.cost), 0), func.coalesce(func.sum(rounds.c.win), 0),
                        func.coalesce(func.sum(cast(rounds.c.cost, Float) * rounds.c.cost), 0.0),
@@ -163,11 +166,11 @@ class RoundTally:
             query = query.where(rounds.c.id <= high)
         query = query.group_by(*groups)
         out: dict[Key, Totals] = defaultdict(Totals)
-        for game, build, version, mode, currency, status, on_expiry, monitored, n, cost, win, cost_sq, top in (
+        for brand, currency, game, build, version, mode, status, on_expiry, monitored, n, cost, win, cost_sq, top in (
                 conn.execute(query)):
-            out[(game, build, version, mode)].add(contribution(status, bool(on_expiry), bool(monitored), int(n),
-                                                               int(cost), int(win), float(cost_sq), int(top),
-                                                               currency=currency))
+            out[(brand, currency, game, build, version, mode)].add(contribution(
+                status, bool(on_expiry), bool(monitored), int(n), int(cost), int(win), float(cost_sq), int(top),
+                currency=currency))
         return out
 
     def _connect(self) -> Any:
@@ -200,9 +203,10 @@ class RoundTally:
         for key, t in self._aggregate(conn, self.cursor, top).items():
             self.settled[key].add(t)
         flag = self._monitored().label("monitored")
-        for row in conn.execute(select(rounds.c.id, *_KEY_COLUMNS, flag, players.c.currency).select_from(
+        for row in conn.execute(select(rounds.c.id, *_KEY_COLUMNS, flag).select_from(
                 _WITH_CURRENCY).where(rounds.c.id > self.cursor, rounds.c.id <= top, rounds.c.status == "open")):
-            self.pending[int(row[0])] = ((row[1], row[2], row[3], row[4]), bool(row[5]), row[6])
+            key = tuple(row[1:7])
+            self.pending[int(row[0])] = (key, bool(row[7]), key[1])
         self.cursor = top
 
     def _recheck_pending(self, conn: Any) -> None:

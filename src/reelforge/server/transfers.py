@@ -12,7 +12,7 @@ from reelforge.server.clock import utcnow
 from reelforge.server.errors import ApiError
 from reelforge.server.ledger import post_entry
 from reelforge.server.round_json import Answer, dumps
-from reelforge.server.store import transaction
+from reelforge.server.store import key_digest, transaction
 
 
 class Transfers(IdempotentAnswers):
@@ -35,6 +35,8 @@ class Transfers(IdempotentAnswers):
                 stored = tx.stored_answer(scope, key)
                 if stored is not None:
                     return self._replay(tx, stored, req)
+                if tx.transfer_made(key_digest(key)):  # its answer purged after the retention: not again
+                    raise self._spent_key()
                 if kind == "deposit" and locked.balance + amount > self.config.max_balance:
                     raise ApiError(409, "balance_cap_exceeded",
                                    f"a deposit of {amount} would take the balance {locked.balance} over the cap of "
@@ -42,6 +44,7 @@ class Transfers(IdempotentAnswers):
                 now = utcnow()
                 balance = post_entry(tx, locked.id, locked.balance, kind, amount if kind == "deposit" else -amount,
                                      None, now)
+                tx.key_transfer(locked.id, key_digest(key))
                 answer = 200, dumps({"player": player, "balance": balance, "currency": locked.currency})
                 return self._store_answer(tx, scope, key, req, answer, now)
         except integrity_errors:

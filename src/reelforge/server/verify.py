@@ -92,7 +92,7 @@ def verify_round_row(conn: Connection, rnd: Any) -> list[str]:
             diffs.append(f"{where}: state differs from the replay")
 
     if rnd.fair_seed_id is not None:
-        diffs += _fair_differences(conn, rnd, step_rows)
+        diffs += _fair_differences(conn, rnd, step_rows) + _nonce_differences(conn, rnd)
 
     last_finished = bool(step_rows) and bool(step_rows[-1].finished)
     total_x = Fraction(step_rows[-1].total_win_x) if step_rows else Fraction(0)
@@ -109,6 +109,13 @@ def verify_round_row(conn: Connection, rnd: Any) -> list[str]:
     wins, refunds = by_kind.pop("win", []), by_kind.pop("refund", [])
     if by_kind:
         diffs.append(f"unexpected ledger entries for the round: {by_kind}")
+    try:
+        price = Fraction(rnd.bet) * game.stake_x(build, rnd.mode)
+    except Exception as exc:  # noqa: BLE001 - a mode the build does not have is a finding
+        diffs.append(f"the build has no price for mode {rnd.mode!r}: {exc}")
+    else:
+        if rnd.cost != price:
+            diffs.append(f"cost {rnd.cost} stored, the build prices a {rnd.mode} round at bet {rnd.bet} at {price}")
     if rnd.status == "finished":
         expected = money(rnd.bet, total_x)
         if not last_finished:
@@ -145,6 +152,12 @@ def _fair_differences(conn: Connection, rnd: Any, step_rows: list[Any]) -> list[
     if (sha, client_seed) != (rnd.fair_server_seed_sha256, rnd.fair_client_seed):
         return ["the round's commitment or client seed is not its seed pair's"]
     diffs = seed_differences(server_seed, sha)
+    if not diffs and rnd.status == "void":  # a malfunction voids a round; its seeds' round must show one
+        try:
+            replay_fair(rnd.game, rnd.build, rnd.mode, server_seed, client_seed, rnd.fair_nonce)
+        except Exception:  # noqa: BLE001 - the rules failing on the seeds' round is the void's cause
+            return diffs
+        return ["recorded void, but its seeds' round plays to its end without a malfunction"]
     if diffs or not step_rows:
         return diffs
     stored = [{"index": s.idx, "draws": json.loads(s.draws), "ranges": json.loads(s.ranges or "null")}
@@ -156,6 +169,32 @@ def _fair_differences(conn: Connection, rnd: Any, step_rows: list[Any]) -> list[
     except Exception as exc:  # noqa: BLE001 - a finding, not a crash
         return diffs + [f"the seeds' round could not be played: {type(exc).__name__}"]
     return diffs + compare_steps(fresh, stored, outcomes=False)
+
+
+def _nonce_differences(conn: Connection, rnd: Any) -> list[str]:
+    """A provably fair round's nonce in its pair's sequence: each of the pair's nonces 0 .. next_nonce - 1
+    draws exactly one round (no nonce used twice, none skipped, none past the pair's count)."""
+    from sqlalchemy import func, select
+
+    from reelforge.server.schema import fair_seeds, rounds
+
+    next_nonce = conn.execute(select(fair_seeds.c.next_nonce).where(fair_seeds.c.id == rnd.fair_seed_id)).scalar()
+    if next_nonce is None:
+        return []  # named by the seed check
+    n = rnd.fair_nonce
+    counts = dict(conn.execute(select(rounds.c.fair_nonce, func.count()).where(
+        rounds.c.fair_seed_id == rnd.fair_seed_id, rounds.c.fair_nonce.in_({n, n - 1, next_nonce - 1}))
+        .group_by(rounds.c.fair_nonce)).all())
+    diffs = []
+    if not 0 <= n < next_nonce:
+        diffs.append(f"nonce {n} is outside its seed pair's nonces 0..{next_nonce - 1}")
+    if counts.get(n, 0) > 1:
+        diffs.append(f"nonce {n} of seed pair {rnd.fair_seed_id} draws {counts[n]} rounds")
+    if n > 0 and not counts.get(n - 1):
+        diffs.append(f"nonce {n - 1} of seed pair {rnd.fair_seed_id} (before this round's) drew no round")
+    if next_nonce > 0 and not counts.get(next_nonce - 1):
+        diffs.append(f"the last nonce {next_nonce - 1} of seed pair {rnd.fair_seed_id} drew no round")
+    return diffs
 
 
 def verify_round(engine: Engine, round_id: int, player_id: int | None = None) -> dict[str, Any] | None:

@@ -75,15 +75,17 @@ def overview_json(ctx: Context) -> dict[str, Any]:
     now = time.time()
     builds = []
     for key, t in sorted(monitor.tally.current.items()):
-        game, build, version, mode = key
+        brand, currency, game, build, version, mode = key
         reading = readings.get(key)
+        decimals = ctx.config.currencies.get(currency, 2)
         builds.append({
+            "brand": brand, "currency": currency, "decimals": decimals,
             "game": game, "title": _title(game), "build": build, "build_version": version, "mode": mode,
             "rounds_started": t.started, "rounds_finished": t.finished, "rounds_open": t.open,
             "rounds_voided": t.voided, "rounds_completed_on_expiry": t.completed_on_expiry,
-            # money per currency (the players'): minor units of each, never summed across currencies
-            "money": [{"currency": code, "decimals": ctx.config.currencies.get(code, 2), "stakes": m.stakes,
-                       "wins": m.wins, "refunds": m.refunds, "ggr": m.ggr} for code, m in sorted(t.currencies.items())],
+            # one row per currency: its minor units, never summed with another currency's
+            "money": [{"currency": currency, "decimals": decimals, "stakes": t.stakes, "wins": t.wins,
+                       "refunds": t.refunds, "ggr": t.ggr}],
             "rtp_all_time": t.wins / (t.stakes - t.refunds) if t.stakes - t.refunds else None,
             "monitor": reading.to_json() if reading else None,
             "history": [{"t": p[0], "rounds": p[1], "observed": p[2], "lower": p[3], "upper": p[4]}

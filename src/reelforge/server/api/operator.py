@@ -44,6 +44,8 @@ class LaunchRequest(_Strict):
     loss_limit: Annotated[int, Field(ge=1, le=2**62)] | None = Field(
         None, description="the most the player may lose (staked minus won) in the play session, minor units")
     game: StrictStr | None = Field(None, max_length=64)
+    operator_session: StrictStr | None = Field(None, min_length=1, max_length=128,
+                                               description="the operator's own session token, sent with every debit")
 
 
 async def signed(ctx: Context, request: Request) -> tuple[bytes, str]:
@@ -115,6 +117,9 @@ def add_routes(app: FastAPI, ctx: Context) -> None:
     async def transactions(round_id: Annotated[int, Field(ge=1, le=MAX_ID)], request: Request) -> JSONResponse:
         """Operator (signed): a round's seamless wallet calls (debit, credit, rollback) and their status."""
         _, brand = await signed(ctx, request)
-        internal = ctx.service.ids.internal(round_id)
-        found = [] if internal is None else await ctx.call(round_transactions, ctx.engine, internal, brand)
+        found: list[Any] = []
+        for internal in ctx.service.ids.candidates(round_id):  # its public id, or its id before the keyed ids
+            found = await ctx.call(round_transactions, ctx.engine, internal, brand)
+            if found:
+                break
         return JSONResponse({"round_id": round_id, "transactions": found})

@@ -39,6 +39,7 @@ from reelforge.server.store.reads import (
     fair_seed_of,
     history_page,
     ledger_page,
+    legacy_round_ids_max,
     open_rounds_before,
     player_currency,
     purge_sessions,
@@ -67,6 +68,7 @@ from reelforge.server.store.rows import (
     StepReads,
     StepRow,
     StoredAnswer,
+    key_digest,
     parse_ts,
 )
 from reelforge.server.store.statements import POSTGRESQL, SQLITE, Statements
@@ -75,7 +77,7 @@ from reelforge.server.store.tx import Tx, transaction
 __all__ = [
     "ANSWER_COLUMNS", "POSTGRESQL", "ROUND_COLUMNS", "SEED_COLUMNS", "SQLITE", "STEP_COLUMNS", "AnswerRecord",
     "FairSeed", "LedgerEntry", "PlayerRow", "RoundRow", "SessionPlayer", "StartReads", "Statements", "StepReads",
-    "StepRow", "StoredAnswer", "Tx", "acknowledge_reality_check", "fair_seed_of", "history_page", "ledger_page",
+    "StepRow", "StoredAnswer", "Tx", "acknowledge_reality_check", "fair_seed_of", "history_page", "key_digest", "legacy_round_ids_max", "ledger_page",
     "open_rounds_before", "parse_ts", "player_currency", "purge_sessions", "revealed_server_seeds", "round_by_id",
     "round_entries", "round_ids_key", "round_steps", "round_wallet_calls", "rounds_after", "seed_pairs_page",
     "session_totals", "transaction",

@@ -164,3 +164,11 @@ def round_ids_key(engine: Engine) -> bytes:
     with read_transaction(engine) as conn:
         return bytes.fromhex(conn.execute(select(server_keys.c.value)
                                           .where(server_keys.c.name == "round_ids")).scalar_one())
+
+
+def legacy_round_ids_max(engine: Engine) -> int:
+    """The highest round id shown as itself before the keyed public ids (0: none; ``0008_wallet_protocol``)."""
+    with read_transaction(engine) as conn:
+        value = conn.execute(select(server_keys.c.value)
+                             .where(server_keys.c.name == "legacy_round_ids_max")).scalar()
+    return int(value or 0)

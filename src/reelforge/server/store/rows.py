@@ -4,6 +4,7 @@ conversions from a driver's row (timestamps as aware UTC datetimes)."""
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from datetime import datetime
@@ -47,6 +48,8 @@ class RoundRow:
     fair_client_seed: str | None = None
     brand: str = "default"
     """The operator brand of the round's player."""
+    start_key: str | None = None
+    """SHA-256 of the Idempotency-Key that started it (:func:`key_digest`; None: stored before 0008)."""
 
 
 @dataclass(slots=True)
@@ -120,10 +123,12 @@ class AnswerRecord:
 
     @property
     def keep(self) -> bool:
-        """Whether the key outlives its answer's retention: a round start's (201) or a transfer's key (they
-        charge money: a retry after the retention must be refused, not carried out again); a step's key is
-        deleted then (revealing a decided step charges nothing)."""
-        return self.round_id is None or self.status_code == 201
+        """Whether the key outlives its answer's retention: never since migration 0008 (every answer is
+        deleted then; a round start's or a transfer's key lives on, hashed, in its round's ``start_key`` or
+        its ledger entry's ``transfer_key``, so a retry after the retention is refused, not carried out
+        again). Answers stored before 0008 were written with ``keep`` true and are blanked, not deleted:
+        their rounds and transfers do not hold their key."""
+        return False
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,6 +181,8 @@ class StartReads:
     new_round_id: int
     fair_seed: FairSeed | None = None
     """The player's active provably fair seed pair (None: none yet)."""
+    keyed_round: int | None = None
+    """The round the request's Idempotency-Key already started (its stored answer purged): not again."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,6 +201,11 @@ ANSWER_COLUMNS = tuple(f.name for f in fields(StoredAnswer))
 SEED_COLUMNS = tuple(f.name for f in fields(FairSeed))
 _ROUND_TIMES = tuple(ROUND_COLUMNS.index(c) for c in ("created_at", "updated_at", "finished_at"))
 _STEP_TIMES = tuple(STEP_COLUMNS.index(c) for c in ("created_at", "revealed_at"))
+
+
+def key_digest(key: str) -> str:
+    """The SHA-256 (hex) of an Idempotency-Key, as a round or a transfer keeps it."""
+    return hashlib.sha256(key.encode()).hexdigest()
 
 
 def _round(values: Sequence[Any]) -> RoundRow:

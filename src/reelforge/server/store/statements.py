@@ -39,6 +39,8 @@ class Statements:
     put_answer: str
     purge_batch: str
     delete_answer: str
+    transfer_made: str
+    key_transfer: str
     blank_answer: str
     round: str
     lock_round: str
@@ -83,12 +85,14 @@ class Statements:
                               "VALUES (:token_sha256, :player_id, :created_at, :expires_at)",
             "demo_players": "SELECT count(*) FROM players WHERE demo",
             # Read after the lock is held (see the module docstring): the stored answer, the open round of
-            # the game, the player's last round start (ids grow with time under the player's lock), a new id.
-            # and the player's active provably fair seed pair.
+            # the game, the player's last round start (ids grow with time under the player's lock), a new id,
+            # the round this key already started (its answer purged after the retention) and the player's
+            # active provably fair seed pair.
             "start_reads": answer_of.replace("SELECT ", "SELECT (SELECT id FROM rounds WHERE player_id = :player_id "
                                              "AND game = :game AND status = 'open'), (SELECT created_at FROM rounds "
                                              "WHERE player_id = :player_id ORDER BY id DESC LIMIT 1), "
-                                             f"{new_id}, ", 1).replace(" FROM (SELECT 1) AS one",
+                                             f"{new_id}, (SELECT id FROM rounds WHERE player_id = :player_id "
+                                             "AND start_key = :start_key), ", 1).replace(" FROM (SELECT 1) AS one",
                                                                 f", {_cols(SEED_COLUMNS, 'f.')} FROM (SELECT 1) AS one")
                            + " LEFT JOIN fair_seeds f ON f.player_id = :player_id AND f.revealed_at IS NULL",
             # The stored answer, the round (row locked) and its steps up to the next one (from :first_step: the
@@ -107,6 +111,9 @@ class Statements:
             "purge_batch": "SELECT scope, key, keep FROM idempotency WHERE response <> '' AND created_at < :cutoff "
                            "ORDER BY created_at LIMIT :n",
             "delete_answer": "DELETE FROM idempotency WHERE scope = :scope AND key = :key",
+            "transfer_made": "SELECT 1 FROM ledger WHERE transfer_key = :k",
+            "key_transfer": "UPDATE ledger SET transfer_key = :k WHERE id = (SELECT max(id) FROM ledger "
+                            "WHERE player_id = :p)",
             "blank_answer": "UPDATE idempotency SET response = '', round_id = NULL, steps_at = NULL, "
                             "steps_shown = NULL WHERE scope = :scope AND key = :key",
             "round": f"SELECT {_ROUND_INSERT_COLUMNS} FROM rounds WHERE id = :id",

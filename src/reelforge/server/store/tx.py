@@ -32,6 +32,7 @@ from reelforge.server.store.rows import (
     _round,
     _seed,
     _step,
+    key_digest,
     parse_ts,
 )
 from reelforge.server.store.statements import POSTGRESQL, SQLITE
@@ -149,14 +150,24 @@ class Tx:
         self.cursor.execute(self.sql.put_answer, self._answer_params(record))
 
     def purge_answers(self, cutoff: datetime, batch: int) -> int:
-        """Purge up to ``batch`` answers stored before ``cutoff``, oldest first: a step's key is deleted, a
-        charging request's key keeps only its request hash (see :attr:`AnswerRecord.keep`). How many."""
+        """Purge up to ``batch`` answers stored before ``cutoff``, oldest first: deleted, but for a charging
+        request's answer stored before migration 0008, which keeps only its request hash (see
+        :attr:`AnswerRecord.keep`). How many."""
         rows = self._all(self.sql.purge_batch, {"cutoff": self.ts(cutoff), "n": batch})
         for keep in (False, True):
             keys = [{"scope": scope, "key": key} for scope, key, kept in rows if bool(kept) is keep]
             if keys:
                 self.cursor.executemany(self.sql.blank_answer if keep else self.sql.delete_answer, keys)
         return len(rows)
+
+    # a transfer's key, kept on its ledger entry (its answer is purged after the retention)
+    def transfer_made(self, digest: str) -> bool:
+        """Whether a transfer was made with the key of this SHA-256."""
+        return self._one(self.sql.transfer_made, {"k": digest}) is not None
+
+    def key_transfer(self, player_id: int, digest: str) -> None:
+        """Keep the key's SHA-256 on the player's transfer just posted (the player's row is locked)."""
+        self.cursor.execute(self.sql.key_transfer, {"k": digest, "p": player_id})
 
     # rounds and steps
     def round(self, round_id: int, lock: bool = False) -> RoundRow | None:
@@ -177,9 +188,10 @@ class Tx:
         return [_step(r) for r in rows]
 
     def start_reads(self, scope: str, key: str, player_id: int, game: str) -> StartReads:
-        row = self._one(self.sql.start_reads, {"scope": scope, "key": key, "player_id": player_id, "game": game})
-        end = 3 + len(ANSWER_COLUMNS)
-        return StartReads(_answer(row[3:end]), row[0], parse_ts(row[1]), row[2], _seed(row[end:]))
+        row = self._one(self.sql.start_reads, {"scope": scope, "key": key, "player_id": player_id, "game": game,
+                                               "start_key": key_digest(key)})
+        end = 4 + len(ANSWER_COLUMNS)
+        return StartReads(_answer(row[4:end]), row[0], parse_ts(row[1]), row[2], _seed(row[end:]), row[3])
 
     def step_reads(self, scope: str, key: str, round_id: int, first_step: int = 0) -> StepReads:
         """The key's stored answer, the round (row locked) and its steps from index ``first_step`` up to and

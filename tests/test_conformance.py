@@ -127,11 +127,27 @@ class CapBeyondTheKernels(ToyLine):
 
 
 class BuildNamedForAnotherRtp(ToyLine):
+    rtp = Fraction(19, 20)
+    off_the_name: Fraction | None = None
+    """Where set, each build's rtp is its name's plus this."""
+
     def load_build(self, name, version=None):
         build = super().load_build(name, version)
-        other = dataclasses.replace(build, rtp=Fraction(19, 20))
+        rtp = self.rtp if self.off_the_name is None else Fraction(name) / 100 + self.off_the_name
+        other = dataclasses.replace(build, rtp=rtp)
         object.__setattr__(other, "identity", build.identity)  # not a field: replace() does not carry it
         return other
+
+
+class BuildTwoHundredthsOffItsName(BuildNamedForAnotherRtp):
+    off_the_name = Fraction(2, 10_000)    # 96.12% for the name 96.1: 0.02 pp off
+
+
+def test_a_build_may_state_its_exact_rtp_within_a_hundredth_of_a_point_of_its_name():
+    class ExactWithinItsName(BuildNamedForAnotherRtp):
+        off_the_name = Fraction(9, 1_000_000)    # 96.1009% for 96.1: an exact RTP 0.0009 pp from its name
+
+    CHECKS["builds_load"](Context(ExactWithinItsName()))
 
 
 class WinUnitTooCoarse(ToyLine):
@@ -284,6 +300,9 @@ def test_declared_exact_figures_are_held_to_their_outcomes_and_to_a_simulation()
      r"hold at most 1048575"),
     (BuildNamedForAnotherRtp, "builds_load",
      r"toy-line, build 96\.1: the build's name '96\.1' reads as an RTP of 96\.1% but its rtp is 19/20 \(95%\)"),
+    (BuildTwoHundredthsOffItsName, "builds_load",
+     r"toy-line, build 96\.1: the build's name '96\.1' reads as an RTP of 96\.1% but its rtp is 2403/2500 "
+     r"\(96\.12%\): a build named by a number is named for its RTP in percent \(within 0\.01 pp\)"),
     (TakesAnyAction, "refuses_bad_steps", r"the undeclared step action 'no-such-action' was accepted"),
     (HelpAsDict, "help_typed", r"toy-line, build 96\.1: help\(\) must return a GameHelp, got dict"),
     (ChunkLosesARound, "simulation_matches_kernel_rounds", r"simulate_chunk's rounds is 19999, the kernel's 20000"),

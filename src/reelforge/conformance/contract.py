@@ -15,6 +15,10 @@ from reelforge.conformance.context import SIGMAS, Context, context_of, is_intege
 from reelforge.game.contract import Build, BuildError, Capabilities, ExactFigures, Game, GameHelp, RulesError
 from reelforge.games.registry import GAME_ID_PATTERN
 
+NAME_TOLERANCE = Fraction(1, 10_000)
+"""How far a build's rtp may lie from the RTP its name reads as: 0.01 pp (issue 34: a build tuned on exact
+figures states its exact RTP, within this of its name)."""
+
 # -- declarations ---------------------------------------------------------------------------
 
 def check_declarations_typed(game: Game | Context) -> None:
@@ -78,10 +82,11 @@ def check_builds_load(game: Game | Context) -> None:
             percent = Fraction(name)
         except ValueError:
             percent = None
-        if percent is not None and percent / 100 != build.rtp:
+        # the rtp is the name's, or the exact RTP a build tuned on exact figures states, within 0.01 pp of it
+        if percent is not None and abs(percent / 100 - build.rtp) > NAME_TOLERANCE:
             raise ctx.fail(f"the build's name {name!r} reads as an RTP of {float(percent)}% but its rtp is "
                            f"{build.rtp} ({float(build.rtp) * 100:g}%): a build named by a number is named for its "
-                           "RTP in percent", build)
+                           "RTP in percent (within 0.01 pp)", build)
         price = build.feature_buy_price_x
         if price is not None and not (isinstance(price, Fraction | int) and price > 0):
             raise ctx.fail(f"feature_buy_price_x must be None or a positive Fraction, got {price!r}", build)

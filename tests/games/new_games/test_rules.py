@@ -96,6 +96,10 @@ def test_the_generic_tuner_reaches_its_target_on_its_sample_and_refuses_an_unkno
     class QuickVault(GoldenVault):
         tune_rounds = (20_000, 40_000)
 
+        def load_build(self, name, version=None):
+            # the published 1.0 data this test was written on (2.0 was retuned on exact figures, issue 34)
+            return super().load_build(name, version or "1.0")
+
     game = QuickVault()
     out = tmp_path / "96.0.toml"
     with pytest.raises(ValueError, match=r"unknown target\(s\) \['no_such'\]; golden-vault tunes rtp"):

@@ -21,8 +21,18 @@ def _export() -> None:
     """Export a game for another platform (stake: Stake Engine's static math files)."""
 
 
-ROUNDS = Count("--rounds")
-BOOKS = Count("--books")
+class PerMode:
+    """A count for every mode (``1e8``) or one per mode in --modes order (``1e9,1e8``)."""
+
+    def __init__(self, option: str) -> None:
+        self.count = Count(option)
+
+    def __call__(self, value: str) -> list[int]:
+        return [self.count(v) for v in value.split(",")]
+
+
+ROUNDS = PerMode("--rounds")
+BOOKS = PerMode("--books")
 EXPORT_SEED = 2026
 DEFAULT_ROUNDS = 10_000_000
 
@@ -52,10 +62,12 @@ def stake(
     modes: str = typer.Option(None, "--modes", metavar="LIST",
                               help="Stake modes, comma-separated: base (the paid spin), bonus (the Feature Buy); "
                                    "default every one the game has."),
-    books: int = typer.Option(None, "--books", metavar="N", parser=BOOKS,
-                              help="Books per mode (default: one per payout on the grid, the whole distribution)."),
-    rounds: int = typer.Option(None, "--rounds", metavar="N", parser=ROUNDS,
-                               help="Rounds per mode the kernel plays for the win distribution (default 1e7)."),
+    books: str = typer.Option(None, "--books", metavar="N[,N]",
+                                    help="Books per mode, or one count per mode in --modes order (default: one per "
+                                         "payout on the grid, the whole distribution)."),
+    rounds: str = typer.Option(None, "--rounds", metavar="N[,N]",
+                                     help="Rounds the kernel plays for each mode's win distribution, or one count per "
+                                          "mode in --modes order (default 1e7)."),
     seed: int = typer.Option(None, "--seed", metavar="SEED", parser=SEED, help="Seed (default 2026)."),
     anchor: str = typer.Option(None, "--anchor", metavar="FILE",
                                help="Certified figures to meet exactly, per mode (JSON: {\"base\": {\"rtp\": ..., "
@@ -88,11 +100,20 @@ def stake(
     if game is None or out is None:
         fail("give GAME and --out DIR (or --check DIR)")
     g, b = load(game, build)
-    wanted = modes.split(",") if modes else [n for n, m in STAKE_MODES.items() if m in g.modes]
+    wanted = [m.strip() for m in modes.split(",")] if modes else [n for n, m in STAKE_MODES.items() if m in g.modes]
+
+    def per_mode(text: str | None, option: str, default: int | None) -> dict[str, int | None]:
+        if text is None:
+            return dict.fromkeys(wanted, default)
+        values = (ROUNDS if option == "--rounds" else BOOKS)(text)
+        if len(values) not in (1, len(wanted)):
+            fail(f"{option}: one count, or one per mode ({len(wanted)}: {', '.join(wanted)}), got {len(values)}")
+        return dict(zip(wanted, values * len(wanted) if len(values) == 1 else values, strict=True))
+
     try:
         anchors = read_anchors(Path(anchor)) if anchor else {}
-        done = export_stake(g, b, Path(out), [m.strip() for m in wanted], {m.strip(): rounds or DEFAULT_ROUNDS for m in wanted},
-                            EXPORT_SEED if seed is None else seed, books, anchors,
+        done = export_stake(g, b, Path(out), wanted, per_mode(rounds, "--rounds", DEFAULT_ROUNDS),  # type: ignore[arg-type]
+                            EXPORT_SEED if seed is None else seed, per_mode(books, "--books", None), anchors,
                             log=lambda line: sys.stderr.write(line + "\n"))
     except TableError as exc:
         fail(str(exc))
@@ -102,7 +123,7 @@ def stake(
         return
     for m in done:
         t = m.table
-        sys.stdout.write(f"{m.name} ({m.game_mode}, cost {m.cost}): {m.books:,} books; table RTP {t['rtp']:.6%}, "
+        sys.stdout.write(f"{m.name} ({m.game_mode}, cost {float(m.cost):g}): {m.books:,} books; table RTP {t['rtp']:.6%}, "
                          f"hit rate {t['hit_rate']:.4%}, feature {t['feature_rate']:.4%}, max win {t['max_win_x']:,.1f}x "
                          f"1 in {t['max_win_one_in']:,.0f}; sample of {m.sample['rounds']:,} rounds: RTP "
                          f"{m.sample['rtp']:.6%}\n")

@@ -77,8 +77,8 @@ def export_mode(game: Game, build: Build, out: Path, name: str, rounds: int, see
     log(f"{name}: observing {rounds:,} rounds of {game.id} {build.name} ({mode})")
     outcomes = observe(game, build, mode, rounds, seed)
     mass, source, added = on_grid(outcomes)
-    probabilities: dict[Key, Any] = anchor(mass, cost, anchors) if anchors else mass
     cap_payout = game.cap_units(build) * 100 // outcomes.unit
+    probabilities: dict[Key, Any] = anchor(mass, cost, anchors, cap_payout) if anchors else mass
     kept = select(probabilities, books, cap_payout)
     weights = integer_weights(spread(probabilities, kept, cap_payout))
     log(f"{name}: {len(mass):,} payouts on the grid, {len(kept):,} books; playing them by the rules")
@@ -96,7 +96,7 @@ def export_mode(game: Game, build: Build, out: Path, name: str, rounds: int, see
 
 
 def export_stake(game: Game, build: Build, out: Path, modes: list[str], rounds: dict[str, int], seed: int,
-                 books: int | None = None, anchors: dict[str, dict[str, float]] | None = None,
+                 books: dict[str, int | None] | None = None, anchors: dict[str, dict[str, float]] | None = None,
                  log: Callable[[str], None] = lambda _: None) -> list[ModeExport]:
     """The package of ``modes`` (Stake names) in folder ``out``; each mode's figures."""
     unknown = [m for m in modes if m not in STAKE_MODES]
@@ -110,7 +110,7 @@ def export_stake(game: Game, build: Build, out: Path, modes: list[str], rounds: 
         raise TableError(f"--modes: each mode once, at least one, got {modes}")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    done = [export_mode(game, build, out, m, rounds[m], seed + i, books, (anchors or {}).get(m, {}), log)
+    done = [export_mode(game, build, out, m, rounds[m], seed + i, (books or {}).get(m), (anchors or {}).get(m, {}), log)
             for i, m in enumerate(modes)]
     fmt.write_index(out, [fmt.ModeFiles(m.name, float(m.cost), fmt.books_file(m.name), fmt.table_file(m.name))
                           for m in done])

@@ -163,11 +163,11 @@ def _parse_table(path: Path) -> tuple[list[tuple[int, int, int]], list[str]]:
         for n, text in enumerate(f, start=1):
             fields = text.strip().split(",")
             if len(fields) != 3 or not all(_UINT.fullmatch(v) for v in fields):
-                note("is not three unsigned integers id,weight,payoutMultiplier", n)
+                note("not three unsigned integers id,weight,payoutMultiplier", n)
                 continue
             book_id, weight, payout = (int(v) for v in fields)
             if max(book_id, weight, payout) > U64_MAX:
-                note("has a value over the unsigned 64-bit maximum 18446744073709551615", n)
+                note("a value over the unsigned 64-bit maximum 18446744073709551615", n)
                 continue
             if payout % GRID:
                 note(f"pays off the 0.1x grid (payoutMultiplier not a multiple of {GRID})", n)
@@ -176,7 +176,7 @@ def _parse_table(path: Path) -> tuple[list[tuple[int, int, int]], list[str]]:
     for rule, lines in found.items():
         shown = ", ".join(map(str, lines[:MAX_LISTED])) + (f" and {len(lines) - MAX_LISTED} more"
                                                           if len(lines) > MAX_LISTED else "")
-        problems.append(f"{path.name}: line{'s' if len(lines) > 1 else ''} {shown} {rule}")
+        problems.append(f"{path.name}: line{'s' if len(lines) > 1 else ''} {shown}: {rule}")
     if not rows and not found:
         problems.append(f"{path.name}: the lookup table is empty")
     total = sum(w for _, w, _ in rows)
@@ -246,7 +246,7 @@ def _check_books(path: Path, rows: list[tuple[int, int, int]]) -> list[str]:
     for rule, lines in found.items():
         shown = ", ".join(map(str, lines[:MAX_LISTED])) + (f" and {len(lines) - MAX_LISTED} more"
                                                           if len(lines) > MAX_LISTED else "")
-        problems.append(f"{path.name}: book{'s' if len(lines) > 1 else ''} {shown} {rule}")
+        problems.append(f"{path.name}: book{'s' if len(lines) > 1 else ''} {shown}: {rule}")
     if n != len(rows):
         problems.append(f"{path.name}: {n} books for {len(rows)} table lines (one book per line, in order)")
     return problems

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import bisect
 import math
+import sys
 import types
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -92,8 +93,14 @@ def _observer(game: KernelGame) -> Callable:
         raise TableError(f"{game.id}: its kernel loop is written out, not made by kernel_loop around a round "
                          "function, so its rounds cannot be observed one by one")
     if play_round not in _OBSERVERS:
-        glob = {"_play_round": play_round, "borrowed": borrowed, "__name__": __name__}
-        _OBSERVERS[play_round] = njit(types.FunctionType(_observe_loop.__code__, glob, "observe_loop"))
+        # bound to the game's kernel module as kernel_loop binds the harness loop: cached beside it, renewed
+        # when it changes, one cache entry per round function
+        module = sys.modules[loop.py_func.__module__]
+        glob = {"_play_round": play_round, "borrowed": borrowed, "__name__": module.__name__}
+        fn = types.FunctionType(_observe_loop.__code__.replace(co_filename=module.__file__), glob, "observe_loop")
+        fn.__qualname__ = f"stake_observe_loop_{play_round.py_func.__name__}"
+        fn.__module__ = module.__name__
+        _OBSERVERS[play_round] = njit(cache=True)(fn)
     return _OBSERVERS[play_round]
 
 
@@ -187,19 +194,30 @@ def on_grid(outcomes: Outcomes) -> tuple[dict[Key, Fraction], dict[Key, Source],
     return mass, source, added / outcomes.rounds
 
 
-def anchor(mass: dict[Key, Fraction], cost: Fraction, targets: dict[str, float]) -> dict[Key, float]:
-    """``mass`` tilted by minimum relative entropy so its RTP (x ``cost``), hit rate, feature frequency and
-    top-payout frequency equal ``targets`` (any of ``rtp``, ``hit_rate``, ``feature_rate``, ``max_win_rate``),
-    as probabilities (TableError where no tilt can meet them)."""
-    unknown = sorted(set(targets) - {"rtp", "hit_rate", "feature_rate", "max_win_rate"})
+ANCHORS = ("rtp", "hit_rate", "feature_rate", "max_win_rate")
+"""The figures a table can be anchored to, besides the probability of each win band."""
+
+
+def anchor(mass: dict[Key, Any], cost: Fraction, targets: dict[str, float], cap_payout: int,
+           bands: dict[int, float] | None = None) -> dict[Key, float]:
+    """``mass`` tilted by minimum relative entropy so its RTP (x ``cost``), hit rate, feature frequency,
+    top-payout frequency and the probability of each win band (``bands``: by index of
+    :data:`reelforge.core.stats.BUCKET_LABELS`) equal ``targets`` and ``bands``, as probabilities
+    (TableError where no tilt can meet them)."""
+    unknown = sorted(set(targets) - set(ANCHORS))
     if unknown:
-        raise TableError(f"unknown anchor figure(s) {unknown}: rtp, hit_rate, feature_rate, max_win_rate")
+        raise TableError(f"unknown anchor figure(s) {unknown}: {', '.join(ANCHORS)}")
     keys = list(mass)
     q = np.array([float(mass[k]) for k in keys])
     q /= q.sum()
     top = max(p for _, p in keys)
     columns = {"rtp": [p / 100 / float(cost) for _, p in keys], "hit_rate": [float(p > 0) for _, p in keys],
                "feature_rate": [float(f) for f, _ in keys], "max_win_rate": [float(p == top) for _, p in keys]}
+    where = [cell(k, cap_payout)[1] for k in keys]
+    targets = dict(targets)
+    for band, prob in sorted((bands or {}).items()):
+        columns[f"band {band}"] = [float(b == band) for b in where]
+        targets[f"band {band}"] = prob
     names = [n for n in columns if n in targets]
     if not names:
         return dict(zip(keys, q.tolist(), strict=True))

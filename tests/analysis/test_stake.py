@@ -241,7 +241,7 @@ def test_books_are_the_rounds_the_rules_play_with_positions_on_wins(seven_lines_
     game, build, out, _, _ = seven_lines_package
     rows = fmt.read_table(out / fmt.table_file("base"))
     line_wins = 0
-    for (book_id, _, payout), b in zip(rows, fmt.iter_books(out / fmt.books_file("base")), strict=True):
+    for (_, _, payout), b in zip(rows, fmt.iter_books(out / fmt.books_file("base")), strict=True):
         events = b["events"]
         assert [e["index"] for e in events] == list(range(len(events)))
         steps, final = events[:-1], events[-1]

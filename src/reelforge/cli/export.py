@@ -72,6 +72,9 @@ def stake(
     anchor: str = typer.Option(None, "--anchor", metavar="FILE",
                                help="Certified figures to meet exactly, per mode (JSON: {\"base\": {\"rtp\": ..., "
                                     "\"hit_rate\": ..., \"feature_rate\": ..., \"max_win_rate\": ...}})."),
+    exact: bool = typer.Option(True, "--exact/--sample",
+                               help="Anchor the paid mode to the game's exact figures where it has them (default), or "
+                                    "keep the sample's own."),
     check: str = typer.Option(None, "--check", metavar="DIR",
                               help="Check a package as Stake's upload does; print each mode's figures "
                                    "(exit 2 with one line per rule broken)."),
@@ -114,7 +117,7 @@ def stake(
         anchors = read_anchors(Path(anchor)) if anchor else {}
         done = export_stake(g, b, Path(out), wanted, per_mode(rounds, "--rounds", DEFAULT_ROUNDS),  # type: ignore[arg-type]
                             EXPORT_SEED if seed is None else seed, per_mode(books, "--books", None), anchors,
-                            log=lambda line: sys.stderr.write(line + "\n"))
+                            log=lambda line: sys.stderr.write(line + "\n"), use_exact=exact)
     except TableError as exc:
         fail(str(exc))
     if as_json:

@@ -14,11 +14,12 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from reelforge.core.stats import BUCKET_LABELS
 from reelforge.game.contract import Build, Game
 
 from . import format as fmt
 from .books import book
-from .table import Key, TableError, anchor, integer_weights, observe, on_grid, select, spread
+from .table import Key, TableError, anchor, cell, grid_shares, integer_weights, observe, on_grid, select, spread
 
 STAKE_MODES = {"base": "paid", "bonus": "buy"}
 """Stake's mode names and the game modes they sell: the paid spin at cost 1, the Feature Buy at its price."""
@@ -37,11 +38,14 @@ class ModeExport:
     books: int
     outcomes: int
     table: dict[str, Any] = field(default_factory=dict)
+    exact: dict[str, Any] = field(default_factory=dict)
+    """The game's exact figures where the table was anchored to them."""
+    band_anchors: dict[str, float] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return {"name": self.name, "game_mode": self.game_mode, "cost": str(self.cost), "sample": self.sample,
-                "grid_rtp_added": self.grid_rtp_added, "anchors": self.anchors, "books": self.books,
-                "outcomes_on_grid": self.outcomes, "table": self.table}
+                "grid_rtp_added": self.grid_rtp_added, "anchors": self.anchors, "band_anchors": self.band_anchors,
+                "exact": self.exact, "books": self.books, "outcomes_on_grid": self.outcomes, "table": self.table}
 
 
 def read_anchors(path: Path) -> dict[str, dict[str, float]]:
@@ -62,6 +66,36 @@ def read_anchors(path: Path) -> dict[str, dict[str, float]]:
     return out
 
 
+def exact_anchors(game: Game, build: Build, mass: dict[Key, Any], cap_payout: int) -> tuple[
+        dict[str, float], dict[int, float], dict[str, Any]]:
+    """The paid mode's anchors from the game's exact figures: RTP, feature frequency, each win band's
+    probability on the grid and, where the sample reached the exact top win, its frequency; with what
+    the exact figures are. A band no sampled round reached has its probability added to the nearest band
+    one did (the RTP anchor keeps the mean)."""
+    ex = game.exact(build)
+    bands: dict[int, Fraction] = {}
+    for win, p in ex.outcomes.items():
+        for payout, share, _ in grid_shares(win * 100):
+            b = cell((0, payout), cap_payout)[1]
+            bands[b] = bands.get(b, Fraction(0)) + p * share
+    reached = sorted({cell(k, cap_payout)[1] for k in mass})
+    unreached = {b: p for b, p in bands.items() if b not in reached}
+    for b, p in unreached.items():
+        nearest = min(reached, key=lambda r: (abs(r - b), -r))
+        bands[nearest] = bands.get(nearest, Fraction(0)) + p
+        del bands[b]
+    targets = {"rtp": float(ex.rtp), "feature_rate": float(ex.feature_rate)}
+    top = Fraction(ex.max_win_x) * 100
+    if top == max(p for _, p in mass):
+        targets["max_win_rate"] = float(ex.max_win_probability)
+    info = {"rtp": str(ex.rtp), "rtp_float": float(ex.rtp), "hit_rate": float(ex.hit_rate),
+            "feature_rate": float(ex.feature_rate), "max_win_x": float(ex.max_win_x),
+            "max_win_probability": float(ex.max_win_probability),
+            "bands_unreached": {str(b): float(p) for b, p in unreached.items()},
+            "max_win_in_table": "max_win_rate" in targets}
+    return targets, {b: float(p) for b, p in bands.items()}, info
+
+
 def table_feature_figures(weights: dict[Key, int], cap_payout: int) -> dict[str, float]:
     """The feature frequency and the cap's frequency of a table (its keys know which books trigger)."""
     total = sum(weights.values())
@@ -70,15 +104,22 @@ def table_feature_figures(weights: dict[Key, int], cap_payout: int) -> dict[str,
 
 
 def export_mode(game: Game, build: Build, out: Path, name: str, rounds: int, seed: int, books: int | None,
-                anchors: dict[str, float], log: Callable[[str], None] = lambda _: None) -> ModeExport:
-    """One mode's table and books in ``out``; its figures."""
+                anchors: dict[str, float], log: Callable[[str], None] = lambda _: None,
+                use_exact: bool = True) -> ModeExport:
+    """One mode's table and books in ``out``; its figures (anchored to the game's exact figures where it has
+    them, ``use_exact`` and no ``anchors`` given)."""
     mode = STAKE_MODES[name]
     cost = Fraction(game.stake_x(build, mode))
     log(f"{name}: observing {rounds:,} rounds of {game.id} {build.name} ({mode})")
     outcomes = observe(game, build, mode, rounds, seed)
     mass, source, added = on_grid(outcomes)
     cap_payout = game.cap_units(build) * 100 // outcomes.unit
-    probabilities: dict[Key, Any] = anchor(mass, cost, anchors, cap_payout) if anchors else mass
+    exact: dict[str, Any] = {}
+    bands: dict[int, float] = {}
+    if use_exact and not anchors and mode == "paid" and game.capabilities.exact:
+        anchors, bands, exact = exact_anchors(game, build, mass, cap_payout)
+        log(f"{name}: anchored to the exact figures (RTP {exact['rtp_float']:.8%})")
+    probabilities: dict[Key, Any] = anchor(mass, cost, anchors, cap_payout, bands) if anchors else mass
     kept = select(probabilities, books, cap_payout)
     weights = integer_weights(spread(probabilities, kept, cap_payout))
     log(f"{name}: {len(mass):,} payouts on the grid, {len(kept):,} books; playing them by the rules")
@@ -92,12 +133,19 @@ def export_mode(game: Game, build: Build, out: Path, name: str, rounds: int, see
             rows.append((book_id, weights[key], key[1]))
     fmt.write_table(table_path, rows)
     figures = fmt.table_figures(name, float(cost), rows).to_json() | table_feature_figures(weights, cap_payout)
-    return ModeExport(name, mode, cost, outcomes.figures(cost), float(added), anchors, len(kept), len(mass), figures)
+    bands_table: dict[str, float] = {}
+    total = sum(weights.values())
+    for key, w in weights.items():
+        label = BUCKET_LABELS[cell(key, cap_payout)[1]]
+        bands_table[label] = bands_table.get(label, 0.0) + w / total
+    figures["bands"] = bands_table
+    return ModeExport(name, mode, cost, outcomes.figures(cost), float(added), anchors, len(kept), len(mass), figures,
+                      exact, {BUCKET_LABELS[b]: p for b, p in sorted(bands.items())})
 
 
 def export_stake(game: Game, build: Build, out: Path, modes: list[str], rounds: dict[str, int], seed: int,
                  books: dict[str, int | None] | None = None, anchors: dict[str, dict[str, float]] | None = None,
-                 log: Callable[[str], None] = lambda _: None) -> list[ModeExport]:
+                 log: Callable[[str], None] = lambda _: None, use_exact: bool = True) -> list[ModeExport]:
     """The package of ``modes`` (Stake names) in folder ``out``; each mode's figures."""
     unknown = [m for m in modes if m not in STAKE_MODES]
     if unknown:
@@ -110,7 +158,8 @@ def export_stake(game: Game, build: Build, out: Path, modes: list[str], rounds: 
         raise TableError(f"--modes: each mode once, at least one, got {modes}")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    done = [export_mode(game, build, out, m, rounds[m], seed + i, (books or {}).get(m), (anchors or {}).get(m, {}), log)
+    done = [export_mode(game, build, out, m, rounds[m], seed + i, (books or {}).get(m), (anchors or {}).get(m, {}), log,
+                        use_exact)
             for i, m in enumerate(modes)]
     fmt.write_index(out, [fmt.ModeFiles(m.name, float(m.cost), fmt.books_file(m.name), fmt.table_file(m.name))
                           for m in done])

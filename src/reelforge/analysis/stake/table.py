@@ -166,6 +166,17 @@ class Source:
     """``none``, ``down`` or ``up``."""
 
 
+def grid_shares(h: Fraction) -> list[tuple[int, Fraction, str]]:
+    """What a win of ``h`` hundredths of the bet pays on the grid: ``(payout, chance, rounding)`` each."""
+    low = math.floor(h / GRID) * GRID
+    if h == low:
+        return [(low, Fraction(1), "none")]
+    if low == 0:
+        return [(GRID, Fraction(1), "up")]
+    up = (h - low) / GRID
+    return [(low, 1 - up, "down"), (low + GRID, up, "up")]
+
+
 def on_grid(outcomes: Outcomes) -> tuple[dict[Key, Fraction], dict[Key, Source], Fraction]:
     """Each (feature, payout)'s weight on the 0.1x grid (counts, a win between two steps split as the
     module says), a round that shows each payout, and the RTP (x base bet per round) the grid added
@@ -177,15 +188,8 @@ def on_grid(outcomes: Outcomes) -> tuple[dict[Key, Fraction], dict[Key, Source],
     for f, u in zip(feature.tolist(), units.tolist(), strict=True):
         count = int(outcomes.counts[f, u])
         h = Fraction(u * 100, outcomes.unit)
-        low = math.floor(h / GRID) * GRID
-        if h == low:
-            shares = [(low, Fraction(1), "none")]
-        elif low == 0:
-            shares = [(GRID, Fraction(1), "up")]
-            added += count * (GRID - h) / 100
-        else:
-            up = (h - low) / GRID
-            shares = [(low, 1 - up, "down"), (low + GRID, up, "up")]
+        shares = grid_shares(h)
+        added += count * (sum(p * share for p, share, _ in shares) - h) / 100
         for payout, share, rounding in shares:
             key = (f, payout)
             mass[key] = mass.get(key, Fraction(0)) + count * share

@@ -290,3 +290,30 @@ def test_export_refuses_modes_the_game_does_not_have(tmp_path):
         export_stake(game, game.load_build("96.0"), tmp_path, ["bonus"], {"bonus": 10}, seed=1)
     with pytest.raises(TableError, match="unknown mode"):
         export_stake(game, game.load_build("96.0"), tmp_path, ["free"], {"free": 10}, seed=1)
+
+
+def test_gemstones_gold_both_modes_off_grid_wins_rounded_and_fewer_books_keep_the_mean(tmp_path):
+    game = get_game("gemstones-gold")
+    build = game.load_build("96.71")
+    done = export_stake(game, build, tmp_path, ["base", "bonus"], {"base": 3000, "bonus": 400}, seed=11,
+                        books={"bonus": 40})
+    base, bonus = done
+    assert [m["name"] for m in json.loads((tmp_path / "index.json").read_text())["modes"]] == ["base", "bonus"]
+    assert json.loads((tmp_path / "index.json").read_text())["modes"][1]["cost"] == 56.1
+    # every book's payout is its win on the grid, rounded as its finalWin says
+    roundings = set()
+    for mode in ("base", "bonus"):
+        rows = fmt.read_table(tmp_path / fmt.table_file(mode))
+        for (_, _, payout), b in zip(rows, fmt.iter_books(tmp_path / fmt.books_file(mode)), strict=True):
+            final = b["events"][-1]
+            h = Fraction(final["win_x"]) * 100
+            roundings.add(final["rounding"])
+            assert {"none": payout == h, "down": payout < h < payout + 10,
+                    "up": payout - 10 < h < payout}[final["rounding"]], (final, payout)
+    assert roundings == {"none", "down", "up"}
+    # all books: the weights are the counts (off-grid ones split in halves, so doubled), the RTP the sample's
+    assert base.table["rtp"] == base.sample["rtp"] and base.table["total_weight"] == 2 * 3000
+    # 40 books for the Feature Buy: each band's probability and mean kept, so the RTP too
+    assert bonus.books == 40 < bonus.outcomes
+    assert bonus.table["rtp"] == pytest.approx(bonus.sample["rtp"], rel=1e-14)
+    assert bonus.table["feature_rate"] == 1.0

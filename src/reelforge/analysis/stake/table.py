@@ -41,7 +41,7 @@ import numpy as np
 from numba import njit
 
 from reelforge.analysis.simulate import CHUNK_ROUNDS, chunk_seed
-from reelforge.core.stats import BUCKET_EDGES_X, bucket_index
+from reelforge.core.stats import BUCKET_EDGES_X, Z99, bucket_index
 from reelforge.game.contract import Build, Game
 from reelforge.game.harness import KernelGame, borrowed, round_tables
 from reelforge.mechanics.rng import pcg_state
@@ -118,12 +118,17 @@ class Outcomes:
     states: np.ndarray
     """uint64 [2, cap_units + 1, 4]: the PCG64 state a round of that outcome started from."""
 
-    def figures(self, cost: Fraction) -> dict[str, float]:
-        """The sample's own RTP, hit rate, feature frequency and top-win frequency."""
+    def figures(self, cost: Fraction) -> dict[str, Any]:
+        """The sample's own RTP (with its 99% interval), hit rate, feature frequency and top-win frequency."""
         n = self.rounds
-        units = np.arange(self.counts.shape[1])
-        top = int(np.nonzero(self.counts.sum(axis=0))[0].max())
-        return {"rounds": n, "rtp": float(Fraction(int((self.counts * units).sum()), n * self.unit) / cost),
+        by_win = [int(c) for c in self.counts.sum(axis=0)]
+        top = max(u for u, c in enumerate(by_win) if c)
+        first = sum(u * c for u, c in enumerate(by_win))
+        second = sum(u * u * c for u, c in enumerate(by_win))
+        rtp = Fraction(first, n * self.unit) / cost
+        sd = math.sqrt(max(Fraction(second, n) - Fraction(first, n) ** 2, 0)) / self.unit / float(cost)
+        half = Z99 * sd / math.sqrt(n)
+        return {"rounds": n, "rtp": float(rtp), "rtp_ci99": [float(rtp) - half, float(rtp) + half],
                 "hit_rate": int(self.counts[:, 1:].sum()) / n, "feature_rate": int(self.counts[1].sum()) / n,
                 "max_win_x": top / self.unit, "max_win_rate": int(self.counts[:, top].sum()) / n}
 

@@ -236,32 +236,35 @@ def anchor(mass: dict[Key, Any], cost: Fraction, targets: dict[str, float], cap_
         if not col.min() < target < col.max():
             raise TableError(f"anchor {n}={target}: outside what the table's payouts can give "
                              f"({col.min()}..{col.max()})")
-    lam = np.zeros(len(names))
-    logq = np.log(q)
+    scale = np.abs(t)
 
-    def dual(lam: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
+    def tilted(lam: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         z = logq + F @ lam
-        m = z.max()
-        w = np.exp(z - m)
-        s = w.sum()
-        return m + math.log(s) - float(lam @ t), w / s, z
+        w = np.exp(z - z.max())
+        p = w / w.sum()
+        return p, (p @ F - t) / scale
 
-    value, p, _ = dual(lam)
-    for _ in range(200):
+    logq = np.log(q)
+    lam = np.zeros(len(names))
+    p, gap = tilted(lam)
+    for _ in range(100):
+        if np.abs(gap).max() <= 1e-13:
+            break
         mean = p @ F
-        gap = mean - t
-        if np.all(np.abs(gap) <= 1e-13 * np.maximum(1.0, np.abs(t))):
-            return dict(zip(keys, p.tolist(), strict=True))
         cov = (F * p[:, None]).T @ F - np.outer(mean, mean)
-        step = np.linalg.lstsq(cov, -gap, rcond=None)[0]
+        step = np.linalg.lstsq(cov, -gap * scale, rcond=None)[0]
         size = 1.0
-        while size > 1e-12:
-            new_value, new_p, _ = dual(lam + size * step)
-            if new_value <= value + 1e-4 * size * float(gap @ step):
+        while size > 1e-6:   # Newton's step, halved until the gaps shrink
+            new_p, new_gap = tilted(lam + size * step)
+            if np.abs(new_gap).max() < np.abs(gap).max():
                 break
             size /= 2
-        lam, value, p = lam + size * step, new_value, new_p
-    raise TableError(f"anchoring to {targets} did not converge (last gap {gap.tolist()})")
+        else:
+            break            # no step shrinks the gaps further: float precision reached
+        lam, p, gap = lam + size * step, new_p, new_gap
+    if np.abs(gap).max() > 1e-9:
+        raise TableError(f"anchoring to {targets} did not converge (relative gaps {gap.tolist()})")
+    return dict(zip(keys, p.tolist(), strict=True))
 
 
 def cell(key: Key, cap_payout: int) -> tuple[int, int]:

@@ -317,3 +317,22 @@ def test_gemstones_gold_both_modes_off_grid_wins_rounded_and_fewer_books_keep_th
     assert bonus.books == 40 < bonus.outcomes
     assert bonus.table["rtp"] == pytest.approx(bonus.sample["rtp"], rel=1e-14)
     assert bonus.table["feature_rate"] == 1.0
+
+
+@pytest.mark.slow  # the exact enumeration of Seven Lines: about 14 CPU s
+def test_a_game_with_exact_figures_gets_them_in_its_table(tmp_path):
+    """Seven Lines is enumerable (reelforge exact): its table's RTP, feature frequency and the probability of
+    every win band the sample reached are the exact ones (the unreached top bands' probability, 1e-7 here,
+    goes to the highest reached one)."""
+    game = get_game("seven-lines")
+    build = game.load_build("96.0")
+    (done,) = export_stake(game, build, tmp_path, ["base"], {"base": 20_000}, seed=5)
+    ex = game.exact(build)
+    assert done.anchors["rtp"] == float(ex.rtp) and done.exact["rtp"] == str(ex.rtp)
+    rows = fmt.read_table(tmp_path / fmt.table_file("base"))
+    assert float(fmt.table_figures("base", 1.0, rows).rtp) == pytest.approx(float(ex.rtp), rel=1e-12)
+    assert done.table["feature_rate"] == pytest.approx(float(ex.feature_rate), rel=1e-12)
+    assert done.table["hit_rate"] == pytest.approx(float(ex.hit_rate), rel=1e-12)
+    for label, p in done.band_anchors.items():
+        assert done.table["bands"][label] == pytest.approx(p, rel=1e-12, abs=1e-18)
+    assert fmt.check(tmp_path).ok

@@ -151,6 +151,16 @@ def iter_books(path: Path) -> Iterator[dict[str, Any]]:
                 yield json.loads(line)
 
 
+def _listed(path: Path, noun: str, found: dict[str, list[int]]) -> list[str]:
+    """One problem per rule broken in ``path``, naming the first :data:`MAX_LISTED` lines or books."""
+    out = []
+    for rule, where in found.items():
+        shown = ", ".join(map(str, where[:MAX_LISTED])) + (f" and {len(where) - MAX_LISTED} more"
+                                                          if len(where) > MAX_LISTED else "")
+        out.append(f"{path.name}: {noun}{'s' if len(where) > 1 else ''} {shown}: {rule}")
+    return out
+
+
 def _parse_table(path: Path) -> tuple[list[tuple[int, int, int]], list[str]]:
     """The rows of a table and one problem per rule broken (the first few lines of each named)."""
     rows: list[tuple[int, int, int]] = []
@@ -172,11 +182,7 @@ def _parse_table(path: Path) -> tuple[list[tuple[int, int, int]], list[str]]:
             if payout % GRID:
                 note(f"pays off the 0.1x grid (payoutMultiplier not a multiple of {GRID})", n)
             rows.append((book_id, weight, payout))
-    problems = []
-    for rule, lines in found.items():
-        shown = ", ".join(map(str, lines[:MAX_LISTED])) + (f" and {len(lines) - MAX_LISTED} more"
-                                                          if len(lines) > MAX_LISTED else "")
-        problems.append(f"{path.name}: line{'s' if len(lines) > 1 else ''} {shown}: {rule}")
+    problems = _listed(path, "line", found)
     if not rows and not found:
         problems.append(f"{path.name}: the lookup table is empty")
     total = sum(w for _, w, _ in rows)
@@ -243,10 +249,7 @@ def _check_books(path: Path, rows: list[tuple[int, int, int]]) -> list[str]:
         return [f"{path.name}: not zstandard-compressed UTF-8 JSON lines ({exc})"]
     except ValueError as exc:
         return [f"{path.name}: book {n + 1} is not JSON ({exc})"]
-    for rule, lines in found.items():
-        shown = ", ".join(map(str, lines[:MAX_LISTED])) + (f" and {len(lines) - MAX_LISTED} more"
-                                                          if len(lines) > MAX_LISTED else "")
-        problems.append(f"{path.name}: book{'s' if len(lines) > 1 else ''} {shown}: {rule}")
+    problems += _listed(path, "book", found)
     if n != len(rows):
         problems.append(f"{path.name}: {n} books for {len(rows)} table lines (one book per line, in order)")
     return problems

@@ -336,3 +336,17 @@ def test_a_game_with_exact_figures_gets_them_in_its_table(tmp_path):
     for label, p in done.band_anchors.items():
         assert done.table["bands"][label] == pytest.approx(p, rel=1e-12, abs=1e-18)
     assert fmt.check(tmp_path).ok
+
+
+def test_export_on_the_command_line_and_its_bad_input(tmp_path):
+    runner = CliRunner()
+    res = runner.invoke(app, ["export", "stake", "seven-lines", "--build", "96.0", "--out", str(tmp_path / "p"),
+                              "--rounds", "1e4", "--seed", "3", "--sample"])
+    assert res.exit_code == 0, res.output
+    assert res.stdout.startswith("base (paid, cost 1): ") and "sample of 10,000 rounds" in res.stdout
+    for args, message in [(["--rounds", "1e4,1e4"], "--rounds: one count, or one per mode (1: base), got 2"),
+                          (["--modes", "bonus"], "seven-lines has no bonus mode"),
+                          (["--books", "0"], "--books must be a positive integer")]:
+        bad = runner.invoke(app, ["export", "stake", "seven-lines", "--out", str(tmp_path / "q"), *args])
+        assert isinstance(bad.exception, CliError) and message in str(bad.exception), (args, bad.output)
+    assert not (tmp_path / "q").exists()

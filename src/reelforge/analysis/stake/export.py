@@ -88,7 +88,7 @@ def exact_anchors(game: Game, build: Build, mass: dict[Key, Any], cap_payout: in
     top = Fraction(ex.max_win_x) * 100
     if top == max(p for _, p in mass):
         targets["max_win_rate"] = float(ex.max_win_probability)
-    info = {"rtp": str(ex.rtp), "rtp_float": float(ex.rtp), "hit_rate": float(ex.hit_rate),
+    info = {"rtp": float(ex.rtp), "hit_rate": float(ex.hit_rate),
             "feature_rate": float(ex.feature_rate), "max_win_x": float(ex.max_win_x),
             "max_win_probability": float(ex.max_win_probability),
             "bands_unreached": {str(b): float(p) for b, p in unreached.items()},
@@ -118,7 +118,7 @@ def export_mode(game: Game, build: Build, out: Path, name: str, rounds: int, see
     bands: dict[int, float] = {}
     if use_exact and not anchors and mode == "paid" and game.capabilities.exact:
         anchors, bands, exact = exact_anchors(game, build, mass, cap_payout)
-        log(f"{name}: anchored to the exact figures (RTP {exact['rtp_float']:.8%})")
+        log(f"{name}: anchored to the exact figures (RTP {exact['rtp']:.8%})")
     probabilities: dict[Key, Any] = anchor(mass, cost, anchors, cap_payout, bands) if anchors else mass
     kept = select(probabilities, books, cap_payout)
     weights = integer_weights(spread(probabilities, kept, cap_payout))

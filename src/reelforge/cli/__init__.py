@@ -32,6 +32,8 @@ COMMANDS: tuple[LazyCommand, ...] = (
     LazyCommand("certify", "reelforge.cli.certify:certify",
                 "A certification package a test lab signs: a build run to a stated precision (resumable), its "
                 "report, tallies and manifest; --verify DIR checks one."),
+    LazyCommand("export", "reelforge.cli.export:app",
+                "Export a game for another platform (stake: Stake Engine's static math files)."),
     LazyCommand("tune", "reelforge.cli.tune:tune",
                 "Calibrate a build toward targets and write its data file (the generic tuner of tuning.py)."),
     LazyCommand("serve", "reelforge.server.commands:serve", "Run the game server (FastAPI under uvicorn)."),

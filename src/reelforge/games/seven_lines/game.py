@@ -24,6 +24,19 @@ class SevenLines(DataTuning, KernelGame):
 
         return exact_distribution(b, self.cap_units(b))
 
+    def with_win_positions(self, build, events):
+        """Line wins cover the line's cells on reels 1..count, Star wins the cells showing a Star."""
+        window = next((e["window"] for e in events if e["type"] == "reels"), [])
+        out = []
+        for e in events:
+            if e["type"] == "win":
+                count = int(e["pay"].split()[0])
+                cells = ([[r, int(LINES[e["line"] - 1][r])] for r in range(count)] if "line" in e else
+                         [[r, row] for r, reel in enumerate(window) for row, name in enumerate(reel) if name == NAMES["S"]])
+                e = {**e, "positions": cells}
+            out.append(e)
+        return out
+
     def help(self, b):
         rows = paytable_rows({NAMES[s]: p for s, p in b.pays.items()} | {"Star (anywhere)": b.star_pays}, COINS, 3)
         return self.standard_help(

@@ -18,6 +18,9 @@ COMMANDS: tuple[LazyCommand, ...] = (
     LazyCommand("games", "reelforge.cli.analysis:games", "List the games and their builds."),
     LazyCommand("summary", "reelforge.cli.analysis:summary",
                 "The Game Rules Summary of a build: exact where the game allows, else simulated."),
+    LazyCommand("exact", "reelforge.cli.exact:exact",
+                "Exact figures of an enumerable game: RTP and its split, hit rate, feature frequency, SD, the largest "
+                "reachable win and its probability, the full win distribution (every outcome counted, no sample)."),
     LazyCommand("simulate", "reelforge.cli.analysis:simulate",
                 "Simulate a build with the fast kernel; the same seed gives the same totals for any --workers or "
                 "backend."),
@@ -29,6 +32,8 @@ COMMANDS: tuple[LazyCommand, ...] = (
     LazyCommand("certify", "reelforge.cli.certify:certify",
                 "A certification package a test lab signs: a build run to a stated precision (resumable), its "
                 "report, tallies and manifest; --verify DIR checks one."),
+    LazyCommand("export", "reelforge.cli.export:app",
+                "Export a game for another platform (stake: Stake Engine's static math files)."),
     LazyCommand("tune", "reelforge.cli.tune:tune",
                 "Calibrate a build toward targets and write its data file (the generic tuner of tuning.py)."),
     LazyCommand("serve", "reelforge.server.commands:serve", "Run the game server (FastAPI under uvicorn)."),

@@ -550,6 +550,12 @@ class Game(ABC):
                 raise RulesError(f"round finished after step {i + 1} but {len(step_draws)} steps were recorded")
         return RoundResult(mode=mode, steps=steps, draws=step_draws)
 
+    def with_win_positions(self, build: Build, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """A step's ``events`` with ``positions`` (``[reel, row]`` cells, from 0, row 0 at the top) added
+        to each win, for front ends that draw from events alone (Stake books, docs/STAKE.md). The
+        stored events stay as the rules wrote them; a game without wins on cells returns them as they are."""
+        return events
+
     # -- help -----------------------------------------------------------------
     @abstractmethod
     def help(self, build: Build) -> GameHelp:

@@ -137,6 +137,18 @@ class GemstonesGold(KernelGame):
         self.check_action(action)
         return rules.play_step(build, state, draws)
 
+    def with_win_positions(self, build: Build, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """A cascade's wins cover every cell of its board showing the winning symbol (pays anywhere)."""
+        out = []
+        for e in events:
+            if e["type"] == "cascade":
+                letters = [(w, SYMBOL_CHARS[SYMBOL_NAMES.index(w["symbol"])]) for w in e["wins"]]
+                e = {**e, "wins": [{**w, "positions": [[r, row] for r, reel in enumerate(e["board"])
+                                                       for row, ch in enumerate(reel) if ch == letter]}
+                                   for w, letter in letters]}
+            out.append(e)
+        return out
+
     # -- help -----------------------------------------------------------------
     def help(self, build: Build) -> GameHelp:
         return self.make_help(

@@ -1,5 +1,7 @@
 """Seven Lines behind the game contract."""
 
+from reelforge.game.contract import Capabilities, ExactFigures
+from reelforge.game.exact import once_per_build
 from reelforge.game.harness import DataTuning, KernelGame, paytable_rows
 
 from . import build as builds
@@ -13,6 +15,27 @@ class SevenLines(DataTuning, KernelGame):
     build_files, presentation = builds.FILES, "lines"
     components, counters = ("paid_spins", "free_spins"), ("triggers", "retriggers", "free_spins_played")
     rules, loop, make_tables, scratch = rules, kernel.LOOP, staticmethod(builds.tables), ("stops", "window", "out")
+    capabilities = Capabilities(exact=True, tunable=True)
+
+    @once_per_build
+    def exact(self, b) -> ExactFigures:
+        """Every stop combination of the five reels, the free spins as their Markov chain (see docs/maths.md)."""
+        from .exact import exact_distribution
+
+        return exact_distribution(b, self.cap_units(b))
+
+    def with_win_positions(self, build, events):
+        """Line wins cover the line's cells on reels 1..count, Star wins the cells showing a Star."""
+        window = next((e["window"] for e in events if e["type"] == "reels"), [])
+        out = []
+        for e in events:
+            if e["type"] == "win":
+                count = int(e["pay"].split()[0])
+                cells = ([[r, int(LINES[e["line"] - 1][r])] for r in range(count)] if "line" in e else
+                         [[r, row] for r, reel in enumerate(window) for row, name in enumerate(reel) if name == NAMES["S"]])
+                e = {**e, "positions": cells}
+            out.append(e)
+        return out
 
     def help(self, b):
         rows = paytable_rows({NAMES[s]: p for s, p in b.pays.items()} | {"Star (anywhere)": b.star_pays}, COINS, 3)

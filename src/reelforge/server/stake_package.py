@@ -1,16 +1,15 @@
-"""A Stake Engine math package read for serving: ``index.json``, each mode's lookup table (CSV rows
-``id,weight,payoutMultiplier``) and its books (``.jsonl.zst``, one JSON round a line with ``id``,
-``events`` and ``payoutMultiplier``), as Stake's ``docs/rgs_docs/data_format.md`` defines them.
+"""A Stake Engine math package held in memory for serving: its modes, each mode's lookup table and
+its books, read with :mod:`reelforge.analysis.stake.format` (the format and its rules: docs/STAKE.md).
 
 The local RGS (:mod:`reelforge.server.stake_rgs`) draws a book by its table weight and hands its
 events to the front end; this module loads a package once and refuses one whose table and books
 disagree, naming the file and the row, so a front end is never developed against a broken package.
+Books are kept as their JSON text (a dict per book would take several times the memory).
 """
 
 from __future__ import annotations
 
 import bisect
-import csv
 import io
 import json
 import secrets
@@ -19,11 +18,10 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-UINT64_MAX = (1 << 64) - 1
+from reelforge.analysis.stake.format import U64_MAX, ModeFiles, PackageError, read_index, read_table
 
-
-class StakePackageError(ValueError):
-    """The folder is not a servable Stake math package (the message names the file and the fault)."""
+StakePackageError = PackageError
+"""The folder is not a servable Stake math package (the message names the file and the fault)."""
 
 
 @dataclass(frozen=True)
@@ -70,31 +68,6 @@ class StakePackage:
         return None
 
 
-def _read_table(path: Path) -> tuple[list[int], list[int], list[int]]:
-    ids, weights, payouts = [], [], []
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise StakePackageError(f"{path.name}: cannot read the lookup table ({exc.strerror or exc})") from exc
-    for n, row in enumerate(csv.reader(io.StringIO(text)), start=1):
-        if not row:
-            continue
-        if len(row) != 3:
-            raise StakePackageError(f"{path.name} row {n}: {len(row)} fields, a lookup row is id,weight,payoutMultiplier")
-        try:
-            values = [int(v.strip()) for v in row]
-        except ValueError:
-            raise StakePackageError(f"{path.name} row {n}: {','.join(row)!r} is not three unsigned integers") from None
-        if any(not 0 <= v <= UINT64_MAX for v in values):
-            raise StakePackageError(f"{path.name} row {n}: {','.join(row)!r} is outside uint64")
-        ids.append(values[0])
-        weights.append(values[1])
-        payouts.append(values[2])
-    if not ids:
-        raise StakePackageError(f"{path.name}: the lookup table has no rows")
-    return ids, weights, payouts
-
-
 def _read_books(path: Path) -> list[str]:
     import zstandard
 
@@ -108,59 +81,40 @@ def _read_books(path: Path) -> list[str]:
     return [line for line in text.splitlines() if line.strip()]
 
 
-def _load_mode(folder: Path, entry: Any, n: int) -> StakeMode:
-    if not isinstance(entry, dict) or not {"name", "cost", "events", "weights"} <= set(entry):
-        raise StakePackageError(f"index.json mode {n}: needs name, cost, events and weights")
-    name, cost = entry["name"], entry["cost"]
-    if not isinstance(name, str) or not name:
-        raise StakePackageError(f"index.json mode {n}: the name must be a non-empty string")
-    if isinstance(cost, bool) or not isinstance(cost, int | float) or cost <= 0:
-        raise StakePackageError(f"index.json mode {name!r}: the cost must be a positive number, not {cost!r}")
-    for key in ("events", "weights"):
-        value = entry[key]
-        if not isinstance(value, str) or Path(value).name != value:
-            raise StakePackageError(f"index.json mode {name!r}: {key} must be a file name in the package, not {value!r}")
-    ids, weights, payouts = _read_table(folder / entry["weights"])
-    books = _read_books(folder / entry["events"])
-    if len(books) != len(ids):
-        raise StakePackageError(f"{entry['events']}: {len(books)} books, but {entry['weights']} has {len(ids)} rows")
-    for row, (line, table_id, payout) in enumerate(zip(books, ids, payouts, strict=True), start=1):
+def _load_mode(folder: Path, entry: ModeFiles) -> StakeMode:
+    try:
+        rows = read_table(folder / entry.weights)
+    except OSError as exc:
+        raise StakePackageError(f"{entry.weights}: cannot read the lookup table ({exc.strerror or exc})") from exc
+    books = _read_books(folder / entry.events)
+    if len(books) != len(rows):
+        raise StakePackageError(f"{entry.events}: {len(books)} books, but {entry.weights} has {len(rows)} rows")
+    for row, (line, (table_id, _, payout)) in enumerate(zip(books, rows, strict=True), start=1):
         try:
             book = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise StakePackageError(f"{entry['events']} line {row}: not JSON ({exc.msg})") from None
+            raise StakePackageError(f"{entry.events} line {row}: not JSON ({exc.msg})") from None
         if not isinstance(book, dict) or not {"id", "events", "payoutMultiplier"} <= set(book):
-            raise StakePackageError(f"{entry['events']} line {row}: a book needs id, events and payoutMultiplier")
+            raise StakePackageError(f"{entry.events} line {row}: a book needs id, events and payoutMultiplier")
         if book["id"] != table_id or book["payoutMultiplier"] != payout:
             raise StakePackageError(
-                f"{entry['events']} line {row}: book id {book['id']} pays {book['payoutMultiplier']}, but "
-                f"{entry['weights']} row {row} is id {table_id} paying {payout}")
+                f"{entry.events} line {row}: book id {book['id']} pays {book['payoutMultiplier']}, but "
+                f"{entry.weights} row {row} is id {table_id} paying {payout}")
     cumulative, total = [], 0
-    for w in weights:
+    for _, w, _ in rows:
         total += w
         cumulative.append(total)
-    if total == 0 or total > UINT64_MAX:
-        raise StakePackageError(f"{entry['weights']}: the weights sum to {total}; it must be between 1 and 2^64 - 1")
-    return StakeMode(name, Fraction(str(cost)), tuple(ids), tuple(payouts), tuple(cumulative), tuple(books))
+    if not 0 < total <= U64_MAX:     # read_table refuses both; kept so a draw can never divide by nothing
+        raise StakePackageError(f"{entry.weights}: the weights sum to {total}; it must be between 1 and 2^64 - 1")
+    return StakeMode(entry.name, Fraction(str(entry.cost)), tuple(r[0] for r in rows), tuple(r[2] for r in rows),
+                     tuple(cumulative), tuple(books))
 
 
 def load_package(folder: str | Path) -> StakePackage:
     """The package in ``folder`` (raises :class:`StakePackageError` naming the first fault)."""
     folder = Path(folder)
-    index = folder / "index.json"
-    try:
-        data = json.loads(index.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise StakePackageError(f"{index}: cannot read the package index ({exc.strerror or exc})") from exc
-    except json.JSONDecodeError as exc:
-        raise StakePackageError(f"{index}: not JSON ({exc.msg} at line {exc.lineno})") from None
-    entries = data.get("modes") if isinstance(data, dict) else None
-    if not isinstance(entries, list) or not entries:
-        raise StakePackageError(f"{index}: needs a non-empty list 'modes'")
-    modes: dict[str, StakeMode] = {}
-    for n, entry in enumerate(entries, start=1):
-        mode = _load_mode(folder, entry, n)
-        if mode.name.lower() in {m.lower() for m in modes}:
-            raise StakePackageError(f"{index}: mode {mode.name!r} appears twice")
-        modes[mode.name] = mode
-    return StakePackage(folder, modes)
+    entries = read_index(folder)
+    lowered = [m.name.lower() for m in entries]
+    if len(set(lowered)) != len(lowered):   # the RGS matches a request's mode in any letter case
+        raise StakePackageError(f"{folder / 'index.json'}: mode names differ only in letter case: {[m.name for m in entries]}")
+    return StakePackage(folder, {m.name: _load_mode(folder, m) for m in entries})

@@ -195,3 +195,33 @@ def test_serve_stake_refuses_a_broken_package_in_one_line(tmp_path):
 
     result = CliRunner().invoke(app, ["serve", "--stake", str(tmp_path / "nothing"), "--port", "8799"])
     assert result.exit_code == 2 and "no index.json" in result.output
+
+
+def test_a_package_from_reelforge_export_stake_is_served(tmp_path):
+    """A real export (``reelforge export stake``, Seven Lines, a small table) through the RGS: every
+    book the front end is handed is one of the package's, paying what its table row pays."""
+    from reelforge.analysis.stake.export import export_stake
+    from reelforge.analysis.stake.format import iter_books
+    from reelforge.games.registry import get_game
+
+    game = get_game("seven-lines")
+    export_stake(game, game.load_build("96.0"), tmp_path / "pkg", ["base"], {"base": 5_000}, seed=3, books={"base": 40})
+    package = load_package(tmp_path / "pkg")
+    by_id = {b["id"]: b for b in iter_books(tmp_path / "pkg" / "books_base.jsonl.zst")}
+    rgs = StakeRgs(package, tmp_path / "s.sqlite")
+    try:
+        front = TestClient(create_stake_app(rgs))
+        post(front, "/wallet/authenticate", {"sessionID": "p"})
+        balance = 1000 * UNIT
+        for _ in range(10):
+            play = post(front, "/wallet/play", {"sessionID": "p", "amount": 500_000, "mode": "base"})
+            balance -= 500_000
+            round_ = play["round"]
+            book = next(b for b in by_id.values() if b["events"] == round_["state"])
+            assert book["payoutMultiplier"] == round_["payoutMultiplier"]
+            if round_["active"]:
+                balance += 5_000 * round_["payoutMultiplier"]
+                assert post(front, "/wallet/end-round", {"sessionID": "p"})["balance"]["amount"] == balance
+        assert post(front, "/wallet/balance", {"sessionID": "p"})["balance"]["amount"] == balance
+    finally:
+        rgs.close()

@@ -109,7 +109,8 @@ def from_mathsdk(checkout: Path) -> dict[str, Any]:
               "L1": (0.5, 1, 5), "L2": (0.3, 0.7, 3), "L3": (0.3, 0.7, 3), "L4": (0.2, 0.5, 2), "L5": (0.1, 0.3, 1)}
     lines = ["00000", "11111", "22222", "01210", "21012", "00122", "22100", "10121", "12101", "01112",
              "21110", "01012", "21210", "11011", "11211", "02102", "20120", "00200", "22022", "10001"]
-    return {"game": "mathsdk-lines", "name": "63e9cc6", "rtp": "97/100", "cap_x": 5000,
+    # rtp: these rules' own (simulated, docs/maths.md); the sample's 97% is its optimised table's
+    return {"game": "mathsdk-lines", "name": "63e9cc6", "rtp": "4027/10000", "cap_x": 5000,
             "lines": [[int(c) for c in line] for line in lines],
             "pays": {s: [round(x * TENTHS) for x in p] for s, p in pays_x.items()},
             "base_awards": {"3": 8, "4": 12, "5": 15}, "free_awards": {"2": 3, "3": 5, "4": 8, "5": 12},

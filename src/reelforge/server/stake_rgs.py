@@ -243,6 +243,17 @@ def _field(body: dict[str, Any], name: str, kind: type) -> Any:
     return value
 
 
+_SESSION = ("sessionID", str)
+ENDPOINTS: dict[str, tuple[str, tuple[tuple[str, type], ...]]] = {
+    "/wallet/authenticate": ("authenticate", (_SESSION,)),
+    "/wallet/balance": ("balance", (_SESSION,)),
+    "/wallet/play": ("play", (_SESSION, ("amount", int), ("mode", str))),
+    "/wallet/end-round": ("end_round", (_SESSION,)),
+    "/bet/event": ("event", (_SESSION, ("event", str))),
+}
+"""RGS.md's endpoints: the :class:`StakeRgs` method each calls and the body fields it passes, in order."""
+
+
 def create_stake_app(rgs: StakeRgs) -> FastAPI:
     """The HTTP face of ``rgs``: POST endpoints with JSON bodies, as RGS.md lists them. Any origin may
     call it (a front end's development server runs on a port of its own)."""
@@ -264,27 +275,14 @@ def create_stake_app(rgs: StakeRgs) -> FastAPI:
             raise RgsError("ERR_VAL", "the request body must be a JSON object")
         return body
 
-    @app.post("/wallet/authenticate")
-    async def authenticate(request: Request) -> dict[str, Any]:
-        return rgs.authenticate(_field(await body_of(request), "sessionID", str))
+    def endpoint(method: str, fields: tuple[tuple[str, type], ...]) -> Any:
+        async def answer(request: Request) -> dict[str, Any]:
+            body = await body_of(request)
+            return getattr(rgs, method)(*(_field(body, name, kind) for name, kind in fields))
+        return answer
 
-    @app.post("/wallet/balance")
-    async def balance(request: Request) -> dict[str, Any]:
-        return rgs.balance(_field(await body_of(request), "sessionID", str))
-
-    @app.post("/wallet/play")
-    async def play(request: Request) -> dict[str, Any]:
-        body = await body_of(request)
-        return rgs.play(_field(body, "sessionID", str), _field(body, "amount", int), _field(body, "mode", str))
-
-    @app.post("/wallet/end-round")
-    async def end_round(request: Request) -> dict[str, Any]:
-        return rgs.end_round(_field(await body_of(request), "sessionID", str))
-
-    @app.post("/bet/event")
-    async def event(request: Request) -> dict[str, Any]:
-        body = await body_of(request)
-        return rgs.event(_field(body, "sessionID", str), _field(body, "event", str))
+    for path, (method, fields) in ENDPOINTS.items():
+        app.post(path, name=method)(endpoint(method, fields))
 
     @app.get("/")
     async def about() -> dict[str, Any]:

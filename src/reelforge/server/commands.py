@@ -77,8 +77,19 @@ def serve(
     log_format: str = typer.Option("auto", "--log-format",
                                    help="one line per request and round event: json (log pipelines), human, or "
                                         "auto (human with --demo, else json)"),
+    stake: Path | None = typer.Option(None, "--stake", help="serve this Stake Engine math package (index.json, lookup "
+                                      "tables, books) as a local Stake RGS instead of the game server"),
+    stake_balance: float = typer.Option(1000.0, "--stake-balance", min=0,
+                                        help="with --stake: what a new session starts with"),
+    stake_currency: str = typer.Option("USD", "--stake-currency", help="with --stake: the sessions' currency"),
 ) -> None:
-    """Run the game server (FastAPI under uvicorn)."""
+    """Run the game server (FastAPI under uvicorn), or with --stake DIR a local Stake RGS."""
+    if stake is not None:
+        if config is not None or demo:
+            raise typer.BadParameter("--stake serves a math package alone; leave out --config and --demo",
+                                     param_hint="--stake")
+        _serve_stake(stake, db, host, port, stake_balance, stake_currency)
+        return
     import shutil
     import tempfile
 
@@ -152,6 +163,47 @@ def serve(
                 shutil.rmtree(own_dir, ignore_errors=True)
     typer.echo(event_line("reelforge.server", {"event": "server_stopped"}) if log_format == "json"
                else "reelforge server stopped. Goodbye.")
+    sys.stdout.flush()
+
+
+STAKE_STORE = "stake-rgs.sqlite"
+"""The local Stake RGS's session store when --db is not given (in the working folder)."""
+
+
+def _serve_stake(folder: Path, db: str | None, host: str, port: int, balance: float, currency: str) -> None:
+    """``serve --stake DIR``: the local Stake RGS (:mod:`reelforge.server.stake_rgs`) on ``folder``."""
+    from decimal import Decimal
+
+    import uvicorn
+
+    from reelforge.server.stake_package import StakePackageError, load_package
+    from reelforge.server.stake_rgs import UNIT, RgsSettings, StakeRgs, create_stake_app
+
+    store = (db or STAKE_STORE).removeprefix("sqlite:///")
+    if "://" in store:
+        raise typer.BadParameter(f"the Stake RGS keeps its sessions in SQLite: give a file (or sqlite:///FILE), not {db!r}",
+                                 param_hint="--db")
+    units = Decimal(str(balance)) * UNIT
+    if units != int(units):
+        raise typer.BadParameter(f"{balance} has more than six decimals", param_hint="--stake-balance")
+    try:
+        package = load_package(folder)
+    except StakePackageError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--stake") from exc
+    if busy := _port_free(host, port):
+        typer.echo(f"error: {busy}", err=True)
+        raise typer.Exit(2)
+    rgs = StakeRgs(package, store, RgsSettings(balance=int(units), currency=currency))
+    shown = "localhost" if host in ("0.0.0.0", "::") else host
+    modes = ", ".join(f"{m.name} (cost {float(m.cost):g}x, {len(m.ids):,} books)" for m in package.modes.values())
+    typer.echo(f"local Stake RGS for {folder}: {modes}; sessions in {store}")
+    typer.echo(f"Point the front end at rgs_url={shown}:{port} with any sessionID; a new session starts with "
+               f"{Decimal(int(units)) / UNIT:,f} {currency}. Ctrl-C stops.")
+    try:
+        uvicorn.run(create_stake_app(rgs), host=host, port=port)
+    finally:
+        rgs.close()
+    typer.echo("local Stake RGS stopped. Goodbye.")
     sys.stdout.flush()
 
 

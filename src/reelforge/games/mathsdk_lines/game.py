@@ -1,0 +1,37 @@
+"""math-sdk's sample lines game behind the game contract (a benchmark game: registered by the Stake race
+and its tests through :func:`reelforge.games.mathsdk_lines.registered`, never in the lobby)."""
+
+from reelforge.game.harness import KernelGame, paytable_rows
+
+from . import build as builds
+from . import kernel, rules
+from .build import NAMES, TENTHS
+
+PEER = "StakeEngine/math-sdk (MIT), games/0_0_lines at 63e9cc6"
+
+
+class MathSdkLines(KernelGame):
+    id = "mathsdk-lines"
+    reference_id = "mathsdk-0_0_lines"
+    title, version, feature_name, unit = "math-sdk Sample Lines", "63e9cc6", "Free Spins", TENTHS
+    max_win_x = 5000
+    build_files, presentation = builds.FILES, "lines"
+    components, counters = ("paid_spin", "free_spins"), ("triggers", "retriggers", "free_spins_played")
+    rules, loop, make_tables, scratch = rules, kernel.LOOP, staticmethod(builds.tables), rules.SCRATCH
+
+    def cap_x(self, build):
+        return build.cap_x
+
+    def help(self, b):
+        rows = paytable_rows({NAMES[s]: p for s, p in b.pays.items()}, TENTHS, 3)
+        mults = ", ".join(f"x{k}" for k in sorted(b.free_wild_multipliers, key=int))
+        return self.standard_help(
+            b, volatility="High", tiers=["3", "4", "5"], tier_label="Of a kind on a line", rows=rows, symbol_names=NAMES,
+            how_wins_pay=["5 reels, 3 rows and 20 fixed lines. Each line pays its highest win, left to right from "
+                          "reel 1.", "The Wild substitutes for every symbol but the Scatter, and pays its own row."],
+            feature=["3, 4 or 5 Scatters award 8, 12 or 15 free spins on reels of their own; 2, 3, 4 or 5 Scatters "
+                     "in free spins award 3, 5, 8 or 12 more.",
+                     f"In free spins every Wild carries a multiplier ({mults}); a line win is multiplied by the sum "
+                     "of the multipliers on its winning symbols.",
+                     f"Reproduced from {PEER}, for the side-by-side benchmark of Stake book generation."],
+            extra={"lines": b.lines})

@@ -43,7 +43,7 @@ def _with_password(url: str) -> str:
 
 
 def test_the_startup_banner_is_a_json_line_without_the_password(pg_database) -> None:
-    # finding 6: "--db postgresql://user:password@..." was printed in clear on the startup line
+    # finding 6: "--db" with a PostgreSQL URL holding its password was printed in clear on the startup line
     if pg_database is None:
         pytest.skip("PostgreSQL is not configured (the password needs a server URL)")
     port = _free_port()

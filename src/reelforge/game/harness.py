@@ -233,11 +233,6 @@ class KernelGame(Game):
             raise NotImplementedError(f"{self.id} declares no unit and does not implement win_unit()")
         return self.unit
 
-    def cap_x(self, build: Build) -> int:
-        """The round cap, a multiple of the total bet: :attr:`max_win_x` (a game whose cap is build data
-        overrides this)."""
-        return self.max_win_x
-
     def cap_units(self, build: Build) -> int:
         """The round cap in win units, refused with the game and the figure where the kernels'
         exact power sums cannot hold it."""

@@ -50,7 +50,6 @@ from reelforge.conformance.contract import (
     check_help_typed,
 )
 from reelforge.conformance.figures import (
-    TECHNICAL_LIMIT,
     check_max_win_reachable,
     check_rtp_declared,
     check_top_bucket_is_the_cap,
@@ -73,7 +72,7 @@ __all__ = [
     "check_declarations_typed", "check_help_typed", "check_kernel_matches_reference", "check_kernel_matches_reference_in_depth", "check_refuses_bad_steps",
     "check_replay_reproduces_rounds", "check_simulation_independent_of_workers",
     "check_simulation_matches_kernel_rounds", "check_wins_whole_units_within_cap", "check_rtp_declared",
-    "check_max_win_reachable", "check_top_bucket_is_the_cap", "TECHNICAL_LIMIT",
+    "check_max_win_reachable", "check_top_bucket_is_the_cap",
 ]
 
 CHECKS: dict[str, Callable[[Game | Context], None]] = {

@@ -15,12 +15,7 @@ from reelforge.conformance.context import (
     context_of,
 )
 from reelforge.core.stats import Z99
-from reelforge.game.contract import Build, Game, MaxWin
-
-TECHNICAL_LIMIT = "technical limit"
-"""A game's :attr:`~reelforge.game.contract.Game.max_win_source` where its cap is no promise to players (a
-benchmark game whose peer applies none): the cap must hold, but need not be shown reachable."""
-
+from reelforge.game.contract import TECHNICAL_LIMIT, Build, Game, MaxWin
 
 def _pp(x: Fraction | float) -> str:
     return f"{float(x) * 100:.4f} pp"

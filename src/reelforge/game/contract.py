@@ -261,6 +261,10 @@ class ExactFigures:
             raise ValueError(f"exact figures: the RTP split adds up to {sum(self.rtp_split.values())}, not {self.rtp}")
 
 
+TECHNICAL_LIMIT = "technical limit"
+"""A :attr:`Game.max_win_source` where the cap is no promise to players (a benchmark game whose peer applies
+none): the cap must hold, but need not be shown reachable."""
+
 MAX_WIN_METHODS = ("exact", "constructed round", "bound")
 """How a build's largest reachable win is known: from its exact distribution; from an upper bound by the
 rules that a scripted round reaches (so it is the maximum exactly); or only as an upper bound."""

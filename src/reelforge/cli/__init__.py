@@ -18,6 +18,9 @@ COMMANDS: tuple[LazyCommand, ...] = (
     LazyCommand("games", "reelforge.cli.analysis:games", "List the games and their builds."),
     LazyCommand("summary", "reelforge.cli.analysis:summary",
                 "The Game Rules Summary of a build: exact where the game allows, else simulated."),
+    LazyCommand("exact", "reelforge.cli.exact:exact",
+                "Exact figures of an enumerable game: RTP and its split, hit rate, feature frequency, SD, the largest "
+                "reachable win and its probability, the full win distribution (every outcome counted, no sample)."),
     LazyCommand("simulate", "reelforge.cli.analysis:simulate",
                 "Simulate a build with the fast kernel; the same seed gives the same totals for any --workers or "
                 "backend."),

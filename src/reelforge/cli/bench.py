@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 from rich.table import Table
 
-from reelforge.cli.common import BUILD_OPT, ROUNDS, emit_json, fail, load
+from reelforge.cli.common import BUILD_OPT, ROUNDS, emit_json, fail, load, register_game_class
 from reelforge.cli.output import console
 
 
@@ -32,16 +32,12 @@ def bench(
     """Kernel rounds per second per core, with this machine's raw random-number rate from the same run
     (or, with --server, the game server's paid rounds per second through HTTP)."""
     from reelforge.bench import kernels as b
-    from reelforge.games.registry import GAME_CLASSES, game_ids, register
+    from reelforge.games.registry import game_ids
 
     if game_class:
         if not game:
             fail("--game-class needs the GAME it registers")
-        if GAME_CLASSES.get(game) != game_class:
-            try:
-                register(game, game_class)
-            except ValueError as exc:
-                fail(str(exc))
+        register_game_class(game, game_class)
     if server_run:
         _bench_server(game or game_ids()[0], clients, seconds, server_workers, db, as_json)
         return

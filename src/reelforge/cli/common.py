@@ -61,6 +61,18 @@ def load(game_id: str, build_name: str | None, mode: str = "paid") -> tuple[Any,
     return game, build
 
 
+def register_game_class(game: str, game_class: str | None) -> None:
+    """Register ``game`` as ``game_class`` (``module:Class``) for this run: a game outside the lobby, such
+    as a benchmark game; a bad class is one line."""
+    from reelforge.games.registry import GAME_CLASSES, register
+
+    if game_class and GAME_CLASSES.get(game) != game_class:
+        try:
+            register(game, game_class)
+        except ValueError as exc:
+            fail(str(exc))
+
+
 def _json_default(o: Any) -> Any:
     if isinstance(o, Fraction):
         return float(o)

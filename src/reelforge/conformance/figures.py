@@ -17,6 +17,7 @@ from reelforge.conformance.context import (
 from reelforge.core.stats import Z99
 from reelforge.game.contract import TECHNICAL_LIMIT, Build, Game, MaxWin
 
+
 def _pp(x: Fraction | float) -> str:
     return f"{float(x) * 100:.4f} pp"
 

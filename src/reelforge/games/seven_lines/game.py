@@ -3,6 +3,8 @@
 from fractions import Fraction
 
 from reelforge.core.draws import RecordedDraws
+from reelforge.game.contract import Capabilities, ExactFigures
+from reelforge.game.exact import once_per_build
 from reelforge.game.harness import DataTuning, KernelGame, paytable_rows
 
 from . import build as builds
@@ -16,6 +18,14 @@ class SevenLines(DataTuning, KernelGame):
     build_files, presentation = builds.FILES, "lines"
     components, counters = ("paid_spins", "free_spins"), ("triggers", "retriggers", "free_spins_played")
     rules, loop, make_tables, scratch = rules, kernel.LOOP, staticmethod(builds.tables), ("stops", "window", "out")
+    capabilities = Capabilities(exact=True, tunable=True)
+
+    @once_per_build
+    def exact(self, b) -> ExactFigures:
+        """Every stop combination of the five reels, the free spins as their Markov chain (see docs/maths.md)."""
+        from .exact import exact_distribution
+
+        return exact_distribution(b, self.cap_units(b))
 
     def help(self, b):
         rows = paytable_rows({NAMES[s]: p for s, p in b.pays.items()} | {"Star (anywhere)": b.star_pays}, COINS, 3)

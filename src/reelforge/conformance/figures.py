@@ -15,6 +15,7 @@ from reelforge.conformance.context import (
     context_of,
 )
 from reelforge.core.stats import Z99
+from reelforge.core.tuning import rounds_for
 from reelforge.game.contract import TECHNICAL_LIMIT, Build, Game, MaxWin
 
 
@@ -30,7 +31,7 @@ def rtp_rounds_needed(sd: float, tolerance: Fraction) -> int:
     """Paid rounds whose 99% interval is half the ``tolerance`` wide on each side for a round-win SD of
     ``sd``: then a build on its declared RTP passes (it would have to sit 5.2 standard errors out to fail)
     and one off by 1.5 tolerances or more fails with 99% certainty."""
-    return max(1, math.ceil((2 * Z99 * sd / float(tolerance)) ** 2))
+    return rounds_for(sd, float(tolerance) / 2)
 
 
 def check_rtp_declared(game: Game | Context) -> None:

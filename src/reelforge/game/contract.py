@@ -741,6 +741,10 @@ class Game(ABC):
         ``capabilities.stratified``): a certification run simulates its samples piece by piece and merges them."""
         raise NotImplementedError(f"{self.id} has no stratified estimator (capabilities.stratified is False)")
 
+    tune_options: ClassVar[tuple[str, ...]] = ()
+    """The generic tuner's options :meth:`tune` also takes (``tolerances``, ``max_rounds``, ``version``: see
+    :class:`reelforge.game.harness.DataTuning`); a game with its own design tuner takes none of them."""
+
     def tune(self, name: str, targets: dict[str, float], out: str | None = None,
              sample: str | None = None) -> TuneResult:
         """Recalibrate build ``name`` to ``targets`` and write its file (``out``, default the shipped

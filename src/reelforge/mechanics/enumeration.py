@@ -21,9 +21,6 @@ from collections import Counter
 import numpy as np
 from numba import njit
 
-from reelforge.mechanics.pays import line_wins
-from reelforge.mechanics.reels import count_symbol
-
 
 def distinct_columns(codes: np.ndarray, lengths: np.ndarray, rows: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Each reel's distinct columns (the ``rows`` symbols from a stop, wrapping) and how many stops show
@@ -47,34 +44,117 @@ def line_win_bound(lines: np.ndarray, pays: np.ndarray, scatter_pays: np.ndarray
     return int(lines.shape[0] * pays.max() + scatter_pays.max())
 
 
+@njit(cache=True, inline="always")
+def _line_pay(pays, wild, symbol, count, wilds):  # pragma: no cover - numba
+    """What a finished run pays, as :func:`reelforge.mechanics.pays.line_scan` says: the run of leading
+    wilds as wilds, or the symbol's run (wilds substituting), whichever pays more (a tie to the symbol)."""
+    wild_pay = pays[wild, wilds] if wilds > 0 else 0
+    if symbol < 0:
+        return wild_pay
+    pay = pays[symbol, count]
+    return wild_pay if wild_pay > pay else pay
+
+
 @njit(cache=True)
-def _enumerate_lines(columns, mult, distinct, lines, pays, wild, scatter, scatter_pays, weights):  # pragma: no cover
-    reels, rows = columns.shape[0], columns.shape[2]
-    window = np.zeros((reels, rows), dtype=np.int64)
-    out = np.zeros((lines.shape[0], 5), dtype=np.int64)
+def _enumerate_lines(columns, mult, distinct, lines, pays, wild, scatter, scatter_pays, suffix, weights):  # pragma: no cover
+    """Depth first over the reels' columns, each line's run followed reel by reel (the symbol, its
+    length, the leading wilds); where no line's run reaches the reel just placed, the later reels change
+    only the scatter count: their combinations are added at once (``suffix[r]``: the weights of the
+    scatters the reels after ``r`` show), never enumerated."""
+    reels = columns.shape[0]
+    nl = lines.shape[0]
+    paying = np.zeros(pays.shape[0], dtype=np.bool_)
+    for s in range(pays.shape[0]):
+        paying[s] = pays[s].max() > 0
+    symbol = np.zeros((reels, nl), dtype=np.int64)    # [reel, line]: after that reel; -1 while only wilds
+    count = np.zeros((reels, nl), dtype=np.int64)
+    wilds = np.zeros((reels, nl), dtype=np.int64)
+    alive = np.zeros((reels, nl), dtype=np.bool_)
+    paid = np.zeros(reels, dtype=np.int64)            # what the lines finished by that reel pay
+    scatters = np.zeros(reels, dtype=np.int64)
+    prefix = np.ones(reels + 1, dtype=np.int64)       # prefix[r + 1]: weight of the columns of reels 0..r
     idx = np.zeros(reels, dtype=np.int64)
-    while True:
-        w = 1
-        for r in range(reels):
-            for row in range(rows):
-                window[r, row] = columns[r, idx[r], row]
-            w *= mult[r, idx[r]]
-        n = line_wins(window, lines, pays, wild, False, out)
-        win = 0
-        for i in range(n):
-            win += out[i, 3]
-        count = count_symbol(window, scatter) if scatter >= 0 else 0
-        win += scatter_pays[min(count, scatter_pays.shape[0] - 1)]
-        weights[win, min(count, weights.shape[1] - 1)] += w
-        r = reels - 1                       # the next combination, the last reel fastest
-        while r >= 0:
+    top = weights.shape[1] - 1
+    last = scatter_pays.shape[0] - 1
+    r = 0
+    while r >= 0:
+        col = idx[r]
+        prefix[r + 1] = prefix[r] * mult[r, col]
+        sc = 0
+        if scatter >= 0:
+            for row in range(columns.shape[2]):
+                sc += columns[r, col, row] == scatter
+        scatters[r] = sc + (scatters[r - 1] if r > 0 else 0)
+        win = paid[r - 1] if r > 0 else 0
+        any_alive = False
+        for line in range(nl):
+            if r > 0 and not alive[r - 1, line]:
+                alive[r, line] = False
+                continue
+            cell = columns[r, col, lines[line, r]]
+            if r == 0:
+                sym, cnt, w = -1, 0, 0
+            else:
+                sym, cnt, w = symbol[r - 1, line], count[r - 1, line], wilds[r - 1, line]
+            live = True
+            if sym < 0:
+                if cell == wild:
+                    w += 1
+                else:
+                    sym = cell
+                    # a symbol that never pays ends the run: only its leading wilds can pay
+                    live = paying[sym]
+                cnt += 1
+            elif cell == sym or cell == wild:
+                cnt += 1
+            else:
+                live = False
+            if live and r < reels - 1:
+                symbol[r, line], count[r, line], wilds[r, line] = sym, cnt, w
+                alive[r, line] = True
+                any_alive = True
+            else:
+                alive[r, line] = False
+                if not live and sym >= 0 and not (cell == sym or cell == wild):
+                    win += _line_pay(pays, wild, sym, cnt, w)      # the run ended before this reel
+                elif not live:
+                    win += _line_pay(pays, wild, -1, cnt - 1, w)   # a non-paying symbol after the wilds
+                else:
+                    win += _line_pay(pays, wild, sym, cnt, w)      # the run reaches the last reel
+        paid[r] = win
+        if any_alive:
+            r += 1
+            idx[r] = 0
+            continue
+        for s in range(suffix.shape[1]):
+            if suffix[r, s]:
+                c = scatters[r] + s
+                weights[win + scatter_pays[min(c, last)], min(c, top)] += prefix[r + 1] * suffix[r, s]
+        while r >= 0:                       # the next column of this reel, or back up
             idx[r] += 1
             if idx[r] < distinct[r]:
                 break
-            idx[r] = 0
             r -= 1
-        if r < 0:
-            return
+
+
+def scatter_suffixes(columns: np.ndarray, mult: np.ndarray, distinct: np.ndarray, scatter: int) -> np.ndarray:
+    """``suffix[r, s]``: the weight of the column combinations of the reels after ``r`` showing ``s``
+    scatters (``suffix[last, 0]`` = 1)."""
+    reels, rows = columns.shape[0], columns.shape[2]
+    suffix = np.zeros((reels, reels * rows + 1), dtype=np.int64)
+    dist = np.zeros(reels * rows + 1, dtype=np.int64)
+    dist[0] = 1
+    for r in range(reels - 1, -1, -1):
+        suffix[r] = dist
+        per = np.zeros(rows + 1, dtype=np.int64)
+        for k in range(distinct[r]):
+            per[int((columns[r, k] == scatter).sum()) if scatter >= 0 else 0] += mult[r, k]
+        nxt = np.zeros_like(dist)
+        for s in range(rows + 1):
+            if per[s]:
+                nxt[s:] += per[s] * dist[: len(dist) - s]
+        dist = nxt
+    return suffix
 
 
 def line_spin(codes: np.ndarray, lengths: np.ndarray, rows: int, lines: np.ndarray, pays: np.ndarray, wild: int,
@@ -87,7 +167,9 @@ def line_spin(codes: np.ndarray, lengths: np.ndarray, rows: int, lines: np.ndarr
     sp = np.zeros(1, dtype=np.int64) if scatter_pays is None else np.asarray(scatter_pays, dtype=np.int64)
     top = codes.shape[0] * rows if max_count is None else max_count
     weights = np.zeros((line_win_bound(lines, pays, sp) + 1, top + 1), dtype=np.int64)
-    _enumerate_lines(columns, mult, distinct, np.asarray(lines, dtype=np.int64), pays, wild, scatter, sp, weights)
+    suffix = scatter_suffixes(columns, mult, distinct, scatter)
+    _enumerate_lines(columns, mult, distinct, np.asarray(lines, dtype=np.int64), pays, wild, scatter, sp, suffix,
+                     weights)
     return weights
 
 

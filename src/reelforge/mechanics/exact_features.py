@@ -43,7 +43,7 @@ def poly(weights: dict[int, int] | Sequence[int]) -> fmpz_poly:
         for w, v in weights.items():
             coeffs[w] += v
         return fmpz_poly(coeffs)
-    return fmpz_poly(list(weights))
+    return fmpz_poly([int(v) for v in weights])
 
 
 def free_spins_feature(classes: Sequence[tuple[fmpz_poly, int]], limit: int, starts: Iterable[int],

@@ -3,6 +3,8 @@
 from fractions import Fraction
 from itertools import product
 
+from reelforge.game.contract import Capabilities, ExactFigures
+from reelforge.game.exact import once_per_build
 from reelforge.game.harness import DataTuning, KernelGame, paytable_rows
 
 from . import build as builds
@@ -16,6 +18,14 @@ class GoldenVault(DataTuning, KernelGame):
     build_files, presentation = builds.FILES, "hold_and_respin"
     components, counters = ("paid_spins", "hold_and_respin"), ("triggers", "respins", "full_boards")
     rules, loop, make_tables, scratch = rules, kernel.LOOP, staticmethod(builds.tables), ("draws", "window", "values", "out")
+    capabilities = Capabilities(exact=True, tunable=True)
+
+    @once_per_build
+    def exact(self, b) -> ExactFigures:
+        """The paid spin's cells convolved, Hold and Respin as its Markov chain (see docs/maths.md)."""
+        from .exact import exact_distribution
+
+        return exact_distribution(b, self.cap_units(b))
 
     def help(self, b):
         values = ", ".join(f"{Fraction(v, UNIT)}x" for v in b.coin_values)

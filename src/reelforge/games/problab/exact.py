@@ -17,6 +17,7 @@ from collections import Counter
 from dataclasses import dataclass
 from fractions import Fraction
 from itertools import product
+from typing import Any
 
 import numpy as np
 
@@ -87,3 +88,29 @@ def exact(build: NormalBuild) -> NormalExact:
     free_round = lines * line_expectation(build, build.free) / build.bet_unit
     feature = build.free_rounds * free_round
     return NormalExact(paid, trigger, free_round, feature, trigger * feature, paid + trigger * feature)
+
+
+def exact_distribution(build: NormalBuild, cap: int) -> Any:
+    """demo_normal's whole win distribution and figures through the generic evaluator: every stop
+    combination of the paid spin's reels, split by whether it triggers, composed with the free rounds
+    (every stop combination of the free reels, ``free_rounds`` times: free rounds award none)."""
+    from reelforge.game.exact import figures_of
+    from reelforge.mechanics.enumeration import line_spin
+    from reelforge.mechanics.exact_features import free_spins_feature, poly, round_distribution
+
+    from .peer_builds import strip_arrays
+
+    lines = np.array(build.lines, dtype=np.int64)
+
+    def spin(mode: Mode) -> tuple[dict[int, Any], int]:
+        codes, lens = strip_arrays(mode.reels)
+        w = line_spin(codes, lens, build.rows, lines, mode.pays_by_count(), build.code("wild"),
+                      build.code("scatter"), None, max_count=TRIGGER)
+        return {0: poly(w[:, :TRIGGER].sum(axis=1)), build.free_rounds: poly(w[:, TRIGGER])}, int(np.prod(lens))
+
+    paid, _ = spin(build.base)
+    free, length = spin(build.free)
+    total_free = free[0] + free[build.free_rounds]      # free rounds award none: one class
+    features = free_spins_feature([(total_free, 0)], build.free_rounds, [build.free_rounds], cap)
+    return figures_of(round_distribution(paid, features, length ** build.free_rounds, 1, cap), build.bet_unit,
+                      ("paid_spin", "free_spins"))

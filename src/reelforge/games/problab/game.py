@@ -6,7 +6,8 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-from reelforge.game.contract import TECHNICAL_LIMIT, GameHelp
+from reelforge.game.contract import TECHNICAL_LIMIT, Capabilities, ExactFigures, GameHelp
+from reelforge.game.exact import once_per_build
 from reelforge.game.harness import KernelGame
 
 from . import cascade_kernel, cascade_rules, normal_kernel, normal_rules
@@ -41,9 +42,17 @@ class DemoNormal(KernelGame):
     rules = normal_rules
     loop = normal_kernel.LOOP
     make_tables = staticmethod(normal_kernel.tables)
+    capabilities = Capabilities(exact=True)
 
     def win_unit(self, build: NormalBuild) -> int:
         return build.bet_unit
+
+    @once_per_build
+    def exact(self, build: NormalBuild) -> ExactFigures:
+        """Every stop combination of both reel sets, the free rounds composed (the generic evaluator)."""
+        from .exact import exact_distribution
+
+        return exact_distribution(build, self.cap_units(build))
 
     def help(self, build: NormalBuild) -> GameHelp:
         unit = build.bet_unit

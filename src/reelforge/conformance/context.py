@@ -37,7 +37,7 @@ RTP_PILOT_ROUNDS = 1_000_000
 RTP_ROUNDS = 10_000_000
 """The most paid rounds the RTP check simulates per build (a kernel plays them in about a second or two); a
 build whose SD needs more is decided at the tolerance these rounds resolve, which the failure states
-(``bench/check_games.py --rtp-rounds`` runs more)."""
+(`bench/check_games.py --rtp-rounds N` runs more)."""
 
 UNDECLARED_ACTION = "no-such-action"
 UNKNOWN_MODE = "no-such-mode"

@@ -205,6 +205,9 @@ class GameHelp:
     """The version of the build's contents (``2.0``): name and version identify the maths."""
     build_hash: str = ""
     """The build's content hash (:attr:`BuildIdentity.content_hash`)."""
+    max_win: dict[str, Any] = field(default_factory=dict)
+    """The largest win a round can reach and how it is known (:meth:`MaxWin.to_json`: ``x``, ``method``, ``text``,
+    ``probability`` where exact), from :meth:`Game.published_max_win`."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.rtp, Fraction) or not 0 < self.rtp <= 1:
@@ -305,6 +308,11 @@ class MaxWin:
                "bound": "an upper bound from the rules (not shown reachable)"}[self.method]
         odds = f", probability {float(self.probability):.4g} per round" if self.probability else ""
         return f"{x}x the total bet, {how}{odds}"
+
+    def player_words(self) -> str:
+        """The help's sentence: the maximum win, and how often where that is known exactly."""
+        odds = f", reached on average once in {float(1 / self.probability):,.0f} rounds" if self.probability else ""
+        return f"The maximum win of a round is {_x_text(self.x)}x the total bet{odds}; reaching it ends the round."
 
     def to_json(self) -> dict[str, Any]:
         """As JSON: ``x`` and ``probability`` exact strings, ``reachable``, the draws as lists."""
@@ -639,9 +647,10 @@ class Game(ABC):
         return GameHelp(
             game=self.id, title=self.title, game_id=self.reference_id, published_id=self.published_id,
             version=self.version, build=build.name, rtp=Fraction(build.rtp if rtp is None else rtp),
-            volatility=volatility, max_win_x=self.max_win_x, rules=tuple(rules), paytable=page["paytable"],
+            volatility=volatility, max_win_x=self.cap_x(build), rules=tuple(rules), paytable=page["paytable"],
             symbol_names=dict(symbol_names), page=page, feature_buy_price_x=self.feature_buy_price_x(build),
-            extra=dict(extra or {}), build_version=build.identity.version, build_hash=build.identity.content_hash)
+            extra=dict(extra or {}), build_version=build.identity.version, build_hash=build.identity.content_hash,
+            max_win=self.published_max_win(build).to_json())
 
     # -- mathematics ------------------------------------------------------------
     @abstractmethod
@@ -700,15 +709,17 @@ class Game(ABC):
                           f"({'the cap' if top == stated else f'below the {_x_text(stated)}x cap'})",
                           probability=exact.outcomes[top])
         bound = self.max_win_bound(build)
-        limit, how = (stated, "the cap: the rules stop a round there") if bound is None or bound[0] >= stated \
-            else (bound[0], f"no round can win more: {bound[1]}")
+        if bound is None or bound[0] > stated:
+            limit, how = stated, "the cap: the rules stop a round there"
+        else:
+            limit, how = bound[0], f"no round can win more: {bound[1]}"
         made = self.max_win_round(build)
         if made is not None:
             mode, draws = made
             won = self.replay(build, mode, draws).total_win
             if won == limit:
                 return MaxWin(limit, "constructed round", f"{how}; a {'bought' if mode == 'buy' else 'paid'} round of "
-                              f"{len(draws)} steps from scripted draws wins it", mode=mode,
+                              f"{len(draws)} step{'s' if len(draws) > 1 else ''} from scripted draws wins it", mode=mode,
                               round_draws=tuple(tuple(int(v) for v in d) for d in draws))
             how += f"; the constructed round wins only {_x_text(won)}x"
         return MaxWin(limit, "bound", how)

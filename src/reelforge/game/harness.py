@@ -220,7 +220,7 @@ class KernelGame(Game):
                       extra: dict[str, Any] | None = None) -> GameHelp:
         """A help page of the usual shape: how wins pay, the feature (titled :attr:`feature_name`),
         the maximum win (written here), and the paytable ``rows`` (:func:`paytable_rows`) by ``tiers``."""
-        cap = [f"The maximum win of a round is {self.max_win_x:,}x the total bet; reaching it ends the round."]
+        cap = [self.published_max_win(build).player_words()]
         page = {"paytable": {"title": "Paytable", "tiers": tiers, "tier_label": tier_label,
                              "note": "Pays are multiples of the total bet.", "rows": rows},
                 "features": [{"title": self.feature_name, "text": feature}],

@@ -25,7 +25,8 @@ def game_entry(active: ActiveGame, config: ServerConfig) -> dict[str, Any]:
         "id": active.id, "title": game.title, "version": game.version, "build": active.config.build,
         "build_version": build.identity.version, "build_hash": build.identity.content_hash,
         "rtp": float(game.help(build).rtp), "bet_ladder": list(active.config.bet_ladder),
-        "max_win_x": game.max_win_x, "modes": list(game.modes), "step_actions": list(game.step_actions),
+        "max_win_x": game.cap_x(build), "max_win": game.published_max_win(build).to_json(),
+        "modes": list(game.modes), "step_actions": list(game.step_actions),
         "presentation": game.presentation,
         "feature_buy_price_x": None if price is None else str(price), "currency": config.currency,
         # Whether floor(bet * win_x) is exact for every bet of the ladder (see rounds.money).

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from fractions import Fraction
 
+import pytest
+
 from reelforge.game.exact import exact_figures
 from reelforge.games.problab import registered
 from reelforge.games.problab.exact import exact as linear_exact
@@ -31,7 +33,7 @@ def test_demo_normal_through_the_generic_evaluator_is_its_published_exact_rtp():
 def test_golden_vault_reaches_2600x_at_most():
     g = get_game("golden-vault")
     ex = exact_figures(g, g.load_build("96.0"))
-    assert ex.max_win_x == 2600 and max(ex.outcomes) == 2600 and ex.max_win_probability > 0
+    assert ex.max_win_x == g.max_win_x == 2600 and max(ex.outcomes) == 2600 and ex.max_win_probability > 0
     assert sum(ex.outcomes.values()) == 1
     assert ex.rtp == sum(w * p for w, p in ex.outcomes.items())
 
@@ -42,6 +44,17 @@ def test_seven_lines_figures_agree_with_their_distribution_and_reach_the_cap():
     assert sum(ex.outcomes.values()) == 1 and ex.rtp == sum(w * p for w, p in ex.outcomes.items())
     assert ex.max_win_x == g.max_win_x == 2000 and ex.max_win_probability > 0
     assert ex.hit_rate == 1 - ex.outcomes[Fraction(0)]
+
+
+@pytest.mark.parametrize("game_id, name", [("seven-lines", "96.0"), ("seven-lines", "94.0"), ("golden-vault", "96.0"),
+                                           ("golden-vault", "94.0")])
+def test_a_build_named_for_its_rtp_pays_it_within_a_hundredth_of_a_point_and_states_it_exactly(game_id, name):
+    g = get_game(game_id)
+    b = g.load_build(name)
+    ex = exact_figures(g, b)
+    assert abs(ex.rtp - Fraction(name) / 100) <= Fraction(1, 10_000)
+    assert b.rtp == ex.rtp == Fraction(g.help(b).rtp)      # the file, the help and the lobby show the proven RTP
+    assert g.load_build(name, "1.0").rtp == Fraction(name) / 100   # the published 1.0 stays as it was
 
 
 def test_exact_refuses_a_game_that_is_not_enumerable_in_one_line():

@@ -468,6 +468,10 @@ class Reporting:
     def game_cycle(self, build: Build) -> dict[str, Any]:
         """``{"enumerable", "combinations", "lengths", "text"}``: the game cycle where it can be enumerated,
         or why not."""
+        if self.game.capabilities.exact:
+            return {"enumerable": True, "combinations": None, "lengths": None,
+                    "text": "Enumerated: every outcome of a round is counted exactly (`reelforge exact`): each spin "
+                            "over every stop or cell combination, the feature as its Markov chain; no sample."}
         return {"enumerable": False, "combinations": None, "lengths": None,
                 "text": "Not enumerated: the game states no finite cycle of equally likely outcomes for a round."}
 

@@ -15,6 +15,9 @@ from .build import GEMS, NAMES, UNIT
 class GoldenVault(DataTuning, KernelGame):
     id = reference_id = "golden-vault"
     title, version, max_win_x, feature_name, unit = "Golden Vault", "1.0", 2600, "Hold and Respin", UNIT
+    # the largest round the rules can pay (15 coins of 100x, the 1,000x Grand, 100x of gems; `reelforge exact`
+    # finds no larger): 5,000x, claimed before, could not be reached
+    max_win_source = "the largest round the rules can pay (exact)"
     build_files, presentation = builds.FILES, "hold_and_respin"
     components, counters = ("paid_spins", "hold_and_respin"), ("triggers", "respins", "full_boards")
     rules, loop, make_tables, scratch = rules, kernel.LOOP, staticmethod(builds.tables), ("draws", "window", "values", "out")

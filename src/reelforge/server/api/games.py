@@ -49,8 +49,9 @@ def help_answer(active: ActiveGame, config: ServerConfig) -> dict[str, Any]:
     help_ = active.game.help(active.build)
     body = help_.to_json()
     # rtp stays a number in the API (a fraction of the stake); rtp_nominal is the build's published RTP as an
-    # exact fraction (its name, not a computed RTP: `reelforge summary` computes that). rtp_exact is the same
-    # value under its former, misleading name, kept for clients written before issue 23.
+    # exact fraction: the proven exact RTP where the build file gives it (builds tuned on exact figures, issue 34),
+    # else its nominal figure (`reelforge summary` computes the RTP). rtp_exact is the same value under its
+    # former, misleading name, kept for clients written before issue 23.
     body.update({"rtp": float(help_.rtp), "rtp_nominal": str(help_.rtp), "rtp_exact": str(help_.rtp),
                  "bet_ladder": list(active.config.bet_ladder), "currency": config.currency})
     body["page"].setdefault("sections", []).append(unfinished_section(config))

@@ -214,6 +214,24 @@ class SearchResult:
     moves: list[str] = field(default_factory=list)
 
 
+class Measurements:
+    """A candidate's figures, measured once each (a search comes back to candidates it has seen); its length
+    is the number of candidates measured."""
+
+    def __init__(self, measure: Callable[[Values], Measured]) -> None:
+        self.measure = measure
+        self.seen: dict[tuple, Measured] = {}
+
+    def __call__(self, values: Values) -> Measured:
+        key = tuple(sorted(values.items()))
+        if key not in self.seen:
+            self.seen[key] = self.measure(values)
+        return self.seen[key]
+
+    def __len__(self) -> int:
+        return len(self.seen)
+
+
 STEP_FRACTIONS: tuple[float, ...] = (1 / 4, 1 / 16, 1 / 64, 1 / 256, 0)
 """The coordinate search's step sizes, coarse to fine, as fractions of each parameter's start value (at least 1;
 the last level steps by 1): parameters of different sizes (a weight of 400 beside one of 2,000) move alike."""
@@ -228,13 +246,7 @@ def coordinate_search(params: Sequence[Param], start: Values, measure: Callable[
     of ``fractions`` (a parameter's step is that fraction of its start value, at least 1). Stops as soon as every
     target is within its tolerance (:func:`met`). ``measure`` gives the figures of candidate values (exact, or
     simulated on common random numbers)."""
-    cache: dict[tuple, Measured] = {}
-
-    def look(v: Values) -> Measured:
-        key = tuple(sorted(v.items()))
-        if key not in cache:
-            cache[key] = measure(v)
-        return cache[key]
+    look = Measurements(measure)
 
     current = dict(start)
     now = look(current)
@@ -242,12 +254,12 @@ def coordinate_search(params: Sequence[Param], start: Values, measure: Callable[
     for fraction in fractions:
         steps = {p.name: max(1, round(abs(start[p.name]) * fraction)) for p in params}
         improved = True
-        while improved and not met(now, targets) and len(cache) < max_evaluations:
+        while improved and not met(now, targets) and len(look) < max_evaluations:
             improved = False
             for p in params:
                 for d in (steps[p.name], -steps[p.name]):
                     moved = False
-                    while p.low <= current[p.name] + d <= p.high and len(cache) < max_evaluations:
+                    while p.low <= current[p.name] + d <= p.high and len(look) < max_evaluations:
                         trial = {**current, p.name: current[p.name] + d}
                         got = look(trial)
                         if miss(got, targets) >= miss(now, targets):
@@ -255,10 +267,10 @@ def coordinate_search(params: Sequence[Param], start: Values, measure: Callable[
                         moves.append(f"{p.name}: {current[p.name]} -> {trial[p.name]}")
                         current, now, moved, improved = trial, got, True, True
                         if met(now, targets):
-                            return SearchResult(current, now, True, len(cache), moves)
+                            return SearchResult(current, now, True, len(look), moves)
                     if moved:
                         break        # this parameter moved up: no need to try down
-    return SearchResult(current, now, met(now, targets), len(cache), moves)
+    return SearchResult(current, now, met(now, targets), len(look), moves)
 
 
 def newton_search(params: Sequence[Param], start: Values, measure: Callable[[Values], Measured],
@@ -268,13 +280,7 @@ def newton_search(params: Sequence[Param], start: Values, measure: Callable[[Val
     linear model for the move that puts every target on its value (least squares, each error in units of its
     tolerance), rounds it, and halves it while it does not help (k + 1 candidates an iteration for k parameters);
     then :func:`coordinate_search` polishes. Stops as soon as every target is within its tolerance."""
-    cache: dict[tuple, Measured] = {}
-
-    def look(v: Values) -> Measured:
-        key = tuple(sorted(v.items()))
-        if key not in cache:
-            cache[key] = measure(v)
-        return cache[key]
+    look = Measurements(measure)
 
     def clip(p: Param, v: float) -> int:
         return int(min(p.high, max(p.low, round(v))))
@@ -285,7 +291,7 @@ def newton_search(params: Sequence[Param], start: Values, measure: Callable[[Val
     scale = np.array([float(t.tolerance) for t in targets])
     for _ in range(iterations):
         if met(now, targets):
-            return SearchResult(current, now, True, len(cache), moves)
+            return SearchResult(current, now, True, len(look), moves)
         base = np.array([now[t.name].value for t in targets])
         columns = []
         for p in params:
@@ -308,4 +314,4 @@ def newton_search(params: Sequence[Param], start: Values, measure: Callable[[Val
         else:
             break
     polished = coordinate_search(params, current, look, targets, fractions=(1 / 64, 1 / 256, 0))
-    return SearchResult(polished.values, polished.measured, polished.met, len(cache), moves + polished.moves)
+    return SearchResult(polished.values, polished.measured, polished.met, len(look), moves + polished.moves)

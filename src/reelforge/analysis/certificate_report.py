@@ -16,7 +16,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from reelforge.analysis.figures import MAX_WIN_HOW, bucket_words, figure_rows, glossary, interval_text
+from reelforge.analysis.figures import bucket_words, figure_rows, glossary, interval_text
 from reelforge.analysis.par import PAR_SAMPLE_ROUNDS, par_sheet
 from reelforge.analysis.report import PRINT_CSS, plot_convergence, plot_distribution, plot_feature, plot_split
 from reelforge.core.numbers import one_in, pct, pct_ci
@@ -202,9 +202,7 @@ def write_certificate(out: Path, game: Game, build: Build, f: dict[str, Any], id
 
     h(2, "Top award")
     top = f["top_award"]
-    found = game.max_win(build, game.exact(build) if game.capabilities.exact else None)
-    top_rows = [["maximum win", f"{game.cap_x(build):,}x total bet", f"{game.max_win_source}; "
-                 f"{MAX_WIN_HOW[found.method]}: {found.text}"],
+    top_rows = [["maximum win", f"{game.cap_x(build):,}x total bet", game.max_win_source],
                 ["probability per round", top["statement"], top["method"]]]
     if top.get("ci99"):
         top_rows.append(["99% interval", f"[{top['ci99'][0]:.4g}, {top['ci99'][1]:.4g}]"

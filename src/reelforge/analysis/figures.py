@@ -72,10 +72,6 @@ def _one_in_ci(ci: Any) -> str:
 
 
 NO_INTERVAL = "none: the stratified estimator gives no interval for this figure"
-MAX_WIN_HOW = {"exact": "reachable, exactly (every outcome enumerated)",
-               "constructed round": "reachable: a constructed round reaches it",
-               "bound": "an upper bound, not shown reachable"}
-"""How a maximum win is known (:class:`reelforge.game.contract.MaxWin`'s method), in a report's words."""
 
 
 def figure_rows(s: dict[str, Any]) -> list[tuple[str, str, str]]:
@@ -120,10 +116,7 @@ def figure_rows(s: dict[str, Any]) -> list[tuple[str, str, str]]:
     add("volatility level (1 to 10)", f"{s['volatility_level']}",
         (("level " if len(levels) == 1 else "levels ") + ", ".join(map(str, levels)) + " (spanned by the SD interval)")
         if levels else NO_INTERVAL)
-    found = s.get("max_win")
-    rows.append(("maximum win (the cap)", f"{s['max_win_x']:,}x total bet",
-                 f"{s.get('max_win_source', 'rules text')}; "
-                 + (MAX_WIN_HOW[found["method"]] + f": {found['text']}" if found else "not derived")))
+    rows.append(("maximum win (the cap)", f"{s['max_win_x']:,}x total bet", s.get("max_win_source", "rules text")))
     if exact:
         p = s["max_win_probability"]
         add("probability of the maximum win", f"{pct(p, 6)} = {one_in(p)}", "exact")

@@ -109,7 +109,7 @@ def test_the_generic_tuner_meets_two_targets_at_once_with_their_intervals_and_wr
     tuned = game.build_files.load_file(out)
     assert tuned.rtp == Fraction(24, 25) and result.file == str(out)
     current = game.load_build("96.0").identity.version                     # changed contents: the next major version
-    assert tuned.identity.version == result.extra["version"] == f"{int(current.split(".")[0]) + 1}.0"
+    assert tuned.identity.version == result.extra["version"] == f"{int(current.split('.')[0]) + 1}.0"
     assert f"version = \"{tuned.identity.version}\"" in out.read_text()
     rounds = result.figures["rounds"]
     acc = game.simulate_chunk(tuned, rounds, game.tune_seed)               # the tuning sample, replayed

@@ -19,6 +19,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from reelforge.conformance import CHECKS, ConformanceError, Context  # noqa: E402
+from reelforge.conformance.context import RTP_ROUNDS  # noqa: E402
 from reelforge.games.registry import game_ids, get_game  # noqa: E402
 
 
@@ -37,13 +38,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=positive, default=100_000, help="reference rounds per build, mode and seed")
     parser.add_argument("--depth-rounds", type=positive, default=100_000,
                         help="paid rounds per build of the in-depth kernel check (a tenth in other modes)")
+    parser.add_argument("--rtp-rounds", type=positive, default=RTP_ROUNDS,
+                        help="the most paid rounds the RTP check simulates per build (a simulated game's SD may need "
+                             "more to decide within 0.05 pp)")
     parser.add_argument("--game", action="append", choices=game_ids(), help="a game to check (repeatable)")
     parser.add_argument("--check", action="append", choices=list(CHECKS), help="a check to run (repeatable)")
     args = parser.parse_args(argv)
     failed = 0
     for game_id in args.game or game_ids():
         ctx = Context(get_game(game_id), rounds=args.rounds, replay_rounds=min(1000, args.rounds),
-                      kernel_rounds=max(20_000, args.rounds), depth_rounds=args.depth_rounds)
+                      kernel_rounds=max(20_000, args.rounds), depth_rounds=args.depth_rounds,
+                      rtp_rounds=args.rtp_rounds)
         for name in args.check or CHECKS:
             start = time.perf_counter()
             try:

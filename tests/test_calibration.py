@@ -1,5 +1,7 @@
 """Shared calibration pieces: parallel chunked samples and the generic tuner's coarse-to-fine search."""
 
+from fractions import Fraction
+
 import numpy as np
 import pytest
 from numba import njit
@@ -61,3 +63,22 @@ def test_forge_of_gems_tuner_lands_on_the_closest_prize_weight():
     w = build.gembox[3].weights[0]
     err = {d: abs(fogs.estimate(st, make_build("91.2", w + d))["rtp"] - 0.912) for d in (-1, 0, 1)}
     assert err[0] <= err[-1] and err[0] <= err[1]
+
+
+def test_the_coordinate_search_moves_one_parameter_at_a_time_and_stops_at_the_tolerance():
+    """Eight parameters, two targets (their mean and the spread of the first two): met within the
+    tolerance in a number of candidates linear in the parameters, never a pair search's quadratic."""
+    from reelforge.core.tuning import Figure, Param, Target, coordinate_search
+
+    params = [Param(f"p{i}", 0, 200) for i in range(8)]
+    start = {p.name: 50 for p in params}
+
+    def measure(v):
+        return {"mean": Figure(sum(v.values()) / 8), "spread": Figure(v["p0"] - v["p1"])}
+
+    targets = [Target("mean", Fraction(90), Fraction(1, 2)), Target("spread", Fraction(30), Fraction(1))]
+    found = coordinate_search(params, start, measure, targets)
+    assert found.met and abs(found.measured["mean"].value - 90) <= 0.5 and abs(found.measured["spread"].value - 30) <= 1
+    assert found.evaluations <= 4 * 2 * len(params) * 6      # a handful of sweeps of 2 moves per parameter
+    unreachable = coordinate_search(params, start, measure, [Target("mean", Fraction(500), Fraction(1))])
+    assert not unreachable.met and unreachable.values == {p.name: 200 for p in params}

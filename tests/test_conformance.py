@@ -14,8 +14,9 @@ import numpy as np
 import pytest
 
 from reelforge.conformance import CHECKS, ConformanceError, Context, check_game
+from reelforge.conformance.figures import rtp_rounds_needed
 from reelforge.core.draws import RecordedDraws
-from reelforge.game.contract import Capabilities, ExactFigures, RulesError
+from reelforge.game.contract import BuildError, Capabilities, ExactFigures, RulesError
 from reelforge.games import registry
 from tests.toy_game import rules
 from tests.toy_game.game import ToyLine
@@ -124,6 +125,9 @@ class FeatureCounterUndeclared(ToyLine):
 
 class CapBeyondTheKernels(ToyLine):
     max_win_x = 200_000
+
+    def max_win_bound(self, build):
+        return None     # loads: the kernels' limit is what fails
 
 
 class BuildNamedForAnotherRtp(ToyLine):
@@ -277,9 +281,133 @@ def test_declared_exact_figures_are_held_to_their_outcomes_and_to_a_simulation()
     with pytest.raises(ConformanceError, match=r"toy-line, build 96\.1: exact figures disagree with themselves: "
                                                r"variance \(of the outcomes\) is"):
         CHECKS["capabilities_match_behaviour"](Context(ExactVarianceOff()))
-    with pytest.raises(ConformanceError, match=r"toy-line, build 96\.1, mode paid, seed 14: exact rtp 0\.910127 is "
+    with pytest.raises(ConformanceError, match=r"toy-line, build 96\.1, mode paid, seed 14: exact rtp 0\.910019 is "
                                                r"\d+\.\d standard errors from a simulation of 1000000 rounds"):
         CHECKS["capabilities_match_behaviour"](Context(ExactOfAnotherBuild()))
+
+
+# -- the published figures: RTP, maximum win, the distribution's top bucket ----------------------
+
+def _relabelled(build, **changes):
+    """``build`` with other data or another declared rtp, its identity kept (replace() does not carry it)."""
+    other = dataclasses.replace(build, **changes)
+    object.__setattr__(other, "identity", build.identity)
+    return other
+
+
+class LabelledAboveWhatItPays(ToyLine):
+    """Labelled 96.1 but its Bell pays 136 coins, not 178: about 88.5%."""
+
+    def load_build(self, name, version=None):
+        build = super().load_build(name, version)
+        return _relabelled(build, pays={**build.pays, "B": 136}) if name == "96.1" else build
+
+
+CALM_PAYS = {"A": 30, "B": 20, "C": 12}
+"""Pays of a calm toy (SD about 1x): a simulation decides 0.1 pp in a few seconds."""
+
+
+class CalmToy(ToyLine):
+    """The toy with calm pays, declaring its exact RTP plus ``off``."""
+
+    off = Fraction(0)
+
+    def load_build(self, name, version=None):
+        build = _relabelled(super().load_build(name, version), pays=CALM_PAYS)
+        return _relabelled(build, rtp=toy_exact(build, self.max_win_x).rtp + self.off)
+
+
+class CalmToyThreeTenthsHigh(CalmToy):
+    off = Fraction(3, 1000)
+
+
+class ExactThreeTenthsHigh(ToyWithExact):
+    def load_build(self, name, version=None):
+        build = super().load_build(name, version)
+        return _relabelled(build, rtp=toy_exact(build, self.max_win_x).rtp + Fraction(3, 1000))
+
+
+def test_a_declared_rtp_is_held_to_the_exact_rtp_or_to_a_simulation_sized_to_decide_it():
+    with pytest.raises(ConformanceError, match=r"toy-line, build 96\.1, mode paid, seed 2027: the declared rtp "
+                                               r"96\.1000% is -7\.\d+ pp from a simulation of 10,000,000 rounds "
+                                               r"\(88\.\d+%, 99% interval"):
+        CHECKS["rtp_declared"](Context(LabelledAboveWhatItPays()))
+    # 0.3 pp above what it pays, the tolerance 0.1 pp: exactly, and on a simulation of the size it needs
+    with pytest.raises(ConformanceError, match=r"toy-line, build 96\.1: the declared rtp \d+\.\d+% is -0\.3000 pp "
+                                               r"from the exact RTP .* the tolerance is 0\.1000 pp"):
+        CHECKS["rtp_declared"](Context(ExactThreeTenthsHigh(), rtp_tolerance=Fraction(1, 1000)))
+    sd = math.sqrt(float(toy_exact(CalmToy().load_build("96.1"), 100).variance))
+    needed = rtp_rounds_needed(sd, Fraction(1, 1000))
+    assert 0.5 < sd < 1.5 and needed < 30_000_000
+    with pytest.raises(ConformanceError, match=r"toy-line, build 96\.1, mode paid, seed 2027: the declared rtp "
+                                               r"\d+\.\d+% is -0\.[23]\d+ pp from a simulation of 1\d,\d{3},\d{3} rounds"):
+        CHECKS["rtp_declared"](Context(CalmToyThreeTenthsHigh(), rtp_tolerance=Fraction(1, 1000), rtp_rounds=2 * needed))
+    # the same game declaring what it pays passes, exactly and simulated
+    CHECKS["rtp_declared"](Context(CalmToy(), rtp_tolerance=Fraction(1, 1000), rtp_rounds=2 * needed))
+    CHECKS["rtp_declared"](Context(ToyWithExact()))
+
+
+class StatesMoreThanItCanWin(ToyLine):
+    """States 1,000x, but the best line in the paid spin and three doubled free spins make 350x."""
+
+    max_win_x = 1000
+
+
+class ShowsNoMaxWinRound(ToyLine):
+    def max_win_round(self, build):
+        return None
+
+
+class MaxWinRoundFallsShort(ToyLine):
+    def max_win_round(self, build):
+        return "paid", [[0, 0, 0]]
+
+
+class TopBucketMiscounted(ToyLine):
+    """Counts one round more in the cap's bucket than reached it."""
+
+    def simulate_chunk(self, build, rounds, seed, mode="paid"):
+        acc = super().simulate_chunk(build, rounds, seed, mode)
+        acc.hist[-1] += 1
+        acc.hist[-2] -= 1
+        return acc
+
+
+def test_a_stated_maximum_win_above_what_the_rules_allow_is_refused_at_load():
+    with pytest.raises(BuildError, match=r"^toy-line build 96\.1: the stated maximum win 1,000x cannot be reached: no "
+                                         r"round can win more than 350x \(the best line \(50x\) in the paid spin and in "
+                                         r"3 free spins at x2\)$"):
+        StatesMoreThanItCanWin().load_build("96.1")
+
+
+def test_the_maximum_win_is_derived_exactly_or_by_a_constructed_round():
+    game = ToyLine()
+    build = game.load_build("96.1")
+    found = game.max_win(build)
+    assert (found.x, found.method, found.mode) == (100, "constructed round", "paid")
+    assert game.replay(build, "paid", [list(d) for d in found.round_draws]).total_win == 100
+    exact = ToyWithExact().max_win(build, toy_exact(build, 100))
+    assert (exact.x, exact.method) == (100, "exact") and exact.probability == toy_exact(build, 100).outcomes[100] > 0
+    assert found.words() == "100x the total bet, reached by a constructed round"
+
+
+@pytest.mark.parametrize(("variant", "check", "message"), [
+    (StatesMoreThanItCanWin, "builds_load", r"build 96\.1 does not load: BuildError\(.*no round can win more "
+                                                  r"than 350x"),
+    (ShowsNoMaxWinRound, "max_win_reachable", r"toy-line, build 96\.1: the stated maximum win 100x is not shown "
+                                              r"reachable \(the cap: the rules stop a round there\): declare exact"),
+    (MaxWinRoundFallsShort, "max_win_reachable", r"not shown reachable \(.*the constructed round wins only 0x\)"),
+    (ShowsNoMaxWinRound, "top_bucket_is_the_cap", None),
+    (TopBucketMiscounted, "top_bucket_is_the_cap",
+     r"toy-line, build 96\.1, mode paid, seed 14: the distribution's top bucket \(100x\) counts \d+ rounds; \d+ of "
+     r"the kernel's 20,000 rounds won the cap"),
+])
+def test_a_wrong_maximum_win_or_top_bucket_fails_its_check(variant, check, message):
+    if message is None:     # passes: a cap not shown reachable is the other check's finding
+        CHECKS[check](Context(variant()))
+        return
+    with pytest.raises(ConformanceError, match=message):
+        CHECKS[check](Context(variant()))
 
 
 @pytest.mark.parametrize(("variant", "check", "message"), [

@@ -117,9 +117,21 @@ def test_every_registered_game_is_mounted_from_the_registry_with_the_generic_tun
 
 
 @pytest.mark.parametrize("args, message", [
-    (["seven-lines", "tune", "--build", "96.0", "-t", "hit_rate=0.3"], "unknown target(s) ['hit_rate']; seven-lines tunes rtp"),
+    (["seven-lines", "tune", "--build", "96.0", "-t", "hit_rate=0.3"],
+     "unknown target(s) ['hit_rate']; seven-lines tunes rtp, hit, feature"),
+    (["golden-vault", "tune", "--build", "96.0", "-t", "feature=1/0"],
+     "--target must look like name=number (e.g. rtp=0.96 or feature=1/180), got 'feature=1/0'"),
+    (["golden-vault", "tune", "--build", "96.0", "--tolerance", "rtp"],
+     "--tolerance must look like name=number (e.g. rtp=0.96 or feature=1/180), got 'rtp'"),
+    (["golden-vault", "tune", "--build", "96.0", "-t", "feature=3/2"],
+     "cannot reach feature=1.5: a share of rounds is between 0 and 1"),
+    (["golden-vault", "tune", "--build", "96.0", "-t", "rtp=0.96", "--tolerance", "hit=0.01"],
+     "a tolerance for ['hit'], which is no target"),
+    (["forge-of-gems", "tune", "--build", "96.2", "--tolerance", "rtp=0.001", "--max-rounds", "1e6"],
+     "forge-of-gems is tuned by its own design tuner: --max-rounds, --tolerance do not apply"),
     (["golden-vault", "tune", "--build", "nope"], "unknown build 'nope' for golden-vault"),
-    (["seven-lines", "tune", "--build", "96.0", "-t", "rtp"], "--target must look like name=number, got 'rtp'"),
+    (["seven-lines", "tune", "--build", "96.0", "-t", "rtp"],
+     "--target must look like name=number (e.g. rtp=0.96 or feature=1/180), got 'rtp'"),
 ])
 def test_the_generic_tune_of_a_mounted_game_refuses_bad_input_in_one_line(args, message, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from reelforge.core.draws import RecordedDraws
 from reelforge.game.contract import GameHelp
 from reelforge.game.harness import KernelGame
 
@@ -48,3 +49,16 @@ class ToyLine(KernelGame):
 
     def win_unit(self, build: Build) -> int:
         return build.coins
+
+    def max_win_round(self, build: Build) -> tuple[str, list[list[int]]]:
+        """The largest win shown reachable (check_game demands it): Stars on every reel's middle row, then
+        free spins with Anchors there until the cap."""
+        stars = [strip.index("S") for strip in build.strips]
+        anchors = [strip.index("A") for strip in build.strips]
+        return "paid", self.play_round(build, RecordedDraws(stars + anchors * build.free_spins)).draws
+
+    def max_win_bound(self, build: Build) -> tuple[Fraction, str]:
+        """The paid spin's best line and every free spin's, multiplied: what no round can pass."""
+        top = Fraction(max(build.pays.values()), build.coins)
+        return top * (1 + build.free_spins * build.free_spins_multiplier), (
+            f"the best line ({top}x) in the paid spin and in {build.free_spins} free spins at x{build.free_spins_multiplier}")

@@ -168,7 +168,7 @@ def write_certificate(out: Path, game: Game, build: Build, f: dict[str, Any], id
             ["SD of a bought feature's win, per unit of price", f"{fb['sd_per_price']:.4f}x price",
              f"[{fb['sd_per_price_ci99'][0]:.4f}, {fb['sd_per_price_ci99'][1]:.4f}]x price"],
             ["features per purchase", "1 (certain: every purchase plays one 10-spin feature)", "none: certain"],
-            ["maximum win", f"{game.max_win_x:,}x total bet = {game.max_win_x / price:,.2f}x price", "by the rules"],
+            ["maximum win", f"{game.cap_x(build):,}x total bet = {game.cap_x(build) / price:,.2f}x price", "by the rules"],
         ], "summary")
         table(["round win (x total bet)", "x price", "features", "share", "99% interval (exact binomial)", "1 in"],
               [[bucket_words(d, game.max_win_x), f"{d['from_price']:.3g} to {d['to_price']:.3g}", f"{d['count']:,}",
@@ -202,7 +202,7 @@ def write_certificate(out: Path, game: Game, build: Build, f: dict[str, Any], id
 
     h(2, "Top award")
     top = f["top_award"]
-    top_rows = [["maximum win", f"{game.max_win_x:,}x total bet", game.max_win_source],
+    top_rows = [["maximum win", f"{game.cap_x(build):,}x total bet", game.max_win_source],
                 ["probability per round", top["statement"], top["method"]]]
     if top.get("ci99"):
         top_rows.append(["99% interval", f"[{top['ci99'][0]:.4g}, {top['ci99'][1]:.4g}]"

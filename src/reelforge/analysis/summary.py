@@ -23,7 +23,7 @@ from reelforge.core.stats import (
     volatility_levels,
     wilson_ci,
 )
-from reelforge.game.contract import Build, Game, StratifiedEstimate, jsonable
+from reelforge.game.contract import Build, Game, MaxWin, StratifiedEstimate, jsonable
 
 
 def one_in_ci99(ci: list[float] | tuple[float, float] | None) -> list[float | None] | None:
@@ -45,16 +45,21 @@ def max_win_statement(count: int, n: int, cap_x: int) -> str:
             f"99% exact binomial interval [{lo:.3g}, {hi:.3g}]")
 
 
-def _identity(game: Game, build: Build, method: str, mode: str) -> dict[str, Any]:
+def _identity(game: Game, build: Build, method: str, mode: str, max_win: MaxWin | None = None) -> dict[str, Any]:
+    """The summary's identity fields, with the maximum win as derived (``max_win``: how it is known, see
+    :meth:`reelforge.game.contract.Game.max_win`; the published one unless given)."""
     stakes = game.reference_stakes
+    cap = game.cap_x(build)
+    found = max_win or game.published_max_win(build)
     return {
         "game": game.id, "title": game.title, "game_id": game.reference_id,
         "published_id": game.published_id, "feature_name": game.feature_name, "version": game.version,
         "build": build.name, "build_version": build.identity.version, "build_hash": build.identity.content_hash,
         "mode": mode, "method": method,
         "reference_stakes": list(stakes),
-        "max_win_x": game.max_win_x, "max_win_source": game.max_win_source,
-        "max_exposure": game.max_win_x * stakes[1],
+        "max_win_x": cap, "max_win_source": game.max_win_source,
+        "max_win": found.to_json(), "max_win_words": found.words(),
+        "max_exposure": cap * stakes[1],
     }
 
 
@@ -64,11 +69,11 @@ def exact_summary(game: Game, build: Build) -> dict[str, Any]:
         raise ValueError(f"{game.id} has no exact mathematics; use a simulation")
     ex = game.exact(build)
     sd = math.sqrt(float(ex.variance))
-    cap = Fraction(game.max_win_x)
+    cap = Fraction(game.cap_x(build))
     probs = [Fraction(0)] * N_BUCKETS
     for win, p in ex.outcomes.items():
         probs[bucket_index(win, BUCKET_EDGES_X, cap)] += p
-    out = _identity(game, build, "exact", "paid")
+    out = _identity(game, build, "exact", "paid", game.max_win(build, ex))
     out.update({
         "rounds": None,
         "sample": {"kind": "exact", "description": "exact rational mathematics: no sample, no interval"},
@@ -135,7 +140,7 @@ def simulation_summary(game: Game, build: Build, acc: Accumulator, mode: str = "
         "max_win_probability_ci99": list(clopper_pearson(cap_count, n)) if n else None,
         "max_win_probability_upper_95": rule_of_three(n) if n and cap_count == 0 else None,
         "max_win_one_in": (n / cap_count) if cap_count else None,
-        "max_win_statement": max_win_statement(cap_count, n, game.max_win_x) if n else None,
+        "max_win_statement": max_win_statement(cap_count, n, game.cap_x(build)) if n else None,
         "distribution": [
             {"bucket": d["bucket"], "from": d["from"], "to": d["to"], "probability": d["probability"],
              "count": d["count"], "ci99": list(clopper_pearson(d["count"], n)) if n else None}

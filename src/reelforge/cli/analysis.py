@@ -41,9 +41,15 @@ def games(as_json: bool = typer.Option(False, "--json", help="One JSON object.")
             versions = {n: g.build_versions(n) for n in names}
         except BuildError as exc:
             fail(str(exc))
+        try:
+            default = g.load_build(g.default_build())
+        except BuildError as exc:
+            fail(str(exc))
+        found = g.published_max_win(default)
         rows.append({"id": g.id, "title": g.title, "game_id": g.reference_id,
                      "published_id": g.published_id, "version": g.version,
-                     "max_win_x": g.max_win_x, "modes": list(g.modes), "builds": names,
+                     "max_win_x": g.cap_x(default), "max_win": found.to_json(), "max_win_words": found.words(),
+                     "modes": list(g.modes), "builds": names,
                      # every build's published versions, oldest first: the last is offered, the older
                      # ones stay for the rounds played with them
                      "build_versions": versions})
@@ -66,9 +72,12 @@ def games(as_json: bool = typer.Option(False, "--json", help="One JSON object.")
             builds = " ".join(r["builds"]) + f" (v{next(iter(current.values()))})"
         else:
             builds = " ".join(f"{n} v{current[n]}" for n in r["builds"])
+        how = {"exact": "exact", "constructed round": "reached", "bound": "bound"}[r["max_win"]["method"]]
         t.add_row(r["id"], r["title"], r["published_id"] or "none", r["version"],
-                  f"{r['max_win_x']:,}x", "/".join(r["modes"]), builds)
+                  f"{r['max_win_x']:,}x ({how})", "/".join(r["modes"]), builds)
     console.print(t)
+    for r in rows:
+        console.print(f"{r['title']}: maximum win {r['max_win_words']} ({r['max_win']['text']}).")
     for r in rows:
         if r["published_id"] is None:
             console.print(f"{r['title']}: no published game id (the rules it follows give none).")

@@ -17,16 +17,20 @@ from reelforge.game.options import Count, Number, fail
 
 
 class Target:
-    """A calibration target ``name=number`` (e.g. ``rtp=0.962``), as ``(name, number)``."""
+    """A calibration target ``name=number`` (e.g. ``rtp=0.962``, ``feature=1/180``), as ``(name, number)``;
+    ``option`` names the option in the error (``--tolerance``)."""
+
+    def __init__(self, option: str = "--target") -> None:
+        self.option = option
 
     def __call__(self, value: str) -> tuple[str, float]:
         name, sep, number = value.partition("=")
         try:
-            if not sep:
+            if not sep or not name.strip():
                 raise ValueError
-            return name.strip(), float(number)
-        except ValueError:
-            fail(f"--target must look like name=number, got {value!r}")
+            return name.strip(), float(Fraction(number.strip()))
+        except (ValueError, ZeroDivisionError):
+            fail(f"{self.option} must look like name=number (e.g. rtp=0.96 or feature=1/180), got {value!r}")
 
 
 ROUNDS = Count("--rounds")

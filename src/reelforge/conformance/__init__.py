@@ -21,12 +21,16 @@ What is checked (the contract is :mod:`reelforge.game.contract`):
 * a finished round refuses another step, an undeclared step action and an unknown mode are
   refused, and nothing is drawn for a refused step;
 * a simulated chunk's totals are those of the kernel's rounds, and simulation totals do not
-  depend on the number of worker processes.
+  depend on the number of worker processes;
+* the published figures are the game's: the declared RTP within its tolerance of the exact RTP or of a
+  simulation sized from the build's SD to decide at 99%; the stated maximum win reached (exactly, or by a
+  constructed round under a bound from the rules) and never passed; the win distribution's top bucket the cap.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from fractions import Fraction
 
 from reelforge.conformance.context import (
     DEPTH_ROUNDS,
@@ -34,6 +38,7 @@ from reelforge.conformance.context import (
     KERNEL_ROUNDS,
     REPLAY_ROUNDS,
     ROUNDS,
+    RTP_ROUNDS,
     SEEDS,
     ConformanceError,
     Context,
@@ -43,6 +48,11 @@ from reelforge.conformance.contract import (
     check_capabilities_match_behaviour,
     check_declarations_typed,
     check_help_typed,
+)
+from reelforge.conformance.figures import (
+    check_max_win_reachable,
+    check_rtp_declared,
+    check_top_bucket_is_the_cap,
 )
 from reelforge.conformance.rounds import (
     check_kernel_matches_reference,
@@ -61,7 +71,8 @@ __all__ = [
     "CHECKS", "ConformanceError", "Context", "check_game", "check_builds_load", "check_capabilities_match_behaviour",
     "check_declarations_typed", "check_help_typed", "check_kernel_matches_reference", "check_kernel_matches_reference_in_depth", "check_refuses_bad_steps",
     "check_replay_reproduces_rounds", "check_simulation_independent_of_workers",
-    "check_simulation_matches_kernel_rounds", "check_wins_whole_units_within_cap",
+    "check_simulation_matches_kernel_rounds", "check_wins_whole_units_within_cap", "check_rtp_declared",
+    "check_max_win_reachable", "check_top_bucket_is_the_cap",
 ]
 
 CHECKS: dict[str, Callable[[Game | Context], None]] = {
@@ -76,12 +87,16 @@ CHECKS: dict[str, Callable[[Game | Context], None]] = {
     "refuses_bad_steps": check_refuses_bad_steps,
     "simulation_matches_kernel_rounds": check_simulation_matches_kernel_rounds,
     "simulation_independent_of_workers": check_simulation_independent_of_workers,
+    "rtp_declared": check_rtp_declared,
+    "max_win_reachable": check_max_win_reachable,
+    "top_bucket_is_the_cap": check_top_bucket_is_the_cap,
 }
 """Every check by name, in the order :func:`check_game` runs them."""
 
 
 def check_game(game: Game, *, rounds: int = ROUNDS, seeds: tuple[int, ...] = SEEDS, replay_rounds: int = REPLAY_ROUNDS,
                kernel_rounds: int = KERNEL_ROUNDS, exact_rounds: int = EXACT_ROUNDS, depth_rounds: int = DEPTH_ROUNDS,
+               rtp_rounds: int = RTP_ROUNDS, rtp_tolerance: Fraction | None = None,
                checks: list[str] | None = None) -> list[str]:
     """Run every check (or those named in ``checks``) on ``game``; return the names that passed.
 
@@ -91,7 +106,7 @@ def check_game(game: Game, *, rounds: int = ROUNDS, seeds: tuple[int, ...] = SEE
     if unknown:
         raise ValueError(f"unknown check(s) {unknown}; checks: {', '.join(CHECKS)}")
     ctx = Context(game, rounds=rounds, seeds=tuple(seeds), replay_rounds=replay_rounds, kernel_rounds=kernel_rounds,
-                  exact_rounds=exact_rounds, depth_rounds=depth_rounds)
+                  exact_rounds=exact_rounds, depth_rounds=depth_rounds, rtp_rounds=rtp_rounds, rtp_tolerance=rtp_tolerance)
     failures = []
     for name in checks or CHECKS:
         try:

@@ -119,7 +119,7 @@ def check_help_typed(game: Game | Context) -> None:
         if not isinstance(h, GameHelp):
             raise ctx.fail(f"help() must return a GameHelp, got {type(h).__name__}", build)
         expected = {"game": g.id, "title": g.title, "game_id": g.reference_id, "published_id": g.published_id, "version": g.version,
-                    "build": build.name, "rtp": build.rtp, "max_win_x": g.max_win_x,
+                    "build": build.name, "rtp": build.rtp, "max_win_x": g.cap_x(build),
                     "feature_buy_price_x": g.feature_buy_price_x(build)}
         for key, want in expected.items():
             if getattr(h, key) != want or type(getattr(h, key)) is not type(want):

@@ -1,18 +1,16 @@
-"""One generic tuner for every game: integer hill-climbing over a build's
-declared free parameters toward target figures.
+"""The tuners' search: integer parameters of a build moved toward target figures.
 
-A game opts in by declaring ``capabilities.tunable`` and implementing
-:meth:`reelforge.game.contract.Game.tune` (``reelforge tune GAME --build B``), which
-builds a :class:`TuningSpace` in the game's design module (a ``tuning_space``
-function in ``games/<game>/design.py``) and climbs it with :func:`climb` or
-:func:`staged_climb`. A space holds the free integer parameters (symbol counts,
-weights, mean values) with bounds, a function that turns parameter values into
-a build, and how to measure a candidate: exactly (games with exact maths) or on
-one simulated sample with *common random numbers* (every candidate is measured
-on the same sample, so differences between candidates are not drowned by noise).
+The generic tuner (:class:`reelforge.game.harness.DataTuning`, ``reelforge tune GAME --build B --target
+rtp=0.96 --target hit=0.30``) uses :func:`coordinate_search`: several :class:`Target` figures at once, each
+with a tolerance; one parameter moved at a time (two candidates per parameter a sweep, so the work grows
+linearly with the number of parameters); stopping as soon as every figure is within its tolerance. Candidates
+are measured exactly (games with exact figures) or on one simulated sample sized by :func:`rounds_for` from the
+build's SD and the tolerances, the same rounds for every candidate (*common random numbers*: differences
+between candidates are not drowned by noise), every figure with its 99% interval (:class:`Figure`).
 
-The search is deterministic: best single move while one improves, else the
-best pair of moves, stopping when neither improves.
+Games with their own design tuner (``tuning_space`` in ``games/<game>/design.py``) build a
+:class:`TuningSpace` and climb it with :func:`climb` or :func:`staged_climb`: the best single move while one
+improves, else the best pair of moves (for their one- or two-parameter spaces), stopping when neither improves.
 """
 
 from __future__ import annotations
@@ -151,3 +149,169 @@ def rtp_target(targets: dict[str, Any], name: str) -> Fraction:
     if not 0 < rtp < 1:
         raise ValueError(f"rtp target must be between 0 and 1, got {float(rtp)}")
     return rtp
+
+
+# -- the generic tuner's search: several targets, each to its tolerance -----------------------------
+
+TARGET_WORDS = {"rtp": "RTP", "hit": "hit rate", "feature": "feature frequency"}
+"""The figures the generic tuner aims at, in words: ``rtp`` (a fraction of the stake), ``hit`` (the share of
+rounds that win) and ``feature`` (the share of rounds with the feature, e.g. ``1/180``)."""
+
+
+@dataclass(frozen=True)
+class Target:
+    """One figure to reach: its ``value`` within ``tolerance`` (both fractions: ``rtp`` 0.96 within 0.0001)."""
+
+    name: str
+    value: Fraction
+    tolerance: Fraction
+
+    def text(self) -> str:
+        return f"{self.name}={self.value} (within {float(self.tolerance):.6g})"
+
+
+@dataclass(frozen=True)
+class Figure:
+    """A measured figure: its value and the half-width of its 99% interval (0 where it is exact)."""
+
+    value: float
+    half_width: float = 0.0
+
+    @property
+    def ci99(self) -> tuple[float, float]:
+        return (self.value - self.half_width, self.value + self.half_width)
+
+
+Measured = dict[str, Figure]
+
+
+def rounds_for(sd: float, half_width: float) -> int:
+    """Rounds whose 99% interval has the given ``half_width`` for a per-round SD of ``sd`` (the generic tuner
+    sizes its sample so that a tuned figure's interval is its tolerance either side)."""
+    from reelforge.core.stats import Z99
+
+    return max(1, math.ceil((Z99 * sd / half_width) ** 2))
+
+
+def met(measured: Measured, targets: Sequence[Target]) -> bool:
+    """Every target's figure within its tolerance."""
+    return all(abs(measured[t.name].value - float(t.value)) <= float(t.tolerance) for t in targets)
+
+
+def miss(measured: Measured, targets: Sequence[Target]) -> float:
+    """Sum of squared errors, each in units of its tolerance (what the search lowers)."""
+    return sum(((measured[t.name].value - float(t.value)) / float(t.tolerance)) ** 2 for t in targets)
+
+
+@dataclass
+class SearchResult:
+    """Where :func:`coordinate_search` stopped."""
+
+    values: Values
+    measured: Measured
+    met: bool
+    evaluations: int
+    moves: list[str] = field(default_factory=list)
+
+
+class Measurements:
+    """A candidate's figures, measured once each (a search comes back to candidates it has seen); its length
+    is the number of candidates measured."""
+
+    def __init__(self, measure: Callable[[Values], Measured]) -> None:
+        self.measure = measure
+        self.seen: dict[tuple, Measured] = {}
+
+    def __call__(self, values: Values) -> Measured:
+        key = tuple(sorted(values.items()))
+        if key not in self.seen:
+            self.seen[key] = self.measure(values)
+        return self.seen[key]
+
+    def __len__(self) -> int:
+        return len(self.seen)
+
+
+STEP_FRACTIONS: tuple[float, ...] = (1 / 4, 1 / 16, 1 / 64, 1 / 256, 0)
+"""The coordinate search's step sizes, coarse to fine, as fractions of each parameter's start value (at least 1;
+the last level steps by 1): parameters of different sizes (a weight of 400 beside one of 2,000) move alike."""
+
+
+def coordinate_search(params: Sequence[Param], start: Values, measure: Callable[[Values], Measured],
+                      targets: Sequence[Target], fractions: Sequence[float] = STEP_FRACTIONS,
+                      max_evaluations: int = 5000) -> SearchResult:
+    """Lower :func:`miss` over the integer ``params`` from ``start`` one coordinate at a time: each parameter
+    tries one step up and one down (two candidates per parameter a sweep: the move set grows linearly with
+    the parameters), a step that helps is repeated while it helps; sweeps go on while one helps, at each level
+    of ``fractions`` (a parameter's step is that fraction of its start value, at least 1). Stops as soon as every
+    target is within its tolerance (:func:`met`). ``measure`` gives the figures of candidate values (exact, or
+    simulated on common random numbers)."""
+    look = Measurements(measure)
+
+    current = dict(start)
+    now = look(current)
+    moves: list[str] = []
+    for fraction in fractions:
+        steps = {p.name: max(1, round(abs(start[p.name]) * fraction)) for p in params}
+        improved = True
+        while improved and not met(now, targets) and len(look) < max_evaluations:
+            improved = False
+            for p in params:
+                for d in (steps[p.name], -steps[p.name]):
+                    moved = False
+                    while p.low <= current[p.name] + d <= p.high and len(look) < max_evaluations:
+                        trial = {**current, p.name: current[p.name] + d}
+                        got = look(trial)
+                        if miss(got, targets) >= miss(now, targets):
+                            break
+                        moves.append(f"{p.name}: {current[p.name]} -> {trial[p.name]}")
+                        current, now, moved, improved = trial, got, True, True
+                        if met(now, targets):
+                            return SearchResult(current, now, True, len(look), moves)
+                    if moved:
+                        break        # this parameter moved up: no need to try down
+    return SearchResult(current, now, met(now, targets), len(look), moves)
+
+
+def newton_search(params: Sequence[Param], start: Values, measure: Callable[[Values], Measured],
+                  targets: Sequence[Target], iterations: int = 12, fraction: float = 1 / 16) -> SearchResult:
+    """Gauss-Newton over the integer ``params``: each iteration measures one step of every parameter (a
+    ``fraction`` of its value, at least 1: large enough that a simulated difference is not noise), solves the
+    linear model for the move that puts every target on its value (least squares, each error in units of its
+    tolerance), rounds it, and halves it while it does not help (k + 1 candidates an iteration for k parameters);
+    then :func:`coordinate_search` polishes. Stops as soon as every target is within its tolerance."""
+    look = Measurements(measure)
+
+    def clip(p: Param, v: float) -> int:
+        return int(min(p.high, max(p.low, round(v))))
+
+    current = dict(start)
+    now = look(current)
+    moves: list[str] = []
+    scale = np.array([float(t.tolerance) for t in targets])
+    for _ in range(iterations):
+        if met(now, targets):
+            return SearchResult(current, now, True, len(look), moves)
+        base = np.array([now[t.name].value for t in targets])
+        columns = []
+        for p in params:
+            h = max(1, round(abs(current[p.name]) * fraction))
+            h = h if current[p.name] + h <= p.high else -h
+            moved = look({**current, p.name: current[p.name] + h})
+            columns.append((np.array([moved[t.name].value for t in targets]) - base) / h / scale)
+        jacobian = np.stack(columns, axis=1)
+        residual = (np.array([float(t.value) for t in targets]) - base) / scale
+        step = np.linalg.lstsq(jacobian, residual, rcond=None)[0]
+        for _ in range(6):
+            trial = {p.name: clip(p, current[p.name] + d) for p, d in zip(params, step)}
+            got = look(trial)
+            if trial != current and miss(got, targets) < miss(now, targets):
+                moves.append(", ".join(f"{p.name}: {current[p.name]} -> {trial[p.name]}" for p in params
+                                       if trial[p.name] != current[p.name]))
+                current, now = trial, got
+                break
+            step = step / 2
+        else:
+            break
+    polished = coordinate_search(params, current, look, targets, fractions=(1 / 64, 1 / 256, 0))
+    return SearchResult(polished.values, polished.measured, polished.met, len(look), moves + polished.moves)

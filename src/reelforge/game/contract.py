@@ -220,6 +220,9 @@ class GameHelp:
     """The build's content hash (:attr:`BuildIdentity.content_hash`)."""
     volatility_bolts: int = 0
     """1 to 5 on the one scale (:data:`VOLATILITY_WORDS`)."""
+    max_win: dict[str, Any] = field(default_factory=dict)
+    """The largest win a round can reach and how it is known (:meth:`MaxWin.to_json`: ``x``, ``method``, ``text``,
+    ``probability`` where exact), from :meth:`Game.published_max_win`."""
 
     def __post_init__(self) -> None:
         if not 1 <= self.volatility_bolts <= 5 or self.volatility != VOLATILITY_WORDS[self.volatility_bolts - 1]:
@@ -277,6 +280,63 @@ class ExactFigures:
                 raise TypeError(f"exact figures: {name} must be a Fraction, got {value!r}")
         if sum(self.rtp_split.values()) != self.rtp:
             raise ValueError(f"exact figures: the RTP split adds up to {sum(self.rtp_split.values())}, not {self.rtp}")
+
+
+TECHNICAL_LIMIT = "technical limit"
+"""A :attr:`Game.max_win_source` where the cap is no promise to players (a benchmark game whose peer applies
+none): the cap must hold, but need not be shown reachable."""
+
+MAX_WIN_METHODS = ("exact", "constructed round", "bound")
+"""How a build's largest reachable win is known: from its exact distribution; from an upper bound by the
+rules that a scripted round reaches (so it is the maximum exactly); or only as an upper bound."""
+
+
+@dataclass(frozen=True)
+class MaxWin:
+    """The largest win a round of a build can reach (x total bet), and how that is known
+    (:meth:`Game.max_win`). Never a declared figure: derived from the rules and the build's data."""
+
+    x: Fraction
+    method: str
+    """One of :data:`MAX_WIN_METHODS`."""
+    text: str
+    """How it was found, in words a mathematician reads (what bounds it, which round reaches it)."""
+    probability: Fraction | None = None
+    """Its probability per paid round where the game is enumerated exactly; None otherwise."""
+    mode: str = "paid"
+    """The mode of the constructed round (``buy`` where a bought feature reaches it)."""
+    round_draws: tuple[tuple[int, ...], ...] | None = None
+    """The constructed round's draws, per step (replayed with :meth:`Game.replay`)."""
+
+    def __post_init__(self) -> None:
+        if self.method not in MAX_WIN_METHODS:
+            raise ValueError(f"max win method must be one of {MAX_WIN_METHODS}, got {self.method!r}")
+        if not isinstance(self.x, Fraction) or self.x <= 0:
+            raise TypeError(f"max win must be a positive Fraction (x total bet), got {self.x!r}")
+
+    @property
+    def reachable(self) -> bool:
+        """Shown reachable (exactly, or by a constructed round), not only bounded."""
+        return self.method != "bound"
+
+    def words(self) -> str:
+        """``2,600x the total bet, reached by a constructed round`` and alike, for reports."""
+        x = _x_text(self.x)
+        how = {"exact": "exact (every outcome enumerated)", "constructed round": "reached by a constructed round",
+               "bound": "an upper bound from the rules (not shown reachable)"}[self.method]
+        odds = f", probability {float(self.probability):.4g} per round" if self.probability else ""
+        return f"{x}x the total bet, {how}{odds}"
+
+    def player_words(self) -> str:
+        """The help's sentence: the maximum win, and how often where that is known exactly."""
+        odds = f", reached on average once in {float(1 / self.probability):,.0f} rounds" if self.probability else ""
+        return f"The maximum win of a round is {_x_text(self.x)}x the total bet{odds}; reaching it ends the round."
+
+    def to_json(self) -> dict[str, Any]:
+        """As JSON: ``x`` and ``probability`` exact strings, ``reachable``, the draws as lists."""
+        out = jsonable(asdict(self))
+        out["reachable"] = self.reachable
+        return out
 
 
 @dataclass(frozen=True)
@@ -439,6 +499,16 @@ class Reporting:
         return {}
 
 
+_PUBLISHED_MAX_WIN: dict[tuple[str, str], MaxWin] = {}
+"""Each build's :meth:`Game.published_max_win` by game and content hash (a build's content never changes)."""
+
+
+def _x_text(x: Fraction) -> str:
+    """A multiple of the bet for people: ``2,600`` or ``12.5``."""
+    x = Fraction(x)
+    return f"{int(x):,}" if x.denominator == 1 else f"{float(x):,.6g}"
+
+
 class Game(ABC):
     """Base class every game implements."""
 
@@ -484,8 +554,19 @@ class Game(ABC):
 
     def load_build(self, name: str, version: str | None = None) -> Build:
         """Load and validate a build by name, once (raises :class:`BuildError` naming the valid ones):
-        its current version, or ``version`` (an older one stays loadable for the rounds played with it)."""
-        return self.build_files.load(name, version)
+        its current version, or ``version`` (an older one stays loadable for the rounds played with it).
+        A build whose stated maximum win is more than any round can reach is refused (:meth:`check_stated_max_win`)."""
+        build = self.build_files.load(name, version)
+        self.check_stated_max_win(build)
+        return build
+
+    def check_stated_max_win(self, build: Build) -> None:
+        """Refuse, with one line naming the reachable value, a build whose stated maximum win
+        (:meth:`cap_x`) is above :meth:`max_win_bound`: players and regulators read it as a promise."""
+        bound = self.max_win_bound(build)
+        if bound is not None and self.cap_x(build) > bound[0]:
+            raise BuildError(f"{self.id} build {build.name}: the stated maximum win {self.cap_x(build):,}x cannot be "
+                             f"reached: no round can win more than {_x_text(bound[0])}x ({bound[1]})")
 
     def build_versions(self, name: str) -> list[str]:
         """Every published version of build ``name``, oldest first (the last is the current one)."""
@@ -596,9 +677,11 @@ class Game(ABC):
         return GameHelp(
             game=self.id, title=self.title, game_id=self.reference_id, published_id=self.published_id,
             version=self.version, build=build.name, rtp=Fraction(build.rtp if rtp is None else rtp),
-            volatility=VOLATILITY_WORDS[bolts - 1], volatility_bolts=bolts, max_win_x=self.max_win_x, rules=tuple(rules), paytable=page["paytable"],
+            volatility=VOLATILITY_WORDS[bolts - 1], volatility_bolts=bolts, max_win_x=self.cap_x(build),
+            rules=tuple(rules), paytable=page["paytable"],
             symbol_names=dict(symbol_names), page=page, feature_buy_price_x=self.feature_buy_price_x(build),
-            extra=dict(extra or {}), build_version=build.identity.version, build_hash=build.identity.content_hash)
+            extra=dict(extra or {}), build_version=build.identity.version, build_hash=build.identity.content_hash,
+            max_win=self.published_max_win(build).to_json())
 
     # -- mathematics ------------------------------------------------------------
     @abstractmethod
@@ -625,6 +708,62 @@ class Game(ABC):
         """Exact Game Rules Summary figures (games declaring ``capabilities.exact``)."""
         raise NotImplementedError(f"{self.id} has no exact mathematics (capabilities.exact is False)")
 
+    quick_exact: ClassVar[bool] = False
+    """:meth:`exact` answers in well under a second (a chain, not an enumeration), so the lobby and the help may
+    give the maximum win's exact probability (:meth:`published_max_win`)."""
+
+    def cap_x(self, build: Build) -> int:
+        """The stated maximum win of a round of ``build`` (x total bet): :attr:`max_win_x`, where the rules stop
+        a round (a game whose cap is build data overrides this)."""
+        return self.max_win_x
+
+    def max_win_bound(self, build: Build) -> tuple[Fraction, str] | None:
+        """An upper bound on what a round of ``build`` can win before any cap, from the rules and the build's
+        data, with how it is found in words (``15 coins x 100x + the 1,000x Grand + 100x of gems``); None where
+        the rules give none below the cap. Cheap: :meth:`load_build` refuses a stated maximum above it."""
+        return None
+
+    def max_win_round(self, build: Build) -> tuple[str, list[list[int]]] | None:
+        """A round that reaches the largest win (the cap, or :meth:`max_win_bound` where that is lower), from
+        scripted draws: ``(mode, per-step draws)`` for :meth:`replay`; None where the game gives none (games
+        with :meth:`exact` need none)."""
+        return None
+
+    def max_win(self, build: Build, exact: ExactFigures | None = None) -> MaxWin:
+        """The largest win a round of ``build`` can reach, derived, never declared: the exact distribution's
+        top outcome where ``exact`` is given; else the least of the cap and :meth:`max_win_bound` where
+        :meth:`max_win_round` replays to it (then it is the maximum exactly); else that least value as a bound."""
+        stated = Fraction(self.cap_x(build))
+        if exact is not None:
+            top = max(w for w, p in exact.outcomes.items() if p > 0)
+            return MaxWin(Fraction(top), "exact", f"the largest outcome of the exact distribution "
+                          f"({'the cap' if top == stated else f'below the {_x_text(stated)}x cap'})",
+                          probability=exact.outcomes[top])
+        bound = self.max_win_bound(build)
+        if bound is None or bound[0] > stated:
+            limit, how = stated, "the cap: the rules stop a round there"
+        else:
+            limit, how = bound[0], f"no round can win more: {bound[1]}"
+        made = self.max_win_round(build)
+        if made is not None:
+            mode, draws = made
+            won = self.replay(build, mode, draws).total_win
+            if won == limit:
+                return MaxWin(limit, "constructed round", f"{how}; a {'bought' if mode == 'buy' else 'paid'} round of "
+                              f"{len(draws)} step{'s' if len(draws) > 1 else ''} from scripted draws wins it", mode=mode,
+                              round_draws=tuple(tuple(int(v) for v in d) for d in draws))
+            how += f"; the constructed round wins only {_x_text(won)}x"
+        return MaxWin(limit, "bound", how)
+
+    def published_max_win(self, build: Build) -> MaxWin:
+        """What the lobby, the help and ``reelforge games`` show: :meth:`max_win`, with the exact distribution
+        where it is quick (:attr:`quick_exact`), worked out once per build content."""
+        key = (self.id, build.identity.content_hash)
+        if key not in _PUBLISHED_MAX_WIN:
+            quick = self.capabilities.exact and self.quick_exact
+            _PUBLISHED_MAX_WIN[key] = self.max_win(build, self.exact(build) if quick else None)
+        return _PUBLISHED_MAX_WIN[key]
+
     def extra_summary(self, build: Build, acc: Accumulator) -> dict[str, Any]:
         """Figures only this game has, from a simulation: the summary puts them under ``extra``."""
         return {}
@@ -643,6 +782,10 @@ class Game(ABC):
         """The :class:`reelforge.game.estimation.StratifiedEstimator` behind :meth:`stratified` (games declaring
         ``capabilities.stratified``): a certification run simulates its samples piece by piece and merges them."""
         raise NotImplementedError(f"{self.id} has no stratified estimator (capabilities.stratified is False)")
+
+    tune_options: ClassVar[tuple[str, ...]] = ()
+    """The generic tuner's options :meth:`tune` also takes (``tolerances``, ``max_rounds``, ``version``: see
+    :class:`reelforge.game.harness.DataTuning`); a game with its own design tuner takes none of them."""
 
     def tune(self, name: str, targets: dict[str, float], out: str | None = None,
              sample: str | None = None) -> TuneResult:

@@ -1,40 +1,24 @@
-"""7,500x is reachable in the shipped build: a constructed bought feature plays to the cap."""
+"""7,500x is reachable in the shipped build: the game's constructed bought feature (max_win_round) plays to the
+cap and stops there."""
 
 from fractions import Fraction
 
-import numpy as np
-
-from reelforge.core.draws import RecordedDraws
-from reelforge.games.gemstones_gold import rules
-from reelforge.games.gemstones_gold.build import FREE_BLOCKERS, load_build
+from reelforge.games.gemstones_gold.build import load_build
 from reelforge.games.gemstones_gold.game import GemstonesGold
 
 
-def find_free_spin_board(build, min_product: int):
-    """Stops whose free spin wins W coins revealing m lanes with W * m >= min_product, no retrigger."""
-    rng = np.random.default_rng(0)
-    for _ in range(100_000):
-        stops = [int(rng.integers(len(s))) for s in build.strips]
-        spin = rules.Spin(build, stops, {lane: 500 for lane in range(6)}, FREE_BLOCKERS)
-        spin.run()
-        m = len(spin.revealed())
-        if spin.win_coins * m >= min_product and spin.scatters() < 2:
-            return stops, spin.win_coins, m
-    raise AssertionError("no such board")
-
-
 def test_a_bought_feature_with_500x_values_reaches_7500x_and_stops():
+    game = GemstonesGold()
     build = load_build("96.71")
     assert build.free_weights[build.values.index(500)] > 0   # 500x can appear in free spins
-    stops, w, m = find_free_spin_board(build, 6)
-    idx = build.values.index(500)
-    # value draw: the first draw in [cum(500) - weight(500), cum(500)) maps to 500
-    draw_500 = sum(build.free_weights[:idx])
-    spin_draws = stops + [draw_500] * 6
-    draws = RecordedDraws(spin_draws * 10)
-    result = GemstonesGold().play_round(build, draws, mode="buy")
-    # spin t pays W * 500 m t coins; the total passes 150000 coins within 10 spins when W m >= 6
+    mode, draws = game.max_win_round(build)
+    # every free spin the same board, the value draw picking 500x on all six lanes
+    value_draw = sum(build.free_weights[:build.values.index(500)])
+    assert mode == "buy" and all(step[-6:] == [value_draw] * 6 for step in draws)
+    result = game.replay(build, "buy", draws)
     assert result.total_win == 7500
     assert any(e["type"] == "cap_reached" for e in result.steps[-1].events)
     paid_before = sum(s.win for s in result.steps[:-1])
     assert paid_before < 7500 and result.steps[-1].win == Fraction(7500) - paid_before
+    found = game.max_win(build)
+    assert (found.x, found.method, found.mode) == (7500, "constructed round", "buy")

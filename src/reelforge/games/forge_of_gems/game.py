@@ -186,6 +186,27 @@ class ForgeOfGems(KernelGame):
     def cap_x(self, build: Build) -> int:
         return build.cap_x
 
+    def max_win_round(self, build: Build) -> tuple[str, list[list[int]]] | None:
+        """Every fresh cell a DIAMOND, every target DIAMOND and every FORGE REEL symbol a Horizontal Splitter:
+        243 ways on the first board, then each cascade leaves the bottom row WILD x3 (2,882 DIAMOND ways)
+        until the cap stops the paid spin. A draw is answered by its table (their totals differ)."""
+        from reelforge.games.forge_of_gems.build import NORMAL
+
+        def first(table: Any, index: int) -> int | None:   # the smallest draw that picks entry ``index``
+            return table.cumulative[index] - table.weights[index] if table.weights[index] else None
+
+        answers = {build.forge_base.total: first(build.forge_base, FORGE.index("HORIZONTAL_SPLITTER")),
+                   build.targets.total: first(build.targets, PAYING.index("DIAMOND"))}
+        answers |= {t.total: first(t, NORMAL.index("DIAMOND")) for t in build.cells}
+        if None in answers.values() or len(answers) != 2 + len({t.total for t in build.cells}):
+            return None   # an entry cannot be drawn, or two tables share a total: no such round
+
+        class Answered:
+            def draw(self, n: int) -> int:
+                return answers[n]
+
+        return "paid", self.play_round(build, Answered()).draws
+
     def tune(self, build_name: str, targets: dict[str, float], out: str | None = None,
              sample: str | None = None) -> TuneResult:
         """Calibrate one build with the generic tuner (``reelforge tune``): see :mod:`.design` (takes

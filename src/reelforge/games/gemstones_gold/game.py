@@ -281,7 +281,33 @@ class GemstonesGold(KernelGame):
         return {"title": "Revealed multiplier sums", "labels": first["labels"], "values": first["values"],
                 "series": series, "xlabel": "multiplier sum (x)", "ylabel": "probability (log)", "log": True}
 
+    # -- the largest win ---------------------------------------------------------------
+    def max_win_round(self, build: Build) -> tuple[str, list[list[int]]] | None:
+        """A bought feature whose every free spin shows the same board with the top lane value on all six
+        lanes: spin t pays W x v x m x t coins (W the board's win, m the lanes it reveals, the total
+        multiplier growing by v x m a spin), past the cap within 10 spins when 55 W m v reaches it. The board
+        is the first of a fixed-seed search that wins enough without a retrigger."""
+        from reelforge.core.draws import RecordedDraws
+        from reelforge.games.gemstones_gold.build import FREE_BLOCKERS, FREE_SPINS_AWARD
+
+        top = max((v for v, w in zip(build.values, build.free_weights) if w), default=0)
+        if not top or build.feature_buy_price_x is None:
+            return None
+        spins = FREE_SPINS_AWARD
+        need = -(-MAX_WIN_X * COINS_PER_BET // (top * spins * (spins + 1) // 2))   # W x m at least this
+        rng = np.random.default_rng(0)
+        for _ in range(100_000):
+            stops = [int(rng.integers(len(s))) for s in build.strips]
+            spin = rules.Spin(build, stops, dict.fromkeys(range(6), top), FREE_BLOCKERS)
+            spin.run()
+            if spin.win_coins * len(spin.revealed()) >= need and spin.scatters() < 2:
+                # the value draw: the first draw of the top value's weight band picks it
+                draw = sum(build.free_weights[:build.values.index(top)])
+                return "buy", self.play_round(build, RecordedDraws((stops + [draw] * 6) * spins), "buy").draws
+        return None
+
 
 def win_x(units: int) -> Fraction:
     """Win units as a multiple of total bet."""
     return Fraction(units, COINS_PER_BET)
+

@@ -1,6 +1,7 @@
 """Golden Vault behind the game contract."""
 
 from fractions import Fraction
+from itertools import product
 
 from reelforge.game.contract import Capabilities, ExactFigures
 from reelforge.game.exact import once_per_build
@@ -8,7 +9,7 @@ from reelforge.game.harness import DataTuning, KernelGame, paytable_rows
 
 from . import build as builds
 from . import kernel, rules
-from .build import NAMES, UNIT
+from .build import GEMS, NAMES, UNIT
 
 
 class GoldenVault(DataTuning, KernelGame):
@@ -42,3 +43,49 @@ class GoldenVault(DataTuning, KernelGame):
                      f"and resets the respins to {b.respins}. When no respin is left, or every cell holds a coin, the "
                      f"coins' values are paid; a full board adds the Grand prize of {b.grand_x:,}x the total bet."],
             extra={"trigger": b.trigger, "respins": b.respins, "grand_x": str(b.grand_x)})
+
+    # -- the largest win ---------------------------------------------------------------
+    def _best_board(self, b):
+        """The paid board and respins that win most: ``(units, coins, gem counts, paid value, respin value)``
+        over every count of coins and of each gem with a weight (coins of the largest value that can land)."""
+        paid_coin = max(v for v, w in zip(b.coin_values, b.base["coins"]) if w)
+        respin_coin = max((v for v, w in zip(b.coin_values, b.respin["coins"]) if w), default=0)
+        gems = [g for g in GEMS if b.base["gems"][g]]
+        best = None
+        for counts in product(range(16), repeat=len(gems)):
+            coins = 15 - sum(counts)
+            if coins < 0 or (coins and not paid_coin):
+                continue
+            pays = sum(b.pays[g][min(n, 9) - 5] for g, n in zip(gems, counts) if n >= 5)
+            feature = coins >= b.trigger
+            # the coins held and landed, and the Grand where the board can fill
+            full = coins * paid_coin + (15 - coins) * respin_coin + b.grand_x * UNIT * (coins == 15 or respin_coin > 0) \
+                if feature else 0
+            option = (pays + full, coins, dict(zip(gems, counts)), paid_coin, respin_coin)
+            if best is None or option[0] > best[0]:
+                best = option
+        return best
+
+    def max_win_bound(self, b):
+        units, coins, gems, paid, respin = self._best_board(b)
+        gem_text = " + ".join(f"{n} {NAMES[g]} ({Fraction(b.pays[g][min(n, 9) - 5], UNIT)}x)"
+                              for g, n in gems.items() if n >= 5) or "no gem pay"
+        if coins >= b.trigger:
+            return Fraction(units, UNIT), (f"a full board of 15 coins ({coins} of {Fraction(paid, UNIT)}x in the paid "
+                                           f"spin, {15 - coins} of {Fraction(respin, UNIT)}x landing) + the "
+                                           f"{b.grand_x:,}x Grand + {gem_text}")
+        return Fraction(units, UNIT), f"the best paid board: {gem_text}"
+
+    def max_win_round(self, b):
+        units, coins, gems, paid, respin = self._best_board(b)
+        t = self.make_tables(b)
+
+        def draw(cum, index):            # the smallest draw that picks outcome ``index``
+            return int(cum[index - 1]) if index else 0
+
+        paid_index = 1 + len(GEMS) + b.coin_values.index(paid)
+        cells = [paid_index] * coins + [1 + GEMS.index(g) for g, n in gems.items() for _ in range(n)]
+        steps = [[draw(t.base_cum[0], i) for i in cells]]
+        if coins >= b.trigger and coins < 15:
+            steps.append([draw(t.respin_cum, 1 + b.coin_values.index(respin))] * (15 - coins))
+        return "paid", steps

@@ -6,7 +6,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-from reelforge.game.contract import Capabilities, ExactFigures, GameHelp
+from reelforge.game.contract import TECHNICAL_LIMIT, Capabilities, ExactFigures, GameHelp
 from reelforge.game.exact import once_per_build
 from reelforge.game.harness import KernelGame
 
@@ -32,8 +32,9 @@ class DemoNormal(KernelGame):
     published_id = "0"
     version = "b825b02"
     max_win_x = 18_600
-    """The highest win a round can reach (24,000 + 10 x 72,000 units at 40 a bet): the peer applies
+    """A bound on a round's win (24,000 + 10 x 72,000 units at 40 a bet), the kernels' cap: the peer applies
     no cap, so neither does this one in effect."""
+    max_win_source = TECHNICAL_LIMIT
     feature_name = "Free Rounds"
     build_files = NORMAL_FILES
     components = ("paid_spin", "free_spins")
@@ -77,6 +78,7 @@ class DemoCascade(KernelGame):
     published_id = "1"
     version = "b825b02"
     max_win_x = cascade_rules.CAP_X
+    max_win_source = TECHNICAL_LIMIT
     feature_name = "Free Rounds"
     build_files = CASCADE_FILES
     components = ("paid_spin", "free_spins")

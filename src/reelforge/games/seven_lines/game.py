@@ -1,12 +1,15 @@
 """Seven Lines behind the game contract."""
 
+from fractions import Fraction
+
+from reelforge.core.draws import RecordedDraws
 from reelforge.game.contract import Capabilities, ExactFigures
 from reelforge.game.exact import once_per_build
 from reelforge.game.harness import DataTuning, KernelGame, paytable_rows
 
 from . import build as builds
 from . import kernel, rules
-from .build import COINS, LINES, NAMES
+from .build import COINS, LINES, NAMES, STAR, SYMBOLS
 
 
 class SevenLines(DataTuning, KernelGame):
@@ -48,3 +51,25 @@ class SevenLines(DataTuning, KernelGame):
                      f"spins; Stars in free spins award more, up to {b.free_spins_limit} free spins in all. Free spin "
                      f"wins are multiplied by {b.free_spins_multiplier}."],
             extra={"lines": LINES.tolist(), "free_spins_multiplier": b.free_spins_multiplier})
+
+    # -- the largest win ---------------------------------------------------------------
+    def max_win_bound(self, b):
+        spin = len(LINES) * max(p[2] for p in b.pays.values()) + max(b.star_pays)
+        return Fraction(spin * (1 + b.free_spins_limit * b.free_spins_multiplier), COINS), (
+            f"a spin pays at most {len(LINES)} lines x {Fraction(max(p[2] for p in b.pays.values()), COINS)}x + "
+            f"{Fraction(max(b.star_pays), COINS)}x of Stars, and a round has the paid spin and at most "
+            f"{b.free_spins_limit} free spins at x{b.free_spins_multiplier}")
+
+    def max_win_round(self, b):
+        """Stars on three reels, then free spins showing five of the best symbol every reel holds on the
+        middle line, until the cap."""
+        t = self.make_tables(b)
+        codes = [t.codes[r][: t.lens[r]].tolist() for r in range(5)]
+        star_reels = [r for r in range(5) if STAR in codes[r]][:3]
+        best = max((s for s in "WRBGLC" if all(b.reels[s])), key=lambda s: b.pays[s][2], default=None)
+        if len(star_reels) < 3 or best is None:
+            return None
+        paid = [codes[r].index(STAR) if r in star_reels else 0 for r in range(5)]
+        # a reel shows its stop and the two below: the symbol one below the stop is on the middle line
+        free = [(codes[r].index(SYMBOLS.index(best)) - 1) % len(codes[r]) for r in range(5)]
+        return "paid", self.play_round(b, RecordedDraws(paid + free * b.free_spins_limit)).draws

@@ -32,7 +32,8 @@ def game_entry(active: ActiveGame, config: ServerConfig) -> dict[str, Any]:
         "rtp": float(help_.rtp), "bet_ladder": list(active.config.bet_ladder),
         "volatility": help_.volatility, "volatility_bolts": help_.volatility_bolts,
         "art": {kind: f"/api/v1/games/{active.id}/art/{kind}.svg" for kind in ART if art_file(game, kind)},
-        "max_win_x": game.max_win_x, "modes": list(game.modes), "step_actions": list(game.step_actions),
+        "max_win_x": game.cap_x(build), "max_win": game.published_max_win(build).to_json(),
+        "modes": list(game.modes), "step_actions": list(game.step_actions),
         "presentation": game.presentation,
         "feature_buy_price_x": None if price is None else str(price), "currency": config.currency,
         # Whether floor(bet * win_x) is exact for every bet of the ladder (see rounds.money).

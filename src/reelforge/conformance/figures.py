@@ -1,0 +1,141 @@
+"""Checks of the figures a game publishes about a build: its RTP, its maximum win and the win
+distribution's top bucket, each held to the game itself (exact figures, a derived bound and a
+constructed round, or a simulation sized to decide)."""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+from reelforge.conformance.context import (
+    RTP_PILOT_ROUNDS,
+    RTP_TOLERANCE_EXACT,
+    RTP_TOLERANCE_SIMULATED,
+    Context,
+    context_of,
+)
+from reelforge.core.stats import Z99
+from reelforge.core.tuning import rounds_for
+from reelforge.game.contract import TECHNICAL_LIMIT, Build, Game, MaxWin
+
+
+def _pp(x: Fraction | float) -> str:
+    return f"{float(x) * 100:.4f} pp"
+
+
+def _percent(x: Fraction | float) -> str:
+    return f"{float(x) * 100:.4f}%"
+
+
+def rtp_rounds_needed(sd: float, tolerance: Fraction) -> int:
+    """Paid rounds whose 99% interval is half the ``tolerance`` wide on each side for a round-win SD of
+    ``sd``: then a build on its declared RTP passes (it would have to sit 5.2 standard errors out to fail)
+    and one off by 1.5 tolerances or more fails with 99% certainty."""
+    return rounds_for(sd, float(tolerance) / 2)
+
+
+def check_rtp_declared(game: Game | Context) -> None:
+    """Each build's declared ``rtp`` is what it pays: within :data:`RTP_TOLERANCE_EXACT` of the exact RTP where
+    the game declares exact figures; else within :data:`RTP_TOLERANCE_SIMULATED` of a paid simulation sized
+    from the build's SD (a pilot of :data:`RTP_PILOT_ROUNDS`) to decide at 99% (:func:`rtp_rounds_needed`), at
+    most ``rtp_rounds`` rounds, deciding then at the tolerance those resolve (twice the 99% half-width)."""
+    ctx = context_of(game)
+    g = ctx.game
+    for build in ctx.builds():
+        exact = ctx.exact(build)
+        if exact is not None:
+            tolerance = ctx.rtp_tolerance or RTP_TOLERANCE_EXACT
+            if abs(exact.rtp - build.rtp) > tolerance:
+                raise ctx.fail(f"the declared rtp {_percent(build.rtp)} is {_pp(exact.rtp - build.rtp)} from the "
+                               f"exact RTP {_percent(exact.rtp)} ({exact.rtp}); the tolerance is {_pp(tolerance)}",
+                               build)
+            continue
+        tolerance = ctx.rtp_tolerance or RTP_TOLERANCE_SIMULATED
+        pilot = g.simulate_chunk(build, min(RTP_PILOT_ROUNDS, ctx.rtp_rounds), ctx.seeds[0], "paid")
+        n = min(ctx.rtp_rounds, rtp_rounds_needed(pilot.sd, tolerance))
+        acc = g.simulate_chunk(build, n, ctx.seeds[-1] + 1, "paid")
+        half = Z99 * acc.sd / math.sqrt(n)
+        decided = max(float(tolerance), 2 * half)
+        if abs(acc.rtp - float(build.rtp)) > decided:
+            resolved = "" if decided == float(tolerance) else \
+                f" ({n:,} rounds resolve only {_pp(decided)}; the build's tolerance is {_pp(tolerance)})"
+            raise ctx.fail(f"the declared rtp {_percent(build.rtp)} is {_pp(acc.rtp - float(build.rtp))} from a "
+                           f"simulation of {n:,} rounds ({_percent(acc.rtp)}, 99% interval "
+                           f"[{_percent(acc.rtp - half)}, {_percent(acc.rtp + half)}]): more than the "
+                           f"{_pp(decided)} it may differ{resolved}", build, "paid", ctx.seeds[-1] + 1)
+
+
+def _max_win(ctx: Context, build: Build) -> MaxWin:
+    try:
+        found = ctx.max_win(build)
+    except Exception as exc:
+        raise ctx.fail(f"max_win() raised {exc!r}", build) from exc
+    if not isinstance(found, MaxWin):
+        raise ctx.fail(f"max_win() must return a MaxWin, got {type(found).__name__}", build)
+    return found
+
+
+def check_max_win_reachable(game: Game | Context) -> None:
+    """Each build's stated maximum win (:meth:`~reelforge.game.contract.Game.cap_x`) is what its largest round
+    wins, shown exactly (the exact distribution) or by a constructed round (:meth:`max_win_round`, replayed) that
+    reaches it, with no round above it; a stated maximum above what the rules allow cannot load. A game whose
+    cap is a :data:`TECHNICAL_LIMIT` only has to hold it."""
+    ctx = context_of(game)
+    g = ctx.game
+    for build in ctx.builds():
+        stated = Fraction(g.cap_x(build))
+        found = _max_win(ctx, build)
+        if found.x > stated:
+            raise ctx.fail(f"a round wins {found.x}x, above the stated maximum {stated}x ({found.text})", build)
+        if g.max_win_source == TECHNICAL_LIMIT:
+            continue
+        if found.x < stated:
+            raise ctx.fail(f"the stated maximum win {stated}x cannot be reached: the largest reachable win is "
+                           f"{found.x}x ({found.text})", build)
+        if not found.reachable:
+            raise ctx.fail(f"the stated maximum win {stated}x is not shown reachable ({found.text}): declare exact "
+                           "figures or give a round that reaches it (max_win_round)", build)
+        if found.round_draws is not None:
+            played = g.replay(build, found.mode, [list(d) for d in found.round_draws])
+            over = [k + 1 for k, step in enumerate(played.steps) if step.total_win > stated]
+            if over or not played.steps[-1].finished:
+                raise ctx.fail(f"the constructed round {'passes the cap at step ' + str(over[0]) if over else 'is not finished'}",
+                               build, found.mode)
+
+
+def check_top_bucket_is_the_cap(game: Game | Context) -> None:
+    """The win distribution a report publishes ends in the stated maximum win's own bucket, which holds exactly
+    the rounds at the cap: the exact distribution's probability of the cap (its ``max_win_probability``, above
+    zero: the cap is reached), or, in a simulation, the kernel's rounds at the cap; the tally's cap is the stated
+    one, and the summary labels its top bucket with it."""
+    from reelforge.analysis.summary import simulation_summary
+
+    ctx = context_of(game)
+    g = ctx.game
+    for build in ctx.builds():
+        stated = Fraction(g.cap_x(build))
+        found = _max_win(ctx, build)
+        if g.max_win_source != TECHNICAL_LIMIT and found.x != stated:
+            raise ctx.fail(f"the win distribution's top bucket is the cap {stated}x, which no round reaches (the "
+                           f"largest win is {found.x}x: {found.text})", build)
+        exact = ctx.exact(build)
+        if exact is not None:
+            top = sum((p for w, p in exact.outcomes.items() if Fraction(w) >= stated), Fraction(0))
+            # the cap's probability where a round reaches it; none where the cap is a technical limit above them
+            want = exact.max_win_probability if found.x == stated else Fraction(0)
+            if top != want or (found.x == stated and top == 0):
+                raise ctx.fail(f"the exact distribution's top bucket ({stated}x) has probability {top}, the exact "
+                               f"probability of the largest win {found.x}x is {exact.max_win_probability}", build)
+        wins = [int(w) for w in g.kernel_round_wins(build, ctx.kernel_rounds, ctx.seeds[0], "paid")]
+        acc = g.simulate_chunk(build, ctx.kernel_rounds, ctx.seeds[0], "paid")
+        summary = simulation_summary(g, build, acc, "paid", ctx.seeds[0])
+        last = summary["distribution"][-1]
+        at_cap = sum(w == stated * acc.unit for w in wins)
+        if Fraction(acc.cap_units, acc.unit) != stated or (last["from"], last["to"]) != (float(stated),) * 2 \
+                or summary["max_win_x"] != stated:
+            raise ctx.fail(f"the published distribution's top bucket is {last['from']:g}x to {last['to']:g}x under a "
+                           f"maximum win of {summary['max_win_x']}x, the tally's cap {Fraction(acc.cap_units, acc.unit)}x; "
+                           f"the stated maximum is {stated}x", build, "paid", ctx.seeds[0])
+        if last["count"] != at_cap:
+            raise ctx.fail(f"the distribution's top bucket ({stated}x) counts {last['count']} rounds; "
+                           f"{at_cap} of the kernel's {len(wins):,} rounds won the cap", build, "paid", ctx.seeds[0])

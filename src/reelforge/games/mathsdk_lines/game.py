@@ -26,7 +26,7 @@ class MathSdkLines(KernelGame):
         rows = paytable_rows({NAMES[s]: p for s, p in b.pays.items()}, TENTHS, 3)
         mults = ", ".join(f"x{k}" for k in sorted(b.free_wild_multipliers, key=int))
         return self.standard_help(
-            b, volatility="High", tiers=["3", "4", "5"], tier_label="Of a kind on a line", rows=rows, symbol_names=NAMES,
+            b, volatility=7, tiers=["3", "4", "5"], tier_label="Of a kind on a line", rows=rows, symbol_names=NAMES,
             how_wins_pay=["5 reels, 3 rows and 20 fixed lines. Each line pays its highest win, left to right from "
                           "reel 1.", "The Wild substitutes for every symbol but the Scatter, and pays its own row."],
             feature=["3, 4 or 5 Scatters award 8, 12 or 15 free spins on reels of their own; 2, 3, 4 or 5 Scatters "

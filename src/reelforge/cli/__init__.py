@@ -46,10 +46,11 @@ COMMANDS: tuple[LazyCommand, ...] = (
                 "differs)."),
     LazyCommand("expire", "reelforge.server.commands:expire",
                 "Complete every round unfinished longer than the expiry: its remaining steps revealed, its "
-                "decided win credited (never refunded: rounds are decided when staked)."),
+                "decided win credited (never refunded: rounds are decided when staked); each logged as a round "
+                "event."),
     LazyCommand("reconcile", "reelforge.server.commands:reconcile",
-                "Compare the operator's seamless wallet ledger with our rounds and wallet calls; name every "
-                "difference (exit 1 if any)."),
+                "Compare a brand's seamless wallet ledger with our rounds and wallet calls of that brand; name "
+                "every difference and every call unsettled longer than --max-pending-seconds (exit 1 if any)."),
     LazyCommand("wallet-soak", "reelforge.ops.commands:wallet_soak",
                 "Seamless wallet soak: the game server and the reference operator wallet killed during play, "
                 "faults injected; 0 money lost or duplicated on either side, the outbox drained, reconciliation "

@@ -1,6 +1,7 @@
 """math-sdk's sample lines game behind the game contract (a benchmark game: registered by the Stake race
 and its tests through :func:`reelforge.games.mathsdk_lines.registered`, never in the lobby)."""
 
+from reelforge.game.contract import TECHNICAL_LIMIT
 from reelforge.game.harness import KernelGame, paytable_rows
 
 from . import build as builds
@@ -15,6 +16,9 @@ class MathSdkLines(KernelGame):
     reference_id = "mathsdk-0_0_lines"
     title, version, feature_name, unit = "math-sdk Sample Lines", "63e9cc6", "Free Spins", TENTHS
     max_win_x = 5000
+    # the sample's wincap: held by every round (checked), but no round reaching it is constructed here, and the
+    # game is a benchmark outside the lobby, so the cap is no promise to players
+    max_win_source = TECHNICAL_LIMIT
     build_files, presentation = builds.FILES, "lines"
     components, counters = ("paid_spin", "free_spins"), ("triggers", "retriggers", "free_spins_played")
     rules, loop, make_tables, scratch = rules, kernel.LOOP, staticmethod(builds.tables), rules.SCRATCH

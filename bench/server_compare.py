@@ -116,7 +116,7 @@ def main() -> None:
                         help="also count callgrind's instructions over ROUNDS rounds per version")
     parser.add_argument("--json", action="store_true", help="print every run as JSON after the tables")
     args = parser.parse_args()
-    versions = {"old": args.old, "new": args.new}
+    versions = {"old": args.old.resolve(), "new": args.new.resolve()}  # the runs start in a temporary folder
     cluster = None
     if args.durable_pg:
         from reelforge.ops.pgcluster import PostgresCluster

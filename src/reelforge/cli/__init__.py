@@ -51,6 +51,9 @@ COMMANDS: tuple[LazyCommand, ...] = (
     LazyCommand("reconcile", "reelforge.server.commands:reconcile",
                 "Compare a brand's seamless wallet ledger with our rounds and wallet calls of that brand; name "
                 "every difference and every call unsettled longer than --max-pending-seconds (exit 1 if any)."),
+    LazyCommand("revenue", "reelforge.server.commands:revenue",
+                "The daily revenue report per brand, game, currency and kind of round (the figures of /metrics), "
+                "converted into a reporting currency at the operator's rates; CSV or JSON."),
     LazyCommand("wallet-soak", "reelforge.ops.commands:wallet_soak",
                 "Seamless wallet soak: the game server and the reference operator wallet killed during play, "
                 "faults injected; 0 money lost or duplicated on either side, the outbox drained, reconciliation "

@@ -1,4 +1,5 @@
-"""Command-line commands of the game server: ``serve``, ``verify``, ``expire``, ``verify-fair``, ``reconcile``.
+"""Command-line commands of the game server: ``serve``, ``verify``, ``expire``, ``verify-fair``, ``reconcile``,
+``revenue``.
 
 ``register(app)`` adds them to the project's Typer app (``reelforge.cli``).
 """
@@ -383,9 +384,53 @@ def reconcile(
         raise typer.Exit(1)
 
 
+def revenue(
+    day: str = typer.Option(..., "--date", help="the day, YYYY-MM-DD (UTC): rounds staked on it"),
+    config_path: Path | None = typer.Option(None, "--config", exists=True, dir_okay=False,
+                                            help="the server configuration (its currencies and database)"),
+    db: str | None = typer.Option(None, "--db", help="database URL (default: the configuration's)"),
+    brand: str | None = typer.Option(None, "--brand", help="only this brand's rounds (default: every brand)"),
+    to: str | None = typer.Option(None, "--to", help="reporting currency (ISO 4217): convert at --rates"),
+    rates_file: Path | None = typer.Option(None, "--rates", exists=True, dir_okay=False,
+                                           help='JSON file {"GBP": "1.1650", ...}: 1 unit of each = RATE of --to'),
+    fmt: str = typer.Option("csv", "--format", help="csv or json"),
+) -> None:
+    """The daily revenue report per brand, game, currency and kind of round: rounds, stakes, wins, refunds, GGR
+    (the figures of /metrics), converted into --to at the operator's --rates (exact decimals, rounded once,
+    half to even)."""
+    from decimal import Decimal
+
+    from reelforge.server.revenue import ReportError, parse_day, revenue_report
+
+    if fmt not in ("csv", "json"):
+        raise typer.BadParameter("csv or json", param_hint="--format")
+    if (to is None) != (rates_file is None):
+        raise typer.BadParameter("give --to and --rates together (or neither: no conversion)", param_hint="--to")
+    config = _config(config_path, config_path is None)
+    rates = None
+    if rates_file is not None:
+        try:  # numbers as written (1.1650 exactly), never binary floating point
+            rates = json.loads(rates_file.read_text(), parse_float=Decimal)
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise typer.BadParameter(f"{rates_file} is not JSON: {exc}", param_hint="--rates") from exc
+    try:
+        report_day = parse_day(day)
+    except ReportError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--date") from exc
+    engine = _existing_database(db or config.database or DEFAULT_DATABASE)
+    try:
+        report = revenue_report(engine, config.currencies, report_day, brand, to, rates)
+    except ReportError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--rates") from exc
+    finally:
+        engine.dispose()
+    typer.echo(json.dumps(report.to_json(), indent=2) if fmt == "json" else report.to_csv(), nl=fmt == "json")
+
+
 def register(app: typer.Typer) -> None:
     """Add the server commands to the project's CLI."""
     app.command("reconcile")(reconcile)
+    app.command("revenue")(revenue)
     app.command("serve")(serve)
     app.command("verify")(verify)
     app.command("expire")(expire)

@@ -26,6 +26,7 @@ Example (see ``demo.toml`` next to this module)::
     trusted_proxies = ["10.0.0.5", "10.1.0.0/16"]  # only these may say who the client is (X-Forwarded-For)
     database_metrics = true        # report the database's figures in /metrics (false on all instances but one)
     metrics_token_sha256 = "<hex>" # optional: SHA-256 of a token that may read /metrics (besides the operator key)
+    support_key_sha256 = "<hex>"   # optional: SHA-256 of the support role's key (read-only: rounds, details, reports)
 
     [games.forge-of-fortunes]
     build = "96.2"
@@ -72,7 +73,8 @@ Example (see ``demo.toml`` next to this module)::
     signature_window_seconds = 300 # a signed call's timestamp must be this close to the server's clock
     brand = "default"              # this section's brand id (players, rounds and wallet calls carry it)
 
-    [brands.acme]                  # more brands (docs/OPERATORS.md): api_key_sha256, currency, and sub-tables
+    [brands.acme]                  # more brands (docs/OPERATORS.md): api_key_sha256, support_key_sha256, currency,
+                                   # and sub-tables
     [brands.acme.operator]         # keys as [operator]: its own wallet and secret (the same wallet mode)
     [brands.acme.responsible_play] # keys as [responsible_play]
     [brands.acme.games.forge-of-fortunes]  # its own ladders of the server's builds (absent: the server's)
@@ -174,6 +176,8 @@ class BrandConfig:
     currency: str
     games: dict[str, GameConfig]
     api_key_sha256: str | None = None
+    support_key_sha256: str | None = None
+    """SHA-256 of the brand's support key: read-only access to its rounds, round pages and reports."""
 
     def ladder(self, game_id: str, currency: str) -> tuple[int, ...] | None:
         """The brand's bet ladder of ``game_id`` in ``currency`` (None: not offered to its players)."""
@@ -189,11 +193,20 @@ class BrandConfig:
 
     def check_api_key(self, key: str | None) -> bool:
         """Whether ``key`` is this brand's operator API key (constant-time comparison)."""
-        import hmac
+        return _key_matches(key, self.api_key_sha256)
 
-        if not key or not self.api_key_sha256:
-            return False
-        return hmac.compare_digest(hashlib.sha256(key.encode()).hexdigest(), self.api_key_sha256.lower())
+    def check_support_key(self, key: str | None) -> bool:
+        """Whether ``key`` is this brand's support key (read-only; constant-time comparison)."""
+        return _key_matches(key, self.support_key_sha256)
+
+
+def _key_matches(key: str | None, sha256: str | None) -> bool:
+    """Whether ``key`` hashes to ``sha256`` (False when either is missing; constant-time comparison)."""
+    import hmac
+
+    if not key or not sha256:
+        return False
+    return hmac.compare_digest(hashlib.sha256(key.encode()).hexdigest(), sha256.lower())
 
 
 @dataclass(frozen=True)
@@ -365,7 +378,7 @@ class ServerConfig:
     def default_brand(self) -> BrandConfig:
         """The brand of the top-level sections (``[operator] brand``, default ``default``)."""
         return BrandConfig(self.operator.brand, self.operator, self.play, self.currency, self.games,
-                           self.api_key_sha256)
+                           self.api_key_sha256, self.support_key_sha256)
 
     def brand(self, brand_id: str | None) -> BrandConfig:
         """The brand ``brand_id`` (None: the default brand); :class:`KeyError` when not served here."""
@@ -394,6 +407,8 @@ class ServerConfig:
         return self.brand(brand).session_currencies()
     metrics_token_sha256: str | None = None
     """SHA-256 of a token that may read ``/metrics`` (the operator's key may too)."""
+    support_key_sha256: str | None = None
+    """SHA-256 of the default brand's support key (read-only: rounds, round pages, reports)."""
     monitor: MonitorSettings = field(default_factory=MonitorSettings)
 
     @property
@@ -426,7 +441,7 @@ _SERVER_KEYS |= {"idempotency_retention_days", "max_balance", "db_pool_size", "d
                  "db_pool_timeout_seconds", "request_timeout_seconds"}
 _SERVER_KEYS |= {"housekeeping_seconds", "round_start_quantum_ms", "max_connections", "session_requests_per_second",
                  "ip_requests_per_second", "provably_fair", "metrics_token_sha256", "api_docs", "trusted_proxies",
-                 "database_metrics"}
+                 "database_metrics", "support_key_sha256"}
 _GAME_KEYS = {"build", "bet_ladder", "bet_ladders"}
 _MONITOR_KEYS = {"since", "confidence", "min_rounds", "check_seconds", "figures"}
 _PLAY_KEYS = {"profile", "reality_check_minutes", "session_limit_minutes", "turbo", "min_round_seconds",
@@ -498,11 +513,12 @@ def parse_config(data: dict[str, Any], where: str = "config") -> ServerConfig:
     if isinstance(demo_balance, bool) or not isinstance(demo_balance, int) or not 0 <= demo_balance <= MAX_BET:
         raise ConfigError(f"{where} [server]: demo_balance must be an integer in [0, {MAX_BET}] minor units")
     api_key = server.get("api_key_sha256")
-    for name in ("api_key_sha256", "metrics_token_sha256"):
+    for name in ("api_key_sha256", "metrics_token_sha256", "support_key_sha256"):
         value = server.get(name)
         if value is not None and (not isinstance(value, str) or len(value) != 64
                                   or any(c not in "0123456789abcdefABCDEF" for c in value)):
             raise ConfigError(f"{where} [server]: {name} must be 64 hex digits (SHA-256 of the key)")
+    _distinct_support_key(api_key, server.get("support_key_sha256"), f"{where} [server]")
     if mode == "operator" and api_key is None:
         raise ConfigError(f"{where} [server]: operator mode needs api_key_sha256 (no session could ever be opened)")
     provably_fair = server.get("provably_fair", True)
@@ -553,7 +569,7 @@ def parse_config(data: dict[str, Any], where: str = "config") -> ServerConfig:
         expiry_check_seconds=_number(server, "expiry_check_seconds", 3600, f"{where} [server]", positive=False),
         database=database, api_key_sha256=api_key, games=games, play=play, provably_fair=provably_fair, api_docs=api_docs,
         operator=operator, currencies=currencies, profiles=profiles, brands=brands,
-        metrics_token_sha256=server.get("metrics_token_sha256"),
+        metrics_token_sha256=server.get("metrics_token_sha256"), support_key_sha256=server.get("support_key_sha256"),
         monitor=parse_monitor(data.get("monitor", {}), where),
     )
 
@@ -605,7 +621,7 @@ def _capped(ladder: tuple[int, ...], game: Any, loaded: Any, play: PlayRules, wh
     return ladder
 
 
-_BRAND_KEYS = {"currency", "api_key_sha256", "operator", "responsible_play", "games"}
+_BRAND_KEYS = {"currency", "api_key_sha256", "support_key_sha256", "operator", "responsible_play", "games"}
 BRAND_ID = re.compile(r"^[a-z0-9][a-z0-9_-]{0,31}$")
 """A brand id: 1-32 lower-case letters, digits, - and _ (stored with every player, round and wallet call)."""
 
@@ -636,10 +652,12 @@ def parse_brands(raw: Any, default: OperatorConfig, games: dict[str, GameConfig]
         if operator.wallet != default.wallet:
             raise ConfigError(f"{bwhere}: every brand of one server uses the same wallet mode "
                               f"({default.wallet!r}); run a server of its own for a {operator.wallet!r} brand")
-        key = section.get("api_key_sha256")
-        if key is not None and (not isinstance(key, str) or len(key) != 64
-                                or any(c not in "0123456789abcdefABCDEF" for c in key)):
-            raise ConfigError(f"{bwhere}: api_key_sha256 must be 64 hex digits (SHA-256 of the key)")
+        key, support = section.get("api_key_sha256"), section.get("support_key_sha256")
+        for name, value in (("api_key_sha256", key), ("support_key_sha256", support)):
+            if value is not None and (not isinstance(value, str) or len(value) != 64
+                                      or any(c not in "0123456789abcdefABCDEF" for c in value)):
+                raise ConfigError(f"{bwhere}: {name} must be 64 hex digits (SHA-256 of the key)")
+        _distinct_support_key(key, support, bwhere)
         currency = section.get("currency", "EUR")
         if not isinstance(currency, str) or currency.upper() not in currencies:
             raise ConfigError(f"{bwhere}: currency must be a known 3-letter code, got {currency!r}")
@@ -652,8 +670,15 @@ def parse_brands(raw: Any, default: OperatorConfig, games: dict[str, GameConfig]
             raise ConfigError(f"{bwhere}: [brands.{brand_id}.games] must hold [brands.{brand_id}.games.<id>] tables")
         else:
             own_games = parse_games(own, play, currencies, bwhere, builds={gid: g.build for gid, g in games.items()})
-        out[brand_id] = BrandConfig(brand_id, operator, play, currency.upper(), own_games, key)
+        out[brand_id] = BrandConfig(brand_id, operator, play, currency.upper(), own_games, key, support)
     return out
+
+
+def _distinct_support_key(api_key: str | None, support_key: str | None, where: str) -> None:
+    """Refuse a support key that is the operator key itself: the read-only role would hold every right."""
+    if api_key and support_key and api_key.lower() == support_key.lower():
+        raise ConfigError(f"{where}: support_key_sha256 is the operator's api_key_sha256; the support role needs "
+                          "a key of its own (it may only read)")
 
 
 def _brand_default_game(game: GameConfig, play: PlayRules, where: str) -> GameConfig | None:

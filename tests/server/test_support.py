@@ -1,0 +1,237 @@
+"""Support and reporting (docs/OPERATORS.md, "Support and reporting"): the operator's round queries, the round
+page, signed replay links, the daily revenue report, and the read-only support role."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy import func, select
+
+from reelforge.core.draws import SecureDraws, SeededDraws
+from reelforge.server.app import create_app
+from reelforge.server.config import OperatorConfig
+from reelforge.server.schema import players, rounds
+from reelforge.server.store import round_ids_key
+from reelforge.server.support import issue_replay_link, replay_key
+
+from .scenarios import feature_scenario
+from .test_observability import scrape, total
+from .test_sessions_and_games import OPERATOR_KEY, operator_config
+
+SUPPORT_KEY = "support-desk-key"
+GAME, OTHER = "forge-of-fortunes", "gemstones-gold"
+OP = {"X-Operator-Key": OPERATOR_KEY}
+SUP = {"X-Support-Key": SUPPORT_KEY}
+
+
+def support_config(**kw):
+    """An operator server (transfer wallet) with a support key and a secret for signed operator calls."""
+    return operator_config(support_key_sha256=hashlib.sha256(SUPPORT_KEY.encode()).hexdigest(),
+                           operator=OperatorConfig(secret="operator-signing-secret"), **kw)
+
+
+def open_player(server, name: str, deposit: int = 100_000):
+    """A player of the operator's platform with ``deposit`` on the transfer wallet."""
+    r = server.client.post("/api/v1/sessions", json={"player": name}, headers=OP)
+    assert r.status_code == 201, r.text
+    r = server.client.post(f"/api/v1/operator/players/{name}/deposits", json={"amount": deposit},
+                           headers={**OP, "Idempotency-Key": f"dep-{name}"})
+    assert r.status_code in (200, 201), r.text
+    from .conftest import Player
+
+    return Player(server, server.client.post("/api/v1/sessions", json={"player": name}, headers=OP).json()["token"],
+                  name)
+
+
+@pytest.fixture
+def played(make_server):
+    """An operator server with a support key; alice plays 3 rounds of one game and 2 of another, bob 2 and
+    leaves one open."""
+    server = make_server(support_config())
+    alice, bob = open_player(server, "alice"), open_player(server, "bob")
+    bet = server.config.games[GAME].bet_ladder[0]
+    other_bet = server.config.games[OTHER].bet_ladder[0]
+    for _ in range(3):
+        alice.finish(alice.start(GAME, bet))
+    for _ in range(2):
+        alice.finish(alice.start(OTHER, other_bet))
+    bob.finish(bob.start(OTHER, other_bet))
+    server.draws.source = SeededDraws(feature_scenario(GAME).seed)
+    assert bob.start(GAME, bet)["status"] == "open"  # left unfinished
+    server.draws.source = SecureDraws()
+    return server, alice, bob
+
+
+def query(server, headers=SUP, **params):
+    return server.client.get("/api/v1/operator/rounds", params=params, headers=headers)
+
+
+def test_rounds_are_queried_by_player_game_time_and_status_and_paged_by_a_stable_cursor(played):
+    server, alice, bob = played
+    everything = query(server, limit=200).json()
+    assert everything["next_cursor"] is None and len(everything["rounds"]) == 7
+    assert [r["player"] for r in everything["rounds"]][:2] == ["bob", "bob"]  # newest first
+    assert {r["player"] for r in query(server, player="alice").json()["rounds"]} == {"alice"}
+    assert len(query(server, player="alice", game=OTHER).json()["rounds"]) == 2
+    assert [r["player"] for r in query(server, status="open").json()["rounds"]] == ["bob"]
+    assert len(query(server, status="finished").json()["rounds"]) == 6
+    first = everything["rounds"][-1]["created_at"]
+    later = (datetime.fromisoformat(first.replace("Z", "+00:00")) + timedelta(microseconds=1)).isoformat()
+    assert len(query(server, **{"from": later}).json()["rounds"]) == 6  # the first round started before
+    assert query(server, **{"to": first}).json()["rounds"] == []  # to is exclusive
+    assert len(query(server, **{"from": first[:10], "to": "2999-01-01"}).json()["rounds"]) == 7
+
+    # Pages of 3 by the cursor: every round once, in order, even with a round played between the pages.
+    seen, cursor = [], None
+    for page_number in range(5):
+        page = query(server, limit=3, **({"cursor": cursor} if cursor else {})).json()
+        seen += [r["id"] for r in page["rounds"]]
+        cursor = page["next_cursor"]
+        if page_number == 0:
+            alice.finish(alice.start(GAME, server.config.games[GAME].bet_ladder[0]))
+        if cursor is None:
+            break
+    assert seen == [r["id"] for r in everything["rounds"]]
+
+    # The operator's key reads the same; bad filters are 4xx JSON naming what is wrong.
+    assert len(query(server, OP, player="bob").json()["rounds"]) == 2
+    for params, code in [({"status": "lost"}, "bad_filter"), ({"from": "2026-12-04T10:00:00"}, "bad_filter"),
+                         ({"from": "yesterday"}, "bad_filter"), ({"from": "2026-12-05", "to": "2026-12-04"}, "bad_filter"),
+                         ({"limit": 0}, "invalid_request"), ({"limit": 201}, "invalid_request"),
+                         ({"player": "a b"}, "invalid_player"), ({"cursor": 2**60}, "bad_cursor")]:
+        r = query(server, **params)
+        assert r.status_code == 422 and r.json()["error"] == code, (params, r.text)
+    assert query(server, headers={}).json()["error"] == "credentials_required"
+    r = query(server, headers={"X-Support-Key": "guess"})
+    assert r.status_code == 403 and r.json()["error"] == "bad_credentials"
+
+
+def test_the_support_role_reads_but_never_moves_money_or_changes_anything(played):
+    server, alice, _ = played
+    balance = alice.balance()
+    for headers in ({"X-Operator-Key": SUPPORT_KEY}, SUP):  # the support key is not the operator's key
+        for kind in ("deposits", "withdrawals"):
+            r = server.client.post(f"/api/v1/operator/players/alice/{kind}", json={"amount": 500},
+                                   headers={**headers, "Idempotency-Key": f"support-{kind}-{len(headers)}"})
+            assert r.status_code in (401, 403), r.text
+        r = server.client.post("/api/v1/sessions", json={"player": "alice"}, headers=headers)
+        assert r.status_code in (401, 403), r.text
+        for path in ("/api/v1/operator/launches", "/api/v1/operator/players/alice/end-session"):
+            r = server.client.post(path, json={"player": "alice", "currency": "EUR"}, headers=headers)
+            assert r.status_code == 401 and r.json()["error"] == "unsigned", r.text  # it holds no secret
+    assert alice.balance() == balance
+    r = server.client.get("/api/v1/operator/overview", headers={"X-Operator-Key": SUPPORT_KEY})
+    assert r.status_code == 403
+
+
+def test_the_round_page_and_details_show_steps_money_and_fair_data(played):
+    server, alice, _ = played
+    rnd = query(server, player="alice", game=GAME, limit=1).json()["rounds"][0]
+    details = server.client.get(f"/api/v1/operator/rounds/{rnd['id']}", headers=SUP).json()
+    assert details["player"] == "alice" and details["brand"] == "default" and details["currency"] == "EUR"
+    assert len(details["steps"]) == details["step_count"] >= 1 and details["wallet_calls"] is None
+    assert [e["kind"] for e in details["ledger"]] == ["stake"] + (["win"] if details["paid"] else [])
+    assert sum(e["amount"] for e in details["ledger"]) == details["paid"] - details["cost"]
+
+    basic = "Basic " + base64.b64encode(f"desk:{SUPPORT_KEY}".encode()).decode()
+    page = server.client.get(f"/support/rounds/{rnd['id']}", headers={"Authorization": basic})
+    assert page.status_code == 200 and page.headers["content-type"].startswith("text/html"), page.text
+    bet = server.config.games[GAME].bet_ladder[0]
+    assert "alice" in page.text and f"{bet // 100}.{bet % 100:02d} EUR" in page.text
+    assert "Balance entries" in page.text and "not a provably fair round" in page.text
+    refused = server.client.get(f"/support/rounds/{rnd['id']}")
+    assert refused.status_code == 401 and refused.headers["www-authenticate"].startswith("Basic")
+    r = server.client.get("/api/v1/operator/rounds/1", headers=SUP)
+    assert r.status_code == 404 and r.json()["error"] == "round_not_found"
+
+    # A provably fair round (a server drawing from the player's seed pair, on the same database): its seeds and
+    # nonce, and the server seed once the player rotated the pair.
+    with TestClient(create_app(server.config, engine=server.engine)) as fair_server:
+        auth = {"Authorization": f"Bearer {alice.token}"}
+        played_round = fair_server.post(f"/api/v1/games/{OTHER}/rounds", json={"bet": 20},
+                                        headers={**auth, "Idempotency-Key": "fair-round"}).json()
+        while played_round["status"] == "open":
+            played_round = fair_server.post(f"/api/v1/rounds/{played_round['id']}/steps", json={},
+                                            headers={**auth, "Idempotency-Key": f"s{played_round['step_count']}"}).json()
+        fair = played_round["fair"]
+        page = fair_server.get(f"/support/rounds/{played_round['id']}", headers=SUP).text
+        assert fair["server_seed_sha256"] in page and fair["client_seed"] in page and "not revealed yet" in page
+        assert f"<dt>Nonce</dt><dd>{fair['nonce']}</dd>" in page
+        revealed = fair_server.post("/api/v1/fair/rotate", headers=auth).json()["revealed"]["server_seed"]
+        details = fair_server.get(f"/api/v1/operator/rounds/{played_round['id']}", headers=OP).json()
+        assert details["fair"]["server_seed"] == revealed
+        assert revealed in fair_server.get(f"/support/rounds/{played_round['id']}", headers=SUP).text
+
+
+def test_a_signed_replay_link_opens_the_round_until_it_expires_and_refuses_an_altered_one(played):
+    server, alice, _ = played
+    rnd = query(server, player="alice", limit=1).json()["rounds"][0]
+    r = server.client.post(f"/api/v1/operator/rounds/{rnd['id']}/replay-links", json={"expires_in_seconds": 600},
+                           headers=SUP)
+    assert r.status_code == 201, r.text
+    link = r.json()
+    assert link["round_id"] == rnd["id"]
+    path = link["url"].split("://", 1)[1].split("/", 1)[1]
+    page = server.client.get(f"/{path}")  # no session, no key
+    assert page.status_code == 200 and f"Round {rnd['id']}" in page.text and "alice" not in page.text
+    assert "Wallet calls" not in page.text and "Balance entries" not in page.text  # the player's view
+
+    expires, signature = path.split("expires=")[1].split("&signature=")
+    altered = [f"/replay/{rnd['id']}?expires={int(expires) + 3600}&signature={signature}",
+               f"/replay/{rnd['id'] + 1}?expires={expires}&signature={signature}",
+               f"/replay/{rnd['id']}?expires={expires}&signature={signature[:-1]}0"
+               if signature[-1] != "0" else f"/replay/{rnd['id']}?expires={expires}&signature={signature[:-1]}1",
+               f"/replay/{rnd['id']}?expires={expires}"]
+    for url in altered:
+        refused = server.client.get(url)
+        assert refused.status_code == 403 and "altered or is incomplete" in refused.text, url
+    key = replay_key(round_ids_key(server.engine))
+    old = issue_replay_link(key, "http://x", rnd["id"], 60, now=datetime.now(UTC) - timedelta(days=2))
+    refused = server.client.get("/" + old["url"].split("/", 3)[3])
+    assert refused.status_code == 410 and "This replay link expired on" in refused.text
+    for body in ({"expires_in_seconds": 0}, {"expires_in_seconds": 91 * 86400}, {"expires": 5}):
+        r = server.client.post(f"/api/v1/operator/rounds/{rnd['id']}/replay-links", json=body, headers=SUP)
+        assert r.status_code == 422, body
+
+
+def test_the_revenue_report_equals_the_metrics_and_the_database_to_the_minor_unit(played):
+    server, alice, bob = played
+    with server.engine.connect() as conn:
+        days = sorted({str(d)[:10] for d in conn.execute(select(rounds.c.created_at)).scalars()})
+        db = {(g, c): (int(n), int(s), int(w)) for g, c, n, s, w in conn.execute(
+            select(rounds.c.game, players.c.currency, func.count(), func.sum(rounds.c.cost),
+                   func.sum(rounds.c.win)).join(players, players.c.id == rounds.c.player_id)
+            .group_by(rounds.c.game, players.c.currency))}
+    reports = [server.client.get("/api/v1/operator/reports/revenue", params={"date": d}, headers=SUP).json()
+               for d in days]
+    rows: dict[tuple[str, str], dict[str, int]] = {}
+    for report in reports:
+        for row in report["rows"]:
+            assert row["kind"] == "paid" and row["ggr"] == row["stakes"] - row["wins"] - row["refunds"]
+            t = rows.setdefault((row["game"], row["currency"]), dict.fromkeys(("rounds", "stakes", "wins", "ggr"), 0))
+            for name in t:
+                t[name] += row[name]
+    samples = scrape(server, **OP)
+    for (game, currency), t in rows.items():
+        labels = {"brand": "default", "currency": currency, "game": game}
+        assert t["rounds"] == total(samples, "reelforge_rounds_started_total", **labels) == db[(game, currency)][0]
+        assert t["stakes"] == total(samples, "reelforge_stakes_minor_total", **labels) == db[(game, currency)][1]
+        assert t["wins"] == total(samples, "reelforge_wins_minor_total", **labels) == db[(game, currency)][2]
+        assert t["ggr"] == total(samples, "reelforge_ggr_minor", **labels)
+    assert set(rows) == set(db)
+
+    # CSV, and a conversion into GBP (EUR 1 = GBP 0.8575); a missing rate or a float is refused.
+    csv_text = server.client.get("/api/v1/operator/reports/revenue", headers=SUP,
+                                 params={"date": days[-1], "format": "csv", "to": "GBP", "rates": "EUR:0.8575"}).text
+    head, first = csv_text.splitlines()[:2]
+    assert head.startswith("date,brand,game,currency,kind,rounds") and "ggr_converted" in head
+    assert first.startswith(f"{days[-1]},default,") and ",GBP,0.8575," in first
+    for params in ({"to": "GBP"}, {"to": "GBP", "rates": "EUR:-1"}, {"to": "GBP", "rates": "EUR"},
+                   {"to": "XYZ", "rates": "EUR:1"}, {"rates": "EUR:1"}, {"date": "04/12/2026"}):
+        r = server.client.get("/api/v1/operator/reports/revenue", headers=SUP, params={"date": days[-1], **params})
+        assert r.status_code == 422 and r.json()["error"] in ("bad_report_request", "invalid_request"), params

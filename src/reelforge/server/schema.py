@@ -129,6 +129,8 @@ Index("uq_rounds_start_key", rounds.c.player_id, rounds.c.start_key, unique=True
       sqlite_where=text("start_key IS NOT NULL"), postgresql_where=text("start_key IS NOT NULL"))
 Index("uq_rounds_one_open_per_game", rounds.c.player_id, rounds.c.game, unique=True,
       sqlite_where=text("status = 'open'"), postgresql_where=text("status = 'open'"))
+Index("ix_rounds_created_at", rounds.c.created_at)  # the support queries' time ranges, the daily revenue report
+Index("ix_rounds_game_id", rounds.c.game, rounds.c.id)  # the support queries by game, paged by id
 Index("ix_rounds_open_created", rounds.c.created_at,  # the expiry scan; only open rounds are in it
       sqlite_where=text("status = 'open'"), postgresql_where=text("status = 'open'"))
 

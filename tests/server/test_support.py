@@ -6,20 +6,24 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
+from decimal import Decimal
 
 import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import func, select
+from typer.testing import CliRunner
 
 from reelforge.core.draws import SecureDraws, SeededDraws
 from reelforge.server.app import create_app
 from reelforge.server.config import OperatorConfig
+from reelforge.server.revenue import ReportError, RevenueReport, RevenueRow, decimal_text, parse_rates
 from reelforge.server.schema import players, rounds
 from reelforge.server.store import round_ids_key
 from reelforge.server.support import issue_replay_link, replay_key
 
 from .scenarios import feature_scenario
+from .test_config_and_commands import _cli
 from .test_observability import scrape, total
 from .test_sessions_and_games import OPERATOR_KEY, operator_config
 
@@ -199,7 +203,7 @@ def test_a_signed_replay_link_opens_the_round_until_it_expires_and_refuses_an_al
         assert r.status_code == 422, body
 
 
-def test_the_revenue_report_equals_the_metrics_and_the_database_to_the_minor_unit(played):
+def test_the_revenue_report_equals_the_metrics_and_the_database_to_the_minor_unit(played, tmp_path):
     server, alice, bob = played
     with server.engine.connect() as conn:
         days = sorted({str(d)[:10] for d in conn.execute(select(rounds.c.created_at)).scalars()})
@@ -235,3 +239,41 @@ def test_the_revenue_report_equals_the_metrics_and_the_database_to_the_minor_uni
                    {"to": "XYZ", "rates": "EUR:1"}, {"rates": "EUR:1"}, {"date": "04/12/2026"}):
         r = server.client.get("/api/v1/operator/reports/revenue", headers=SUP, params={"date": days[-1], **params})
         assert r.status_code == 422 and r.json()["error"] in ("bad_report_request", "invalid_request"), params
+
+    # The command line gives the same report, converted at the operator's rates file.
+    rates = tmp_path / "rates.json"
+    rates.write_text('{"EUR": 0.8575}')  # a number as written: read as the decimal 0.8575, never a float
+    gbp_only = tmp_path / "gbp.json"
+    gbp_only.write_text('{"GBP": "190.25"}')
+    cli = _cli()
+    result = CliRunner().invoke(cli, ["revenue", "--db", server.url, "--date", days[-1], "--to", "GBP",
+                                      "--rates", str(rates), "--format", "json"])
+    assert result.exit_code == 0, result.output
+    api = server.client.get("/api/v1/operator/reports/revenue", headers=SUP,
+                            params={"date": days[-1], "to": "GBP", "rates": "EUR:0.8575"}).json()
+    assert json.loads(result.output) == api and api["rates"] == {"EUR": "0.8575"}
+    for args, words in ((["--date", "2026-13-01"], "not a day"), (["--date", days[-1], "--to", "GBP"], "together"),
+                        (["--date", days[-1], "--to", "JPY", "--rates", str(gbp_only)], "no rate for EUR")):
+        result = CliRunner().invoke(cli, ["revenue", "--db", server.url, *args])
+        assert result.exit_code == 2 and words in result.output, result.output
+
+
+def test_conversion_is_exact_and_rounds_once_half_to_even():
+    decimals = {"EUR": 2, "GBP": 2, "JPY": 0, "BHD": 3}
+    rows = [RevenueRow("default", "g", "GBP", "paid", rounds=2, stakes=1, wins=3),      # 1.5 and 4.5 cents
+            RevenueRow("default", "g", "JPY", "paid", rounds=1, stakes=150, wins=50),   # 91.5 and 30.5 cents
+            RevenueRow("default", "g", "BHD", "paid", rounds=1, stakes=1005, refunds=1005)]  # 241.2 cents
+    rates = parse_rates({"GBP": "1.5", "JPY": "0.0061", "BHD": Decimal("2.4")}, "EUR", decimals)
+    report = RevenueReport(date(2026, 12, 4), rows, decimals, "EUR", rates)
+    report.convert_rows()
+    assert [r.converted for r in rows] == [
+        {"stakes": 2, "wins": 4, "refunds": 0, "ggr": -2},  # half to even: 1.5 -> 2, 4.5 -> 4
+        {"stakes": 92, "wins": 30, "refunds": 0, "ggr": 62},  # 91.5 -> 92, 30.5 -> 30
+        {"stakes": 241, "wins": 0, "refunds": 241, "ggr": 0}]
+    assert report.totals()["converted"] == {"currency": "EUR", "decimals": 2, "stakes": 335, "wins": 34,
+                                            "refunds": 241, "ggr": 60}
+    assert decimal_text(-1005, 3) == "-1.005" and decimal_text(7, 2) == "0.07" and decimal_text(150, 0) == "150"
+    for bad, words in (({"GBP": 1.5}, "floating point"), ({"GBP": "0"}, "positive"), ({"GBP": "x"}, "not a decimal"),
+                       ({"EUR": "1.1"}, "its rate is 1"), ({"gbp": "1"}, "not a currency")):
+        with pytest.raises(ReportError, match=words):
+            parse_rates(bad, "EUR", decimals)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+from dataclasses import replace
 from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 
@@ -15,14 +16,17 @@ from sqlalchemy import func, select
 from typer.testing import CliRunner
 
 from reelforge.core.draws import SecureDraws, SeededDraws
+from reelforge.ops.client import ApiClient
 from reelforge.server.app import create_app
-from reelforge.server.config import OperatorConfig
+from reelforge.server.config import BrandConfig, OperatorConfig
 from reelforge.server.revenue import ReportError, RevenueReport, RevenueRow, decimal_text, parse_rates
 from reelforge.server.schema import players, rounds
 from reelforge.server.store import round_ids_key
 from reelforge.server.support import issue_replay_link, replay_key
 
 from .scenarios import feature_scenario
+from .seamless_support import launch, reference_wallet, seamless_config
+from .test_brands import play_until_a_win
 from .test_config_and_commands import _cli
 from .test_observability import scrape, total
 from .test_sessions_and_games import OPERATOR_KEY, operator_config
@@ -277,3 +281,35 @@ def test_conversion_is_exact_and_rounds_once_half_to_even():
                        ({"EUR": "1.1"}, "its rate is 1"), ({"gbp": "1"}, "not a currency")):
         with pytest.raises(ReportError, match=words):
             parse_rates(bad, "EUR", decimals)
+
+
+@pytest.fixture(scope="module")
+def wallet(tmp_path_factory):
+    yield from reference_wallet(tmp_path_factory, seed=11)
+
+
+def test_seamless_wallet_calls_are_on_the_round_page_and_a_brand_reads_only_its_own_rounds(make_server, wallet):
+    config = seamless_config(wallet.url)
+    key_b = "brand-b-support-key"
+    config = replace(config, support_key_sha256=hashlib.sha256(SUPPORT_KEY.encode()).hexdigest(), brands={
+        "b": BrandConfig("b", replace(config.operator, brand="b"), config.play, "EUR", config.games,
+                         support_key_sha256=hashlib.sha256(key_b.encode()).hexdigest())})
+    server = make_server(config)
+    server.draws.source = SeededDraws(7)
+    wallet.open_account("ann", "EUR", 100_000)
+    api = ApiClient(server.client, launch(server.client, "ann"))
+    rnd = play_until_a_win(api, 20)
+    details = server.client.get(f"/api/v1/operator/rounds/{rnd['id']}", headers=SUP).json()
+    calls = details["wallet_calls"]
+    assert [(c["kind"], c["amount"], c["status"]) for c in calls] == [("debit", rnd["cost"], "done"),
+                                                                     ("credit", rnd["paid"], "done")]
+    page = server.client.get(f"/support/rounds/{rnd['id']}", headers=SUP).text
+    assert "Wallet calls" in page and all(c["transaction_id"] in page for c in calls)
+    assert f"{rnd['paid'] // 100}.{rnd['paid'] % 100:02d} EUR" in page
+
+    other = {"X-Support-Key": key_b}  # brand b's support desk: the default brand's rounds are not its own
+    assert server.client.get(f"/api/v1/operator/rounds/{rnd['id']}", headers=other).status_code == 404
+    assert server.client.get(f"/support/rounds/{rnd['id']}", headers=other).status_code == 404
+    assert query(server, other).json()["rounds"] == [] and query(server, SUP).json()["rounds"]
+    r = server.client.post(f"/api/v1/operator/rounds/{rnd['id']}/replay-links", json={}, headers=other)
+    assert r.status_code == 404

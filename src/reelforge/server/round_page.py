@@ -11,6 +11,8 @@ the player's game and history replay.
 from __future__ import annotations
 
 import json
+from decimal import Decimal
+from fractions import Fraction
 from html import escape
 from typing import Any
 
@@ -26,6 +28,14 @@ def _money(minor: int | None, currency: str, decimals: int) -> str:
 def _words(key: str | None) -> str:
     """An internal key in words (``free_spin`` → ``Free spin``)."""
     return "—" if not key else key.replace("_", " ").capitalize()
+
+
+def _times(x: str) -> str:
+    """A multiple of the bet in words (``1/20`` → ``0.05× the bet``; ``1/3`` stays a fraction: exact)."""
+    value = Fraction(x)
+    if (value * 10 ** 6).denominator == 1:  # a decimal of at most 6 places: written exactly as one
+        x = format(Decimal(value.numerator) / value.denominator, "f")
+    return f"{x}× the bet"
 
 
 def _when(text: str | None) -> str:
@@ -51,7 +61,7 @@ def _steps(r: dict[str, Any], money: Any) -> str:
     for s in r["steps"]:
         events = ", ".join(_words(e.get("type")) for e in s["events"] if isinstance(e, dict))
         rows.append([str(s["index"] + 1), _words(s["kind"]), _words(s["action"]) if s["action"] else "—",
-                     f'{money(s["win"])} ({s["win_x"]}× bet)', ", ".join(map(str, s["draws"])), events,
+                     f'{money(s["win"])} ({_times(s["win_x"])})', ", ".join(map(str, s["draws"])), events,
                      _when(s["created_at"])])
     return _table(["Step", "Kind", "Player's choice", "Win", "Random numbers drawn", "Events", "Shown at"], rows,
                   "steps", "No step is revealed yet.")
@@ -98,7 +108,7 @@ def round_page(r: dict[str, Any], title: str, support: bool) -> str:
              ("Currency", f"{currency} ({decimals} decimals)"),
              ("Bet", money(r["bet"]) + (f' (asked {money(r["requested_bet"])})' if r["bet_adjusted"] else "")),
              ("Stake", money(r["cost"])), ("Status", status),
-             ("Win so far" if r["status"] == "open" else "Total win", f'{money(total)} ({r["total_win_x"]}× bet)'),
+             ("Win so far" if r["status"] == "open" else "Total win", f'{money(total)} ({_times(r["total_win_x"])})'),
              ("Started", _when(r["created_at"])), ("Finished", _when(r["finished_at"]))]
     if support:
         facts[1:1] = [("Player", r["player"]), ("Brand", r["brand"])]

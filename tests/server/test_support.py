@@ -108,12 +108,14 @@ def test_rounds_are_queried_by_player_game_time_and_status_and_paged_by_a_stable
 
     # The operator's key reads the same; bad filters are 4xx JSON naming what is wrong.
     assert len(query(server, OP, player="bob").json()["rounds"]) == 2
-    for params, code in [({"status": "lost"}, "bad_filter"), ({"from": "2026-12-04T10:00:00"}, "bad_filter"),
-                         ({"from": "yesterday"}, "bad_filter"), ({"from": "2026-12-05", "to": "2026-12-04"}, "bad_filter"),
+    for params, code in [({"status": "lost"}, "invalid_request"), ({"from": "yesterday"}, "invalid_request"),
                          ({"limit": 0}, "invalid_request"), ({"limit": 201}, "invalid_request"),
-                         ({"player": "a b"}, "invalid_player"), ({"cursor": 2**60}, "bad_cursor")]:
+                         ({"player": "a b"}, "invalid_player"), ({"cursor": 2**60}, "invalid_request")]:
         r = query(server, **params)
         assert r.status_code == 422 and r.json()["error"] == code, (params, r.text)
+    assert query(server, **{"from": "2026-12-05", "to": "2026-12-04"}).json()["rounds"] == []  # an empty range
+    naive = query(server, **{"from": first[:19]}).json()["rounds"]  # a time without a zone is UTC
+    assert {r["id"] for r in naive} >= {r["id"] for r in query(server, **{"from": later}).json()["rounds"]}
     assert query(server, headers={}).json()["error"] == "credentials_required"
     r = query(server, headers={"X-Support-Key": "guess"})
     assert r.status_code == 403 and r.json()["error"] == "bad_credentials"
@@ -239,10 +241,14 @@ def test_the_revenue_report_equals_the_metrics_and_the_database_to_the_minor_uni
     head, first = csv_text.splitlines()[:2]
     assert head.startswith("date,brand,game,currency,kind,rounds") and "ggr_converted" in head
     assert first.startswith(f"{days[-1]},default,") and ",GBP,0.8575," in first
-    for params in ({"to": "GBP"}, {"to": "GBP", "rates": "EUR:-1"}, {"to": "GBP", "rates": "EUR"},
-                   {"to": "XYZ", "rates": "EUR:1"}, {"rates": "EUR:1"}, {"date": "04/12/2026"}):
+    for params, status, words in (({"to": "GBP"}, 409, "no rate for EUR"), ({"to": "XYZ", "rates": "EUR:1"}, 409,
+                                   "not a currency this server knows"), ({"rates": "EUR:1"}, 409, "without a reporting"),
+                                  ({"to": "GBP", "rates": "GBP:2,EUR:1"}, 409, "its rate is 1"),
+                                  ({"to": "GBP", "rates": "EUR:-1"}, 422, "rates"),
+                                  ({"to": "GBP", "rates": "EUR:0.0"}, 422, "rates"),
+                                  ({"date": "04/12/2026"}, 422, "date")):
         r = server.client.get("/api/v1/operator/reports/revenue", headers=SUP, params={"date": days[-1], **params})
-        assert r.status_code == 422 and r.json()["error"] in ("bad_report_request", "invalid_request"), params
+        assert r.status_code == status and words in r.json()["detail"], (params, r.text)
 
     # The command line gives the same report, converted at the operator's rates file.
     rates = tmp_path / "rates.json"

@@ -18,7 +18,7 @@ import base64
 import hashlib
 import hmac
 from dataclasses import dataclass
-from datetime import UTC, date, datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import select
@@ -81,40 +81,30 @@ def reader(config: ServerConfig, operator_key: str | None, support_key: str | No
 
 
 # -- round queries -------------------------------------------------------------------------------------------------------
-def parse_time(text: str, name: str) -> datetime:
-    """A query's time: ISO 8601 with a time zone (``2026-12-04T10:00:00Z``) or a date (its midnight UTC)
-    (422 ``bad_filter`` otherwise)."""
-    try:
-        if len(text) == 10:
-            return datetime.combine(date.fromisoformat(text), datetime.min.time(), UTC)
-        value = datetime.fromisoformat(text.replace("z", "Z"))
-    except ValueError:
-        raise ApiError(422, "bad_filter", f"{name}: {text!r} is not an ISO 8601 time (e.g. 2026-12-04T10:00:00Z) "
-                                          "or date (2026-12-04)") from None
+def as_utc(value: datetime | None, earliest: bool) -> datetime | None:
+    """A query's time in UTC (one without a zone is UTC); a time at the calendar's edge that UTC cannot
+    hold is its edge (``earliest``: the lower one)."""
+    if value is None:
+        return None
     if value.tzinfo is None:
-        raise ApiError(422, "bad_filter", f"{name}: {text!r} has no time zone; add Z (UTC) or an offset")
-    return value.astimezone(UTC)
+        return value.replace(tzinfo=UTC)
+    try:
+        return value.astimezone(UTC)
+    except OverflowError:
+        return (datetime.min if earliest else datetime.max).replace(tzinfo=UTC)
 
 
 @dataclass(frozen=True)
 class RoundQuery:
     """A round query's filters (every one optional): the player's name, the game, the start time in
-    ``[since, until)`` and the status."""
+    ``[since, until)`` (aware, UTC; a range that holds no time holds no round) and the status (one of
+    :data:`STATUSES`)."""
 
     player: str | None = None
     game: str | None = None
     since: datetime | None = None
     until: datetime | None = None
     status: str | None = None
-
-    def check(self) -> RoundQuery:
-        """The query itself, or 422 ``bad_filter`` naming what is wrong."""
-        if self.status is not None and self.status not in STATUSES:
-            raise ApiError(422, "bad_filter", f"status: {self.status!r} is not a round status; one of "
-                                              f"{', '.join(STATUSES)}")
-        if self.since is not None and self.until is not None and self.since >= self.until:
-            raise ApiError(422, "bad_filter", "from must be earlier than to (from is inclusive, to exclusive)")
-        return self
 
 
 def query_rounds(service: Any, brand: str, query: RoundQuery, limit: int,
@@ -123,7 +113,9 @@ def query_rounds(service: Any, brand: str, query: RoundQuery, limit: int,
     pass as ``cursor`` for the next page with the same filters; None on the last). The order is the rounds'
     database order, so a page never shifts as new rounds are played."""
     if not 1 <= limit <= MAX_PAGE:
-        raise ApiError(422, "bad_filter", f"limit: a page holds 1-{MAX_PAGE} rounds")
+        raise ApiError(422, "invalid_request", f"limit: a page holds 1-{MAX_PAGE} rounds")
+    if query.status is not None and query.status not in STATUSES:
+        raise ApiError(422, "invalid_request", f"status: {query.status!r} is not one of {', '.join(STATUSES)}")
     stmt = (select(*(rounds.c[n] for n in ROUND_COLUMNS), players.c.name, players.c.currency)
             .join(players, players.c.id == rounds.c.player_id).where(rounds.c.brand == brand))
     if cursor is not None:

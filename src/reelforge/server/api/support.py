@@ -5,29 +5,30 @@ key or the read-only support key opens them (:func:`reelforge.server.support.rea
 from __future__ import annotations
 
 import asyncio
-from typing import Annotated, Any
+from datetime import date, datetime
+from typing import Annotated, Any, Literal
 
 from fastapi import FastAPI, Header, Query, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
-from pydantic import Field, StrictInt
+from pydantic import Field
 
-from reelforge.server.api.common import MAX_ID, Auth, Context, GameFilter, OperatorKey, RoundId, _Strict
+from reelforge.server.api.common import Auth, Context, GameFilter, OperatorKey, RoundId, WholeNumber, _Strict
 from reelforge.server.api.operator import parse
 from reelforge.server.auth import PLAYER_NAME_PATTERN
 from reelforge.server.errors import ApiError
-from reelforge.server.revenue import ReportError, parse_day, parse_rates_text, revenue_report
+from reelforge.server.revenue import ReportError, parse_rates_text, revenue_report
 from reelforge.server.round_page import refusal_page, round_page
+from reelforge.server.roundids import LIMIT
 from reelforge.server.store import round_ids_key
 from reelforge.server.support import (
     MAX_PAGE,
     REPLAY_LINK_DEFAULT_SECONDS,
-    STATUSES,
     ReplayLinkRefused,
     RoundQuery,
+    as_utc,
     check_replay_link,
     find_round,
     issue_replay_link,
-    parse_time,
     query_rounds,
     reader,
     replay_key,
@@ -35,11 +36,13 @@ from reelforge.server.support import (
 )
 
 SupportKey = Annotated[str | None, Header(alias="X-Support-Key", description="the support role's key (read-only)")]
-_TIME = "ISO 8601 with a time zone (2026-12-04T10:00:00Z) or a date (its 00:00 UTC)"
+_RATE = r"[A-Z]{3}:([1-9][0-9]{0,11}(\.[0-9]{1,12})?|0\.[0-9]{0,11}[1-9][0-9]{0,11})"
+"""A rate of the report's query: a currency code and a positive decimal."""
+_TIME = "ISO 8601 (2026-12-04T10:00:00Z; without a zone: UTC) or a date (its 00:00 UTC)"
 
 
 class ReplayLinkRequest(_Strict):
-    expires_in_seconds: StrictInt = Field(REPLAY_LINK_DEFAULT_SECONDS, ge=1, le=90 * 24 * 3600,
+    expires_in_seconds: WholeNumber = Field(REPLAY_LINK_DEFAULT_SECONDS, ge=1, le=90 * 24 * 3600,
                                           description="how long the link works (default 7 days, at most 90)")
 
 
@@ -66,21 +69,18 @@ def add_routes(app: FastAPI, ctx: Context) -> None:
         player: Annotated[str | None, Query(min_length=1, max_length=64, pattern=PLAYER_NAME_PATTERN,
                                             description="only this player's rounds (the name as launched)")] = None,
         game: GameFilter = None,
-        since: Annotated[str | None, Query(alias="from", max_length=40,
-                                           description=f"rounds started at or after this time: {_TIME}")] = None,
-        until: Annotated[str | None, Query(alias="to", max_length=40,
-                                           description=f"rounds started before this time: {_TIME}")] = None,
-        status: Annotated[str | None, Query(max_length=16, description=f"one of {', '.join(STATUSES)}")] = None,
+        since: Annotated[datetime | None, Query(alias="from", description=f"rounds started at or after: {_TIME}")] = None,
+        until: Annotated[datetime | None, Query(alias="to", description=f"rounds started before: {_TIME}")] = None,
+        status: Annotated[Literal["open", "finished", "void"] | None, Query(description="the rounds' status")] = None,
         limit: Annotated[int, Query(ge=1, le=MAX_PAGE, description=f"page size (1-{MAX_PAGE})")] = 50,
-        cursor: Annotated[int | None, Query(ge=1, le=MAX_ID, description="paging: the previous page's "
-                                                                         "next_cursor")] = None,
+        cursor: Annotated[int | None, Query(ge=1, le=LIMIT, description="paging: the previous page's "
+                                                                        "next_cursor")] = None,
         x_operator_key: OperatorKey = None, x_support_key: SupportKey = None, authorization: Auth = None,
     ) -> JSONResponse:
         """Operator or support: the brand's rounds by player, game, start time and status, newest first,
         ``limit`` a page; ``next_cursor`` pages on (the same filters with ``cursor``)."""
         who = reader(config, x_operator_key, x_support_key, authorization)
-        query = RoundQuery(player, game, None if since is None else parse_time(since, "from"),
-                           None if until is None else parse_time(until, "to"), status).check()
+        query = RoundQuery(player, game, as_utc(since, True), as_utc(until, False), status)
         return JSONResponse(await off_loop(query_rounds, service, who.brand, query, limit, cursor))
 
     @app.get("/api/v1/operator/rounds/{round_id}", tags=["support"])
@@ -91,7 +91,8 @@ def add_routes(app: FastAPI, ctx: Context) -> None:
         who = reader(config, x_operator_key, x_support_key, authorization)
         return JSONResponse(await off_loop(lambda: round_details(service, find_round(service, who.brand, round_id))))
 
-    @app.get("/support/rounds/{round_id}", tags=["support"], response_class=HTMLResponse)
+    # The two pages are for browsers (HTML, documented in docs/OPERATORS.md), not operations of the JSON API.
+    @app.get("/support/rounds/{round_id}", include_in_schema=False, response_class=HTMLResponse)
     async def support_page(round_id: RoundId, x_operator_key: OperatorKey = None, x_support_key: SupportKey = None,
                            authorization: Auth = None) -> HTMLResponse:
         """Operator or support (or HTTP Basic with either key as the password): the round's support page."""
@@ -120,7 +121,7 @@ def add_routes(app: FastAPI, ctx: Context) -> None:
         return JSONResponse(issue_replay_link(signing_key(), base, service.ids.public(rnd.id),
                                               body.expires_in_seconds), status_code=201)
 
-    @app.get("/replay/{round_id}", tags=["support"], response_class=HTMLResponse)
+    @app.get("/replay/{round_id}", include_in_schema=False, response_class=HTMLResponse)
     async def replay_page(round_id: RoundId, expires: Annotated[str | None, Query(max_length=20)] = None,
                           signature: Annotated[str | None, Query(max_length=128)] = None) -> HTMLResponse:
         """Anyone with a signed replay link: the round's read-only replay (403 altered, 410 expired)."""
@@ -135,22 +136,24 @@ def add_routes(app: FastAPI, ctx: Context) -> None:
     @app.get("/api/v1/operator/reports/revenue", tags=["support"],
              responses={200: {"content": {"text/csv": {}}, "description": "JSON, or CSV with format=csv"}})
     async def revenue(
-        day: Annotated[str, Query(alias="date", max_length=10, description="the day, YYYY-MM-DD (UTC)")],
-        to: Annotated[str | None, Query(max_length=3, description="reporting currency (ISO 4217)")] = None,
-        rates: Annotated[str | None, Query(max_length=2000, description="CODE:RATE,... (1 CODE = RATE of to), "
-                                                                        "exact decimals")] = None,
-        fmt: Annotated[str, Query(alias="format", pattern="^(json|csv)$", description="json or csv")] = "json",
+        day: Annotated[date, Query(alias="date", description="the day, YYYY-MM-DD (UTC)")],
+        to: Annotated[str | None, Query(pattern="^[A-Z]{3}$", description="reporting currency (ISO 4217)")] = None,
+        rates: Annotated[str | None, Query(pattern=f"^{_RATE}(,{_RATE}){{0,49}}$",
+                                           description="CODE:RATE,... (1 CODE = RATE of to): positive decimals")] = None,
+        fmt: Annotated[Literal["json", "csv"], Query(alias="format", description="json or csv")] = "json",
         x_operator_key: OperatorKey = None, x_support_key: SupportKey = None, authorization: Auth = None,
     ) -> Response:
         """Operator or support: the brand's daily revenue per game, currency and kind of round (rounds, stakes,
-        wins, refunds, GGR), converted into ``to`` at ``rates`` when given (the figures of ``/metrics``)."""
+        wins, refunds, GGR), converted into ``to`` at ``rates`` when given (the figures of ``/metrics``).
+        Rates that cannot convert the day (a currency without a rate or unknown here, ``to``'s own rate other
+        than 1, rates without ``to``) are 409 ``rates_not_usable``."""
         who = reader(config, x_operator_key, x_support_key, authorization)
         try:
-            report = await off_loop(revenue_report, ctx.engine, config.currencies, parse_day(day), who.brand, to,
+            report = await off_loop(revenue_report, ctx.engine, config.currencies, day, who.brand, to,
                                     parse_rates_text(rates) if rates else None)
         except ReportError as exc:
-            raise ApiError(422, "bad_report_request", str(exc)) from None
+            raise ApiError(409, "rates_not_usable", str(exc)) from None
         if fmt == "csv":
             return Response(report.to_csv(), media_type="text/csv; charset=utf-8", headers={
-                "Content-Disposition": f'attachment; filename="revenue-{who.brand}-{day}.csv"'})
+                "Content-Disposition": f'attachment; filename="revenue-{who.brand}-{day.isoformat()}.csv"'})
         return JSONResponse(report.to_json())

@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 from reelforge.core.draws import SecureDraws, SeededDraws
 from reelforge.ops.client import ApiClient
 from reelforge.server.app import create_app
-from reelforge.server.config import BrandConfig, OperatorConfig
+from reelforge.server.config import BrandConfig, ConfigError, OperatorConfig, parse_config
 from reelforge.server.revenue import ReportError, RevenueReport, RevenueRow, decimal_text, parse_rates
 from reelforge.server.schema import players, rounds
 from reelforge.server.store import round_ids_key
@@ -319,3 +319,17 @@ def test_seamless_wallet_calls_are_on_the_round_page_and_a_brand_reads_only_its_
     assert query(server, other).json()["rounds"] == [] and query(server, SUP).json()["rounds"]
     r = server.client.post(f"/api/v1/operator/rounds/{rnd['id']}/replay-links", json={}, headers=other)
     assert r.status_code == 404
+
+
+def test_a_support_key_must_be_a_key_of_its_own():
+    digest, other = hashlib.sha256(b"k").hexdigest(), hashlib.sha256(b"s").hexdigest()
+    server = {"mode": "operator", "api_key_sha256": digest}
+    with pytest.raises(ConfigError, match="needs a key of its own"):
+        parse_config({"server": {**server, "support_key_sha256": digest}}, "test")
+    with pytest.raises(ConfigError, match="support_key_sha256 must be 64 hex digits"):
+        parse_config({"server": {**server, "support_key_sha256": "abc"}}, "test")
+    with pytest.raises(ConfigError, match=r"\[brands.b\]: support_key_sha256 is the operator's"):
+        parse_config({"server": server, "brands": {"b": {"api_key_sha256": other, "support_key_sha256": other}}},
+                     "test")
+    config = parse_config({"server": {**server, "support_key_sha256": other}}, "test")
+    assert config.default_brand.check_support_key("s") and not config.default_brand.check_api_key("s")

@@ -395,9 +395,11 @@ def revenue(
                                            help='JSON file {"GBP": "1.1650", ...}: 1 unit of each = RATE of --to'),
     fmt: str = typer.Option("csv", "--format", help="csv or json"),
 ) -> None:
-    """The daily revenue report per brand, game, currency and kind of round: rounds, stakes, wins, refunds, GGR
-    (the figures of /metrics), converted into --to at the operator's --rates (exact decimals, rounded once,
-    half to even)."""
+    """The daily revenue report per brand, game, currency and kind of round (the figures of /metrics), converted
+    into a reporting currency at the operator's rates; CSV or JSON.
+
+    Rounds, stakes, wins, refunds and GGR of the rounds staked on --date (UTC); --to and --rates convert them
+    (exact decimals, each amount rounded once to the minor unit, half to even)."""
     from decimal import Decimal
 
     from reelforge.server.revenue import ReportError, parse_day, revenue_report

@@ -20,7 +20,7 @@ from reelforge.ops.client import ApiClient
 from reelforge.server.app import create_app
 from reelforge.server.config import BrandConfig, ConfigError, OperatorConfig, parse_config
 from reelforge.server.revenue import ReportError, RevenueReport, RevenueRow, decimal_text, parse_rates
-from reelforge.server.schema import players, rounds
+from reelforge.server.schema import players, rounds, steps
 from reelforge.server.store import round_ids_key
 from reelforge.server.support import issue_replay_link, replay_key
 
@@ -158,6 +158,13 @@ def test_the_round_page_and_details_show_steps_money_and_fair_data(played):
     assert refused.status_code == 401 and refused.headers["www-authenticate"].startswith("Basic")
     r = server.client.get("/api/v1/operator/rounds/1", headers=SUP)
     assert r.status_code == 404 and r.json()["error"] == "round_not_found"
+    # An open round shows support only the steps its player has seen, never those decided and still hidden.
+    unfinished = query(server, status="open").json()["rounds"][0]
+    shown = server.client.get(f"/api/v1/operator/rounds/{unfinished['id']}", headers=SUP).json()["steps"]
+    with server.engine.connect() as conn:
+        stored = conn.execute(select(func.count()).select_from(steps)
+                              .where(steps.c.round_id == server.internal(unfinished["id"]))).scalar()
+    assert len(shown) == unfinished["step_count"] < stored
 
     # A provably fair round (a server drawing from the player's seed pair, on the same database): its seeds and
     # nonce, and the server seed once the player rotated the pair.

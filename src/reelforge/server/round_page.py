@@ -52,7 +52,9 @@ def _table(head: list[str], rows: list[list[str]], testid: str, empty: str) -> s
     if not rows:
         return f'<p class="sp-muted" data-testid="{testid}">{escape(empty)}</p>'
     th = "".join(f"<th>{escape(h)}</th>" for h in head)
-    body = "".join("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in row) + "</tr>" for row in rows)
+    # each cell names its column: a phone shows a row as a list of labelled lines (support.css)
+    body = "".join("<tr>" + "".join(f'<td data-label="{escape(h)}">{escape(c)}</td>' for h, c in zip(head, row))
+                   + "</tr>" for row in rows)
     return f'<table class="sp-table" data-testid="{testid}"><thead><tr>{th}</tr></thead><tbody>{body}</tbody></table>'
 
 

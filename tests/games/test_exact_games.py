@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 
 from reelforge.cli import main
+from reelforge.conformance import CHECKS, ConformanceError, Context
+from reelforge.game import contract
 from reelforge.games.registry import get_game
 from reelforge.games.seven_lines.exact import search_figures
 from reelforge.games.seven_lines.game import SevenLines
@@ -132,3 +134,37 @@ def test_a_build_named_for_its_rtp_states_an_rtp_within_a_hundredth_of_a_point_o
     b = g.load_build(name)
     assert abs(b.rtp - Fraction(name) / 100) <= Fraction(1, 10_000) and b.rtp.denominator > 10 ** 6
     assert g.load_build(name, "1.0").rtp == Fraction(name) / 100   # the published 1.0 stays as it was
+
+
+def test_recorded_exact_figures_are_what_the_lobby_shows_and_check_game_holds_them_to_the_exact_ones(small, tmp_path):
+    b = small.load_build("92.0")
+    ex = small.exact(b)
+    record = tmp_path / "exact_figures.toml"
+    small.exact_record_path = lambda: record
+    record.write_text(f'["{b.identity.content_hash}"]\nrtp = "{ex.rtp}"\nmax_win_x = "{ex.max_win_x}"\n'
+                      f'max_win_probability = "{ex.max_win_probability}"\n')
+    shown = small.published_max_win(b)
+    assert (shown.x, shown.method, shown.probability) == (ex.max_win_x, "exact", ex.max_win_probability)
+    assert "recorded for this build's content" in shown.text
+    record.write_text(f'["{b.identity.content_hash}"]\nrtp = "{ex.rtp}"\nmax_win_x = "{ex.max_win_x}"\n'
+                      f'max_win_probability = "{ex.max_win_probability * 2}"\n')
+    contract._EXACT_RECORDS.pop(record, None)             # records are read once per file
+    with pytest.raises(ConformanceError, match=r"the exact figures recorded in exact_figures\.toml \(shown in the lobby "
+                                               r"and the help\) are not the build's: max_win_probability \d+/\d+ "
+                                               r"\(exact \d+/\d+\)$"):
+        CHECKS["max_win_reachable"](Context(small))
+
+
+def test_a_report_of_an_exact_build_says_exact_and_how_its_maximum_win_is_known(small):
+    from reelforge.analysis.figures import figure_rows
+    from reelforge.analysis.summary import exact_summary
+
+    b = small.load_build("92.0")
+    ex = small.exact(b)
+    rows = {label: (value, how) for label, value, how in figure_rows(exact_summary(small, b))}
+    assert rows["RTP (return to player)"] == (f"{float(ex.rtp) * 100:.5f}%", "exact")
+    assert rows["probability of the maximum win"][1] == "exact"
+    top = f"{int(ex.max_win_x):,}"
+    assert ex.max_win_x < 2000 and rows["maximum win (below the cap)"] == (
+        f"{top}x total bet (the cap: 2,000x)", f"{small.max_win_source}; reachable, exactly (every outcome enumerated): "
+                                              f"the largest outcome of the exact distribution (below the 2,000x cap)")

@@ -123,6 +123,16 @@ def check_max_win_reachable(game: Game | Context) -> None:
         found = _max_win(ctx, build)
         if found.x > stated:
             raise ctx.fail(f"a round wins {found.x}x, above the stated maximum {stated}x ({found.text})", build)
+        recorded = g.recorded_exact(build)
+        if recorded is not None:
+            exact = ctx.exact(build)
+            if exact is None:
+                raise ctx.fail(f"exact figures are recorded in {g.EXACT_RECORD} but the game has none", build)
+            held = {"rtp": exact.rtp, "max_win_x": found.x, "max_win_probability": exact.max_win_probability}
+            wrong = [f"{k} {recorded[k]} (exact {v})" for k, v in held.items() if recorded[k] != v]
+            if wrong:
+                raise ctx.fail(f"the exact figures recorded in {g.EXACT_RECORD} (shown in the lobby and the help) are "
+                               f"not the build's: {'; '.join(wrong)}", build)
         if g.max_win_source == TECHNICAL_LIMIT:
             continue
         if found.x < stated:

@@ -27,10 +27,13 @@ from __future__ import annotations
 
 import copy
 import math
+import sys
+import tomllib
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, fields
 from fractions import Fraction
+from pathlib import Path
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
@@ -499,6 +502,8 @@ class Reporting:
         return {}
 
 
+_EXACT_RECORDS: dict[Path, dict[str, Any]] = {}
+"""Each game's recorded exact figures (:meth:`Game.recorded_exact`), read once."""
 _PUBLISHED_MAX_WIN: dict[tuple[str, str], MaxWin] = {}
 """Each build's :meth:`Game.published_max_win` by game and content hash (a build's content never changes)."""
 
@@ -712,6 +717,24 @@ class Game(ABC):
     """:meth:`exact` answers in well under a second (a chain, not an enumeration), so the lobby and the help may
     give the maximum win's exact probability (:meth:`published_max_win`)."""
 
+    EXACT_RECORD = "exact_figures.toml"
+    """The file beside a game's module recording the exact figures of its builds by content hash."""
+
+    def exact_record_path(self) -> Path:
+        """Where this game's recorded exact figures are (:meth:`recorded_exact`)."""
+        return Path(sys.modules[type(self).__module__].__file__ or ".").parent / self.EXACT_RECORD
+
+    def recorded_exact(self, build: Build) -> dict[str, Fraction] | None:
+        """The exact ``rtp``, ``max_win_x`` and ``max_win_probability`` recorded for this build's content (written by
+        ``bench/exact_games.py --record`` from ``reelforge exact``), or None: what the lobby, the help and ``reelforge
+        games`` show of a game whose enumeration takes seconds. check_game's ``max_win_reachable`` holds every
+        record to :meth:`exact`."""
+        path = self.exact_record_path()
+        if path not in _EXACT_RECORDS:
+            _EXACT_RECORDS[path] = tomllib.loads(path.read_text()) if path.exists() else {}
+        entry = _EXACT_RECORDS[path].get(build.identity.content_hash)
+        return None if entry is None else {k: Fraction(entry[k]) for k in ("rtp", "max_win_x", "max_win_probability")}
+
     def cap_x(self, build: Build) -> int:
         """The stated maximum win of a round of ``build`` (x total bet): :attr:`max_win_x`, where the rules stop
         a round (a game whose cap is build data overrides this)."""
@@ -761,7 +784,15 @@ class Game(ABC):
         key = (self.id, build.identity.content_hash)
         if key not in _PUBLISHED_MAX_WIN:
             quick = self.capabilities.exact and self.quick_exact
-            _PUBLISHED_MAX_WIN[key] = self.max_win(build, self.exact(build) if quick else None)
+            recorded = self.recorded_exact(build) if self.capabilities.exact and not quick else None
+            if recorded is not None:
+                top, stated = recorded["max_win_x"], Fraction(self.cap_x(build))
+                _PUBLISHED_MAX_WIN[key] = MaxWin(
+                    top, "exact", f"the largest outcome of the exact distribution ({'the cap' if top == stated else f'below the {_x_text(stated)}x cap'}; "
+                    f"recorded for this build's content from `reelforge exact {self.id} --build {build.name}`)",
+                    probability=recorded["max_win_probability"])
+            else:
+                _PUBLISHED_MAX_WIN[key] = self.max_win(build, self.exact(build) if quick else None)
         return _PUBLISHED_MAX_WIN[key]
 
     def extra_summary(self, build: Build, acc: Accumulator) -> dict[str, Any]:

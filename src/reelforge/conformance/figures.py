@@ -63,7 +63,8 @@ def _held_to_a_simulation(ctx: Context, build: Build, tolerance: Fraction) -> No
     (its interval half the tolerance wide on each side) or the budget ``ctx.rtp_rounds``. At every look the build
     fails if its interval (99% over all the looks: Bonferroni) lies wholly outside the declared RTP +- the tolerance;
     at the needed size it fails if it is more than the tolerance away; at the budget, short of that, it passes
-    only if its interval lies wholly inside, else it is undecided (a failure naming the rounds needed)."""
+    only if its interval lies wholly inside, else it is undecided (a failure naming the rounds needed), as soon as
+    a look shows that the whole budget's interval would still be wider than the tolerance."""
     g = ctx.game
     declared, tol = float(build.rtp), float(tolerance)
     seed = ctx.seeds[-1] + 1
@@ -85,6 +86,8 @@ def _held_to_a_simulation(ctx: Context, build: Build, tolerance: Fraction) -> No
                            f"more than the {_pp(tolerance)} it may differ", build, "paid", seed)
         if acc.rounds >= min(needed, ctx.rtp_rounds):
             break
+        if half * math.sqrt(acc.rounds / ctx.rtp_rounds) > tol:
+            break       # even the whole budget could not show the RTP inside the tolerance: undecided now
         more = min((LOOK_GROWTH - 1) * acc.rounds, min(needed, ctx.rtp_rounds) - acc.rounds)
         chunk += 1
         acc.merge_in(g.simulate_chunk(build, more, seed + chunk, "paid"))
@@ -96,9 +99,12 @@ def _held_to_a_simulation(ctx: Context, build: Build, tolerance: Fraction) -> No
         return
     if abs(acc.rtp - declared) + half <= tol:
         return
+    reach = "" if acc.rounds == ctx.rtp_rounds else \
+        f" (all {ctx.rtp_rounds:,} would resolve only {_pp(half * math.sqrt(acc.rounds / ctx.rtp_rounds))})"
     raise ctx.fail(f"undecided: the declared rtp {_percent(build.rtp)} cannot be held to {_pp(tolerance)} within "
                    f"the budget: {text}; deciding at 99% needs {needed:,} rounds (SD {acc.sd:.3g}x), more than the "
-                   f"{ctx.rtp_rounds:,} allowed (bench/check_games.py --rtp-rounds {needed})", build, "paid", seed)
+                   f"{ctx.rtp_rounds:,} allowed{reach} (bench/check_games.py --rtp-rounds {needed})", build, "paid",
+                   seed)
 
 
 def _max_win(ctx: Context, build: Build) -> MaxWin:

@@ -168,3 +168,16 @@ def test_a_report_of_an_exact_build_says_exact_and_how_its_maximum_win_is_known(
     assert ex.max_win_x < 2000 and rows["maximum win (below the cap)"] == (
         f"{top}x total bet (the cap: 2,000x)", f"{small.max_win_source}; reachable, exactly (every outcome enumerated): "
                                               f"the largest outcome of the exact distribution (below the 2,000x cap)")
+
+
+def test_the_help_and_the_lobby_show_the_proven_rtp():
+    g = get_game("forge-of-fortunes")              # enumerable in milliseconds: its exact RTP, not its name's
+    b = g.load_build("96.2")
+    assert g.help(b).rtp == g.proven_rtp(b) == g.exact(b).rtp != b.rtp
+    for game_id in ("seven-lines", "golden-vault"):  # recorded for the content (check_game holds the record)
+        g = get_game(game_id)
+        for name in g.build_names():
+            b = g.load_build(name)
+            assert g.help(b).rtp == g.recorded_exact(b)["rtp"] == b.rtp
+            shown = g.published_max_win(b)
+            assert shown.method == "exact" and shown.probability == g.recorded_exact(b)["max_win_probability"] > 0

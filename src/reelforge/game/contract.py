@@ -681,7 +681,7 @@ class Game(ABC):
         bolts = volatility_bolts(volatility)
         return GameHelp(
             game=self.id, title=self.title, game_id=self.reference_id, published_id=self.published_id,
-            version=self.version, build=build.name, rtp=Fraction(build.rtp if rtp is None else rtp),
+            version=self.version, build=build.name, rtp=self.proven_rtp(build) if rtp is None else Fraction(rtp),
             volatility=VOLATILITY_WORDS[bolts - 1], volatility_bolts=bolts, max_win_x=self.cap_x(build),
             rules=tuple(rules), paytable=page["paytable"],
             symbol_names=dict(symbol_names), page=page, feature_buy_price_x=self.feature_buy_price_x(build),
@@ -734,6 +734,18 @@ class Game(ABC):
             _EXACT_RECORDS[path] = tomllib.loads(path.read_text()) if path.exists() else {}
         entry = _EXACT_RECORDS[path].get(build.identity.content_hash)
         return None if entry is None else {k: Fraction(entry[k]) for k in ("rtp", "max_win_x", "max_win_probability")}
+
+    def proven_rtp(self, build: Build) -> Fraction:
+        """The RTP the help and the lobby show: the exact RTP where the game is enumerable (computed where
+        :attr:`quick_exact`, else :meth:`recorded_exact` for this build's content), else the build's declared RTP
+        (held to a simulation by check_game's ``rtp_declared``; its certification run is the decision)."""
+        if self.capabilities.exact:
+            if self.quick_exact:
+                return self.exact(build).rtp
+            recorded = self.recorded_exact(build)
+            if recorded is not None:
+                return recorded["rtp"]
+        return Fraction(build.rtp)
 
     def cap_x(self, build: Build) -> int:
         """The stated maximum win of a round of ``build`` (x total bet): :attr:`max_win_x`, where the rules stop

@@ -101,6 +101,10 @@ def test_the_tuner_meets_two_targets_at_once_on_exact_figures_and_refuses_one_it
                                          r"nothing written$"):
         small.tune("92.0", {"rtp": 0.92, "hit": 0.95}, out=str(tmp_path / "never.toml"), tolerances={"hit": 0.005})
     assert not (tmp_path / "never.toml").exists()
+    small.load_build = lambda name, version=None: tuned                # tuned again: met at once, nothing changes
+    again = small.tune("92.0", {"rtp": 0.92, "hit": 0.5}, out=str(tmp_path / "again.toml"), tolerances={"hit": 0.005})
+    kept = small.build_files.load_file(tmp_path / "again.toml", "92.0")
+    assert again.extra["evaluations"] == 1 and kept.identity == tuned.identity   # same content, same version 2.0
 
 
 @pytest.mark.parametrize("args, message", [

@@ -342,6 +342,7 @@ class DataTuning:
         for t in goal:
             if not 0 < t.tolerance < 1:
                 raise ValueError(f"the tolerance of {t.name} must be between 0 and 1, got {float(t.tolerance):g}")
+        asked_version = version
         version = version or self._tuned_version(build)
         files = game.build_files
 
@@ -395,6 +396,9 @@ class DataTuning:
                 raise ValueError(f"cannot reach {rtp_goal.text()}: the tuned build's exact RTP, cap included, is "
                                  f"{float(tuned.rtp):.6g}; nothing written")
             found.measured["rtp"] = Figure(float(tuned.rtp))
+        if asked_version is None and tuned.identity.content_hash == build.identity.content_hash:
+            version = build.identity.version        # nothing changed: the same build, the same version
+            tuned = files.parse({**files.to_data(tuned), "version": version}, name)
         path = Path(out) if out else files.folder / f"{name}.toml"
         if out is None:
             self._keep_older(build, tuned)

@@ -332,7 +332,7 @@ class MaxWin:
 
     def player_words(self) -> str:
         """The help's sentence: the maximum win, and how often where that is known exactly."""
-        odds = f", reached on average once in {float(1 / self.probability):,.0f} rounds" if self.probability else ""
+        odds = f", reached on average once in {_rounds_text(1 / self.probability)} rounds" if self.probability else ""
         return f"The maximum win of a round is {_x_text(self.x)}x the total bet{odds}; reaching it ends the round."
 
     def to_json(self) -> dict[str, Any]:
@@ -506,6 +506,16 @@ _EXACT_RECORDS: dict[Path, dict[str, Any]] = {}
 """Each game's recorded exact figures (:meth:`Game.recorded_exact`), read once."""
 _PUBLISHED_MAX_WIN: dict[tuple[str, str], MaxWin] = {}
 """Each build's :meth:`Game.published_max_win` by game and content hash (a build's content never changes)."""
+
+
+def _rounds_text(n: Fraction) -> str:
+    """A number of rounds for people: ``100,848``, or ``4.46 × 10⁴³`` past a billion (as the lobby writes it)."""
+    whole = round(n)
+    if whole < 10 ** 9:
+        return f"{whole:,}"
+    digits = str(whole)
+    power = "".join("⁰¹²³⁴⁵⁶⁷⁸⁹"[int(c)] for c in str(len(digits) - 1))
+    return f"{digits[0]}.{digits[1:3]} × 10{power}"
 
 
 def _x_text(x: Fraction) -> str:

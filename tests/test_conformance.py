@@ -74,7 +74,9 @@ def test_toy_game_keeps_the_contract(toy, check):
 
 
 def test_check_game_runs_every_check_on_the_toy_game(toy):
-    assert check_game(toy, rounds=200, replay_rounds=50, kernel_rounds=8000) == list(CHECKS)
+    # its RTP held within 1 pp: about 3 M simulated rounds decide that (0.05 pp would need 1.2e9: undecided)
+    assert check_game(toy, rounds=200, replay_rounds=50, kernel_rounds=8000, rtp_tolerance=Fraction(1, 100)) \
+        == list(CHECKS)
     with pytest.raises(ValueError, match="unknown check.*'no_such_check'"):
         check_game(toy, checks=["no_such_check"])
 

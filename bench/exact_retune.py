@@ -25,32 +25,14 @@ from typing import Any
 from reelforge.game.buildfile import OLDER, with_values
 from reelforge.game.exact import exact_figures
 from reelforge.games.registry import get_game
-from reelforge.mechanics.enumeration import anywhere_cells, line_spin
+from reelforge.mechanics.enumeration import anywhere_cells
 
 
 def seven_lines_rtp(b: Any) -> Fraction:
-    """Seven Lines' RTP without the cap (the cap moves it by less than 1e-30)."""
-    from reelforge.games.seven_lines.build import LINES, STAR, WILD, tables
+    """Seven Lines' RTP without the cap (the cap moves it by less than 1e-30): Wald's identity on the enumeration."""
+    from reelforge.games.seven_lines.exact import search_figures
 
-    t = tables(b)
-    w = line_spin(t.codes, t.lens, 3, LINES, t.pays, WILD, STAR, t.star_pays, max_count=5)
-    total = int(w.sum())
-    mean = Fraction(sum(int(i) * int(w[i].sum()) for i in w.sum(axis=1).nonzero()[0]), total)
-    by_award: dict[int, Fraction] = {}
-    for stars in range(w.shape[1]):
-        a = int(t.awards[min(stars, len(t.awards) - 1)])
-        by_award[a] = by_award.get(a, Fraction(0)) + Fraction(int(w[:, stars].sum()), total)
-
-    @cache
-    def spins(left: int, room: int) -> Fraction:      # expected free spins played from (left, room)
-        if left == 0:
-            return Fraction(0)
-        return 1 + sum((p * spins(left - 1 + min(a, room), room - min(a, room)) for a, p in by_award.items()),
-                       Fraction(0))
-
-    feature = sum((p * spins(min(a, t.limit), t.limit - min(a, t.limit)) for a, p in by_award.items() if a),
-                  Fraction(0))
-    return (mean + feature * t.multiplier * mean) / 10
+    return search_figures(b)["rtp"]
 
 
 def golden_vault_rtp(b: Any) -> Fraction:

@@ -29,13 +29,15 @@ def test_games_and_the_help_give_the_maximum_win_a_round_can_reach_and_how_it_is
     games = {g["id"]: g for g in json.loads(cli("games", "--json").stdout)["games"]}
     fof, vault = games["forge-of-fortunes"]["max_win"], games["golden-vault"]["max_win"]
     assert (fof["x"], fof["method"], fof["reachable"]) == ("2500", "exact", True) and Fraction(fof["probability"]) > 0
-    assert (vault["x"], vault["method"]) == ("2600", "constructed round")   # never the 5,000x it once stated
-    assert "15 coins" in vault["text"] and games["golden-vault"]["max_win_x"] == 2600
+    # never the 5,000x it once stated; exact, its probability recorded for the build's content (check_game holds it)
+    assert (vault["x"], vault["method"], vault["reachable"]) == ("2600", "exact", True)
+    assert "recorded for this build's content" in vault["text"] and games["golden-vault"]["max_win_x"] == 2600
     from reelforge.games.registry import get_game
 
     vault_help = get_game("golden-vault").help(get_game("golden-vault").load_build("96.0"))
-    assert vault_help.max_win_x == 2600 and vault_help.max_win["method"] == "constructed round"
-    assert "The maximum win of a round is 2,600x the total bet; reaching it ends the round." in vault_help.rules
+    assert vault_help.max_win_x == 2600 and vault_help.max_win["method"] == "exact"
+    assert ("The maximum win of a round is 2,600x the total bet, reached on average once in 4.46 × 10⁴³ rounds; "
+            "reaching it ends the round.") in vault_help.rules
 
 
 def test_exact_summary_json_contract():

@@ -39,10 +39,24 @@ SHIPPED_CASES = [pytest.param(game_id, name, id=f"{game_id}-{name}")
                  for game_id in sorted(registry.SHIPPED_GAMES) for name in CHECKS if name != IN_DEPTH]
 
 
+UNDECIDED = r"undecided: the declared rtp .* needs [\d,]+ rounds \(SD .*\), more than the 10,000,000 allowed"
+"""A simulated game's RTP check within the suite's budget: 0.05 pp at 99% needs billions of rounds (SDs of 3x to
+20x), so the check says it cannot decide, the figure it reached and the rounds needed (bench/check_games.py runs
+them; the certification run is the figure the help shows)."""
+
+
+def _check(game, check, ctx):
+    if check == "rtp_declared" and not game.capabilities.exact:
+        with pytest.raises(ConformanceError, match=UNDECIDED):
+            CHECKS[check](ctx)
+    else:
+        CHECKS[check](ctx)
+
+
 @pytest.mark.parametrize(("game_id", "check"), SHIPPED_CASES)
 def test_shipped_game_keeps_the_contract(game_id, check):
     try:
-        CHECKS[check](_context(game_id))
+        _check(registry.get_game(game_id), check, _context(game_id))
     finally:
         if check == list(CHECKS)[-1]:
             _contexts.pop(game_id, None)   # the game's rounds (a few hundred MB for all three) are done with
@@ -56,11 +70,13 @@ def toy():
 
 @pytest.mark.parametrize("check", list(CHECKS))
 def test_toy_game_keeps_the_contract(toy, check):
-    CHECKS[check](_context(toy.id))
+    _check(toy, check, _context(toy.id))
 
 
 def test_check_game_runs_every_check_on_the_toy_game(toy):
-    assert check_game(toy, rounds=200, replay_rounds=50, kernel_rounds=8000) == list(CHECKS)
+    # its RTP held within 1 pp: about 3 M simulated rounds decide that (0.05 pp would need 1.2e9: undecided)
+    assert check_game(toy, rounds=200, replay_rounds=50, kernel_rounds=8000, rtp_tolerance=Fraction(1, 100)) \
+        == list(CHECKS)
     with pytest.raises(ValueError, match="unknown check.*'no_such_check'"):
         check_game(toy, checks=["no_such_check"])
 
@@ -328,9 +344,10 @@ class ExactThreeTenthsHigh(ToyWithExact):
 
 
 def test_a_declared_rtp_is_held_to_the_exact_rtp_or_to_a_simulation_sized_to_decide_it():
+    # 7.6 pp off: the pilot's million rounds decide it
     with pytest.raises(ConformanceError, match=r"toy-line, build 96\.1, mode paid, seed 2027: the declared rtp "
-                                               r"96\.1000% is -7\.\d+ pp from a simulation of 10,000,000 rounds "
-                                               r"\(88\.\d+%, 99% interval"):
+                                               r"96\.1000% is -7\.\d+ pp from what a simulation of 1,000,000 rounds "
+                                               r"pays 88\.\d+% \(99% interval .*more than the 0\.0500 pp it may differ$"):
         CHECKS["rtp_declared"](Context(LabelledAboveWhatItPays()))
     # 0.3 pp above what it pays, the tolerance 0.1 pp: exactly, and on a simulation of the size it needs
     with pytest.raises(ConformanceError, match=r"toy-line, build 96\.1: the declared rtp \d+\.\d+% is -0\.3000 pp "
@@ -338,13 +355,21 @@ def test_a_declared_rtp_is_held_to_the_exact_rtp_or_to_a_simulation_sized_to_dec
         CHECKS["rtp_declared"](Context(ExactThreeTenthsHigh(), rtp_tolerance=Fraction(1, 1000)))
     sd = math.sqrt(float(toy_exact(CalmToy().load_build("96.1"), 100).variance))
     needed = rtp_rounds_needed(sd, Fraction(1, 1000))
-    assert 0.5 < sd < 1.5 and needed < 30_000_000
+    assert 0.3 < sd < 1.5 and 2_000_000 < needed < 30_000_000
+    # decided at the first look whose interval leaves the tolerance, long before the rounds a pass needs
     with pytest.raises(ConformanceError, match=r"toy-line, build 96\.1, mode paid, seed 2027: the declared rtp "
-                                               r"\d+\.\d+% is -0\.[23]\d+ pp from a simulation of 1\d,\d{3},\d{3} rounds"):
+                                               r"\d+\.\d+% is -0\.[23]\d+ pp from what a simulation of 1,000,000 rounds"):
         CHECKS["rtp_declared"](Context(CalmToyThreeTenthsHigh(), rtp_tolerance=Fraction(1, 1000), rtp_rounds=2 * needed))
     # the same game declaring what it pays passes, exactly and simulated
     CHECKS["rtp_declared"](Context(CalmToy(), rtp_tolerance=Fraction(1, 1000), rtp_rounds=2 * needed))
     CHECKS["rtp_declared"](Context(ToyWithExact()))
+    # a budget short of what a decision needs: said plainly, with the figure reached and the rounds needed
+    with pytest.raises(ConformanceError, match=r"toy-line, build 96\.1, mode paid, seed 2027: undecided: the declared "
+                                               r"rtp \d+\.\d+% cannot be held to 0\.1000 pp within the budget: a "
+                                               r"simulation of 1,000,000 rounds pays \d+\.\d+% \(99% interval .*\); "
+                                               r"deciding at 99% needs [\d,]+ rounds \(SD 0\.\d+x\), more than the "
+                                               r"1,000,000 allowed"):
+        CHECKS["rtp_declared"](Context(CalmToy(), rtp_tolerance=Fraction(1, 1000), rtp_rounds=1_000_000))
 
 
 class StatesMoreThanItCanWin(ToyLine):

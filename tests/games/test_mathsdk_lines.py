@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 import zstandard
 
-from reelforge.conformance import check_game
+from reelforge.conformance import ConformanceError, check_game
 from reelforge.games import mathsdk_lines, registry
 from reelforge.games.mathsdk_lines import books
 from reelforge.games.mathsdk_lines.build import FILES, SYMBOLS, TENTHS, tables
@@ -30,7 +30,10 @@ def test_the_sample_is_not_in_the_lobby_and_registered_for_a_block():
 
 @pytest.mark.slow
 def test_the_sample_keeps_the_contract():
-    with mathsdk_lines.registered():
+    # its RTP within 0.05 pp needs more rounds than the suite's budget: said, not passed
+    with mathsdk_lines.registered(), pytest.raises(
+            ConformanceError, match=r"fails 1 check\(s\):\nrtp_declared: .*undecided: .* needs [\d,]+ rounds \(SD .*\), "
+                                    r"more than the 10,000,000 allowed"):
         check_game(registry.get_game(mathsdk_lines.GAME_ID), rounds=300, replay_rounds=30, kernel_rounds=3000,
                    depth_rounds=3000)
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from reelforge.conformance import check_game
+from reelforge.conformance import ConformanceError, check_game
 from reelforge.core.draws import SeededDraws
 from reelforge.games import problab, registry
 from reelforge.games.problab import cascade_rules, normal_rules
@@ -35,7 +35,14 @@ def test_benchmark_games_are_not_in_the_lobby_and_registered_for_a_block():
 @pytest.mark.parametrize("game_id", sorted(problab.PEER_GAMES))
 def test_demo_games_keep_the_contract(game_id):
     with problab.registered():
-        check_game(registry.get_game(game_id), rounds=400, replay_rounds=40, kernel_rounds=4000, depth_rounds=4000)
+        game = registry.get_game(game_id)
+        if game.capabilities.exact:
+            check_game(game, rounds=400, replay_rounds=40, kernel_rounds=4000, depth_rounds=4000)
+            return
+        # a simulated game's RTP within 0.05 pp needs more rounds than the suite's budget: said, not passed
+        with pytest.raises(ConformanceError, match=r"fails 1 check\(s\):\nrtp_declared: .*undecided: .* needs [\d,]+ "
+                                                   r"rounds \(SD .*\), more than the 10,000,000 allowed"):
+            check_game(game, rounds=400, replay_rounds=40, kernel_rounds=4000, depth_rounds=4000)
 
 
 def test_exact_figures_of_demo_normal():

@@ -114,6 +114,9 @@ def test_lobby_lists_every_game_with_its_rtp_and_max_win(new_page, web_server):
         # shown to at most 3 decimals (an exact RTP such as Seven Lines' 96.008537...% reads 96.009%)
         expect(card.get_by_test_id("lobby-rtp")).to_have_text(re.compile(rf"^{round(percent, 3):g}%$"))
         expect(card.get_by_test_id("lobby-max-win")).to_have_text(f"{g['max_win_x']:,}x")
+        odds = card.get_by_test_id("lobby-max-win-odds")       # how often, where exact (issue 34)
+        expect(odds).to_have_text(re.compile(r"^once in [\d,.]+( × 10[⁰¹²³⁴⁵⁶⁷⁸⁹]+)? rounds$") if g["max_win"]["probability"]
+                                  else ("reachable" if g["max_win"]["reachable"] else "an upper bound"))
     no_horizontal_overflow(page)
     screenshot(page, "lobby-phone")
     assert not page.js_errors

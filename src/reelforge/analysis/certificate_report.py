@@ -16,7 +16,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from reelforge.analysis.figures import bucket_words, figure_rows, glossary, interval_text
+from reelforge.analysis.figures import bucket_words, figure_rows, glossary, interval_text, max_win_how
 from reelforge.analysis.par import PAR_SAMPLE_ROUNDS, par_sheet
 from reelforge.analysis.report import PRINT_CSS, plot_convergence, plot_distribution, plot_feature, plot_split
 from reelforge.core.numbers import one_in, pct, pct_ci
@@ -202,7 +202,7 @@ def write_certificate(out: Path, game: Game, build: Build, f: dict[str, Any], id
 
     h(2, "Top award")
     top = f["top_award"]
-    top_rows = [["maximum win", f"{game.cap_x(build):,}x total bet", game.max_win_source],
+    top_rows = [["maximum win", f"{game.cap_x(build):,}x total bet", max_win_how(s)],
                 ["probability per round", top["statement"], top["method"]]]
     if top.get("ci99"):
         top_rows.append(["99% interval", f"[{top['ci99'][0]:.4g}, {top['ci99'][1]:.4g}]"

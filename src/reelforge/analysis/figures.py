@@ -72,6 +72,17 @@ def _one_in_ci(ci: Any) -> str:
 
 
 NO_INTERVAL = "none: the stratified estimator gives no interval for this figure"
+MAX_WIN_HOW = {"exact": "reachable, exactly (every outcome enumerated)",
+               "constructed round": "reachable: a constructed round reaches it",
+               "bound": "an upper bound, not shown reachable"}
+"""How a maximum win is known (:class:`reelforge.game.contract.MaxWin`'s method), in a report's words."""
+
+
+def max_win_how(s: dict[str, Any]) -> str:
+    """Where a summary's maximum win comes from and how it is known (its ``max_win``, where the summary has one)."""
+    source = s.get("max_win_source", "rules text")
+    found = s.get("max_win")
+    return f"{source}; {MAX_WIN_HOW[found['method']]}: {found['text']}" if found else source
 
 
 def figure_rows(s: dict[str, Any]) -> list[tuple[str, str, str]]:
@@ -116,7 +127,11 @@ def figure_rows(s: dict[str, Any]) -> list[tuple[str, str, str]]:
     add("volatility level (1 to 10)", f"{s['volatility_level']}",
         (("level " if len(levels) == 1 else "levels ") + ", ".join(map(str, levels)) + " (spanned by the SD interval)")
         if levels else NO_INTERVAL)
-    rows.append(("maximum win (the cap)", f"{s['max_win_x']:,}x total bet", s.get("max_win_source", "rules text")))
+    found = s.get("max_win")
+    top = Fraction(found["x"]) if found else Fraction(s["max_win_x"])
+    rows.append(("maximum win (the cap)" if top == s["max_win_x"] else "maximum win (below the cap)",
+                 f"{int(top) if top.denominator == 1 else float(top):,}x total bet" + ("" if top == s["max_win_x"] else f" (the cap: {s['max_win_x']:,}x)"),
+                 max_win_how(s)))
     if exact:
         p = s["max_win_probability"]
         add("probability of the maximum win", f"{pct(p, 6)} = {one_in(p)}", "exact")

@@ -36,8 +36,8 @@ RTP_PILOT_ROUNDS = 1_000_000
 """Paid rounds that measure a build's SD, from which the RTP check sizes its simulation."""
 RTP_ROUNDS = 10_000_000
 """The most paid rounds the RTP check simulates per build (a kernel plays them in about a second or two); a
-build whose SD needs more is decided at the tolerance these rounds resolve, which the failure states
-(`bench/check_games.py --rtp-rounds N` runs more)."""
+build whose SD needs more to decide is reported undecided, with the figure reached and the rounds a decision
+needs (`bench/check_games.py --rtp-rounds N` runs more)."""
 
 UNDECLARED_ACTION = "no-such-action"
 UNKNOWN_MODE = "no-such-mode"

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from statistics import NormalDist
 
 from reelforge.conformance.context import (
     RTP_PILOT_ROUNDS,
@@ -14,7 +15,6 @@ from reelforge.conformance.context import (
     Context,
     context_of,
 )
-from reelforge.core.stats import Z99
 from reelforge.core.tuning import rounds_for
 from reelforge.game.contract import TECHNICAL_LIMIT, Build, Game, MaxWin
 
@@ -34,13 +34,17 @@ def rtp_rounds_needed(sd: float, tolerance: Fraction) -> int:
     return rounds_for(sd, float(tolerance) / 2)
 
 
+LOOK_GROWTH = 4
+"""Each look of the RTP check's simulation has this many times the rounds of the one before."""
+
+
 def check_rtp_declared(game: Game | Context) -> None:
     """Each build's declared ``rtp`` is what it pays: within :data:`RTP_TOLERANCE_EXACT` of the exact RTP where
-    the game declares exact figures; else within :data:`RTP_TOLERANCE_SIMULATED` of a paid simulation sized
-    from the build's SD (a pilot of :data:`RTP_PILOT_ROUNDS`) to decide at 99% (:func:`rtp_rounds_needed`), at
-    most ``rtp_rounds`` rounds, deciding then at the tolerance those resolve (twice the 99% half-width)."""
+    the game declares exact figures; else within :data:`RTP_TOLERANCE_SIMULATED` of a paid simulation
+    (:func:`_held_to_a_simulation`) sized from the build's SD to decide at 99% (:func:`rtp_rounds_needed`), at most
+    ``rtp_rounds`` rounds: a build whose interval leaves the tolerance fails at the first look that shows it; one
+    the budget cannot decide fails as undecided, saying the figure it reached and the rounds a decision needs."""
     ctx = context_of(game)
-    g = ctx.game
     for build in ctx.builds():
         exact = ctx.exact(build)
         if exact is not None:
@@ -50,19 +54,57 @@ def check_rtp_declared(game: Game | Context) -> None:
                                f"exact RTP {_percent(exact.rtp)} ({exact.rtp}); the tolerance is {_pp(tolerance)}",
                                build)
             continue
-        tolerance = ctx.rtp_tolerance or RTP_TOLERANCE_SIMULATED
-        pilot = g.simulate_chunk(build, min(RTP_PILOT_ROUNDS, ctx.rtp_rounds), ctx.seeds[0], "paid")
-        n = min(ctx.rtp_rounds, rtp_rounds_needed(pilot.sd, tolerance))
-        acc = g.simulate_chunk(build, n, ctx.seeds[-1] + 1, "paid")
-        half = Z99 * acc.sd / math.sqrt(n)
-        decided = max(float(tolerance), 2 * half)
-        if abs(acc.rtp - float(build.rtp)) > decided:
-            resolved = "" if decided == float(tolerance) else \
-                f" ({n:,} rounds resolve only {_pp(decided)}; the build's tolerance is {_pp(tolerance)})"
-            raise ctx.fail(f"the declared rtp {_percent(build.rtp)} is {_pp(acc.rtp - float(build.rtp))} from a "
-                           f"simulation of {n:,} rounds ({_percent(acc.rtp)}, 99% interval "
-                           f"[{_percent(acc.rtp - half)}, {_percent(acc.rtp + half)}]): more than the "
-                           f"{_pp(decided)} it may differ{resolved}", build, "paid", ctx.seeds[-1] + 1)
+        _held_to_a_simulation(ctx, build, ctx.rtp_tolerance or RTP_TOLERANCE_SIMULATED)
+
+
+def _held_to_a_simulation(ctx: Context, build: Build, tolerance: Fraction) -> None:
+    """A sequential test of the declared RTP on paid rounds: a pilot (:data:`RTP_PILOT_ROUNDS`), then looks
+    :data:`LOOK_GROWTH` times larger, until the rounds the SD so far needs to decide within ``tolerance`` at 99%
+    (its interval half the tolerance wide on each side) or the budget ``ctx.rtp_rounds``. At every look the build
+    fails if its interval (99% over all the looks: Bonferroni) lies wholly outside the declared RTP +- the tolerance;
+    at the needed size it fails if it is more than the tolerance away; at the budget, short of that, it passes
+    only if its interval lies wholly inside, else it is undecided (a failure naming the rounds needed), as soon as
+    a look shows that the whole budget's interval would still be wider than the tolerance."""
+    g = ctx.game
+    declared, tol = float(build.rtp), float(tolerance)
+    seed = ctx.seeds[-1] + 1
+    acc = g.simulate_chunk(build, min(RTP_PILOT_ROUNDS, ctx.rtp_rounds), seed, "paid")
+    looks = 1 + max(0, math.ceil(math.log(max(1.0, ctx.rtp_rounds / acc.rounds), LOOK_GROWTH)))
+    z = NormalDist().inv_cdf(1 - 0.01 / (2 * looks))
+    chunk = 0
+
+    def interval(zz: float) -> tuple[float, str]:   # 99% over every look
+        half = zz * acc.sd / math.sqrt(acc.rounds)
+        return half, (f"a simulation of {acc.rounds:,} rounds pays {_percent(acc.rtp)} (99% interval "
+                      f"[{_percent(acc.rtp - half)}, {_percent(acc.rtp + half)}])")
+
+    while True:
+        needed = rtp_rounds_needed(acc.sd, tolerance)
+        half, text = interval(z)
+        if abs(acc.rtp - declared) - half > tol:
+            raise ctx.fail(f"the declared rtp {_percent(build.rtp)} is {_pp(acc.rtp - declared)} from what {text}: "
+                           f"more than the {_pp(tolerance)} it may differ", build, "paid", seed)
+        if acc.rounds >= min(needed, ctx.rtp_rounds):
+            break
+        if half * math.sqrt(acc.rounds / ctx.rtp_rounds) > tol:
+            break       # even the whole budget could not show the RTP inside the tolerance: undecided now
+        more = min((LOOK_GROWTH - 1) * acc.rounds, min(needed, ctx.rtp_rounds) - acc.rounds)
+        chunk += 1
+        acc.merge_in(g.simulate_chunk(build, more, seed + chunk, "paid"))
+    half, text = interval(z)
+    if acc.rounds >= needed:
+        if abs(acc.rtp - declared) > tol:
+            raise ctx.fail(f"the declared rtp {_percent(build.rtp)} is {_pp(acc.rtp - declared)} from what {text}: "
+                           f"more than the {_pp(tolerance)} it may differ", build, "paid", seed)
+        return
+    if abs(acc.rtp - declared) + half <= tol:
+        return
+    reach = "" if acc.rounds == ctx.rtp_rounds else \
+        f" (all {ctx.rtp_rounds:,} would resolve only {_pp(half * math.sqrt(acc.rounds / ctx.rtp_rounds))})"
+    raise ctx.fail(f"undecided: the declared rtp {_percent(build.rtp)} cannot be held to {_pp(tolerance)} within "
+                   f"the budget: {text}; deciding at 99% needs {needed:,} rounds (SD {acc.sd:.3g}x), more than the "
+                   f"{ctx.rtp_rounds:,} allowed{reach} (bench/check_games.py --rtp-rounds {needed})", build, "paid",
+                   seed)
 
 
 def _max_win(ctx: Context, build: Build) -> MaxWin:
@@ -87,6 +129,16 @@ def check_max_win_reachable(game: Game | Context) -> None:
         found = _max_win(ctx, build)
         if found.x > stated:
             raise ctx.fail(f"a round wins {found.x}x, above the stated maximum {stated}x ({found.text})", build)
+        recorded = g.recorded_exact(build)
+        if recorded is not None:
+            exact = ctx.exact(build)
+            if exact is None:
+                raise ctx.fail(f"exact figures are recorded in {g.EXACT_RECORD} but the game has none", build)
+            held = {"rtp": exact.rtp, "max_win_x": found.x, "max_win_probability": exact.max_win_probability}
+            wrong = [f"{k} {recorded[k]} (exact {v})" for k, v in held.items() if recorded[k] != v]
+            if wrong:
+                raise ctx.fail(f"the exact figures recorded in {g.EXACT_RECORD} (shown in the lobby and the help) are "
+                               f"not the build's: {'; '.join(wrong)}", build)
         if g.max_win_source == TECHNICAL_LIMIT:
             continue
         if found.x < stated:

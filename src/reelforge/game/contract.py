@@ -27,10 +27,13 @@ from __future__ import annotations
 
 import copy
 import math
+import sys
+import tomllib
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, fields
 from fractions import Fraction
+from pathlib import Path
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
@@ -329,7 +332,7 @@ class MaxWin:
 
     def player_words(self) -> str:
         """The help's sentence: the maximum win, and how often where that is known exactly."""
-        odds = f", reached on average once in {float(1 / self.probability):,.0f} rounds" if self.probability else ""
+        odds = f", reached on average once in {_rounds_text(1 / self.probability)} rounds" if self.probability else ""
         return f"The maximum win of a round is {_x_text(self.x)}x the total bet{odds}; reaching it ends the round."
 
     def to_json(self) -> dict[str, Any]:
@@ -499,8 +502,20 @@ class Reporting:
         return {}
 
 
+_EXACT_RECORDS: dict[Path, dict[str, Any]] = {}
+"""Each game's recorded exact figures (:meth:`Game.recorded_exact`), read once."""
 _PUBLISHED_MAX_WIN: dict[tuple[str, str], MaxWin] = {}
 """Each build's :meth:`Game.published_max_win` by game and content hash (a build's content never changes)."""
+
+
+def _rounds_text(n: Fraction) -> str:
+    """A number of rounds for people: ``100,848``, or ``4.46 × 10⁴³`` past a billion (as the lobby writes it)."""
+    whole = round(n)
+    if whole < 10 ** 9:
+        return f"{whole:,}"
+    digits = str(whole)
+    power = "".join("⁰¹²³⁴⁵⁶⁷⁸⁹"[int(c)] for c in str(len(digits) - 1))
+    return f"{digits[0]}.{digits[1:3]} × 10{power}"
 
 
 def _x_text(x: Fraction) -> str:
@@ -676,7 +691,7 @@ class Game(ABC):
         bolts = volatility_bolts(volatility)
         return GameHelp(
             game=self.id, title=self.title, game_id=self.reference_id, published_id=self.published_id,
-            version=self.version, build=build.name, rtp=Fraction(build.rtp if rtp is None else rtp),
+            version=self.version, build=build.name, rtp=self.proven_rtp(build) if rtp is None else Fraction(rtp),
             volatility=VOLATILITY_WORDS[bolts - 1], volatility_bolts=bolts, max_win_x=self.cap_x(build),
             rules=tuple(rules), paytable=page["paytable"],
             symbol_names=dict(symbol_names), page=page, feature_buy_price_x=self.feature_buy_price_x(build),
@@ -711,6 +726,36 @@ class Game(ABC):
     quick_exact: ClassVar[bool] = False
     """:meth:`exact` answers in well under a second (a chain, not an enumeration), so the lobby and the help may
     give the maximum win's exact probability (:meth:`published_max_win`)."""
+
+    EXACT_RECORD = "exact_figures.toml"
+    """The file beside a game's module recording the exact figures of its builds by content hash."""
+
+    def exact_record_path(self) -> Path:
+        """Where this game's recorded exact figures are (:meth:`recorded_exact`)."""
+        return Path(sys.modules[type(self).__module__].__file__ or ".").parent / self.EXACT_RECORD
+
+    def recorded_exact(self, build: Build) -> dict[str, Fraction] | None:
+        """The exact ``rtp``, ``max_win_x`` and ``max_win_probability`` recorded for this build's content (written by
+        ``bench/exact_games.py --record`` from ``reelforge exact``), or None: what the lobby, the help and ``reelforge
+        games`` show of a game whose enumeration takes seconds. check_game's ``max_win_reachable`` holds every
+        record to :meth:`exact`."""
+        path = self.exact_record_path()
+        if path not in _EXACT_RECORDS:
+            _EXACT_RECORDS[path] = tomllib.loads(path.read_text()) if path.exists() else {}
+        entry = _EXACT_RECORDS[path].get(build.identity.content_hash)
+        return None if entry is None else {k: Fraction(entry[k]) for k in ("rtp", "max_win_x", "max_win_probability")}
+
+    def proven_rtp(self, build: Build) -> Fraction:
+        """The RTP the help and the lobby show: the exact RTP where the game is enumerable (computed where
+        :attr:`quick_exact`, else :meth:`recorded_exact` for this build's content), else the build's declared RTP
+        (held to a simulation by check_game's ``rtp_declared``; its certification run is the decision)."""
+        if self.capabilities.exact:
+            if self.quick_exact:
+                return self.exact(build).rtp
+            recorded = self.recorded_exact(build)
+            if recorded is not None:
+                return recorded["rtp"]
+        return Fraction(build.rtp)
 
     def cap_x(self, build: Build) -> int:
         """The stated maximum win of a round of ``build`` (x total bet): :attr:`max_win_x`, where the rules stop
@@ -761,7 +806,15 @@ class Game(ABC):
         key = (self.id, build.identity.content_hash)
         if key not in _PUBLISHED_MAX_WIN:
             quick = self.capabilities.exact and self.quick_exact
-            _PUBLISHED_MAX_WIN[key] = self.max_win(build, self.exact(build) if quick else None)
+            recorded = self.recorded_exact(build) if self.capabilities.exact and not quick else None
+            if recorded is not None:
+                top, stated = recorded["max_win_x"], Fraction(self.cap_x(build))
+                _PUBLISHED_MAX_WIN[key] = MaxWin(
+                    top, "exact", f"the largest outcome of the exact distribution ({'the cap' if top == stated else f'below the {_x_text(stated)}x cap'}; "
+                    f"recorded for this build's content from `reelforge exact {self.id} --build {build.name}`)",
+                    probability=recorded["max_win_probability"])
+            else:
+                _PUBLISHED_MAX_WIN[key] = self.max_win(build, self.exact(build) if quick else None)
         return _PUBLISHED_MAX_WIN[key]
 
     def extra_summary(self, build: Build, acc: Accumulator) -> dict[str, Any]:

@@ -342,6 +342,7 @@ class DataTuning:
         for t in goal:
             if not 0 < t.tolerance < 1:
                 raise ValueError(f"the tolerance of {t.name} must be between 0 and 1, got {float(t.tolerance):g}")
+        asked_version = version
         version = version or self._tuned_version(build)
         files = game.build_files
 
@@ -367,15 +368,13 @@ class DataTuning:
         def measure(values: dict[str, int]) -> dict[str, Figure]:
             b = make(values)
             if exact:
-                ex = game.exact(b)
-                return {"rtp": Figure(float(ex.rtp)), "hit": Figure(float(ex.hit_rate)),
-                        "feature": Figure(float(ex.feature_rate))}
+                return {k: Figure(float(v)) for k, v in self.exact_search_figures(b).items()}
             acc = game.simulate_chunk(b, rounds, self.tune_seed)
             sds = self._sds(game, acc)
             return {k: Figure(v, Z99 * sds[k] / math.sqrt(rounds)) for k, v in self._figures(game, acc).items()}
 
         params = [Param(k, 0, max(4 * v, v + 16)) for k, v in start.items()]
-        found = newton_search(params, start, measure, goal)
+        found = newton_search(params, start, measure, goal, exact=exact)
         method = "exact" if exact else f"simulation of {rounds:,} rounds per candidate (common random numbers, seed {self.tune_seed})"
         got = ", ".join(f"{k} {f.value:.6g}" + ("" if exact else f" (99% {f.ci99[0]:.6g} to {f.ci99[1]:.6g})")
                         for k, f in found.measured.items() if k in goals)
@@ -387,6 +386,19 @@ class DataTuning:
                              f"{' (' + ', '.join(bound) + ')' if bound else ''}: the closest found is {got} "
                              f"after {found.evaluations} candidates ({method}); nothing written")
         tuned = make(found.values)
+        if exact:
+            # the file states what the build pays, exactly, the cap included (the search may leave the cap out)
+            data = files.to_data(tuned)
+            data.update(rtp=fraction_text(game.exact(tuned).rtp), version=version)
+            tuned = files.parse(data, name)
+            rtp_goal = next(t for t in goal if t.name == "rtp")
+            if abs(tuned.rtp - rtp_goal.value) > rtp_goal.tolerance:
+                raise ValueError(f"cannot reach {rtp_goal.text()}: the tuned build's exact RTP, cap included, is "
+                                 f"{float(tuned.rtp):.6g}; nothing written")
+            found.measured["rtp"] = Figure(float(tuned.rtp))
+        if asked_version is None and tuned.identity.content_hash == build.identity.content_hash:
+            version = build.identity.version        # nothing changed: the same build, the same version
+            tuned = files.parse({**files.to_data(tuned), "version": version}, name)
         path = Path(out) if out else files.folder / f"{name}.toml"
         if out is None:
             self._keep_older(build, tuned)
@@ -401,6 +413,12 @@ class DataTuning:
                           note=f"every target met within its tolerance after {found.evaluations} candidates",
                           extra={"version": version, "evaluations": found.evaluations,
                                  "targets": {t.name: {"value": str(t.value), "tolerance": str(t.tolerance)} for t in goal}})
+
+    def exact_search_figures(self, build: Any) -> dict[str, Fraction]:
+        """The exact ``rtp``, ``hit`` and ``feature`` of a candidate build (enumerable games): from
+        :meth:`Game.exact` unless the game has a quicker way to them (one without the win distribution)."""
+        ex = self.exact(build)  # type: ignore[attr-defined]
+        return {"rtp": ex.rtp, "hit": ex.hit_rate, "feature": ex.feature_rate}
 
     @staticmethod
     def _figures(game: Any, acc: Accumulator) -> dict[str, float]:

@@ -27,6 +27,12 @@ class SevenLines(DataTuning, KernelGame):
 
         return exact_distribution(b, self.cap_units(b))
 
+    def exact_search_figures(self, b) -> dict[str, Fraction]:
+        """RTP, hit rate and feature frequency without the win distribution (the tuner's candidates)."""
+        from .exact import search_figures
+
+        return search_figures(b)
+
     def with_win_positions(self, build, events):
         """Line wins cover the line's cells on reels 1..count, Star wins the cells showing a Star."""
         window = next((e["window"] for e in events if e["type"] == "reels"), [])

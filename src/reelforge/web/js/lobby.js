@@ -16,6 +16,25 @@ function tileArt(g) {
     art.logo ? el("img.logo", { src: art.logo, alt: g.title, "data-testid": "lobby-logo" }) : null);
 }
 
+const SUPERSCRIPT = "⁰¹²³⁴⁵⁶⁷⁸⁹";
+
+/** "once in 100,848 rounds" (or "once in 7.99 × 10²⁹ rounds") from an exact probability "p/q". */
+function onceIn(probability) {
+  const [n, d = "1"] = String(probability).split("/");
+  const rounds = (BigInt(d) + BigInt(n) / 2n) / BigInt(n);   // rounded to the nearest whole round
+  const digits = rounds.toString();
+  if (digits.length <= 9) return `once in ${Number(rounds).toLocaleString()} rounds`;
+  const power = [...String(digits.length - 1)].map((c) => SUPERSCRIPT[Number(c)]).join("");
+  return `once in ${digits[0]}.${digits.slice(1, 3)} × 10${power} rounds`;
+}
+
+/** How the maximum win is known: how often it comes where that is exact, else whether a round reaches it. */
+function maxWinOdds(maxWin) {
+  if (!maxWin) return "";
+  if (maxWin.probability) return onceIn(maxWin.probability);
+  return maxWin.reachable ? "reachable" : "an upper bound";
+}
+
 export async function openLobby(token, resumeOpen = false) {
   document.title = "Games · reelforge";
   const lobby = $("lobby");
@@ -26,7 +45,8 @@ export async function openLobby(token, resumeOpen = false) {
   el("h2", { text: g.title }),
   el("dl.facts", {},
     el("dt", { text: "RTP" }), el("dd", { "data-testid": "lobby-rtp", text: formatRtp(g.rtp) }),
-    el("dt", { text: "Max win" }), el("dd", { "data-testid": "lobby-max-win", text: formatX(g.max_win_x) }),
+    el("dt", { text: "Max win" }), el("dd", {}, el("span", { "data-testid": "lobby-max-win", text: formatX(g.max_win_x) }),
+      el("small.odds", { "data-testid": "lobby-max-win-odds", text: maxWinOdds(g.max_win) })),
     g.volatility_bolts ? [el("dt", { text: "Volatility" }), el("dd", {}, volatilityNode(g.volatility_bolts, g.volatility))] : null,
     g.feature_buy_price_x ? [el("dt", { text: "Feature buy" }), el("dd", { text: `${formatX(g.feature_buy_price_x)} the bet` })] : null),
   el("span.resume-badge", { hidden: true, "data-testid": "resume-badge", text: "Unfinished round" }))));

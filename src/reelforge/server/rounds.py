@@ -356,8 +356,8 @@ class RoundService(RoundReads, SeamlessRounds, Transfers, StartChecks):
             self._advance(rnd, row, None, now)
         rnd.completed_on_expiry = True
         tx.update_round(rnd)
-        if rnd.win and self.wallet is not None:  # the operator's wallet holds the money: credited from the outbox
-            self._outbox(tx, rnd, None, [("win", rnd.win)], now)
+        if self.wallet is not None:  # the operator's wallet holds the money: credited (or closed) from the outbox
+            self._outbox(tx, rnd, None, [("win", rnd.win)] if rnd.win else [], now)
         elif rnd.win:
             balance = post_entry(tx, rnd.player_id, balance, "win", rnd.win, rnd.id, now)
         return balance

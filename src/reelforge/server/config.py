@@ -728,7 +728,7 @@ PROFILE_TEMPLATE: dict[str, Any] = {
     # Every key a profile may set, at the permissive default's values: copy it under [profiles.<name>]
     # and change what the market's rules require (docs/JURISDICTIONS.md names a source per rule).
     "reality_check_minutes": 0, "session_limit_minutes": 0, "turbo": True, "min_round_seconds": 0,
-    "autoplay": False, "autoplay_max_rounds": 100,
+    "autoplay": False, "autoplay_max_rounds": 100, "feature_buy": True,
 }
 
 

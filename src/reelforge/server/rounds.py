@@ -71,7 +71,7 @@ from reelforge.server.ledger import entries, post_entry
 from reelforge.server.limits import check_loss, check_round_start
 from reelforge.server.logs import INFO, ROUNDS, round_event
 from reelforge.server.offer import ActiveGame
-from reelforge.server.round_checks import StartChecks
+from reelforge.server.round_checks import StartChecks, game_not_launched
 from reelforge.server.round_json import Answer, RoundAnswer, ShownSteps, dumps, ints_text, money
 from reelforge.server.round_reads import RoundReads
 from reelforge.server.roundids import RoundIds
@@ -243,6 +243,8 @@ class RoundService(RoundReads, SeamlessRounds, Transfers, StartChecks):
             if reads.stored is not None:
                 return self._replay(tx, reads.stored, req), None, None, None
             rnd = self._own(reads.round, player_id, public_id)
+            if who.game is not None and rnd.game != who.game:
+                raise game_not_launched(rnd.game, who.game)
             if rnd.status != "open":
                 raise ApiError(409, "round_not_open", f"round {public_id} is {rnd.status}; no step is left to play")
             game = get_game(rnd.game)

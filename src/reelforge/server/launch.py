@@ -157,7 +157,7 @@ def create_launch(engine: Engine, config: ServerConfig, request: dict[str, Any],
             token_sha256=token_hash(token), player=player, currency=currency, language=language, profile=profile,
             min_bet=min_bet, max_bet=max_bet, game=game, created_at=now, expires_at=expires, brand=brand.id,
             limits=json.dumps(stored) if stored else None, operator_session=request.get("operator_session"),
-            launch_options=json.dumps(options) if options else None))
+            launch_options=json.dumps(options)))  # "{}" too: the session is a launched one (its end is reported)
     base = (brand.operator.launch_url or base_url).rstrip("/")
     query = f"launch={token}" + (f"&game={game}" if game else "")
     return {"launch_url": f"{base}/?{query}", "expires_at": iso(expires)}
@@ -226,15 +226,23 @@ def session_options(stored: str | None) -> dict[str, Any]:
             "device": options.get("device")}
 
 
-def end_sessions(engine: Engine, player: str, brand: str = "default") -> int:
+def end_sessions(engine: Engine, player: str, brand: str = "default", config: ServerConfig | None = None) -> int:
     """End every open session of ``brand``'s ``player`` now, and the player's play session: no round starts
     until its break has passed, whatever new launch comes meanwhile (the operator's "end session"); how many
-    sessions were open."""
+    sessions were open. With ``config``, each launched session's end is reported to the operator's callback
+    URL (reason ``ended_by_operator``)."""
+    from reelforge.server.callbacks import record_session_end
+
     now = utcnow()
     with write_transaction(engine) as conn:
         found = conn.execute(select(players.c.id, players.c.brand).where(players.c.name == player)).first()
         if found is None or found.brand != brand:
             raise ApiError(404, "player_not_found", f"no player {player!r}")
         conn.execute(update(players).where(players.c.id == found.id).values(play_ended_at=now))
-        return conn.execute(update(sessions).where(sessions.c.player_id == found.id, sessions.c.expires_at > now)
-                            .values(expires_at=now)).rowcount
+        open_now = conn.execute(select(sessions.c.token_sha256).where(sessions.c.player_id == found.id,
+                                                                      sessions.c.expires_at > now)).scalars().all()
+        ended = conn.execute(update(sessions).where(sessions.c.player_id == found.id, sessions.c.expires_at > now)
+                             .values(expires_at=now)).rowcount
+        for token in open_now if config is not None else ():
+            record_session_end(conn, config, token, "ended_by_operator", now)
+        return ended

@@ -119,7 +119,7 @@ def add_routes(app: FastAPI, ctx: Context) -> None:
         """Operator (signed): end every open session of the player now, and the player's play session (no
         round starts until its break has passed, whatever new launch)."""
         _, brand = await signed(ctx, request)
-        return JSONResponse({"player": player, "ended": await ctx.call(end_sessions, ctx.engine, player, brand)})
+        return JSONResponse({"player": player, "ended": await ctx.call(end_sessions, ctx.engine, player, brand, ctx.config)})
 
     @app.get("/api/v1/operator/rounds/{round_id}/transactions", tags=["operator"])
     async def transactions(round_id: Annotated[int, Field(ge=1, le=MAX_ID)], request: Request) -> JSONResponse:

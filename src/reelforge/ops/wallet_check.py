@@ -84,14 +84,15 @@ class WalletCheck:
 
     # -- calls ---------------------------------------------------------------------------------------
     def call(self, kind: str, body: dict[str, Any], secret: str | None = None,
-             timestamp: float | None = None) -> Answer:
+             timestamp: float | None = None, timeout: float | None = None) -> Answer:
         """POST ``body`` to the wallet's ``kind`` call, signed with ``secret`` (default: the right one) at
-        ``timestamp`` (default: now)."""
+        ``timestamp`` (default: now), waiting ``timeout`` seconds at most (default: the check's)."""
         data = json.dumps(body, separators=(",", ":")).encode()
         headers = {"content-type": "application/json", PROTOCOL_HEADER: str(PROTOCOL_VERSION),
                    **signed_headers(secret or self.secret, "POST", f"{self.base_path}/{kind}", data, timestamp)}
         try:
-            answer = self.http.post(f"{self.url}/{kind}", content=data, headers=headers)
+            answer = self.http.post(f"{self.url}/{kind}", content=data, headers=headers,
+                                    **({"timeout": timeout} if timeout is not None else {}))
         except httpx.HTTPError as exc:
             raise WalletUnreachable(f"{kind}: {type(exc).__name__}: {exc}") from exc
         try:
@@ -120,6 +121,14 @@ class WalletCheck:
         if reference is not None:
             body["reference_transaction_id"] = reference
         return {**body, **over}
+
+    def give_up(self, kind: str, body: dict[str, Any], seconds: float = 0.001) -> None:
+        """Send a call and stop waiting for its answer after ``seconds`` (a game server's timeout: the wallet
+        may apply it or never see it)."""
+        try:
+            self.call(kind, body, timeout=seconds)
+        except WalletUnreachable:
+            pass
 
     def unanswered(self, kind: str, body: dict[str, Any], change: int) -> None:
         """Send a call whose answer is taken as lost (a timeout): the protocol says the wallet applied it
@@ -246,6 +255,17 @@ def _duplicates(check: WalletCheck) -> CheckResult:
     other = {**credit, "amount": 4, "timestamp": int(time.time())}
     check.judge_refusal(result, "the credit's transaction id again with another amount", check.call("credit", other))
     check.judge_balance(result, "after a transaction id reused with another amount")
+    # a real timeout: the game server gives up after 1 ms (the wallet may apply the call or never see it), then
+    # retries; applied once either way
+    credit = check.money("credit", 2, check.new_round())
+    check.give_up("credit", credit)
+    retry = {**credit, "timestamp": int(time.time())}
+    check.judge_money(result, "a credit retried after a timeout", retry, check.call("credit", retry), 2)
+    debit = check.money("debit", 2, check.new_round())
+    check.give_up("debit", debit)
+    retry = {**debit, "timestamp": int(time.time())}
+    check.judge_money(result, "a debit retried after a timeout", retry, check.call("debit", retry), -2)
+    check.judge_balance(result, "after a credit and a debit each retried after a timeout")
     return result
 
 

@@ -9,7 +9,6 @@ import json
 import threading
 from collections.abc import Iterator
 from datetime import timedelta
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 from sqlalchemy import select, update
@@ -20,53 +19,10 @@ from reelforge.server.callbacks import OperatorCallbacks
 from reelforge.server.clock import utcnow
 from reelforge.server.config import parse_config
 from reelforge.server.schema import operator_callbacks, players, sessions
-from reelforge.server.signing import check_signature
+from tests.server.fake_operator import FakeOperator
 from tests.server.seamless_support import API_KEY, SECRET, fresh_second, signed_call
 
 GAME = "forge-of-fortunes"
-
-
-class FakeOperator:
-    """The operator's backend: a real HTTP server on loopback that checks each callback's signature, answers
-    ``failures`` callbacks with 500 first, and keeps what it received."""
-
-    def __init__(self, failures: int = 0) -> None:
-        self.failures = failures
-        self.received: list[dict] = []
-        fake = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802 - http.server's name
-                data = self.rfile.read(int(self.headers["content-length"]))
-                try:
-                    check_signature(SECRET, self.headers["x-timestamp"], self.headers["x-signature"], "POST",
-                                    self.path, data, 300, nonce=self.headers.get("x-nonce"))
-                    signed = True
-                except Exception:  # noqa: BLE001 - any refusal: not the game server's
-                    signed = False
-                fake.received.append({"body": json.loads(data), "signed": signed,
-                                      "nonce": self.headers.get("x-nonce"), "path": self.path})
-                status = 500 if fake.failures > 0 else 200
-                fake.failures -= 1
-                self.send_response(status)
-                self.send_header("content-length", "2")
-                self.end_headers()
-                self.wfile.write(b"{}")
-
-            def log_message(self, *_args) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}/reelforge/callbacks?v=2"
-
-    def stop(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
 
 
 @pytest.fixture

@@ -97,7 +97,7 @@ def test_an_ended_session_is_reported_signed_and_retried_until_acknowledged(make
     assert r.status_code == 200 and len(_callbacks(server, "cb-end")) == 1
 
 
-def test_an_expired_session_and_one_that_hit_its_time_limit_are_reported(make_server, operator):
+def test_sessions_that_expired_or_hit_a_limit_are_reported(make_server, operator):
     server = make_server(_config(operator.url))
     expired, _api = _session(server, "cb-expired")
     limited, api = _session(server, "cb-limit")
@@ -112,11 +112,15 @@ def test_an_expired_session_and_one_that_hit_its_time_limit_are_reported(make_se
     r = api.start_round(GAME, 10)
     assert r.status_code == 409 and r.json()["error"] == "session_limit_reached", r.text
     assert api.start_round(GAME, 10).status_code == 409  # refused again: reported once
-    assert {(json.loads(row.body)["player"], json.loads(row.body)["reason"]) for row in _callbacks(server, "cb-expired", "cb-limit")} == {
-        ("cb-expired", "expired"), ("cb-limit", "session_limit")}
-    both = ("cb-expired", "cb-limit")
-    assert _until(lambda: {r.status for r in _callbacks(server, *both)} == {"done"}), _callbacks(server, *both)
-    assert sorted(c["body"]["player"] for c in operator.received if c["body"]["player"] in both) == list(both)
+    _token, lossy = _session(server, "cb-loss", loss_limit=5)  # a bet of 10 would take the loss above 5
+    assert lossy.deposit("cb-loss", 1_000).status_code in (200, 201)
+    r = lossy.start_round(GAME, 10)
+    assert r.status_code == 409 and r.json()["error"] == "loss_limit_reached", r.text
+    reported = ("cb-expired", "cb-limit", "cb-loss")
+    assert {(json.loads(row.body)["player"], json.loads(row.body)["reason"]) for row in _callbacks(server, *reported)} == {
+        ("cb-expired", "expired"), ("cb-limit", "session_limit"), ("cb-loss", "loss_limit")}
+    assert _until(lambda: {r.status for r in _callbacks(server, *reported)} == {"done"}), _callbacks(server, *reported)
+    assert sorted(c["body"]["player"] for c in operator.received if c["body"]["player"] in reported) == list(reported)
     assert all(call["signed"] for call in operator.received)
 
 

@@ -35,6 +35,12 @@ class StartChecks(GameOffer):
         rules = who.rules(self.config)
         brand = self.config.brand(who.brand)
         currency = who.currency or brand.currency
+        if who.game is not None and active.id != who.game:
+            raise game_not_launched(active.id, who.game)
+        if mode != "paid" and not rules.feature_buy:
+            raise ApiError(403, "feature_buy_not_allowed",
+                           f"the feature buy is not offered in this session's jurisdiction ({rules.profile}); "
+                           "play paid spins instead")
         if active.id not in brand.games:
             raise ApiError(404, "unknown_game", f"{active.id} is not offered to this player's brand; games offered: "
                                                 f"{', '.join(brand.games)}")
@@ -96,3 +102,9 @@ class StartChecks(GameOffer):
         if wait > 0:
             raise ApiError(429, "too_soon", f"a new round may start {gap:g} seconds after the previous one "
                                             f"started; wait {wait:.1f} more seconds")
+
+
+def game_not_launched(game: str, launched: str) -> ApiError:
+    """The refusal of a game other than the one the session was launched for."""
+    return ApiError(403, "game_not_in_session", f"this session was launched for {launched}, not {game}; the "
+                                                "operator's site launches each game with a session of its own")

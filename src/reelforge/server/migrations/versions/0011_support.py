@@ -16,7 +16,7 @@ from __future__ import annotations
 from alembic import op
 
 revision = "0011_support"
-down_revision = "0008_wallet_protocol"
+down_revision = "0010_launch_callbacks"
 branch_labels = None
 depends_on = None
 

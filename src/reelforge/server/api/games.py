@@ -10,10 +10,11 @@ import inspect
 from pathlib import Path
 from typing import Any
 
-from fastapi import FastAPI
+from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from reelforge.core.i18n import negotiate
 from reelforge.server.api.common import Auth, Context, GameId
 from reelforge.server.config import ServerConfig
 from reelforge.server.limits import play_session
@@ -99,16 +100,19 @@ def add_routes(app: FastAPI, ctx: Context) -> None:
         return Response(path.read_bytes(), media_type="image/svg+xml")
 
     @app.get("/api/v1/settings", tags=["games"])
-    def settings(authorization: Auth = None) -> JSONResponse:
+    def settings(request: Request, authorization: Auth = None) -> JSONResponse:
         """The responsible-play rules the client shows and keeps to: reality check interval (minutes, 0 off),
         whether Turbo is offered, the least time between round starts, the maximum bet and stake; with a
         session, the limits that apply to it (its brand's, with the operator's launch profile and stricter
         limits), its play session's clocks, its currency, the currency's decimals, its language, and the bet
-        ladder of every game in its currency."""
+        ladder of every game in its currency. ``lang``: the language the client speaks (ISO 639-1): the
+        session's, else the request's ``Accept-Language``, else English."""
         config = ctx.config
+        accepted = request.headers.get("accept-language")
         if authorization is None:
             return JSONResponse({"currency": config.currency, "currency_decimals": config.currencies[config.currency],
-                                 "wallet": config.operator.wallet, **config.play.public()})
+                                 "wallet": config.operator.wallet, "lang": negotiate(None, accepted),
+                                 **config.play.public()})
         who = ctx.principal(authorization)
         rules = who.rules(config)
         brand = config.brand(who.brand)
@@ -119,7 +123,8 @@ def add_routes(app: FastAPI, ctx: Context) -> None:
             top = min((m for m in (rules.max_bet, who.max_bet) if m is not None), default=None)
             ladders[game_id] = [b for b in ladder if (top is None or b <= top) and b >= (who.min_bet or 0)]
         return JSONResponse({"currency": currency, "currency_decimals": config.currencies.get(currency, 2),
-                             "language": who.language, "wallet": config.operator.wallet, "brand": brand.id,
+                             "language": who.language, "lang": negotiate(who.language, accepted),
+                             "wallet": config.operator.wallet, "brand": brand.id,
                              "play_session": play_session(rules, who),
                              "bet_ladders": ladders, **rules.public()})
 

@@ -20,8 +20,14 @@ export function formatRtp(rtp) {
 
 const BOLT = '<svg viewBox="0 0 12 16" aria-hidden="true"><path d="M7 0 L1 9 H5.5 L4 16 L11 6 H6.5 Z"/></svg>';
 
+/** The one volatility scale's words (game/contract.py VOLATILITY_WORDS), in the player's language. */
+function volatilityWord(bolts, word) {
+  return [t("Low"), t("Medium"), t("Medium-high"), t("High"), t("Extreme")][bolts - 1] || word;
+}
+
 /** Volatility on the one scale every game uses: 1 to 5 bolts with its word ("High"). */
-export function volatilityNode(bolts, word) {
+export function volatilityNode(bolts, english) {
+  const word = volatilityWord(bolts, english);
   if (!bolts) return el("span", { text: word || "" });
   const said = t("Volatility {bolts} of 5: {word}", { bolts, word });
   return el("span.volatility", { "data-testid": "volatility", "data-bolts": bolts, title: said, "aria-label": said },

@@ -23,6 +23,15 @@ def test_the_client_catalog_is_served_in_every_language_and_english_for_unknown_
         assert r.json()["lang"] == ("ja" if bad.startswith("ja") else "en")
     listed = client.get("/api/v1/languages", headers={"Accept-Language": "fr-CA,fr;q=0.9"}).json()
     assert listed["negotiated"] == "fr" and len(listed["languages"]) == 16
+    # the help's platform section in the asked language (lang, else Accept-Language), English for an unknown one
+    game = client.get("/api/v1/games").json()[0]["id"]
+    for query, header, title, lang in (("?lang=de", None, "Unvollendete Runden", "de"),
+                                       ("", "ja-JP", "未完了のラウンド", "ja"),
+                                       ("?lang=qq", "xx", "Unfinished rounds", "en")):
+        r = client.get(f"/api/v1/games/{game}/help{query}", headers={"Accept-Language": header} if header else {})
+        assert r.status_code == 200 and r.json()["lang"] == lang
+        section = r.json()["page"]["sections"][-1]
+        assert section["title"] == title and all("{" not in text for text in section["text"])
 
 
 def test_refusals_keep_code_and_detail_and_add_the_message_in_the_sessions_language(server):

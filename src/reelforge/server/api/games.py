@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import inspect
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import FastAPI
+from fastapi import FastAPI, Query, Request
 from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from reelforge.core.i18n import DEFAULT_LANGUAGE, format_decimal, negotiate, translate
 from reelforge.server.api.common import Auth, Context, GameId
 from reelforge.server.auth import bearer
 from reelforge.server.config import ServerConfig
@@ -21,6 +22,9 @@ from reelforge.server.launch import launched_options
 from reelforge.server.limits import play_session
 from reelforge.server.offer import ActiveGame
 from reelforge.server.round_json import dumps
+
+LangQuery = Annotated[str | None, Query(max_length=64, description="the player's language (ISO 639-1 or a tag such "
+                                                                  "as ja-JP); one the server does not know is English")]
 
 
 def game_entry(active: ActiveGame, config: ServerConfig) -> dict[str, Any]:
@@ -53,18 +57,26 @@ def art_file(game: Any, kind: str) -> Path | None:
     return path if kind in ART and path.is_file() else None
 
 
-def unfinished_section(config: ServerConfig) -> dict[str, Any]:
-    """The platform's rule for interrupted rounds, the same in every game's help."""
-    return {"title": "Unfinished rounds", "text": [
-        "A round is decided when it is staked. If you leave or lose the connection, the game continues "
-        "from where you stopped when you open it again.",
-        f"A round left unfinished for {config.round_expiry_days:g} days is completed and its win paid; "
-        "it is never refunded.",
-        "A malfunction voids the round and refunds its stake (malfunction voids all pays and plays)."]}
+UNFINISHED_TITLE = "Unfinished rounds"
+UNFINISHED_TEXT = (
+    "A round is decided when it is staked. If you leave or lose the connection, the game continues from where "
+    "you stopped when you open it again.",
+    "A round left unfinished for {days} days is completed and its win paid; it is never refunded.",
+    "A malfunction voids the round and refunds its stake (malfunction voids all pays and plays).",
+)
+"""The platform's rule for interrupted rounds (English; translated in the ``client`` catalog)."""
 
 
-def help_answer(active: ActiveGame, config: ServerConfig) -> dict[str, Any]:
-    """``GET /games/{game}/help``: the game's help, the offer (build, ladder, price) and its help page."""
+def unfinished_section(config: ServerConfig, lang: str = DEFAULT_LANGUAGE) -> dict[str, Any]:
+    """The platform's rule for interrupted rounds, the same in every game's help, in ``lang``."""
+    days = format_decimal(lang, config.round_expiry_days)
+    return {"title": translate(lang, "client", UNFINISHED_TITLE),
+            "text": [translate(lang, "client", text, days=days) for text in UNFINISHED_TEXT]}
+
+
+def help_answer(active: ActiveGame, config: ServerConfig, lang: str = DEFAULT_LANGUAGE) -> dict[str, Any]:
+    """``GET /games/{game}/help``: the game's help, the offer (build, ladder, price) and its help page; the
+    platform's own sections in ``lang`` (the game's texts are the game's: its ``games`` catalog)."""
     help_ = active.game.help(active.build)
     body = help_.to_json()
     # rtp stays a number in the API (a fraction of the stake); rtp_nominal is the build's published RTP as an
@@ -72,8 +84,8 @@ def help_answer(active: ActiveGame, config: ServerConfig) -> dict[str, Any]:
     # else its nominal figure (`reelforge summary` computes the RTP). rtp_exact is the same value under its
     # former, misleading name, kept for clients written before issue 23.
     body.update({"rtp": float(help_.rtp), "rtp_nominal": str(help_.rtp), "rtp_exact": str(help_.rtp),
-                 "bet_ladder": list(active.config.bet_ladder), "currency": config.currency})
-    body["page"].setdefault("sections", []).append(unfinished_section(config))
+                 "bet_ladder": list(active.config.bet_ladder), "currency": config.currency, "lang": lang})
+    body["page"].setdefault("sections", []).append(unfinished_section(config, lang))
     return body
 
 
@@ -87,9 +99,12 @@ def add_routes(app: FastAPI, ctx: Context) -> None:
         return Response(games_json, media_type="application/json")
 
     @app.get("/api/v1/games/{game}/help", tags=["games"])
-    def game_help(game: GameId) -> JSONResponse:
-        """Help: title, game id, version, active build and RTP, rules, paytable, bet ladder, max win."""
-        return JSONResponse(help_answer(ctx.service.active(game), ctx.config))
+    def game_help(game: GameId, request: Request, lang: LangQuery = None) -> JSONResponse:
+        """Help: title, game id, version, active build and RTP, rules, paytable, bet ladder, max win; in
+        ``lang`` (else the request's Accept-Language, else English; a language the server does not know is
+        English)."""
+        chosen = negotiate(lang, request.headers.get("accept-language"))
+        return JSONResponse(help_answer(ctx.service.active(game), ctx.config, chosen))
 
     @app.get("/api/v1/games/{game}/art/{kind}.svg", tags=["games"])
     def game_art(game: GameId, kind: str) -> Response:
@@ -101,16 +116,19 @@ def add_routes(app: FastAPI, ctx: Context) -> None:
         return Response(path.read_bytes(), media_type="image/svg+xml")
 
     @app.get("/api/v1/settings", tags=["games"])
-    def settings(authorization: Auth = None) -> JSONResponse:
+    def settings(request: Request, authorization: Auth = None) -> JSONResponse:
         """The responsible-play rules the client shows and keeps to: reality check interval (minutes, 0 off),
         whether Turbo is offered, the least time between round starts, the maximum bet and stake; with a
         session, the limits that apply to it (its brand's, with the operator's launch profile and stricter
         limits), its play session's clocks, its currency, the currency's decimals, its language, and the bet
-        ladder of every game in its currency."""
+        ladder of every game in its currency. ``lang``: the language the client speaks (ISO 639-1): the
+        session's, else the request's ``Accept-Language``, else English."""
         config = ctx.config
+        accepted = request.headers.get("accept-language")
         if authorization is None:
             return JSONResponse({"currency": config.currency, "currency_decimals": config.currencies[config.currency],
-                                 "wallet": config.operator.wallet, **config.play.public()})
+                                 "wallet": config.operator.wallet, "lang": negotiate(None, accepted),
+                                 **config.play.public()})
         who = ctx.principal(authorization)
         rules = who.rules(config)
         brand = config.brand(who.brand)
@@ -121,8 +139,8 @@ def add_routes(app: FastAPI, ctx: Context) -> None:
             top = min((m for m in (rules.max_bet, who.max_bet) if m is not None), default=None)
             ladders[game_id] = [b for b in ladder if (top is None or b <= top) and b >= (who.min_bet or 0)]
         return JSONResponse({"currency": currency, "currency_decimals": config.currencies.get(currency, 2),
-                             "language": who.language, "lang": who.language, "wallet": config.operator.wallet,
-                             "brand": brand.id, "game": who.game,
+                             "language": who.language, "lang": negotiate(who.language, accepted),
+                             "wallet": config.operator.wallet, "brand": brand.id, "game": who.game,
                              **launched_options(ctx.engine, bearer(authorization).sha256),
                              "play_session": play_session(rules, who),
                              "bet_ladders": ladders, **rules.public()})

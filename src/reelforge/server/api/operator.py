@@ -35,7 +35,9 @@ class LaunchRequest(_Strict):
     currency: StrictStr = Field(min_length=3, max_length=3, pattern=r"^[A-Z]{3}$")
     language: StrictStr | None = Field(None, min_length=2, max_length=16, description="BCP 47 tag, e.g. en-GB "
                                                                                     "(default en)")
-    lang: StrictStr | None = Field(None, min_length=2, max_length=16, description="the same as language")
+    lang: StrictStr | None = Field(None, max_length=64, description="the game's language, ISO 639-1 (ar de en es fi "
+                                   "fr hi id ja ko pl pt ru tr vi zh) or a tag such as ja-JP; one the server does "
+                                   "not know is English")
     profile: StrictStr | None = Field(None, max_length=32, description="jurisdiction profile (default: the server's)")
     jurisdiction: StrictStr | None = Field(None, max_length=32, description="the same as profile")
     device: StrictStr | None = Field(None, max_length=16, description="desktop, mobile or tablet")

@@ -36,6 +36,8 @@ import time
 from contextvars import ContextVar
 from typing import Any
 
+from reelforge.server.jsontext import encoder
+
 REQUESTS = logging.getLogger("reelforge.requests")
 ROUNDS = logging.getLogger("reelforge.rounds")
 WALLET = logging.getLogger("reelforge.wallet")
@@ -147,8 +149,9 @@ class _JsonLines:
 
 
 _direct: _JsonLines | None = None
-_encode = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, default=str).encode
-"""One encoder for every line (``json.dumps`` with options builds a new one per call)."""
+_encode = encoder(str)
+"""One encoder for every line (``json.dumps`` with options builds a new one per call; see
+:mod:`reelforge.server.jsontext`)."""
 
 
 def event_line(logger: str, fields: dict[str, Any]) -> str:

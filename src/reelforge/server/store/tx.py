@@ -9,6 +9,7 @@ import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
+from operator import attrgetter
 from typing import Any
 
 from sqlalchemy import Engine
@@ -36,6 +37,9 @@ from reelforge.server.store.rows import (
     parse_ts,
 )
 from reelforge.server.store.statements import POSTGRESQL, SQLITE
+
+_round_values = attrgetter(*ROUND_COLUMNS)  # a row's column values in one call (the parameters of every write)
+_step_values = attrgetter(*STEP_COLUMNS)
 
 
 # -- one transaction ----------------------------------------------------------------------------------
@@ -204,13 +208,13 @@ class Tx:
         return StepReads(_answer(first[:a]), rnd, [_step(row[r:]) for row in rows if row[r] is not None])
 
     def _round_params(self, rnd: RoundRow) -> dict[str, Any]:
-        params = {name: getattr(rnd, name) for name in ROUND_COLUMNS}
-        for name in ("created_at", "updated_at", "finished_at"):
-            params[name] = self.ts(params[name])
+        params = dict(zip(ROUND_COLUMNS, _round_values(rnd), strict=True))
+        params.update(created_at=self.ts(rnd.created_at), updated_at=self.ts(rnd.updated_at),
+                      finished_at=self.ts(rnd.finished_at))
         return params
 
     def _step_params(self, round_id: int, step: StepRow) -> dict[str, Any]:
-        params = {name: getattr(step, name) for name in STEP_COLUMNS}
+        params = dict(zip(STEP_COLUMNS, _step_values(step), strict=True))
         params.update(round_id=round_id, created_at=self.ts(step.created_at), revealed_at=self.ts(step.revealed_at))
         return params
 

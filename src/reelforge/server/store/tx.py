@@ -9,6 +9,7 @@ import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
+from functools import lru_cache
 from operator import attrgetter
 from typing import Any
 
@@ -40,6 +41,18 @@ from reelforge.server.store.statements import POSTGRESQL, SQLITE
 
 _round_values = attrgetter(*ROUND_COLUMNS)  # a row's column values in one call (the parameters of every write)
 _step_values = attrgetter(*STEP_COLUMNS)
+_STEP_CREATED, _STEP_REVEALED = STEP_COLUMNS.index("created_at"), STEP_COLUMNS.index("revealed_at")
+_STEP_INSERT = SQLITE.insert_step.partition(" VALUES ")[0]  # INSERT INTO steps (round_id, idx, ...)
+_LEDGER_INSERT = SQLITE.insert_entry.partition(" VALUES ")[0]
+_MAX_PARAMETERS = 999
+"""The fewest parameters one SQLite statement may have (SQLITE_MAX_VARIABLE_NUMBER before SQLite 3.32)."""
+
+
+@lru_cache(maxsize=256)
+def _values_sql(head: str, width: int, rows: int) -> str:
+    """``head VALUES (?, ...), (?, ...)``: ``rows`` rows of ``width`` positional parameters."""
+    row = "(" + ", ".join("?" * width) + ")"
+    return f"{head} VALUES {', '.join([row] * rows)}"
 
 
 # -- one transaction ----------------------------------------------------------------------------------
@@ -136,6 +149,10 @@ class Tx:
     def post(self, player_id: int, balance: int, entries: Sequence[LedgerEntry]) -> None:
         """Store ledger entries and the player's new ``balance`` (the last entry's balance after)."""
         self.cursor.execute(self.sql.set_balance, {"balance": balance, "player_id": player_id})
+        if self.sqlite:  # one INSERT for the entries (a round's stake and win)
+            self._insert_rows(_LEDGER_INSERT, [(player_id, e.kind, e.amount, e.balance_after, e.round_id,
+                                                self.ts(e.created_at)) for e in entries])
+            return
         self.cursor.executemany(self.sql.insert_entry, [
             {"player_id": player_id, "kind": e.kind, "amount": e.amount, "balance_after": e.balance_after,
              "round_id": e.round_id, "created_at": self.ts(e.created_at)} for e in entries])
@@ -222,7 +239,27 @@ class Tx:
         self.cursor.execute(self.sql.insert_round, self._round_params(rnd))
 
     def insert_steps(self, round_id: int, steps: Sequence[StepRow]) -> None:
+        if self.sqlite:  # one INSERT for a round's steps (up to _MAX_PARAMETERS parameters each)
+            rows = []
+            for step in steps:
+                values = list(_step_values(step))
+                values[_STEP_CREATED], values[_STEP_REVEALED] = self.ts(step.created_at), self.ts(step.revealed_at)
+                rows.append((round_id, *values))
+            self._insert_rows(_STEP_INSERT, rows)
+            return
         self.cursor.executemany(self.sql.insert_step, [self._step_params(round_id, s) for s in steps])
+
+    def _insert_rows(self, head: str, rows: list[tuple[Any, ...]]) -> None:
+        """SQLite: insert ``rows`` (each a tuple of the columns ``head`` names) with one multi-row ``INSERT``
+        (for more than :data:`_MAX_PARAMETERS` parameters, one per that many): the rows and ids
+        ``executemany`` would store, in one statement instead of one per row."""
+        if not rows:
+            return
+        width = len(rows[0])
+        per = max(1, _MAX_PARAMETERS // width)
+        for first in range(0, len(rows), per):
+            chunk = rows[first:first + per]
+            self.cursor.execute(_values_sql(head, width, len(chunk)), [v for row in chunk for v in row])
 
     def update_round(self, rnd: RoundRow) -> None:
         self.cursor.execute(self.sql.update_round, self._round_params(rnd))

@@ -4,7 +4,6 @@ rolled back (:func:`transaction`)."""
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -16,6 +15,7 @@ from typing import Any
 from sqlalchemy import Engine
 
 from reelforge.server.db import acquire_writer_lock, begin_immediate, is_sqlite, sqlite_writer
+from reelforge.server.jsontext import encoder
 from reelforge.server.store.rows import (
     ANSWER_COLUMNS,
     ROUND_COLUMNS,
@@ -44,6 +44,8 @@ _step_values = attrgetter(*STEP_COLUMNS)
 _STEP_CREATED, _STEP_REVEALED = STEP_COLUMNS.index("created_at"), STEP_COLUMNS.index("revealed_at")
 _STEP_INSERT = SQLITE.insert_step.partition(" VALUES ")[0]  # INSERT INTO steps (round_id, idx, ...)
 _LEDGER_INSERT = SQLITE.insert_entry.partition(" VALUES ")[0]
+_json_ascii = encoder(separators=(", ", ": "), ensure_ascii=True)  # json.dumps, built once (PostgreSQL's rows)
+_json_text = encoder(separators=(", ", ": "))  # json.dumps(..., ensure_ascii=False)
 _MAX_PARAMETERS = 999
 """The fewest parameters one SQLite statement may have (SQLITE_MAX_VARIABLE_NUMBER before SQLite 3.32)."""
 
@@ -274,7 +276,7 @@ class Tx:
     def _pg_write_params(self, rnd: RoundRow, balance: int, entries: Sequence[LedgerEntry],
                          answer: AnswerRecord) -> dict[str, Any]:
         params = self._answer_params(answer) | self._round_params(rnd)
-        params.update(answer_created_at=answer.created_at, balance=balance, entries=json.dumps([
+        params.update(answer_created_at=answer.created_at, balance=balance, entries=_json_ascii([
             {"player_id": rnd.player_id, "kind": e.kind, "amount": e.amount, "balance_after": e.balance_after,
              "round_id": e.round_id, "created_at": e.created_at.isoformat()} for e in entries]))
         return params
@@ -292,14 +294,13 @@ class Tx:
             self.put_answer(answer)
             return
         params = self._pg_write_params(rnd, balance, entries, answer)
-        params["steps"] = json.dumps([{"round_id": rnd.id, "idx": s.idx, "kind": s.kind, "action": s.action,
+        params["steps"] = _json_text([{"round_id": rnd.id, "idx": s.idx, "kind": s.kind, "action": s.action,
                                        "draws": s.draws, "events": s.events, "win_x": s.win_x,
                                        "total_win_x": s.total_win_x, "finished": s.finished,
                                        "next_step": s.next_step, "state": s.state,
                                        "created_at": s.created_at.isoformat(),
                                        "revealed_at": s.revealed_at and s.revealed_at.isoformat(),
-                                       "ranges": s.ranges} for s in steps],
-                                     ensure_ascii=False)
+                                       "ranges": s.ranges} for s in steps])
         self.cursor.execute(self.sql.write_start, params)
 
     def write_step(self, rnd: RoundRow, step: StepRow, balance: int, entries: Sequence[LedgerEntry],

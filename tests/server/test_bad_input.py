@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from pydantic import ValidationError
 from sqlalchemy import func, select
 
 from reelforge.server.schema import ledger, rounds
@@ -185,3 +186,22 @@ def test_the_round_routes_answer_well_formed_and_malformed_requests_alike(server
                                                                            "content-type": "application/json"})
     assert again.status_code == 201 and again.json() == first.json()
     player.finish(first.json())
+
+
+def test_money_paths_are_read_as_their_validators_read_them() -> None:
+    """The money routes' quick reads of a round id and a game id (a plain decimal id; a game id taken before)
+    take and refuse exactly what the path validators do, with the same errors."""
+    from reelforge.server.api.rounds import _GAME, _ROUND, _path
+
+    for adapter, name, values in (
+            (_ROUND, "round_id", ["12", "0012", " 12", "+12", "1_2", "12.0", "0", "-3", "١٢", "",
+                                  str(2**62), str(2**62 + 1), "9" * 40]),
+            (_GAME, "game", ["forge-of-gems", "forge-of-gems", "Forge", "-x", "x" * 64, "x" * 65, ""])):
+        for value in values:
+            got: list = []
+            read = _path(adapter, name, value, got)
+            try:
+                expected, errors = adapter.validate_python(value), []
+            except ValidationError as exc:
+                expected, errors = None, [{**e, "loc": ("path", name, *e["loc"])} for e in exc.errors()]
+            assert (read, got) == (expected, errors), value

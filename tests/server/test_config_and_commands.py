@@ -65,6 +65,22 @@ def test_demo_configuration_defaults():
     assert parse_config({"server": {"mode": "demo"}, "games": {GAME: {"bet_ladder": [10]}}}).round_expiry_days == 90
 
 
+def test_a_sessions_rules_are_worked_out_once_and_stay_what_they_were():
+    """The brand and the rules every round start asks for are built once per configuration (the
+    configuration never changes while it serves), and are the rules worked out afresh."""
+    config = load_config(None)
+    assert config.default_brand is config.default_brand
+    launch = {"loss_limit": 500, "max_bet": 2000}
+    rules = config.rules("uk", None, launch)
+    assert config.rules("uk", None, dict(reversed(launch.items()))) is rules  # the same limits in any order
+    assert rules == config._work_out_rules("uk", None, launch)
+    assert (rules.profile, rules.loss_limit, rules.max_bet, rules.turbo) == ("uk", 500, 2000, False)
+    assert config.rules("uk", None, {"loss_limit": 400}).loss_limit == 400  # other limits, other rules
+    assert config.rules(None) is config.default_brand.play
+    with pytest.raises(KeyError):
+        config.rules(None, "no-such-brand")
+
+
 def test_migrations_create_exactly_the_declared_schema(db_url):
     from alembic.autogenerate import compare_metadata
     from alembic.migration import MigrationContext

@@ -283,6 +283,45 @@ def test_logs_are_json_lines_without_secrets(db_url) -> None:
     assert all(x["request_id"] in ids for x in events)
 
 
+def test_a_requests_round_events_are_written_with_its_request_line_in_one_write() -> None:
+    """JSON log: a request's round events are held while it runs and written with its request line, in one
+    write after its answer (each with the time it happened); an event outside a request is written at once."""
+    from types import SimpleNamespace
+
+    from reelforge.server.logs import CURRENT, RequestInfo, log_request, round_event
+
+    writes: list[str] = []
+
+    class Stream(io.StringIO):
+        def write(self, text: str) -> int:
+            writes.append(text)
+            return super().write(text)
+
+    handler = configure_logging("json", Stream())
+    rnd = SimpleNamespace(player_id=7, game="forge-of-gems", build="96.2", build_version="1.0", mode="paid", bet=20,
+                          cost=20, win=40, status="finished", completed_on_expiry=False)
+    try:
+        info = RequestInfo("req-1")
+        token = CURRENT.set(info)
+        try:
+            round_event("round_started", rnd, 4242, "eve", "EUR")
+            round_event("round_finished", rnd, 4242, "eve", "EUR")
+            assert writes == []  # held while the request runs
+            log_request(info, "POST", "/api/v1/games/forge-of-gems/rounds", "/api/v1/games/{game}/rounds", 201, 0.01)
+        finally:
+            CURRENT.reset(token)
+        round_event("round_finished", rnd, 4243, None, "EUR")  # the expiry check's: no request, written at once
+    finally:
+        unconfigure_logging(handler)
+    assert len(writes) == 2
+    request = [json.loads(line) for line in writes[0].splitlines()]
+    assert [x["event"] for x in request] == ["round_started", "round_finished", "request"]
+    assert {x["request_id"] for x in request} == {"req-1"} and request[2]["round"] == 4242
+    assert request[0]["ts"] <= request[2]["ts"] and request[1]["win"] == 40
+    alone = json.loads(writes[1])
+    assert (alone["event"], alone["round"], alone["request_id"]) == ("round_finished", 4243, None)
+
+
 def test_human_log_lines() -> None:
     out = io.StringIO()
     handler = configure_logging("human", out)

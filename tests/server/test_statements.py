@@ -61,3 +61,43 @@ def test_a_money_request_is_lock_read_write_commit_on_postgresql(server, stateme
     statements.clear()
     assert player.step(rnd["id"], key=f"step-{len(requests) - 1}") == answers[-1]
     assert statements == ["SELECT", "WITH", "SELECT", "SELECT", "COMMIT"]
+
+
+def test_sqlite_writes_each_tables_rows_of_a_request_in_one_statement(server):
+    """On SQLite a round start stores its steps with one INSERT, and a request's ledger entries (a stake and
+    the win of a round decided by its paid spin) with one INSERT: the rows executemany stored, one by one."""
+    if not server.url.startswith("sqlite"):
+        pytest.skip("SQLite's statements (PostgreSQL's: above)")
+    from sqlalchemy import select
+
+    from reelforge.server.clock import utcnow
+    from reelforge.server.db import sqlite_writer
+    from reelforge.server.schema import ledger
+    from reelforge.server.store import LedgerEntry, transaction
+
+    game_id = "forge-of-fortunes"
+    scenario = feature_scenario(game_id)
+    player = server.session()
+    server.draws.source = SeededDraws(scenario.seed)
+    log: list[str] = []
+    writer = sqlite_writer(server.engine)
+    writer.set_trace_callback(log.append)
+    try:
+        rnd = player.start(game_id, server.config.games[game_id].bet_ladder[0], key="start")
+        inserts = [sql.split(" (")[0] for sql in log if sql.startswith("INSERT")]
+        assert rnd["status"] == "open" and len(scenario.kinds) > 2
+        assert inserts == ["INSERT INTO rounds", "INSERT INTO ledger", "INSERT INTO steps", "INSERT INTO idempotency"]
+        now = utcnow()
+        log.clear()
+        with transaction(server.engine) as tx:
+            player_id = tx.player_by_name(player.name).id
+            balance = tx.lock_player(player_id).balance
+            tx.post(player_id, balance + 5, [LedgerEntry("deposit", 2, balance + 2, None, now),
+                                              LedgerEntry("deposit", 3, balance + 5, None, now)])
+        assert [sql.split(" (")[0] for sql in log if sql.startswith("INSERT")] == ["INSERT INTO ledger"]
+    finally:
+        writer.set_trace_callback(None)
+    with server.engine.connect() as conn:
+        rows = conn.execute(select(ledger.c.kind, ledger.c.amount, ledger.c.balance_after).where(
+            ledger.c.player_id == player_id).order_by(ledger.c.id)).all()
+    assert [tuple(r) for r in rows[-2:]] == [("deposit", 2, balance + 2), ("deposit", 3, balance + 5)]

@@ -5,7 +5,6 @@ stored with its changes and replayed to a retry, and purged after the retention
 from __future__ import annotations
 
 import hashlib
-import json
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -14,10 +13,11 @@ from sqlalchemy import Engine
 from reelforge.server.clock import utcnow
 from reelforge.server.config import ServerConfig
 from reelforge.server.errors import ApiError
+from reelforge.server.jsontext import encoder
 from reelforge.server.round_json import Answer, RoundAnswer, steps_text, to_jsonable
 from reelforge.server.store import AnswerRecord, StoredAnswer, Tx, transaction
 
-_encode_sorted = json.JSONEncoder(sort_keys=True, default=to_jsonable).encode  # json.dumps's, built once
+_encode_sorted = encoder(to_jsonable, separators=(", ", ": "), ensure_ascii=True, sort_keys=True)  # json.dumps's
 
 
 def request_hash(*parts: Any) -> str:

@@ -99,6 +99,7 @@ import re
 import tomllib
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -391,9 +392,10 @@ class ServerConfig:
     """The brands of ``[brands.<id>]`` (the top-level ``[operator]``, ``[responsible_play]`` and ``[games]``
     are one more, :attr:`default_brand`)."""
 
-    @property
+    @cached_property
     def default_brand(self) -> BrandConfig:
-        """The brand of the top-level sections (``[operator] brand``, default ``default``)."""
+        """The brand of the top-level sections (``[operator] brand``, default ``default``); built once (every
+        money request asks for its player's brand)."""
         return BrandConfig(self.operator.brand, self.operator, self.play, self.currency, self.games,
                            self.api_key_sha256, self.support_key_sha256)
 
@@ -410,7 +412,24 @@ class ServerConfig:
     def rules(self, profile: str | None, brand: str | None = None,
               limits: dict[str, Any] | None = None) -> PlayRules:
         """The responsible-play rules of a session: its brand's, with the ``profile`` the operator named at
-        launch (where they differ the stricter holds) and its launch ``limits`` (tighter only) over them."""
+        launch (where they differ the stricter holds) and its launch ``limits`` (tighter only) over them.
+        Worked out once per (profile, brand, limits): every round start asks (the configuration never changes
+        while it serves)."""
+        try:
+            key = (profile, brand, tuple(sorted(limits.items())) if limits else None)
+            return self._rules[key]
+        except KeyError:
+            pass
+        except TypeError:  # a limit that cannot be a key: worked out every time
+            return self._work_out_rules(profile, brand, limits)
+        rules = self._rules[key] = self._work_out_rules(profile, brand, limits)
+        return rules
+
+    @cached_property
+    def _rules(self) -> dict[tuple[Any, ...], PlayRules]:
+        return {}
+
+    def _work_out_rules(self, profile: str | None, brand: str | None, limits: dict[str, Any] | None) -> PlayRules:
         base = self.brand(brand).play
         if profile is not None and profile != base.profile and profile in self.profiles:
             named = self.profiles[profile]

@@ -36,6 +36,8 @@ import time
 from contextvars import ContextVar
 from typing import Any
 
+from reelforge.server.jsontext import encoder
+
 REQUESTS = logging.getLogger("reelforge.requests")
 ROUNDS = logging.getLogger("reelforge.rounds")
 WALLET = logging.getLogger("reelforge.wallet")
@@ -47,7 +49,7 @@ _REQUEST_ID = re.compile(rb"^[A-Za-z0-9._:-]{1,64}$")
 class RequestInfo:
     """What the request log line tells about one request beyond its path (filled in as it runs)."""
 
-    __slots__ = ("game", "id", "language", "player", "round")
+    __slots__ = ("game", "held", "id", "language", "player", "round")
 
     def __init__(self, request_id: str) -> None:
         self.id = request_id
@@ -55,6 +57,8 @@ class RequestInfo:
         self.round: int | None = None
         self.game: str | None = None
         self.language: str | None = None  # the session's language (its refusals speak it)
+        self.held: list[tuple[str, dict[str, Any], float]] | None = []
+        """The request's round events in the JSON log, written with its request line (None once written)."""
 
 
 CURRENT: ContextVar[RequestInfo | None] = ContextVar("reelforge_request", default=None)
@@ -102,7 +106,7 @@ def log_request(info: RequestInfo, method: str, path: str, route: str, status: i
     if info.round is not None:
         fields["round"] = info.round
     if _direct is not None:
-        _direct.write("reelforge.requests", fields)
+        _direct.finish(info, fields)
         return
     REQUESTS.info("%s %s  %s  %.0f ms", method, path, status or "no answer", seconds * 1000,
                   extra={"fields": fields, "static": not (path.startswith("/api/") or path in ("/", "/metrics"))})
@@ -126,7 +130,7 @@ def round_event(event: str, rnd: Any, public_id: int, player: str | None, curren
     if rnd.status == "void":
         fields["void_reason"] = rnd.void_reason
     if _direct is not None:
-        _direct.write("reelforge.rounds", fields)
+        _direct.write("reelforge.rounds", fields, info)
         return
     what = {"round_started": f"staked {rnd.cost}", "round_finished": f"won {rnd.win}",
             "round_voided": f"voided, {rnd.cost} refunded",
@@ -138,31 +142,65 @@ def round_event(event: str, rnd: Any, public_id: int, player: str | None, curren
 class _JsonLines:
     """The JSON log's request and round-event lines written straight to its handler's stream: the line
     :class:`JsonFormatter` would write, without a log record per line (their cost is the server's per
-    request: about 16 us a line through ``logging``, 6 us here). Set by :func:`configure_logging` ("json")."""
+    request: about 16 us a line through ``logging``, 6 us here). Set by :func:`configure_logging` ("json").
+
+    A request's round events are held (with the time each happened) and written with its request line,
+    after its answer was sent: one write and flush per request, and the lines' formatting off the answer's
+    path. Events outside a request (the expiry check) are written at once."""
 
     def __init__(self, handler: logging.StreamHandler) -> None:
         self.handler = handler
-        self._second = -1
-        self._stamp = ""
+        self._clock = (-1, "")  # (second, its text): one strftime a second
 
-    def write(self, logger: str, fields: dict[str, Any]) -> None:
-        now = time.time()
+    def _line(self, logger: str, fields: dict[str, Any], now: float) -> str:
         second = int(now)
-        if second != self._second:  # one strftime a second
-            self._second, self._stamp = second, time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second))
-        line = (f'{{"ts":"{self._stamp}.{int((now - second) * 1000):03d}Z","level":"info","logger":"{logger}",'
+        clock = self._clock
+        if clock[0] != second:
+            clock = self._clock = (second, time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second)))
+        return (f'{{"ts":"{clock[1]}.{int((now - second) * 1000):03d}Z","level":"info","logger":"{logger}",'
                 + _encode(fields)[1:] + "\n")
+
+    def _put(self, text: str) -> None:
+        self.handler.stream.write(text)
+        self.handler.stream.flush()
+
+    def write(self, logger: str, fields: dict[str, Any], info: RequestInfo | None = None) -> None:
+        """Write a line now, or hold it for ``info``'s request line while that request runs."""
+        now = time.time()
+        self.handler.acquire()  # also orders the hold against finish() on another thread
+        try:
+            if info is not None and info.held is not None:
+                info.held.append((logger, fields, now))
+            else:
+                self._put(self._line(logger, fields, now))
+        finally:
+            self.handler.release()
+
+    def finish(self, info: RequestInfo, fields: dict[str, Any] | None) -> None:
+        """Write the request's held lines, then its request line (``fields``; None: none)."""
+        now = time.time()
         self.handler.acquire()
         try:
-            self.handler.stream.write(line)
-            self.handler.stream.flush()
+            held, info.held = info.held or [], None
+            lines = [self._line(logger, event, at) for logger, event, at in held]
+            if fields is not None:
+                lines.append(self._line("reelforge.requests", fields, now))
+            if lines:
+                self._put("".join(lines))
         finally:
             self.handler.release()
 
 
+def release_held(info: RequestInfo) -> None:
+    """Write a request's held round events where its request line is not logged."""
+    if _direct is not None and info.held:
+        _direct.finish(info, None)
+
+
 _direct: _JsonLines | None = None
-_encode = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, default=str).encode
-"""One encoder for every line (``json.dumps`` with options builds a new one per call)."""
+_encode = encoder(str)
+"""One encoder for every line (``json.dumps`` with options builds a new one per call; see
+:mod:`reelforge.server.jsontext`)."""
 
 
 def event_line(logger: str, fields: dict[str, Any]) -> str:

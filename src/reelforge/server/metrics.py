@@ -43,7 +43,7 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.multiprocess import MultiProcessCollector
 
 from reelforge.server.api.errors import CATCH_ALL
-from reelforge.server.logs import CURRENT, INFO, REQUESTS, RequestInfo, log_request, request_id
+from reelforge.server.logs import CURRENT, INFO, REQUESTS, RequestInfo, log_request, release_held, request_id
 
 disable_created_metrics()  # no *_created series: every counter would double the scrape for a figure no one reads
 
@@ -165,6 +165,8 @@ class Observe:
                                          game_of(scope, info, status))
             if REQUESTS.isEnabledFor(INFO):
                 log_request(info, scope["method"], scope.get("path", ""), route, status, seconds)
+            else:
+                release_held(info)
             CURRENT.reset(token)
 
 

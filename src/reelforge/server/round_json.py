@@ -22,6 +22,7 @@ import numpy as np
 from reelforge.server import fair
 from reelforge.server.clock import iso
 from reelforge.server.config import ServerConfig
+from reelforge.server.jsontext import encoder
 from reelforge.server.roundids import RoundIds
 from reelforge.server.seamless import SeamlessWallet, WalletTx
 from reelforge.server.store import RoundRow, StepRow
@@ -42,9 +43,9 @@ def to_jsonable(value: Any) -> Any:
     raise TypeError(f"{type(value).__name__} is not JSON serialisable")
 
 
-_encode = json.JSONEncoder(default=to_jsonable, separators=(",", ":"), ensure_ascii=False).encode
-"""``json.dumps`` with :func:`dumps`'s options, built once (``json.dumps`` with options builds an encoder per
-call; an encoder keeps no state between calls, so one serves every thread)."""
+_encode = encoder(to_jsonable)
+"""``json.dumps`` with :func:`dumps`'s options, built once (see :mod:`reelforge.server.jsontext`; it keeps no
+state between calls, so one serves every thread)."""
 
 
 def dumps(value: Any) -> str:

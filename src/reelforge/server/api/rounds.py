@@ -54,6 +54,8 @@ from reelforge.server.verify import verify_round
 
 _GAME = TypeAdapter(Annotated[str, Field(min_length=1, max_length=64, pattern=GAME_ID_PATTERN)])
 _ROUND = TypeAdapter(Annotated[int, Field(ge=1, le=MAX_ID)])
+_GAMES_SEEN: set[str] = set()
+"""Game ids in paths that :data:`_GAME` took (a few: valid ids only, and at most 1024 are kept)."""
 
 
 class PlainRoute(APIRoute):
@@ -99,8 +101,15 @@ class MoneyRoutes:
 
 
 def _path(adapter: TypeAdapter, name: str, value: str, errors: list[dict[str, Any]]) -> Any:
+    if adapter is _ROUND and value.isascii() and value.isdigit() and 1 <= (number := int(value)) <= MAX_ID:
+        return number  # what the adapter gives a plain decimal id in range, without its machinery
+    if adapter is _GAME and value in _GAMES_SEEN:
+        return value  # a game id the adapter took before: it takes it again
     try:
-        return adapter.validate_python(value)
+        valid = adapter.validate_python(value)
+        if adapter is _GAME and len(_GAMES_SEEN) < 1024:
+            _GAMES_SEEN.add(valid)
+        return valid
     except ValidationError as exc:
         errors.extend({**e, "loc": ("path", name, *e["loc"])} for e in exc.errors())
         return None

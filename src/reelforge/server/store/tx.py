@@ -4,16 +4,18 @@ rolled back (:func:`transaction`)."""
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
+from functools import lru_cache
+from operator import attrgetter
 from typing import Any
 
 from sqlalchemy import Engine
 
 from reelforge.server.db import acquire_writer_lock, begin_immediate, is_sqlite, sqlite_writer
+from reelforge.server.jsontext import encoder
 from reelforge.server.store.rows import (
     ANSWER_COLUMNS,
     ROUND_COLUMNS,
@@ -36,6 +38,23 @@ from reelforge.server.store.rows import (
     parse_ts,
 )
 from reelforge.server.store.statements import POSTGRESQL, SQLITE
+
+_round_values = attrgetter(*ROUND_COLUMNS)  # a row's column values in one call (the parameters of every write)
+_step_values = attrgetter(*STEP_COLUMNS)
+_STEP_CREATED, _STEP_REVEALED = STEP_COLUMNS.index("created_at"), STEP_COLUMNS.index("revealed_at")
+_STEP_INSERT = SQLITE.insert_step.partition(" VALUES ")[0]  # INSERT INTO steps (round_id, idx, ...)
+_LEDGER_INSERT = SQLITE.insert_entry.partition(" VALUES ")[0]
+_json_ascii = encoder(separators=(", ", ": "), ensure_ascii=True)  # json.dumps, built once (PostgreSQL's rows)
+_json_text = encoder(separators=(", ", ": "))  # json.dumps(..., ensure_ascii=False)
+_MAX_PARAMETERS = 999
+"""The fewest parameters one SQLite statement may have (SQLITE_MAX_VARIABLE_NUMBER before SQLite 3.32)."""
+
+
+@lru_cache(maxsize=256)
+def _values_sql(head: str, width: int, rows: int) -> str:
+    """``head VALUES (?, ...), (?, ...)``: ``rows`` rows of ``width`` positional parameters."""
+    row = "(" + ", ".join("?" * width) + ")"
+    return f"{head} VALUES {', '.join([row] * rows)}"
 
 
 # -- one transaction ----------------------------------------------------------------------------------
@@ -132,6 +151,10 @@ class Tx:
     def post(self, player_id: int, balance: int, entries: Sequence[LedgerEntry]) -> None:
         """Store ledger entries and the player's new ``balance`` (the last entry's balance after)."""
         self.cursor.execute(self.sql.set_balance, {"balance": balance, "player_id": player_id})
+        if self.sqlite:  # one INSERT for the entries (a round's stake and win)
+            self._insert_rows(_LEDGER_INSERT, [(player_id, e.kind, e.amount, e.balance_after, e.round_id,
+                                                self.ts(e.created_at)) for e in entries])
+            return
         self.cursor.executemany(self.sql.insert_entry, [
             {"player_id": player_id, "kind": e.kind, "amount": e.amount, "balance_after": e.balance_after,
              "round_id": e.round_id, "created_at": self.ts(e.created_at)} for e in entries])
@@ -204,13 +227,13 @@ class Tx:
         return StepReads(_answer(first[:a]), rnd, [_step(row[r:]) for row in rows if row[r] is not None])
 
     def _round_params(self, rnd: RoundRow) -> dict[str, Any]:
-        params = {name: getattr(rnd, name) for name in ROUND_COLUMNS}
-        for name in ("created_at", "updated_at", "finished_at"):
-            params[name] = self.ts(params[name])
+        params = dict(zip(ROUND_COLUMNS, _round_values(rnd), strict=True))
+        params.update(created_at=self.ts(rnd.created_at), updated_at=self.ts(rnd.updated_at),
+                      finished_at=self.ts(rnd.finished_at))
         return params
 
     def _step_params(self, round_id: int, step: StepRow) -> dict[str, Any]:
-        params = {name: getattr(step, name) for name in STEP_COLUMNS}
+        params = dict(zip(STEP_COLUMNS, _step_values(step), strict=True))
         params.update(round_id=round_id, created_at=self.ts(step.created_at), revealed_at=self.ts(step.revealed_at))
         return params
 
@@ -218,7 +241,27 @@ class Tx:
         self.cursor.execute(self.sql.insert_round, self._round_params(rnd))
 
     def insert_steps(self, round_id: int, steps: Sequence[StepRow]) -> None:
+        if self.sqlite:  # one INSERT for a round's steps (up to _MAX_PARAMETERS parameters each)
+            rows = []
+            for step in steps:
+                values = list(_step_values(step))
+                values[_STEP_CREATED], values[_STEP_REVEALED] = self.ts(step.created_at), self.ts(step.revealed_at)
+                rows.append((round_id, *values))
+            self._insert_rows(_STEP_INSERT, rows)
+            return
         self.cursor.executemany(self.sql.insert_step, [self._step_params(round_id, s) for s in steps])
+
+    def _insert_rows(self, head: str, rows: list[tuple[Any, ...]]) -> None:
+        """SQLite: insert ``rows`` (each a tuple of the columns ``head`` names) with one multi-row ``INSERT``
+        (for more than :data:`_MAX_PARAMETERS` parameters, one per that many): the rows and ids
+        ``executemany`` would store, in one statement instead of one per row."""
+        if not rows:
+            return
+        width = len(rows[0])
+        per = max(1, _MAX_PARAMETERS // width)
+        for first in range(0, len(rows), per):
+            chunk = rows[first:first + per]
+            self.cursor.execute(_values_sql(head, width, len(chunk)), [v for row in chunk for v in row])
 
     def update_round(self, rnd: RoundRow) -> None:
         self.cursor.execute(self.sql.update_round, self._round_params(rnd))
@@ -233,7 +276,7 @@ class Tx:
     def _pg_write_params(self, rnd: RoundRow, balance: int, entries: Sequence[LedgerEntry],
                          answer: AnswerRecord) -> dict[str, Any]:
         params = self._answer_params(answer) | self._round_params(rnd)
-        params.update(answer_created_at=answer.created_at, balance=balance, entries=json.dumps([
+        params.update(answer_created_at=answer.created_at, balance=balance, entries=_json_ascii([
             {"player_id": rnd.player_id, "kind": e.kind, "amount": e.amount, "balance_after": e.balance_after,
              "round_id": e.round_id, "created_at": e.created_at.isoformat()} for e in entries]))
         return params
@@ -251,14 +294,13 @@ class Tx:
             self.put_answer(answer)
             return
         params = self._pg_write_params(rnd, balance, entries, answer)
-        params["steps"] = json.dumps([{"round_id": rnd.id, "idx": s.idx, "kind": s.kind, "action": s.action,
+        params["steps"] = _json_text([{"round_id": rnd.id, "idx": s.idx, "kind": s.kind, "action": s.action,
                                        "draws": s.draws, "events": s.events, "win_x": s.win_x,
                                        "total_win_x": s.total_win_x, "finished": s.finished,
                                        "next_step": s.next_step, "state": s.state,
                                        "created_at": s.created_at.isoformat(),
                                        "revealed_at": s.revealed_at and s.revealed_at.isoformat(),
-                                       "ranges": s.ranges} for s in steps],
-                                     ensure_ascii=False)
+                                       "ranges": s.ranges} for s in steps])
         self.cursor.execute(self.sql.write_start, params)
 
     def write_step(self, rnd: RoundRow, step: StepRow, balance: int, entries: Sequence[LedgerEntry],

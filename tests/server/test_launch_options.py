@@ -52,10 +52,10 @@ def test_the_operators_pages_device_and_language_reach_the_session(make_server):
     expected = {"lobby": URLS["lobby_url"], "return": URLS["return_url"], "deposit": URLS["deposit_url"],
                 "history": URLS["history_url"]}
     assert (answer["urls"], answer["device"], answer["lang"], answer["language"], answer["jurisdiction"]) == (
-        expected, "mobile", "de-AT", "de-AT", "no-buy")
+        expected, "mobile", "de", "de-AT", "no-buy")  # lang: ISO 639-1 (Stake Engine's); language: the tag
     settings = server.client.get("/api/v1/settings", headers={"Authorization": f"Bearer {api.token}"}).json()
     assert (settings["urls"], settings["device"], settings["lang"], settings["game"]) == (
-        expected, "mobile", "de-AT", None)
+        expected, "mobile", "de", None)
     plain, api = _session(server, "opts-2")
     assert plain["urls"] == dict.fromkeys(expected) and plain["device"] is None and plain["lang"] == "en"
 

@@ -126,7 +126,12 @@ def create_launch(engine: Engine, config: ServerConfig, request: dict[str, Any],
         raise ApiError(422, "invalid_language", f"language must be a BCP 47 tag such as en-GB, got {language!r}")
     if request.get("lang") is not None:  # the game's language (ISO 639-1, Stake Engine's lang): unknown is English
         lang = negotiate(request["lang"])
-        language = language if negotiate(language) == lang else lang
+        if request.get("language") is not None and negotiate(request["language"]) != lang:
+            raise ApiError(422, "conflicting_fields", f"language {request['language']!r} and lang "
+                                                      f"{request['lang']!r} differ; give one")
+        if negotiate(language) != lang:  # lang alone: its regional tag (de-AT) is kept when it is one
+            known = LANGUAGE.fullmatch(request["lang"]) and request["lang"].split("-")[0].lower() == lang
+            language = request["lang"] if known else lang
     profile = _one_of(request, "profile", "jurisdiction") or brand.play.profile
     if profile not in config.profiles:
         raise ApiError(422, "unknown_profile", f"unknown jurisdiction profile {profile!r}; profiles: "

@@ -47,6 +47,8 @@ PLAYER_MESSAGES: dict[str, str] = {
     "wallet_refused": "The operator's wallet refused the stake.",
     "round_starting": "Another round is starting; please wait.",
     "invalid_client_seed": "That client seed cannot be used.",
+    "feature_buy_not_allowed": "The feature buy is not offered where you play.",
+    "game_not_in_session": "This session was opened for another game: please open this game from the site.",
     "rate_limited": "Too many requests: please wait a moment and try again.",
     "too_many_requests": "Too many requests: please wait a moment and try again.",
 }

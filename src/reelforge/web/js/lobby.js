@@ -3,7 +3,7 @@
 import { mountSeedPanel } from "./fair.js";
 import { rendererFor } from "./games/index.js";
 import { formatRtp, volatilityNode } from "./help.js";
-import { t } from "./i18n.js";
+import { formatNumber, t } from "./i18n.js";
 import { $, S, api } from "./state.js";
 import { el, formatX } from "./util.js";
 
@@ -24,16 +24,17 @@ function onceIn(probability) {
   const [n, d = "1"] = String(probability).split("/");
   const rounds = (BigInt(d) + BigInt(n) / 2n) / BigInt(n);   // rounded to the nearest whole round
   const digits = rounds.toString();
-  if (digits.length <= 9) return `once in ${Number(rounds).toLocaleString()} rounds`;
+  if (digits.length <= 9) return t("once in {rounds} rounds", { rounds: formatNumber(Number(rounds)) });
   const power = [...String(digits.length - 1)].map((c) => SUPERSCRIPT[Number(c)]).join("");
-  return `once in ${digits[0]}.${digits.slice(1, 3)} × 10${power} rounds`;
+  const mantissa = formatNumber(Number(`${digits[0]}.${digits.slice(1, 3)}`), { minimumFractionDigits: 2 });
+  return t("once in {rounds} rounds", { rounds: `${mantissa} × 10${power}` });
 }
 
 /** How the maximum win is known: how often it comes where that is exact, else whether a round reaches it. */
 function maxWinOdds(maxWin) {
   if (!maxWin) return "";
   if (maxWin.probability) return onceIn(maxWin.probability);
-  return maxWin.reachable ? "reachable" : "an upper bound";
+  return maxWin.reachable ? t("reachable") : t("an upper bound");
 }
 
 export async function openLobby(token, resumeOpen = false) {

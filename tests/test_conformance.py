@@ -187,8 +187,8 @@ class TakesAnyAction(ToyLine):
 
 
 class HelpAsDict(ToyLine):
-    def help(self, build):
-        return self.__class__.__base__.help(self, build).to_json()
+    def help(self, build, lang="en"):
+        return self.__class__.__base__.help(self, build, lang).to_json()
 
 
 class ChunkLosesARound(ToyLine):

@@ -7,18 +7,24 @@ prices) into the API's answers.
 from __future__ import annotations
 
 import inspect
+from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import FastAPI
+from fastapi import FastAPI, Header
 from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from reelforge.core.i18n import negotiate
+from reelforge.game.texts import DEFAULT_LANGUAGE, ENGLISH, Words
 from reelforge.server.api.common import Auth, Context, GameId
 from reelforge.server.config import ServerConfig
 from reelforge.server.limits import play_session
 from reelforge.server.offer import ActiveGame
 from reelforge.server.round_json import dumps
+
+AcceptLanguage = Annotated[str | None, Header(include_in_schema=False)]
+"""The browser's ``Accept-Language`` header (its languages, most wanted first)."""
 
 
 def game_entry(active: ActiveGame, config: ServerConfig) -> dict[str, Any]:
@@ -51,27 +57,35 @@ def art_file(game: Any, kind: str) -> Path | None:
     return path if kind in ART and path.is_file() else None
 
 
-def unfinished_section(config: ServerConfig) -> dict[str, Any]:
-    """The platform's rule for interrupted rounds, the same in every game's help."""
-    return {"title": "Unfinished rounds", "text": [
-        "A round is decided when it is staked. If you leave or lose the connection, the game continues "
-        "from where you stopped when you open it again.",
-        f"A round left unfinished for {config.round_expiry_days:g} days is completed and its win paid; "
-        "it is never refunded.",
-        "A malfunction voids the round and refunds its stake (malfunction voids all pays and plays)."]}
+def unfinished_section(config: ServerConfig, words: Words = ENGLISH) -> dict[str, Any]:
+    """The platform's rule for interrupted rounds, the same in every game's help (in ``words``' language)."""
+    _ = words
+    days = config.round_expiry_days
+    return {"title": _("Unfinished rounds"), "text": [
+        _("A round is decided when it is staked. If you leave or lose the connection, the game continues "
+          "from where you stopped when you open it again."),
+        _.plural("A round left unfinished for {n} day is completed and its win paid; it is never refunded.",
+                 "A round left unfinished for {n} days is completed and its win paid; it is never refunded.",
+                 int(days)) if float(days).is_integer() else
+        _("A round left unfinished for {days} days is completed and its win paid; it is never refunded.",
+          days=words.number(Fraction(str(days)))),
+        _("A malfunction voids the round and refunds its stake (malfunction voids all pays and plays).")]}
 
 
-def help_answer(active: ActiveGame, config: ServerConfig) -> dict[str, Any]:
-    """``GET /games/{game}/help``: the game's help, the offer (build, ladder, price) and its help page."""
-    help_ = active.game.help(active.build)
+def help_answer(active: ActiveGame, config: ServerConfig, lang: str = DEFAULT_LANGUAGE) -> dict[str, Any]:
+    """``GET /games/{game}/help``: the game's help in ``lang`` (English where the language is unknown), the offer
+    (build, ladder, price) and its help page."""
+    help_ = active.game.help(active.build, lang)
     body = help_.to_json()
     # rtp stays a number in the API (a fraction of the stake); rtp_nominal is the build's published RTP as an
     # exact fraction: the proven exact RTP where the build file gives it (builds tuned on exact figures, issue 34),
     # else its nominal figure (`reelforge summary` computes the RTP). rtp_exact is the same value under its
     # former, misleading name, kept for clients written before issue 23.
+    # volatility stays the scale's English word (a key the client knows); volatility_text is it in the language
     body.update({"rtp": float(help_.rtp), "rtp_nominal": str(help_.rtp), "rtp_exact": str(help_.rtp),
+                 "volatility_text": Words(help_.language)(help_.volatility),
                  "bet_ladder": list(active.config.bet_ladder), "currency": config.currency})
-    body["page"].setdefault("sections", []).append(unfinished_section(config))
+    body["page"].setdefault("sections", []).append(unfinished_section(config, Words(help_.language)))
     return body
 
 
@@ -85,9 +99,10 @@ def add_routes(app: FastAPI, ctx: Context) -> None:
         return Response(games_json, media_type="application/json")
 
     @app.get("/api/v1/games/{game}/help", tags=["games"])
-    def game_help(game: GameId) -> JSONResponse:
-        """Help: title, game id, version, active build and RTP, rules, paytable, bet ladder, max win."""
-        return JSONResponse(help_answer(ctx.service.active(game), ctx.config))
+    def game_help(game: GameId, lang: str | None = None, accept_language: AcceptLanguage = None) -> JSONResponse:
+        """Help: title, game id, version, active build and RTP, rules, paytable, bet ladder, max win; its texts in
+        ``lang`` (ISO 639-1), else the browser's ``Accept-Language``, else English (``language`` says which)."""
+        return JSONResponse(help_answer(ctx.service.active(game), ctx.config, negotiate(lang, accept_language)))
 
     @app.get("/api/v1/games/{game}/art/{kind}.svg", tags=["games"])
     def game_art(game: GameId, kind: str) -> Response:

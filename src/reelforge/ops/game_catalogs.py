@@ -65,6 +65,17 @@ def catalog_messages() -> dict[str, dict[Message, list[str]]]:
     return {DOMAIN: games, "reports": {msg: ["reports"] for msg in report_messages()}}
 
 
+def glossary_comment(lang: str) -> list[str]:
+    """The trade's terms in ``lang`` as the catalog's header comment (from ``locales/glossary.toml``)."""
+    import tomllib
+
+    if lang == i18n.DEFAULT_LANGUAGE:
+        return []
+    terms = tomllib.loads((i18n.LOCALES / "glossary.toml").read_text(encoding="utf-8"))
+    return ["# Glossary (locales/glossary.toml; '|' separates accepted forms):",
+            *(f"#   {term} = {per[lang]}" for term, per in terms.items())]
+
+
 def _po_string(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\t", "\\t") + '"'
 
@@ -84,6 +95,7 @@ def write_catalogs() -> list[str]:
             old = i18n.read_catalog(lang, domain)
             name = Locale.parse(lang).get_display_name("en")
             lines = [f"# reelforge: the {domain} texts in {name} (CONTRIBUTING.md, \"Texts in the player's language\").",
+                     *glossary_comment(lang),
                      'msgid ""', 'msgstr ""', '"Project-Id-Version: reelforge\\n"', f'"Language: {lang}\\n"',
                      '"MIME-Version: 1.0\\n"', '"Content-Type: text/plain; charset=utf-8\\n"',
                      '"Content-Transfer-Encoding: 8bit\\n"', f'"Plural-Forms: {i18n.plural_forms_header(lang)}\\n"']

@@ -25,7 +25,7 @@ def test_settings_tell_the_client_the_operator_rules(make_server):
     server = make_server(rules_config(reality_check_minutes=30, turbo=False, min_round_seconds=2.5, max_bet=5000))
     r = server.client.get("/api/v1/settings")
     assert r.status_code == 200
-    assert r.json() == {"currency": "EUR", "currency_decimals": 2, "wallet": "transfer", "profile": "default",
+    assert r.json() == {"currency": "EUR", "currency_decimals": 2, "wallet": "transfer", "lang": "en", "profile": "default",
                         "reality_check_minutes": 30.0,
                         "session_limit_minutes": 0.0, "turbo": False, "min_round_seconds": 2.5, "autoplay": False,
                         "autoplay_max_rounds": 100, "max_bet": 5000, "max_stake": 5000}

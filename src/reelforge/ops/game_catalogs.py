@@ -1,7 +1,7 @@
 """The ``games`` and ``reports`` message catalogs kept in step with what the games and reports write.
 
 Every message a help uses is found by rendering it: every build of every shipped game (the benchmark games
-too) and the platform's help section, in English, with :attr:`reelforge.game.texts.Words.used` recording each
+too), in English, with :attr:`reelforge.game.texts.Words.used` recording each
 lookup. ``python -m reelforge.ops.game_catalogs`` writes the English catalogs and adds each new message, empty,
 to every other language's (translations kept, messages no longer used dropped); ``--check`` only says what is
 missing, exit 1 (CONTRIBUTING.md, "Texts in the player's language").
@@ -27,10 +27,8 @@ def all_games() -> list[Any]:
 
 
 def help_messages(lang: str = i18n.DEFAULT_LANGUAGE) -> dict[str, set[Message]]:
-    """Game id -> the messages its helps (every build) look up, and ``platform`` -> the server's help section."""
-    from reelforge.server.api.games import unfinished_section
-    from reelforge.server.config import ServerConfig
-
+    """Game id -> the messages its helps (every build) look up, and ``platform`` -> the volatility words and the
+    maximum win's sentence (the server's own help section is the ``client`` catalog's)."""
     out: dict[str, set[Message]] = {}
     for game in all_games():
         with recording() as used:
@@ -39,9 +37,7 @@ def help_messages(lang: str = i18n.DEFAULT_LANGUAGE) -> dict[str, set[Message]]:
         out[game.id] = used
     with recording() as used:
         words = Words(lang)
-        for days in (90, 0.5):
-            unfinished_section(ServerConfig(round_expiry_days=days), words)
-        for volatility in VOLATILITY_WORDS:
+        for volatility in VOLATILITY_WORDS:   # the help API's volatility_text
             words(volatility)
         # the maximum win's sentence where its probability is known (a game with quick exact figures)
         MaxWin(Fraction(1), "exact", "", probability=Fraction(1, 2)).player_words(words)

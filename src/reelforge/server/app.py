@@ -22,7 +22,7 @@ from sqlalchemy import Engine
 
 import reelforge
 from reelforge.server import http
-from reelforge.server.api import errors, fair, games, monitoring, openapi, operator, rounds, sessions, wallet
+from reelforge.server.api import errors, fair, games, languages, monitoring, openapi, operator, rounds, sessions, wallet
 from reelforge.server.api.common import MAX_BODY, Context
 from reelforge.server.auth import demo_players
 from reelforge.server.brands import register_wallets
@@ -107,7 +107,7 @@ def create_app(config: ServerConfig, database_url: str | None = None, *, engine:
     app.state.service, app.state.engine, app.state.config = service, engine, config
     app.state.metrics, app.state.monitor, app.state.context = metrics, monitor, ctx
     errors.install(app)
-    for resource in (rounds, sessions, games, wallet, operator, fair, monitoring):  # rounds first: most requests are theirs
+    for resource in (rounds, sessions, games, wallet, operator, fair, monitoring, languages):  # rounds first: most requests are theirs
         resource.add_routes(app, ctx)
     errors.add_catch_all(app)
     # Around every route, money routes included: the rate limits and one request at a time per session.

@@ -23,6 +23,7 @@ from reelforge.server.clock import iso, utcnow
 from reelforge.server.config import PlayRules, ServerConfig
 from reelforge.server.errors import ApiError
 from reelforge.server.ledger import post_entry
+from reelforge.server.logs import note_language
 from reelforge.server.play_session import begin_play
 from reelforge.server.store import Tx, transaction
 
@@ -203,6 +204,7 @@ def session_principal(tx: Tx, token: SessionToken, lock: bool = False, operator:
     row = tx.session(token.sha256, lock=lock)
     if row is None:
         raise ApiError(401, "unknown_token", "unknown session token")
+    note_language(row.language)
     if row.expires_at <= utcnow():
         raise ApiError(401, "session_expired", "the session has expired; open a new one")
     if operator and row.demo:

@@ -1,6 +1,57 @@
-"""API errors: every refusal is a 4xx JSON body ``{"error": code, "detail": message}``."""
+"""API errors: every refusal is a 4xx JSON body ``{"error": code, "detail": detail, "message": message}``:
+a stable code, what is wrong in the server's (English, technical) words, and what it means for the player
+in the session's language (:func:`player_message`)."""
 
 from __future__ import annotations
+
+from reelforge.core.i18n import translate
+
+GENERIC_MESSAGE = "The server refused the request."
+"""The player's message for a code without one of its own."""
+PLAYER_MESSAGES: dict[str, str] = {
+    "insufficient_balance": "Your balance does not cover this bet.",
+    "session_expired": "Your session has expired. Please open the game again.",
+    "unknown_token": "Your session has expired. Please open the game again.",
+    "missing_token": "Your session has expired. Please open the game again.",
+    "bad_token": "Your session has expired. Please open the game again.",
+    "unfinished_round": "You have an unfinished round of this game: finish it first.",
+    "bet_not_on_ladder": "That bet is not offered for this game.",
+    "bet_above_maximum": "That stake is above the maximum allowed per round.",
+    "stake_above_maximum": "That stake is above the maximum allowed per round.",
+    "too_soon": "Please wait a moment before starting the next round.",
+    "session_limit_reached": "You have reached the time limit of this session: play has stopped.",
+    "play_session_ended": "Your session was ended by the site: play has stopped for a break.",
+    "loss_limit_reached": "This round would take your losses past your loss limit: play has stopped.",
+    "reality_check_due": "A reality check is due: please answer it to continue.",
+    "round_not_open": "This round has already finished.",
+    "round_not_found": "This round was not found.",
+    "no_unfinished_round": "This round was not found.",
+    "unknown_game": "This game is not offered.",
+    "launch_token_invalid": "This game link has expired or was already used. Please open the game again from the site.",
+    "invalid_player": "That player name cannot be used: use 1 to 64 letters, digits and _ . @ -",
+    "operator_key_required": "Games on this server are opened from the operator's site.",
+    "launch_required": "Games on this server are opened from the operator's site.",
+    "storage_unavailable": "The server cannot take the request right now; nothing was changed. Please try again shortly.",
+    "storage_full": "The server cannot take the request right now; nothing was changed. Please try again shortly.",
+    "wallet_unavailable": "The server cannot take the request right now; nothing was changed. Please try again shortly.",
+    "internal_error": "The game server had an internal error. Your round is safe; please try again.",
+    "invalid_request": "The request is not valid.",
+    "malformed_json": "The request is not valid.",
+    "no_feature_buy": "The feature cannot be bought in this game at this bet.",
+    "no_such_feature_buy": "The feature cannot be bought in this game at this bet.",
+    "ambiguous_feature_buy": "The feature cannot be bought in this game at this bet.",
+    "price_not_whole": "The feature cannot be bought in this game at this bet.",
+    "currency_not_offered": "This game is not offered in your currency.",
+    "wallet_refused": "The operator's wallet refused the stake.",
+    "round_starting": "Another round is starting; please wait.",
+    "invalid_client_seed": "That client seed cannot be used.",
+}
+"""What an error code means for the player (English; translated in the ``client`` catalog)."""
+
+
+def player_message(code: str, lang: str) -> str:
+    """The player's message for the error ``code`` in ``lang`` (an ISO 639-1 code; English when unknown)."""
+    return translate(lang, "client", PLAYER_MESSAGES.get(code, GENERIC_MESSAGE))
 
 
 class ApiError(Exception):

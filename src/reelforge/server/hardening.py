@@ -103,7 +103,9 @@ class Hardening:
 ERROR_SCHEMA = {
     "title": "Error", "type": "object", "required": ["error", "detail"],
     "properties": {"error": {"type": "string", "description": "machine-readable code, e.g. bet_not_on_ladder"},
-                   "detail": {"type": "string", "description": "what is wrong, for people"}},
+                   "detail": {"type": "string", "description": "what is wrong, for people"},
+                   "message": {"type": "string", "description": "what it means for the player, in the session's "
+                                                                "language (else Accept-Language's, else English)"}},
 }
 
 

@@ -26,6 +26,7 @@ from typing import Any
 from sqlalchemy import Engine, delete, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
+from reelforge.core.i18n import negotiate
 from reelforge.server.auth import (
     _get_or_create_player,
     brand_not_served,
@@ -93,6 +94,9 @@ def create_launch(engine: Engine, config: ServerConfig, request: dict[str, Any],
     language = request.get("language") or "en"
     if not LANGUAGE.fullmatch(language):
         raise ApiError(422, "invalid_language", f"language must be a BCP 47 tag such as en-GB, got {language!r}")
+    if request.get("lang") is not None:  # the game's language (ISO 639-1, Stake Engine's lang): unknown is English
+        lang = negotiate(request["lang"])
+        language = language if negotiate(language) == lang else lang
     profile = request.get("profile") or brand.play.profile
     if profile not in config.profiles:
         raise ApiError(422, "unknown_profile", f"unknown jurisdiction profile {profile!r}; profiles: "
@@ -124,16 +128,19 @@ def create_launch(engine: Engine, config: ServerConfig, request: dict[str, Any],
             min_bet=min_bet, max_bet=max_bet, game=game, created_at=now, expires_at=expires, brand=brand.id,
             limits=json.dumps(stored) if stored else None, operator_session=request.get("operator_session")))
     base = (brand.operator.launch_url or base_url).rstrip("/")
-    query = f"launch={token}" + (f"&game={game}" if game else "")
+    # lang first: the token stays the rest of the address up to game (as readers of older URLs take it)
+    query = f"lang={negotiate(language)}&launch={token}" + (f"&game={game}" if game else "")
     return {"launch_url": f"{base}/?{query}", "expires_at": iso(expires)}
 
 
 def exchange_launch(engine: Engine, config: ServerConfig, token: str,
-                    wallet_balance: Callable[[str, str, str], int | None] | None = None) -> dict[str, Any]:
+                    wallet_balance: Callable[[str, str, str], int | None] | None = None,
+                    lang: str | None = None) -> dict[str, Any]:
     """Spend a launch token for a session: its token (shown once), player, balance, currency, language,
     profile and limits. 401 when the token is unknown, used or expired. The play session goes on if the
     player's current one is not over (:func:`~reelforge.server.limits.begin_play`). ``wallet_balance``
-    (seamless): asks the operator's wallet for the player's balance now (None: it did not answer)."""
+    (seamless): asks the operator's wallet for the player's balance now (None: it did not answer).
+    ``lang``: the launch URL's language, when the operator's site set one there (unknown: English)."""
     now = utcnow()
     with write_transaction(engine) as conn:
         row = conn.execute(select(launch_tokens).where(launch_tokens.c.token_sha256 == token_hash(token))).first()
@@ -148,6 +155,9 @@ def exchange_launch(engine: Engine, config: ServerConfig, token: str,
         config.brand(row.brand)
     except KeyError:
         raise brand_not_served(row.brand) from None
+    language = row.language
+    if lang is not None and negotiate(lang) != negotiate(language):
+        language = negotiate(lang)
     rules = config.rules(row.profile, row.brand, launch_limits(row.limits, row.max_bet))
     session = secrets.token_urlsafe(32)
     expires = now + timedelta(minutes=config.session_ttl_minutes)
@@ -159,15 +169,15 @@ def exchange_launch(engine: Engine, config: ServerConfig, token: str,
         begin_play(tx, player_id, rules, now)
     with write_transaction(engine) as conn:
         conn.execute(update(sessions).where(sessions.c.token_sha256 == token_hash(session)).values(
-            profile=row.profile, language=row.language, min_bet=row.min_bet, max_bet=row.max_bet, limits=row.limits,
+            profile=row.profile, language=language, min_bet=row.min_bet, max_bet=row.max_bet, limits=row.limits,
             operator_session=row.operator_session))
         cached = conn.execute(select(players.c.wallet_balance).where(players.c.id == player_id)).scalar()
     stale = False
     if config.seamless and wallet_balance is not None:
         current = wallet_balance(name, currency, row.brand)
         balance, stale = (cached, True) if current is None else (current, False)
-    answer = {"token": session, "player": name, "balance": balance, "currency": currency, "language": row.language,
-              "profile": row.profile, "min_bet": row.min_bet, "max_bet": row.max_bet, "game": row.game,
+    answer = {"token": session, "player": name, "balance": balance, "currency": currency, "language": language,
+              "lang": negotiate(language), "profile": row.profile, "min_bet": row.min_bet, "max_bet": row.max_bet, "game": row.game,
               "expires_at": iso(expires), "limits": rules.public()}
     if config.seamless:
         answer["balance_stale"] = stale

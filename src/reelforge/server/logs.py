@@ -47,13 +47,14 @@ _REQUEST_ID = re.compile(rb"^[A-Za-z0-9._:-]{1,64}$")
 class RequestInfo:
     """What the request log line tells about one request beyond its path (filled in as it runs)."""
 
-    __slots__ = ("game", "id", "player", "round")
+    __slots__ = ("game", "id", "language", "player", "round")
 
     def __init__(self, request_id: str) -> None:
         self.id = request_id
         self.player: str | None = None
         self.round: int | None = None
         self.game: str | None = None
+        self.language: str | None = None  # the session's language (its refusals speak it)
 
 
 CURRENT: ContextVar[RequestInfo | None] = ContextVar("reelforge_request", default=None)
@@ -77,6 +78,19 @@ def note_player(player: str) -> None:
     info = CURRENT.get()
     if info is not None:
         info.player = player
+
+
+def note_language(language: str | None) -> None:
+    """Name the language of the session the current request acts for (its error messages speak it)."""
+    info = CURRENT.get()
+    if info is not None and language:
+        info.language = language
+
+
+def request_language() -> str | None:
+    """The language of the session the current request acts for (None: no session, or none chosen)."""
+    info = CURRENT.get()
+    return None if info is None else info.language
 
 
 def log_request(info: RequestInfo, method: str, path: str, route: str, status: int, seconds: float) -> None:

@@ -1,4 +1,6 @@
-"""Exception handlers: every refusal is a JSON body ``{"error": code, "detail": message}`` naming the problem."""
+"""Exception handlers: every refusal is a JSON body ``{"error": code, "detail": detail, "message": message}``
+naming the problem: ``message`` says it to the player in the session's language (else the request's
+``Accept-Language``, else English)."""
 
 from __future__ import annotations
 
@@ -11,8 +13,10 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match, Route
 
+from reelforge.core.i18n import negotiate
 from reelforge.server.auth import invalid_player
-from reelforge.server.errors import ApiError, database_errors, storage_error
+from reelforge.server.errors import ApiError, database_errors, player_message, storage_error
+from reelforge.server.logs import request_language
 
 log = logging.getLogger("reelforge.server")
 
@@ -34,6 +38,18 @@ def validation_message(errors: list[dict[str, Any]]) -> str:
     return "; ".join(parts)
 
 
+def error_language(request: Request) -> str:
+    """The language a refusal speaks: the session's (noted when its token was read), else the request's
+    ``Accept-Language``, else English."""
+    return negotiate(request_language(), request.headers.get("accept-language"))
+
+
+def refusal(request: Request, code: str, detail: str, status: int, headers: Any = None) -> JSONResponse:
+    """The JSON answer to a refusal: its code, its detail and the player's message."""
+    return JSONResponse({"error": code, "detail": detail, "message": player_message(code, error_language(request))},
+                        status_code=status, headers=headers)
+
+
 def log_storage_error(error: ApiError, exc: BaseException) -> None:
     """One log line per request the database failed (no traceback: the cause is outside the code)."""
     log.error("%s: %s: %s", error.code, type(exc).__name__, " ".join(str(exc).split())[:300])
@@ -50,40 +66,39 @@ def count_storage_error(request: Request, code: str) -> None:
 async def api_error(request: Request, exc: ApiError) -> JSONResponse:
     if exc.status == 503:
         count_storage_error(request, exc.code)
-    return JSONResponse(exc.body(), status_code=exc.status, headers=getattr(exc, "headers", None))
+    return refusal(request, exc.code, exc.detail, exc.status, getattr(exc, "headers", None))
 
 
 async def storage_failure(request: Request, exc: Exception) -> JSONResponse:
     error = storage_error(exc)
     log_storage_error(error, exc)
     count_storage_error(request, error.code)
-    return JSONResponse(error.body(), status_code=error.status, headers=error.headers)
+    return refusal(request, error.code, error.detail, error.status, error.headers)
 
 
-async def invalid_request(_request: Request, exc: RequestValidationError) -> JSONResponse:
+async def invalid_request(request: Request, exc: RequestValidationError) -> JSONResponse:
     errors = list(exc.errors())
     kind = "malformed_json" if any(e.get("type") == "json_invalid" for e in errors) else "invalid_request"
     detail = "the body is not valid JSON" if kind == "malformed_json" else validation_message(errors)
     if kind == "invalid_request" and any(e.get("type") == "string_pattern_mismatch" and
                                          e.get("loc", ())[-1:] == ("player",) for e in errors):
-        refusal = invalid_player()  # the same answer as every other place that checks a name
-        return JSONResponse(refusal.body(), status_code=refusal.status)
-    return JSONResponse({"error": kind, "detail": detail}, status_code=422)
+        refused = invalid_player()  # the same answer as every other place that checks a name
+        return refusal(request, refused.code, refused.detail, refused.status)
+    return refusal(request, kind, detail, 422)
 
 
-async def http_error(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
+async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
     if exc.status_code == 400 and exc.detail == "There was an error parsing the body":
         # FastAPI's answer to a body its JSON parser gives up on (a 5,000-digit number, nesting over
         # the recursion limit, invalid UTF-8): the same refusal as any other unreadable JSON.
-        return JSONResponse({"error": "malformed_json", "detail": "the body is not valid JSON"}, status_code=422)
+        return refusal(request, "malformed_json", "the body is not valid JSON", 422)
     code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
-    return JSONResponse({"error": code, "detail": str(exc.detail)}, status_code=exc.status_code,
-                        headers=exc.headers)  # a 405's Allow
+    return refusal(request, code, str(exc.detail), exc.status_code, exc.headers)  # a 405's Allow
 
 
-async def internal_error(_request: Request, exc: Exception) -> JSONResponse:
+async def internal_error(request: Request, exc: Exception) -> JSONResponse:
     log.exception("internal error", exc_info=exc)
-    return JSONResponse({"error": "internal_error", "detail": "internal server error"}, status_code=500)
+    return refusal(request, "internal_error", "internal server error", 500)
 
 
 def handlers() -> list[tuple[type[BaseException], Any]]:
@@ -116,6 +131,5 @@ def add_catch_all(app: FastAPI) -> None:
                           and route.methods and route.matches(request.scope)[0] is Match.PARTIAL
                           for m in route.methods})
         if allowed:
-            return JSONResponse({"error": "method_not_allowed", "detail": "Method Not Allowed"}, status_code=405,
-                                headers={"Allow": ", ".join(allowed)})
-        return JSONResponse({"error": "not_found", "detail": "Not Found"}, status_code=404)
+            return refusal(request, "method_not_allowed", "Method Not Allowed", 405, {"Allow": ", ".join(allowed)})
+        return refusal(request, "not_found", "Not Found", 404)

@@ -7,24 +7,22 @@ prices) into the API's answers.
 from __future__ import annotations
 
 import inspect
-from fractions import Fraction
 from pathlib import Path
 from typing import Annotated, Any
 
-from fastapi import FastAPI, Header
+from fastapi import FastAPI, Query, Request
 from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from reelforge.core.i18n import negotiate
-from reelforge.game.texts import DEFAULT_LANGUAGE, ENGLISH, Words
+from reelforge.core.i18n import DEFAULT_LANGUAGE, format_decimal, negotiate, translate
 from reelforge.server.api.common import Auth, Context, GameId
 from reelforge.server.config import ServerConfig
 from reelforge.server.limits import play_session
 from reelforge.server.offer import ActiveGame
 from reelforge.server.round_json import dumps
 
-AcceptLanguage = Annotated[str | None, Header(include_in_schema=False)]
-"""The browser's ``Accept-Language`` header (its languages, most wanted first)."""
+LangQuery = Annotated[str | None, Query(max_length=64, description="the player's language (ISO 639-1 or a tag such "
+                                                                  "as ja-JP); one the server does not know is English")]
 
 
 def game_entry(active: ActiveGame, config: ServerConfig) -> dict[str, Any]:
@@ -57,24 +55,26 @@ def art_file(game: Any, kind: str) -> Path | None:
     return path if kind in ART and path.is_file() else None
 
 
-def unfinished_section(config: ServerConfig, words: Words = ENGLISH) -> dict[str, Any]:
-    """The platform's rule for interrupted rounds, the same in every game's help (in ``words``' language)."""
-    _ = words
-    days = config.round_expiry_days
-    return {"title": _("Unfinished rounds"), "text": [
-        _("A round is decided when it is staked. If you leave or lose the connection, the game continues "
-          "from where you stopped when you open it again."),
-        _.plural("A round left unfinished for {n} day is completed and its win paid; it is never refunded.",
-                 "A round left unfinished for {n} days is completed and its win paid; it is never refunded.",
-                 int(days)) if float(days).is_integer() else
-        _("A round left unfinished for {days} days is completed and its win paid; it is never refunded.",
-          days=words.number(Fraction(str(days)))),
-        _("A malfunction voids the round and refunds its stake (malfunction voids all pays and plays).")]}
+UNFINISHED_TITLE = "Unfinished rounds"
+UNFINISHED_TEXT = (
+    "A round is decided when it is staked. If you leave or lose the connection, the game continues from where "
+    "you stopped when you open it again.",
+    "A round left unfinished for {days} days is completed and its win paid; it is never refunded.",
+    "A malfunction voids the round and refunds its stake (malfunction voids all pays and plays).",
+)
+"""The platform's rule for interrupted rounds (English; translated in the ``client`` catalog)."""
+
+
+def unfinished_section(config: ServerConfig, lang: str = DEFAULT_LANGUAGE) -> dict[str, Any]:
+    """The platform's rule for interrupted rounds, the same in every game's help, in ``lang``."""
+    days = format_decimal(lang, config.round_expiry_days)
+    return {"title": translate(lang, "client", UNFINISHED_TITLE),
+            "text": [translate(lang, "client", text, days=days) for text in UNFINISHED_TEXT]}
 
 
 def help_answer(active: ActiveGame, config: ServerConfig, lang: str = DEFAULT_LANGUAGE) -> dict[str, Any]:
-    """``GET /games/{game}/help``: the game's help in ``lang`` (English where the language is unknown), the offer
-    (build, ladder, price) and its help page."""
+    """``GET /games/{game}/help``: the game's help, the offer (build, ladder, price) and its help page; the
+    platform's own sections in ``lang`` (the game's texts in it too, from its ``games`` catalog)."""
     help_ = active.game.help(active.build, lang)
     body = help_.to_json()
     # rtp stays a number in the API (a fraction of the stake); rtp_nominal is the build's published RTP as an
@@ -83,9 +83,9 @@ def help_answer(active: ActiveGame, config: ServerConfig, lang: str = DEFAULT_LA
     # former, misleading name, kept for clients written before issue 23.
     # volatility stays the scale's English word (a key the client knows); volatility_text is it in the language
     body.update({"rtp": float(help_.rtp), "rtp_nominal": str(help_.rtp), "rtp_exact": str(help_.rtp),
-                 "volatility_text": Words(help_.language)(help_.volatility),
-                 "bet_ladder": list(active.config.bet_ladder), "currency": config.currency})
-    body["page"].setdefault("sections", []).append(unfinished_section(config, Words(help_.language)))
+                 "volatility_text": translate(lang, "games", help_.volatility),
+                 "bet_ladder": list(active.config.bet_ladder), "currency": config.currency, "lang": lang})
+    body["page"].setdefault("sections", []).append(unfinished_section(config, lang))
     return body
 
 
@@ -99,10 +99,12 @@ def add_routes(app: FastAPI, ctx: Context) -> None:
         return Response(games_json, media_type="application/json")
 
     @app.get("/api/v1/games/{game}/help", tags=["games"])
-    def game_help(game: GameId, lang: str | None = None, accept_language: AcceptLanguage = None) -> JSONResponse:
-        """Help: title, game id, version, active build and RTP, rules, paytable, bet ladder, max win; its texts in
-        ``lang`` (ISO 639-1), else the browser's ``Accept-Language``, else English (``language`` says which)."""
-        return JSONResponse(help_answer(ctx.service.active(game), ctx.config, negotiate(lang, accept_language)))
+    def game_help(game: GameId, request: Request, lang: LangQuery = None) -> JSONResponse:
+        """Help: title, game id, version, active build and RTP, rules, paytable, bet ladder, max win; in
+        ``lang`` (else the request's Accept-Language, else English; a language the server does not know is
+        English)."""
+        chosen = negotiate(lang, request.headers.get("accept-language"))
+        return JSONResponse(help_answer(ctx.service.active(game), ctx.config, chosen))
 
     @app.get("/api/v1/games/{game}/art/{kind}.svg", tags=["games"])
     def game_art(game: GameId, kind: str) -> Response:
@@ -114,16 +116,19 @@ def add_routes(app: FastAPI, ctx: Context) -> None:
         return Response(path.read_bytes(), media_type="image/svg+xml")
 
     @app.get("/api/v1/settings", tags=["games"])
-    def settings(authorization: Auth = None) -> JSONResponse:
+    def settings(request: Request, authorization: Auth = None) -> JSONResponse:
         """The responsible-play rules the client shows and keeps to: reality check interval (minutes, 0 off),
         whether Turbo is offered, the least time between round starts, the maximum bet and stake; with a
         session, the limits that apply to it (its brand's, with the operator's launch profile and stricter
         limits), its play session's clocks, its currency, the currency's decimals, its language, and the bet
-        ladder of every game in its currency."""
+        ladder of every game in its currency. ``lang``: the language the client speaks (ISO 639-1): the
+        session's, else the request's ``Accept-Language``, else English."""
         config = ctx.config
+        accepted = request.headers.get("accept-language")
         if authorization is None:
             return JSONResponse({"currency": config.currency, "currency_decimals": config.currencies[config.currency],
-                                 "wallet": config.operator.wallet, **config.play.public()})
+                                 "wallet": config.operator.wallet, "lang": negotiate(None, accepted),
+                                 **config.play.public()})
         who = ctx.principal(authorization)
         rules = who.rules(config)
         brand = config.brand(who.brand)
@@ -134,7 +139,8 @@ def add_routes(app: FastAPI, ctx: Context) -> None:
             top = min((m for m in (rules.max_bet, who.max_bet) if m is not None), default=None)
             ladders[game_id] = [b for b in ladder if (top is None or b <= top) and b >= (who.min_bet or 0)]
         return JSONResponse({"currency": currency, "currency_decimals": config.currencies.get(currency, 2),
-                             "language": who.language, "wallet": config.operator.wallet, "brand": brand.id,
+                             "language": who.language, "lang": negotiate(who.language, accepted),
+                             "wallet": config.operator.wallet, "brand": brand.id,
                              "play_session": play_session(rules, who),
                              "bet_ladders": ladders, **rules.public()})
 

@@ -34,6 +34,9 @@ class LaunchRequest(_Strict):
     player: StrictStr = Field(min_length=1, max_length=64, pattern=PLAYER_NAME_PATTERN)
     currency: StrictStr = Field(min_length=3, max_length=3, pattern=r"^[A-Z]{3}$")
     language: StrictStr = Field("en", min_length=2, max_length=16, description="BCP 47 tag, e.g. en-GB")
+    lang: StrictStr | None = Field(None, max_length=64, description="the game's language, ISO 639-1 (ar de en es fi "
+                                   "fr hi id ja ko pl pt ru tr vi zh) or a tag such as ja-JP; one the server does "
+                                   "not know is English")
     profile: StrictStr | None = Field(None, max_length=32, description="jurisdiction profile (default: the server's)")
     min_bet: _BET | None = None
     max_bet: _BET | None = None

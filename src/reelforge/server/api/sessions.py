@@ -16,6 +16,7 @@ from reelforge.server.limits import play_started, reality_check
 
 class LaunchExchange(_Strict):
     token: StrictStr = Field(min_length=1, max_length=128, description="the launch URL's one-time token")
+    lang: StrictStr | None = Field(None, max_length=64, description="the launch URL's lang, when it has one")
 
 
 def add_routes(app: FastAPI, ctx: Context) -> None:
@@ -26,7 +27,8 @@ def add_routes(app: FastAPI, ctx: Context) -> None:
         """Exchange a launch URL's one-time token for a session (401 when unknown, used or expired)."""
         wallet = ctx.service.wallet
         return JSONResponse(exchange_launch(ctx.engine, ctx.config, body.token,
-                                            None if wallet is None else wallet.balance_or_none), status_code=201)
+                                            None if wallet is None else wallet.balance_or_none, body.lang),
+                            status_code=201)
 
     @app.post("/api/v1/sessions", tags=["sessions"], status_code=201)
     def create_session(body: SessionRequest, x_operator_key: OperatorKey = None) -> JSONResponse:

@@ -52,6 +52,7 @@ from reelforge.server.store.reads import (
     rounds_after,
     seed_pairs_page,
     session_totals,
+    set_session_language,
 )
 from reelforge.server.store.rows import (
     ANSWER_COLUMNS,
@@ -77,7 +78,7 @@ from reelforge.server.store.tx import Tx, transaction
 __all__ = [
     "ANSWER_COLUMNS", "POSTGRESQL", "ROUND_COLUMNS", "SEED_COLUMNS", "SQLITE", "STEP_COLUMNS", "AnswerRecord",
     "FairSeed", "LedgerEntry", "PlayerRow", "RoundRow", "SessionPlayer", "StartReads", "Statements", "StepReads",
-    "StepRow", "StoredAnswer", "Tx", "acknowledge_reality_check", "fair_seed_of", "history_page", "key_digest", "legacy_round_ids_max", "ledger_page",
+    "StepRow", "StoredAnswer", "Tx", "acknowledge_reality_check", "set_session_language", "fair_seed_of", "history_page", "key_digest", "legacy_round_ids_max", "ledger_page",
     "open_rounds_before", "parse_ts", "player_currency", "purge_sessions", "revealed_server_seeds", "round_by_id",
     "round_entries", "round_ids_key", "round_steps", "round_wallet_calls", "rounds_after", "seed_pairs_page",
     "session_totals", "transaction",

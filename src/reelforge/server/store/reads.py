@@ -159,6 +159,12 @@ def acknowledge_reality_check(engine: Engine, token_sha256: str, at: datetime) -
         conn.execute(update(players).where(players.c.id == player_id).values(play_checked_at=at))
 
 
+def set_session_language(engine: Engine, token_sha256: str, language: str) -> None:
+    """Keep the player's choice of language with the session."""
+    with write_transaction(engine) as conn:
+        conn.execute(update(sessions).where(sessions.c.token_sha256 == token_sha256).values(language=language))
+
+
 def round_ids_key(engine: Engine) -> bytes:
     """The server's secret key of public round ids (made by the migration ``0004_fair_share``)."""
     with read_transaction(engine) as conn:

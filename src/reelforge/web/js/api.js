@@ -10,8 +10,9 @@ const RETRY_DELAYS_MS = [300, 600, 1000];
 const MAX_ATTEMPTS = 150;
 
 export class ApiError extends Error {
-  constructor(status, code, detail) {
-    super(detail || code);
+  /** ``message``: the server's words for the player, in the session's language (``detail``: its technical words). */
+  constructor(status, code, detail, message) {
+    super(message || detail || code);
     this.status = status;
     this.code = code;
     this.detail = detail;
@@ -37,6 +38,7 @@ export class Api {
   constructor(hooks = {}) {
     this.token = localStorage.getItem("rf.token") || null;
     this.hooks = hooks;
+    this.language = null; // the player's language: refusals of a session without one speak it
   }
 
   setToken(token) {
@@ -50,6 +52,7 @@ export class Api {
     if (body !== undefined) headers["Content-Type"] = "application/json";
     if (this.token) headers.Authorization = `Bearer ${this.token}`;
     if (key) headers["Idempotency-Key"] = key;
+    if (this.language) headers["Accept-Language"] = this.language;
     const ctrl = new AbortController();
     const timer = setTimeout(() => ctrl.abort(), TIMEOUT_MS);
     let res;
@@ -73,7 +76,8 @@ export class Api {
       if ([502, 503, 504].includes(res.status) || (res.status >= 500 && !data)) {
         throw new NetworkError(`the server is unreachable (HTTP ${res.status})`);
       }
-      throw new ApiError(res.status, (data && data.error) || `http_${res.status}`, (data && data.detail) || res.statusText);
+      throw new ApiError(res.status, (data && data.error) || `http_${res.status}`, (data && data.detail) || res.statusText,
+        data && data.message);
     }
     return data;
   }
@@ -95,10 +99,12 @@ export class Api {
 
   // -- endpoints -------------------------------------------------------------
   openSession(player) { return this.request("POST", "/sessions", { body: { player } }); }
-  launch(token) { return this.request("POST", "/launch", { body: { token } }); }
+  launch(token, lang = null) { return this.request("POST", "/launch", { body: lang ? { token, lang } : { token } }); }
+  /** The player's language for the session (kept with it on the server). */
+  chooseLanguage(lang) { return this.request("PUT", "/settings/language", { body: { lang } }); }
   wallet() { return this.request("GET", "/wallet"); }
   games() { return this.request("GET", "/games"); }
-  help(game) { return this.request("GET", `/games/${encodeURIComponent(game)}/help`); }
+  help(game, lang = "en") { return this.request("GET", `/games/${encodeURIComponent(game)}/help?lang=${encodeURIComponent(lang)}`); }
 
   settings() { return this.request("GET", "/settings"); }
   /** The player's answer to a reality check the server asked for (409 reality_check_due). */

@@ -8,6 +8,7 @@ import { applySettings } from "./controls.js";
 import { openHistory, openRound, stopReplay } from "./history.js";
 import { openLobby } from "./lobby.js";
 import { startSession } from "./session.js";
+import { LANGUAGE_NAMES, lang, locale, negotiate, setLanguage, t } from "./i18n.js";
 import { $, ApiError, S, api, explain, notice, setBalance } from "./state.js";
 import { leaveGame, openGame } from "./table.js";
 import { makeMoney } from "./util.js";
@@ -28,7 +29,7 @@ async function route() {
   S.viewToken += 1;
   const token = S.viewToken;
   notice(""); // a refusal belongs to the view it was made in
-  if (!api.token) { show("login"); document.title = "Sign in · reelforge"; $("login-name").focus(); return; }
+  if (!api.token) { show("login"); document.title = `${t("Sign in")} · reelforge`; $("login-name").focus(); return; }
   if (!S.player) {
     try {
       await loadSession();
@@ -62,7 +63,15 @@ async function loadSession() {
   const [wallet, games, settings] = await Promise.all([api.wallet(), api.games(), api.settings()]);
   S.player = wallet.player;
   S.currency = wallet.currency;
-  S.money = makeMoney(wallet.currency, settings.currency_decimals, settings.language);
+  // The language: the address's lang (a launch or demo link), else the session's (the operator's launch or the
+  // player's choice), else the player's last choice on this device, else the browser's, else English. The
+  // session keeps it, so the server's refusals speak it too.
+  const wanted = bootLang ? negotiate(bootLang) : settings.language ? settings.lang
+    : negotiate(localStorage.getItem("rf.lang"), navigator.languages || []);
+  if (wanted !== settings.lang) api.chooseLanguage(wanted).catch(() => {});
+  S.currencyDecimals = settings.currency_decimals;
+  await useLanguage(wanted, settings.language);
+  S.money = makeMoney(wallet.currency, settings.currency_decimals, locale());
   $("player-name").textContent = wallet.player;
   setBalance(wallet.balance);
   // A launched session plays on its currency's ladder, within its bet limits (GET /settings with the session).
@@ -93,6 +102,34 @@ $("login-form").addEventListener("submit", async (e) => {
   }
 });
 
+// -- the player's language -------------------------------------------------------------------------------------------------
+let bootLang = new URLSearchParams(location.search).get("lang");
+
+async function useLanguage(wanted, tag = null) {
+  api.language = await setLanguage(wanted, tag);
+  for (const select of document.querySelectorAll(".lang-select")) select.value = lang();
+  if (S.currency) S.money = makeMoney(S.currency, S.currencyDecimals, locale());
+}
+
+for (const select of document.querySelectorAll(".lang-select")) {
+  select.replaceChildren(...Object.entries(LANGUAGE_NAMES).map(([code, name]) => {
+    const option = document.createElement("option");
+    option.value = code;
+    option.textContent = name;
+    option.lang = code;
+    return option;
+  }));
+  select.addEventListener("change", async () => {
+    const chosen = select.value;
+    localStorage.setItem("rf.lang", chosen);
+    bootLang = null; // the player's choice outlives the address's lang
+    if (location.search) history.replaceState(null, "", location.pathname + location.hash);
+    if (api.token && S.player) await api.chooseLanguage(chosen).catch(() => {});
+    await useLanguage(chosen);
+    if (S.player) { S.helps = {}; await route(); }
+  });
+}
+
 // -- start --------------------------------------------------------------------------------------------------------------
 window.addEventListener("hashchange", route);
 // An operator's site may hand over a session token: /#token=... (kept out of history).
@@ -105,8 +142,9 @@ const launch = new URLSearchParams(location.search).get("launch");
 if (launch) {
   const game = new URLSearchParams(location.search).get("game");
   history.replaceState(null, "", location.pathname + (game ? `#/game/${game}` : "#/lobby"));
-  api.launch(launch).then((s) => { api.setToken(s.token); S.player = null; route(); },
+  useLanguage(negotiate(bootLang, navigator.languages || [])).then(() => api.launch(launch, bootLang)).then(
+    (s) => { api.setToken(s.token); S.player = null; route(); },
     (err) => { api.setToken(null); show("login"); notice(explain(err)); });
 } else {
-  route();
+  useLanguage(negotiate(bootLang, localStorage.getItem("rf.lang"), navigator.languages || [])).then(route);
 }

@@ -3,6 +3,7 @@
 // limit, and a stop when a feature starts. It stops too on any refusal, a reality check, or the player.
 
 import { currentBet } from "./bets.js";
+import { t, tn } from "./i18n.js";
 import { $, S } from "./state.js";
 import { setMessage, spin, updateControls } from "./table.js";
 import { el } from "./util.js";
@@ -18,13 +19,13 @@ function options(select, values, label) {
 }
 
 $("autoplay-open").addEventListener("click", () => {
-  if (AUTO.on) { stop("Autoplay stopped."); return; }
+  if (AUTO.on) { stop(t("Autoplay stopped.")); return; }
   const max = S.settings.autoplay_max_rounds || 100;
   const bet = currentBet();
   options($("autoplay-rounds"), ROUNDS.filter((n) => n <= max).concat(ROUNDS.some((n) => n === max) ? [] : [max]).sort((a, b) => a - b),
-    (n) => `${n} rounds`);
+    (n) => tn("{n} round", "{n} rounds", n));
   options($("autoplay-loss"), LOSS_X.map((x) => x * bet), (v) => S.money(v));
-  options($("autoplay-win"), WIN_X.map((x) => x * bet), (v) => (v ? S.money(v) : "No limit"));
+  options($("autoplay-win"), WIN_X.map((x) => x * bet), (v) => (v ? S.money(v) : t("No limit")));
   $("autoplay-dialog").showModal();
 });
 $("autoplay-cancel").addEventListener("click", () => $("autoplay-dialog").close());
@@ -38,9 +39,10 @@ $("autoplay-start").addEventListener("click", () => {
   run();
 });
 
+document.addEventListener("rf:language", () => show());
 function show() {
   const btn = $("autoplay-open");
-  btn.textContent = AUTO.on ? `STOP AUTO (${AUTO.left})` : "AUTO";
+  btn.textContent = AUTO.on ? t("STOP AUTO ({n})", { n: AUTO.left }) : t("AUTO");
   btn.classList.toggle("running", AUTO.on);
   btn.dataset.running = String(AUTO.on);
 }
@@ -62,13 +64,13 @@ async function run() {
     show();
     const rnd = await spin();
     if (!AUTO.on) break;
-    if (!rnd) { stop(S.round && S.round.status === "open" ? "Autoplay stopped: the feature waits for you." : "Autoplay stopped."); return; }
+    if (!rnd) { stop(S.round && S.round.status === "open" ? t("Autoplay stopped: the feature waits for you.") : t("Autoplay stopped.")); return; }
     const lost = AUTO.startBalance - S.balance;
-    if (lost >= AUTO.lossLimit) { stop(`Autoplay stopped: your loss limit of ${S.money(AUTO.lossLimit)} is reached.`); return; }
-    if (AUTO.winLimit && (rnd.paid || 0) >= AUTO.winLimit) { stop(`Autoplay stopped: a single win of ${S.money(rnd.paid)} reached your limit.`); return; }
-    if (AUTO.stopOnFeature && rnd.steps.length > 1) { stop("Autoplay stopped after a feature."); return; }
+    if (lost >= AUTO.lossLimit) { stop(t("Autoplay stopped: your loss limit of {amount} is reached.", { amount: S.money(AUTO.lossLimit) })); return; }
+    if (AUTO.winLimit && (rnd.paid || 0) >= AUTO.winLimit) { stop(t("Autoplay stopped: a single win of {amount} reached your limit.", { amount: S.money(rnd.paid) })); return; }
+    if (AUTO.stopOnFeature && rnd.steps.length > 1) { stop(t("Autoplay stopped after a feature.")); return; }
   }
-  if (AUTO.on) stop(S.game === game ? "Autoplay finished." : "");
+  if (AUTO.on) stop(S.game === game ? t("Autoplay finished.") : "");
 }
 
 /** Autoplay stops when the player leaves the game. */

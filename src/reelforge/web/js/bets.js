@@ -1,6 +1,7 @@
 // The bet: the ladder the server offers, − and + steps, and the bet panel that picks any total bet (or
 // the maximum) in one tap. The Feature Buy price follows the bet.
 
+import { t } from "./i18n.js";
 import { $, S } from "./state.js";
 import { el, parseFraction } from "./util.js";
 
@@ -45,7 +46,7 @@ export function updateBuy() {
   if (!S.game || !S.game.feature_buy_price_x) { buy.hidden = true; return; }
   buy.hidden = false;
   const price = buyPrice();
-  buy.textContent = price === null ? "Buy feature (not at this bet)" : `Buy feature ${S.money(price)}`;
+  buy.textContent = price === null ? t("Buy feature (not at this bet)") : t("Buy feature {price}", { price: S.money(price) });
   buy.dataset.price = price === null ? "" : String(price);
 }
 

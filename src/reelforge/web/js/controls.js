@@ -4,6 +4,7 @@
 import { buyPrice, currentBet } from "./bets.js";
 import { renderHelp } from "./help.js";
 import { music, musicOn, play, setMusic, setSound, soundOn } from "./sound.js";
+import { t } from "./i18n.js";
 import { $, S } from "./state.js";
 import { FEATURE, roundOpen, spin } from "./table.js";
 import { el, formatX } from "./util.js";
@@ -26,8 +27,8 @@ $("spin").addEventListener("click", () => spin());
 $("buy").addEventListener("click", () => {
   const price = buyPrice();
   if (price === null || S.busy || roundOpen()) return;
-  $("buy-confirm-text").textContent = `Buy the feature for ${S.money(price)}? That is ` +
-    `${formatX(S.game.feature_buy_price_x)} your total bet of ${S.money(currentBet())}, debited now.`;
+  $("buy-confirm-text").textContent = t("Buy the feature for {price}? That is {x} your total bet of {bet}, debited now.",
+    { price: S.money(price), x: formatX(S.game.feature_buy_price_x), bet: S.money(currentBet()) });
   $("buy-confirm").showModal();
   $("buy-no").focus();
 });
@@ -77,7 +78,7 @@ export function applySettings(settings) {
 function showSound() {
   const on = soundOn();
   $("mute").setAttribute("aria-pressed", String(!on));
-  $("mute").setAttribute("aria-label", on ? "Mute sound" : "Turn sound on");
+  $("mute").setAttribute("aria-label", on ? t("Mute sound") : t("Turn sound on"));
   $("mute").dataset.muted = on ? "false" : "true";
   // Drawn, not an emoji: a screen without an emoji font would show an empty box.
   $("mute").innerHTML = `<svg viewBox="0 0 24 24" aria-hidden="true" width="18" height="18"><path d="M4 9h4l5-4v14l-5-4H4z" fill="currentColor"/>${
@@ -91,6 +92,7 @@ $("mute").addEventListener("click", () => { setSound(!soundOn()); showSound(); p
 $("setting-sound").addEventListener("change", () => { setSound($("setting-sound").checked); showSound(); });
 $("setting-music").addEventListener("change", () => { setMusic($("setting-music").checked); showSound(); });
 showSound();
+document.addEventListener("rf:language", showSound);
 
 // -- the settings menu ------------------------------------------------------------------------------------------------------
 $("settings-open").addEventListener("click", () => {

@@ -8,6 +8,7 @@
 // Plain ES module, no dependency. Hooks: mountSeedPanel(container, api) and showRoundFairness(container,
 // round); nothing else of the client depends on it.
 
+import { lang, t, tn } from "./i18n.js";
 import { el } from "./util.js";
 
 const TWO32 = 1n << 32n;
@@ -64,24 +65,24 @@ export async function fairDraws(serverSeedHex, clientSeed, nonce, ranges) {
  */
 export async function verifyRound(round) {
   const fair = round.fair;
-  if (!fair) return { ok: null, reason: "This round was drawn from the server's plain random-number generator, not from a seed pair." };
+  if (!fair) return { ok: null, reason: t("This round was drawn from the server's plain random-number generator, not from a seed pair.") };
   if (!fair.server_seed) {
-    return { ok: null, reason: "The server seed of this round is still secret. Rotate your seed pair (when no round is unfinished) to reveal it, then verify." };
+    return { ok: null, reason: t("The server seed of this round is still secret. Rotate your seed pair (when no round is unfinished) to reveal it, then verify.") };
   }
   if (!(globalThis.crypto && crypto.subtle)) {
-    return { ok: null, reason: "This browser offers no Web Crypto here (it needs a secure https page); use the offline command `reelforge verify-fair` on the exported round." };
+    return { ok: null, reason: t("This browser offers no Web Crypto here (it needs a secure https page); use the offline command {command} on the exported round.", { command: "`reelforge verify-fair`" }) };
   }
   const differences = [];
   const hash = await commitmentOf(fair.server_seed);
   if (hash !== fair.server_seed_sha256) {
-    differences.push(`The revealed server seed hashes to ${hash}, not to the commitment ${fair.server_seed_sha256} shown before the round.`);
+    differences.push(t("The revealed server seed hashes to {hash}, not to the commitment {commitment} shown before the round.", { hash, commitment: fair.server_seed_sha256 }));
     return { ok: false, steps: 0, draws: 0, differences };
   }
   const steps = round.steps || [];
   const ranges = [];
   for (const s of steps) {
     if (!Array.isArray(s.ranges) || s.ranges.length !== s.draws.length) {
-      differences.push(`Step ${s.index + 1}: its draws have no matching ranges.`);
+      differences.push(t("Step {n}: its draws have no matching ranges.", { n: s.index + 1 }));
       return { ok: false, steps: 0, draws: 0, differences };
     }
     ranges.push(...s.ranges);
@@ -91,21 +92,23 @@ export async function verifyRound(round) {
   for (const s of steps) {
     const mine = fresh.slice(at, at + s.draws.length);
     const bad = s.draws.findIndex((v, i) => v !== mine[i]);
-    if (bad >= 0) differences.push(`Step ${s.index + 1}, draw ${bad + 1}: the record says ${s.draws[bad]}, the seeds give ${mine[bad]}.`);
+    if (bad >= 0) differences.push(t("Step {n}, draw {draw}: the record says {stored}, the seeds give {computed}.", { n: s.index + 1, draw: bad + 1, stored: s.draws[bad], computed: mine[bad] }));
     at += s.draws.length;
   }
   return { ok: !differences.length, steps: steps.length, draws: fresh.length, differences };
 }
 
 // -- the seed-pair panel ----------------------------------------------------------------------------------
+/** A refusal's words: the server's technical detail in English, its message for the player otherwise. */
+const refusal = (err) => (lang() === "en" ? err.detail || err.message : err.message || err.detail);
 const short = (hex) => (hex && hex.length > 20 ? `${hex.slice(0, 12)}…${hex.slice(-8)}` : hex || "");
 
 function pairFacts(pair) {
   return el("dl.fair-facts", {},
-    el("dt", { text: "Server seed hash (SHA-256)" }),
+    el("dt", { text: t("Server seed hash (SHA-256)") }),
     el("dd.fair-hex", { "data-testid": "fair-commitment", title: pair.server_seed_sha256, text: pair.server_seed_sha256 }),
-    el("dt", { text: "Client seed" }), el("dd.fair-hex", { "data-testid": "fair-client-seed", text: pair.client_seed }),
-    el("dt", { text: "Next round's nonce" }), el("dd", { "data-testid": "fair-next-nonce", text: String(pair.next_nonce) }));
+    el("dt", { text: t("Client seed") }), el("dd.fair-hex", { "data-testid": "fair-client-seed", text: pair.client_seed }),
+    el("dt", { text: t("Next round's nonce") }), el("dd", { "data-testid": "fair-next-nonce", text: String(pair.next_nonce) }));
 }
 
 /** The player's seed pair with a rotation form, drawn into `container` (fetched from the server). */
@@ -113,27 +116,27 @@ export async function mountSeedPanel(container, api) {
   const body = el("div.fair-body");
   const revealed = el("div.fair-revealed", { "data-testid": "fair-revealed", hidden: true });
   const message = el("p.fair-message", { "data-testid": "fair-message", role: "status" });
-  const input = el("input", { "data-testid": "fair-new-client-seed", maxlength: 64, placeholder: "new client seed (optional)",
+  const input = el("input", { "data-testid": "fair-new-client-seed", maxlength: 64, placeholder: t("new client seed (optional)"),
     pattern: "[!-~]{1,64}", autocomplete: "off", spellcheck: "false" });
-  const rotate = el("button.ghost", { type: "button", "data-testid": "fair-rotate", text: "Rotate seed pair" });
-  container.replaceChildren(el("h2", { text: "Provably fair" }),
-    el("p.muted", { text: "Every round is drawn from your seed pair: the server's seed, fixed before your bets and shown here only as its hash, and your client seed. Rotating reveals the server seed, so you can check every round played with it." }),
+  const rotate = el("button.ghost", { type: "button", "data-testid": "fair-rotate", text: t("Rotate seed pair") });
+  container.replaceChildren(el("h2", { text: t("Provably fair") }),
+    el("p.muted", { text: t("Every round is drawn from your seed pair: the server's seed, fixed before your bets and shown here only as its hash, and your client seed. Rotating reveals the server seed, so you can check every round played with it.") }),
     body, el("div.fair-rotate", {}, input, rotate), message, revealed);
   container.hidden = false;
   const draw = (info) => {
     body.replaceChildren(pairFacts(info.current),
-      info.enabled ? "" : el("p.muted", { text: "This server currently draws rounds from its plain random-number generator; the pair is kept for when it is switched back on." }));
+      info.enabled ? "" : el("p.muted", { text: t("This server currently draws rounds from its plain random-number generator; the pair is kept for when it is switched back on.") }));
   };
   try {
     draw(await api.request("GET", "/fair"));
   } catch (err) {
-    message.textContent = `The seed pair could not be loaded: ${err.detail || err.message}`;
+    message.textContent = t("The seed pair could not be loaded: {reason}", { reason: refusal(err) });
     return;
   }
   rotate.addEventListener("click", async () => {
     const seed = input.value.trim();
     if (seed && !/^[!-~]{1,64}$/.test(seed)) {
-      message.textContent = "A client seed is 1-64 printable characters without spaces.";
+      message.textContent = t("A client seed is 1-64 printable characters without spaces.");
       return;
     }
     rotate.disabled = true;
@@ -145,16 +148,18 @@ export async function mountSeedPanel(container, api) {
       const old = info.revealed;
       if (old) {
         const ok = (await commitmentOf(old.server_seed)) === old.server_seed_sha256;
-        revealed.replaceChildren(el("h3", { text: "Revealed server seed" }),
+        revealed.replaceChildren(el("h3", { text: t("Revealed server seed") }),
           el("p.fair-hex", { "data-testid": "fair-revealed-seed", text: old.server_seed }),
           el("p", { "data-testid": "fair-revealed-check", dataset: { ok: String(ok) },
-            text: ok ? `Its SHA-256 is ${short(old.server_seed_sha256)}, the hash you were shown: it was fixed before your ${old.rounds} round(s) with it.`
-              : "Its SHA-256 does NOT match the hash you were shown." }));
+            text: ok ? tn("Its SHA-256 is {hash}, the hash you were shown: it was fixed before your {n} round with it.",
+              "Its SHA-256 is {hash}, the hash you were shown: it was fixed before your {n} rounds with it.", old.rounds,
+              { hash: short(old.server_seed_sha256) })
+              : t("Its SHA-256 does NOT match the hash you were shown.") }));
         revealed.hidden = false;
       }
-      message.textContent = "New seed pair in use. Rounds you played with the old one can now be verified in your history.";
+      message.textContent = t("New seed pair in use. Rounds you played with the old one can now be verified in your history.");
     } catch (err) {
-      message.textContent = err.detail || err.message;
+      message.textContent = refusal(err);
     } finally {
       rotate.disabled = false;
     }
@@ -167,35 +172,37 @@ export function showRoundFairness(container, round) {
   const fair = round.fair;
   if (!fair) { container.hidden = true; container.replaceChildren(); return; }
   const result = el("div.verify-result", { "data-testid": "fair-result", hidden: true });
-  const button = el("button.ghost", { type: "button", "data-testid": "fair-verify", text: "Verify draws from the seeds" });
-  const exportLink = el("a.ghost", { "data-testid": "fair-export", download: `round-${round.id}.json`, text: "Export round (JSON)" });
+  const button = el("button.ghost", { type: "button", "data-testid": "fair-verify", text: t("Verify draws from the seeds") });
+  const exportLink = el("a.ghost", { "data-testid": "fair-export", download: `round-${round.id}.json`, text: t("Export round (JSON)") });
   exportLink.href = URL.createObjectURL(new Blob([JSON.stringify(round, null, 1)], { type: "application/json" }));
-  container.replaceChildren(el("h3", { text: "Provably fair" }),
+  container.replaceChildren(el("h3", { text: t("Provably fair") }),
     el("dl.fair-facts", {},
-      el("dt", { text: "Server seed hash" }), el("dd.fair-hex", { "data-testid": "fair-round-commitment", text: fair.server_seed_sha256 }),
-      el("dt", { text: "Server seed" }), el("dd.fair-hex", { "data-testid": "fair-round-seed",
-        text: fair.server_seed || "secret until you rotate your seed pair" }),
-      el("dt", { text: "Client seed" }), el("dd.fair-hex", { text: fair.client_seed }),
-      el("dt", { text: "Nonce" }), el("dd", { "data-testid": "fair-round-nonce", text: String(fair.nonce) })),
+      el("dt", { text: t("Server seed hash") }), el("dd.fair-hex", { "data-testid": "fair-round-commitment", text: fair.server_seed_sha256 }),
+      el("dt", { text: t("Server seed") }), el("dd.fair-hex", { "data-testid": "fair-round-seed",
+        text: fair.server_seed || t("secret until you rotate your seed pair") }),
+      el("dt", { text: t("Client seed") }), el("dd.fair-hex", { text: fair.client_seed }),
+      el("dt", { text: t("Nonce") }), el("dd", { "data-testid": "fair-round-nonce", text: String(fair.nonce) })),
     el("div.fair-actions", {}, button, exportLink), result);
   container.hidden = false;
   button.addEventListener("click", async () => {
     button.disabled = true;
     result.hidden = false;
     result.className = "verify-result";
-    result.textContent = "Recomputing the draws from the seeds…";
+    result.textContent = t("Recomputing the draws from the seeds…");
     try {
       const v = await verifyRound(round);
       result.dataset.ok = v.ok === null ? "" : String(v.ok);
       result.className = `verify-result ${v.ok ? "ok" : v.ok === false ? "bad" : ""}`;
       result.replaceChildren(el("strong", { text: v.ok === null ? v.reason : v.ok
-        ? `Fair: all ${v.draws} draws of the ${v.steps} step(s) follow from the revealed server seed, your client seed and nonce ${fair.nonce}.`
-        : "NOT fair: the record differs from the draws of the seeds." }),
+        ? tn("Fair: all {draws} draws of the {n} step follow from the revealed server seed, your client seed and nonce {nonce}.",
+          "Fair: all {draws} draws of the {n} steps follow from the revealed server seed, your client seed and nonce {nonce}.",
+          v.steps, { draws: v.draws, nonce: fair.nonce })
+        : t("NOT fair: the record differs from the draws of the seeds.") }),
       el("ul", { hidden: !(v.differences || []).length }, ...(v.differences || []).map((d) => el("li", { text: d }))),
-      el("p.muted", { hidden: !v.ok, text: "“Verify” above replays these draws through the game rules; `reelforge verify-fair` does both offline on the exported round." }));
+      el("p.muted", { hidden: !v.ok, text: t("“{verify}” above replays these draws through the game rules; {command} does both offline on the exported round.", { verify: t("Verify"), command: "`reelforge verify-fair`" }) }));
     } catch (err) {
       result.className = "verify-result bad";
-      result.textContent = `The verification could not run: ${err.message || err}`;
+      result.textContent = t("The verification could not run: {reason}", { reason: err.message || err });
     } finally {
       button.disabled = false;
     }

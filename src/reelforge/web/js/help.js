@@ -2,11 +2,12 @@
 // published game ID and version a player is told to confirm.
 
 import { rendererFor } from "./games/index.js";
+import { lang, locale, t } from "./i18n.js";
 import { $, S, api } from "./state.js";
 import { el, formatX, parseFraction, times } from "./util.js";
 
 export async function gameHelp(gameId) {
-  if (!S.helps[gameId]) S.helps[gameId] = await api.help(gameId);
+  if (!S.helps[gameId]) S.helps[gameId] = await api.help(gameId, lang());
   return S.helps[gameId];
 }
 
@@ -14,16 +15,22 @@ export function formatRtp(rtp) {
   const f = parseFraction(rtp); // a fraction of the stake: 0.962, "0.962" or "481/500"
   const v = f ? f.n / f.d : NaN;
   if (!Number.isFinite(v)) return String(rtp);
-  return `${(v * 100).toLocaleString(undefined, { maximumFractionDigits: 3 })}%`;
+  return new Intl.NumberFormat(locale(), { style: "percent", maximumFractionDigits: 3 }).format(v);
 }
 
 const BOLT = '<svg viewBox="0 0 12 16" aria-hidden="true"><path d="M7 0 L1 9 H5.5 L4 16 L11 6 H6.5 Z"/></svg>';
 
+/** The one volatility scale's words (game/contract.py VOLATILITY_WORDS), in the player's language. */
+function volatilityWord(bolts, word) {
+  return [t("Low"), t("Medium"), t("Medium-high"), t("High"), t("Extreme")][bolts - 1] || word;
+}
+
 /** Volatility on the one scale every game uses: 1 to 5 bolts with its word ("High"). */
-export function volatilityNode(bolts, word) {
+export function volatilityNode(bolts, english) {
+  const word = volatilityWord(bolts, english);
   if (!bolts) return el("span", { text: word || "" });
-  return el("span.volatility", { "data-testid": "volatility", "data-bolts": bolts, title: `Volatility ${bolts} of 5: ${word}`,
-    "aria-label": `Volatility ${bolts} of 5, ${word}` },
+  const said = t("Volatility {bolts} of 5: {word}", { bolts, word });
+  return el("span.volatility", { "data-testid": "volatility", "data-bolts": bolts, title: said, "aria-label": said },
   el("span.bolts", { "aria-hidden": "true", html: Array.from({ length: 5 }, (_, i) => `<i class="${i < bolts ? "on" : ""}">${BOLT}</i>`).join("") }),
   el("span.volatility-word", { text: word }));
 }
@@ -42,8 +49,8 @@ function paytable(pt, gameId, atBet) {
   const grouped = tiers.length > 1 && pt.tier_label;
   return el(`table.paytable.tiers-${tiers.length}`, { "data-testid": "paytable" },
     el("thead", {},
-      grouped ? el("tr", {}, el("th", { rowspan: 2, text: "Symbol" }), el("th.tier.tier-label", { colspan: tiers.length, text: pt.tier_label })) : null,
-      el("tr", {}, grouped ? null : el("th", { text: "Symbol" }), ...tiers.map((t) => el("th.tier", { text: t })))),
+      grouped ? el("tr", {}, el("th", { rowspan: 2, text: t("Symbol") }), el("th.tier.tier-label", { colspan: tiers.length, text: pt.tier_label })) : null,
+      el("tr", {}, grouped ? null : el("th", { text: t("Symbol") }), ...tiers.map((t) => el("th.tier", { text: t })))),
     el("tbody", {}, ...pt.rows.map((row) => el("tr", { "data-testid": "paytable-row" },
       el("td", {}, el("span.pt-symbol", {}, artNode(gameId, row.art), el("span.pt-name", { text: row.name }))),
       ...(row.pays_x
@@ -51,22 +58,17 @@ function paytable(pt, gameId, atBet) {
         : [el("td", { colspan: Math.max(1, tiers.length), text: row.text || "" })])))));
 }
 
-/** What the game's steps after the first are called, for the Bets text ("free spins", "re-spins"). */
-function featureWords(help) {
-  const text = JSON.stringify(help.page || {}).toLowerCase();
-  const kinds = [];
-  if (text.includes("free spin")) kinds.push("free spins");
-  if (text.includes("re-spin")) kinds.push("re-spins");
-  return kinds.length ? kinds.join(" and ") : "features";
-}
-
 export function renderHelp(help, gameId, bet) {
   const page = help.page || {};
   const atBet = (x) => S.money(times(bet, x));
+  const prizeWords = (item) => {
+    const p = { amount: atBet(item.amount_x), x: formatX(item.amount_x) };
+    return item.text ? t("Prize {amount} ({x} the total bet).", p) : t("{amount} ({x} the total bet).", p);
+  };
   const body = el("div.help-body");
-  body.append(el("p.help-note", { text: `Amounts in money are at your current total bet of ${S.money(bet)}; the multiple of the bet is under each.` }));
+  body.append(el("p.help-note", { text: t("Amounts in money are at your current total bet of {bet}; the multiple of the bet is under each.", { bet: S.money(bet) }) }));
   if (page.paytable) {
-    body.append(el("h3", { text: page.paytable.title || "Paytable" }));
+    body.append(el("h3", { text: page.paytable.title || t("Paytable") }));
     if (page.paytable.note) body.append(el("p.help-note", { text: page.paytable.note }));
     body.append(paytable(page.paytable, gameId, atBet));
   }
@@ -77,12 +79,12 @@ export function renderHelp(help, gameId, bet) {
       body.append(el("ul.help-items", {}, ...feature.items.map((item) => el("li", {},
         artNode(gameId, item.art),
         el("div", {}, el("b", { text: item.name }), item.text ? ` ${item.text}` : "",
-          item.amount_x ? el("span", { text: ` ${item.text ? "Prize " : ""}${atBet(item.amount_x)} (${formatX(item.amount_x)} the total bet).` }) : null)))));
+          item.amount_x ? el("span", { text: ` ${prizeWords(item)}` }) : null)))));
     }
     if (feature.ladder) {
       body.append(el("ol.help-ladder", { "data-testid": "help-ladder" }, ...feature.ladder.map((r, i) => el(`li${r.safe ? ".safe" : ""}`, {},
         el("b", { text: `${i + 1}. ${atBet(r.x)}` }),
-        el("small", {}, formatX(r.x), r.safe ? el("span.fof-safe", { text: "SAFE" }) : null)))));
+        el("small", {}, formatX(r.x), r.safe ? el("span.fof-safe", { text: t("SAFE") }) : null)))));
     }
   }
   for (const section of page.sections || []) {
@@ -90,27 +92,28 @@ export function renderHelp(help, gameId, bet) {
   }
   const ladder = help.bet_ladder || [];
   if (ladder.length) {
-    body.append(el("h3", { text: "Bets" }), el("p", {
-      text: `Total bet from ${S.money(ladder[0])} to ${S.money(ladder[ladder.length - 1])}, chosen in the bet panel ` +
-        `(press the total bet) or with the − and + buttons. The bet cannot change during a round; ${featureWords(help)} ` +
-        "use the bet that started them." }));
+    body.append(el("h3", { text: t("Bets") }), el("p", {
+      text: t("Total bet from {low} to {high}, chosen in the bet panel (press the total bet) or with the − and + buttons. " +
+        "The bet cannot change during a round; a feature plays at the bet that started it.",
+      { low: S.money(ladder[0]), high: S.money(ladder[ladder.length - 1]) }) }));
   }
   if (help.volatility_bolts) {
-    body.append(el("h3", { text: "Volatility" }), el("p", { "data-testid": "help-volatility" },
+    body.append(el("h3", { text: t("Volatility") }), el("p", { "data-testid": "help-volatility" },
       volatilityNode(help.volatility_bolts, help.volatility),
-      el("span", { text: " How much the wins vary, on one scale for every game (1 to 5 bolts): a higher volatility " +
-        "pays less often, and more when it pays." })));
+      el("span", { text: ` ${t("How much the wins vary, on one scale for every game (1 to 5 bolts): a higher volatility " +
+        "pays less often, and more when it pays.")}` })));
   }
-  body.append(el("h3", { text: "Return to player" }), el("p", { "data-testid": "help-rtp",
-    text: `The theoretical return to player of this game is ${formatRtp(help.rtp)}: over a very large number ` +
-      "of rounds it pays back that share of all stakes. Single sessions vary widely." }));
+  body.append(el("h3", { text: t("Return to player (RTP)") }), el("p", { "data-testid": "help-rtp",
+    text: t("The theoretical return to player of this game is {rtp}: over a very large number of rounds it pays back " +
+      "that share of all stakes. Single sessions vary widely.", { rtp: formatRtp(help.rtp) }) }));
   const published = help.published_id || help.game_id;
   body.append(el("p.help-id", { "data-testid": "help-game-id" },
-    el("span", { text: `Game ID ${published}` }), el("span", { text: `Version ${help.version}` })));
+    el("span", { text: t("Game ID {id}", { id: published }) }), el("span", { text: t("Version {version}", { version: help.version }) })));
   body.append(el("p.help-id", { "data-testid": "help-build" },
-    el("span", { text: help.build_version ? `Maths: build ${help.build}, version ${help.build_version}` : `Maths: build ${help.build}` })));
+    el("span", { text: help.build_version ? t("Maths: build {build}, version {version}", { build: help.build, version: help.build_version })
+      : t("Maths: build {build}", { build: help.build }) })));
   return [
-    el("div.help-head", {}, el("h2", { id: "help-title", text: `${help.title}: paytable and rules` }),
-      el("button.ghost", { type: "button", "data-testid": "help-close", onclick: () => $("help").close(), text: "Close" })),
+    el("div.help-head", {}, el("h2", { id: "help-title", text: t("{game}: paytable and rules", { game: help.title }) }),
+      el("button.ghost", { type: "button", "data-testid": "help-close", onclick: () => $("help").close(), text: t("Close") })),
     body];
 }

@@ -5,13 +5,17 @@ import { mountSeedPanel, showRoundFairness } from "./fair.js";
 import { rendererFor } from "./games/index.js";
 import { gameHelp } from "./help.js";
 import { turboOn } from "./moments.js";
+import { formatDate, t } from "./i18n.js";
 import { $, S, api, explain, notice } from "./state.js";
 import { rendererContext } from "./table.js";
 import { el, formatX, parseFraction, words } from "./util.js";
 
 function gameTitle(id) { return (S.gamesById[id] && S.gamesById[id].title) || id; }
-function when(iso) { return iso ? new Date(iso).toLocaleString() : ""; }
-const modeWords = (mode) => (mode === "paid" ? "" : mode === "buy" ? "Feature buy" : words(mode));
+const when = formatDate;
+const modeWords = (mode) => (mode === "paid" ? "" : mode === "buy" ? t("Feature buy") : words(mode));
+function statusWords(status) {
+  return { open: t("Unfinished"), finished: t("Finished"), void: t("Void") }[status] || words(status);
+}
 
 function historyRow(r) {
   const open = () => { location.hash = `#/round/${r.id}`; };
@@ -23,17 +27,17 @@ function historyRow(r) {
   el("td.wide", { text: when(r.created_at) }),
   el("td", { "data-testid": "history-bet" }, S.money(r.cost ?? r.bet), modeWords(r.mode) ? el("span.sub.always", { text: modeWords(r.mode) }) : null),
   el("td", { "data-testid": "history-win", text: r.status === "open" ? "—" : S.money(r.paid ?? r.total_win ?? 0) }),
-  el("td", { "data-testid": "history-status" }, el(`span.status.${r.status}`, { text: words(r.status === "open" ? "unfinished" : r.status) })));
+  el("td", { "data-testid": "history-status" }, el(`span.status.${r.status}`, { text: statusWords(r.status) })));
 }
 
 export async function openHistory(token, more = false) {
-  document.title = "Your rounds · reelforge";
+  document.title = `${t("Your rounds")} · reelforge`;
   const body = $("history-rows");
   if (!more) { body.replaceChildren(); S.historyBefore = null; mountSeedPanel($("fair-panel-history"), api); }
   try {
     const page = await api.rounds(20, more ? S.historyBefore : null);
     if (token !== S.viewToken) return;
-    if (!page.rounds.length && !more) body.append(el("tr", {}, el("td", { colspan: 6, text: "No rounds yet." })));
+    if (!page.rounds.length && !more) body.append(el("tr", {}, el("td", { colspan: 6, text: t("No rounds yet.") })));
     body.append(...page.rounds.map(historyRow));
     S.historyBefore = page.next_before;
     $("history-more").hidden = !page.next_before;
@@ -68,10 +72,13 @@ function replayFrames(r) {
 
 /** "Paid spin", "Free spin 3", "Re-spin 2", "GEMBOX": a step named and numbered among its kind. */
 function stepWords(round, step) {
-  if (step.kind === "paid_spin" || (!step.kind && step.index === 0)) return round.mode === "paid" ? "Paid spin" : "Bought feature";
+  if (step.kind === "paid_spin" || (!step.kind && step.index === 0)) return round.mode === "paid" ? t("Paid spin") : t("Bought feature");
   const same = round.steps.filter((s) => s.kind === step.kind);
-  const name = { respin: "Re-spin", free_spin: "Free spin", gembox: "GEMBOX" }[step.kind] || words(step.kind);
-  return same.length > 1 ? `${name} ${same.indexOf(step) + 1}` : name;
+  const n = same.indexOf(step) + 1;
+  if (step.kind === "respin" && same.length > 1) return t("Re-spin {n}", { n });
+  if (step.kind === "free_spin" && same.length > 1) return t("Free spin {n}", { n });
+  const name = { respin: t("Re-spin"), free_spin: t("Free spin"), gembox: "GEMBOX" }[step.kind] || words(step.kind);
+  return same.length > 1 ? `${name} ${n}` : name;
 }
 
 async function drawFrame(i) {
@@ -93,11 +100,11 @@ async function drawFrame(i) {
   } catch (e) {
     if (e !== STOP) throw e;
   }
-  $("replay-pos").textContent = `Picture ${REPLAY.index + 1} of ${frames.length}`;
+  $("replay-pos").textContent = t("Picture {n} of {total}", { n: REPLAY.index + 1, total: frames.length });
   $("replay-pos").dataset.index = String(REPLAY.index);
   $("replay-scrub").value = String(REPLAY.index);
   $("replay-jump").value = String(frame.step.index);
-  const win = frame.step.win ? ` This step wins ${S.money(frame.step.win)} (${formatX(frame.step.win_x)} the bet).` : "";
+  const win = frame.step.win ? ` ${t("This step wins {amount} ({x} the bet).", { amount: S.money(frame.step.win), x: formatX(frame.step.win_x) })}` : "";
   $("replay-caption").replaceChildren(el("b", { text: `${stepWords(r, frame.step)}: ` }), frame.caption + win);
   $("replay-prev").disabled = REPLAY.index === 0;
   $("replay-next").disabled = REPLAY.index === frames.length - 1;
@@ -106,7 +113,7 @@ async function drawFrame(i) {
 function stopReplay() {
   clearInterval(REPLAY.timer);
   REPLAY.timer = null;
-  $("replay-play").textContent = "Play";
+  $("replay-play").textContent = t("Play");
   $("replay-play").dataset.playing = "false";
 }
 
@@ -121,7 +128,7 @@ $("replay-jump").addEventListener("change", () => {
 $("replay-play").addEventListener("click", () => {
   if (REPLAY.timer) { stopReplay(); return; }
   if (REPLAY.index >= REPLAY.frames.length - 1) drawFrame(0);
-  $("replay-play").textContent = "Pause";
+  $("replay-play").textContent = t("Pause");
   $("replay-play").dataset.playing = "true";
   REPLAY.timer = setInterval(() => {
     if (document.body.dataset.view !== "round" || REPLAY.index >= REPLAY.frames.length - 1) { stopReplay(); return; }
@@ -131,9 +138,9 @@ $("replay-play").addEventListener("click", () => {
 
 function receipt(r) {
   const f = parseFraction(S.gamesById[r.game] && S.gamesById[r.game].feature_buy_price_x);
-  const rows = [["Price", `${S.money(r.cost)}${f ? ` (${formatX(S.gamesById[r.game].feature_buy_price_x)} the total bet of ${S.money(r.bet)})` : ""}`],
-    ["Total stake", S.money(r.cost)], ["Round", `#${r.id}`], ["Bought", when(r.created_at)]];
-  return [el("h3", { text: "Feature Buy receipt" }), ...rows.flatMap(([k, v]) => [el("dt", { text: k }), el("dd", { text: v })])];
+  const rows = [[t("Price"), `${S.money(r.cost)}${f ? ` (${t("{x} the total bet of {bet}", { x: formatX(S.gamesById[r.game].feature_buy_price_x), bet: S.money(r.bet) })})` : ""}`],
+    [t("Total stake"), S.money(r.cost)], [t("Round"), `#${r.id}`], [t("Bought"), when(r.created_at)]];
+  return [el("h3", { text: t("Feature Buy receipt") }), ...rows.flatMap(([k, v]) => [el("dt", { text: k }), el("dd", { text: v })])];
 }
 
 /** The audit record in words: each step's events as the replay tells them, the numbers drawn, and the
@@ -142,10 +149,10 @@ function auditSteps(r) {
   const probe = probeRenderer(r);
   return r.steps.map((s) => el("li.step", { "data-testid": `step-${s.index}` },
     el("div.step-head", {},
-      el("strong", { text: `Step ${s.index + 1}: ${stepWords(r, s)}` }),
-      s.action ? el("span", { text: ` (you chose: ${words(s.action)})` }) : null,
-      el("span.step-win", { text: `win ${S.money(s.win)} (${formatX(s.win_x)})` })),
-    el("div.draws", {}, el("b", { text: "Random numbers drawn: " }), (s.draws || []).join(", ")),
+      el("strong", { text: t("Step {n}: {name}", { n: s.index + 1, name: stepWords(r, s) }) }),
+      s.action ? el("span", { text: ` ${t("(you chose: {action})", { action: words(s.action) })}` }) : null,
+      el("span.step-win", { text: t("win {amount} ({x})", { amount: S.money(s.win), x: formatX(s.win_x) }) })),
+    el("div.draws", {}, el("b", { text: `${t("Random numbers drawn:")} ` }), (s.draws || []).join(", ")),
     el("ol.events", {}, ...s.events.map((ev) => el("li.event", { "data-type": ev.type },
       (probe.describe && probe.describe(ev, s)) || words(ev.type))))));
 }
@@ -162,8 +169,8 @@ function download(r) {
 export async function openRound(id, token) {
   stopReplay();
   REPLAY.round = null;
-  document.title = "Round replay · reelforge";
-  $("round-title").textContent = `Round #${id}`;
+  document.title = `${t("Round replay")} · reelforge`;
+  $("round-title").textContent = t("Round #{id}", { id });
   for (const box of ["verify-result", "round-resume", "round-receipt", "round-fair"]) $(box).hidden = true;
   for (const box of ["round-facts", "round-steps", "replay-stage", "replay-jump"]) $(box).replaceChildren();
   $("replay-caption").textContent = "";
@@ -173,8 +180,8 @@ export async function openRound(id, token) {
     const r = await api.round(id);
     const help = await gameHelp(r.game).catch(() => ({}));
     if (token !== S.viewToken) return;
-    $("round-title").textContent = `Round #${r.id} · ${gameTitle(r.game)}`;
-    document.title = `Round replay · ${gameTitle(r.game)}`;
+    $("round-title").textContent = `${t("Round #{id}", { id: r.id })} · ${gameTitle(r.game)}`;
+    document.title = `${t("Round replay")} · ${gameTitle(r.game)}`;
     $("round-resume").hidden = r.status !== "open";
     $("round-resume").href = `#/game/${r.game}`;
     if (r.mode !== "paid") {
@@ -183,14 +190,14 @@ export async function openRound(id, token) {
     }
     const total = r.status === "open" ? r.total_win : r.paid;
     const facts = [
-      ["Game", gameTitle(r.game)], ["Build", r.build_version ? `${r.build}, version ${r.build_version}` : r.build],
-      ["Mode", modeWords(r.mode) || "Paid spin"],
-      ["Bet", S.money(r.bet) + (r.bet_adjusted ? ` (asked ${S.money(r.requested_bet)}, auto adjusted)` : "")],
-      ["Stake", S.money(r.cost)], ["Status", words(r.status === "open" ? "unfinished" : r.status)],
-      [r.status === "open" ? "Win so far" : "Total win", `${S.money(total)} (${formatX(r.total_win_x)} the bet)`],
-      ["Started", when(r.created_at)], ["Finished", when(r.finished_at) || "—"],
+      [t("Game"), gameTitle(r.game)], [t("Build"), r.build_version ? t("{build}, version {version}", { build: r.build, version: r.build_version }) : r.build],
+      [t("Mode"), modeWords(r.mode) || t("Paid spin")],
+      [t("Bet"), S.money(r.bet) + (r.bet_adjusted ? ` ${t("(asked {amount}, auto adjusted)", { amount: S.money(r.requested_bet) })}` : "")],
+      [t("Stake"), S.money(r.cost)], [t("Status"), statusWords(r.status)],
+      [r.status === "open" ? t("Win so far") : t("Total win"), `${S.money(total)} (${t("{x} the bet", { x: formatX(r.total_win_x) })})`],
+      [t("Started"), when(r.created_at)], [t("Finished"), when(r.finished_at) || "—"],
     ];
-    if (r.void_reason) facts.push(["Void reason", r.void_reason]);
+    if (r.void_reason) facts.push([t("Void reason"), r.void_reason]);
     $("round-facts").replaceChildren(...facts.flatMap(([k, v]) => [el("dt", { text: k }), el("dd", { text: v })]));
     showRoundFairness($("round-fair"), r); // provably fair: seeds, nonce, the browser's verification
     REPLAY.round = r;
@@ -215,15 +222,15 @@ $("verify").addEventListener("click", async () => {
   $("verify").disabled = true;
   box.hidden = false;
   box.className = "verify-result";
-  box.textContent = "Replaying the stored draws through the rules…";
+  box.textContent = t("Replaying the stored draws through the rules…");
   try {
     const v = await api.verify(id);
     box.dataset.ok = String(!!v.ok);
     box.className = `verify-result ${v.ok ? "ok" : "bad"}`;
     const diffs = v.differences || [];
     box.replaceChildren(
-      el("strong", { text: v.ok ? "Verified: replaying the stored draws reproduces every step, event and payment."
-        : "Verification FAILED: the replay differs from what was stored or paid." }),
+      el("strong", { text: v.ok ? t("Verified: replaying the stored draws reproduces every step, event and payment.")
+        : t("Verification FAILED: the replay differs from what was stored or paid.") }),
       el("ul", { hidden: !diffs.length }, ...diffs.map((d) => el("li", { text: d }))));
   } catch (err) {
     box.className = "verify-result bad";

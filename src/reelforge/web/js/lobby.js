@@ -3,6 +3,7 @@
 import { mountSeedPanel } from "./fair.js";
 import { rendererFor } from "./games/index.js";
 import { formatRtp, volatilityNode } from "./help.js";
+import { t } from "./i18n.js";
 import { $, S, api } from "./state.js";
 import { el, formatX } from "./util.js";
 
@@ -17,7 +18,7 @@ function tileArt(g) {
 }
 
 export async function openLobby(token, resumeOpen = false) {
-  document.title = "Games · reelforge";
+  document.title = `${t("Games")} · reelforge`;
   const lobby = $("lobby");
   lobby.replaceChildren(...S.games.map((g) => el("a.card.game-card", {
     href: `#/game/${g.id}`, "data-testid": `game-card-${g.id}`, "data-game": g.id,
@@ -25,11 +26,11 @@ export async function openLobby(token, resumeOpen = false) {
   tileArt(g),
   el("h2", { text: g.title }),
   el("dl.facts", {},
-    el("dt", { text: "RTP" }), el("dd", { "data-testid": "lobby-rtp", text: formatRtp(g.rtp) }),
-    el("dt", { text: "Max win" }), el("dd", { "data-testid": "lobby-max-win", text: formatX(g.max_win_x) }),
-    g.volatility_bolts ? [el("dt", { text: "Volatility" }), el("dd", {}, volatilityNode(g.volatility_bolts, g.volatility))] : null,
-    g.feature_buy_price_x ? [el("dt", { text: "Feature buy" }), el("dd", { text: `${formatX(g.feature_buy_price_x)} the bet` })] : null),
-  el("span.resume-badge", { hidden: true, "data-testid": "resume-badge", text: "Unfinished round" }))));
+    el("dt", { text: t("RTP") }), el("dd", { "data-testid": "lobby-rtp", text: formatRtp(g.rtp) }),
+    el("dt", { text: t("Max win") }), el("dd", { "data-testid": "lobby-max-win", text: formatX(g.max_win_x) }),
+    g.volatility_bolts ? [el("dt", { text: t("Volatility") }), el("dd", {}, volatilityNode(g.volatility_bolts, g.volatility))] : null,
+    g.feature_buy_price_x ? [el("dt", { text: t("Feature buy") }), el("dd", { text: t("{x} the bet", { x: formatX(g.feature_buy_price_x) }) })] : null),
+  el("span.resume-badge", { hidden: true, "data-testid": "resume-badge", text: t("Unfinished round") }))));
   mountSeedPanel($("fair-panel-lobby"), api); // provably fair: the seed pair's hash, shown before any bet
   // Mark games with an unfinished round (they resume when opened): one request, an empty list when none.
   let open = [];

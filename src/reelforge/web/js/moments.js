@@ -2,6 +2,7 @@
 // shortens them, a press on the card ends them, and the controls under them stay usable (STOP, SKIP).
 
 import { $, S } from "./state.js";
+import { t } from "./i18n.js";
 import { play } from "./sound.js";
 
 let endMoment = null;
@@ -52,4 +53,4 @@ export function moment({ title, amount = "", text = "", sub = "", big = false, c
 export function endMomentNow() { if (endMoment) endMoment(); }
 
 export const BIG_WIN_X = 20;
-export function winTitle(x) { return x >= 500 ? "EPIC WIN" : x >= 100 ? "MEGA WIN" : "BIG WIN"; }
+export function winTitle(x) { return x >= 500 ? t("EPIC WIN") : x >= 100 ? t("MEGA WIN") : t("BIG WIN"); }

@@ -2,6 +2,7 @@
 // itself; a server that enforces it answers a round start with 409 reality_check_due, and the player's
 // "Continue" is then acknowledged with POST /reality-check before play goes on.
 
+import { t, tn } from "./i18n.js";
 import { $, S, api, signedMoney } from "./state.js";
 
 let serverEnforces = false; // the server has asked for a reality check once: acknowledge every answer
@@ -40,10 +41,8 @@ export function updateSessionBar() {
 function durationWords(seconds) {
   const m = Math.floor(seconds / 60);
   const h = Math.floor(m / 60);
-  const parts = [];
-  if (h) parts.push(`${h} hour${h > 1 ? "s" : ""}`);
-  parts.push(`${m % 60} minute${m % 60 === 1 ? "" : "s"}`);
-  return parts.join(" ");
+  const minutes = tn("{n} minute", "{n} minutes", m % 60);
+  return h ? t("{hours} {minutes}", { hours: tn("{n} hour", "{n} hours", h), minutes }) : minutes;
 }
 
 /** Whether the operator's interval has run out (a step being revealed finishes first unless ``force``). */
@@ -60,9 +59,9 @@ export function showRealityCheck({ fromServer = false } = {}) {
   if (S.paused) return answered;
   S.paused = true;
   document.body.dataset.paused = "1";
-  $("reality-text").textContent = `You have been playing for ${durationWords(sessionSeconds())} in this session. ` +
-    `Your net position is ${signedMoney(net())} (won ${S.money(S.session ? S.session.won : 0)}, ` +
-    `staked ${S.money(S.session ? S.session.staked : 0)}). Play is paused until you choose.`;
+  $("reality-text").textContent = t("You have been playing for {duration} in this session. Your net position is " +
+    "{net} (won {won}, staked {staked}). Play is paused until you choose.", { duration: durationWords(sessionSeconds()),
+    net: signedMoney(net()), won: S.money(S.session ? S.session.won : 0), staked: S.money(S.session ? S.session.staked : 0) });
   $("reality-check").showModal();
   document.dispatchEvent(new CustomEvent("rf:controls"));
   return answered;

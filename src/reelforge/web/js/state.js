@@ -1,6 +1,7 @@
 // What every view of the client shares: the state, the API, notices and the refusals in words.
 
 import { Api, ApiError, NetworkError } from "./api.js";
+import { t } from "./i18n.js";
 import { makeMoney } from "./util.js";
 
 export const $ = (id) => document.getElementById(id);
@@ -35,8 +36,8 @@ export const S = {
 function setOffline(offline) {
   if (S.offline === offline) return;
   S.offline = offline;
-  if (offline) notice("Connection lost. Reconnecting…", "warn");
-  else notice("Connection restored.", "ok", 2500);
+  if (offline) notice(t("Connection lost. Reconnecting…"), "warn");
+  else notice(t("Connection restored."), "ok", 2500);
   document.dispatchEvent(new CustomEvent("rf:controls"));
 }
 export const api = new Api({ onRetry: () => setOffline(true), onRecovered: () => setOffline(false) });
@@ -70,56 +71,61 @@ export function notice(text, tone = "error", hideAfterMs = 0) {
 /** A refusal in words. ``context``: {cost, buy, lowest, autoAdjust} of the request refused. */
 export function explain(err, context = {}) {
   if (err instanceof NetworkError) {
-    return "The connection to the game server was lost and could not be restored. Nothing is lost: " +
-      "the server keeps your round. Check your connection and reload the page to continue.";
+    return t("The connection to the game server was lost and could not be restored. Nothing is lost: " +
+      "the server keeps your round. Check your connection and reload the page to continue.");
   }
-  if (!(err instanceof ApiError)) return `Something went wrong in the game client: ${err.message || err}`;
+  if (!(err instanceof ApiError)) return t("Something went wrong in the game client: {error}", { error: err.message || err });
   const money = S.money;
   const balance = money(S.balance ?? 0);
   switch (err.code) {
     case "insufficient_balance":
-      if (context.buy) return `Your balance of ${balance} does not cover the feature price of ${money(context.cost)}.`;
+      if (context.buy) return t("Your balance of {balance} does not cover the feature price of {price}.", { balance, price: money(context.cost) });
       if (context.lowest !== undefined && (S.balance ?? 0) < context.lowest) {
-        return `Your balance of ${balance} is below the lowest bet of ${money(context.lowest)}.`;
+        return t("Your balance of {balance} is below the lowest bet of {bet}.", { balance, bet: money(context.lowest) });
       }
-      return `Insufficient balance: your balance of ${balance} does not cover ${context.cost ? money(context.cost) : "this bet"}. ` +
-        (context.autoAdjust ? "Lower the bet." : "Lower the bet, or turn on “Auto adjust bet”.");
+      return (context.cost ? t("Insufficient balance: your balance of {balance} does not cover {cost}.", { balance, cost: money(context.cost) })
+        : t("Insufficient balance: your balance of {balance} does not cover this bet.", { balance })) + " " +
+        (context.autoAdjust ? t("Lower the bet.") : t("Lower the bet, or turn on “{setting}”.", { setting: t("Auto adjust bet") }));
     case "missing_token": case "unknown_token": case "bad_token": case "session_expired":
-      return "Your session has expired. Please sign in again.";
+      return t("Your session has expired. Please sign in again.");
     case "unfinished_round":
-      return "You have an unfinished round of this game; it has been resumed where it stopped.";
+      return t("You have an unfinished round of this game; it has been resumed where it stopped.");
     case "bet_not_on_ladder":
-      return "That bet is not offered for this game. Choose a bet from the bet panel.";
+      return t("That bet is not offered for this game. Choose a bet from the bet panel.");
     case "bet_above_maximum":
-      return `That stake is above the maximum of ${S.settings.max_bet ? money(S.settings.max_bet) : "this site"}.`;
+      return S.settings.max_bet ? t("That stake is above the maximum of {amount}.", { amount: money(S.settings.max_bet) })
+        : t("That stake is above the maximum allowed per round.");
     case "stake_above_maximum": {
       const top = S.settings.max_stake ?? S.settings.max_bet;
-      return `That stake is above the maximum of ${top ? money(top) : "this site"} per round` +
-        (context.buy ? ": the feature cannot be bought at this bet." : ".");
+      const over = top ? t("That stake is above the maximum of {amount} per round.", { amount: money(top) })
+        : t("That stake is above the maximum allowed per round.");
+      return context.buy ? `${over} ${t("The feature cannot be bought at this bet.")}` : over;
     }
     case "too_soon":
-      return `Rounds on this site start at most once every ${S.settings.min_round_seconds} seconds. Please wait a moment and press SPIN again.`;
+      return t("Rounds on this site start at most once every {seconds} seconds. Please wait a moment and press {spin} again.",
+        { seconds: S.settings.min_round_seconds, spin: t("SPIN") });
     case "session_limit_reached":
-      return "You have reached the limit of this session: play has stopped. Take a break; you can view your history.";
+      return t("You have reached the limit of this session: play has stopped. Take a break; you can view your history.");
     case "play_session_ended":
-      return "Your session was ended by the site: play has stopped for a break. You can view your history.";
+      return t("Your session was ended by the site: play has stopped for a break. You can view your history.");
     case "loss_limit_reached":
-      return `This round would take your losses in this session past your limit of ${money(S.settings.loss_limit ?? 0)}. ` +
-        "Play has stopped; you can view your history.";
+      return t("This round would take your losses in this session past your limit of {amount}. Play has stopped; you can view your history.",
+        { amount: money(S.settings.loss_limit ?? 0) });
     case "reality_check_due":
-      return "A reality check is due: please answer it to continue.";
+      return t("A reality check is due: please answer it to continue.");
     case "round_not_open":
-      return "This round has already finished.";
+      return t("This round has already finished.");
     case "unknown_game":
-      return "This game is not offered by the server.";
+      return t("This game is not offered.");
     case "operator_key_required":
-      return "This server runs in operator mode: sessions are opened by the operator's site, not here.";
+      return t("Games on this server are opened from the operator's site.");
     case "invalid_player":
-      return `That player name cannot be used: ${err.detail}`;
+      return t("That player name cannot be used: use 1 to 64 letters, digits and _ . @ -");
     case "internal_error":
-      return "The game server had an internal error. Your round is safe; please try again.";
+      return t("The game server had an internal error. Your round is safe; please try again.");
     default:
-      return `The server refused the request: ${err.detail || err.code}`;
+      // The server's own message, in the session's language; the code names the refusal for support.
+      return err.message && err.message !== err.code ? `${err.message} (${err.code})` : t("The server refused the request.");
   }
 }
 

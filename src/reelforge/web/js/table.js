@@ -8,6 +8,7 @@ import { betLadder, buyPrice, currentBet, defaultBetIndex, setBetIndex, showBet,
 import { formatRtp, gameHelp, volatilityNode } from "./help.js";
 import { BIG_WIN_X, endMomentNow, moment, turboOn, winTitle } from "./moments.js";
 import { countRound, realityCheckDue, showRealityCheck, updateSessionBar } from "./session.js";
+import { formatNumber, t, tn } from "./i18n.js";
 import { music, play, winSound } from "./sound.js";
 import { $, ApiError, S, api, explain, notice, setBalance, touchDevice } from "./state.js";
 import { QUICK, el, formatX, parseFraction, settled, sleep, times } from "./util.js";
@@ -35,7 +36,7 @@ export function updateControls() {
   $("auto-adjust").disabled = lock;
   const price = buyPrice();
   $("buy").disabled = lock || price === null || (S.balance !== null && price > S.balance);
-  $("buy").title = price !== null && S.balance !== null && price > S.balance ? "Your balance does not cover the feature price." : "";
+  $("buy").title = price !== null && S.balance !== null && price > S.balance ? t("Your balance does not cover the feature price.") : "";
   const spin = $("spin");
   // SPIN keeps the keyboard focus while a round plays: it is never disabled, only marked busy.
   spin.disabled = S.paused || S.offline;
@@ -45,7 +46,7 @@ export function updateControls() {
   document.body.dataset.offline = S.offline ? "1" : "";
   const stopping = FEATURE.on;
   spin.setAttribute("aria-disabled", String(S.busy && !stopping));
-  spin.textContent = stopping ? (FEATURE.stop ? "STOPPING" : "STOP") : open && S.renderer ? S.renderer.nextLabel(S.round, S.game) : "SPIN";
+  spin.textContent = stopping ? (FEATURE.stop ? t("STOPPING") : t("STOP")) : open && S.renderer ? S.renderer.nextLabel(S.round, S.game) : t("SPIN");
   spin.classList.toggle("feature", open || stopping);
   spin.classList.toggle("busy", S.busy && !stopping);
   $("feature-skip").hidden = !FEATURE.on || FEATURE.skip;
@@ -57,7 +58,7 @@ export function updateControls() {
 document.addEventListener("rf:controls", updateControls);
 
 export function setMessage(text) { $("message").textContent = text || ""; }
-function setWin(amount, label = "WIN") {
+function setWin(amount, label = t("WIN")) {
   const w = $("win");
   w.dataset.minor = amount ? String(amount) : "0";
   w.dataset.label = label;
@@ -77,17 +78,17 @@ export function leaveGame() {
   delete $("stage").dataset.resumed;
 }
 
-const idleHint = () => (touchDevice() ? "Press SPIN to play." : "Press SPIN or the space bar to play.");
+const idleHint = () => (touchDevice() ? t("Press SPIN to play.") : t("Press SPIN or the space bar to play."));
 
 export async function openGame(gameId, token) {
   const game = S.gamesById[gameId];
-  if (!game) { notice(`There is no game “${gameId}” on this server.`); location.hash = "#/lobby"; return; }
+  if (!game) { notice(t("There is no game “{game}” on this server.", { game: gameId })); location.hash = "#/lobby"; return; }
   S.game = game;
   S.round = null;
   S.busy = true;
   document.title = game.title;
   $("game-title").textContent = game.title;
-  $("game-facts").replaceChildren(`RTP ${formatRtp(game.rtp)} · Max win ${formatX(game.max_win_x)}`,
+  $("game-facts").replaceChildren(`${t("RTP")} ${formatRtp(game.rtp)} · ${t("Max win")} ${formatX(game.max_win_x)}`,
     ...(game.volatility_bolts ? [" · ", volatilityNode(game.volatility_bolts, game.volatility)] : []));
   $("help-toggle").setAttribute("aria-expanded", "false");
   $("stage").dataset.game = gameId;
@@ -131,8 +132,8 @@ function onCounters({ totalX = null, prizeX = null } = {}) {
   if (!S.renderer || S.round === null || !(FEATURE.on || roundOpen())) return;
   const words = S.renderer.liveStatus ? S.renderer.liveStatus() : "";
   if (words) setMessage(`${words}.`);
-  if (prizeX !== null) setWin(times(S.round.bet, prizeX), "PRIZE NOW");
-  else if (totalX !== null) setWin(times(S.round.bet, totalX), "WIN SO FAR");
+  if (prizeX !== null) setWin(times(S.round.bet, prizeX), t("PRIZE NOW"));
+  else if (totalX !== null) setWin(times(S.round.bet, totalX), t("WIN SO FAR"));
 }
 
 async function resume(rnd) {
@@ -144,8 +145,9 @@ async function resume(rnd) {
   showOpenWin(rnd);
   const status = S.renderer.status(rnd);
   const waits = S.renderer.nextAction(rnd, S.game) !== null; // a choice of the player's (the GEMBOX)
-  setMessage(`Your unfinished round was resumed where it stopped${status ? ": " + status : ""}.` +
-    (waits ? ` Press ${S.renderer.nextLabel(rnd, S.game)} to continue.` : ""));
+  setMessage((status ? t("Your unfinished round was resumed where it stopped: {status}.", { status })
+    : t("Your unfinished round was resumed where it stopped.")) +
+    (waits ? ` ${t("Press {button} to continue.", { button: S.renderer.nextLabel(rnd, S.game) })}` : ""));
   $("stage").dataset.resumed = String(rnd.id);
 }
 
@@ -154,8 +156,8 @@ async function resume(rnd) {
 async function continueFeature(rnd, token) {
   await Promise.resolve(); // after openGame has freed the table
   const status = S.renderer.status(rnd);
-  await moment({ title: "CONTINUE YOUR FEATURE", kind: "resume", sub: status, ms: 3000,
-    text: "Your feature was interrupted. It plays on from where it stopped: STOP pauses it." });
+  await moment({ title: t("CONTINUE YOUR FEATURE"), kind: "resume", sub: status, ms: 3000,
+    text: t("Your feature was interrupted. It plays on from where it stopped: {stop} pauses it.", { stop: t("STOP") }) });
   // The player may have pressed SPIN on the card already, or left the game.
   if (token === S.viewToken && !S.busy && !FEATURE.on && S.round && S.round.id === rnd.id && roundOpen()) spin();
 }
@@ -163,8 +165,8 @@ async function continueFeature(rnd, token) {
 /** During a feature: the prize the feature holds now (the renderer's, e.g. a ladder runner) or the win so far. */
 function showOpenWin(rnd) {
   const prize = S.renderer.currentPrize ? S.renderer.currentPrize(rnd) : null;
-  if (prize !== null && prize !== undefined) setWin(times(rnd.bet, prize), "PRIZE NOW");
-  else setWin(rnd.total_win, "WIN SO FAR");
+  if (prize !== null && prize !== undefined) setWin(times(rnd.bet, prize), t("PRIZE NOW"));
+  else setWin(rnd.total_win, t("WIN SO FAR"));
 }
 
 /** The operator's least time between round starts: this client waits it out rather than be refused. */
@@ -172,7 +174,9 @@ async function keepPace(token) {
   const gap = (S.settings.min_round_seconds || 0) * 1000;
   const wait = S.lastStart + gap - performance.now();
   if (gap && S.lastStart && wait > 0) {
-    setMessage(`Next round in ${(wait / 1000).toFixed(1)} s (rounds start at most every ${S.settings.min_round_seconds} s here).`);
+    setMessage(t("Next round in {seconds} s (rounds start at most every {gap} s here).",
+      { seconds: formatNumber(wait / 1000, { minimumFractionDigits: 1, maximumFractionDigits: 1 }),
+        gap: S.settings.min_round_seconds }));
     await sleep(wait);
   }
   return token === S.viewToken;
@@ -258,7 +262,7 @@ async function startRound(game, bet, buy, token) {
     if (ladder.includes(rnd.bet)) S.betIndex = ladder.indexOf(rnd.bet);
     showBet(rnd.bet);
     localStorage.setItem(`rf.bet.${game.id}`, String(rnd.bet));
-    notice(`Your balance did not cover ${S.money(bet)}: the bet was lowered to ${S.money(rnd.bet)}.`, "warn", 6000);
+    notice(t("Your balance did not cover {asked}: the bet was lowered to {bet}.", { asked: S.money(bet), bet: S.money(rnd.bet) }), "warn", 6000);
   }
   if (S.session) { S.session.staked += rnd.cost; updateSessionBar(); }
   return rnd;
@@ -297,7 +301,8 @@ async function playOut(rnd, starting, token) {
     }
     const choice = S.renderer.nextAction(rnd, S.game) !== null;
     if (choice || FEATURE.stop) {
-      setMessage(`${status ? status + ". " : ""}${FEATURE.stop ? "Feature paused. " : ""}Press ${S.renderer.nextLabel(rnd, S.game)} to continue.`);
+      setMessage(`${status ? status + ". " : ""}${FEATURE.stop ? t("Feature paused.") + " " : ""}` +
+        t("Press {button} to continue.", { button: S.renderer.nextLabel(rnd, S.game) }));
       FEATURE.on = false;
       FEATURE.stop = false;
       return rnd;
@@ -329,7 +334,7 @@ async function refused(err, game, context) {
   }
   if (err instanceof ApiError && err.status === 401) { document.dispatchEvent(new CustomEvent("rf:signout", { detail: explain(err) })); return; }
   if (err instanceof ApiError && err.code === "reality_check_due") {
-    setMessage("A reality check is due. Answer it, then press SPIN again.");
+    setMessage(t("A reality check is due. Answer it, then press {spin} again.", { spin: t("SPIN") }));
     await showRealityCheck({ fromServer: true });
     setMessage(idleHint());
     return;
@@ -342,10 +347,11 @@ async function refused(err, game, context) {
 async function announceBuy(rnd) {
   const intro = S.renderer.buyIntro ? S.renderer.buyIntro(rnd) : null;
   const price = S.money(rnd.cost);
-  setMessage(`Feature bought for ${price}. The receipt stays in your history.`);
-  await moment({ title: intro || "FEATURE BOUGHT", kind: "intro", amount: intro ? "" : price,
-    sub: `Feature bought for ${price}`,
-    text: `${formatX(S.game.feature_buy_price_x)} your total bet of ${S.money(rnd.bet)}. The feature plays by itself: STOP pauses it.` });
+  setMessage(`${t("Feature bought for {price}.", { price })} ${t("The receipt stays in your history.")}`);
+  await moment({ title: intro || t("FEATURE BOUGHT"), kind: "intro", amount: intro ? "" : price,
+    sub: t("Feature bought for {price}.", { price }),
+    text: `${t("{x} your total bet of {bet}.", { x: formatX(S.game.feature_buy_price_x), bet: S.money(rnd.bet) })} ` +
+      t("The feature plays by itself: {stop} pauses it.", { stop: t("STOP") }) });
 }
 
 /** How many of the round's steps were feature steps, in words ("10 free spins played"). */
@@ -353,15 +359,16 @@ function playedWords(rnd) {
   const kinds = rnd.steps.filter((s) => s.kind === "free_spin" || s.kind === "respin");
   if (!kinds.length) return "";
   const n = kinds.length;
-  const name = kinds[0].kind === "respin" ? (n === 1 ? "re-spin" : "re-spins") : (n === 1 ? "free spin" : "free spins");
-  return `${n} ${name} played`;
+  return kinds[0].kind === "respin" ? tn("{n} re-spin played", "{n} re-spins played", n)
+    : tn("{n} free spin played", "{n} free spins played", n);
 }
 
 async function finishRound(rnd) {
   if (rnd.status === "void") {
     setWin(0);
-    setMessage(`The round was void: ${rnd.void_reason || "malfunction"}. Your stake was refunded.`);
-    notice(`The round was void and the stake refunded: ${rnd.void_reason || "malfunction"}.`, "warn");
+    const reason = rnd.void_reason || t("malfunction");
+    setMessage(t("The round was void: {reason}. Your stake was refunded.", { reason }));
+    notice(t("The round was void and the stake refunded: {reason}.", { reason }), "warn");
     return;
   }
   const paid = rnd.paid || 0;
@@ -371,19 +378,21 @@ async function finishRound(rnd) {
   const big = x >= BIG_WIN_X;
   const played = feature ? playedWords(rnd) : "";
   // The message bar says the result before a card covers the table: nothing stale behind it.
-  const crediting = creditPending(rnd) ? " Win being credited…" : "";
-  setMessage(paid ? `You won ${S.money(paid)} (${formatX(rnd.total_win_x)} the bet)${played ? `; ${played}` : ""}.${crediting}` :
-    feature ? `The feature ends without a win${played ? `; ${played}` : ""}.` : "No win this time.");
+  const crediting = creditPending(rnd) ? ` ${t("Win being credited…")}` : "";
+  const won = t("You won {amount} ({x} the bet).", { amount: S.money(paid), x: formatX(rnd.total_win_x) });
+  setMessage(paid ? `${won}${played ? ` ${played}.` : ""}${crediting}` :
+    feature ? `${t("The feature ends without a win.")}${played ? ` ${played}.` : ""}` : t("No win this time."));
   if (S.renderer.finish) S.renderer.finish(rnd);
   // A big win's figure is counted up on its card first: the win box shows it when the count ends.
-  if (!big) setWin(paid, feature ? "TOTAL WIN" : "WIN");
+  const label = feature ? t("TOTAL WIN") : t("WIN");
+  if (!big) setWin(paid, label);
   if (big) {
-    await moment({ title: winTitle(x), count: paid, big: true, sub: played ? `Feature total · ${played}` : "",
-      text: `${formatX(rnd.total_win_x)} your bet.` });
-    setWin(paid, feature ? "TOTAL WIN" : "WIN");
+    await moment({ title: winTitle(x), count: paid, big: true, sub: played ? `${t("Feature total")} · ${played}` : "",
+      text: t("{x} your bet.", { x: formatX(rnd.total_win_x) }) });
+    setWin(paid, label);
   } else if (feature) {
-    await moment({ title: "FEATURE COMPLETE", kind: "summary", amount: S.money(paid), sub: played,
-      text: paid ? `The feature's total win: ${formatX(rnd.total_win_x)} your bet.` : "The feature ends without a win." });
+    await moment({ title: t("FEATURE COMPLETE"), kind: "summary", amount: S.money(paid), sub: played,
+      text: paid ? t("The feature's total win: {x} your bet.", { x: formatX(rnd.total_win_x) }) : t("The feature ends without a win.") });
   } else if (paid) {
     play(winSound(x));
   }
@@ -410,7 +419,7 @@ async function awaitCredit(rnd) {
       const wallet = await api.wallet();
       if (!wallet.credits_pending) {
         setBalance(wallet.balance);
-        setMessage(`Your win of ${S.money(rnd.paid)} is credited.`);
+        setMessage(t("Your win of {amount} is credited.", { amount: S.money(rnd.paid) }));
         return;
       }
     } catch { /* the next try */ }

@@ -1,5 +1,7 @@
 // Small helpers shared by the client and the game renderers.
 
+import { locale } from "./i18n.js";
+
 /** Create an element: el("div.a.b", {attr: v}, child, ...). */
 export function el(spec, attrs = {}, ...children) {
   const [tag, ...classes] = spec.split(".");
@@ -54,7 +56,7 @@ export function formatX(text) {
   const f = parseFraction(text);
   if (!f) return String(text);
   const v = f.n / f.d;
-  return `${v.toLocaleString(undefined, { maximumFractionDigits: 4 })}x`;
+  return `${v.toLocaleString(locale(), { maximumFractionDigits: 4 })}x`;
 }
 
 /** bet (minor units) times a fraction string, rounded down like the server pays. */

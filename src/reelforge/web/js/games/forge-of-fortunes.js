@@ -6,6 +6,7 @@
 //   {type:"ladder", move:"advance|coal_back|coal_safe|nothing|slag_end|top_reached", from, to, from_x, to_x}
 //   {type:"award", runner, win_x, respins}, {type:"round_end", total_win_x}
 
+import { t, tn } from "../i18n.js";
 import { play } from "../sound.js";
 import { QUICK, REEL_TIMING, el, formatX, shuffled, sleep, stepsRenderer } from "../util.js";
 
@@ -38,12 +39,12 @@ function svgOf(name) {
 
 // ``m`` writes a multiple of the bet in money at the round's bet.
 const MOVE_WORDS = {
-  advance: (e, m) => `Three Gold Nuggets: the marker climbs to ${m(e.to_x)}`,
-  top_reached: (e, m) => `The marker reaches the top runner: ${m(e.to_x)}!`,
-  coal_back: (e, m) => `Coal: the marker falls back from ${m(e.from_x)} to ${m(e.to_x)}`,
-  coal_safe: (e, m) => `Coal, but ${m(e.from_x)} is a safe runner: the marker holds`,
-  slag_end: (e, m) => `Slag: the feature ends on ${m(e.to_x)}`,
-  nothing: () => "No change: the re-spins go on",
+  advance: (e, m) => t("Three Gold Nuggets: the marker climbs to {amount}", { amount: m(e.to_x) }),
+  top_reached: (e, m) => t("The marker reaches the top runner: {amount}!", { amount: m(e.to_x) }),
+  coal_back: (e, m) => t("Coal: the marker falls back from {from} to {to}", { from: m(e.from_x), to: m(e.to_x) }),
+  coal_safe: (e, m) => t("Coal, but {amount} is a safe runner: the marker holds", { amount: m(e.from_x) }),
+  slag_end: (e, m) => t("Slag: the feature ends on {amount}", { amount: m(e.to_x) }),
+  nothing: () => t("No change: the re-spins go on"),
 };
 
 /** Lobby artwork: the winning line. */
@@ -72,10 +73,10 @@ export function create(root, ctx = {}) {
     { "data-index": i, "data-x": x, "data-testid": `runner-${i}` },
     el("span.fof-runner-x", { text: formatX(x) }),
     el("span.fof-runner-money"),
-    safe.has(x) ? el("span.fof-safe", { title: "Safe runner: Coal cannot move the marker back", text: "SAFE" }) : null,
+    safe.has(x) ? el("span.fof-safe", { title: t("Safe runner: Coal cannot move the marker back"), text: t("SAFE") }) : null,
   ));
-  const ladderEl = el("ol.fof-ladder", { "data-testid": "fof-ladder", "aria-label": "Prize ladder" }, ...rungs.slice().reverse());
-  const ladderBox = el("div.fof-ladder-box", {}, el("div.fof-ladder-title", { text: "Prize ladder" }), ladderEl);
+  const ladderEl = el("ol.fof-ladder", { "data-testid": "fof-ladder", "aria-label": t("Prize ladder") }, ...rungs.slice().reverse());
+  const ladderBox = el("div.fof-ladder-box", {}, el("div.fof-ladder-title", { text: t("Prize ladder") }), ladderEl);
   const respins = el("div.fof-respins", { "data-testid": "fof-respins" });
   root.append(el("div.fof", {}, el("div.fit", {}, machine), el("div.fof-side", {}, ladderBox, respins)));
 
@@ -83,7 +84,7 @@ export function create(root, ctx = {}) {
   let count = 0;
   // Prizes read in money at the round's bet, the multiple of the bet beside it.
   const money = (x) => (ctx.atBet ? ctx.atBet(x) : formatX(x));
-  const pay = (x) => (ctx.winWords ? ctx.winWords(x) : `${formatX(x)} the bet`);
+  const pay = (x) => (ctx.winWords ? ctx.winWords(x) : t("{x} the bet", { x: formatX(x) }));
 
   function setMarker(index, flash, fast = false) {
     runner = index;
@@ -137,10 +138,11 @@ export function create(root, ctx = {}) {
   }
 
   function updateRespins() {
-    respins.textContent = runner === null ? "" : `Re-spins played: ${count}`;
+    respins.textContent = runner === null ? "" : t("Re-spins played: {n}", { n: count });
   }
   const liveStatus = () => (runner !== null
-    ? `Forging Re-Spins: the marker is on ${pay(ladder[runner] ?? "0")}${safe.has(ladder[runner]) ? " (safe)" : ""}` : "");
+    ? (safe.has(ladder[runner]) ? t("Forging Re-Spins: the marker is on {amount} (safe)", { amount: pay(ladder[runner] ?? "0") })
+      : t("Forging Re-Spins: the marker is on {amount}", { amount: pay(ladder[runner] ?? "0") })) : "");
 
   async function apply(step, anim) {
     for (const ev of step.events) {
@@ -149,19 +151,19 @@ export function create(root, ctx = {}) {
         await spinReels(ev.symbols, anim);
       } else if (ev.type === "trigger") {
         reels.forEach((r) => r.classList.add("win"));
-        say("Three Gold Nuggets! Forging Re-Spins: the marker starts on the first runner", "big");
+        say(t("Three Gold Nuggets! Forging Re-Spins: the marker starts on the first runner"), "big");
         count = 0;
         setMarker(Number(ev.runner ?? 0), "flash-up", anim.fast());
         if (ctx.moment && !anim.quiet) {
-          await ctx.moment({ title: "FORGING RE-SPINS!", amount: money(ladder[Number(ev.runner ?? 0)] ?? ev.runner_x),
-            sub: "The re-spins play by themselves: STOP pauses them",
-            text: "Three Gold Nuggets start the re-spins on the first runner. Gold climbs, Coal on reel 3 falls back, Slag ends." });
+          await ctx.moment({ title: t("FORGING RE-SPINS!"), amount: money(ladder[Number(ev.runner ?? 0)] ?? ev.runner_x),
+            sub: t("The re-spins play by themselves: {stop} pauses them", { stop: t("STOP") }),
+            text: t("Three Gold Nuggets start the re-spins on the first runner. Gold climbs, Coal on reel 3 falls back, Slag ends.") });
         } else {
           await anim.wait(700);
         }
       } else if (ev.type === "win") {
         (ev.reels || [1, 2]).forEach((n) => reels[n - 1] && reels[n - 1].classList.add("win"));
-        say(`Two Gold Nuggets on reels 1 and 2 pay ${pay(ev.win_x)}`, "win");
+        say(t("Two Gold Nuggets on reels 1 and 2 pay {amount}", { amount: pay(ev.win_x) }), "win");
         await anim.wait(400);
       } else if (ev.type === "ladder") {
         count += 1;
@@ -177,7 +179,7 @@ export function create(root, ctx = {}) {
       } else if (ev.type === "award") {
         setMarker(Number(ev.runner), "awarded");
         rungs[Number(ev.runner)].classList.add("awarded");
-        say(`Forging Re-Spins pay ${pay(ev.win_x)} after ${ev.respins} re-spins`, "big");
+        say(t("Forging Re-Spins pay {amount} after {respins}", { amount: pay(ev.win_x), respins: tn("{n} re-spin", "{n} re-spins", ev.respins) }), "big");
         await anim.wait(500);
       }
       updateRespins();
@@ -188,12 +190,12 @@ export function create(root, ctx = {}) {
   const reelWords = (symbols) => symbols.map((s) => NAMES[s] || s).join(", ");
   function describe(ev) {
     if (ev.type === "reels") {
-      return `The reels show ${reelWords(ev.symbols)}.`;
+      return t("The reels show {symbols}.", { symbols: reelWords(ev.symbols) });
     }
-    if (ev.type === "trigger") return "Three Gold Nuggets trigger the Forging Re-Spins: the marker starts on the first runner.";
-    if (ev.type === "win") return `Two Gold Nuggets on reels 1 and 2 pay ${pay(ev.win_x)}.`;
-    if (ev.type === "ladder") return `Ladder: ${(MOVE_WORDS[ev.move] || (() => ev.move))(ev, money)}.`;
-    if (ev.type === "award") return `The feature pays the runner reached last: ${pay(ev.win_x)}, after ${ev.respins} re-spins.`;
+    if (ev.type === "trigger") return t("Three Gold Nuggets trigger the Forging Re-Spins: the marker starts on the first runner.");
+    if (ev.type === "win") return `${t("Two Gold Nuggets on reels 1 and 2 pay {amount}", { amount: pay(ev.win_x) })}.`;
+    if (ev.type === "ladder") return t("Ladder: {move}.", { move: (MOVE_WORDS[ev.move] || (() => ev.move))(ev, money) });
+    if (ev.type === "award") return t("The feature pays the runner reached last: {amount}, after {respins}.", { amount: pay(ev.win_x), respins: tn("{n} re-spin", "{n} re-spins", ev.respins) });
     return null;
   }
 
@@ -208,17 +210,17 @@ export function create(root, ctx = {}) {
       setMarker(null);
       count = 0;
       reels.forEach((r) => r.classList.remove("win", "coal"));
-      say("Good luck!");
+      say(t("Good luck!"));
       updateRespins();
     },
     showcase() {
       refreshLadder();
       showReels(["GOLD", "BLANK", "SLAG"]);
-      say("Three Gold Nuggets start the Forging Re-Spins");
+      say(t("Three Gold Nuggets start the Forging Re-Spins"));
     },
     ...stepsRenderer(apply),
     describe,
-    nextLabel(round) { return round.next_step === "respin" ? "RE-SPIN" : "CONTINUE"; },
+    nextLabel(round) { return round.next_step === "respin" ? t("RE-SPIN") : t("CONTINUE"); },
     liveStatus,
     status(round) { return round && round.status === "open" ? liveStatus() : ""; },
     /** The prize the re-spins hold now (the marker's runner, a multiple of the bet), or null. */

@@ -9,11 +9,12 @@
 //   gembox_awarded {scatters, scatter_class}; gembox_reward {scatter_class, reward, prize_x, free_spins}
 //   free_spins_awarded {free_spins}; free_spins_remaining {played, remaining, multiplier}; cap; round_end
 
+import { formatNumber, locale, t, tn } from "../i18n.js";
 import { play } from "../sound.js";
 import { el, formatX, landed, replaySteps } from "../util.js";
 import { addX, makeGrid, nameOf, symbolSvg, teaseColumn } from "./gems.js";
 
-// The FORGE REEL symbols: arrow, word on the tile, name, what it does.
+// The FORGE REEL symbols: arrow, word on the tile, name, what it does (translated when shown).
 const FORGE_ART = {
   VERTICAL_WILD: ["↕", "WILD", "Vertical Wild", "turns its reel WILD"],
   HORIZONTAL_WILD: ["↔", "WILD", "Horizontal Wild", "turns matching symbols on its row WILD"],
@@ -29,15 +30,28 @@ const SHOWCASE = [["DIAMOND", "K", "TOPAZ"], ["A", "EMERALD", "Q"], ["SAPPHIRE",
 const SHOWCASE_FORGE = ["MULTIPLIER", "VERTICAL_WILD", "BLANK", "HORIZONTAL_SPLITTER", "BLANK"];
 
 function forgeTile(name) {
-  const [arrow, word, title] = FORGE_ART[name] || ["?", "", "FORGE REEL symbol"];
+  const [arrow, word, title] = FORGE_ART[name] || ["?", "", t("FORGE REEL symbol")];
   const tile = el(`div.fog-forge.f-${String(name).toLowerCase()}`, { "data-forge": name, title });
   if (name === "SCATTER") tile.innerHTML = symbolSvg("SCATTER");
   else tile.append(el("b", { text: arrow }), el("small", { text: word }));
   return tile;
 }
 
-const forgeName = (name) => (FORGE_ART[name] ? FORGE_ART[name][2] : "FORGE REEL symbol");
-const waysText = (n) => `${n.toLocaleString()} ${n === 1 ? "way" : "ways"}`;
+const forgeName = (name) => (FORGE_ART[name] ? FORGE_ART[name][2] : t("FORGE REEL symbol"));
+const waysText = (n) => tn("{n} way", "{n} ways", n);
+/** What a FORGE REEL symbol does, in the player's language. */
+function forgeDoes(name) {
+  switch (name) {
+    case "VERTICAL_WILD": return t("turns its reel WILD");
+    case "HORIZONTAL_WILD": return t("turns matching symbols on its row WILD");
+    case "VERTICAL_SPLITTER": return t("splits matching symbols on its reel");
+    case "HORIZONTAL_SPLITTER": return t("is WILD and splits the symbols on its row");
+    case "MULTIPLIER": return t("raises the win multiplier");
+    case "BLANK": return t("does nothing");
+    case "SCATTER": return t("adds a Scatter");
+    default: return "";
+  }
+}
 
 /** Lobby artwork. */
 export function art() {
@@ -59,11 +73,11 @@ export function create(root, ctx = {}) {
   const spinsBox = el("div.fog-counter", { "data-testid": "fog-free-spins" });
   const waysBox = el("div.fog-ways", { "data-testid": "fog-ways" });
   const banner = el("div.fog-banner", { "data-testid": "fog-banner" });
-  const winsList = el("ul.fog-wins", { "data-testid": "fog-wins", "aria-label": "Wins of this spin" });
+  const winsList = el("ul.fog-wins", { "data-testid": "fog-wins", "aria-label": t("Wins of this spin") });
   const gembox = el("div.fog-gembox", { "data-testid": "fog-gembox", hidden: true });
   root.append(el("div.fog", {},
     el("div.fog-top", {}, multBox, spinsBox),
-    el("div.fit", {}, el("div.fog-frame", {}, el("div.fog-forge-label", { text: "FORGE REEL" }), forgeRow, grid.root, waysBox)),
+    el("div.fit", {}, el("div.fog-frame", {}, el("div.fog-forge-label", { text: t("FORGE REEL") }), forgeRow, grid.root, waysBox)),
     el("div.fog-info", {}, gembox, banner),
     winsList));
 
@@ -72,14 +86,14 @@ export function create(root, ctx = {}) {
   let inFeature = false;
 
   function showCounters() {
-    multBox.replaceChildren(el("span", { text: "Win multiplier" }), el("strong", { text: `x${multiplier}` }));
+    multBox.replaceChildren(el("span", { text: t("Win multiplier") }), el("strong", { text: `x${multiplier}` }));
     multBox.dataset.value = String(multiplier);
     spinsBox.hidden = !inFeature;
-    spinsBox.replaceChildren(el("span", { text: "Free spins left" }), el("strong", { text: String(spinsLeft) }));
+    spinsBox.replaceChildren(el("span", { text: t("Free spins left") }), el("strong", { text: String(spinsLeft) }));
     spinsBox.dataset.value = String(spinsLeft);
     if (ctx.counters) ctx.counters();
   }
-  const liveStatus = () => (inFeature ? `Free spins left: ${spinsLeft}, win multiplier x${multiplier}` : "");
+  const liveStatus = () => (inFeature ? t("Free spins left: {n}, win multiplier x{m}", { n: spinsLeft, m: multiplier }) : "");
 
   function setForge(reel) {
     forgeRow.replaceChildren(...reel.map(forgeTile));
@@ -89,21 +103,21 @@ export function create(root, ctx = {}) {
   function say(text, tone = "") { banner.textContent = text; banner.className = `fog-banner ${tone}`; }
 
   // Wins and prizes read in money at the round's bet, the multiple of the bet beside it.
-  const money = (x) => (ctx.atBet ? ctx.atBet(x) : `${formatX(x)} the bet`);
-  const pay = (x) => (ctx.winWords ? ctx.winWords(x) : `${formatX(x)} the bet`);
+  const money = (x) => (ctx.atBet ? ctx.atBet(x) : t("{x} the bet", { x: formatX(x) }));
+  const pay = (x) => (ctx.winWords ? ctx.winWords(x) : t("{x} the bet", { x: formatX(x) }));
   let spinSum = "0";
   /** The list's first line: this spin's total so far, in money. */
   function spinTotal() {
     let total = winsList.querySelector("li.total");
     if (!total) { total = el("li.total", { "data-testid": "fog-spin-total" }); winsList.prepend(total); }
-    total.textContent = `This spin: ${pay(spinSum)}`;
+    total.textContent = t("This spin: {amount}", { amount: pay(spinSum) });
   }
 
   function rewardText(reward) {
     const parts = [];
     if (reward.prize_x && reward.prize_x !== "0") parts.push(money(reward.prize_x));
-    if (reward.free_spins) parts.push(`${reward.free_spins} FREE SPINS`);
-    return parts.join(" + ") || "nothing";
+    if (reward.free_spins) parts.push(tn("{n} free spin", "{n} free spins", reward.free_spins).toLocaleUpperCase(locale()));
+    return parts.join(" + ") || t("nothing");
   }
 
   function showGembox(scatters, reward) {
@@ -113,23 +127,24 @@ export function create(root, ctx = {}) {
     const lid = el("div.fog-gembox-art", { html: symbolSvg("SCATTER") });
     if (!reward) {
       gembox.replaceChildren(lid, el("div", {}, el("strong", { text: "GEMBOX!" }),
-        el("p", { text: `${scatters} Scatters awarded the GEMBOX. Open it to reveal your reward.` })));
+        el("p", { text: t("{n} Scatters awarded the GEMBOX. Open it to reveal your reward.", { n: scatters }) })));
     } else {
-      gembox.replaceChildren(lid, el("div", {}, el("strong", { text: "The GEMBOX holds" }),
+      gembox.replaceChildren(lid, el("div", {}, el("strong", { text: t("The GEMBOX holds") }),
         el("p.fog-reward", { "data-testid": "fog-reward", text: rewardText(reward) })));
     }
   }
 
-  const winText = (ev) => `${words(ev.symbol)} on ${ev.length} reels: ${money(ev.win_x)} ` +
-    `(${waysText(ev.ways)} × ${formatX(ev.pay_x)}${ev.multiplier > 1 ? ` × ${ev.multiplier}` : ""} = ${formatX(ev.win_x)})`;
-  const landingText = (l) => `${forgeName(l.forge)} on reel ${l.column} ${FORGE_ART[l.forge] ? FORGE_ART[l.forge][3] : ""}`.trim();
+  const winText = (ev) => t("{symbol} on {n} reels: {amount} ({how})", { symbol: words(ev.symbol), n: ev.length,
+    amount: money(ev.win_x),
+    how: `${waysText(ev.ways)} × ${formatX(ev.pay_x)}${ev.multiplier > 1 ? ` × ${ev.multiplier}` : ""} = ${formatX(ev.win_x)}` });
+  const landingText = (l) => t("{symbol} on reel {n} {does}", { symbol: forgeName(l.forge), n: l.column, does: forgeDoes(l.forge) }).trim();
 
   /** "FORGE REEL: 4 Multipliers, Horizontal Wild" (the replay caption tells each landing). */
   function landingSummary(landings) {
     const counts = new Map();
     for (const l of landings) if (l.forge !== "BLANK") counts.set(forgeName(l.forge), (counts.get(forgeName(l.forge)) || 0) + 1);
-    const parts = [...counts].map(([name, n]) => (n > 1 ? `${n} ${name}s` : name));
-    return parts.length ? `FORGE REEL: ${parts.join(", ")}` : "";
+    const parts = [...counts].map(([name, n]) => (n > 1 ? `${formatNumber(n)} × ${name}` : name));
+    return parts.length ? `${t("FORGE REEL")}: ${parts.join(", ")}` : "";
   }
 
   async function apply(step, anim) {
@@ -151,7 +166,7 @@ export function create(root, ctx = {}) {
         if (ev.guaranteed_multiplier_position !== undefined && ev.guaranteed_multiplier_position !== null && !anim.still) {
           forgeRow.children[ev.guaranteed_multiplier_position].classList.add("flash");
         }
-        say(step.kind === "free_spin" ? "Free spin" : "");
+        say(step.kind === "free_spin" ? t("Free spin") : "");
         showCounters();
         await landed(anim, grid.root);
         await anim.wait(200);
@@ -163,7 +178,7 @@ export function create(root, ctx = {}) {
         spinTotal();
         winsList.append(el("li", { text: winText(ev) }));
         winsList.scrollTop = winsList.scrollHeight;
-        say(`${words(ev.symbol)} pays ${money(ev.win_x)}`, "win");
+        say(t("{symbol} pays {amount}", { symbol: words(ev.symbol), amount: money(ev.win_x) }), "win");
         await anim.wait(350);
       } else if (ev.type === "multiplier") {
         multiplier = ev.to;
@@ -192,7 +207,7 @@ export function create(root, ctx = {}) {
         setForge(ev.forge_reel);
         multiplier = ev.multiplier;
         waysBox.textContent = waysText(ev.ways);
-        say(landingSummary(ev.landings) || `Cascade ${ev.number}`);
+        say(landingSummary(ev.landings) || t("Cascade {n}", { n: ev.number }));
         showCounters();
         await anim.wait(550);
       } else if (ev.type === "gembox_awarded") {
@@ -200,7 +215,7 @@ export function create(root, ctx = {}) {
         showGembox(ev.scatters, null);
         say(""); // the GEMBOX card says it
         if (ctx.moment && !anim.quiet) {
-          await ctx.moment({ title: "GEMBOX!", text: `${ev.scatters} Scatters awarded the GEMBOX. Open it to reveal an instant prize, free spins, or both.` });
+          await ctx.moment({ title: "GEMBOX!", text: t("{n} Scatters awarded the GEMBOX. Open it to reveal an instant prize, free spins, or both.", { n: ev.scatters }) });
         } else {
           await anim.wait(500);
         }
@@ -212,10 +227,10 @@ export function create(root, ctx = {}) {
         if (ctx.moment && !anim.quiet) {
           const prize = ev.prize_x && ev.prize_x !== "0" ? money(ev.prize_x) : "";
           await ctx.moment(ev.free_spins
-            ? { title: "GEMBOX OPENED", kind: "gembox", amount: `${ev.free_spins} FREE SPINS`,
-              sub: prize ? `and ${prize}` : "The free spins play by themselves: STOP pauses them",
-              text: "The win multiplier never resets during the free spins." }
-            : { title: "GEMBOX OPENED", kind: "gembox", amount: prize, text: `An instant prize of ${pay(ev.prize_x)}.` });
+            ? { title: t("GEMBOX OPENED"), kind: "gembox", amount: tn("{n} free spin", "{n} free spins", ev.free_spins).toLocaleUpperCase(locale()),
+              sub: prize ? t("and {prize}", { prize }) : t("The free spins play by themselves: {stop} pauses them", { stop: t("STOP") }),
+              text: t("The win multiplier never resets during the free spins.") }
+            : { title: t("GEMBOX OPENED"), kind: "gembox", amount: prize, text: t("An instant prize of {amount}.", { amount: pay(ev.prize_x) }) });
         } else {
           await anim.wait(700);
         }
@@ -229,7 +244,7 @@ export function create(root, ctx = {}) {
         multiplier = ev.multiplier;
         showCounters();
       } else if (ev.type === "cap") {
-        say(`Maximum win reached: ${pay(ev.cap_x)}`, "big");
+        say(t("Maximum win reached: {amount}", { amount: pay(ev.cap_x) }), "big");
         await anim.wait(600);
       }
       if (anim.frame) await anim.frame(ev, step);
@@ -238,17 +253,17 @@ export function create(root, ctx = {}) {
 
   function describe(ev) {
     if (ev.type === "spin") {
-      return `The board and the FORGE REEL: ${waysText(ev.ways)}, win multiplier x${ev.multiplier}.`;
+      return t("The board and the FORGE REEL: {ways}, win multiplier x{m}.", { ways: waysText(ev.ways), m: ev.multiplier });
     }
     if (ev.type === "win") return `${winText(ev)}.`;
     if (ev.type === "cascade") {
       const lands = ev.landings.map(landingText);
-      return `Cascade ${ev.number}: the winning symbols are removed and the symbols fall.` +
-        (lands.length ? ` ${lands.join("; ")}.` : "") + ` Now ${waysText(ev.ways)}, win multiplier x${ev.multiplier}.`;
+      return t("Cascade {n}: the winning symbols are removed and the symbols fall.", { n: ev.number }) +
+        (lands.length ? ` ${lands.join("; ")}.` : "") + ` ${t("Now {ways}, win multiplier x{m}.", { ways: waysText(ev.ways), m: ev.multiplier })}`;
     }
-    if (ev.type === "gembox_awarded") return `${ev.scatters} Scatters award the GEMBOX.`;
-    if (ev.type === "gembox_reward") return `The GEMBOX is opened: it holds ${rewardText(ev)}.`;
-    if (ev.type === "cap") return `The maximum win of ${formatX(ev.cap_x)} the bet is reached.`;
+    if (ev.type === "gembox_awarded") return t("{n} Scatters award the GEMBOX.", { n: ev.scatters });
+    if (ev.type === "gembox_reward") return t("The GEMBOX is opened: it holds {reward}.", { reward: rewardText(ev) });
+    if (ev.type === "cap") return t("The maximum win of {x} the bet is reached.", { x: formatX(ev.cap_x) });
     return null;
   }
 
@@ -268,7 +283,7 @@ export function create(root, ctx = {}) {
       setForge(SHOWCASE_FORGE);
       grid.set(SHOWCASE);
       waysBox.textContent = waysText(243);
-      say("Wins pay left to right on up to 36,288 ways");
+      say(t("Wins pay left to right on up to {ways}", { ways: waysText(36288) }));
     },
     playStep(step, _round, anim) { return apply(step, anim); },
     apply,
@@ -279,18 +294,18 @@ export function create(root, ctx = {}) {
     },
     /** The feature is over: its cards and counters go; the next paid spin starts at x1. */
     finish(round) {
-      if (inFeature && round) say(`Free spins complete: ${pay(round.total_win_x)} in all`, "big");
-      else if (banner.textContent === "Free spin") say("");
+      if (inFeature && round) say(t("Free spins complete: {amount} in all", { amount: pay(round.total_win_x) }), "big");
+      else if (banner.textContent === t("Free spin")) say("");
       inFeature = false;
       gembox.hidden = true;
       multiplier = 1;
       showCounters();
     },
-    nextLabel(round) { return round.next_step === "gembox" ? "OPEN GEMBOX" : "FREE SPIN"; },
+    nextLabel(round) { return round.next_step === "gembox" ? t("OPEN GEMBOX") : t("FREE SPIN"); },
     nextAction(round) { return round.next_step === "gembox" ? "open" : null; },
     status(round) {
       if (!round || round.status !== "open") return "";
-      if (round.next_step === "gembox") return "The GEMBOX is waiting to be opened";
+      if (round.next_step === "gembox") return t("The GEMBOX is waiting to be opened");
       return liveStatus();
     },
     liveStatus,

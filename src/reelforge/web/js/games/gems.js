@@ -1,6 +1,7 @@
 // Symbol art and a board grid shared by the cascade games (drawn as inline SVG,
 // so nothing depends on fonts or image files).
 
+import { t } from "../i18n.js";
 import { QUICK, el, parseFraction } from "../util.js";
 
 /** A board falling in (ms): the columns land left to right over ``spread`` (the last about 1.6 s after the
@@ -115,7 +116,7 @@ export function makeGrid(cols, rows, testid = "board", names = null) {
         cell.className = `gem-cell copies-${copies}${falls ? " drop" : ""}${tease ? " tease" : ""}`;
         cell.dataset.symbol = sym;
         cell.dataset.copies = String(copies);
-        cell.title = copies > 1 ? `${nameOf(names, sym)} split in ${copies}` : nameOf(names, sym);
+        cell.title = copies > 1 ? t("{symbol} split in {n}", { symbol: nameOf(names, sym), n: copies }) : nameOf(names, sym);
         cell.innerHTML = Array.from({ length: copies }, () => `<span class="gem">${symbolSvg(sym)}</span>`).join("");
         const column = drop === "changed" ? 0 : c * columnGap + (tease ? (c - teaseFrom + 1) * DROP.tease : 0);
         cell.style.animationDelay = falls ? `${Math.round((column + r * DROP.row) * scale)}ms` : "";

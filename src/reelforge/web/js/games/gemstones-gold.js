@@ -10,6 +10,7 @@
 //   free_spins_awarded {scatters, awarded, remaining}, free_spins_remaining {played, remaining, total_multiplier_*}
 //   cap_reached {win_x, forfeited_spins}, round_end {total_win_x, ...}
 
+import { lang, locale, t, tn } from "../i18n.js";
 import { play } from "../sound.js";
 import { el, formatX, landed, replaySteps } from "../util.js";
 import { addX, makeGrid, nameOf, symbolSvg, teaseColumn } from "./gems.js";
@@ -33,7 +34,6 @@ export function art() {
 /** A symbol's picture for the help (the board's own art). */
 export function helpArt(key) { return symbolSvg(key); }
 
-const plural = (n, one, many) => `${n} ${n === 1 ? one : many}`;
 
 export function create(root, ctx = {}) {
   const words = (key) => nameOf(ctx.help && ctx.help.symbol_names, key);
@@ -44,7 +44,7 @@ export function create(root, ctx = {}) {
   const multBox = el("div.gg-counter", { "data-testid": "gg-total-multiplier" });
   const sumBox = el("div.gg-sum", { "data-testid": "gg-sum" });
   const banner = el("div.gg-banner", { "data-testid": "gg-banner" });
-  const winsList = el("ul.gg-wins", { "data-testid": "gg-wins", "aria-label": "Wins of this spin" });
+  const winsList = el("ul.gg-wins", { "data-testid": "gg-wins", "aria-label": t("Wins of this spin") });
   root.append(el("div.gg", {},
     el("div.gg-top", {}, spinsBox, multBox),
     el("div.fit", {}, el("div.gg-frame", {}, grid.root, laneRow)),
@@ -61,26 +61,27 @@ export function create(root, ctx = {}) {
     const revealed = ev.revealed_values || [];
     const sum = revealed.map((v) => v + "x").join(" + ");
     if (ev.kind === "free") {
-      if (revealed.length) return `Revealed ${sum} = ${ev.multiplier_sum}x, added to the total multiplier: now ${ev.total_multiplier_after}x, which multiplies this spin's win`;
+      if (revealed.length) return t("Revealed {sum} = {total}x, added to the total multiplier: now {after}x, which multiplies this spin's win", { sum, total: ev.multiplier_sum, after: ev.total_multiplier_after });
       if (!ev.cascades) return "";
       return ev.total_multiplier_after
-        ? `Nothing revealed this spin: its win is paid as it is (the total multiplier ${ev.total_multiplier_after}x applies only to spins that reveal a value)`
-        : "Nothing revealed this spin: its win is paid as it is";
+        ? t("Nothing revealed this spin: its win is paid as it is (the total multiplier {after}x applies only to spins that reveal a value)", { after: ev.total_multiplier_after })
+        : t("Nothing revealed this spin: its win is paid as it is");
     }
-    if (revealed.length) return `Revealed ${sum} = ${ev.multiplier_sum}x: the spin's win is multiplied by ${ev.multiplier_sum}`;
-    return ev.cascades ? "No multiplier revealed: the spin's win is paid as it is" : "";
+    if (revealed.length) return t("Revealed {sum} = {total}x: the spin's win is multiplied by {total}", { sum, total: ev.multiplier_sum });
+    return ev.cascades ? t("No multiplier revealed: the spin's win is paid as it is") : "";
   }
   function showCounters() {
     spinsBox.hidden = !inFeature;
     multBox.hidden = !inFeature;
-    spinsBox.replaceChildren(el("span", { text: "Free spins left" }), el("strong", { text: String(spinsLeft) }));
-    multBox.replaceChildren(el("span", { text: "Total multiplier" }), el("strong", { text: totalM ? `${totalM}x` : "—" }));
+    spinsBox.replaceChildren(el("span", { text: t("Free spins left") }), el("strong", { text: String(spinsLeft) }));
+    multBox.replaceChildren(el("span", { text: t("Total multiplier") }), el("strong", { text: totalM ? `${totalM}x` : "—" }));
     spinsBox.dataset.value = String(spinsLeft);
     multBox.dataset.value = String(totalM);
     if (ctx.counters) ctx.counters();
   }
   const liveStatus = () => (inFeature
-    ? `Free spins left: ${spinsLeft}, ${totalM ? `total multiplier ${totalM}x` : "no multiplier revealed yet"}` : "");
+    ? (totalM ? t("Free spins left: {n}, total multiplier {m}x", { n: spinsLeft, m: totalM })
+      : t("Free spins left: {n}, no multiplier revealed yet", { n: spinsLeft })) : "");
 
   /** A lane: its value under ``blockers`` blockers ("?" while covered, unless ``open``: the replay shows it). */
   function setLane(i, value, blockers, open = false) {
@@ -92,7 +93,7 @@ export function create(root, ctx = {}) {
     if (blockers > 0) {
       lane.classList.add("blocked");
       lane.replaceChildren(el("span.gg-lane-value", { text: open ? `${value}x` : "?" }),
-        el("span.gg-blockers", { title: plural(blockers, "blocker", "blockers") },
+        el("span.gg-blockers", { title: tn("{n} blocker", "{n} blockers", blockers) },
           ...Array.from({ length: blockers }, () => el("i")), el("b", { text: String(blockers) })));
     } else {
       lane.classList.add("revealed");
@@ -105,12 +106,14 @@ export function create(root, ctx = {}) {
   // Wins read in money at the round's bet, the multiple of the bet beside it.
   const pay = (x) => (ctx.winWords ? ctx.winWords(x) : formatX(x));
   const money = (x) => (ctx.atBet ? ctx.atBet(x) : formatX(x));
-  const winText = (w) => `${w.count} ${many(words(w.symbol))} pay ${pay(w.amount_x)}`;
+  // "8 Rubies pay €1.00": the English plural of a symbol's name is English only; other languages count "8 × Ruby".
+  const winText = (w) => t("{count} {symbols} pay {amount}", { count: w.count,
+    symbols: lang() === "en" ? many(words(w.symbol)) : words(w.symbol), amount: pay(w.amount_x) });
   /** The list's first line: this spin's total so far, in money. */
   function spinTotal(x) {
     let total = winsList.querySelector("li.total");
     if (!total) { total = el("li.total", { "data-testid": "gg-spin-total" }); winsList.prepend(total); }
-    total.textContent = `This spin: ${pay(x)}`;
+    total.textContent = t("This spin: {amount}", { amount: pay(x) });
   }
 
   async function apply(step, anim) {
@@ -132,7 +135,7 @@ export function create(root, ctx = {}) {
           const m = byLane.get(i);
           setLane(i, m ? m.value : null, m ? m.blockers : null, !!anim.still);
         }
-        say(ev.kind === "free" ? "Free spin" : "");
+        say(ev.kind === "free" ? t("Free spin") : "");
         showCounters();
         await landed(anim, grid.root);
         await anim.wait(200);
@@ -144,9 +147,9 @@ export function create(root, ctx = {}) {
         grid.mark("win", (_c, _r, sym) => winners.has(sym));
         spinSum = addX(spinSum, ev.cascade_win_x);
         spinTotal(spinSum);
-        winsList.append(...ev.wins.map((w) => el("li", { text: `Cascade ${ev.index}: ${winText(w)}` })));
+        winsList.append(...ev.wins.map((w) => el("li", { text: t("Cascade {n}: {win}", { n: ev.index, win: winText(w) }) })));
         winsList.scrollTop = winsList.scrollHeight;
-        say(`Cascade ${ev.index}: ${money(ev.cascade_win_x)}`, "win");
+        say(t("Cascade {n}: {win}", { n: ev.index, win: money(ev.cascade_win_x) }), "win");
         await anim.wait(500);
         if (!anim.still) grid.mark("boom", (_c, _r, sym) => winners.has(sym));
         for (const b of ev.blockers) {
@@ -166,9 +169,9 @@ export function create(root, ctx = {}) {
         if (ev.win_x !== "0") {
           const applied = ev.kind === "free" ? ev.multiplier_applied : (ev.multiplier_sum || 1);
           if (ev.cascades) spinTotal(ev.win_x);
-          say(applied > 1 ? `${money(before)} × ${applied} = ${money(ev.win_x)}` : `Spin win ${money(ev.win_x)}`, "big");
+          say(applied > 1 ? `${money(before)} × ${applied} = ${money(ev.win_x)}` : t("Spin win {amount}", { amount: money(ev.win_x) }), "big");
         } else {
-          say(ev.scatters >= 3 ? "" : "No win");
+          say(ev.scatters >= 3 ? "" : t("No win"));
         }
         showCounters();
         await anim.wait(ev.win_x !== "0" ? 500 : 150);
@@ -177,12 +180,13 @@ export function create(root, ctx = {}) {
         const retrigger = inFeature;
         inFeature = true;
         spinsLeft = ev.remaining;
-        say(retrigger ? `${ev.scatters} Scatters: +${ev.awarded} free spins!` : `${ev.scatters} Scatters: ${ev.awarded} free spins!`, "big");
+        const spins = tn("{n} free spin", "{n} free spins", ev.awarded);
+        say(retrigger ? t("{n} Scatters: +{spins}!", { n: ev.scatters, spins }) : t("{n} Scatters: {spins}!", { n: ev.scatters, spins }), "big");
         showCounters();
         if (ctx.moment && !anim.quiet) {
           await ctx.moment(retrigger
-            ? { title: "RETRIGGER!", amount: `+${ev.awarded} FREE SPINS`, text: `${ev.scatters} Scatters in a free spin: ${ev.remaining} free spins left.` }
-            : { title: "FREE SPINS!", amount: `${ev.awarded} FREE SPINS`, text: `${ev.scatters} Scatters triggered the feature. Revealed multipliers now add up for the whole feature.` });
+            ? { title: t("RETRIGGER!"), amount: `+${spins.toLocaleUpperCase(locale())}`, text: t("{n} Scatters in a free spin: {left} left.", { n: ev.scatters, left: tn("{n} free spin", "{n} free spins", ev.remaining) }) }
+            : { title: t("FREE SPINS!"), amount: spins.toLocaleUpperCase(locale()), text: t("{n} Scatters triggered the feature. Revealed multipliers now add up for the whole feature.", { n: ev.scatters }) });
         } else {
           await anim.wait(700);
         }
@@ -191,7 +195,7 @@ export function create(root, ctx = {}) {
         totalM = ev.total_multiplier_after;
         showCounters();
       } else if (ev.type === "cap_reached") {
-        say(`Maximum win reached: ${pay(ev.win_x)}`, "big");
+        say(t("Maximum win reached: {amount}", { amount: pay(ev.win_x) }), "big");
         await anim.wait(600);
       }
       if (anim.frame) await anim.frame(ev, step);
@@ -201,31 +205,32 @@ export function create(root, ctx = {}) {
   /** A replay caption for an event, or null when the event draws nothing new. */
   function describe(ev, step) {
     if (ev.type === "spin") {
-      const lanes = ev.multiplier_reel.map((m) => `${m.value}x under column ${m.lane}`).join(", ");
+      const lanes = ev.multiplier_reel.map((m) => t("{value}x under column {n}", { value: m.value, n: m.lane })).join(", ");
       return ev.kind === "free"
-        ? `The starting board. Every column has a value under 2 blockers: ${lanes}.`
-        : `The starting board. The multiplier reel holds ${lanes}, each under 3 blockers.`;
+        ? t("The starting board. Every column has a value under 2 blockers: {lanes}.", { lanes })
+        : t("The starting board. The multiplier reel holds {lanes}, each under 3 blockers.", { lanes });
     }
     if (ev.type === "cascade") {
       const hits = ev.blockers.filter((b) => b.removed).map((b) => (b.remaining === 0
-        ? `column ${b.lane} reveals ${b.value}x` : `column ${b.lane} loses a blocker (${b.remaining} left)`));
-      return `Cascade ${ev.index}: ${ev.wins.map(winText).join("; ")}, ${pay(ev.cascade_win_x)} in all.` +
-        (hits.length ? ` Then ${hits.join(", ")}.` : "");
+        ? t("column {n} reveals {value}x", { n: b.lane, value: b.value }) : t("column {n} loses a blocker ({left} left)", { n: b.lane, left: b.remaining })));
+      return t("Cascade {n}: {wins}, {amount} in all.", { n: ev.index, wins: ev.wins.map(winText).join("; "), amount: pay(ev.cascade_win_x) }) +
+        (hits.length ? ` ${t("Then {what}.", { what: hits.join(", ") })}` : "");
     }
     if (ev.type === "spin_result") {
       const revealed = ev.revealed_values || [];
-      const sum = revealed.length ? `Revealed ${revealed.map((v) => v + "x").join(" + ")} = ${ev.multiplier_sum}x. ` : "";
+      const sum = revealed.length ? `${t("Revealed {sum} = {total}x.", { sum: revealed.map((v) => v + "x").join(" + "), total: ev.multiplier_sum })} ` : "";
       const total = ev.kind !== "free" ? "" : ev.total_multiplier_after
-        ? ` Total multiplier ${ev.total_multiplier_after}x.` : " Total multiplier: none revealed yet.";
-      if (ev.win_x === "0") return `${sum}The spin pays nothing.${total}`;
+        ? ` ${t("Total multiplier {m}x.", { m: ev.total_multiplier_after })}` : ` ${t("Total multiplier: none revealed yet.")}`;
+      if (ev.win_x === "0") return `${sum}${t("The spin pays nothing.")}${total}`;
       const applied = ev.kind === "free" ? ev.multiplier_applied : (ev.multiplier_sum || 1);
-      return `${sum}The spin pays ${applied > 1 ? `${money(ev.win_before_multiplier_x)} × ${applied} = ` : ""}${pay(ev.win_x)}.${total}`;
+      return `${sum}${t("The spin pays {amount}.", { amount: `${applied > 1 ? `${money(ev.win_before_multiplier_x)} × ${applied} = ` : ""}${pay(ev.win_x)}` })}${total}`;
     }
     if (ev.type === "free_spins_awarded") {
-      return step.kind === "free_spin" ? `${ev.scatters} Scatters retrigger: +${ev.awarded} free spins (${ev.remaining} left).`
-        : `${ev.scatters} Scatters award ${ev.awarded} free spins.`;
+      const spins = tn("{n} free spin", "{n} free spins", ev.awarded);
+      return step.kind === "free_spin" ? t("{n} Scatters retrigger: +{spins} ({left} left).", { n: ev.scatters, spins, left: ev.remaining })
+        : t("{n} Scatters award {spins}.", { n: ev.scatters, spins });
     }
-    if (ev.type === "cap_reached") return `The maximum win of ${formatX(ev.win_x)} is reached; ${ev.forfeited_spins} free spins are forfeited.`;
+    if (ev.type === "cap_reached") return t("The maximum win of {x} is reached; {spins} are forfeited.", { x: formatX(ev.win_x), spins: tn("{n} free spin", "{n} free spins", ev.forfeited_spins) });
     return null;
   }
 
@@ -247,7 +252,7 @@ export function create(root, ctx = {}) {
       for (let i = 0; i < REELS; i++) setLane(i, null, null);
       winsList.replaceChildren();
       sumBox.textContent = "";
-      say("8 or more of a kind anywhere win");
+      say(t("8 or more of a kind anywhere win"));
       showCounters();
     },
     playStep(step, _round, anim) { return apply(step, anim); },
@@ -267,16 +272,16 @@ export function create(root, ctx = {}) {
       inFeature = true;
       spinsLeft = bought;
       showCounters();
-      return `${bought} FREE SPINS`;
+      return tn("{n} free spin", "{n} free spins", bought).toLocaleUpperCase(locale());
     },
     /** The feature is over: its counters go, the last spin's wins stay; the banner says the feature's total. */
     finish(round) {
-      if (inFeature && round) say(`Free spins complete: ${pay(round.total_win_x)} in all`, "big");
+      if (inFeature && round) say(t("Free spins complete: {amount} in all", { amount: pay(round.total_win_x) }), "big");
       inFeature = false;
       showCounters();
       sumBox.textContent = "";
     },
-    nextLabel() { return "FREE SPIN"; },
+    nextLabel() { return t("FREE SPIN"); },
     nextAction() { return null; },
     liveStatus,
     status(round) { return round && round.status === "open" ? liveStatus() : ""; },

@@ -2,6 +2,7 @@
 // event carries (a list of columns or rows of symbols), lists the wins and
 // narrates every other event, one event at a time so cascades stay visible.
 
+import { t } from "../i18n.js";
 import { compact, el, formatX, stepsRenderer, symbolHue, words } from "../util.js";
 
 /** The first 2-D array of symbols in an event (its "board"), with its field name. */
@@ -51,9 +52,9 @@ export function describeEvent(ev) {
 }
 
 export function create(root, _ctx) {
-  const boardBox = el("div.generic-board", { "data-testid": "generic-board" }, el("p.muted", { text: "Press SPIN to play." }));
+  const boardBox = el("div.generic-board", { "data-testid": "generic-board" }, el("p.muted", { text: t("Press SPIN to play.") }));
   const log = el("ol.generic-log", { "data-testid": "event-log" });
-  root.append(el("div.generic", {}, boardBox, el("div.generic-side", {}, el("h3", { text: "Events" }), log)));
+  root.append(el("div.generic", {}, boardBox, el("div.generic-side", {}, el("h3", { text: t("Events") }), log)));
 
   async function apply(step, anim) {
     log.append(el("li.step-head", { text: words(step.kind) }));
@@ -75,7 +76,7 @@ export function create(root, _ctx) {
     showcase() {},
     ...stepsRenderer(apply),
     describe: (ev) => (findBoard(ev) || /win/.test(ev.type || "") ? describeEvent(ev) : null),
-    nextLabel(round) { return round.next_step ? words(round.next_step).toUpperCase() : "CONTINUE"; },
+    nextLabel(round) { return round.next_step ? words(round.next_step).toUpperCase() : t("CONTINUE"); },
     status() { return ""; },
   };
 }

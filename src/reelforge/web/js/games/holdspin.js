@@ -7,6 +7,7 @@
 //   hold_and_respin {coins, respins}; cap {cap_x}
 // The respins' reset value comes from the help's extra.respins, the Grand from extra.grand_x.
 
+import { t, tn } from "../i18n.js";
 import { play } from "../sound.js";
 import { QUICK, el, formatX, landed, stepsRenderer } from "../util.js";
 import { DROP, addX, teaseColumn } from "./gems.js";
@@ -76,7 +77,7 @@ export function create(root, ctx = {}) {
     delete cell.dataset.value;
     if (value) {
       cell.dataset.value = value;
-      cell.title = `Coin: ${money(value)} (${formatX(value)} the bet)`;
+      cell.title = t("Coin: {amount} ({x} the bet)", { amount: money(value), x: formatX(value) });
       cell.replaceChildren(el("span.hr-coin", { html: coinArt() }),
         el(`span.hr-value${money(value).length > 6 ? ".long" : ""}`, {}, el("b", { text: money(value) }), el("small", { text: formatX(value) })));
     } else if (content) {
@@ -116,28 +117,29 @@ export function create(root, ctx = {}) {
     frame.classList.toggle("feature", inFeature);
     const total = cells.length * (cells[0] || []).length;
     if (inFeature) {
-      const pips = el("strong.hr-pips", { "aria-label": `${respins} respins left` },
+      const pips = el("strong.hr-pips", { "aria-label": tn("{n} respin left", "{n} respins left", respins) },
         ...Array.from({ length: resetTo }, (_, i) => el(`i${i < respins ? ".on" : ""}`)), el("em", { text: String(respins) }));
-      counter(respinsBox, "Respins", pips, respins);
-      counter(coinsBox, "Coins", `${coins} of ${total}`, coins);
-      counter(totalBox, "Collected", money(collectedX), collectedX);
+      counter(respinsBox, t("Respins"), pips, respins);
+      counter(coinsBox, t("Coins"), t("{n} of {total}", { n: coins, total }), coins);
+      counter(totalBox, t("Collected"), money(collectedX), collectedX);
     } else {
-      counter(respinsBox, "Hold and Respin", `${extra.trigger || 6}+ coins`, 0);
-      counter(coinsBox, "Coins", String(coins), coins);
-      counter(totalBox, "Grand", extra.grand_x ? money(extra.grand_x) : "Full board", extra.grand_x || "");
+      counter(respinsBox, t("Hold and Respin"), t("{n}+ coins", { n: extra.trigger || 6 }), 0);
+      counter(coinsBox, t("Coins"), String(coins), coins);
+      counter(totalBox, t("Grand"), extra.grand_x ? money(extra.grand_x) : t("Full board"), extra.grand_x || "");
     }
     if (ctx.counters) ctx.counters(inFeature ? { prizeX: collectedX } : {});
   }
   const liveStatus = () => (inFeature
-    ? `Hold and Respin: ${respins} ${respins === 1 ? "respin" : "respins"} left, ${coins} coins worth ${money(collectedX)}` : "");
+    ? t("Hold and Respin: {respins}, {coins} worth {amount}", { respins: tn("{n} respin left", "{n} respins left", respins),
+      coins: tn("{n} coin", "{n} coins", coins), amount: money(collectedX) }) : "");
   function flash(box) { box.classList.remove("flash"); void box.offsetWidth; box.classList.add("flash"); }
   function say(text, tone = "") { banner.textContent = text; banner.className = `hr-banner ${tone}`; }
   function winWords(ev) {
     const { count, symbol } = parsePay(ev.pay);
-    if (count) return `${ev.pay.split(" ")[0]} ${symbol} anywhere pays ${money(ev.win_x)}`;
-    if (/grand/i.test(ev.pay)) return `GRAND! A full board pays ${money(ev.win_x)}`;
-    if (/coin/i.test(ev.pay)) return `${coins} coins collected pay ${money(ev.win_x)}`;
-    return `${ev.pay} pays ${money(ev.win_x)}`;
+    if (count) return t("{count} {symbol} anywhere pays {amount}", { count: ev.pay.split(" ")[0], symbol, amount: money(ev.win_x) });
+    if (/grand/i.test(ev.pay)) return t("GRAND! A full board pays {amount}", { amount: money(ev.win_x) });
+    if (/coin/i.test(ev.pay)) return tn("{n} coin collected pays {amount}", "{n} coins collected pay {amount}", coins, { amount: money(ev.win_x) });
+    return t("{symbol} pays {amount}", { symbol: ev.pay, amount: money(ev.win_x) });
   }
   function markGems(symbol) {
     cells.flat().forEach((cell) => cell.classList.toggle("win", cell.dataset.cell === symbol));
@@ -155,14 +157,15 @@ export function create(root, ctx = {}) {
         showBoard(ev.board, { respin, drop: !respin && !anim.quiet && !anim.still, quick: anim.fast() });
         await landed(anim, grid);
         if (respin && coins === cells.length * cells[0].length) {
-          say("Every cell holds a coin: the board is full!", "big");
+          say(t("Every cell holds a coin: the board is full!"), "big");
         } else if (respin && ev.landed) {
           flash(respinsBox);
-          say(`${ev.landed} new ${ev.landed === 1 ? "coin" : "coins"}! The respins reset to ${resetTo}`, "win");
+          say(tn("{n} new coin! The respins reset to {reset}", "{n} new coins! The respins reset to {reset}", ev.landed, { reset: resetTo }), "win");
         } else if (respin) {
-          say(respins ? `No new coin: ${respins} ${respins === 1 ? "respin" : "respins"} left` : "No new coin: the last respin is played", respins ? "" : "bad");
+          say(respins ? t("No new coin: {respins}", { respins: tn("{n} respin left", "{n} respins left", respins) })
+            : t("No new coin: the last respin is played"), respins ? "" : "bad");
         } else {
-          say(coins ? `${coins} ${coins === 1 ? "coin" : "coins"} on the board` : "Good luck!");
+          say(coins ? tn("{n} coin on the board", "{n} coins on the board", coins) : t("Good luck!"));
         }
         showCounters();
         await anim.wait(respin ? 380 : 500);
@@ -174,8 +177,8 @@ export function create(root, ctx = {}) {
         winsList.append(el("li", { text: winWords(ev) }));
         if (/grand/i.test(ev.pay) && ctx.moment && !anim.quiet) {
           frame.classList.add("grand");
-          await ctx.moment({ title: "GRAND!", kind: "intro", amount: money(ev.win_x), sub: "Every cell holds a coin",
-            text: `A full board wins the Grand: ${formatX(ev.win_x)} your bet, added to the coins.` });
+          await ctx.moment({ title: t("GRAND!"), kind: "intro", amount: money(ev.win_x), sub: t("Every cell holds a coin"),
+            text: t("A full board wins the Grand: {x} your bet, added to the coins.", { x: formatX(ev.win_x) }) });
         } else {
           if (/grand/i.test(ev.pay)) frame.classList.add("grand");
           await anim.wait(600);
@@ -186,16 +189,16 @@ export function create(root, ctx = {}) {
         cells.flat().forEach((cell) => { if (cell.dataset.value) cell.classList.add("held"); else drawCell(cell, ""); });
         board = board.map((reel) => reel.map((content) => (coinValue(content) ? content : "")));
         showCounters();
-        say(`${ev.coins} coins: Hold and Respin with ${respins} respins!`, "big");
+        say(t("{coins}: Hold and Respin with {respins}!", { coins: tn("{n} coin", "{n} coins", ev.coins), respins: tn("{n} respin", "{n} respins", respins) }), "big");
         if (ctx.moment && !anim.quiet) {
-          await ctx.moment({ title: "HOLD AND RESPIN", kind: "intro", amount: money(collectedX),
-            sub: `${ev.coins} coins held · ${respins} respins`,
-            text: `The coins stay. Every new coin stays too and resets the respins to ${resetTo}. Fill the board for the Grand.` });
+          await ctx.moment({ title: t("HOLD AND RESPIN"), kind: "intro", amount: money(collectedX),
+            sub: `${tn("{n} coin held", "{n} coins held", ev.coins)} · ${tn("{n} respin", "{n} respins", respins)}`,
+            text: t("The coins stay. Every new coin stays too and resets the respins to {reset}. Fill the board for the Grand.", { reset: resetTo }) });
         } else {
           await anim.wait(600);
         }
       } else if (ev.type === "cap") {
-        say(`Maximum win reached: ${money(ev.cap_x)}. The round ends here.`, "big");
+        say(t("Maximum win reached: {amount}. The round ends here.", { amount: money(ev.cap_x) }), "big");
         await anim.wait(600);
       }
       if (anim.frame) await anim.frame(ev, step);
@@ -205,13 +208,14 @@ export function create(root, ctx = {}) {
   function describe(ev, step) {
     if (ev.type === "board") {
       const n = ev.board.flat().filter(coinValue).length;
-      if (!step || step.kind !== "respin") return `The board shows ${n} ${n === 1 ? "coin" : "coins"}.`;
-      return ev.landed ? `${ev.landed} new ${ev.landed === 1 ? "coin lands" : "coins land"}: ${n} coins held, the respins reset to ${ev.respins}.`
-        : `No new coin: ${n} coins held, ${ev.respins} ${ev.respins === 1 ? "respin" : "respins"} left.`;
+      if (!step || step.kind !== "respin") return tn("The board shows {n} coin.", "The board shows {n} coins.", n);
+      const held = tn("{n} coin held", "{n} coins held", n);
+      return ev.landed ? tn("{n} new coin lands: {held}, the respins reset to {reset}.", "{n} new coins land: {held}, the respins reset to {reset}.", ev.landed, { held, reset: ev.respins })
+        : t("No new coin: {held}, {respins}.", { held, respins: tn("{n} respin left", "{n} respins left", ev.respins) });
     }
     if (ev.type === "win") return `${winWords(ev)}.`;
-    if (ev.type === "hold_and_respin") return `${ev.coins} coins start Hold and Respin with ${ev.respins} respins.`;
-    if (ev.type === "cap") return `The maximum win of ${money(ev.cap_x)} is reached; the round ends.`;
+    if (ev.type === "hold_and_respin") return t("{coins} start Hold and Respin with {respins}.", { coins: tn("{n} coin", "{n} coins", ev.coins), respins: tn("{n} respin", "{n} respins", ev.respins) });
+    if (ev.type === "cap") return t("The maximum win of {amount} is reached; the round ends.", { amount: money(ev.cap_x) });
     return null;
   }
 
@@ -221,7 +225,7 @@ export function create(root, ctx = {}) {
     const pool = ["2x", gems[0] || "", "", gems[2] || "", gems[1] || "", "5x", "", gems[2] || "", "1x", ""];
     showBoard(Array.from({ length: 5 }, (_, c) => Array.from({ length: 3 }, (_, r) => pool[(c * 3 + r * 4) % pool.length])));
     showCounters();
-    say(`Land ${extra.trigger || 6} or more coins to start Hold and Respin. Fill the board for the Grand.`);
+    say(t("Land {n} or more coins to start Hold and Respin. Fill the board for the Grand.", { n: extra.trigger || 6 }));
   }
 
   return {
@@ -236,14 +240,15 @@ export function create(root, ctx = {}) {
     showcase,
     ...stepsRenderer(apply),
     describe,
-    nextLabel(round) { return round.next_step === "respin" ? "RESPIN" : "CONTINUE"; },
+    nextLabel(round) { return round.next_step === "respin" ? t("RESPIN") : t("CONTINUE"); },
     liveStatus,
     status(round) { return round && round.status === "open" ? liveStatus() : ""; },
     /** The coins on the board are what the feature holds now (a multiple of the bet). */
     currentPrize(round) { return round && round.status === "open" && inFeature ? collectedX : null; },
     finish() {
-      const grand = frame.classList.contains("grand") ? " and the Grand" : "";
-      if (inFeature) say(`Hold and Respin complete: ${coins} coins collected${grand}`, "big");
+      const collected = tn("{n} coin collected", "{n} coins collected", coins);
+      if (inFeature) say(frame.classList.contains("grand") ? t("Hold and Respin complete: {collected} and the Grand", { collected })
+        : t("Hold and Respin complete: {collected}", { collected }), "big");
     },
   };
 }

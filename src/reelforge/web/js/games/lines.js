@@ -5,6 +5,7 @@
 //   free_spins_awarded {spins, retrigger}; cap {cap_x}
 // The line table comes from the help's extra.lines (the row each line crosses on each reel, 0 top).
 
+import { lang, locale, t, tn } from "../i18n.js";
 import { play } from "../sound.js";
 import { QUICK, REEL_TIMING, el, formatX, shuffled, sleep, stepsRenderer } from "../util.js";
 import { addX } from "./gems.js";
@@ -154,9 +155,9 @@ export function create(root, ctx = {}) {
   function winWords(ev) {
     const { count, symbol } = parsePay(ev.pay);
     const mult = Number(ev.multiplier || 1) > 1 ? ` (x${ev.multiplier})` : "";
-    if (!count) return `${ev.pay} pays ${money(ev.win_x)}${mult}`;
-    return ev.line ? `${count} ${symbol} on line ${ev.line} pays ${money(ev.win_x)}${mult}`
-      : `${count} ${symbol} anywhere pays ${money(ev.win_x)}${mult}`;
+    if (!count) return t("{symbol} pays {amount}", { symbol: ev.pay, amount: money(ev.win_x) }) + mult;
+    return (ev.line ? t("{count} {symbol} on line {line} pays {amount}", { count, symbol, line: ev.line, amount: money(ev.win_x) })
+      : t("{count} {symbol} anywhere pays {amount}", { count, symbol, amount: money(ev.win_x) })) + mult;
   }
   function drawLine(n) {
     const rows = lines[n - 1];
@@ -204,23 +205,25 @@ export function create(root, ctx = {}) {
   function showCounters() {
     frame.classList.toggle("feature", inFeature);
     if (inFeature) {
-      counter(spinsBox, "Free spins left", `${left()} of ${awarded}`, left());
-      counter(multBox, "Free spin wins", `x${multiplierX}`, multiplierX);
-      counter(totalBox, "Total win", money(roundX), roundX);
+      counter(spinsBox, t("Free spins left"), t("{n} of {total}", { n: left(), total: awarded }), left());
+      counter(multBox, t("Free spin wins"), `x${multiplierX}`, multiplierX);
+      counter(totalBox, t("Total win"), money(roundX), roundX);
     } else {
-      counter(spinsBox, "Lines", String(lines.length || "—"), lines.length);
-      counter(multBox, "Free spins", scatter ? `${scatter.count}+ ${scatter.name}s` : "—", 0);
-      counter(totalBox, "Feature win", "—", "0");
+      counter(spinsBox, t("Lines"), String(lines.length || "—"), lines.length);
+      counter(multBox, t("Free spins"), scatter ? `${scatter.count}+ ${scatters()}` : "—", 0);
+      counter(totalBox, t("Feature win"), "—", "0");
     }
     if (ctx.counters) ctx.counters(inFeature ? { totalX: roundX } : {});
   }
-  const liveStatus = () => (inFeature ? `Free spins: ${left()} of ${awarded} left, total win ${money(roundX)}` : "");
+  const liveStatus = () => (inFeature ? t("Free spins: {n} of {total} left, total win {amount}", { n: left(), total: awarded, amount: money(roundX) }) : "");
+  // "Scatters", "Stars": the English plural of the scatter's name is English only; other languages keep the name.
+  const scatters = () => (scatter ? (lang() === "en" ? `${scatter.name}s` : scatter.name) : t("Scatters"));
   function flash(box) { box.classList.remove("flash"); void box.offsetWidth; box.classList.add("flash"); }
   function say(text, tone = "") { banner.textContent = text; banner.className = `ln-banner ${tone}`; }
   function listWin(text) {
     let total = winsList.querySelector("li.total");
     if (!total) { total = el("li.total", { "data-testid": "ln-spin-total" }); winsList.prepend(total); }
-    total.textContent = `This spin: ${money(spinX)}`;
+    total.textContent = t("This spin: {amount}", { amount: money(spinX) });
     winsList.append(el("li", { text }));
   }
 
@@ -231,13 +234,15 @@ export function create(root, ctx = {}) {
     inFeature = true;
     showCounters();
     flash(spinsBox);
-    const text = ev.retrigger || wasIn ? `+${spins} FREE SPINS` : `${spins} FREE SPINS`;
-    say(ev.retrigger ? `Retrigger! ${spins} more free spins` : `${spins} free spins won!`, "big");
+    const won = tn("{n} free spin", "{n} free spins", spins);
+    const text = ev.retrigger || wasIn ? `+${won.toLocaleUpperCase(locale())}` : won.toLocaleUpperCase(locale());
+    say(ev.retrigger ? t("Retrigger! +{spins}", { spins: won }) : t("{spins} won!", { spins: won }), "big");
     if (ctx.moment && !anim.quiet) {
       await ctx.moment({ title: text, kind: "intro",
-        sub: ev.retrigger ? `${left()} free spins to play` : `${scatter ? scatter.name + "s" : "Scatters"} start the free spins`,
-        text: ev.retrigger ? "The new free spins are added to those left."
-          : `Free spin wins are multiplied by ${multiplierX}. The spins play by themselves: STOP pauses them.` });
+        sub: ev.retrigger ? t("{spins} to play", { spins: tn("{n} free spin", "{n} free spins", left()) })
+          : t("{symbols} start the free spins", { symbols: scatters() }),
+        text: ev.retrigger ? t("The new free spins are added to those left.")
+          : t("Free spin wins are multiplied by {m}. The spins play by themselves: {stop} pauses them.", { m: multiplierX, stop: t("STOP") }) });
     } else {
       await anim.wait(500);
     }
@@ -253,7 +258,7 @@ export function create(root, ctx = {}) {
       if (ev.type === "reels") {
         clearMarks();
         showCounters();
-        say(free ? `Free spin ${played} of ${awarded}` : "Good luck!");
+        say(free ? t("Free spin {n} of {total}", { n: played, total: awarded }) : t("Good luck!"));
         await spinReels(ev.window, anim);
       } else if (ev.type === "win") {
         spinWins.push(ev);
@@ -267,27 +272,28 @@ export function create(root, ctx = {}) {
       } else if (ev.type === "free_spins_awarded") {
         await award(ev, anim);
       } else if (ev.type === "cap") {
-        say(`Maximum win reached: ${money(ev.cap_x)}. The round ends here.`, "big");
+        say(t("Maximum win reached: {amount}. The round ends here.", { amount: money(ev.cap_x) }), "big");
         await anim.wait(600);
       }
       if (anim.frame) await anim.frame(ev, step);
     }
     // The spin ends on every winning line at once.
     if (!anim.still) markWins(spinWins);
-    if (spinWins.length > 1 && !anim.still) say(`${spinWins.length} wins pay ${money(spinX)}`, "win");
-    else if (!spinWins.length && !anim.still && free) say(`Free spin ${played} of ${awarded}: no win`);
+    if (spinWins.length > 1 && !anim.still) say(tn("{n} win pays {amount}", "{n} wins pay {amount}", spinWins.length, { amount: money(spinX) }), "win");
+    else if (!spinWins.length && !anim.still && free) say(t("Free spin {n} of {total}: no win", { n: played, total: awarded }));
     showCounters();
   }
 
   function describe(ev, step) {
     if (ev.type === "reels") {
-      return step && step.kind === "free_spin" ? "The reels stop for the free spin." : "The reels stop.";
+      return step && step.kind === "free_spin" ? t("The reels stop for the free spin.") : t("The reels stop.");
     }
     if (ev.type === "win") return `${winWords(ev)}.`;
     if (ev.type === "free_spins_awarded") {
-      return ev.retrigger ? `Retrigger: ${ev.spins} more free spins.` : `${scatter ? scatter.name + "s" : "Scatters"} award ${ev.spins} free spins.`;
+      const spins = tn("{n} free spin", "{n} free spins", Number(ev.spins || 0));
+      return ev.retrigger ? t("Retrigger: +{spins}.", { spins }) : t("{symbols} award {spins}.", { symbols: scatters(), spins });
     }
-    if (ev.type === "cap") return `The maximum win of ${money(ev.cap_x)} is reached; the round ends.`;
+    if (ev.type === "cap") return t("The maximum win of {amount} is reached; the round ends.", { amount: money(ev.cap_x) });
     return null;
   }
 
@@ -298,8 +304,8 @@ export function create(root, ctx = {}) {
       pool[(c * 2 + r * 3 + (c > 1 ? 1 : 0)) % pool.length]));
     showWindow(window);
     showCounters();
-    say(`${lines.length ? `${lines.length} lines pay left to right. ` : ""}${
-      scatter ? `${scatter.count} or more ${scatter.name}s anywhere start the free spins.` : ""}`);
+    say(`${lines.length ? `${tn("{n} line pays left to right.", "{n} lines pay left to right.", lines.length)} ` : ""}${
+      scatter ? t("{n} or more {symbols} anywhere start the free spins.", { n: scatter.count, symbols: scatters() }) : ""}`);
   }
 
   return {
@@ -316,11 +322,11 @@ export function create(root, ctx = {}) {
     showcase,
     ...stepsRenderer(apply),
     describe,
-    nextLabel(round) { return round.next_step === "free_spin" ? "FREE SPIN" : "CONTINUE"; },
+    nextLabel(round) { return round.next_step === "free_spin" ? t("FREE SPIN") : t("CONTINUE"); },
     liveStatus,
     status(round) { return round && round.status === "open" ? liveStatus() : ""; },
     finish(round) {
-      if (inFeature) say(`Free spins complete: ${played} played, ${money(round ? round.total_win_x : roundX)} won in all`, "big");
+      if (inFeature) say(t("Free spins complete: {n} played, {amount} won in all", { n: played, amount: money(round ? round.total_win_x : roundX) }), "big");
     },
   };
 }

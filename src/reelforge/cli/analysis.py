@@ -114,8 +114,10 @@ def summary(
     lang: str = LANG_OPT,
     as_json: bool = JSON_OPT,
 ) -> None:
-    """The Game Rules Summary of a build: exact where the game allows, else simulated; with --lang, the
-    help text the game shows players in that language after it (in the report, and as ``help_text`` in JSON).
+    """The Game Rules Summary of a build: exact where the game allows, else simulated.
+
+    With --lang, the help text the game shows players in that language follows it (in the report too, and
+    as ``help_text`` in JSON).
 
     With --precision on a game that has a stratified estimator (paid rounds, no --out), a short
     stratified pilot prices both estimators and the one predicted to reach the target sooner is

@@ -79,3 +79,26 @@ def test_a_launch_carries_lang_on_its_url_and_into_the_session_and_bad_lang_is_e
         assert settings.json()["lang"] == r.json()["lang"]
     assert answers == {"ja-player": ("lang=ja", "ja", "ja-JP"), "de-player": ("lang=de", "de", "de"),
                        "bad-lang": ("lang=en", "en", "en"), "url-lang": ("lang=fr", "pt", "pt")}
+
+
+def test_refusals_made_before_the_api_speak_accept_language(server):
+    """The body limit (413) and the rate limits (429) answer before any session is read: in the request's
+    Accept-Language, which the client sets to its language."""
+    import asyncio
+    import json
+
+    from reelforge.server.fairshare import _refuse
+
+    r = server.client.post("/api/v1/sessions", content=b"x" * 20_000,
+                           headers={"Accept-Language": "de", "Content-Type": "application/json"})
+    assert r.status_code == 413 and r.json()["message"] == "Der Server hat die Anfrage abgelehnt."
+    sent = []
+
+    async def send(message):
+        sent.append(message)
+
+    asyncio.run(_refuse({"headers": [(b"accept-language", b"ja;q=0.9,en;q=0.5")]}, send, "rate_limited", "busy", 0.2))
+    body = json.loads(sent[-1]["body"])
+    assert body["error"] == "rate_limited" and body["message"] == "リクエストが多すぎます。少し待ってからもう一度お試しください。"
+    asyncio.run(_refuse({"headers": [(b"accept-language", b"\xff\xfe")]}, send, "rate_limited", "busy", 0.2))
+    assert json.loads(sent[-1]["body"])["message"] == "Too many requests: please wait a moment and try again."

@@ -4,7 +4,9 @@ in the session's language (:func:`player_message`)."""
 
 from __future__ import annotations
 
-from reelforge.core.i18n import translate
+from typing import Any
+
+from reelforge.core.i18n import negotiate, translate
 
 GENERIC_MESSAGE = "The server refused the request."
 """The player's message for a code without one of its own."""
@@ -45,6 +47,8 @@ PLAYER_MESSAGES: dict[str, str] = {
     "wallet_refused": "The operator's wallet refused the stake.",
     "round_starting": "Another round is starting; please wait.",
     "invalid_client_seed": "That client seed cannot be used.",
+    "rate_limited": "Too many requests: please wait a moment and try again.",
+    "too_many_requests": "Too many requests: please wait a moment and try again.",
 }
 """What an error code means for the player (English; translated in the ``client`` catalog)."""
 
@@ -52,6 +56,13 @@ PLAYER_MESSAGES: dict[str, str] = {
 def player_message(code: str, lang: str) -> str:
     """The player's message for the error ``code`` in ``lang`` (an ISO 639-1 code; English when unknown)."""
     return translate(lang, "client", PLAYER_MESSAGES.get(code, GENERIC_MESSAGE))
+
+
+def refusal_message(code: str, scope: dict[str, Any]) -> str:
+    """The player's message for a refusal answered before the API reads the session (the rate limits, the
+    body limit): in the request's ``Accept-Language`` (the client sends its language), else English."""
+    accept = next((v for k, v in scope.get("headers", []) if k == b"accept-language"), b"")
+    return player_message(code, negotiate(None, accept.decode("latin-1")))
 
 
 class ApiError(Exception):

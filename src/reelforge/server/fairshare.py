@@ -40,6 +40,8 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
+from reelforge.server.errors import refusal_message
+
 MAX_WAITING = 16
 """A session's requests in the server at once (one running, the rest waiting their turn); more: 429."""
 _PRUNE_AT = 50_000
@@ -130,7 +132,7 @@ class FairShare:
             return
         wait = self.addresses.take(self.client_address(scope))
         if wait:
-            await _refuse(send, "rate_limited", "too many requests from this address", wait)
+            await _refuse(scope, send, "rate_limited", "too many requests from this address", wait)
             return
         authorization = next((v for k, v in scope.get("headers", []) if k == b"authorization"), None)
         if authorization is None:
@@ -139,13 +141,13 @@ class FairShare:
         key = hashlib.sha256(authorization).digest()  # the token itself is not kept
         wait = self.sessions.take(key)
         if wait:
-            await _refuse(send, "rate_limited", "too many requests in this session", wait)
+            await _refuse(scope, send, "rate_limited", "too many requests in this session", wait)
             return
         turn = self.turns.get(key)
         if turn is None:
             turn = self.turns[key] = _Turn()
         if turn.count >= MAX_WAITING:
-            await _refuse(send, "too_many_requests",
+            await _refuse(scope, send, "too_many_requests",
                           f"this session already has {MAX_WAITING} requests in the server; wait for their answers", 1)
             return
         turn.count += 1
@@ -158,9 +160,10 @@ class FairShare:
                 del self.turns[key]
 
 
-async def _refuse(send: Any, code: str, detail: str, wait: float) -> None:
+async def _refuse(scope: dict[str, Any], send: Any, code: str, detail: str, wait: float) -> None:
     retry_after = max(1, math.ceil(wait))
-    body = json.dumps({"error": code, "detail": f"{detail}; retry in {retry_after} s"}).encode()
+    body = json.dumps({"error": code, "detail": f"{detail}; retry in {retry_after} s",
+                       "message": refusal_message(code, scope)}).encode()
     await send({"type": "http.response.start", "status": 429,
                 "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
                             (b"retry-after", str(retry_after).encode())]})

@@ -23,6 +23,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from reelforge.server.errors import refusal_message
+
 CONTENT_SECURITY_POLICY = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
                            "img-src 'self' data:; connect-src 'self'; font-src 'self'; object-src 'none'; "
                            "base-uri 'none'; frame-ancestors 'none'; form-action 'self'")
@@ -66,7 +68,7 @@ class Hardening:
 
         length = next((v for k, v in scope.get("headers", []) if k == b"content-length"), None)
         if length is not None and (not length.isdigit() or int(length) > self.max_body):
-            await self._too_large(send_with_headers)
+            await self._too_large(scope, send_with_headers)
             return
         received = 0
 
@@ -89,11 +91,12 @@ class Hardening:
                 raise  # a body cut short fails the app's read of it: that is the 413 below
         if too_large:
             too_large = False
-            await self._too_large(send_with_headers)
+            await self._too_large(scope, send_with_headers)
 
-    async def _too_large(self, send: Any) -> None:
+    async def _too_large(self, scope: dict[str, Any], send: Any) -> None:
         payload = json.dumps({"error": "body_too_large",
-                              "detail": f"request bodies are limited to {self.max_body} bytes"}).encode()
+                              "detail": f"request bodies are limited to {self.max_body} bytes",
+                              "message": refusal_message("body_too_large", scope)}).encode()
         await send({"type": "http.response.start", "status": 413,
                     "headers": [(b"content-type", b"application/json"),
                                 (b"content-length", str(len(payload)).encode()), (b"connection", b"close")]})

@@ -4,6 +4,7 @@ choice, kept with the session)."""
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Annotated
 
 from fastapi import FastAPI, Path, Request
@@ -24,6 +25,7 @@ class LanguageChoice(_Strict):
     lang: StrictStr = Field(max_length=64, description="ISO 639-1 code or tag (ja, pt-BR); unknown: English")
 
 
+@cache
 def catalog_json(lang: str) -> str:
     """The client's messages in ``lang`` as the browser takes them: the language, its writing direction, its
     CLDR plural categories and every message (a plural one as category -> form)."""
@@ -33,8 +35,6 @@ def catalog_json(lang: str) -> str:
 
 def add_routes(app: FastAPI, ctx: Context) -> None:
     """Add the language routes to ``app``."""
-    catalogs = {lang: catalog_json(lang) for lang in LANGUAGES}  # built once: the catalogs never change at run time
-
     @app.get("/api/v1/languages", tags=["languages"])
     def languages(request: Request) -> JSONResponse:
         """The languages offered (ISO 639-1) and the one this request's ``Accept-Language`` gets."""
@@ -46,7 +46,8 @@ def add_routes(app: FastAPI, ctx: Context) -> None:
         """The browser client's messages in ``lang`` (English for a language the server does not know):
         ``lang``, ``dir`` (ltr or rtl), ``plural_categories`` and ``messages`` (English text -> translation;
         a plural message CLDR category -> form)."""
-        return Response(catalogs[negotiate(lang)], media_type="application/json",
+        # built once per process and language: the catalogs never change at run time
+        return Response(catalog_json(negotiate(lang)), media_type="application/json",
                         headers={"Cache-Control": "public, max-age=300"})
 
     @app.put("/api/v1/settings/language", tags=["languages"])

@@ -203,8 +203,13 @@ class TakesAnyAction(ToyLine):
 
 
 class HelpAsDict(ToyLine):
-    def help(self, build):
-        return self.__class__.__base__.help(self, build).to_json()
+    def help(self, build, lang="en"):
+        return self.__class__.__base__.help(self, build, lang).to_json()
+
+
+class HelpWithoutLanguage(ToyLine):
+    def help(self, build):   # written before the help took the player's language
+        return ToyLine.help(self, build)
 
 
 class ChunkLosesARound(ToyLine):
@@ -458,6 +463,7 @@ def test_a_wrong_maximum_win_or_top_bucket_fails_its_check(variant, check, messa
      r"\(96\.12%\): a build named by a number is named for its RTP in percent \(within 0\.01 pp\)"),
     (TakesAnyAction, "refuses_bad_steps", r"the undeclared step action 'no-such-action' was accepted"),
     (HelpAsDict, "help_typed", r"toy-line, build 96\.1: help\(\) must return a GameHelp, got dict"),
+    (HelpWithoutLanguage, "help_typed", r"toy-line, build 96\.1: help\(build, lang\) must take the player's language"),
     (ChunkLosesARound, "simulation_matches_kernel_rounds", r"simulate_chunk's rounds is 19999, the kernel's 20000"),
     (ReplayDrawsDiffer, "replay_reproduces_rounds", r"mode paid, seed 14, round 1: replay differs at step 1"),
     (CapAsFloat, "declarations_typed", r"toy-line: max_win_x must be a positive integer \(x total bet\), got 100\.0"),

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from reelforge.analysis import certify as cert
+from reelforge.analysis.help_text import help_file
 from reelforge.analysis.manifest import MANIFEST, sha256_file, verify_package
 from reelforge.cli.certify import _finish
 from reelforge.game.contract import SOURCE_OURS, SOURCE_PROVIDER, SOURCE_RULES
@@ -47,7 +48,9 @@ def test_resume_refuses_a_folder_without_a_run_and_a_new_run_refuses_a_used_fold
 @pytest.fixture(scope="module")
 def fog_package(tmp_path_factory):
     out = tmp_path_factory.mktemp("pkg") / "fog"
-    _finish(out, fog_plan(seed=11), False, 2, 300, False)
+    plan = fog_plan(seed=11)
+    plan.language = "de"   # certify --lang de: the help text in German beside the English report
+    _finish(out, plan, False, 2, 300, False)
     return out
 
 
@@ -82,6 +85,20 @@ def _rehash(out: Path) -> None:
     m = json.loads((out / MANIFEST).read_text())
     m["files"] = {rel: sha256_file(out / rel) for rel in m["files"]}
     (out / MANIFEST).write_text(json.dumps(m))
+
+
+def test_certify_lang_keeps_the_help_in_the_package_and_verify_checks_it(fog_package, tmp_path):
+    kept = json.loads((fog_package / help_file("de")).read_text(encoding="utf-8"))
+    assert kept["language"] == "de" and kept["help"]["page"]["paytable"]["title"] == "Gewinntabelle"
+    assert help_file("de") in json.loads((fog_package / MANIFEST).read_text())["files"]
+    assert "Hilfetext wie zertifiziert" in (fog_package / "report.html").read_text(encoding="utf-8")
+    # a help text that is no longer the game's (a changed translation) fails the verification
+    out = _copy(fog_package, tmp_path / "changed")
+    kept["help"]["rules"][0] = "Ein anderer Text."
+    (out / help_file("de")).write_text(json.dumps(kept), encoding="utf-8")
+    problems = verify_package(out)
+    assert any("SHA-256 differs" in p for p in problems)
+    assert any("differs from the certified one" in p for p in problems)
 
 
 def test_verify_fails_when_one_count_of_the_tally_file_is_altered(fog_package, tmp_path):

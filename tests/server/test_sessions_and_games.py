@@ -130,6 +130,21 @@ def test_help_fields_have_one_type_in_every_game(server):
         assert body["feature_buy_price_x"] == listing[game_id]["feature_buy_price_x"]
 
 
+def test_help_speaks_the_requested_language_else_the_browsers_else_english(server):
+    game_id = next(iter(server.config.games))
+    get = server.client.get
+    de = get(f"/api/v1/games/{game_id}/help", params={"lang": "de"}).json()
+    assert de["language"] == "de" and de["page"]["paytable"]["title"] == "Gewinntabelle"
+    assert de["rules"][0] != get(f"/api/v1/games/{game_id}/help").json()["rules"][0]   # the game's own texts
+    assert de["volatility_text"] != de["volatility"] and de["rtp_nominal"] == get(f"/api/v1/games/{game_id}/help").json()["rtp_nominal"]
+    ja = get(f"/api/v1/games/{game_id}/help", headers={"Accept-Language": "fr;q=0.5, ja-JP"}).json()
+    assert ja["language"] == "ja" and ja["page"]["paytable"]["title"] == "ペイテーブル"
+    for bad in ("xx", "'; drop", "zz-ZZ"):   # a language the server does not know: English, never an error
+        r = get(f"/api/v1/games/{game_id}/help", params={"lang": bad})
+        assert r.status_code == 200 and r.json()["language"] == "en"
+        assert r.json()["page"]["paytable"]["title"] == "Paytable"
+
+
 def test_configuration_chooses_the_active_build(make_server):
     base = demo_config()
     game_id = next(iter(base.games))

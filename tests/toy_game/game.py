@@ -27,7 +27,7 @@ class ToyLine(KernelGame):
     loop = kernel.LOOP                             # the harness loop around kernel.play_round
     make_tables = staticmethod(kernel.tables)
 
-    def help(self, build: Build) -> GameHelp:
+    def help(self, build: Build, lang: str = "en") -> GameHelp:
         pays = {s: str(Fraction(build.pays[s], build.coins)) for s in "ABC"}
         rules_text = (
             "3 reels, 3 rows, one payline on the middle row. Three of a kind on it pays the paytable "

@@ -76,6 +76,7 @@ def test_lobby_game_help_buy_card_history_and_replay_speak_de_ja_ar(new_page, we
     round_id = played_round(web_server, token)
     help_ = web_server.api("GET", f"/games/{GAME}/help").json()
     names = {g["title"] for g in web_server.games} | {row["name"] for row in help_["page"].get("paytable", {}).get("rows", [])}
+    names |= set(help_["symbol_names"].values())   # symbol names stay as the game keeps them (Scatter)
     games_domain = "games" in i18n.domains()  # the games' help texts (translated in the games catalog)
     size = "phone" if phone else "desktop"
     for lang in LANGS:

@@ -91,8 +91,9 @@ def method_text(f: dict[str, Any], ident: dict[str, Any]) -> list[str]:
 
 
 def write_certificate(out: Path, game: Game, build: Build, f: dict[str, Any], ident: dict[str, Any],
-                      par_rounds: int = PAR_SAMPLE_ROUNDS) -> Path:
-    """Write ``out/report.html`` from the package's figures and identity; returns its path."""
+                      par_rounds: int = PAR_SAMPLE_ROUNDS, help_text: dict[str, Any] | None = None) -> Path:
+    """Write ``out/report.html`` from the package's figures and identity, with the help text in a chosen
+    language after it where given (:func:`reelforge.analysis.help_text.certified_help`); returns its path."""
     s = f["summary"]
     sample = f.get("sample_summary")
     # the distribution and the plots of counts rest on the plain sample where the estimate is stratified
@@ -276,6 +277,10 @@ def write_certificate(out: Path, game: Game, build: Build, f: dict[str, Any], id
     parts.append("</section><h2>Glossary</h2><dl>")
     parts += [f"<dt>{e(term)}</dt><dd>{e(text)}</dd>" for term, text in glossary(s)]
     parts.append("</dl>")
+    if help_text is not None:
+        from reelforge.analysis.help_text import help_html
+
+        parts.append(help_html(help_text))
     footer = "".join(ch for ch in title if ch not in '\\"<>')
     css = PRINT_CSS.replace("__FOOTER__", footer) + CERT_CSS
     path = Path(out) / REPORT

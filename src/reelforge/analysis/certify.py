@@ -88,6 +88,8 @@ class Plan:
     """Ceiling on the main stream's paid spins (None: until the precision is reached)."""
     feature_rounds_per_piece: int | None = None
     """Features simulated beside each stratified piece (None: the estimator's share)."""
+    language: str | None = None
+    """The language of the help text the package certifies beside the English report (``--lang``), or None."""
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)

@@ -146,6 +146,7 @@ def verify_package(out: Path) -> list[str]:
         now = build_identity(game, build)["files"]
         if now != manifest["build"]["files"]:
             problems.append("the build file differs from the one the package measured (its SHA-256 changed)")
+        problems += _help_text_problems(out, game, build, progress.plan.language)
         recomputed = figures(out)
         stored = json.loads((out / FIGURES).read_text())
         if _canonical(recomputed) != _canonical(stored):
@@ -156,6 +157,21 @@ def verify_package(out: Path) -> list[str]:
     except (OSError, ValueError, KeyError) as exc:
         problems.append(f"cannot recompute the figures: {exc}")
     return problems
+
+
+def _help_text_problems(out: Path, game: Game, build: Build, lang: str | None) -> list[str]:
+    """Where the package certifies a help text (``certify --lang``): its file is there and is the help the game
+    shows now in that language (a changed text or translation is no longer the one certified)."""
+    from reelforge.analysis.help_text import certified_help, help_file
+
+    if lang is None:
+        return []
+    path = out / help_file(lang)
+    if not path.exists():
+        return [f"{help_file(lang)}: the plan certifies the help text in {lang!r} but the file is missing"]
+    if _canonical(json.loads(path.read_text(encoding="utf-8"))) != _canonical(certified_help(game, build, lang)):
+        return [f"{help_file(lang)}: the help text the game shows now in {lang!r} differs from the certified one"]
+    return []
 
 
 def _canonical(data: Any) -> str:

@@ -29,6 +29,7 @@ from reelforge.analysis.figures import (  # noqa: E402
     interval_text,
     words,
 )
+from reelforge.analysis.help_text import help_html, help_lines  # noqa: E402
 from reelforge.analysis.par import PAR_SAMPLE_ROUNDS, par_sheet  # noqa: E402
 from reelforge.analysis.summary import add_feature_buy  # noqa: E402
 from reelforge.core.numbers import one_in, pct  # noqa: E402
@@ -280,6 +281,8 @@ def _markdown(title: str, s: dict[str, Any], images: list[tuple[str, str]], chec
         lines += ["", f"### {t}", "", f"![{t}]({png})"]
     lines += ["", "## Glossary", ""]
     lines += [f"* **{term}**: {text}" for term, text in glossary(s)]
+    if s.get("help_text"):
+        lines += help_lines(s["help_text"])
     return "\n".join(lines) + "\n"
 
 
@@ -346,6 +349,8 @@ def _html(title: str, s: dict[str, Any], images: list[tuple[str, str]], checkpoi
     parts.append("</section><h2>Glossary</h2><dl>")
     parts += [f"<dt>{e(term)}</dt><dd>{e(text)}</dd>" for term, text in glossary(s)]
     parts.append("</dl>")
+    if s.get("help_text"):
+        parts.append(help_html(s["help_text"]))
     body = "\n".join(parts)
     # a CSS string inside <style> (raw text: no entities): keep it free of quotes, backslashes and tags
     footer = "".join(ch for ch in f"{title} - {_sample_text(s)}" if ch not in '\\"<>')

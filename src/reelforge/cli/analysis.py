@@ -13,11 +13,13 @@ from reelforge.cli.common import (
     BACKEND_OPT,
     BUILD_OPT,
     JSON_OPT,
+    LANG_OPT,
     PRECISION_OPT,
     ROUNDS,
     SEED,
     WORKERS_OPT,
     Count,
+    check_lang,
     emit_json,
     fail,
     load,
@@ -109,9 +111,13 @@ def summary(
                                     "--precision, paid spins grow until the target is met."),
     plain: bool = typer.Option(False, "--plain", help="Use the plain full-round simulation even where --precision "
                                "would pick the stratified estimate."),
+    lang: str = LANG_OPT,
     as_json: bool = JSON_OPT,
 ) -> None:
     """The Game Rules Summary of a build: exact where the game allows, else simulated.
+
+    With --lang, the help text the game shows players in that language follows it (in the report too, and
+    as ``help_text`` in JSON).
 
     With --precision on a game that has a stratified estimator (paid rounds, no --out), a short
     stratified pilot prices both estimators and the one predicted to reach the target sooner is
@@ -122,6 +128,7 @@ def summary(
         fail(f"--out must end in .html or .md, got {out!r}")
     if par_rounds is not None and out is None:
         fail("--par-rounds sizes the report's PAR sheet: give --out too")
+    check_lang(lang)
     g, b = load(game, build, mode)
     request = SummaryRequest(rounds, precision, seed, workers, mode, stratified, plain, out is not None, backend,
                              address)
@@ -129,13 +136,20 @@ def summary(
         result = estimate(g, b, request, None if as_json else progress_bar)
     except EstimateError as exc:
         fail(str(exc))
-    emit_or_report(result.summary, g, b, out, mode, result.seed, workers, result.checkpoints, as_json, par_rounds)
+    emit_or_report(result.summary, g, b, out, mode, result.seed, workers, result.checkpoints, as_json, par_rounds,
+                   lang)
 
 
 def emit_or_report(s: dict[str, Any], g: Any, b: Any, out: str | None, mode: str, seed: int | None,
-                   workers: int | None, checkpoints: list | None, as_json: bool, par_rounds: int | None = None) -> None:
+                   workers: int | None, checkpoints: list | None, as_json: bool, par_rounds: int | None = None,
+                   lang: str | None = None) -> None:
     """Write the report (when ``out``; it adds the PAR sheet and, where the game has one, the Feature Buy
-    figure to the summary) and print the summary."""
+    figure to the summary) and print the summary; with ``lang``, the help text in that language after it."""
+    certified = None
+    if lang is not None:
+        from reelforge.analysis.help_text import certified_help
+
+        certified = s["help_text"] = certified_help(g, b, lang)
     if out is not None:
         from reelforge.analysis.par import PAR_SAMPLE_ROUNDS
         from reelforge.analysis.report import write_report
@@ -144,7 +158,14 @@ def emit_or_report(s: dict[str, Any], g: Any, b: Any, out: str | None, mode: str
                      par_rounds=par_rounds or PAR_SAMPLE_ROUNDS)
         if not as_json:
             console.print(f"report written to {out}")
-    emit_json(s) if as_json else print_summary(s)
+    if as_json:
+        emit_json(s)
+        return
+    print_summary(s)
+    if certified is not None:
+        from reelforge.analysis.help_text import help_lines
+
+        print("\n".join(help_lines(certified)))
 
 
 def simulate(

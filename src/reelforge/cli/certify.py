@@ -7,7 +7,19 @@ from pathlib import Path
 
 import typer
 
-from reelforge.cli.common import ADDRESS_OPT, BACKEND_OPT, BUILD_OPT, PRECISION, SEED, WORKERS_OPT, Count, fail, load
+from reelforge.cli.common import (
+    ADDRESS_OPT,
+    BACKEND_OPT,
+    BUILD_OPT,
+    LANG_OPT,
+    PRECISION,
+    SEED,
+    WORKERS_OPT,
+    Count,
+    check_lang,
+    fail,
+    load,
+)
 from reelforge.cli.output import console
 
 PILOT = Count("--pilot-rounds")
@@ -44,6 +56,7 @@ def certify(
     par_rounds: int = typer.Option(None, "--par-rounds", metavar="N", parser=PAR_ROUNDS,
                                    help="Reference-engine rounds behind the PAR sheet's per-pay figures (default 200,000)."),
     pdf: bool = typer.Option(True, "--pdf/--no-pdf", help="Print the report to PDF with headless Chromium where present."),
+    lang: str = LANG_OPT,
 ) -> None:
     """A certification package a test lab signs: a build run to a stated precision (resumable), its report,
     tallies and manifest; --verify DIR checks one.
@@ -51,7 +64,8 @@ def certify(
     The package folder holds report.html (and report.pdf where Chromium is installed), figures.json, the
     piece and merged tallies under tallies/, state.json (the run's plan and checkpoints) and manifest.json.
     --backend ray computes the pieces on Ray (--address of a cluster, else a Ray started here): the same
-    tallies and figures as local for the same seed."""
+    tallies and figures as local for the same seed. --lang adds the help text as the game shows it to players in
+    that language (help.LANG.json, and a section of the report), covered by the manifest and --verify."""
     from reelforge.analysis.certify import DEFAULT_PRECISION_PP, CertifyError, check_backend, choose_plan
     from reelforge.game.estimation import SampleError
 
@@ -65,8 +79,9 @@ def certify(
     target = Path(out)
     try:
         check_backend(backend, address)
+        check_lang(lang)
         if resume:
-            if game is not None or build is not None or seed is not None or precision is not None:
+            if game is not None or build is not None or seed is not None or precision is not None or lang is not None:
                 fail("--resume continues the run kept in --out as it was planned: give --out and --resume alone")
             _finish(target, None, True, workers, par_rounds, pdf, backend, address)
             return
@@ -75,6 +90,7 @@ def certify(
         g, b = load(game, build, mode)
         plan = choose_plan(g, b, mode, precision or DEFAULT_PRECISION_PP, CERTIFY_SEED if seed is None else seed,
                            pilot_rounds, sample_rounds, max_rounds, features_per_piece)
+        plan.language = lang
         _finish(target, plan, False, workers, par_rounds, pdf, backend, address)
     except (CertifyError, SampleError) as exc:
         fail(str(exc))
@@ -97,7 +113,13 @@ def _finish(out: Path, plan, resume: bool, workers: int | None, par_rounds: int 
     figures = cert.figures(out)
     (out / FIGURES).write_text(json.dumps(figures, indent=1, sort_keys=True) + "\n")
     ident = identity(g, b, figures, progress)
-    html = write_certificate(out, g, b, figures, ident, par_rounds or PAR_SAMPLE_ROUNDS)
+    certified = None
+    if plan.language is not None:
+        from reelforge.analysis.help_text import certified_help, write_help_file
+
+        certified = certified_help(g, b, plan.language)
+        write_help_file(out, certified)
+    html = write_certificate(out, g, b, figures, ident, par_rounds or PAR_SAMPLE_ROUNDS, certified)
     pdf_path = print_pdf(html) if pdf else None
     write_manifest(out, ident)
     h = figures["precision_reached_pp"]

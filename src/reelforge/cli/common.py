@@ -85,3 +85,18 @@ def _json_default(o: Any) -> Any:
 
 def emit_json(obj: Any) -> None:
     sys.stdout.write(json.dumps(obj, default=_json_default, indent=2) + "\n")
+
+
+LANG_OPT = typer.Option(None, "--lang", metavar="LANG", help="Add the help text as the game shows it to players in "
+                        "this language (ISO 639-1: ar de en es fi fr hi id ja ko pl pt ru tr vi zh).")
+
+
+def check_lang(lang: str | None) -> None:
+    """Refuse, in one line, a ``--lang`` that is not one of the languages."""
+    from reelforge.analysis.help_text import check_language
+
+    if lang is not None:
+        try:
+            check_language(lang)
+        except ValueError as exc:
+            fail(f"--lang: {exc}")

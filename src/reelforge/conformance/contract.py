@@ -146,6 +146,24 @@ def check_help_typed(game: Game | Context) -> None:
             raise ctx.fail(f"help to_json() is not JSON: {exc}", build) from exc
         if json.loads(text)["rtp"] != str(build.rtp):
             raise ctx.fail("help to_json() must write the rtp as an exact fraction string", build)
+        _check_help_language(ctx, build, h)
+
+
+def _check_help_language(ctx: Context, build: Build, english: GameHelp) -> None:
+    """help(build, lang) takes the player's language: the same figures, its texts in that language (or in English
+    where the game has no translation, saying so in ``language``), never an error for one it does not know."""
+    for lang in ("de", "xx"):
+        try:
+            h = ctx.game.help(build, lang)
+        except TypeError as exc:
+            raise ctx.fail(f"help(build, lang) must take the player's language (ISO 639-1), got {exc}", build) from exc
+        if not isinstance(h, GameHelp) or h.language not in (lang, "en") or (lang == "xx" and h.language != "en"):
+            raise ctx.fail(f"help(build, {lang!r}) must say its language ({lang!r}, or 'en' where untranslated), "
+                           f"got {getattr(h, 'language', None)!r}", build)
+        if lang == "xx" and h.to_json() != english.to_json():
+            raise ctx.fail("help in a language the game does not know must be the English help", build)
+        if h.rtp != english.rtp or h.max_win_x != english.max_win_x or h.build_hash != english.build_hash:
+            raise ctx.fail(f"help(build, {lang!r}) changes the figures (rtp, max_win_x and the build stay)", build)
 
 
 # -- capabilities ---------------------------------------------------------------------------

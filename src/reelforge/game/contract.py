@@ -40,6 +40,7 @@ import numpy as np
 
 from reelforge.core.draws import DrawSource, RecordedDraws, RecordingDraws
 from reelforge.core.stats import Accumulator
+from reelforge.game.texts import DEFAULT_LANGUAGE, ENGLISH, Words
 
 
 class RulesError(Exception):
@@ -226,6 +227,8 @@ class GameHelp:
     max_win: dict[str, Any] = field(default_factory=dict)
     """The largest win a round can reach and how it is known (:meth:`MaxWin.to_json`: ``x``, ``method``, ``text``,
     ``probability`` where exact), from :meth:`Game.published_max_win`."""
+    language: str = DEFAULT_LANGUAGE
+    """The language of the help's texts (ISO 639-1); names of the game and its symbols stay as the game keeps them."""
 
     def __post_init__(self) -> None:
         if not 1 <= self.volatility_bolts <= 5 or self.volatility != VOLATILITY_WORDS[self.volatility_bolts - 1]:
@@ -330,10 +333,13 @@ class MaxWin:
         odds = f", probability {float(self.probability):.4g} per round" if self.probability else ""
         return f"{x}x the total bet, {how}{odds}"
 
-    def player_words(self) -> str:
-        """The help's sentence: the maximum win, and how often where that is known exactly."""
-        odds = f", reached on average once in {_rounds_text(1 / self.probability)} rounds" if self.probability else ""
-        return f"The maximum win of a round is {_x_text(self.x)}x the total bet{odds}; reaching it ends the round."
+    def player_words(self, words: Words = ENGLISH) -> str:
+        """The help's sentence: the maximum win, and how often where that is known exactly (in ``words``' language)."""
+        x = words.number(self.x if self.x.denominator == 1 else Fraction(f"{float(self.x):.6g}"))
+        if self.probability:
+            return words("The maximum win of a round is {x}x the total bet, reached on average once in {rounds} "
+                         "rounds; reaching it ends the round.", x=x, rounds=_rounds_text(1 / self.probability, words))
+        return words("The maximum win of a round is {x}x the total bet; reaching it ends the round.", x=x)
 
     def to_json(self) -> dict[str, Any]:
         """As JSON: ``x`` and ``probability`` exact strings, ``reachable``, the draws as lists."""
@@ -508,14 +514,15 @@ _PUBLISHED_MAX_WIN: dict[tuple[str, str], MaxWin] = {}
 """Each build's :meth:`Game.published_max_win` by game and content hash (a build's content never changes)."""
 
 
-def _rounds_text(n: Fraction) -> str:
-    """A number of rounds for people: ``100,848``, or ``4.46 × 10⁴³`` past a billion (as the lobby writes it)."""
+def _rounds_text(n: Fraction, words: Words = ENGLISH) -> str:
+    """A number of rounds for people: ``100,848``, or ``4.46 × 10⁴³`` past a billion (as the lobby writes it), with
+    the digits in ``words``' locale."""
     whole = round(n)
     if whole < 10 ** 9:
-        return f"{whole:,}"
+        return words.number(whole)
     digits = str(whole)
     power = "".join("⁰¹²³⁴⁵⁶⁷⁸⁹"[int(c)] for c in str(len(digits) - 1))
-    return f"{digits[0]}.{digits[1:3]} × 10{power}"
+    return f"{words.number(Fraction(int(digits[:3]), 100))} × 10{power}"
 
 
 def _x_text(x: Fraction) -> str:
@@ -676,18 +683,19 @@ class Game(ABC):
 
     # -- help -----------------------------------------------------------------
     @abstractmethod
-    def help(self, build: Build) -> GameHelp:
+    def help(self, build: Build, lang: str = DEFAULT_LANGUAGE) -> GameHelp:
         """Title, ids, version, active build and RTP, rules text, paytable, help page, max win
-        (games build it with :meth:`make_help`)."""
+        (games build it with :meth:`make_help`), the texts in the language ``lang`` (ISO 639-1) where the
+        ``games`` catalogs have them (:class:`reelforge.game.texts.Words`; an unknown language is English)."""
 
     def make_help(self, build: Build, *, volatility: int, rules: list[str] | tuple[str, ...],
                   page: dict[str, Any], symbol_names: dict[str, str], extra: dict[str, Any] | None = None,
-                  rtp: Fraction | None = None) -> GameHelp:
+                  rtp: Fraction | None = None, words: Words = ENGLISH) -> GameHelp:
         """A :class:`GameHelp` whose identity fields come from the class and the build, the same in
         every game: ``game`` the registry id, ``game_id`` the reference id, ``rtp`` the build's (or
         ``rtp``, a fraction of the stake), the paytable ``page["paytable"]``, the Feature Buy price
         :meth:`feature_buy_price_x`; ``volatility`` the game's level on the project's 1-10 SD scale, shown
-        as bolts on the one scale (:data:`VOLATILITY_WORDS`)."""
+        as bolts on the one scale (:data:`VOLATILITY_WORDS`); ``words`` the language the texts are written in."""
         bolts = volatility_bolts(volatility)
         return GameHelp(
             game=self.id, title=self.title, game_id=self.reference_id, published_id=self.published_id,
@@ -696,7 +704,7 @@ class Game(ABC):
             rules=tuple(rules), paytable=page["paytable"],
             symbol_names=dict(symbol_names), page=page, feature_buy_price_x=self.feature_buy_price_x(build),
             extra=dict(extra or {}), build_version=build.identity.version, build_hash=build.identity.content_hash,
-            max_win=self.published_max_win(build).to_json())
+            max_win=self.published_max_win(build).to_json(), language=words.lang)
 
     # -- mathematics ------------------------------------------------------------
     @abstractmethod

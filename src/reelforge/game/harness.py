@@ -51,6 +51,7 @@ from reelforge.core.stats import MAX_CAP_UNITS, Accumulator, Tally, bucket_edges
 from reelforge.core.tuning import rtp_target
 from reelforge.game.buildfile import OLDER, fraction_text, kernel_tables, with_values
 from reelforge.game.contract import UNPUBLISHED, Build, Capabilities, Game, GameHelp, StepResult, TuneResult
+from reelforge.game.texts import ENGLISH, Words
 from reelforge.mechanics.rng import pcg_state, store_pcg_state
 from reelforge.mechanics.tally import close_tally, tally_win
 
@@ -217,16 +218,18 @@ class KernelGame(Game):
 
     def standard_help(self, build: Build, *, volatility: int, how_wins_pay: list[str], feature: list[str],
                       rows: list[dict[str, Any]], tiers: list[str], tier_label: str, symbol_names: dict[str, str],
-                      extra: dict[str, Any] | None = None) -> GameHelp:
+                      extra: dict[str, Any] | None = None, words: Words = ENGLISH) -> GameHelp:
         """A help page of the usual shape: how wins pay, the feature (titled :attr:`feature_name`),
-        the maximum win (written here), and the paytable ``rows`` (:func:`paytable_rows`) by ``tiers``."""
-        cap = [self.published_max_win(build).player_words()]
-        page = {"paytable": {"title": "Paytable", "tiers": tiers, "tier_label": tier_label,
-                             "note": "Pays are multiples of the total bet.", "rows": rows},
-                "features": [{"title": self.feature_name, "text": feature}],
-                "sections": [{"title": "How wins pay", "text": how_wins_pay}, {"title": "Maximum win", "text": cap}]}
+        the maximum win (written here), and the paytable ``rows`` (:func:`paytable_rows`) by ``tiers``; the
+        texts already in ``words``' language, the headings and the maximum win put in it here."""
+        _ = words
+        cap = [self.published_max_win(build).player_words(words)]
+        page = {"paytable": {"title": _("Paytable"), "tiers": tiers, "tier_label": tier_label,
+                             "note": _("Pays are multiples of the total bet."), "rows": rows},
+                "features": [{"title": _(self.feature_name), "text": feature}],
+                "sections": [{"title": _("How wins pay"), "text": how_wins_pay}, {"title": _("Maximum win"), "text": cap}]}
         return self.make_help(build, volatility=volatility, rules=[*how_wins_pay, *feature, *cap], page=page,
-                              symbol_names=symbol_names, extra=extra)
+                              symbol_names=symbol_names, extra=extra, words=words)
 
     # -- mathematics -------------------------------------------------------------------
     def win_unit(self, build: Build) -> int:

@@ -9,13 +9,14 @@ from reelforge.core.stats import Accumulator, mean_ci99, wilson_ci
 from reelforge.core.tuning import rtp_target
 from reelforge.game.contract import Capabilities, ExactFigures, GameHelp, TuneResult
 from reelforge.game.harness import KernelGame
+from reelforge.game.texts import DEFAULT_LANGUAGE, ENGLISH, N_, Words
 from reelforge.games.forge_of_fortunes import build as builds
 from reelforge.games.forge_of_fortunes import kernel, rules
 from reelforge.games.forge_of_fortunes.build import Build
 from reelforge.games.forge_of_fortunes.exact import exact
 from reelforge.games.forge_of_fortunes.reporting import ForgeOfFortunesReporting
 
-RULES_TEXT = [
+RULES_TEXT = [N_(p) for p in (
     "Forge of Fortunes is a 3-reel, 1-row video slot with one fixed payline and 10 coins; total bet = 10 x coin value.",
     "Two Gold Nuggets on reels 1 and 2 (reel 3 not Gold) pay the two-of-a-kind award shown in the paytable.",
     "Three Gold Nuggets trigger Forging Re-Spins with the marker on the first runner of the prize ladder.",
@@ -29,7 +30,7 @@ RULES_TEXT = [
     "unfinished past the expiry (90 days unless the operator sets another) is completed and its win paid; it is "
     "never refunded. Malfunction (an error while the round is decided, before anything of it is shown) voids all "
     "pays and plays.",
-]
+)]
 """The rules text, one paragraph per entry (``{safe}`` and ``{top}`` filled from the build)."""
 
 
@@ -38,42 +39,44 @@ VOLATILITY = 7  # on the project's 1-10 SD scale, exact (tests/games/forge_of_fo
 SYMBOL_WORDS = {"GOLD": "Gold Nugget", "SLAG": "Slag", "COAL": "Coal", "BLANK": "Blank"}
 
 
-def help_page(build: Build) -> dict[str, Any]:
-    """The paytable, the prize ladder and the rules as the game shows them."""
+def help_page(build: Build, words: Words = ENGLISH) -> dict[str, Any]:
+    """The paytable, the prize ladder and the rules as the game shows them, in ``words``' language."""
+    _ = words
     return {
         "paytable": {
-            "title": "Paytable", "tiers": ["Pays"], "tier_label": "On the payline",
-            "note": "Pays are multiples of the total bet (10 coins on one fixed payline).",
-            "rows": [{"art": ["GOLD", "GOLD"], "name": "Two Gold Nuggets on reels 1 and 2",
+            "title": _("Paytable"), "tiers": [_("Pays")], "tier_label": _("On the payline"),
+            "note": _("Pays are multiples of the total bet (10 coins on one fixed payline)."),
+            "rows": [{"art": ["GOLD", "GOLD"], "name": _("Two Gold Nuggets on reels 1 and 2"),
                       "pays_x": [str(build.two_of_a_kind_x)]},
-                     {"art": ["GOLD", "GOLD", "GOLD"], "name": "Three Gold Nuggets",
-                      "text": "Start the Forging Re-Spins"}],
+                     {"art": ["GOLD", "GOLD", "GOLD"], "name": _("Three Gold Nuggets"),
+                      "text": _("Start the Forging Re-Spins")}],
         },
         "features": [
-            {"title": "Forging Re-Spins", "text": [
+            {"title": _("Forging Re-Spins"), "text": [_(
                 "Three Gold Nuggets start the Forging Re-Spins with the marker on the first runner of the "
                 "prize ladder. The re-spins go on until Slag lands or the marker reaches the top runner; "
-                "then the runner the marker stands on is paid."],
+                "then the runner the marker stands on is paid.")],
              "items": [
                  {"art": ["GOLD"], "name": "Gold Nugget",
-                  "text": "Three on the payline move the marker up one runner; the top runner ends the feature."},
+                  "text": _("Three on the payline move the marker up one runner; the top runner ends the feature.")},
                  {"art": ["COAL"], "name": "Coal",
-                  "text": "Lands only in the feature and only on reel 3: moves the marker back one runner, "
-                          "unless the marker stands on a safe runner."},
+                  "text": _("Lands only in the feature and only on reel 3: moves the marker back one runner, "
+                            "unless the marker stands on a safe runner.")},
                  {"art": ["SLAG"], "name": "Slag",
-                  "text": "In the feature, Slag on any reel ends it and pays the current runner. In the base "
-                          "game it blocks the Gold Nuggets."}]},
-            {"title": "Prize ladder", "text": [
+                  "text": _("In the feature, Slag on any reel ends it and pays the current runner. In the base "
+                            "game it blocks the Gold Nuggets.")}]},
+            {"title": _("Prize ladder"), "text": [_(
                 "The award is the runner reached last, not the highest visited; runner values are never "
-                "added together. Coal cannot move the marker off a safe runner."],
+                "added together. Coal cannot move the marker off a safe runner.")],
              "ladder": [{"x": str(v), "safe": i in build.safe} for i, v in enumerate(build.ladder)]},
         ],
         "sections": [
-            {"title": "How wins pay", "text": [
-                "3 reels, 1 row, one fixed payline and 10 coins: total bet = 10 x coin value.",
-                "Two Gold Nuggets on reels 1 and 2 (reel 3 not a Gold Nugget) pay the two-of-a-kind award; "
-                "three start the Forging Re-Spins. Re-spins are played at the bet that triggered them."]},
-            {"title": "Maximum win", "text": [f"The maximum win is {build.ladder[-1]:,}x the total bet, the top runner."]},
+            {"title": _("How wins pay"), "text": [
+                _("3 reels, 1 row, one fixed payline and 10 coins: total bet = 10 x coin value."),
+                _("Two Gold Nuggets on reels 1 and 2 (reel 3 not a Gold Nugget) pay the two-of-a-kind award; "
+                  "three start the Forging Re-Spins. Re-spins are played at the bet that triggered them.")]},
+            {"title": _("Maximum win"), "text": [_("The maximum win is {top}x the total bet, the top runner.",
+                                                  top=words.number(build.ladder[-1]))]},
         ],
     }
 
@@ -101,11 +104,12 @@ class ForgeOfFortunes(KernelGame):
     components = ("paid_spin", "feature")
     rules, loop, make_tables = rules, kernel.loop, staticmethod(builds.tables)
 
-    def help(self, build: Build) -> GameHelp:
-        safe = ", ".join(f"{build.ladder[i]}x" for i in sorted(build.safe))
+    def help(self, build: Build, lang: str = DEFAULT_LANGUAGE) -> GameHelp:
+        words = Words(lang)
+        safe = words.list(words.x(build.ladder[i]) for i in sorted(build.safe))
         return self.make_help(
-            build, volatility=VOLATILITY, symbol_names=SYMBOL_WORDS, page=help_page(build),
-            rules=[p.format(safe=safe, top=build.ladder[-1]) for p in RULES_TEXT],
+            build, volatility=VOLATILITY, symbol_names=SYMBOL_WORDS, page=help_page(build, words), words=words,
+            rules=words.all(RULES_TEXT, safe=safe, top=words.number(build.ladder[-1])),
             extra={"coins_per_bet": build.coins, "two_of_a_kind_coins": build.two_of_a_kind_coins,
                    "ladder_x": list(build.ladder), "safe_runners_x": [build.ladder[i] for i in sorted(build.safe)]})
 

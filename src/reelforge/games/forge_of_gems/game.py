@@ -9,6 +9,7 @@ from reelforge.core.draws import DrawSource
 from reelforge.core.stats import Z99, Accumulator, clopper_pearson, wilson_ci
 from reelforge.game.contract import Capabilities, GameHelp, StepResult, StratifiedEstimate, TuneResult
 from reelforge.game.harness import KernelGame
+from reelforge.game.texts import DEFAULT_LANGUAGE, ENGLISH, N_, Words
 from reelforge.games.forge_of_gems import build as build_mod
 from reelforge.games.forge_of_gems import kernel, rules
 from reelforge.games.forge_of_gems.build import (
@@ -24,8 +25,8 @@ from reelforge.games.forge_of_gems.build import (
 from reelforge.games.forge_of_gems.reporting import ForgeOfGemsReporting
 from reelforge.games.forge_of_gems.stratified import ForgeOfGemsEstimator
 
-RULES_TEXT = [
-    "FORGE OF GEMS is a 5-reel, 3-row cascading slot with up to 36,288 ways to win.",
+RULES_TEXT = [N_(p) for p in (
+    "FORGE OF GEMS is a 5-reel, 3-row cascading slot with up to {ways} ways to win.",
     "Symbols land single, so every spin starts on 243 ways; only the FORGE REEL's Splitters split them.",
     "Ways pay left to right from reel 1; a symbol split into 2 or 3 copies counts that many times. "
     "Only the longest win per symbol is paid; all symbols' wins are added.",
@@ -42,12 +43,13 @@ RULES_TEXT = [
     "4 SCATTERs 30x, 10 or 15 FREE SPINS; 5+ SCATTERs 40x plus 10 FREE SPINS, 15 or 20 FREE SPINS.",
     "FREE SPINS use the triggering bet; the FORGE REEL has no Blanks and shows at least one Multiplier. "
     "FREE SPINS cannot be retriggered.",
-    "The maximum win is 20,000x the total bet; the round ends when it is reached.",
+    "The maximum win is {top}x the total bet; the round ends when it is reached.",
     "Every round is decided when it is staked; an interrupted round continues where it stopped. "
     "A round left unfinished past the expiry (90 days unless the operator sets another) is completed "
     "and its win paid; it is never refunded. Malfunction (an error while the round is decided, before "
     "anything of it is shown) voids all pays and plays.",
-]
+)]
+"""The rules text, one paragraph per entry (``{ways}`` and ``{top}`` filled from the build)."""
 
 
 VOLATILITY = 10  # on the project's 1-10 SD scale: SD >= 30x bet (docs/maths.md)
@@ -67,68 +69,76 @@ def reward_words(name: str) -> str:
 SYMBOL_WORDS = {"DIAMOND": "Diamond", "EMERALD": "Emerald", "SAPPHIRE": "Sapphire", "TOPAZ": "Topaz", "A": "Ace",
                 "K": "King", "Q": "Queen", "J": "Jack", "WILD": "Wild", "SCATTER": "Red Flower Jewel (Scatter)"}
 FORGE_WORDS = {
-    "VERTICAL_WILD": ("Vertical Wild", "Turns every symbol on its reel, except Scatters, into WILD."),
-    "HORIZONTAL_WILD": ("Horizontal Wild", "Turns its symbol and the matching symbols on its row into WILD."),
-    "VERTICAL_SPLITTER": ("Vertical Splitter", "Splits the matching symbols on its reel into copies."),
-    "HORIZONTAL_SPLITTER": ("Horizontal Splitter", "Is WILD and splits the symbols on its row, except Scatters."),
-    "MULTIPLIER": ("Multiplier", "Raises the win multiplier by one for the wins that follow."),
-    "BLANK": ("Blank", "Does nothing; it is removed when it cascades."),
-    "SCATTER": ("Scatter", "Counts as a Scatter where it lands."),
+    "VERTICAL_WILD": ("Vertical Wild", N_("Turns every symbol on its reel, except Scatters, into WILD.")),
+    "HORIZONTAL_WILD": ("Horizontal Wild", N_("Turns its symbol and the matching symbols on its row into WILD.")),
+    "VERTICAL_SPLITTER": ("Vertical Splitter", N_("Splits the matching symbols on its reel into copies.")),
+    "HORIZONTAL_SPLITTER": ("Horizontal Splitter", N_("Is WILD and splits the symbols on its row, except Scatters.")),
+    "MULTIPLIER": ("Multiplier", N_("Raises the win multiplier by one for the wins that follow.")),
+    "BLANK": ("Blank", N_("Does nothing; it is removed when it cascades.")),
+    "SCATTER": ("Scatter", N_("Counts as a Scatter where it lands.")),
 }
+"""FORGE REEL symbol key -> (its name, what it does)."""
 
 
-def _gembox_words(scatters: int) -> str:
+def _gembox_words(scatters: int, words: Words) -> str:
+    _ = words
     options = []
     for prize, spins in GEMBOX_REWARDS[scatters]:
         if prize and spins:
-            options.append(f"a prize of {prize}x the total bet plus {spins} free spins")
+            options.append(_.plural("a prize of {prize}x the total bet plus {n} free spin",
+                                    "a prize of {prize}x the total bet plus {n} free spins", spins,
+                                    prize=words.number(prize)))
         elif prize:
-            options.append(f"a prize of {prize}x the total bet")
+            options.append(_("a prize of {prize}x the total bet", prize=words.number(prize)))
         else:
-            options.append(f"{spins} free spins")
-    return "One of: " + ", ".join(options[:-1]) + f", or {options[-1]}."
+            options.append(_.plural("{n} free spin", "{n} free spins", spins))
+    return _("One of: {options}.", options=words.list_or(options))
 
 
-def help_page(build: Build) -> dict[str, Any]:
-    """The paytable, features and rules as the game shows them (names in words, pays per way as
-    exact multiples of the total bet)."""
+def help_page(build: Build, words: Words = ENGLISH) -> dict[str, Any]:
+    """The paytable, features and rules as the game shows them, in ``words``' language (names in words, pays
+    per way as exact multiples of the total bet)."""
+    _ = words
     top = max(GEMBOX_REWARDS)
     return {
         "paytable": {
-            "title": "Paytable", "tiers": ["3", "4", "5"], "tier_label": "Reels in a row from the left",
-            "note": "Pays per way, as multiples of the total bet. A split cell counts as that many ways.",
+            "title": _("Paytable"), "tiers": ["3", "4", "5"], "tier_label": _("Reels in a row from the left"),
+            "note": _("Pays per way, as multiples of the total bet. A split cell counts as that many ways."),
             "rows": [{"art": [p], "name": SYMBOL_WORDS[p], "pays_x": [str(build.pay_x(s, k)) for k in (3, 4, 5)]}
                      for s, p in enumerate(PAYING)]
-            + [{"art": ["WILD"], "name": "Wild", "text": "Substitutes for every symbol except Scatters and the "
-                                                           "FORGE REEL symbols; it does not pay on its own."}],
+            + [{"art": ["WILD"], "name": "Wild", "text": _("Substitutes for every symbol except Scatters and the "
+                                                           "FORGE REEL symbols; it does not pay on its own.")}],
         },
         "features": [
-            {"title": "FORGE REEL", "text": [
+            {"title": "FORGE REEL", "text": [_(
                 "The FORGE REEL above the board is not part of the ways. When a column cascades, its FORGE "
-                "REEL symbol drops into the lowest empty position of that column and takes effect."],
-             "items": [{"art": [f"forge:{k}"], "name": name, "text": text} for k, (name, text) in FORGE_WORDS.items()]},
-            {"title": "Win multiplier", "text": [
+                "REEL symbol drops into the lowest empty position of that column and takes effect.")],
+             "items": [{"art": [f"forge:{k}"], "name": name, "text": _(text)} for k, (name, text) in FORGE_WORDS.items()]},
+            {"title": _("Win multiplier"), "text": [_(
                 "Every win is multiplied by the win multiplier. It starts at x1 on every paid spin and rises "
-                "by one with each Multiplier that cascades; during free spins it never resets."]},
-            {"title": "GEMBOX", "art": ["SCATTER"], "text": [
+                "by one with each Multiplier that cascades; during free spins it never resets.")]},
+            {"title": "GEMBOX", "art": ["SCATTER"], "text": [_(
                 "3 or more Red Flower Jewels (Scatters) after the last cascade award the GEMBOX. Open it to "
-                "reveal an instant prize, free spins, or both."],
-             "items": [{"name": f"{k}{'+' if k == top else ''} Scatters", "text": _gembox_words(k),
+                "reveal an instant prize, free spins, or both.")],
+             "items": [{"name": _.plural("{n}+ Scatter", "{n}+ Scatters", k) if k == top
+                        else _.plural("{n} Scatter", "{n} Scatters", k),
+                        "text": _gembox_words(k, words),
                         "amount_x": str(GEMBOX_REWARDS[k][0][0])} for k in sorted(GEMBOX_REWARDS)]},
-            {"title": "Free spins", "text": [
-                "Free spins are played at the bet that triggered them. The FORGE REEL has no Blanks and "
-                "always shows at least one Multiplier, and the win multiplier never resets.",
-                "Free spins cannot be retriggered."]},
+            {"title": _("Free spins"), "text": [
+                _("Free spins are played at the bet that triggered them. The FORGE REEL has no Blanks and "
+                  "always shows at least one Multiplier, and the win multiplier never resets."),
+                _("Free spins cannot be retriggered.")]},
         ],
         "sections": [
-            {"title": "How wins pay", "text": [
-                f"5 reels, 3 rows, up to {MAX_WAYS:,} ways. Ways pay left to right from the leftmost reel; "
-                "a cell split into 2 or 3 copies counts that many times.",
-                "Only the longest win per symbol is paid; the wins of all symbols are added together.",
-                "Winning symbols are removed, the symbols above fall, the FORGE REEL symbol cascades in, the "
-                "empty positions are refilled and the board is evaluated again."]},
-            {"title": "Maximum win", "text": [
-                f"The maximum win is {CAP_X:,}x the total bet; the round ends when it is reached."]},
+            {"title": _("How wins pay"), "text": [
+                _("5 reels, 3 rows, up to {ways} ways. Ways pay left to right from the leftmost reel; "
+                  "a cell split into 2 or 3 copies counts that many times.", ways=words.number(MAX_WAYS)),
+                _("Only the longest win per symbol is paid; the wins of all symbols are added together."),
+                _("Winning symbols are removed, the symbols above fall, the FORGE REEL symbol cascades in, the "
+                  "empty positions are refilled and the board is evaluated again.")]},
+            {"title": _("Maximum win"), "text": [
+                _("The maximum win is {top}x the total bet; the round ends when it is reached.",
+                  top=words.number(CAP_X))]},
         ],
     }
 
@@ -170,11 +180,12 @@ class ForgeOfGems(KernelGame):
         self.check_action(action)
         return rules.play_step(build, state, draws, action)
 
-    def help(self, build: Build) -> GameHelp:
+    def help(self, build: Build, lang: str = DEFAULT_LANGUAGE) -> GameHelp:
+        words = Words(lang)
         paytable = {p: {str(k): str(build.pay_x(s, k)) for k in (3, 4, 5)} for s, p in enumerate(PAYING)}
         return self.make_help(
-            build, volatility=VOLATILITY, rules=RULES_TEXT, symbol_names=SYMBOL_WORDS, page=help_page(build),
-            rtp=build.rtp,
+            build, volatility=VOLATILITY, symbol_names=SYMBOL_WORDS, page=help_page(build, words), words=words,
+            rules=words.all(RULES_TEXT, ways=words.number(MAX_WAYS), top=words.number(CAP_X)), rtp=build.rtp,
             extra={"paytable_x_per_way": paytable, "max_ways": MAX_WAYS, "copy_limits": list(COPY_LIMITS),
                    "forge_symbols": list(FORGE),
                    "gembox": {str(k): [reward_name(k, j) for j in range(3)] for k in GEMBOX_REWARDS}})

@@ -11,6 +11,7 @@ from reelforge.core.draws import DrawSource
 from reelforge.core.stats import Accumulator, clopper_pearson, mean_ci99, wilson_ci
 from reelforge.game.contract import BuildError, Capabilities, GameHelp, StepResult, StratifiedEstimate, TuneResult
 from reelforge.game.harness import KernelGame
+from reelforge.game.texts import DEFAULT_LANGUAGE, ENGLISH, N_, Words
 from reelforge.games.gemstones_gold import kernel, rules
 from reelforge.games.gemstones_gold.build import (
     COINS_PER_BET,
@@ -24,7 +25,7 @@ from reelforge.games.gemstones_gold.build import (
 from reelforge.games.gemstones_gold.reporting import GemstonesGoldReporting
 from reelforge.games.gemstones_gold.stratified import GemstonesGoldEstimator
 
-RULES_TEXT = [
+RULES_TEXT = [N_(p) for p in (
     "6 reels x 6 rows. 8 or more matching symbols anywhere on the board win by the paytable "
     "(tiers 8-9, 10-11, 12-14, 15+; amounts per bet size x bet level, total bet = 20 x bet size x bet level).",
     "Winning symbols explode, symbols above fall and new symbols drop in; the board is evaluated again "
@@ -39,14 +40,14 @@ RULES_TEXT = [
     "When a free spin reveals values, their sum is added to the total multiplier, which persists for the "
     "feature, and the spin's win is multiplied by the total multiplier; a spin revealing nothing pays its "
     "win unmultiplied. 2 or more Scatters in a free spin award 5 more free spins; retriggers are unlimited.",
-    "The maximum win of a round (paid spin plus feature) is 7,500x total bet; when it is reached the round "
-    "ends paying exactly 7,500x and remaining free spins are forfeited.",
+    "The maximum win of a round (paid spin plus feature) is {top}x total bet; when it is reached the round "
+    "ends paying exactly {top}x and remaining free spins are forfeited.",
     "Feature Buy: buys 10 free spins for the price shown (a multiple of total bet).",
     "Every round is decided when it is staked; an interrupted round continues where it stopped. "
     "A round left unfinished past the expiry (90 days unless the operator sets another) is completed "
     "and its win paid; it is never refunded. Malfunction (an error while the round is decided, before "
     "anything of it is shown) voids all pays and plays.",
-]
+)]
 
 
 SYMBOL_WORDS = {"GOLD_NUGGET": "Gold Nugget", "RUBY": "Ruby", "AMETHYST": "Amethyst", "SAPPHIRE": "Sapphire",
@@ -55,50 +56,52 @@ SYMBOL_WORDS = {"GOLD_NUGGET": "Gold Nugget", "RUBY": "Ruby", "AMETHYST": "Ameth
 TIERS = ("8-9", "10-11", "12-14", "15+")
 
 
-def help_page(build: Build) -> dict[str, Any]:
-    """The paytable, features and rules as the game shows them: names in words, pays as exact
-    multiples of the total bet (``*_x``, the client adds money at the player's bet)."""
-    values = ", ".join(f"{v:,}x" for v in build.values)
+def help_page(build: Build, words: Words = ENGLISH) -> dict[str, Any]:
+    """The paytable, features and rules as the game shows them (in ``words``' language): names in words, pays as
+    exact multiples of the total bet (``*_x``, the client adds money at the player's bet)."""
+    _ = words
+    values = words.list(words.x(v) for v in build.values)
+    top = words.number(MAX_WIN_X)
     return {
         "paytable": {
-            "title": "Paytable", "tiers": list(TIERS), "tier_label": "Symbols anywhere on the board",
-            "note": "Pays are multiples of the total bet, for 8 or more matching symbols anywhere on the board.",
+            "title": _("Paytable"), "tiers": list(TIERS), "tier_label": _("Symbols anywhere on the board"),
+            "note": _("Pays are multiples of the total bet, for 8 or more matching symbols anywhere on the board."),
             "rows": [{"art": [name], "name": SYMBOL_WORDS[name],
                       "pays_x": [str(Fraction(v, COINS_PER_BET)) for v in row]}
                      for name, row in PUBLISHED_PAYTABLE.items()],
         },
         "features": [
-            {"title": "Multiplier reel and blockers", "text": [
-                "Under the board runs the multiplier reel, one lane per column. At the start of every paid "
-                "spin 3 values are placed under 3 of the 6 columns, each covered by 3 blockers.",
-                "After each cascade with a win, every covered value whose column holds a winning symbol of "
-                "that cascade loses one blocker (one per cascade, however many symbols).",
-                "When the spin ends, the fully revealed values are added together and the spin's win is "
-                "multiplied by their sum: 5x and 20x give 25x. Values still covered do not count.",
-                f"Multiplier values: {values}."]},
-            {"title": "Free spins", "art": ["SCATTER"], "text": [
-                "3 or more Scatters on the board after the last cascade award 10 free spins, plus 2 for each "
-                "Scatter beyond 3 (4 Scatters: 12, 5 Scatters: 14).",
-                "In free spins every column gets a value under 2 blockers. Values a free spin reveals are "
-                "added to the total multiplier, which stays for the whole feature, and that spin's win is "
-                "multiplied by the total multiplier. A free spin that reveals nothing pays its win unmultiplied.",
-                "Retriggers: 2 or more Scatters in a free spin award 5 more free spins, as often as they land."]},
-            {"title": "Feature Buy", "text": [
-                "Buy the free spins feature (10 free spins) directly, for the price below."],
-             "items": [{"name": "Feature Buy price", "amount_x": str(build.feature_buy_price_x)}]},
+            {"title": _("Multiplier reel and blockers"), "text": [
+                _("Under the board runs the multiplier reel, one lane per column. At the start of every paid "
+                  "spin 3 values are placed under 3 of the 6 columns, each covered by 3 blockers."),
+                _("After each cascade with a win, every covered value whose column holds a winning symbol of "
+                  "that cascade loses one blocker (one per cascade, however many symbols)."),
+                _("When the spin ends, the fully revealed values are added together and the spin's win is "
+                  "multiplied by their sum: 5x and 20x give 25x. Values still covered do not count."),
+                _("Multiplier values: {values}.", values=values)]},
+            {"title": _("Free spins"), "art": ["SCATTER"], "text": [
+                _("3 or more Scatters on the board after the last cascade award 10 free spins, plus 2 for each "
+                  "Scatter beyond 3 (4 Scatters: 12, 5 Scatters: 14)."),
+                _("In free spins every column gets a value under 2 blockers. Values a free spin reveals are "
+                  "added to the total multiplier, which stays for the whole feature, and that spin's win is "
+                  "multiplied by the total multiplier. A free spin that reveals nothing pays its win unmultiplied."),
+                _("Retriggers: 2 or more Scatters in a free spin award 5 more free spins, as often as they land.")]},
+            {"title": _("Feature Buy"), "text": [
+                _("Buy the free spins feature (10 free spins) directly, for the price below.")],
+             "items": [{"name": _("Feature Buy price"), "amount_x": str(build.feature_buy_price_x)}]},
         ],
         "sections": [
-            {"title": "How wins pay", "text": [
-                "6 reels, 6 rows. 8 or more matching symbols anywhere on the board win by the paytable; "
-                "all wins of a spin are added together.",
-                "Winning symbols explode, the symbols above fall and new symbols drop in; the board is "
-                "evaluated again until no win remains. Each evaluation is one cascade.",
-                "Total bet = 20 x bet size x bet level. Free spins are played at the bet that triggered them."]},
-            {"title": "Maximum win", "text": [
-                f"The maximum win of a round (the paid spin and its free spins together) is {MAX_WIN_X:,}x "
-                f"the total bet. When it is reached the round ends paying exactly {MAX_WIN_X:,}x and any "
-                "remaining free spins are forfeited."]},
-            {"title": "Volatility", "text": ["High: wins are less frequent, and can be large."]},
+            {"title": _("How wins pay"), "text": [
+                _("6 reels, 6 rows. 8 or more matching symbols anywhere on the board win by the paytable; "
+                  "all wins of a spin are added together."),
+                _("Winning symbols explode, the symbols above fall and new symbols drop in; the board is "
+                  "evaluated again until no win remains. Each evaluation is one cascade."),
+                _("Total bet = 20 x bet size x bet level. Free spins are played at the bet that triggered them.")]},
+            {"title": _("Maximum win"), "text": [
+                _("The maximum win of a round (the paid spin and its free spins together) is {top}x "
+                  "the total bet. When it is reached the round ends paying exactly {top}x and any "
+                  "remaining free spins are forfeited.", top=top)]},
+            {"title": _("Volatility"), "text": [_("High: wins are less frequent, and can be large.")]},
         ],
     }
 
@@ -150,9 +153,11 @@ class GemstonesGold(KernelGame):
         return out
 
     # -- help -----------------------------------------------------------------
-    def help(self, build: Build) -> GameHelp:
+    def help(self, build: Build, lang: str = DEFAULT_LANGUAGE) -> GameHelp:
+        words = Words(lang)
         return self.make_help(
-            build, volatility=8, rules=RULES_TEXT, symbol_names=SYMBOL_WORDS, page=help_page(build),
+            build, volatility=8, rules=words.all(RULES_TEXT, top=words.number(MAX_WIN_X)), symbol_names=SYMBOL_WORDS, page=help_page(build, words),
+            words=words,
             extra={"paytable_coins": {name: dict(zip(TIERS, row, strict=True))
                                       for name, row in PUBLISHED_PAYTABLE.items()},
                    "paytable_unit": "bet size x bet level (total bet / 20)",

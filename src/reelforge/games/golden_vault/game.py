@@ -6,6 +6,7 @@ from itertools import product
 from reelforge.game.contract import Capabilities, ExactFigures
 from reelforge.game.exact import once_per_build
 from reelforge.game.harness import DataTuning, KernelGame, paytable_rows
+from reelforge.game.texts import DEFAULT_LANGUAGE, Words
 
 from . import build as builds
 from . import kernel, rules
@@ -30,18 +31,23 @@ class GoldenVault(DataTuning, KernelGame):
 
         return exact_distribution(b, self.cap_units(b))
 
-    def help(self, b):
-        values = ", ".join(f"{Fraction(v, UNIT)}x" for v in b.coin_values)
+    def help(self, b, lang=DEFAULT_LANGUAGE):
+        _ = words = Words(lang)
+        values = words.list(words.x(Fraction(v, UNIT)) for v in b.coin_values)
         return self.standard_help(
-            b, volatility=6, tiers=["5", "6", "7", "8", "9+"], tier_label="Anywhere", symbol_names=NAMES,
-            rows=paytable_rows({NAMES[g]: p for g, p in b.pays.items()}, UNIT),
-            how_wins_pay=["5 reels, 3 rows; every cell shows a blank, a gem or a gold coin. 5 or more of one gem "
-                          "anywhere pay the paytable (multiples of the total bet)."],
-            feature=[f"A coin shows its value, a multiple of the total bet ({values}). {b.trigger} or more coins start "
-                     "Hold and Respin.",
-                     f"The coins stay and the other cells spin again, {b.respins} respins; every new coin stays too "
-                     f"and resets the respins to {b.respins}. When no respin is left, or every cell holds a coin, the "
-                     f"coins' values are paid; a full board adds the Grand prize of {b.grand_x:,}x the total bet."],
+            b, volatility=6, tiers=["5", "6", "7", "8", "9+"], tier_label=_("Anywhere"), symbol_names=NAMES,
+            rows=paytable_rows({NAMES[g]: p for g, p in b.pays.items()}, UNIT), words=words,
+            how_wins_pay=[_("5 reels, 3 rows; every cell shows a blank, a gem or a gold coin. 5 or more of one gem "
+                            "anywhere pay the paytable (multiples of the total bet).")],
+            feature=[_("A coin shows its value, a multiple of the total bet ({values}). {trigger} or more coins start "
+                       "Hold and Respin.", values=values, trigger=b.trigger),
+                     _.plural("The coins stay and the other cells spin again, {n} respin; every new coin stays too "
+                              "and resets the respins to {n}. When no respin is left, or every cell holds a coin, the "
+                              "coins' values are paid; a full board adds the Grand prize of {grand}x the total bet.",
+                              "The coins stay and the other cells spin again, {n} respins; every new coin stays too "
+                              "and resets the respins to {n}. When no respin is left, or every cell holds a coin, the "
+                              "coins' values are paid; a full board adds the Grand prize of {grand}x the total bet.",
+                              b.respins, grand=words.number(b.grand_x))],
             extra={"trigger": b.trigger, "respins": b.respins, "grand_x": str(b.grand_x)})
 
     # -- the largest win ---------------------------------------------------------------

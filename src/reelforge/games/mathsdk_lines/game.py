@@ -3,6 +3,7 @@ and its tests through :func:`reelforge.games.mathsdk_lines.registered`, never in
 
 from reelforge.game.contract import TECHNICAL_LIMIT
 from reelforge.game.harness import KernelGame, paytable_rows
+from reelforge.game.texts import DEFAULT_LANGUAGE, Words
 
 from . import build as builds
 from . import kernel, rules
@@ -26,16 +27,18 @@ class MathSdkLines(KernelGame):
     def cap_x(self, build):
         return build.cap_x
 
-    def help(self, b):
+    def help(self, b, lang=DEFAULT_LANGUAGE):
+        _ = words = Words(lang)
         rows = paytable_rows({NAMES[s]: p for s, p in b.pays.items()}, TENTHS, 3)
-        mults = ", ".join(f"x{k}" for k in sorted(b.free_wild_multipliers, key=int))
+        mults = words.list(f"x{words.number(k)}" for k in sorted(b.free_wild_multipliers, key=int))
         return self.standard_help(
-            b, volatility=7, tiers=["3", "4", "5"], tier_label="Of a kind on a line", rows=rows, symbol_names=NAMES,
-            how_wins_pay=["5 reels, 3 rows and 20 fixed lines. Each line pays its highest win, left to right from "
-                          "reel 1.", "The Wild substitutes for every symbol but the Scatter, and pays its own row."],
-            feature=["3, 4 or 5 Scatters award 8, 12 or 15 free spins on reels of their own; 2, 3, 4 or 5 Scatters "
-                     "in free spins award 3, 5, 8 or 12 more.",
-                     f"In free spins every Wild carries a multiplier ({mults}); a line win is multiplied by the sum "
-                     "of the multipliers on its winning symbols.",
-                     f"Reproduced from {PEER}, for the side-by-side benchmark of Stake book generation."],
+            b, volatility=7, tiers=["3", "4", "5"], tier_label=_("Of a kind on a line"), rows=rows, symbol_names=NAMES,
+            words=words,
+            how_wins_pay=[_("5 reels, 3 rows and 20 fixed lines. Each line pays its highest win, left to right from "
+                            "reel 1."), _("The Wild substitutes for every symbol but the Scatter, and pays its own row.")],
+            feature=[_("3, 4 or 5 Scatters award 8, 12 or 15 free spins on reels of their own; 2, 3, 4 or 5 Scatters "
+                       "in free spins award 3, 5, 8 or 12 more."),
+                     _("In free spins every Wild carries a multiplier ({multipliers}); a line win is multiplied by the "
+                       "sum of the multipliers on its winning symbols.", multipliers=mults),
+                     _("Reproduced from {peer}, for the side-by-side benchmark of Stake book generation.", peer=PEER)],
             extra={"lines": b.lines})

@@ -6,6 +6,7 @@ from reelforge.core.draws import RecordedDraws
 from reelforge.game.contract import Capabilities, ExactFigures
 from reelforge.game.exact import once_per_build
 from reelforge.game.harness import DataTuning, KernelGame, paytable_rows
+from reelforge.game.texts import DEFAULT_LANGUAGE, Words
 
 from . import build as builds
 from . import kernel, rules
@@ -46,16 +47,20 @@ class SevenLines(DataTuning, KernelGame):
             out.append(e)
         return out
 
-    def help(self, b):
-        rows = paytable_rows({NAMES[s]: p for s, p in b.pays.items()} | {"Star (anywhere)": b.star_pays}, COINS, 3)
+    def help(self, b, lang=DEFAULT_LANGUAGE):
+        _ = words = Words(lang)
+        star = _("{symbol} (anywhere)", symbol=NAMES["S"])
+        rows = paytable_rows({NAMES[s]: p for s, p in b.pays.items()} | {star: b.star_pays}, COINS, 3)
         return self.standard_help(
-            b, volatility=4, tiers=["3", "4", "5"], tier_label="Of a kind", rows=rows, symbol_names=NAMES,
-            how_wins_pay=["5 reels, 3 rows and 10 fixed lines; total bet = 10 x line bet. Each line pays its highest "
-                          "win, left to right from reel 1.",
-                          "The Wild substitutes for every symbol but the Star, and pays its own row."],
-            feature=[f"3, 4 or 5 Stars anywhere pay the Star pays and award {', '.join(map(str, b.free_spins))} free "
-                     f"spins; Stars in free spins award more, up to {b.free_spins_limit} free spins in all. Free spin "
-                     f"wins are multiplied by {b.free_spins_multiplier}."],
+            b, volatility=4, tiers=["3", "4", "5"], tier_label=_("Of a kind"), rows=rows, symbol_names=NAMES,
+            words=words,
+            how_wins_pay=[_("5 reels, 3 rows and 10 fixed lines; total bet = 10 x line bet. Each line pays its highest "
+                            "win, left to right from reel 1."),
+                          _("The Wild substitutes for every symbol but the Star, and pays its own row.")],
+            feature=[_("3, 4 or 5 Stars anywhere pay the Star pays and award {spins} free spins; Stars in free spins "
+                       "award more, up to {limit} free spins in all. Free spin wins are multiplied by {multiplier}.",
+                       spins=words.list_or(words.number(n) for n in b.free_spins),
+                       limit=words.number(b.free_spins_limit), multiplier=words.number(b.free_spins_multiplier))],
             extra={"lines": LINES.tolist(), "free_spins_multiplier": b.free_spins_multiplier})
 
     # -- the largest win ---------------------------------------------------------------

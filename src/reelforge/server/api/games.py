@@ -76,14 +76,16 @@ def unfinished_section(config: ServerConfig, lang: str = DEFAULT_LANGUAGE) -> di
 
 def help_answer(active: ActiveGame, config: ServerConfig, lang: str = DEFAULT_LANGUAGE) -> dict[str, Any]:
     """``GET /games/{game}/help``: the game's help, the offer (build, ladder, price) and its help page; the
-    platform's own sections in ``lang`` (the game's texts are the game's: its ``games`` catalog)."""
-    help_ = active.game.help(active.build)
+    platform's own sections in ``lang`` (the game's texts in it too, from its ``games`` catalog)."""
+    help_ = active.game.help(active.build, lang)
     body = help_.to_json()
     # rtp stays a number in the API (a fraction of the stake); rtp_nominal is the build's published RTP as an
     # exact fraction: the proven exact RTP where the build file gives it (builds tuned on exact figures, issue 34),
     # else its nominal figure (`reelforge summary` computes the RTP). rtp_exact is the same value under its
     # former, misleading name, kept for clients written before issue 23.
+    # volatility stays the scale's English word (a key the client knows); volatility_text is it in the language
     body.update({"rtp": float(help_.rtp), "rtp_nominal": str(help_.rtp), "rtp_exact": str(help_.rtp),
+                 "volatility_text": translate(lang, "games", help_.volatility),
                  "bet_ladder": list(active.config.bet_ladder), "currency": config.currency, "lang": lang})
     body["page"].setdefault("sections", []).append(unfinished_section(config, lang))
     return body

@@ -22,7 +22,18 @@ from sqlalchemy import Engine
 
 import reelforge
 from reelforge.server import http
-from reelforge.server.api import errors, fair, games, monitoring, openapi, operator, rounds, sessions, wallet
+from reelforge.server.api import (
+    campaigns,
+    errors,
+    fair,
+    games,
+    monitoring,
+    openapi,
+    operator,
+    rounds,
+    sessions,
+    wallet,
+)
 from reelforge.server.api.common import MAX_BODY, Context
 from reelforge.server.auth import demo_players
 from reelforge.server.brands import register_wallets
@@ -107,7 +118,7 @@ def create_app(config: ServerConfig, database_url: str | None = None, *, engine:
     app.state.service, app.state.engine, app.state.config = service, engine, config
     app.state.metrics, app.state.monitor, app.state.context = metrics, monitor, ctx
     errors.install(app)
-    for resource in (rounds, sessions, games, wallet, operator, fair, monitoring):  # rounds first: most requests are theirs
+    for resource in (rounds, sessions, games, wallet, operator, campaigns, fair, monitoring):  # rounds first: most requests are theirs
         resource.add_routes(app, ctx)
     errors.add_catch_all(app)
     # Around every route, money routes included: the rate limits and one request at a time per session.
@@ -144,6 +155,8 @@ def _lifespan(ctx: Context, owns_engine: bool):
     def expire() -> None:
         if n := service.expire():
             log.info("completed %d expired round(s)", n)
+        if n := service.settle_campaigns():  # cancelled and expired campaigns: their players' totals credited
+            log.info("settled %d player(s) of ended free-round campaigns", n)
 
     def housekeeping() -> None:
         service.purge_sessions()

@@ -131,6 +131,8 @@ class WalletTx:
     updated_at: datetime
     brand: str = "default"
     """The brand whose wallet the call goes to (only a server serving it delivers it)."""
+    campaign_id: str | None = None
+    """A free-round campaign's credit: the operator's campaign id (sent as ``campaign_id``)."""
 
 
 _COLUMNS = tuple(WalletTx.__slots__)
@@ -288,11 +290,11 @@ class SeamlessWallet:
     # -- rows ---------------------------------------------------------------------------------
     def new_tx(self, tx: Tx, kind: str, player_id: int, round_id: int, amount: int, currency: str,
                now: datetime, reference: str | None = None, status: str = "pending",
-               due: datetime | None = None, brand: str | None = None) -> WalletTx:
+               due: datetime | None = None, brand: str | None = None, campaign: str | None = None) -> WalletTx:
         """Write a call's row (``pending``: to be sent; due at ``due``, default now) for ``brand``'s wallet
-        (default: this server's default brand)."""
+        (default: this server's default brand); ``campaign``: a campaign credit's operator campaign id."""
         row = WalletTx(uuid.uuid4().hex, kind, player_id, round_id, self.public_id(round_id), amount, currency,
-                       reference, status, 0, due or now, None, now, now, brand or self.config.brand)
+                       reference, status, 0, due or now, None, now, now, brand or self.config.brand, campaign)
         params = {name: getattr(row, name) for name in _COLUMNS}
         for name in _TIMES:
             params[name] = tx.ts(params[name])
@@ -359,6 +361,8 @@ class SeamlessWallet:
                                 "amount": row.amount, "currency": row.currency, "timestamp": int(time.time())}
         if row.reference is not None:
             body["reference_transaction_id"] = row.reference
+        if row.campaign_id is not None:
+            body["campaign_id"] = row.campaign_id
         body.update({k: v for k, v in (context or {}).items() if v is not None})
         return body
 
@@ -476,7 +480,8 @@ def tx_json(row: WalletTx) -> dict[str, Any]:
     from reelforge.server.clock import iso
 
     return {"transaction_id": row.id, "kind": row.kind, "round_id": row.public_round_id, "amount": row.amount,
-            "currency": row.currency, "reference_transaction_id": row.reference, "status": row.status,
+            "currency": row.currency, "reference_transaction_id": row.reference, "campaign_id": row.campaign_id,
+            "status": row.status,
             "attempts": row.attempts, "last_error": row.last_error, "created_at": iso(row.created_at),
             "updated_at": iso(row.updated_at)}
 

@@ -139,7 +139,7 @@ class SeamlessRounds:
         for kind, amount in changes:
             if kind == "win":
                 return self.wallet.new_tx(tx, "credit", rnd.player_id, rnd.id, amount, currency, now, due=due,
-                                          brand=rnd.brand)
+                                          brand=rnd.brand, campaign=self._campaign_key(tx, rnd))
             if kind == "refund":
                 debit = debit or self._debit_of(tx, rnd.id)
                 return self.wallet.new_tx(tx, "rollback", rnd.player_id, rnd.id, amount, currency, now,

@@ -1,0 +1,126 @@
+"""Free-round campaigns (docs/OPERATORS.md, "Free-round campaigns"): the operator's calls, free rounds played
+without a debit, the total credited once (ledger and seamless wallet), expiry, cancellation and faults."""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+from dataclasses import replace
+from datetime import timedelta
+from typing import Any
+
+from reelforge.server.clock import iso, utcnow
+from reelforge.server.config import parse_config
+
+KEY = "campaign-test-key"
+GAME = "forge-of-fortunes"
+
+
+def operator_config(**server: Any):
+    """An operator-mode server on the internal (transfer) wallet with an operator key."""
+    return parse_config({
+        "server": {"mode": "operator", "api_key_sha256": hashlib.sha256(KEY.encode()).hexdigest(),
+                   "expiry_check_seconds": 0, "round_start_quantum_ms": 0, "provably_fair": False, **server},
+        "games": {GAME: {"bet_ladder": [10, 20, 50]}, "gemstones-gold": {"bet_ladder": [20]}},
+    }, "test")
+
+
+def campaign_body(players: list[str], **over: Any) -> dict[str, Any]:
+    return {"campaign_id": "spring-" + uuid.uuid4().hex[:8], "players": players, "games": [GAME],
+            "bets": {"EUR": 20}, "rounds": 3, "valid_until": iso(utcnow() + timedelta(days=7)), **over}
+
+
+def create(client: Any, body: dict[str, Any], expect: int = 201) -> dict[str, Any]:
+    r = client.post("/api/v1/operator/campaigns", json=body, headers={"X-Operator-Key": KEY})
+    assert r.status_code == expect, r.text
+    return r.json()
+
+
+def operator_api(server: Any) -> Any:
+    from reelforge.ops.client import ApiClient
+
+    return ApiClient(server.client, operator_key=KEY)
+
+
+def session(server: Any, player: str) -> Any:
+    from tests.server.conftest import Player
+
+    r = operator_api(server).open_session(player, as_operator=True)
+    assert r.status_code == 201, r.text
+    return Player(server, r.json()["token"], player)
+
+
+def free_round(player: Any, campaign: int, bet: int = 20, game: str = GAME, expect: int = 201,
+               key: str | None = None) -> dict[str, Any]:
+    """Start a free round and play it to its end; the finished round (or the refusal's body)."""
+    rnd = player.start(game, bet, key, expect=expect, campaign=campaign)
+    return player.finish(rnd) if expect == 201 else rnd
+
+
+def progress(server: Any, key: str) -> dict[str, dict[str, Any]]:
+    r = server.client.get(f"/api/v1/operator/campaigns/{key}", headers={"X-Operator-Key": KEY})
+    assert r.status_code == 200, r.text
+    return {p["player"]: p for p in r.json()["players"]}
+
+
+def test_campaign_played_and_credited_once_at_the_end_on_the_internal_wallet(make_server) -> None:
+    server = make_server(operator_config())
+    body = campaign_body(["alice", "bob"], wagering={"multiplier": 30, "note": "passed through"})
+    made = create(server.client, body)
+    assert (made["rounds"], made["bets"], made["credit"], made["wagering"]) == (3, {"EUR": 20}, "end",
+                                                                                 body["wagering"])
+    # Idempotent by the operator's campaign id; other content under it, or bad input: 4xx, nothing changed.
+    assert create(server.client, body, expect=200)["id"] == made["id"]
+    assert create(server.client, {**body, "rounds": 4}, expect=409)["error"] == "campaign_id_reused"
+    for bad, error in [({"valid_until": iso(utcnow() - timedelta(hours=1))}, "invalid_request"),
+                       ({"valid_until": "2030-01-01T00:00:00"}, "invalid_request"),
+                       ({"games": ["no-such-game"]}, "unknown_game"), ({"rounds": 0}, "invalid_request"),
+                       ({"players": ["alice", "alice"]}, "invalid_request"), ({"bets": {"EUR": 0}}, "invalid_request"),
+                       ({"credit": "never"}, "invalid_request")]:
+        r = server.client.post("/api/v1/operator/campaigns", json={**campaign_body(["carol"]), **bad},
+                               headers={"X-Operator-Key": KEY})
+        assert (r.status_code, r.json()["error"]) == (422, error), (bad, r.text)
+    assert server.client.post("/api/v1/operator/campaigns", json=body).status_code == 401
+    assert server.client.post("/api/v1/operator/campaigns", json=body,
+                              headers={"X-Operator-Key": "wrong"}).status_code == 403
+    listed = server.client.get("/api/v1/operator/campaigns", headers={"X-Operator-Key": KEY}).json()["campaigns"]
+    assert [c["campaign_id"] for c in listed] == [body["campaign_id"]]
+
+    alice = session(server, "alice")
+    offers = alice.get("/api/v1/campaigns").json()["campaigns"]
+    assert [(o["id"], o["bet"], o["currency"], o["rounds_left"]) for o in offers] == [(made["id"], 20, "EUR", 3)]
+    assert alice.start(GAME, 50, expect=409, campaign=made["id"])["error"] == "campaign_bet"
+    assert alice.start("gemstones-gold", 20, expect=409, campaign=made["id"])["error"] == "campaign_game"
+    key = uuid.uuid4().hex
+    wins = []
+    for n in range(3):
+        rnd = free_round(alice, made["id"], key=key if n == 0 else None)
+        assert rnd["campaign"] == made["id"] and rnd["cost"] == 0
+        wins.append(rnd["total_win"])
+        if n == 0:  # a retry of the first start: its first answer again, not a second round
+            again = alice.start(GAME, 20, key, expect=201, campaign=made["id"])
+            assert again["id"] == rnd["id"]
+        if n < 2:
+            assert alice.balance() == 0  # nothing is credited before the last free round
+    assert alice.balance() == sum(wins)  # the total, once, after the last round
+    assert free_round(alice, made["id"], expect=409)["error"] == "no_free_rounds_left"
+    seen = progress(server, body["campaign_id"])["alice"]
+    assert (seen["played"], seen["won"], seen["paid"], seen["rounds_left"]) == (3, sum(wins), sum(wins), 0)
+    assert seen["settled_at"] is not None
+    history = alice.get("/api/v1/rounds").json()["rounds"]
+    assert [r.get("campaign") for r in history] == [made["id"]] * 3
+
+    # Cancelled with one of bob's rounds played: he starts no more, his accrued total is credited at once.
+    bob = session(server, "bob")
+    won = free_round(bob, made["id"])["total_win"]
+    r = server.client.post(f"/api/v1/operator/campaigns/{body['campaign_id']}/cancel", headers={"X-Operator-Key": KEY})
+    assert r.status_code == 200 and r.json()["status"] == "cancelled", r.text
+    assert bob.balance() == won
+    assert free_round(bob, made["id"], expect=409)["error"] == "campaign_closed"
+    seen = progress(server, body["campaign_id"])["bob"]
+    assert (seen["played"], seen["won"], seen["paid"], seen["rounds_left"]) == (1, won, won, 0)
+    # /metrics' series: the free rounds apart (mode "free_rounds"), nothing staked, their wins as played.
+    totals = server.app.state.monitor.tally.refresh()
+    free = [t for key, t in totals.items() if key[5] == "free_rounds"]
+    assert [(t.started, t.stakes, t.wins) for t in free] == [(4, 0, sum(wins) + won)]
+    assert not [key for key in totals if key[5] != "free_rounds"]  # the paid modes' RTP excludes them

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import hashlib
 import uuid
-from dataclasses import replace
 from datetime import timedelta
 from typing import Any
 
@@ -57,12 +56,6 @@ def free_round(player: Any, campaign: int, bet: int = 20, game: str = GAME, expe
     return player.finish(rnd) if expect == 201 else rnd
 
 
-def progress(server: Any, key: str) -> dict[str, dict[str, Any]]:
-    r = server.client.get(f"/api/v1/operator/campaigns/{key}", headers={"X-Operator-Key": KEY})
-    assert r.status_code == 200, r.text
-    return {p["player"]: p for p in r.json()["players"]}
-
-
 def test_campaign_played_and_credited_once_at_the_end_on_the_internal_wallet(make_server) -> None:
     server = make_server(operator_config())
     body = campaign_body(["alice", "bob"], wagering={"multiplier": 30, "note": "passed through"})
@@ -104,7 +97,7 @@ def test_campaign_played_and_credited_once_at_the_end_on_the_internal_wallet(mak
             assert alice.balance() == 0  # nothing is credited before the last free round
     assert alice.balance() == sum(wins)  # the total, once, after the last round
     assert free_round(alice, made["id"], expect=409)["error"] == "no_free_rounds_left"
-    seen = progress(server, body["campaign_id"])["alice"]
+    seen = progress_of(server, body["campaign_id"])["alice"]
     assert (seen["played"], seen["won"], seen["paid"], seen["rounds_left"]) == (3, sum(wins), sum(wins), 0)
     assert seen["settled_at"] is not None
     history = alice.get("/api/v1/rounds").json()["rounds"]
@@ -117,10 +110,74 @@ def test_campaign_played_and_credited_once_at_the_end_on_the_internal_wallet(mak
     assert r.status_code == 200 and r.json()["status"] == "cancelled", r.text
     assert bob.balance() == won
     assert free_round(bob, made["id"], expect=409)["error"] == "campaign_closed"
-    seen = progress(server, body["campaign_id"])["bob"]
+    seen = progress_of(server, body["campaign_id"])["bob"]
     assert (seen["played"], seen["won"], seen["paid"], seen["rounds_left"]) == (1, won, won, 0)
     # /metrics' series: the free rounds apart (mode "free_rounds"), nothing staked, their wins as played.
     totals = server.app.state.monitor.tally.refresh()
     free = [t for key, t in totals.items() if key[5] == "free_rounds"]
     assert [(t.started, t.stakes, t.wins) for t in free] == [(4, 0, sum(wins) + won)]
     assert not [key for key in totals if key[5] != "free_rounds"]  # the paid modes' RTP excludes them
+
+
+def test_free_rounds_on_the_seamless_wallet_credit_each_win_with_the_campaign_id_through_a_wallet_outage(
+        make_server, tmp_path_factory) -> None:
+    from sqlalchemy import text
+
+    from reelforge.server.reconcile import reconcile
+    from tests.server.conftest import Player
+    from tests.server.seamless_support import API_KEY, launch, reference_wallet, seamless_config
+
+    for wallet in reference_wallet(tmp_path_factory, seed=11):
+        server = make_server(seamless_config(wallet.url))
+        wallet.open_account("sam", "EUR", 10_000)
+        body = campaign_body(["sam"], credit="each_win", rounds=4)
+        r = server.client.post("/api/v1/operator/campaigns", json=body, headers={"X-Operator-Key": API_KEY})
+        assert r.status_code == 201, r.text
+        made = r.json()
+        sam = Player(server, launch(server.client, "sam"), "sam")
+        wallet.set_faults(kinds=("credit",), error_before=1.0)  # the wallet fails every credit: they wait in the outbox
+        wins = [free_round(sam, made["id"])["total_win"] for _ in range(4)]
+        assert wallet.balance("sam") == 10_000
+        seen = progress_of(server, body["campaign_id"], API_KEY)["sam"]
+        assert (seen["played"], seen["won"], seen["paid"]) == (4, sum(wins), sum(wins))  # written to the outbox
+        wallet.set_faults()
+        with server.engine.begin() as conn:  # due now (their backoff has not passed yet): no waiting in a test
+            conn.execute(text("UPDATE wallet_transactions SET next_attempt_at = created_at"))
+        server.service.wallet.deliver_due()
+        assert wallet.balance("sam") == 10_000 + sum(wins)  # every win once, nothing debited
+        theirs = wallet.ledger()
+        assert {t["kind"] for t in theirs} <= {"credit"} and len(theirs) == sum(1 for w in wins if w)
+        assert {t["campaign_id"] for t in theirs} <= {body["campaign_id"]}
+        report = reconcile(server.engine, theirs)
+        assert report["clean"], report
+        assert not report["pending"]
+
+
+def progress_of(server: Any, key: str, operator_key: str = KEY) -> dict[str, dict[str, Any]]:
+    r = server.client.get(f"/api/v1/operator/campaigns/{key}", headers={"X-Operator-Key": operator_key})
+    assert r.status_code == 200, r.text
+    return {p["player"]: p for p in r.json()["players"]}
+
+
+def test_expiry_credits_the_accrued_total_once_and_concurrent_tabs_never_overplay(make_server) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    server = make_server(operator_config())
+    body = campaign_body(["eve"], rounds=2)
+    made = create(server.client, body)
+    eve = session(server, "eve")
+    # Six tabs start at once: at most the campaign's two rounds start, each counted once.
+    with ThreadPoolExecutor(6) as pool:
+        answers = list(pool.map(lambda _: eve.api.start_round(GAME, 20, campaign=made["id"]), range(6)))
+    started = [a.json() for a in answers if a.status_code == 201]
+    assert 1 <= len(started) <= 2
+    assert {a.json()["error"] for a in answers if a.status_code != 201} <= {"no_free_rounds_left", "round_open",
+                                                                             "round_in_progress"}
+    won = sum(eve.finish(rnd)["total_win"] for rnd in started)
+    assert progress_of(server, body["campaign_id"])["eve"]["played"] == len(started)
+    # The window passes: the rounds not started lapse, the accrued total is credited once (twice swept: once).
+    assert server.service.settle_campaigns(utcnow() + timedelta(days=8)) == (0 if len(started) == 2 else 1)
+    assert server.service.settle_campaigns(utcnow() + timedelta(days=8)) == 0
+    assert eve.balance() == won
+    seen = progress_of(server, body["campaign_id"])["eve"]
+    assert (seen["won"], seen["paid"]) == (won, won) and seen["settled_at"] is not None

@@ -85,6 +85,7 @@ transactions = Table(
     Column("game", String(64)),  # a debit's context, as the game server sent it
     Column("brand", String(32)),
     Column("session", String(128)),
+    Column("campaign_id", String(64)),  # a free-round campaign's credit: the operator's campaign id
 )
 
 FAULTS = ("timeout_before", "timeout_after", "error_before", "error_after", "nonsense", "slow", "refuse_after",
@@ -194,7 +195,7 @@ class RefWallet:
             conn.execute(transactions.insert().values(
                 id=tx_id, kind=kind, player=player, round_id=body.get("round_id"), amount=amount, applied=applied,
                 currency=currency, reference=reference if kind == "rollback" else None, status="applied",
-                balance_after=balance, created_at=now, **{k: _text(body.get(k)) for k in ("game", "brand", "session")}))
+                balance_after=balance, created_at=now, **{k: _text(body.get(k)) for k in ("game", "brand", "session", "campaign_id")}))
             return 200, self._answer(tx_id, amount, currency, balance)
 
     def reply(self, request: Request, payload: Any, status: int = 200) -> Response:
@@ -222,7 +223,7 @@ class RefWallet:
         return [{"seq": r.seq, "transaction_id": r.id, "kind": r.kind, "player": r.player, "round_id": r.round_id,
                  "amount": r.amount, "applied": r.applied, "currency": r.currency, "reference": r.reference,
                  "status": r.status, "balance_after": r.balance_after, "game": r.game, "brand": r.brand,
-                 "session": r.session} for r in rows]
+                 "session": r.session, "campaign_id": r.campaign_id} for r in rows]
 
 
 def create_wallet_app(wallet: RefWallet) -> Starlette:

@@ -110,9 +110,10 @@ export class Api {
     return (await this.request("GET", `/rounds/unfinished${q}`)).rounds;
   }
 
-  startRound(game, { bet, autoAdjust = false, buyFeature = false }, key = newKey()) {
+  startRound(game, { bet, autoAdjust = false, buyFeature = false, campaign = null }, key = newKey()) {
     const body = { bet, auto_adjust_bet: !!autoAdjust };
     if (buyFeature) body.buy_feature = true;
+    if (campaign) body.campaign = campaign; // one of the player's free rounds of that campaign
     return this.request("POST", `/games/${encodeURIComponent(game)}/rounds`, { body, key });
   }
 
@@ -127,5 +128,7 @@ export class Api {
   }
 
   round(id) { return this.request("GET", `/rounds/${id}`); }
+  /** The player's free-round campaigns (their bet in the player's currency, rounds left, won so far). */
+  campaigns() { return this.request("GET", "/campaigns"); }
   verify(id) { return this.request("GET", `/rounds/${id}/verify`); }
 }

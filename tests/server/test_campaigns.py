@@ -65,14 +65,18 @@ def test_campaign_played_and_credited_once_at_the_end_on_the_internal_wallet(mak
     # Idempotent by the operator's campaign id; other content under it, or bad input: 4xx, nothing changed.
     assert create(server.client, body, expect=200)["id"] == made["id"]
     assert create(server.client, {**body, "rounds": 4}, expect=409)["error"] == "campaign_id_reused"
-    for bad, error in [({"valid_until": iso(utcnow() - timedelta(hours=1))}, "invalid_request"),
-                       ({"valid_until": "2030-01-01T00:00:00"}, "invalid_request"),
-                       ({"games": ["no-such-game"]}, "unknown_game"), ({"rounds": 0}, "invalid_request"),
-                       ({"players": ["alice", "alice"]}, "invalid_request"), ({"bets": {"EUR": 0}}, "invalid_request"),
-                       ({"credit": "never"}, "invalid_request")]:
+    for bad, status, error in [
+            ({"valid_until": iso(utcnow() - timedelta(hours=1))}, 409, "campaign_window"),
+            ({"valid_from": iso(utcnow() + timedelta(days=9))}, 409, "campaign_window"),
+            ({"valid_until": "2030-01-01T00:00:00"}, 422, "invalid_request"),
+            ({"games": ["no-such-game"]}, 404, "unknown_game"), ({"rounds": 0}, 422, "invalid_request"),
+            ({"games": ["gemstones-gold"], "bets": {"EUR": 15}}, 409, "price_not_whole"),
+            ({"players": ["alice", "alice"]}, 422, "invalid_request"), ({"bets": {"EUR": 0}}, 422, "invalid_request"),
+            ({"bets": {"euro": 20}}, 422, "invalid_request"), ({"credit": "never"}, 422, "invalid_request"),
+            ({"surprise": 1}, 422, "invalid_request")]:
         r = server.client.post("/api/v1/operator/campaigns", json={**campaign_body(["carol"]), **bad},
                                headers={"X-Operator-Key": KEY})
-        assert (r.status_code, r.json()["error"]) == (422, error), (bad, r.text)
+        assert (r.status_code, r.json()["error"]) == (status, error), (bad, r.text)
     assert server.client.post("/api/v1/operator/campaigns", json=body).status_code == 401
     assert server.client.post("/api/v1/operator/campaigns", json=body,
                               headers={"X-Operator-Key": "wrong"}).status_code == 403
@@ -84,6 +88,9 @@ def test_campaign_played_and_credited_once_at_the_end_on_the_internal_wallet(mak
     assert [(o["id"], o["bet"], o["currency"], o["rounds_left"]) for o in offers] == [(made["id"], 20, "EUR", 3)]
     assert alice.start(GAME, 50, expect=409, campaign=made["id"])["error"] == "campaign_bet"
     assert alice.start("gemstones-gold", 20, expect=409, campaign=made["id"])["error"] == "campaign_game"
+    assert alice.start(GAME, 20, expect=409, campaign=made["id"], buy_feature=True)["error"] == \
+        "free_round_buys_no_feature"
+    assert alice.start(GAME, 20, expect=404, campaign=made["id"] + 1)["error"] == "campaign_not_found"
     key = uuid.uuid4().hex
     wins = []
     for n in range(3):
@@ -117,7 +124,8 @@ def test_campaign_played_and_credited_once_at_the_end_on_the_internal_wallet(mak
     free = [t for key, t in totals.items() if key[5] == "free_rounds"]
     assert [(t.started, t.stakes, t.wins) for t in free] == [(4, 0, sum(wins) + won)]
     assert not [key for key in totals if key[5] != "free_rounds"]  # the paid modes' RTP excludes them
-
+    server.app.state.monitor.check()
+    assert not [k for k in server.app.state.monitor.readings if k[5] == "free_rounds"]  # nothing to judge
 
 def test_free_rounds_on_the_seamless_wallet_credit_each_win_with_the_campaign_id_through_a_wallet_outage(
         make_server, tmp_path_factory) -> None:

@@ -107,7 +107,7 @@ class CampaignRounds:
         bet = campaign.bets.get(currency)
         if bet is None:
             raise ApiError(409, "campaign_currency", f"the campaign has no bet for {currency}")
-        if self.cost(active, bet, "paid") is None:
+        if bet % active.game.win_unit(active.build) or self.cost(active, bet, "paid") is None:
             raise ApiError(422, "price_not_whole", f"the campaign's bet {bet} would pay fractions of a minor unit")
         return bet
 

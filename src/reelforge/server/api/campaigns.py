@@ -26,9 +26,10 @@ class CampaignRequest(_Strict):
     campaign_id: CampaignKey = Field(description="the operator's campaign id (unique per brand; a retry with it "
                                                  "and the same content answers the campaign again)")
     players: list[Annotated[StrictStr, Field(min_length=1, max_length=64, pattern=PLAYER_NAME_PATTERN)]] = Field(
-        min_length=1, max_length=campaigns.MAX_CAMPAIGN_PLAYERS, description="player names, as launched")
+        min_length=1, max_length=campaigns.MAX_CAMPAIGN_PLAYERS, json_schema_extra={"uniqueItems": True},
+        description="player names, as launched, each once")
     games: list[Annotated[StrictStr, Field(min_length=1, max_length=64, pattern=GAME_ID_PATTERN)]] = Field(
-        min_length=1, max_length=50)
+        min_length=1, max_length=50, json_schema_extra={"uniqueItems": True}, description="game ids, each once")
     bets: dict[Annotated[str, Field(pattern=r"^[A-Z]{3}$")], Annotated[StrictInt, Field(ge=1, le=MAX_BET)]] = Field(
         min_length=1, max_length=50, description="the free rounds' bet per currency, minor units")
     rounds: StrictInt = Field(ge=1, le=1000, description="free rounds per player")
@@ -61,13 +62,10 @@ def add_routes(app: FastAPI, ctx: Context) -> None:
         return (await signed(ctx, request))[1]
 
     def checked(body: CampaignRequest, now: datetime) -> dict[str, Any]:
-        """The campaign's content, checked against the offered games and their bets (422 naming the fault)."""
+        """The campaign's content, checked (422: malformed; 404: a game not offered; 409: a bet the server's
+        builds cannot pay in whole minor units, or a window that is empty or over)."""
         valid_from = _when("valid_from", body.valid_from) if body.valid_from is not None else now
         valid_until = _when("valid_until", body.valid_until)
-        if valid_until <= valid_from:
-            raise ApiError(422, "invalid_request", "valid_until: must be after valid_from")
-        if valid_until <= now:
-            raise ApiError(422, "invalid_request", "valid_until: must be in the future")
         if len(set(body.players)) != len(body.players):
             raise ApiError(422, "invalid_request", "players: a player is named twice")
         if len(set(body.games)) != len(body.games):
@@ -75,12 +73,17 @@ def add_routes(app: FastAPI, ctx: Context) -> None:
         for game in body.games:
             active = service.games.get(game)
             if active is None:
-                raise ApiError(422, "unknown_game", f"games: {game!r} is not offered by this server "
+                raise ApiError(404, "unknown_game", f"games: {game!r} is not offered by this server "
                                                     f"(offered: {', '.join(sorted(service.games))})")
+            unit = active.game.win_unit(active.build)
             for currency, bet in body.bets.items():
-                if service.cost(active, bet, "paid") is None:
-                    raise ApiError(422, "price_not_whole", f"bets: {currency} {bet} on {game} would pay wins of a "
-                                                           "fraction of a minor unit; choose another bet")
+                if bet % unit or service.cost(active, bet, "paid") is None:
+                    raise ApiError(409, "price_not_whole", f"bets: {currency} {bet} on {game} would pay some wins "
+                                                           f"in fractions of a minor unit; choose a multiple of {unit}")
+        if valid_until <= valid_from:
+            raise ApiError(409, "campaign_window", "valid_until: must be after valid_from")
+        if valid_until <= now:
+            raise ApiError(409, "campaign_window", "valid_until: must be in the future")
         spec = body.model_dump()
         spec.update(valid_from=valid_from, valid_until=valid_until,
                     request_sha256=campaigns.request_sha256(body.model_dump(mode="json")))

@@ -207,7 +207,8 @@ def add_routes(app: FastAPI, ctx: Context) -> None:
         game, body, token, key = await START.read(request)
         if body.campaign is not None:
             if body.buy_feature:
-                raise ApiError(422, "invalid_request", "buy_feature: a free round of a campaign buys no feature")
+                raise ApiError(409, "free_round_buys_no_feature", "a free round of a campaign buys no feature: "
+                                                                  "leave out buy_feature")
             status, text = await ctx.call(service.start_free_round, token, game, body.bet, body.campaign, key)
         else:
             status, text = await ctx.call(service.start_round, token, game, body.bet, body.auto_adjust_bet,

@@ -138,11 +138,13 @@ def test_free_rounds_on_the_seamless_wallet_credit_each_win_with_the_campaign_id
     for wallet in reference_wallet(tmp_path_factory, seed=11):
         server = make_server(seamless_config(wallet.url))
         wallet.open_account("sam", "EUR", 10_000)
-        body = campaign_body(["sam"], credit="each_win", rounds=4)
+        body = campaign_body(["sam", "sol"], credit="each_win", rounds=4)
         r = server.client.post("/api/v1/operator/campaigns", json=body, headers={"X-Operator-Key": API_KEY})
         assert r.status_code == 201, r.text
         made = r.json()
         sam = Player(server, launch(server.client, "sam"), "sam")
+        sol = Player(server, launch(server.client, "sol", game="gemstones-gold"), "sol")  # launched for one game
+        assert sol.start(GAME, 20, expect=403, campaign=made["id"])["error"] == "game_not_in_session"
         wallet.set_faults(kinds=("credit",), error_before=1.0)  # the wallet fails every credit: they wait in the outbox
         wins = [free_round(sam, made["id"])["total_win"] for _ in range(4)]
         assert wallet.balance("sam") == 10_000

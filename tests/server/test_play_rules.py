@@ -28,7 +28,7 @@ def test_settings_tell_the_client_the_operator_rules(make_server):
     assert r.json() == {"currency": "EUR", "currency_decimals": 2, "wallet": "transfer", "profile": "default",
                         "reality_check_minutes": 30.0,
                         "session_limit_minutes": 0.0, "turbo": False, "min_round_seconds": 2.5, "autoplay": False,
-                        "autoplay_max_rounds": 100, "max_bet": 5000, "max_stake": 5000}
+                        "autoplay_max_rounds": 100, "max_bet": 5000, "max_stake": 5000, "feature_buy": True}
 
 
 def test_a_new_round_sooner_than_min_round_seconds_is_refused_and_changes_nothing(make_server):

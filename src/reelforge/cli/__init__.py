@@ -55,6 +55,9 @@ COMMANDS: tuple[LazyCommand, ...] = (
                 "Seamless wallet soak: the game server and the reference operator wallet killed during play, "
                 "faults injected; 0 money lost or duplicated on either side, the outbox drained, reconciliation "
                 "clean."),
+    LazyCommand("wallet-check", "reelforge.ops.commands:wallet_check",
+                "Conformance check of an operator's seamless wallet: every call, retry and fault path of the wallet "
+                "protocol; prints each thing the wallet does wrong (exit 1 if any)."),
     LazyCommand("soak", "reelforge.ops.commands:soak",
                 "Load and crash soak: start the server, drive it over loopback, reconcile the ledger and verify "
                 "every round."),

@@ -100,3 +100,49 @@ def wallet_soak(
             typer.echo(f"problem: {problem}", err=True)
     if not result["reconciled"]:
         raise typer.Exit(1)
+
+
+def wallet_check(
+    url: str = typer.Argument(..., help="the wallet's base URL (the server's [operator] wallet_url)"),
+    secret_file: str = typer.Option(..., "--secret-file", help="file holding the HMAC secret shared with the wallet"),
+    brand: str = typer.Option("default", "--brand", help="the brand id sent with every call"),
+    player: str = typer.Option("wallet-check", "--player",
+                               help="a test player the wallet knows, holding at least 10 minor units"),
+    currency: str = typer.Option("EUR", "--currency", help="the test player's currency"),
+    signed_answers: bool = typer.Option(False, "--signed-answers",
+                                        help="every answer must carry the wallet's signature"),
+    timeout: float = typer.Option(10.0, "--timeout", min=0.1, max=300.0, help="seconds one call may take"),
+) -> None:
+    """Conformance check of an operator's seamless wallet: every call, retry and fault path of the wallet
+    protocol (docs/WALLET_PROTOCOL.md); prints each thing the wallet does wrong, one line each.
+
+    Exits 1 when the wallet has a defect, 2 when it cannot be checked (no secret, not reachable).
+    """
+    from pathlib import Path
+
+    from reelforge.ops.wallet_check import WalletCheck, WalletUnreachable, run_wallet_check
+
+    if not url.startswith(("http://", "https://")):
+        raise typer.BadParameter(f"the wallet URL must be http(s), got {url!r}", param_hint="URL")
+    try:
+        secret = Path(secret_file).read_text().strip()
+    except OSError as exc:
+        raise typer.BadParameter(f"cannot read {secret_file!r}: {exc.strerror}", param_hint="--secret-file") from exc
+    if len(secret) < 16:
+        raise typer.BadParameter("the secret must be at least 16 characters", param_hint="--secret-file")
+    check = WalletCheck(url, secret, player, currency, brand, timeout, signed_answers)
+    try:
+        results = run_wallet_check(check)
+    except WalletUnreachable as exc:
+        typer.echo(f"error: the wallet at {url} gave no answer: {exc}", err=True)
+        raise typer.Exit(2) from exc
+    defects = 0
+    for result in results:
+        if not result.defects:
+            typer.echo(f"ok      {result.name}: {result.what}")
+        for defect in result.defects:
+            typer.echo(f"DEFECT  {result.name}: {defect}")
+            defects += 1
+    typer.echo(f"{len(results)} checks, {defects} defect(s)")
+    if defects:
+        raise typer.Exit(1)

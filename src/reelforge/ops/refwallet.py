@@ -41,6 +41,7 @@ from typing import Any
 
 from sqlalchemy import (
     BigInteger,
+    Boolean,
     Column,
     DateTime,
     Engine,
@@ -85,8 +86,23 @@ transactions = Table(
     Column("game", String(64)),  # a debit's context, as the game server sent it
     Column("brand", String(32)),
     Column("session", String(128)),
-    Column("campaign_id", String(64)),  # a free-round campaign's credit: the operator's campaign id
+    Column("round_closed", Boolean),  # the wallet protocol's context of the call (version 2)
+    Column("campaign_id", String(64)),
+    Column("protocol_version", Integer),
 )
+
+DEFECTS = {
+    "accepts_bad_signature": "takes calls whatever their signature",
+    "debits_duplicate_twice": "applies a debit repeated with its transaction id again",
+    "credits_duplicate_twice": "pays a credit repeated with its transaction id again",
+    "ignores_rollback": "acknowledges a rollback without refunding its debit",
+    "applies_debit_after_its_rollback": "applies a debit that arrives after its rollback",
+    "refuses_zero_credit": "refuses a zero-amount credit (the close of a losing round)",
+    "allows_overdraft": "takes a debit above the balance",
+    "answers_old_balance": "answers the balance from before the call",
+}
+"""Deliberate protocol defects (``POST /admin/defects``, ``--defects``): a wrong wallet for ``reelforge
+wallet-check``'s own tests, each defect one the check must name."""
 
 FAULTS = ("timeout_before", "timeout_after", "error_before", "error_after", "nonsense", "slow", "refuse_after",
           "dribble")
@@ -128,13 +144,16 @@ class RefWallet:
         self.faults = Faults(rng=random.Random(seed))
         self.lock = threading.Lock()  # one money transaction at a time (one process owns the database)
         self.stats: dict[str, int] = {"calls": 0, "duplicates": 0, **{f: 0 for f in FAULTS}}
+        self.defects: set[str] = set()
+        """Deliberate defects (:data:`DEFECTS`; none: the reference behaviour)."""
         metadata.create_all(engine)
 
     async def signed(self, request: Request) -> dict[str, Any]:
         body = await request.body()
         path = request.url.path + (f"?{request.url.query}" if request.url.query else "")
-        check_signature(self.secret, request.headers.get("x-timestamp"), request.headers.get("x-signature"),
-                        request.method, path, body, self.window)
+        if "accepts_bad_signature" not in self.defects or request.url.path.startswith("/admin"):
+            check_signature(self.secret, request.headers.get("x-timestamp"), request.headers.get("x-signature"),
+                            request.method, path, body, self.window)
         if not body:
             return {}
         try:
@@ -157,20 +176,25 @@ class RefWallet:
         with self.lock, self.engine.begin() as conn:
             seen = conn.execute(select(transactions).where(transactions.c.id == tx_id)).first()
             account = conn.execute(select(accounts).where(accounts.c.player == player)).first()
-            if seen is not None and seen.status != "tombstone":
+            again = f"{kind}s_duplicate_twice" in self.defects  # a wrong wallet's defect: applied once more
+            if seen is not None and seen.status != "tombstone" and not again:
                 self.stats["duplicates"] += 1
                 if seen.kind != kind or seen.amount != amount or seen.player != player:
                     return 409, {"error": "transaction_mismatch", "detail": f"{tx_id} was a different call"}
                 return 200, self._answer(tx_id, amount, currency, account.balance if account else 0)
-            if seen is not None:  # a debit rolled back before it arrived
+            if seen is not None and seen.status == "tombstone" and "applies_debit_after_its_rollback" not in self.defects:
                 return 409, {"error": "transaction_rolled_back", "detail": f"{tx_id} was rolled back"}
+            if seen is not None:  # a defect lets it through: its row is replaced
+                conn.execute(transactions.delete().where(transactions.c.id == tx_id))
             if account is None:
                 return 404, {"error": "unknown_player", "detail": f"no account {player!r}"}
             if account.currency != currency:
                 return 409, {"error": "wrong_currency", "detail": f"the account is in {account.currency}"}
             balance, applied, reference = account.balance, 0, body.get("reference_transaction_id")
+            if kind == "credit" and amount == 0 and "refuses_zero_credit" in self.defects:
+                return 400, {"error": "invalid_amount", "detail": "amount must be positive"}
             if kind == "debit":
-                if amount > balance:
+                if amount > balance and "allows_overdraft" not in self.defects:
                     return 402, {"error": "insufficient_funds", "detail": f"balance {balance} < {amount}"}
                 applied = -amount
             elif kind == "credit":
@@ -187,7 +211,7 @@ class RefWallet:
                     return 409, {"error": "transaction_mismatch",
                                  "detail": f"{reference} was a debit of another player or amount"}
                 elif debit is not None and debit.kind == "debit" and debit.status == "applied":
-                    applied = -debit.applied
+                    applied = 0 if "ignores_rollback" in self.defects else -debit.applied
                     conn.execute(update(transactions).where(transactions.c.id == reference)
                                  .values(status="rolled_back"))
             balance += applied
@@ -195,8 +219,11 @@ class RefWallet:
             conn.execute(transactions.insert().values(
                 id=tx_id, kind=kind, player=player, round_id=body.get("round_id"), amount=amount, applied=applied,
                 currency=currency, reference=reference if kind == "rollback" else None, status="applied",
-                balance_after=balance, created_at=now, **{k: _text(body.get(k)) for k in ("game", "brand", "session", "campaign_id")}))
-            return 200, self._answer(tx_id, amount, currency, balance)
+                balance_after=balance, created_at=now, **{k: _text(body.get(k)) for k in ("game", "brand", "session", "campaign_id")},
+                round_closed=body.get("round_closed") if isinstance(body.get("round_closed"), bool) else None,
+                protocol_version=_whole(body.get("protocol_version"))))
+            answered = balance - applied if "answers_old_balance" in self.defects else balance
+            return 200, self._answer(tx_id, amount, currency, answered)
 
     def reply(self, request: Request, payload: Any, status: int = 200) -> Response:
         """A JSON answer signed for the call it answers (unsigned when the call had no signature)."""
@@ -223,7 +250,8 @@ class RefWallet:
         return [{"seq": r.seq, "transaction_id": r.id, "kind": r.kind, "player": r.player, "round_id": r.round_id,
                  "amount": r.amount, "applied": r.applied, "currency": r.currency, "reference": r.reference,
                  "status": r.status, "balance_after": r.balance_after, "game": r.game, "brand": r.brand,
-                 "session": r.session, "campaign_id": r.campaign_id} for r in rows]
+                 "session": r.session, "round_closed": r.round_closed, "campaign_id": r.campaign_id,
+                 "protocol_version": r.protocol_version} for r in rows]
 
 
 def create_wallet_app(wallet: RefWallet) -> Starlette:
@@ -297,6 +325,12 @@ def create_wallet_app(wallet: RefWallet) -> Starlette:
             wallet.faults.slow_seconds = float(body.get("slow_seconds", wallet.faults.slow_seconds))
             wallet.faults.kinds = tuple(body.get("kinds", ("debit", "credit", "rollback")))
             return JSONResponse({"rates": wallet.faults.rates})
+        if what == "defects":
+            unknown = set(body.get("defects", [])) - set(DEFECTS)
+            if unknown:
+                return JSONResponse({"error": "unknown_defect", "detail": sorted(unknown)}, status_code=422)
+            wallet.defects = set(body.get("defects", []))
+            return JSONResponse({"defects": sorted(wallet.defects)})
         return JSONResponse({"error": "not_found"}, status_code=404)
 
     async def ledger(request: Request) -> Response:
@@ -332,6 +366,10 @@ def _text(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
 
+def _whole(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
 async def _sleep(seconds: float) -> None:
     import asyncio
 
@@ -359,8 +397,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--secret", required=True, help="the HMAC secret shared with the game server")
     parser.add_argument("--seed", type=int, default=None, help="seed of the fault draws")
     parser.add_argument("--page-size", type=int, default=10_000, help="transactions per page of its ledger")
+    parser.add_argument("--defects", default="", help="comma-separated deliberate defects (a wrong wallet for "
+                                                      f"wallet-check's tests): {', '.join(DEFECTS)}")
     args = parser.parse_args(argv)
     wallet = RefWallet(open_wallet_db(args.db), args.secret, args.seed)
+    wallet.defects = {d for d in args.defects.split(",") if d}
+    if wallet.defects - set(DEFECTS):
+        parser.error(f"unknown defect(s) {sorted(wallet.defects - set(DEFECTS))}; defects: {', '.join(DEFECTS)}")
     wallet.page_size = args.page_size
     config = uvicorn.Config(create_wallet_app(wallet), host="127.0.0.1", port=args.port, log_level="warning",
                             access_log=False)
@@ -440,6 +483,10 @@ class WalletProcess:
 
     def open_account(self, player: str, currency: str, balance: int) -> None:
         self.call("POST", "/admin/accounts", {"player": player, "currency": currency, "balance": balance})
+
+    def set_defects(self, *defects: str) -> None:
+        """Make it a wrong wallet with these deliberate :data:`DEFECTS` (none: the reference wallet again)."""
+        self.call("POST", "/admin/defects", {"defects": list(defects)})
 
     def set_faults(self, hang_seconds: float = 5.0, slow_seconds: float = 0.2,
                    kinds: tuple[str, ...] = ("debit", "credit", "rollback"), **rates: float) -> None:

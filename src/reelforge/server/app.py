@@ -37,6 +37,7 @@ from reelforge.server.api import (
 from reelforge.server.api.common import MAX_BODY, Context
 from reelforge.server.auth import demo_players
 from reelforge.server.brands import register_wallets
+from reelforge.server.callbacks import SWEEP_SECONDS
 from reelforge.server.config import DEFAULT_DATABASE, ConfigError, ServerConfig
 from reelforge.server.db import Checkpointer, is_sqlite, open_database
 from reelforge.server.errors import database_errors
@@ -178,6 +179,9 @@ def _lifespan(ctx: Context, owns_engine: bool):
         schedules = [("housekeeping", config.housekeeping_seconds, housekeeping)]
         if service.wallet is not None:  # the seamless wallet's outbox: credits and rollbacks until acknowledged
             schedules.append(("wallet outbox", OUTBOX_SECONDS, service.wallet.deliver_due))
+        if service.callbacks.enabled:  # the operator's session-ended callbacks: expired sessions found, delivered
+            schedules.append(("expired sessions", SWEEP_SECONDS, service.callbacks.sweep_expired))
+            schedules.append(("operator callbacks", OUTBOX_SECONDS, service.callbacks.deliver_due))
         if config.expiry_check_seconds > 0:
             guarded("expiry check on start", expire)
             schedules.append(("periodic expiry check", config.expiry_check_seconds, expire))

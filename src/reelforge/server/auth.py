@@ -62,6 +62,8 @@ class Principal:
     """When the operator or the session time limit ended the play session (None: not ended)."""
     limits: dict[str, Any] | None = None
     """The stricter limits the operator passed at launch (:data:`~reelforge.server.config.LAUNCH_LIMITS`)."""
+    game: str | None = None
+    """The one game the session was launched for (None: any game offered)."""
 
     def rules(self, config: ServerConfig) -> PlayRules:
         """The responsible-play rules of this session: its brand's, its launch profile and limits over them
@@ -214,7 +216,7 @@ def session_principal(tx: Tx, token: SessionToken, lock: bool = False, operator:
                      currency=row.currency, profile=row.profile, min_bet=row.min_bet, max_bet=row.max_bet,
                      wallet_balance=row.wallet_balance, language=row.language, brand=row.brand,
                      play_started_at=row.play_started_at, play_ended_at=row.play_ended_at,
-                     limits=launch_limits(row.limits, row.max_bet))
+                     limits=launch_limits(row.limits, row.max_bet), game=row.game)
 
 
 def launch_limits(stored: str | None, max_bet: int | None) -> dict[str, Any] | None:

@@ -58,6 +58,7 @@ class CampaignRounds:
             if reads.keyed_round is not None:
                 raise self._spent_key()
             now = utcnow()
+            self._check_game(who, active)  # the session's game and its brand's games, as for a paid round
             rules = who.rules(self.config)
             check_round_start(rules, who, now)  # the play session's end, time limit and reality check
             self._check_pace(reads.last_start, rules)

@@ -53,6 +53,7 @@ Example (see ``demo.toml`` next to this module)::
                                    # (unset: max_bet)
     loss_limit = 50000             # the most a player may lose (staked minus won) in one play session (unset: none)
     session_break_minutes = 30     # a new play session (fresh clocks) only after this long away
+    feature_buy = true             # false: no feature buy (refused 403; the client shows no buy button)
 
     [profiles.my-market]           # more named jurisdiction profiles (keys as [responsible_play]); a launched
     reality_check_minutes = 30     # session names one (docs/JURISDICTIONS.md)
@@ -71,6 +72,9 @@ Example (see ``demo.toml`` next to this module)::
     launch_token_seconds = 60      # a launch token's life (used once)
     signature_window_seconds = 300 # a signed call's timestamp must be this close to the server's clock
     brand = "default"              # this section's brand id (players, rounds and wallet calls carry it)
+    close_losing_rounds = false    # seamless: a zero-amount credit (round_closed) closes each round without a win
+    callback_url = "https://backend.operator.example/reelforge/callbacks"  # signed session-ended callbacks
+    allowed_url_hosts = ["casino.example"]  # hosts a launch's lobby/return/deposit/history URLs may name
 
     [brands.acme]                  # more brands (docs/OPERATORS.md): api_key_sha256, currency, and sub-tables
     [brands.acme.operator]         # keys as [operator]: its own wallet and secret (the same wallet mode)
@@ -157,6 +161,14 @@ class OperatorConfig:
     signature_window_seconds: float = 300.0
     brand: str = "default"
     """The id of the brand this section is (players, rounds and wallet calls carry it)."""
+    close_losing_rounds: bool = False
+    """Seamless: a round that finishes without a win gets a zero-amount credit with ``round_closed: true``
+    (off: its debit is its only call; an operator's wallet of protocol version 1 may refuse a zero credit)."""
+    callback_url: str | None = None
+    """Where the operator's backend takes the signed session-ended callbacks (None: none sent)."""
+    allowed_url_hosts: tuple[str, ...] = ()
+    """Hosts (and their subdomains) a launch's lobby, return, deposit and history URLs may name, by https or
+    http; none: any host, by https only."""
 
     @property
     def seamless(self) -> bool:
@@ -223,6 +235,9 @@ class PlayRules:
     None: ``max_bet``."""
     loss_limit: int | None = None
     """The most a player may lose (staked minus won, minor units) in one play session; None: no limit."""
+    feature_buy: bool = True
+    """Whether the feature buy is offered (a jurisdiction that forbids it: false; a buy is then refused with 403
+    ``feature_buy_not_allowed`` and the client shows no buy button)."""
     session_break_minutes: float = 30.0
     """How long a player must be away (no session opened, or the play session ended that long ago) before a
     new play session starts with fresh clocks: a reload or a new launch sooner continues the current one."""
@@ -240,7 +255,8 @@ class PlayRules:
             "profile": self.profile, "reality_check_minutes": self.reality_check_minutes,
             "session_limit_minutes": self.session_limit_minutes, "turbo": self.turbo,
             "min_round_seconds": self.min_round_seconds, "autoplay": self.autoplay,
-            "autoplay_max_rounds": self.autoplay_max_rounds, "max_bet": self.max_bet, "max_stake": self.stake_limit}
+            "autoplay_max_rounds": self.autoplay_max_rounds, "max_bet": self.max_bet, "max_stake": self.stake_limit,
+            "feature_buy": self.feature_buy}
         if self.loss_limit is not None:
             body["loss_limit"] = self.loss_limit
         if self.overrides:
@@ -257,6 +273,7 @@ class PlayRules:
             session_limit_minutes=_tightest(self.session_limit_minutes or None, other.session_limit_minutes or None)
             or 0.0,
             turbo=self.turbo and other.turbo, autoplay=self.autoplay and other.autoplay,
+            feature_buy=self.feature_buy and other.feature_buy,
             min_round_seconds=max(self.min_round_seconds, other.min_round_seconds),
             autoplay_max_rounds=min(self.autoplay_max_rounds, other.autoplay_max_rounds),
             max_bet=_tightest(self.max_bet, other.max_bet),
@@ -430,7 +447,8 @@ _SERVER_KEYS |= {"housekeeping_seconds", "round_start_quantum_ms", "max_connecti
 _GAME_KEYS = {"build", "bet_ladder", "bet_ladders"}
 _MONITOR_KEYS = {"since", "confidence", "min_rounds", "check_seconds", "figures"}
 _PLAY_KEYS = {"profile", "reality_check_minutes", "session_limit_minutes", "turbo", "min_round_seconds",
-              "autoplay", "autoplay_max_rounds", "max_bet", "max_stake", "loss_limit", "session_break_minutes"}
+              "autoplay", "autoplay_max_rounds", "max_bet", "max_stake", "loss_limit", "session_break_minutes",
+              "feature_buy"}
 
 
 def _number(section: dict[str, Any], key: str, default: float, where: str, positive: bool = True) -> float:
@@ -710,7 +728,7 @@ PROFILE_TEMPLATE: dict[str, Any] = {
     # Every key a profile may set, at the permissive default's values: copy it under [profiles.<name>]
     # and change what the market's rules require (docs/JURISDICTIONS.md names a source per rule).
     "reality_check_minutes": 0, "session_limit_minutes": 0, "turbo": True, "min_round_seconds": 0,
-    "autoplay": False, "autoplay_max_rounds": 100,
+    "autoplay": False, "autoplay_max_rounds": 100, "feature_buy": True,
 }
 
 
@@ -733,7 +751,7 @@ def parse_profiles(raw: Any, where: str) -> dict[str, PlayRules]:
 
 _OPERATOR_KEYS = {"wallet", "secret", "secret_file", "wallet_url", "wallet_timeout_seconds", "start_limit_seconds",
                   "signed_answers", "launch_url", "launch_token_seconds", "signature_window_seconds", "brand",
-                  "debit_resolve_seconds"}
+                  "debit_resolve_seconds", "close_losing_rounds", "callback_url", "allowed_url_hosts"}
 """``debit_resolve_seconds``: the older key, still read: without ``start_limit_seconds`` the limit is
 ``wallet_timeout_seconds + debit_resolve_seconds``."""
 
@@ -781,14 +799,31 @@ def parse_operator(raw: Any, where: str) -> OperatorConfig:
     if times["start_limit_seconds"] < times["wallet_timeout_seconds"]:
         raise ConfigError(f"{where}: start_limit_seconds ({times['start_limit_seconds']:g}) must be at least "
                           f"wallet_timeout_seconds ({times['wallet_timeout_seconds']:g})")
-    signed_answers = raw.get("signed_answers", False)
-    if not isinstance(signed_answers, bool):
-        raise ConfigError(f"{where}: signed_answers must be true or false, got {signed_answers!r}")
+    signed_answers, close_losing_rounds = (raw.get(key, False) for key in ("signed_answers", "close_losing_rounds"))
+    for key, value in (("signed_answers", signed_answers), ("close_losing_rounds", close_losing_rounds)):
+        if not isinstance(value, bool):
+            raise ConfigError(f"{where}: {key} must be true or false, got {value!r}")
+    callback_url = raw.get("callback_url")
+    if callback_url is not None and (not isinstance(callback_url, str) or
+                                     not callback_url.startswith(("http://", "https://"))):
+        raise ConfigError(f"{where}: callback_url must be an http(s) URL, got {callback_url!r}")
+    if callback_url is not None and secret is None:
+        raise ConfigError(f"{where}: a callback_url needs a secret (secret or secret_file) to sign the callbacks")
+    hosts = raw.get("allowed_url_hosts", [])
+    if not isinstance(hosts, list) or not all(isinstance(h, str) and HOST_NAME.fullmatch(h) for h in hosts):
+        raise ConfigError(f"{where}: allowed_url_hosts must be a list of host names such as "
+                          f"'casino.example', got {hosts!r}")
     brand = raw.get("brand", "default")
     if not isinstance(brand, str) or not BRAND_ID.fullmatch(brand):
         raise ConfigError(f"{where}: brand must be 1-32 lower-case letters, digits, - and _, got {brand!r}")
     return OperatorConfig(wallet=wallet, secret=secret, wallet_url=url, launch_url=launch_url,
-                          signed_answers=signed_answers, brand=brand, **times)
+                          signed_answers=signed_answers, brand=brand, close_losing_rounds=close_losing_rounds,
+                          callback_url=callback_url, allowed_url_hosts=tuple(h.lower() for h in hosts), **times)
+
+
+HOST_NAME = re.compile(r"^(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}"
+                       r"[A-Za-z0-9])?)*$")
+"""A DNS host name (letters, digits and hyphens, dot-separated labels)."""
 
 
 def parse_monitor(raw: Any, where: str) -> MonitorSettings:
@@ -891,7 +926,7 @@ def parse_play_rules(raw: Any, where: str) -> PlayRules:
         raise ConfigError(f"{where}: unknown profile {profile!r}; profiles: {', '.join(PROFILES)}")
     merged = {**PROFILES[profile], **{k: v for k, v in raw.items() if k != "profile"}}
     values: dict[str, Any] = {"profile": profile}
-    for key in ("turbo", "autoplay"):
+    for key in ("turbo", "autoplay", "feature_buy"):
         value = merged.get(key, getattr(PlayRules, key))
         if not isinstance(value, bool):
             raise ConfigError(f"{where}: {key} must be true or false, got {value!r}")

@@ -22,6 +22,7 @@ import secrets
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
+from urllib.parse import urlsplit
 
 from sqlalchemy import Engine, delete, insert, select, update
 from sqlalchemy.exc import IntegrityError
@@ -36,7 +37,7 @@ from reelforge.server.auth import (
 )
 from reelforge.server.clock import iso, utcnow
 from reelforge.server.config import LAUNCH_LIMITS, ServerConfig
-from reelforge.server.db import write_transaction
+from reelforge.server.db import read_transaction, write_transaction
 from reelforge.server.errors import ApiError
 from reelforge.server.play_session import begin_play
 from reelforge.server.schema import launch_tokens, operator_nonces, players, sessions
@@ -45,6 +46,32 @@ from reelforge.server.store import parse_ts, transaction
 
 LANGUAGE = re.compile(r"^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8}){0,2}$")
 """A BCP 47 language tag as the client's Intl.NumberFormat takes it (e.g. ``en-GB``, ``ja``)."""
+LAUNCH_URLS = ("lobby_url", "return_url", "deposit_url", "history_url")
+"""The operator's pages a launch may name; the client shows each as a button."""
+DEVICES = ("desktop", "mobile", "tablet")
+"""The devices a launch may name."""
+
+
+def _one_of(request: dict[str, Any], name: str, alias: str) -> Any:
+    """A launch field given under its name or its alias (422 when both are given and differ)."""
+    value, other = request.get(name), request.get(alias)
+    if value is not None and other is not None and value != other:
+        raise ApiError(422, "conflicting_fields", f"{name} {value!r} and {alias} {other!r} differ; give one")
+    return value if value is not None else other
+
+
+def check_page_url(key: str, url: str, hosts: tuple[str, ...]) -> str:
+    """An operator page's URL for the client's buttons: https, or http to one of the brand's
+    ``allowed_url_hosts`` (or a subdomain); with such hosts configured, only to them (422 otherwise)."""
+    parts = urlsplit(url)
+    host = (parts.hostname or "").lower()
+    allowed = not hosts or any(host == h or host.endswith("." + h) for h in hosts)
+    if parts.scheme not in ("https", "http") or not host or parts.username or parts.password or not allowed \
+            or (parts.scheme == "http" and not hosts) or any(c in url for c in " \"'<>\\"):
+        where = f"one of {', '.join(hosts)} (or a subdomain)" if hosts else "any host by https"
+        raise ApiError(422, "invalid_launch_url", f"{key} must be an https URL (or http to an allowed host) "
+                                                  f"without credentials, to {where}; got {url!r}")
+    return url
 
 
 def verify_operator_call(engine: Engine, config: ServerConfig, headers: Any, method: str, path: str,
@@ -90,10 +117,10 @@ def create_launch(engine: Engine, config: ServerConfig, request: dict[str, Any],
     if currency not in brand.session_currencies():
         raise ApiError(422, "currency_not_offered",
                        f"no game is offered in {currency}; currencies: {', '.join(brand.session_currencies())}")
-    language = request.get("language") or "en"
+    language = _one_of(request, "language", "lang") or "en"
     if not LANGUAGE.fullmatch(language):
         raise ApiError(422, "invalid_language", f"language must be a BCP 47 tag such as en-GB, got {language!r}")
-    profile = request.get("profile") or brand.play.profile
+    profile = _one_of(request, "profile", "jurisdiction") or brand.play.profile
     if profile not in config.profiles:
         raise ApiError(422, "unknown_profile", f"unknown jurisdiction profile {profile!r}; profiles: "
                                                f"{', '.join(config.profiles)}")
@@ -108,6 +135,13 @@ def create_launch(engine: Engine, config: ServerConfig, request: dict[str, Any],
     game = request.get("game")
     if game is not None and game not in brand.games:
         raise ApiError(404, "unknown_game", f"unknown game {game!r}; games offered: {', '.join(brand.games)}")
+    options = {key: check_page_url(key, request[key], brand.operator.allowed_url_hosts)
+               for key in LAUNCH_URLS if request.get(key) is not None}
+    device = request.get("device")
+    if device is not None and device not in DEVICES:
+        raise ApiError(422, "invalid_device", f"device must be one of {', '.join(DEVICES)}, got {device!r}")
+    if device is not None:
+        options["device"] = device
     now = utcnow()
     with transaction(engine, write=False) as tx:
         existing = tx.player_by_name(player)
@@ -122,7 +156,8 @@ def create_launch(engine: Engine, config: ServerConfig, request: dict[str, Any],
         conn.execute(insert(launch_tokens).values(
             token_sha256=token_hash(token), player=player, currency=currency, language=language, profile=profile,
             min_bet=min_bet, max_bet=max_bet, game=game, created_at=now, expires_at=expires, brand=brand.id,
-            limits=json.dumps(stored) if stored else None, operator_session=request.get("operator_session")))
+            limits=json.dumps(stored) if stored else None, operator_session=request.get("operator_session"),
+            launch_options=json.dumps(options)))  # "{}" too: the session is a launched one (its end is reported)
     base = (brand.operator.launch_url or base_url).rstrip("/")
     query = f"launch={token}" + (f"&game={game}" if game else "")
     return {"launch_url": f"{base}/?{query}", "expires_at": iso(expires)}
@@ -160,29 +195,54 @@ def exchange_launch(engine: Engine, config: ServerConfig, token: str,
     with write_transaction(engine) as conn:
         conn.execute(update(sessions).where(sessions.c.token_sha256 == token_hash(session)).values(
             profile=row.profile, language=row.language, min_bet=row.min_bet, max_bet=row.max_bet, limits=row.limits,
-            operator_session=row.operator_session))
+            operator_session=row.operator_session, game=row.game, launch_options=row.launch_options))
         cached = conn.execute(select(players.c.wallet_balance).where(players.c.id == player_id)).scalar()
     stale = False
     if config.seamless and wallet_balance is not None:
-        current = wallet_balance(name, currency, row.brand)
+        current = wallet_balance(name, currency, row.brand, row.game, row.operator_session)
         balance, stale = (cached, True) if current is None else (current, False)
     answer = {"token": session, "player": name, "balance": balance, "currency": currency, "language": row.language,
-              "profile": row.profile, "min_bet": row.min_bet, "max_bet": row.max_bet, "game": row.game,
-              "expires_at": iso(expires), "limits": rules.public()}
+              "lang": row.language, "profile": row.profile, "jurisdiction": row.profile, "min_bet": row.min_bet,
+              "max_bet": row.max_bet, "game": row.game, "expires_at": iso(expires), "limits": rules.public(),
+              **session_options(row.launch_options)}
     if config.seamless:
         answer["balance_stale"] = stale
     return answer
 
 
-def end_sessions(engine: Engine, player: str, brand: str = "default") -> int:
+def launched_options(engine: Engine, token_sha256: str) -> dict[str, Any]:
+    """:func:`session_options` of the session whose token hashes to ``token_sha256``."""
+    with read_transaction(engine) as conn:
+        stored = conn.execute(select(sessions.c.launch_options)
+                              .where(sessions.c.token_sha256 == token_sha256)).scalar()
+    return session_options(stored)
+
+
+def session_options(stored: str | None) -> dict[str, Any]:
+    """A launched session's options as the client takes them: ``urls`` (the operator's lobby, return, deposit
+    and history pages; each null when not given) and ``device`` (null: not given)."""
+    options = json.loads(stored) if stored else {}
+    return {"urls": {key.removesuffix("_url"): options.get(key) for key in LAUNCH_URLS},
+            "device": options.get("device")}
+
+
+def end_sessions(engine: Engine, player: str, brand: str = "default", config: ServerConfig | None = None) -> int:
     """End every open session of ``brand``'s ``player`` now, and the player's play session: no round starts
     until its break has passed, whatever new launch comes meanwhile (the operator's "end session"); how many
-    sessions were open."""
+    sessions were open. With ``config``, each launched session's end is reported to the operator's callback
+    URL (reason ``ended_by_operator``)."""
+    from reelforge.server.callbacks import record_session_end
+
     now = utcnow()
     with write_transaction(engine) as conn:
         found = conn.execute(select(players.c.id, players.c.brand).where(players.c.name == player)).first()
         if found is None or found.brand != brand:
             raise ApiError(404, "player_not_found", f"no player {player!r}")
         conn.execute(update(players).where(players.c.id == found.id).values(play_ended_at=now))
-        return conn.execute(update(sessions).where(sessions.c.player_id == found.id, sessions.c.expires_at > now)
-                            .values(expires_at=now)).rowcount
+        open_now = conn.execute(select(sessions.c.token_sha256).where(sessions.c.player_id == found.id,
+                                                                      sessions.c.expires_at > now)).scalars().all()
+        ended = conn.execute(update(sessions).where(sessions.c.player_id == found.id, sessions.c.expires_at > now)
+                             .values(expires_at=now)).rowcount
+        for token in open_now if config is not None else ():
+            record_session_end(conn, config, token, "ended_by_operator", now)
+        return ended

@@ -64,6 +64,7 @@ from reelforge.games.registry import get_game
 from reelforge.server import fair, store
 from reelforge.server.answers import request_hash
 from reelforge.server.auth import Principal, SessionToken, session_principal
+from reelforge.server.callbacks import LIMIT_REASONS, OperatorCallbacks
 from reelforge.server.campaign_rounds import CampaignRounds
 from reelforge.server.clock import utcnow
 from reelforge.server.config import ServerConfig
@@ -72,7 +73,7 @@ from reelforge.server.ledger import entries, post_entry
 from reelforge.server.limits import check_loss, check_round_start
 from reelforge.server.logs import INFO, ROUNDS, round_event
 from reelforge.server.offer import ActiveGame
-from reelforge.server.round_checks import StartChecks
+from reelforge.server.round_checks import StartChecks, game_not_launched
 from reelforge.server.round_json import Answer, RoundAnswer, ShownSteps, dumps, ints_text, money
 from reelforge.server.round_reads import RoundReads
 from reelforge.server.roundids import RoundIds
@@ -116,6 +117,7 @@ class RoundService(RoundReads, SeamlessRounds, CampaignRounds, Transfers, StartC
         self._builds: dict[tuple[str, str, str | None], Any] = {}
         self._costs: dict[tuple[str, int, str], int | None] = {}
         self.shown = ShownSteps()  # open rounds' revealed steps as this process last answered them
+        self.callbacks = OperatorCallbacks(engine, config)
         self.wallet = SeamlessWallet(engine, config.operator, lambda round_id: self.ids.public(round_id),
                                      [b.operator for b in config.brands.values()]) if config.seamless else None
         try:
@@ -150,7 +152,17 @@ class RoundService(RoundReads, SeamlessRounds, CampaignRounds, Transfers, StartC
 
     def start_round(self, player: int | SessionToken, game_id: str, bet: int, auto_adjust_bet: bool,
                     buy_feature: bool | str | None, key: str) -> Answer:
-        """Debit the stake, decide the whole round, and reveal its first step (the paid spin)."""
+        """Debit the stake, decide the whole round, and reveal its first step (the paid spin). A start refused
+        by the play session's time or loss limit ends a launched session (the operator's callback says so)."""
+        try:
+            return self._start_round(player, game_id, bet, auto_adjust_bet, buy_feature, key)
+        except ApiError as exc:
+            if exc.code in LIMIT_REASONS and isinstance(player, SessionToken):
+                self.callbacks.session_ended(player.sha256, LIMIT_REASONS[exc.code])
+            raise
+
+    def _start_round(self, player: int | SessionToken, game_id: str, bet: int, auto_adjust_bet: bool,
+                     buy_feature: bool | str | None, key: str) -> Answer:
         active = self.active(game_id)
         mode = self.resolve_mode(active, buy_feature)
         if self.cost(active, bet, mode) is None:
@@ -244,6 +256,8 @@ class RoundService(RoundReads, SeamlessRounds, CampaignRounds, Transfers, StartC
             if reads.stored is not None:
                 return self._replay(tx, reads.stored, req), None, None, None
             rnd = self._own(reads.round, player_id, public_id)
+            if who.game is not None and rnd.game != who.game:
+                raise game_not_launched(rnd.game, who.game)
             if rnd.status != "open":
                 raise ApiError(409, "round_not_open", f"round {public_id} is {rnd.status}; no step is left to play")
             game = get_game(rnd.game)

@@ -66,6 +66,12 @@ sessions = Table(
     Column("max_bet", BigInteger),
     Column("operator_session", String(128)),  # the operator's own session token, sent with every debit
     Column("limits", Text),  # the launch's other limits (JSON: max_stake, session_limit_minutes, ...; NULL: none)
+    # A launched session's options (0010_launch_callbacks): the one game it may play (NULL: any), its lobby,
+    # return, deposit and history URLs and device (JSON; NULL: none), and why it ended once the operator's
+    # session-ended callback was written for it (NULL: not ended, or no callback).
+    Column("game", String(64)),
+    Column("launch_options", Text),
+    Column("ended_reason", String(32)),
 )
 
 fair_seeds = Table(
@@ -217,7 +223,13 @@ wallet_transactions = Table(
     Column("updated_at", DateTime(timezone=True), nullable=False),
     # The brand whose wallet the call goes to: only a server serving that brand delivers it.
     Column("brand", String(32), nullable=False, server_default="default"),
-    Column("campaign_id", String(64)),  # a free-round campaign's credit: the operator's campaign id
+    # The wallet protocol's context of the call (docs/WALLET_PROTOCOL.md; NULL before 0010_launch_callbacks):
+    # the round's game, the operator's session token of the session that played it, whether it is the
+    # round's last call, and the free-round campaign it belongs to (NULL: none).
+    Column("game", String(64)),
+    Column("operator_session", String(128)),
+    Column("round_closed", Boolean),
+    Column("campaign_id", String(64)),
     CheckConstraint("kind in ('debit', 'credit', 'rollback')", name="ck_wallet_transactions_kind"),
     CheckConstraint("status in ('pending', 'done', 'refused', 'rolled_back')", name="ck_wallet_transactions_status"),
     CheckConstraint("amount >= 0", name="ck_wallet_transactions_amount"),
@@ -243,7 +255,27 @@ launch_tokens = Table(
     Column("operator_session", String(128)),
     Column("brand", String(32), nullable=False, server_default="default"),
     Column("limits", Text),
+    Column("launch_options", Text),  # the session's URLs and device (JSON; 0010_launch_callbacks)
 )
+
+operator_callbacks = Table(
+    # The operator's callbacks not yet acknowledged, and those that were (the outbox of the session-ended
+    # calls, docs/OPERATORS.md): written in the transaction that ends the session, delivered until acknowledged.
+    "operator_callbacks", metadata,
+    Column("id", String(64), primary_key=True),  # sent as callback_id: the operator's idempotency key
+    Column("brand", String(32), nullable=False),
+    Column("kind", String(32), nullable=False),
+    Column("body", Text, nullable=False),  # the JSON body sent (its timestamp set anew on each attempt)
+    Column("status", String(16), nullable=False),
+    Column("attempts", Integer, nullable=False),
+    Column("next_attempt_at", DateTime(timezone=True), nullable=False),
+    Column("last_error", Text),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("updated_at", DateTime(timezone=True), nullable=False),
+    CheckConstraint("status in ('pending', 'done')", name="ck_operator_callbacks_status"),
+)
+Index("ix_operator_callbacks_pending", operator_callbacks.c.next_attempt_at,
+      sqlite_where=text("status = 'pending'"), postgresql_where=text("status = 'pending'"))
 
 operator_nonces = Table(
     # Signatures of signed operator calls already accepted: the same call again is a replay (refused).

@@ -56,6 +56,12 @@ from reelforge.server.store import Tx, parse_ts, transaction
 
 log = logging.getLogger("reelforge.wallet")
 
+PROTOCOL_VERSION = 2
+"""The wallet protocol's version (docs/WALLET_PROTOCOL.md), in every call's body (``protocol_version``, signed)
+and its ``X-Wallet-Protocol`` header. Version 1 (issue 32) had no version field, and game, brand and session
+on debits only; version 2 adds them to every call, with ``round_closed`` and ``campaign_id``."""
+PROTOCOL_HEADER = "X-Wallet-Protocol"
+
 MAX_BACKOFF_SECONDS = 30.0
 """The longest wait between two deliveries of an outbox call."""
 STALE_MARGIN_SECONDS = 1.0
@@ -131,8 +137,14 @@ class WalletTx:
     updated_at: datetime
     brand: str = "default"
     """The brand whose wallet the call goes to (only a server serving it delivers it)."""
+    game: str | None = None
+    """The game of the call's round (None: a call written before protocol version 2)."""
+    operator_session: str | None = None
+    """The operator's session token of the session that played the round (None: the launch gave none)."""
+    round_closed: bool | None = None
+    """Whether it is the round's last call (a credit, a zero close or a rollback; a debit: never)."""
     campaign_id: str | None = None
-    """A free-round campaign's credit: the operator's campaign id (sent as ``campaign_id``)."""
+    """The free-round campaign the round belongs to (None: a paid round)."""
 
 
 _COLUMNS = tuple(WalletTx.__slots__)
@@ -199,7 +211,8 @@ class WalletClient:
         Raises :class:`WalletRefused` (a debit's 4xx refusal) or :class:`WalletUnavailable`."""
         data = json.dumps(body, separators=(",", ":")).encode()
         path = f"{self.base_path}/{kind}"
-        headers = {"content-type": "application/json", **signed_headers(self.secret, "POST", path, data)}
+        headers = {"content-type": "application/json", PROTOCOL_HEADER: str(PROTOCOL_VERSION),
+                   **signed_headers(self.secret, "POST", path, data)}
         started = time.monotonic()
         end = started + self.timeout if deadline is None else min(started + self.timeout, deadline)
         outcome = "unavailable"
@@ -290,11 +303,17 @@ class SeamlessWallet:
     # -- rows ---------------------------------------------------------------------------------
     def new_tx(self, tx: Tx, kind: str, player_id: int, round_id: int, amount: int, currency: str,
                now: datetime, reference: str | None = None, status: str = "pending",
-               due: datetime | None = None, brand: str | None = None, campaign: str | None = None) -> WalletTx:
+               due: datetime | None = None, brand: str | None = None, game: str | None = None,
+               operator_session: str | None = None, round_closed: bool | None = None,
+               campaign_id: str | None = None) -> WalletTx:
         """Write a call's row (``pending``: to be sent; due at ``due``, default now) for ``brand``'s wallet
-        (default: this server's default brand); ``campaign``: a campaign credit's operator campaign id."""
+        (default: this server's default brand), with the protocol's context: the round's ``game``, the
+        ``operator_session``, ``round_closed`` (default: a debit opens its round, a credit or a rollback closes
+        it) and the ``campaign_id`` of a free round."""
+        closed = kind != "debit" if round_closed is None else round_closed
         row = WalletTx(uuid.uuid4().hex, kind, player_id, round_id, self.public_id(round_id), amount, currency,
-                       reference, status, 0, due or now, None, now, now, brand or self.config.brand, campaign)
+                       reference, status, 0, due or now, None, now, now, brand or self.config.brand, game,
+                       operator_session, closed, campaign_id)
         params = {name: getattr(row, name) for name in _COLUMNS}
         for name in _TIMES:
             params[name] = tx.ts(params[name])
@@ -351,38 +370,46 @@ class SeamlessWallet:
         if not self.settle(tx, debit.id, "rolled_back", now, why):
             return None
         return self.new_tx(tx, "rollback", debit.player_id, debit.round_id, debit.amount, debit.currency, now,
-                           reference=debit.id, brand=debit.brand)
+                           reference=debit.id, brand=debit.brand, game=debit.game,
+                           operator_session=debit.operator_session, campaign_id=debit.campaign_id)
 
     # -- calls ----------------------------------------------------------------------------------
-    def body(self, row: WalletTx, player: str, context: dict[str, str] | None = None) -> dict[str, Any]:
-        """A call's body (its signature covers all of it); ``context``: a debit's ``game``, ``brand`` and
-        the operator's ``session`` token."""
-        body: dict[str, Any] = {"transaction_id": row.id, "round_id": row.public_round_id, "player": player,
-                                "amount": row.amount, "currency": row.currency, "timestamp": int(time.time())}
+    @staticmethod
+    def body(row: WalletTx, player: str) -> dict[str, Any]:
+        """A call's body (its signature covers all of it; docs/WALLET_PROTOCOL.md): the protocol version, the
+        transaction, the round and its context (game, brand, the operator's session token, whether the round
+        closes, its campaign). A context field that is not known is left out (calls written before version
+        2; no operator session given at launch; no campaign)."""
+        body: dict[str, Any] = {"protocol_version": PROTOCOL_VERSION, "transaction_id": row.id,
+                                "round_id": row.public_round_id, "player": player, "amount": row.amount,
+                                "currency": row.currency, "timestamp": int(time.time()), "brand": row.brand}
         if row.reference is not None:
             body["reference_transaction_id"] = row.reference
-        if row.campaign_id is not None:
-            body["campaign_id"] = row.campaign_id
-        body.update({k: v for k, v in (context or {}).items() if v is not None})
+        context = {"game": row.game, "session": row.operator_session, "round_closed": row.round_closed,
+                   "campaign_id": row.campaign_id}
+        body.update({k: v for k, v in context.items() if v is not None})
         return body
 
-    def send(self, row: WalletTx, player: str, context: dict[str, str] | None = None,
-             deadline: float | None = None) -> dict[str, Any]:
+    def send(self, row: WalletTx, player: str, deadline: float | None = None) -> dict[str, Any]:
         """Send a call once, to its brand's wallet, answered by ``deadline`` (monotonic seconds) at the latest
         (raises :class:`WalletUnavailable` / :class:`WalletRefused`)."""
-        return self.clients[row.brand].call(row.kind, self.body(row, player, context), deadline)
+        return self.clients[row.brand].call(row.kind, self.body(row, player), deadline)
 
-    def balance(self, player: str, currency: str, brand: str | None = None) -> int:
-        """The player's balance in the wallet of ``brand`` (default: the default brand's; raises
-        :class:`WalletUnavailable`)."""
-        client = self.clients[brand or self.config.brand]
-        return client.call("balance", {"player": player, "currency": currency,
-                                       "timestamp": int(time.time())})["balance"]
+    def balance(self, player: str, currency: str, brand: str | None = None, game: str | None = None,
+                session: str | None = None) -> int:
+        """The player's balance in the wallet of ``brand`` (default: the default brand's), asked for the
+        session's ``game`` and operator ``session`` token when known (raises :class:`WalletUnavailable`)."""
+        brand = brand or self.config.brand
+        body: dict[str, Any] = {"protocol_version": PROTOCOL_VERSION, "player": player, "currency": currency,
+                                "brand": brand, "timestamp": int(time.time())}
+        body.update({k: v for k, v in (("game", game), ("session", session)) if v is not None})
+        return self.clients[brand].call("balance", body)["balance"]
 
-    def balance_or_none(self, player: str, currency: str, brand: str | None = None) -> int | None:
+    def balance_or_none(self, player: str, currency: str, brand: str | None = None, game: str | None = None,
+                        session: str | None = None) -> int | None:
         """:meth:`balance`, None when the wallet gives no usable answer."""
         try:
-            return self.balance(player, currency, brand)
+            return self.balance(player, currency, brand, game, session)
         except (WalletUnavailable, WalletRefused) as exc:
             wallet_event(logging.WARNING, "wallet_balance_unavailable",
                          f"wallet balance of {player} not available: {exc}", kind="balance", player=player,
@@ -480,8 +507,8 @@ def tx_json(row: WalletTx) -> dict[str, Any]:
     from reelforge.server.clock import iso
 
     return {"transaction_id": row.id, "kind": row.kind, "round_id": row.public_round_id, "amount": row.amount,
-            "currency": row.currency, "reference_transaction_id": row.reference, "campaign_id": row.campaign_id,
-            "status": row.status,
+            "currency": row.currency, "reference_transaction_id": row.reference, "status": row.status,
+            "game": row.game, "round_closed": row.round_closed, "campaign_id": row.campaign_id,
             "attempts": row.attempts, "last_error": row.last_error, "created_at": iso(row.created_at),
             "updated_at": iso(row.updated_at)}
 

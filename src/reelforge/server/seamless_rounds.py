@@ -82,10 +82,10 @@ class SeamlessRounds:
             currency = who.currency or self.config.brand(who.brand).currency
             round_id = wallet.next_round_id(tx, reads.new_round_id)
             debit = wallet.new_tx(tx, "debit", player_id, round_id, cost, currency, now,
-                                  due=now + timedelta(seconds=wallet.stale_after), brand=who.brand)
-            context = {"game": active.id, "brand": who.brand, "session": operator_session(tx, player)}
+                                  due=now + timedelta(seconds=wallet.stale_after), brand=who.brand, game=active.id,
+                                  operator_session=operator_session(tx, player))
         try:
-            paid = wallet.send(debit, who.player, context, deadline=limit)
+            paid = wallet.send(debit, who.player, deadline=limit)
         except WalletRefused as exc:
             if exc.stated:
                 with transaction(self.engine) as tx:
@@ -133,18 +133,32 @@ class SeamlessRounds:
 
     def _outbox(self, tx: Tx, rnd: RoundRow, debit: WalletTx | None, changes: list[tuple[str, int]],
                 now: datetime) -> WalletTx | None:
-        """Write a round's win (a credit) or its void (the debit's rollback) to the outbox, in ``tx``."""
+        """Write a round's win (a credit) or its void (the debit's rollback) to the outbox, in ``tx``; a round
+        that finished without a win gets a zero-amount credit closing it when its brand's
+        ``close_losing_rounds`` is on. Each carries the round's game, and the operator's session token and
+        campaign of its debit; ``round_closed`` is true on all of them (the round's last call)."""
+        debit = debit or self._debit_of(tx, rnd.id)
         currency = debit.currency if debit is not None else self._currency(tx, rnd.player_id)
-        due = utcnow()  # deliverable at once, whatever clock ``now`` is (the expiry takes one)
+        context = {"due": utcnow(),  # deliverable at once, whatever clock ``now`` is (the expiry takes one)
+                   "brand": rnd.brand, "game": rnd.game, "round_closed": True,
+                   "operator_session": None if debit is None else debit.operator_session,
+                   "campaign_id": self._campaign_key(tx, rnd)}  # a free round's: its campaign's id
         for kind, amount in changes:
             if kind == "win":
-                return self.wallet.new_tx(tx, "credit", rnd.player_id, rnd.id, amount, currency, now, due=due,
-                                          brand=rnd.brand, campaign=self._campaign_key(tx, rnd))
+                return self.wallet.new_tx(tx, "credit", rnd.player_id, rnd.id, amount, currency, now, **context)
             if kind == "refund":
-                debit = debit or self._debit_of(tx, rnd.id)
                 return self.wallet.new_tx(tx, "rollback", rnd.player_id, rnd.id, amount, currency, now,
-                                          reference=None if debit is None else debit.id, due=due, brand=rnd.brand)
+                                          reference=None if debit is None else debit.id, **context)
+        if rnd.status == "finished" and self._closes_losing_rounds(rnd.brand):
+            return self.wallet.new_tx(tx, "credit", rnd.player_id, rnd.id, 0, currency, now, **context)
         return None
+
+    def _closes_losing_rounds(self, brand: str) -> bool:
+        """Whether ``brand``'s wallet gets a zero-amount credit closing each round without a win."""
+        try:
+            return self.config.brand(brand).operator.close_losing_rounds
+        except KeyError:  # a brand no longer served: its wallet is not this server's to call
+            return False
 
     def _currency(self, tx: Tx, player_id: int) -> str:
         return tx.lock_player(player_id).currency

@@ -137,6 +137,7 @@ class Context:
     def close(self) -> None:
         """Stop the database threads (the app is shutting down)."""
         self.threads.shutdown(wait=True)
+        self.service.callbacks.close()
         if self.service.wallet is not None:
             self.service.wallet.close()
 

@@ -15,7 +15,9 @@ from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from reelforge.server.api.common import Auth, Context, GameId
+from reelforge.server.auth import bearer
 from reelforge.server.config import ServerConfig
+from reelforge.server.launch import launched_options
 from reelforge.server.limits import play_session
 from reelforge.server.offer import ActiveGame
 from reelforge.server.round_json import dumps
@@ -119,7 +121,9 @@ def add_routes(app: FastAPI, ctx: Context) -> None:
             top = min((m for m in (rules.max_bet, who.max_bet) if m is not None), default=None)
             ladders[game_id] = [b for b in ladder if (top is None or b <= top) and b >= (who.min_bet or 0)]
         return JSONResponse({"currency": currency, "currency_decimals": config.currencies.get(currency, 2),
-                             "language": who.language, "wallet": config.operator.wallet, "brand": brand.id,
+                             "language": who.language, "lang": who.language, "wallet": config.operator.wallet,
+                             "brand": brand.id, "game": who.game,
+                             **launched_options(ctx.engine, bearer(authorization).sha256),
                              "play_session": play_session(rules, who),
                              "bet_ladders": ladders, **rules.public()})
 

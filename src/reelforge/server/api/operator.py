@@ -33,8 +33,16 @@ _BET = Annotated[int, Field(ge=1, le=MAX_BET)]
 class LaunchRequest(_Strict):
     player: StrictStr = Field(min_length=1, max_length=64, pattern=PLAYER_NAME_PATTERN)
     currency: StrictStr = Field(min_length=3, max_length=3, pattern=r"^[A-Z]{3}$")
-    language: StrictStr = Field("en", min_length=2, max_length=16, description="BCP 47 tag, e.g. en-GB")
+    language: StrictStr | None = Field(None, min_length=2, max_length=16, description="BCP 47 tag, e.g. en-GB "
+                                                                                    "(default en)")
+    lang: StrictStr | None = Field(None, min_length=2, max_length=16, description="the same as language")
     profile: StrictStr | None = Field(None, max_length=32, description="jurisdiction profile (default: the server's)")
+    jurisdiction: StrictStr | None = Field(None, max_length=32, description="the same as profile")
+    device: StrictStr | None = Field(None, max_length=16, description="desktop, mobile or tablet")
+    lobby_url: StrictStr | None = Field(None, max_length=2048, description="the operator's lobby (a button)")
+    return_url: StrictStr | None = Field(None, max_length=2048, description="where the player leaves the game to")
+    deposit_url: StrictStr | None = Field(None, max_length=2048, description="the operator's cashier (a button)")
+    history_url: StrictStr | None = Field(None, max_length=2048, description="the operator's game history")
     min_bet: _BET | None = None
     max_bet: _BET | None = None
     max_stake: Annotated[int, Field(ge=1, le=2**62)] | None = Field(
@@ -111,7 +119,7 @@ def add_routes(app: FastAPI, ctx: Context) -> None:
         """Operator (signed): end every open session of the player now, and the player's play session (no
         round starts until its break has passed, whatever new launch)."""
         _, brand = await signed(ctx, request)
-        return JSONResponse({"player": player, "ended": await ctx.call(end_sessions, ctx.engine, player, brand)})
+        return JSONResponse({"player": player, "ended": await ctx.call(end_sessions, ctx.engine, player, brand, ctx.config)})
 
     @app.get("/api/v1/operator/rounds/{round_id}/transactions", tags=["operator"])
     async def transactions(round_id: Annotated[int, Field(ge=1, le=MAX_ID)], request: Request) -> JSONResponse:

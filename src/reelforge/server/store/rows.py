@@ -160,6 +160,8 @@ class SessionPlayer:
     play_ended_at: datetime | None = None
     limits: str | None = None
     """The session's launch limits (JSON; None: none)."""
+    game: str | None = None
+    """The one game a launched session may play (None: any)."""
 
 
 @dataclass(frozen=True, slots=True)

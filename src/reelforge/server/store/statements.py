@@ -75,7 +75,7 @@ class Statements:
         sql = {
             "session": "SELECT s.expires_at, p.id, p.name, p.demo, p.balance, s.created_at, s.reality_checked_at, "
                        "p.currency, s.profile, s.min_bet, s.max_bet, p.wallet_balance, s.language, p.brand, "
-                       "p.play_started_at, p.play_checked_at, p.play_ended_at, s.limits "
+                       "p.play_started_at, p.play_checked_at, p.play_ended_at, s.limits, s.game "
                        "FROM sessions s JOIN players p ON p.id = s.player_id WHERE s.token_sha256 = :token",
             "lock_player": f"SELECT id, name, balance, currency, demo, brand FROM players WHERE id = :id{lock}",
             "player_by_name": "SELECT id, name, balance, currency, demo, brand FROM players WHERE name = :name",

@@ -74,7 +74,7 @@ class Tx:
         if row is None:
             return None
         return SessionPlayer(parse_ts(row[0]), row[1], row[2], bool(row[3]), row[4], parse_ts(row[5]),
-                             parse_ts(row[6]), *row[7:14], *(parse_ts(v) for v in row[14:17]), row[17])
+                             parse_ts(row[6]), *row[7:14], *(parse_ts(v) for v in row[14:17]), row[17], row[18])
 
     def lock_player(self, player_id: int) -> PlayerRow | None:
         """The player, row locked for the rest of the transaction."""

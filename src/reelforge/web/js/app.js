@@ -22,6 +22,17 @@ function show(view) {
   $("nav").hidden = view === "login";
   $("wallet").hidden = view === "login";
   $("session-bar").hidden = view === "login" || !S.session;
+  $("operator-links").hidden = view === "login" || !S.operatorLinks;
+}
+
+// The operator's pages a launch named (settings.urls: lobby, deposit, history, return; null: not named).
+function showOperatorLinks(urls) {
+  S.operatorLinks = false;
+  for (const key of ["lobby", "deposit", "history", "return"]) {
+    const link = $(`op-${key}`);
+    link.hidden = !urls[key];
+    if (urls[key]) { link.href = urls[key]; S.operatorLinks = true; }
+  }
 }
 
 async function route() {
@@ -53,6 +64,7 @@ function signOut(message) {
   api.setToken(null);
   S.player = null;
   S.session = null;
+  S.operatorLinks = false;
   show("login");
   if (message) notice(message);
 }
@@ -68,11 +80,12 @@ async function loadSession() {
   // A launched session plays on its currency's ladder, within its bet limits (GET /settings with the session).
   const ladders = settings.bet_ladders || {};
   S.games = games.map((g) => (ladders[g.id] ? { ...g, bet_ladder: ladders[g.id], currency: settings.currency } : g))
-    .filter((g) => g.bet_ladder.length);
+    .filter((g) => g.bet_ladder.length && (!settings.game || g.id === settings.game)); // a launch for one game
   S.gamesById = Object.fromEntries(S.games.map((g) => [g.id, g]));
   // A key the server does not send (an older server) reads as off.
   S.settings = { ...S.settings, ...settings, autoplay: settings.autoplay === true };
   applySettings(S.settings);
+  showOperatorLinks(settings.urls || {});
   startSession(wallet, settings);
 }
 

@@ -42,7 +42,8 @@ export function buyPrice() {
 
 export function updateBuy() {
   const buy = $("buy");
-  if (!S.game || !S.game.feature_buy_price_x) { buy.hidden = true; return; }
+  // no buy in a game without one, or in a jurisdiction that forbids it (the server refuses it there too)
+  if (!S.game || !S.game.feature_buy_price_x || S.settings.feature_buy === false) { buy.hidden = true; return; }
   buy.hidden = false;
   const price = buyPrice();
   buy.textContent = price === null ? "Buy feature (not at this bet)" : `Buy feature ${S.money(price)}`;

@@ -16,6 +16,7 @@ export const S = {
   // The operator's rules; a key the server does not send yet reads as off.
   settings: { reality_check_minutes: 0, turbo: true, min_round_seconds: 0, max_bet: null, autoplay: false, autoplay_max_rounds: 0 },
   session: null, // {started: ms since epoch, staked, won}
+  operatorLinks: false, // whether the launch named any operator page (its buttons are shown)
   nextRealityCheck: null, // seconds into the session
   paused: false, // a reality check holds play
   lastStart: 0, // performance.now() of this client's last round start

@@ -5,9 +5,9 @@
   its wins are credited, active or cancelled);
 * ``campaign_players``: each player's rounds played, wins and what was
   credited, acceptance and settlement;
-* ``rounds.campaign_id``: a free round's campaign (NULL: a paid round);
-* ``wallet_transactions.campaign_id``: a campaign credit carries the
-  operator's campaign id to its wallet.
+* ``rounds.campaign_id``: a free round's campaign (NULL: a paid round).
+  (A campaign credit's ``wallet_transactions.campaign_id`` is added by
+  ``0010_launch_callbacks`` with the wallet protocol's other fields.)
 
 Revision ID: 0009_campaigns
 Revises: 0008_wallet_protocol
@@ -65,13 +65,9 @@ def upgrade() -> None:
     op.create_index("ix_campaign_players_player", "campaign_players", ["player"])
     with op.batch_alter_table("rounds") as batch:
         batch.add_column(sa.Column("campaign_id", sa.BigInteger))
-    with op.batch_alter_table("wallet_transactions") as batch:
-        batch.add_column(sa.Column("campaign_id", sa.String(64)))
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("wallet_transactions") as batch:
-        batch.drop_column("campaign_id")
     with op.batch_alter_table("rounds") as batch:
         batch.drop_column("campaign_id")
     op.drop_index("ix_campaign_players_player", "campaign_players")

@@ -191,3 +191,27 @@ def test_expiry_credits_the_accrued_total_once_and_concurrent_tabs_never_overpla
     assert eve.balance() == won
     seen = progress_of(server, body["campaign_id"])["eve"]
     assert (seen["won"], seen["paid"]) == (won, won) and seen["settled_at"] is not None
+
+
+def test_verify_names_a_campaign_whose_total_does_not_match_its_credits(make_server) -> None:
+    from sqlalchemy import update
+    from typer.testing import CliRunner
+
+    from reelforge.server.schema import campaign_players
+    from tests.server.test_config_and_commands import _cli
+
+    cli = _cli()
+
+    server = make_server(operator_config())
+    body = campaign_body(["ivy"], rounds=1)
+    made = create(server.client, body)
+    won = free_round(session(server, "ivy"), made["id"])["total_win"]
+    runner = CliRunner()
+    assert runner.invoke(cli, ["verify", "--db", server.url, "--all"]).exit_code == 0
+    with server.engine.begin() as conn:  # a total paid twice over, as a bug or a tampering would record it
+        conn.execute(update(campaign_players).values(paid=won + 5, won=won + 5))
+    result = runner.invoke(cli, ["verify", "--db", server.url, "--all"])
+    assert result.exit_code == 1 and "free-round campaigns: MISMATCH" in result.output
+    assert f"campaign {body['campaign_id']!r}, player 'ivy': paid {won + 5} recorded, {won} credited" in result.output
+    with server.engine.begin() as conn:
+        conn.execute(update(campaign_players).values(paid=won, won=won))

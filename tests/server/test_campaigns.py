@@ -215,3 +215,15 @@ def test_verify_names_a_campaign_whose_total_does_not_match_its_credits(make_ser
     assert f"campaign {body['campaign_id']!r}, player 'ivy': paid {won + 5} recorded, {won} credited" in result.output
     with server.engine.begin() as conn:
         conn.execute(update(campaign_players).values(paid=won, won=won))
+
+
+def test_the_same_campaign_created_from_eight_threads_at_once_is_made_once(make_server) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    server = make_server(operator_config())
+    body = campaign_body(["gus"])
+    with ThreadPoolExecutor(8) as pool:
+        answers = list(pool.map(lambda _: server.client.post("/api/v1/operator/campaigns", json=body,
+                                                             headers={"X-Operator-Key": KEY}), range(8)))
+    assert sorted(a.status_code for a in answers) == [200] * 7 + [201]
+    assert len({a.json()["id"] for a in answers}) == 1

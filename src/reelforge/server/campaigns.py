@@ -138,6 +138,8 @@ def create(engine: Engine, brand: str, spec: dict[str, Any], now: datetime) -> t
     201 and the campaign; 200 and the same campaign when it exists with the same content (a retry); 409 when
     the campaign id is taken by another content, or a named player is another brand's."""
     digest = spec["request_sha256"]
+    # The driver's own IntegrityError (the transaction runs on a driver connection, unwrapped) or SQLAlchemy's.
+    integrity_errors = (IntegrityError, engine.dialect.loaded_dbapi.IntegrityError)
     for attempt in (1, 2):  # a concurrent creation of the same id: read the winner's once it committed
         try:
             with transaction(engine) as tx:
@@ -165,7 +167,7 @@ def create(engine: Engine, brand: str, spec: dict[str, Any], now: datetime) -> t
                 found = _by_key(tx, brand, spec["campaign_id"])
                 assert found is not None
                 return 201, found[0]
-        except IntegrityError:
+        except integrity_errors:
             if attempt == 2:
                 raise
     raise AssertionError("unreachable")

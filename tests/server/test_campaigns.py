@@ -49,10 +49,20 @@ def session(server: Any, player: str) -> Any:
     return Player(server, r.json()["token"], player)
 
 
+def free_start(player: Any, campaign: int, bet: int | None = 20, game: str = GAME, expect: int = 201,
+               key: str | None = None, **more: Any) -> dict[str, Any]:
+    """``POST /games/{game}/free-rounds``: the round started (or the refusal's body)."""
+    body = {"campaign": campaign, **({} if bet is None else {"bet": bet}), **more}
+    r = player.server.client.post(f"/api/v1/games/{game}/free-rounds", json=body,
+                                  headers={**player.headers, "Idempotency-Key": key or uuid.uuid4().hex})
+    assert r.status_code == expect, r.text
+    return r.json()
+
+
 def free_round(player: Any, campaign: int, bet: int = 20, game: str = GAME, expect: int = 201,
                key: str | None = None) -> dict[str, Any]:
     """Start a free round and play it to its end; the finished round (or the refusal's body)."""
-    rnd = player.start(game, bet, key, expect=expect, campaign=campaign)
+    rnd = free_start(player, campaign, bet, game, expect, key)
     return player.finish(rnd) if expect == 201 else rnd
 
 
@@ -86,11 +96,11 @@ def test_campaign_played_and_credited_once_at_the_end_on_the_internal_wallet(mak
     alice = session(server, "alice")
     offers = alice.get("/api/v1/campaigns").json()["campaigns"]
     assert [(o["id"], o["bet"], o["currency"], o["rounds_left"]) for o in offers] == [(made["id"], 20, "EUR", 3)]
-    assert alice.start(GAME, 50, expect=409, campaign=made["id"])["error"] == "campaign_bet"
-    assert alice.start("gemstones-gold", 20, expect=409, campaign=made["id"])["error"] == "campaign_game"
-    assert alice.start(GAME, 20, expect=409, campaign=made["id"], buy_feature=True)["error"] == \
-        "free_round_buys_no_feature"
-    assert alice.start(GAME, 20, expect=404, campaign=made["id"] + 1)["error"] == "campaign_not_found"
+    assert free_start(alice, made["id"], 50, expect=409)["error"] == "campaign_bet"
+    assert free_start(alice, made["id"], game="gemstones-gold", expect=409)["error"] == "campaign_game"
+    assert free_start(alice, made["id"], buy_feature=True, expect=422)["error"] == "invalid_request"
+    assert free_start(alice, made["id"] + 1, expect=404)["error"] == "campaign_not_found"
+    assert free_start(alice, made["id"], game="no-such-game", expect=404)["error"] == "unknown_game"
     key = uuid.uuid4().hex
     wins = []
     for n in range(3):
@@ -98,7 +108,7 @@ def test_campaign_played_and_credited_once_at_the_end_on_the_internal_wallet(mak
         assert rnd["campaign"] == made["id"] and rnd["cost"] == 0
         wins.append(rnd["total_win"])
         if n == 0:  # a retry of the first start: its first answer again, not a second round
-            again = alice.start(GAME, 20, key, expect=201, campaign=made["id"])
+            again = free_start(alice, made["id"], key=key)
             assert again["id"] == rnd["id"]
         if n < 2:
             assert alice.balance() == 0  # nothing is credited before the last free round
@@ -144,7 +154,7 @@ def test_free_rounds_on_the_seamless_wallet_credit_each_win_with_the_campaign_id
         made = r.json()
         sam = Player(server, launch(server.client, "sam"), "sam")
         sol = Player(server, launch(server.client, "sol", game="gemstones-gold"), "sol")  # launched for one game
-        assert sol.start(GAME, 20, expect=403, campaign=made["id"])["error"] == "game_not_in_session"
+        assert free_start(sol, made["id"], expect=403)["error"] == "game_not_in_session"
         wallet.set_faults(kinds=("credit",), error_before=1.0)  # the wallet fails every credit: they wait in the outbox
         wins = [free_round(sam, made["id"])["total_win"] for _ in range(4)]
         assert wallet.balance("sam") == 10_000
@@ -178,11 +188,12 @@ def test_expiry_credits_the_accrued_total_once_and_concurrent_tabs_never_overpla
     eve = session(server, "eve")
     # Six tabs start at once: at most the campaign's two rounds start, each counted once.
     with ThreadPoolExecutor(6) as pool:
-        answers = list(pool.map(lambda _: eve.api.start_round(GAME, 20, campaign=made["id"]), range(6)))
+        answers = list(pool.map(lambda _: server.client.post(
+            f"/api/v1/games/{GAME}/free-rounds", json={"campaign": made["id"]},
+            headers={**eve.headers, "Idempotency-Key": uuid.uuid4().hex}), range(6)))
     started = [a.json() for a in answers if a.status_code == 201]
-    assert 1 <= len(started) <= 2
-    assert {a.json()["error"] for a in answers if a.status_code != 201} <= {"no_free_rounds_left", "round_open",
-                                                                             "round_in_progress"}
+    assert 1 <= len(started) <= 2 and {rnd["bet"] for rnd in started} == {20}  # the bet left out: the campaign's
+    assert {a.json()["error"] for a in answers if a.status_code != 201} <= {"no_free_rounds_left", "unfinished_round"}
     won = sum(eve.finish(rnd)["total_win"] for rnd in started)
     assert progress_of(server, body["campaign_id"])["eve"]["played"] == len(started)
     # The window passes: the rounds not started lapse, the accrued total is credited once (twice swept: once).

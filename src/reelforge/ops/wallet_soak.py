@@ -225,8 +225,10 @@ class Play:
         key = uuid.uuid4().hex
         while True:
             game, (_, bet) = soak_game()
-            start = {"bet": bet} if campaign is None else {"bet": bet, "campaign": campaign}
-            r = self.request("POST", f"/api/v1/games/{game}/rounds", start, key=key)
+            if campaign is None:
+                r = self.request("POST", f"/api/v1/games/{game}/rounds", {"bet": bet}, key=key)
+            else:
+                r = self.request("POST", f"/api/v1/games/{game}/free-rounds", {"campaign": campaign}, key=key)
             self.tally.statuses[r.status_code] += 1
             if r.status_code == 409 and r.json()["error"] == "round_starting":
                 time.sleep(0.2)

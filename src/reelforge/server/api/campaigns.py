@@ -1,6 +1,6 @@
 """Free-round campaigns (docs/OPERATORS.md, "Free-round campaigns"): the operator creates, cancels and reads
 them (``/operator/campaigns``, with its ``X-Operator-Key`` or a signed call); a player reads their offers
-(``GET /campaigns``) and plays a free round with ``campaign`` on a round start (:mod:`.rounds`)."""
+(``GET /campaigns``) and starts a free round (``POST /games/{game}/free-rounds``)."""
 
 from __future__ import annotations
 
@@ -8,11 +8,24 @@ from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from fastapi import FastAPI, Request
-from fastapi.responses import JSONResponse
-from pydantic import Field, StrictInt, StrictStr
+from fastapi.responses import JSONResponse, Response
+from pydantic import BeforeValidator, Field, StrictStr
 
 from reelforge.server import campaigns
-from reelforge.server.api.common import GAME_ID_PATTERN, Auth, Before, Context, Limit, _Strict
+from reelforge.server.api.common import (
+    GAME_ID_PATTERN,
+    Auth,
+    Before,
+    Context,
+    GameId,
+    IdemKey,
+    Limit,
+    WholeNumber,
+    _Strict,
+    _whole,
+    check_idempotency_key,
+    json_text,
+)
 from reelforge.server.api.operator import parse, signed
 from reelforge.server.auth import PLAYER_NAME_PATTERN, bearer, key_brand
 from reelforge.server.clock import utcnow
@@ -20,6 +33,10 @@ from reelforge.server.config import MAX_BET
 from reelforge.server.errors import ApiError
 
 CampaignKey = Annotated[str, Field(min_length=1, max_length=64, pattern=campaigns.CAMPAIGN_ID_PATTERN)]
+
+
+_CURRENCY = r"^[A-Z]{3}$"
+_BET = Annotated[int, Field(ge=1, le=MAX_BET), BeforeValidator(_whole)]  # its limits in the schema (2.0 is 2)
 
 
 class CampaignRequest(_Strict):
@@ -30,15 +47,22 @@ class CampaignRequest(_Strict):
         description="player names, as launched, each once")
     games: list[Annotated[StrictStr, Field(min_length=1, max_length=64, pattern=GAME_ID_PATTERN)]] = Field(
         min_length=1, max_length=50, json_schema_extra={"uniqueItems": True}, description="game ids, each once")
-    bets: dict[Annotated[str, Field(pattern=r"^[A-Z]{3}$")], Annotated[StrictInt, Field(ge=1, le=MAX_BET)]] = Field(
-        min_length=1, max_length=50, description="the free rounds' bet per currency, minor units")
-    rounds: StrictInt = Field(ge=1, le=1000, description="free rounds per player")
+    bets: dict[Annotated[str, Field(pattern=_CURRENCY)], _BET] = Field(
+        min_length=1, max_length=50, description="the free rounds' bet per currency, minor units",
+        json_schema_extra={"additionalProperties": False})  # keys: the codes of patternProperties only
+    rounds: WholeNumber = Field(ge=1, le=1000, description="free rounds per player")
     valid_from: datetime | None = Field(None, description="ISO 8601 with its offset (default: now)")
     valid_until: datetime = Field(description="ISO 8601 with its offset: rounds not started by then lapse")
     wagering: dict[str, Any] | None = Field(None, description="the operator's wagering requirement, kept and "
                                                               "shown back untouched (this server applies none)")
     credit: Literal["end", "each_win"] = Field("end", description="end: one credit of the total after the last "
                                                                   "round; each_win: a credit per winning round")
+
+
+class FreeRoundRequest(_Strict):
+    campaign: Annotated[int, Field(ge=1, le=2**62)] = Field(description="the campaign's id (GET /campaigns)")
+    bet: Annotated[int, Field(ge=1, le=MAX_BET), BeforeValidator(_whole)] | None = Field(
+        None, description="the campaign's bet for the player's currency (checked when given)")
 
 
 def _when(name: str, value: datetime) -> datetime:
@@ -133,6 +157,14 @@ def add_routes(app: FastAPI, ctx: Context) -> None:
         await ctx.call(service.settle_campaigns)
         found = await ctx.call(campaigns.read, ctx.engine, brand, campaign_id)
         return JSONResponse(campaign_json(found[0], utcnow()))
+
+    @app.post("/api/v1/games/{game}/free-rounds", tags=["campaigns"], status_code=201)
+    def free_round(game: GameId, body: FreeRoundRequest, authorization: Auth = None,
+                   idempotency_key: IdemKey = None) -> Response:
+        """Start one of the player's free rounds of a campaign on ``game`` (no debit; its later steps are played
+        as any round's, ``POST /rounds/{id}/steps``)."""
+        return json_text(service.start_free_round(bearer(authorization), game, body.bet, body.campaign,
+                                                  check_idempotency_key(idempotency_key)))
 
     @app.get("/api/v1/campaigns", tags=["campaigns"])
     def offers(authorization: Auth = None) -> JSONResponse:

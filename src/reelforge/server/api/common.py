@@ -79,9 +79,6 @@ class StartRoundRequest(_Strict):
     auto_adjust_bet: StrictBool = Field(False, description="lower the bet to the highest the balance covers")
     buy_feature: StrictBool | Annotated[str, Field(max_length=32)] | None = Field(
         None, description="true (or the mode name) to buy the game's feature")
-    campaign: Annotated[int, Field(ge=1, le=2**62)] | None = Field(
-        None, description="play one of the player's free rounds of this campaign (GET /campaigns gives its id); "
-                          "bet: the campaign's bet for the player's currency")
 
 
 class StepRequest(_Strict):

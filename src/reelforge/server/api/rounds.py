@@ -205,14 +205,8 @@ def add_routes(app: FastAPI, ctx: Context) -> None:
         """Start a round: debit the stake (or feature-buy price) and play the paid spin."""
         began = time.monotonic()
         game, body, token, key = await START.read(request)
-        if body.campaign is not None:
-            if body.buy_feature:
-                raise ApiError(409, "free_round_buys_no_feature", "a free round of a campaign buys no feature: "
-                                                                  "leave out buy_feature")
-            status, text = await ctx.call(service.start_free_round, token, game, body.bet, body.campaign, key)
-        else:
-            status, text = await ctx.call(service.start_round, token, game, body.bet, body.auto_adjust_bet,
-                                          body.buy_feature, key)
+        status, text = await ctx.call(service.start_round, token, game, body.bet, body.auto_adjust_bet,
+                                      body.buy_feature, key)
         await ctx.pacer.pace(began, status, text)  # no timing tell
         return json_text((status, text))
 

@@ -110,11 +110,15 @@ export class Api {
     return (await this.request("GET", `/rounds/unfinished${q}`)).rounds;
   }
 
-  startRound(game, { bet, autoAdjust = false, buyFeature = false, campaign = null }, key = newKey()) {
+  startRound(game, { bet, autoAdjust = false, buyFeature = false }, key = newKey()) {
     const body = { bet, auto_adjust_bet: !!autoAdjust };
     if (buyFeature) body.buy_feature = true;
-    if (campaign) body.campaign = campaign; // one of the player's free rounds of that campaign
     return this.request("POST", `/games/${encodeURIComponent(game)}/rounds`, { body, key });
+  }
+
+  /** One of the player's free rounds of a campaign, at its bet (nothing staked); played on like any round. */
+  startFreeRound(game, { campaign, bet }, key = newKey()) {
+    return this.request("POST", `/games/${encodeURIComponent(game)}/free-rounds`, { body: { campaign, bet }, key });
   }
 
   playStep(roundId, action = null, key = newKey()) {

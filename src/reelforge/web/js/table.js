@@ -239,8 +239,8 @@ async function startRound(game, bet, buy, token) {
   if (!(await keepPace(token))) return null;
   setMessage("");
   const free = S.free; // a free round of a campaign: its bet, nothing staked
-  const ask = () => api.startRound(game.id, free ? { bet: free.bet, campaign: free.id } :
-    { bet, autoAdjust: $("auto-adjust").checked, buyFeature: buy }, newKey());
+  const ask = () => (free ? api.startFreeRound(game.id, { campaign: free.id, bet: free.bet }, newKey()) :
+    api.startRound(game.id, { bet, autoAdjust: $("auto-adjust").checked, buyFeature: buy }, newKey()));
   let rnd;
   try {
     rnd = await ask();

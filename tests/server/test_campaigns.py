@@ -238,3 +238,24 @@ def test_the_same_campaign_created_from_eight_threads_at_once_is_made_once(make_
                                                              headers={"X-Operator-Key": KEY}), range(8)))
     assert sorted(a.status_code for a in answers) == [200] * 7 + [201]
     assert len({a.json()["id"] for a in answers}) == 1
+
+
+def test_the_api_description_keeps_the_free_round_body_and_states_which_bets_a_feature_buy_is_allowed_at(
+        make_server) -> None:
+    server = make_server(parse_config({
+        "server": {"mode": "operator", "api_key_sha256": hashlib.sha256(KEY.encode()).hexdigest(),
+                   "expiry_check_seconds": 0, "round_start_quantum_ms": 0},
+        "games": {"gemstones-gold": {"bet_ladder": [20, 40]}},
+        "responsible_play": {"max_stake": 1200},
+    }, "test"))
+    paths = server.client.get("/openapi.json").json()["paths"]
+    free = paths["/api/v1/games/gemstones-gold/free-rounds"]["post"]["requestBody"]["content"]["application/json"]
+    assert free["schema"] == {"$ref": "#/components/schemas/FreeRoundRequest"}  # not the paid start's body
+    start = paths["/api/v1/games/gemstones-gold/rounds"]["post"]["requestBody"]["content"]["application/json"]
+    assert start["schema"]["properties"]["bet"]["enum"] == [20, 40]
+    buys = [v for v in start["schema"]["anyOf"] if "bet" in v["properties"]]
+    assert [v["properties"]["bet"]["enum"] for v in buys] == [[20]]  # the buy at 40 costs more than 1200
+    player = session(server, "hal")
+    assert operator_api(server).deposit("hal", 100_000).status_code == 200
+    assert player.start("gemstones-gold", 40, expect=422, buy_feature=True)["error"] == "stake_above_maximum"
+    player.finish(player.start("gemstones-gold", 20, buy_feature=True))

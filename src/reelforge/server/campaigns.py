@@ -65,6 +65,7 @@ class Campaign:
         return self.status == "active" and self.valid_from <= now < self.valid_until
 
     def to_json(self) -> dict[str, Any]:
+        """The campaign as the operator's calls answer it."""
         return {"campaign_id": self.key, "id": self.id, "brand": self.brand, "games": list(self.games),
                 "bets": self.bets, "rounds": self.rounds, "valid_from": iso(self.valid_from),
                 "valid_until": iso(self.valid_until), "wagering": self.wagering, "credit": self.credit,
@@ -94,6 +95,7 @@ class Progress:
             or now >= self.campaign.valid_until
 
     def to_json(self, now: datetime, currency: str | None = None) -> dict[str, Any]:
+        """The progress as the operator sees it; with the player's ``currency``, the offer as the player sees it."""
         body = {"player": self.player, "played": self.played, "rounds_left": self.rounds_left(now),
                 "won": self.won, "paid": self.paid, "accepted_at": iso(self.accepted_at),
                 "settled_at": iso(self.settled_at)}
@@ -202,6 +204,7 @@ def cancel(engine: Engine, brand: str, key: str, now: datetime) -> Campaign:
 
 
 def unknown(key: str) -> ApiError:
+    """The refusal of a campaign id the brand does not have."""
     return ApiError(404, "campaign_not_found", f"no campaign {key!r} of this brand")
 
 

@@ -52,7 +52,7 @@ function showOffer() {
 
 function accept() {
   if ($("free-offer").open) $("free-offer").close();
-  if (!offer || S.round || S.busy) return;
+  if (!offer || S.busy || (S.round && S.round.status === "open")) return; // an unfinished round first
   S.free = offer;
   showBet(offer.bet);
   render();

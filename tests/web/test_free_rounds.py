@@ -68,9 +68,15 @@ def test_a_campaign_is_offered_played_without_a_stake_and_its_total_paid(new_pag
     screenshot(small, "free-rounds-offer-390")
     small.get_by_test_id("free-later").click()
     expect(small.get_by_test_id("free-play")).to_be_visible()  # kept for later: the banner offers them again
-    small.get_by_test_id("free-play").click()
     small.get_by_test_id("turbo").check()
+    paid = displayed_bet(small)
+    play_round(small)  # a paid round first; the free rounds are still there after it
+    small.get_by_test_id("free-play").click()
+    expect(small.get_by_test_id("free-left")).to_have_text("3 of 3 left")
+    assert displayed_bet(small) == bet
     play_round(small)
     expect(small.get_by_test_id("free-left")).to_have_text("2 of 3 left")
     screenshot(small, "free-rounds-playing-390")
+    small.get_by_test_id("free-pause").click()  # later again: the paid bet is back
+    assert displayed_bet(small) == paid
     assert small.js_errors == []

@@ -46,21 +46,21 @@ def secret_file(tmp_path_factory) -> str:
     return str(path)
 
 
-def _check(wallet: WalletProcess, secret_file: str, *defects: str) -> tuple[int, str]:
+def _check(wallet: WalletProcess, secret_file: str, *defects: str, options: tuple[str, ...] = ()) -> tuple[int, str]:
     """wallet-check against ``wallet`` with ``defects`` on, for a new test player; exit code and output."""
     wallet.set_defects(*defects)
     player = f"check-{uuid.uuid4().hex[:8]}"
     wallet.open_account(player, "EUR", 1_000)
     try:
         result = CliRunner().invoke(app, ["wallet-check", wallet.url, "--secret-file", secret_file,
-                                          "--player", player, "--brand", "acme"])
+                                          "--player", player, "--brand", "acme", *options])
     finally:
         wallet.set_defects()
     return result.exit_code, result.output
 
 
 def test_the_reference_wallet_passes_every_check(wallet, secret_file):
-    code, output = _check(wallet, secret_file)
+    code, output = _check(wallet, secret_file, options=("--signed-answers",))  # it signs every answer
     assert code == 0, output
     assert set(re.findall(r"^ok +(\w+):", output, re.M)) == CHECKS, output
     assert "DEFECT" not in output and output.rstrip().endswith(f"{len(CHECKS)} checks, 0 defect(s)")

@@ -67,6 +67,7 @@ def test_the_operators_pages_device_and_language_reach_the_session(make_server):
     (["casino.example"], "return_url", "https://evil.example/"),
     (["casino.example"], "lobby_url", "https://casino.example.evil.example/"),
     (["casino.example"], "lobby_url", "https://casino.example/\"><script>"),
+    (None, "lobby_url", "https://[casino.example/"),  # not a URL at all
 ])
 def test_an_operator_page_outside_the_rules_is_refused(make_server, hosts, field, url):
     server = make_server(_config(hosts))

@@ -9,7 +9,6 @@ import json
 import threading
 from collections.abc import Iterator
 from datetime import timedelta
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 from sqlalchemy import select, update
@@ -20,53 +19,10 @@ from reelforge.server.callbacks import OperatorCallbacks
 from reelforge.server.clock import utcnow
 from reelforge.server.config import parse_config
 from reelforge.server.schema import operator_callbacks, players, sessions
-from reelforge.server.signing import check_signature
+from tests.server.fake_operator import FakeOperator
 from tests.server.seamless_support import API_KEY, SECRET, fresh_second, signed_call
 
 GAME = "forge-of-fortunes"
-
-
-class FakeOperator:
-    """The operator's backend: a real HTTP server on loopback that checks each callback's signature, answers
-    ``failures`` callbacks with 500 first, and keeps what it received."""
-
-    def __init__(self, failures: int = 0) -> None:
-        self.failures = failures
-        self.received: list[dict] = []
-        fake = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802 - http.server's name
-                data = self.rfile.read(int(self.headers["content-length"]))
-                try:
-                    check_signature(SECRET, self.headers["x-timestamp"], self.headers["x-signature"], "POST",
-                                    self.path, data, 300, nonce=self.headers.get("x-nonce"))
-                    signed = True
-                except Exception:  # noqa: BLE001 - any refusal: not the game server's
-                    signed = False
-                fake.received.append({"body": json.loads(data), "signed": signed,
-                                      "nonce": self.headers.get("x-nonce"), "path": self.path})
-                status = 500 if fake.failures > 0 else 200
-                fake.failures -= 1
-                self.send_response(status)
-                self.send_header("content-length", "2")
-                self.end_headers()
-                self.wfile.write(b"{}")
-
-            def log_message(self, *_args) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}/reelforge/callbacks?v=2"
-
-    def stop(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
 
 
 @pytest.fixture
@@ -141,7 +97,7 @@ def test_an_ended_session_is_reported_signed_and_retried_until_acknowledged(make
     assert r.status_code == 200 and len(_callbacks(server, "cb-end")) == 1
 
 
-def test_an_expired_session_and_one_that_hit_its_time_limit_are_reported(make_server, operator):
+def test_sessions_that_expired_or_hit_a_limit_are_reported(make_server, operator):
     server = make_server(_config(operator.url))
     expired, _api = _session(server, "cb-expired")
     limited, api = _session(server, "cb-limit")
@@ -156,11 +112,15 @@ def test_an_expired_session_and_one_that_hit_its_time_limit_are_reported(make_se
     r = api.start_round(GAME, 10)
     assert r.status_code == 409 and r.json()["error"] == "session_limit_reached", r.text
     assert api.start_round(GAME, 10).status_code == 409  # refused again: reported once
-    assert {(json.loads(row.body)["player"], json.loads(row.body)["reason"]) for row in _callbacks(server, "cb-expired", "cb-limit")} == {
-        ("cb-expired", "expired"), ("cb-limit", "session_limit")}
-    both = ("cb-expired", "cb-limit")
-    assert _until(lambda: {r.status for r in _callbacks(server, *both)} == {"done"}), _callbacks(server, *both)
-    assert sorted(c["body"]["player"] for c in operator.received if c["body"]["player"] in both) == list(both)
+    _token, lossy = _session(server, "cb-loss", loss_limit=5)  # a bet of 10 would take the loss above 5
+    assert lossy.deposit("cb-loss", 1_000).status_code in (200, 201)
+    r = lossy.start_round(GAME, 10)
+    assert r.status_code == 409 and r.json()["error"] == "loss_limit_reached", r.text
+    reported = ("cb-expired", "cb-limit", "cb-loss")
+    assert {(json.loads(row.body)["player"], json.loads(row.body)["reason"]) for row in _callbacks(server, *reported)} == {
+        ("cb-expired", "expired"), ("cb-limit", "session_limit"), ("cb-loss", "loss_limit")}
+    assert _until(lambda: {r.status for r in _callbacks(server, *reported)} == {"done"}), _callbacks(server, *reported)
+    assert sorted(c["body"]["player"] for c in operator.received if c["body"]["player"] in reported) == list(reported)
     assert all(call["signed"] for call in operator.received)
 
 

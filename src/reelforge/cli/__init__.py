@@ -57,7 +57,7 @@ COMMANDS: tuple[LazyCommand, ...] = (
                 "clean."),
     LazyCommand("wallet-check", "reelforge.ops.commands:wallet_check",
                 "Conformance check of an operator's seamless wallet: every call, retry and fault path of the wallet "
-                "protocol; prints each thing the wallet does wrong (exit 1 if any)."),
+                "protocol (docs/WALLET_PROTOCOL.md); prints each thing the wallet does wrong, one line each."),
     LazyCommand("soak", "reelforge.ops.commands:soak",
                 "Load and crash soak: start the server, drive it over loopback, reconcile the ledger and verify "
                 "every round."),

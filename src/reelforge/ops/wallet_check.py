@@ -84,14 +84,15 @@ class WalletCheck:
 
     # -- calls ---------------------------------------------------------------------------------------
     def call(self, kind: str, body: dict[str, Any], secret: str | None = None,
-             timestamp: float | None = None) -> Answer:
+             timestamp: float | None = None, timeout: float | None = None) -> Answer:
         """POST ``body`` to the wallet's ``kind`` call, signed with ``secret`` (default: the right one) at
-        ``timestamp`` (default: now)."""
+        ``timestamp`` (default: now), waiting ``timeout`` seconds at most (default: the check's)."""
         data = json.dumps(body, separators=(",", ":")).encode()
         headers = {"content-type": "application/json", PROTOCOL_HEADER: str(PROTOCOL_VERSION),
                    **signed_headers(secret or self.secret, "POST", f"{self.base_path}/{kind}", data, timestamp)}
         try:
-            answer = self.http.post(f"{self.url}/{kind}", content=data, headers=headers)
+            answer = self.http.post(f"{self.url}/{kind}", content=data, headers=headers,
+                                    **({"timeout": timeout} if timeout is not None else {}))
         except httpx.HTTPError as exc:
             raise WalletUnreachable(f"{kind}: {type(exc).__name__}: {exc}") from exc
         try:
@@ -120,6 +121,21 @@ class WalletCheck:
         if reference is not None:
             body["reference_transaction_id"] = reference
         return {**body, **over}
+
+    def give_up(self, kind: str, body: dict[str, Any], seconds: float = 0.001) -> None:
+        """Send a call and stop waiting for its answer after ``seconds`` (a game server's timeout: the wallet
+        may apply it or never see it)."""
+        try:
+            self.call(kind, body, timeout=seconds)
+        except WalletUnreachable:
+            pass
+
+    def unanswered(self, kind: str, body: dict[str, Any], change: int) -> None:
+        """Send a call whose answer is taken as lost (a timeout): the protocol says the wallet applied it
+        (``change`` to the balance); its retry or the balance then shows whether it did."""
+        self.call(kind, body)
+        if self.expected is not None:
+            self.expected += change
 
     def balance(self) -> Answer:
         return self.call("balance", {"protocol_version": PROTOCOL_VERSION, "player": self.player,
@@ -205,15 +221,19 @@ def _bad_signature(check: WalletCheck) -> CheckResult:
     return result
 
 
+def _round(check: WalletCheck, result: CheckResult, stake: int, win: int, what: str) -> None:
+    """A round: its debit of ``stake``, then its credit of ``win`` closing it (``what``), each judged."""
+    round_id = check.new_round()
+    debit = check.money("debit", stake, round_id)
+    check.judge_money(result, "debit", debit, check.call("debit", debit), -stake)
+    credit = check.money("credit", win, round_id)
+    check.judge_money(result, what, credit, check.call("credit", credit), win)
+    check.judge_balance(result, f"after {what}")
+
+
 def _debit_credit(check: WalletCheck) -> CheckResult:
     result = CheckResult("debit_credit", "a round: a debit, then its credit with round_closed, each applied once")
-    round_id = check.new_round()
-    debit = check.money("debit", 2, round_id)
-    check.judge_money(result, "debit", debit, check.call("debit", debit), -2)
-    check.judge_balance(result, "after the debit")
-    credit = check.money("credit", 2, round_id)
-    check.judge_money(result, "credit (round_closed)", credit, check.call("credit", credit), 2)
-    check.judge_balance(result, "after the credit")
+    _round(check, result, 2, 2, "the credit closing the round")
     return result
 
 
@@ -222,14 +242,12 @@ def _duplicates(check: WalletCheck) -> CheckResult:
                                        "lost answer) gets the first answer and changes nothing")
     round_id = check.new_round()
     debit = check.money("debit", 3, round_id)
-    check.call("debit", debit)  # its answer "lost": the game server retries it
-    check.expected = None if check.expected is None else check.expected - 3
+    check.unanswered("debit", debit, -3)  # the game server retries it
     retry = {**debit, "timestamp": int(time.time())}
     check.judge_money(result, "the debit's retry", retry, check.call("debit", retry), 0)
     check.judge_balance(result, "after a debit and its retry")
     credit = check.money("credit", 3, round_id)
-    check.call("credit", credit)
-    check.expected = None if check.expected is None else check.expected + 3
+    check.unanswered("credit", credit, 3)
     for attempt in (1, 2):
         again = {**credit, "timestamp": int(time.time())}
         check.judge_money(result, f"the credit's retry {attempt}", again, check.call("credit", again), 0)
@@ -237,19 +255,24 @@ def _duplicates(check: WalletCheck) -> CheckResult:
     other = {**credit, "amount": 4, "timestamp": int(time.time())}
     check.judge_refusal(result, "the credit's transaction id again with another amount", check.call("credit", other))
     check.judge_balance(result, "after a transaction id reused with another amount")
+    # a real timeout: the game server gives up after 1 ms (the wallet may apply the call or never see it), then
+    # retries; applied once either way
+    credit = check.money("credit", 2, check.new_round())
+    check.give_up("credit", credit)
+    retry = {**credit, "timestamp": int(time.time())}
+    check.judge_money(result, "a credit retried after a timeout", retry, check.call("credit", retry), 2)
+    debit = check.money("debit", 2, check.new_round())
+    check.give_up("debit", debit)
+    retry = {**debit, "timestamp": int(time.time())}
+    check.judge_money(result, "a debit retried after a timeout", retry, check.call("debit", retry), -2)
+    check.judge_balance(result, "after a credit and a debit each retried after a timeout")
     return result
 
 
 def _zero_close(check: WalletCheck) -> CheckResult:
     result = CheckResult("zero_close", "a losing round: its debit, then a zero-amount credit with round_closed")
-    round_id = check.new_round()
-    debit = check.money("debit", 1, round_id)
-    check.judge_money(result, "debit", debit, check.call("debit", debit), -1)
-    close = check.money("credit", 0, round_id, round_closed=True)
-    check.judge_money(result, "the zero-amount credit closing the round", close, check.call("credit", close), 0)
-    check.judge_balance(result, "after the zero close")
-    check.call("credit", check.money("credit", 1, check.new_round()))  # the test player gets its unit back
-    check.expected = None if check.expected is None else check.expected + 1
+    _round(check, result, 1, 0, "the zero-amount credit closing the round")
+    check.unanswered("credit", check.money("credit", 1, check.new_round()), 1)  # the test player's unit back
     return result
 
 
@@ -258,8 +281,7 @@ def _rollbacks(check: WalletCheck) -> CheckResult:
                                      "saw is acknowledged and that debit refused should it arrive later")
     round_id = check.new_round()
     debit = check.money("debit", 4, round_id)
-    check.call("debit", debit)  # its answer "lost" (a timeout): the game server rolls it back
-    check.expected = None if check.expected is None else check.expected - 4
+    check.unanswered("debit", debit, -4)  # the game server rolls it back
     rollback = check.money("rollback", 4, round_id, reference=debit["transaction_id"])
     check.judge_money(result, "the rollback of a known debit", rollback, check.call("rollback", rollback), 4)
     again = {**rollback, "timestamp": int(time.time())}

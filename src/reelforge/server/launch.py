@@ -63,11 +63,14 @@ def _one_of(request: dict[str, Any], name: str, alias: str) -> Any:
 def check_page_url(key: str, url: str, hosts: tuple[str, ...]) -> str:
     """An operator page's URL for the client's buttons: https, or http to one of the brand's
     ``allowed_url_hosts`` (or a subdomain); with such hosts configured, only to them (422 otherwise)."""
-    parts = urlsplit(url)
-    host = (parts.hostname or "").lower()
+    try:
+        parts = urlsplit(url)
+        host = (parts.hostname or "").lower()
+    except ValueError:  # e.g. an unclosed IPv6 bracket
+        parts, host = None, ""
     allowed = not hosts or any(host == h or host.endswith("." + h) for h in hosts)
-    if parts.scheme not in ("https", "http") or not host or parts.username or parts.password or not allowed \
-            or (parts.scheme == "http" and not hosts) or any(c in url for c in " \"'<>\\"):
+    if parts is None or parts.scheme not in ("https", "http") or not host or parts.username or parts.password \
+            or not allowed or (parts.scheme == "http" and not hosts) or any(c in url for c in " \"'<>\\"):
         where = f"one of {', '.join(hosts)} (or a subdomain)" if hosts else "any host by https"
         raise ApiError(422, "invalid_launch_url", f"{key} must be an https URL (or http to an allowed host) "
                                                   f"without credentials, to {where}; got {url!r}")

@@ -533,8 +533,9 @@ def seamless_position(engine: Engine, wallet: SeamlessWallet, who: Any, token: A
     with read_transaction(engine) as conn:
         currency, cached = conn.execute(select(players.c.currency, players.c.wallet_balance)
                                         .where(players.c.id == who.player_id)).one()
-        started = parse_ts(conn.execute(select(sessions.c.created_at)
-                                        .where(sessions.c.token_sha256 == token.sha256)).scalar_one())
+        started, operator_session = conn.execute(select(sessions.c.created_at, sessions.c.operator_session)
+                                                 .where(sessions.c.token_sha256 == token.sha256)).one()
+        started = parse_ts(started)
         staked, won = conn.execute(select(
             func.coalesce(func.sum(rounds.c.cost), 0),
             func.coalesce(func.sum(rounds.c.win), 0)).where(
@@ -542,7 +543,7 @@ def seamless_position(engine: Engine, wallet: SeamlessWallet, who: Any, token: A
         pending = conn.execute(select(func.count()).select_from(wallet_transactions).where(
             wallet_transactions.c.player_id == who.player_id, wallet_transactions.c.status == "pending",
             wallet_transactions.c.kind != "debit")).scalar_one()
-    balance = wallet.balance_or_none(who.player, currency, who.brand)
+    balance = wallet.balance_or_none(who.player, currency, who.brand, who.game, operator_session)
     stale = balance is None
     if stale:
         balance = cached

@@ -401,9 +401,11 @@ $("feature-skip").addEventListener("click", () => {
   $("spin").focus({ preventScroll: true });
 });
 
-/** Whether the round's win waits for the operator's wallet (seamless wallet: "win being credited"). */
+/** Whether the round's win waits for the operator's wallet (seamless wallet: "win being credited"); the zero
+ *  credit closing a losing round (close_losing_rounds) is no win to wait for. */
 function creditPending(rnd) {
-  return !!(rnd.wallet_settlement && rnd.wallet_settlement.kind === "credit" && rnd.wallet_settlement.status === "pending");
+  return !!(rnd.paid && rnd.wallet_settlement && rnd.wallet_settlement.kind === "credit"
+    && rnd.wallet_settlement.status === "pending");
 }
 
 /** Poll the wallet until the operator's wallet acknowledged the win, then show the balance with it. */

@@ -28,3 +28,16 @@ def test_two_brands_on_one_database_with_their_own_servers_and_wallets_reconcile
         assert brand["reconcile_differences"] == 0 and brand["wallet_calls"] == brand["operator_transactions"] > 0
     assert result["server_kills"] >= 2 and result["rounds"] > 0  # both brands' servers killed during play
     assert result["reconciled"]
+
+
+@pytest.mark.slow
+def test_free_round_campaigns_under_kills_and_faults_credit_every_total_exactly_once(db_url):
+    # Two of three players play free rounds of campaigns they make (3 rounds each, paid at the end or per win);
+    # each kill waits for a free round to be played, so the kills fall among them.
+    result = run_wallet_soak(db=db_url, players=3, seconds=5, kill_every=1.0, seed=5, campaign_players=2)
+    assert result["problems"] == [] and result["unexpected"] == []
+    assert result["lost_or_duplicated_money"] == 0 and result["outbox_left"] == 0
+    assert result["reconcile_differences"] == 0 and result["verify_failures"] == 0
+    assert result["free_rounds"] > 0 and result["campaigns"] >= 2
+    assert result["server_kills"] >= 1  # the first kill is the game server's, after a free round was played
+    assert result["reconciled"]

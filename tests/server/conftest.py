@@ -25,7 +25,7 @@ from reelforge.server.app import create_app
 from reelforge.server.config import ServerConfig, load_config
 from reelforge.server.db import open_database
 from reelforge.server.schema import LEDGER_KINDS, ledger, players
-from reelforge.server.verify import verify_all
+from reelforge.server.verify import campaign_differences, verify_all
 
 PG_ENV = "REELFORGE_TEST_PG_URL"
 
@@ -85,7 +85,8 @@ def db_url(request: pytest.FixtureRequest, tmp_path, pg_database) -> Iterator[st
         pytest.skip(f"{PG_ENV} is not set (.ci/run starts PostgreSQL and sets it)")
     engine = create_engine(pg_database)
     with engine.begin() as conn:
-        conn.execute(text("TRUNCATE players, sessions, rounds, steps, ledger, idempotency, launch_tokens, operator_nonces RESTART IDENTITY CASCADE"))
+        conn.execute(text("TRUNCATE players, sessions, rounds, steps, ledger, idempotency, launch_tokens, operator_nonces, "
+                           "campaigns, campaign_players RESTART IDENTITY CASCADE"))
         conn.execute(text("DELETE FROM server_keys WHERE name LIKE 'wallet:%'"))  # each test's brands their own wallets
     engine.dispose()
     yield pg_database
@@ -206,6 +207,7 @@ def check_wallets(engine) -> None:
 def check_all_rounds_verify(engine, skip: set[int]) -> None:
     bad = [r for r in verify_all(engine) if not r["ok"] and r["round"] not in skip]
     assert not bad, bad
+    assert not campaign_differences(engine)
 
 
 @pytest.fixture

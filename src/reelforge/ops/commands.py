@@ -76,6 +76,9 @@ def wallet_soak(
     brands: int = typer.Option(1, "--brands", min=1, max=8,
                                help="brands on the one database, each with its own wallet and server processes; "
                                     "each reconciled against its own wallet"),
+    campaign_players: int = typer.Option(0, "--campaign-players", min=0, max=256,
+                                         help="of the players, how many play free rounds of free-round campaigns "
+                                              "(each kill then waits for a free round)"),
     as_json: bool = typer.Option(False, "--json", help="print one JSON object"),
 ) -> None:
     """Seamless wallet soak: the game server and the reference operator wallet killed during play, faults
@@ -86,7 +89,7 @@ def wallet_soak(
     from reelforge.ops.wallet_soak import run_wallet_soak
 
     result = run_wallet_soak(db=db, players=players, seconds=seconds, kill_every=kill_every, seed=seed,
-                             faults=not no_faults, brands=brands)
+                             faults=not no_faults, brands=brands, campaign_players=min(campaign_players, players))
     if as_json:
         typer.echo(json.dumps(result, sort_keys=True))
     else:

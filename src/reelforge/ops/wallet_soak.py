@@ -21,6 +21,18 @@ and credits summing to its win; ``reelforge reconcile`` finds no
 difference; no round is left open; every round verifies by replay.
 ``lost_or_duplicated_money`` sums the absolute differences of the money
 checks (0 when everything reconciles).
+
+Campaign players (``campaign_players``) play free rounds of free-round
+campaigns instead (docs/OPERATORS.md): each makes its own campaign of a
+few rounds with the operator's API (idempotent by its campaign id, so a
+creation cut by a kill is retried safely), plays them, and makes the next
+when they are used up, the campaigns alternately paying the total at the
+end and each win. The killer waits for a free round to be played before
+each kill, so kills fall among free rounds. After play every campaign is
+cancelled (its accrued totals credited); the checks then also require: no
+debit for a free round, the wallet's credits on each player's free rounds
+summing to their wins, each carrying its campaign id, and every campaign's
+counts and totals matching its rounds and credits (``reconcile``).
 """
 
 from __future__ import annotations
@@ -81,7 +93,11 @@ class Tally:
     transport_retries: int = 0
     wallet_unavailable: int = 0
     credit_pending_seen: int = 0
+    free_rounds: int = 0
+    campaigns: int = 0
     unexpected: list[str] = field(default_factory=list)
+    free_played: threading.Event = field(default_factory=threading.Event)
+    """Set whenever a free round was played (the killer waits for it)."""
 
     def note(self, **counts: int) -> None:
         with self.lock:
@@ -96,10 +112,16 @@ class SoakPlayer:
     wins: int = 0
     round_ids: set[int] = field(default_factory=set)
     open_round: int | None = None
+    campaigns: list[str] | None = None
+    """A campaign player: the ids of the campaigns it made (None: it plays paid rounds)."""
+
+
+OPERATOR_KEY = "wallet-soak-operator-key"
+CAMPAIGN_ROUNDS = 3
 
 
 def _config_text(db: str, wallet_url: str, brand: str = "default", secret: str = SECRET) -> str:
-    key = hashlib.sha256(b"wallet-soak-operator-key").hexdigest()
+    key = hashlib.sha256(OPERATOR_KEY.encode()).hexdigest()
     return (f'[server]\nmode = "operator"\napi_key_sha256 = "{key}"\ndatabase = "{db}"\nexpiry_check_seconds = 0\n'
             'round_start_quantum_ms = 0\nsession_requests_per_second = 0\nip_requests_per_second = 0\n'
             f'[games.{soak_game()[0]}]\nbet_ladder = [{soak_game()[1][0]}, {soak_game()[1][1]}]\n'
@@ -129,14 +151,17 @@ class Play:
         self.player, self.tally, self.stop, self.hard_deadline = player, tally, stop, hard_deadline
         self.secret = secret
         self.token = ""
+        self.campaign: int | None = None  # a campaign player's current campaign
 
     def request(self, method: str, path: str, body: Any = None, key: str | None = None,
-                signed: bool = False) -> httpx.Response:
-        """One request, retried as it is (same key, signed anew) while the server is down or restarting."""
+                signed: bool = False, operator: bool = False) -> httpx.Response:
+        """One request, retried as it is (same key, signed anew) while the server is down or restarting;
+        ``operator``: with the operator's key instead of the session."""
         while True:
             if time.monotonic() > self.hard_deadline:
                 raise TimeoutError(f"{method} {path}: no answer before the hard deadline")
-            headers = {"Authorization": f"Bearer {self.token}"} if self.token else {}
+            headers = {"X-Operator-Key": OPERATOR_KEY} if operator else \
+                {"Authorization": f"Bearer {self.token}"} if self.token else {}
             if key:
                 headers["Idempotency-Key"] = key
             data = b"" if body is None else httpx.Request("POST", "/", json=body).content
@@ -161,23 +186,57 @@ class Play:
             launch = r.json()["launch_url"].split("launch=")[1]
             self.token = self.request("POST", "/api/v1/launch", {"token": launch}).json()["token"]
             while not self.stop.is_set():
-                self.play_round()
+                if self.player.campaigns is None:
+                    self.play_round()
+                else:
+                    self.play_free_round()
         except Exception as exc:  # noqa: BLE001 - reported, the soak fails
             self.tally.unexpected.append(f"{self.player.name}: {type(exc).__name__}: {exc}")
         finally:
             self.http.close()
 
-    def play_round(self) -> None:
+    def new_campaign(self) -> int:
+        """Make this player's next campaign (its id made here: a retry after a kill gets the same campaign)."""
+        n = len(self.player.campaigns)
+        key = f"{self.player.name}-c{n}"
+        game, (_, bet) = soak_game()
+        valid_until = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() + 86_400))
+        r = self.request("POST", "/api/v1/operator/campaigns", {
+            "campaign_id": key, "players": [self.player.name], "games": [game], "bets": {"EUR": bet},
+            "rounds": CAMPAIGN_ROUNDS, "valid_until": valid_until, "credit": ("end", "each_win")[n % 2]},
+            operator=True)
+        if r.status_code not in (200, 201):
+            raise RuntimeError(f"campaign: {r.status_code} {r.text[:200]}")
+        self.player.campaigns.append(key)
+        self.tally.note(campaigns=1)
+        return r.json()["id"]
+
+    def play_free_round(self) -> None:
+        """One free round of the player's campaign (a new campaign once its rounds are used up)."""
+        if self.campaign is None:
+            self.campaign = self.new_campaign()
+        if self.play_round(self.campaign) == "used_up":
+            self.campaign = self.new_campaign()
+            return
+        self.tally.note(free_rounds=1)
+        self.tally.free_played.set()
+
+    def play_round(self, campaign: int | None = None) -> str | None:
         key = uuid.uuid4().hex
         while True:
             game, (_, bet) = soak_game()
-            r = self.request("POST", f"/api/v1/games/{game}/rounds", {"bet": bet}, key=key)
+            if campaign is None:
+                r = self.request("POST", f"/api/v1/games/{game}/rounds", {"bet": bet}, key=key)
+            else:
+                r = self.request("POST", f"/api/v1/games/{game}/free-rounds", {"campaign": campaign}, key=key)
             self.tally.statuses[r.status_code] += 1
             if r.status_code == 409 and r.json()["error"] == "round_starting":
                 time.sleep(0.2)
                 continue
             break
         body = r.json()
+        if r.status_code == 409 and body["error"] == "no_free_rounds_left":
+            return "used_up"
         if r.status_code == 503:
             self.tally.note(wallet_unavailable=1)
             return
@@ -205,6 +264,7 @@ class Play:
         if (rnd.get("wallet_settlement") or {}).get("status") == "pending":
             self.tally.note(credit_pending_seen=1)
         self.tally.note(rounds=1)
+        return None
 
 
 def _wallet_db(db: str, workdir: Path, suffix: str = "") -> tuple[str, Any]:
@@ -228,11 +288,12 @@ def _wallet_db(db: str, workdir: Path, suffix: str = "") -> tuple[str, Any]:
 
 
 def run_wallet_soak(db: str | None = None, players: int = 8, seconds: float = 60.0, kill_every: float = 4.0,
-                    seed: int = 1, faults: bool = True, brands: int = 1) -> dict[str, Any]:
+                    seed: int = 1, faults: bool = True, brands: int = 1, campaign_players: int = 0) -> dict[str, Any]:
     """Run the soak; the figures and the checks' results (``reconciled``: every check passed). ``brands`` > 1:
     that many brands on the one database, each with its own wallet and its own game server processes (the
     players shared out among them); the kills go round every brand's server and wallet, and every brand is
-    reconciled against its own wallet."""
+    reconciled against its own wallet. ``campaign_players`` of the ``players`` play free rounds of
+    campaigns (see the module docstring); with any, each kill waits for a free round first."""
     rng = random.Random(seed)
     workdir = Path(tempfile.mkdtemp(prefix="reelforge-wallet-soak-"))
     db = db or f"sqlite:///{workdir / 'server.db'}"
@@ -258,7 +319,8 @@ def run_wallet_soak(db: str | None = None, players: int = 8, seconds: float = 60
             unit.supervisor.start()
         for i in range(players):
             unit = units[i % brands]
-            unit.roster.append(SoakPlayer(f"ws{seed}-{unit.id}-{i}-{uuid.uuid4().hex[:6]}"))
+            unit.roster.append(SoakPlayer(f"ws{seed}-{unit.id}-{i}-{uuid.uuid4().hex[:6]}",
+                                          campaigns=[] if i < campaign_players else None))
         for unit in units:
             for p in unit.roster:
                 unit.wallet.open_account(p.name, "EUR", OPENING_BALANCE)
@@ -274,6 +336,9 @@ def run_wallet_soak(db: str | None = None, players: int = 8, seconds: float = 60
         turn = 0
         while kill_every and time.monotonic() + kill_every < ends:
             time.sleep(kill_every * rng.uniform(0.5, 1.5))
+            if campaign_players:  # the kill falls among free rounds: after one was played
+                tally.free_played.clear()
+                tally.free_played.wait(timeout=max(0.0, ends - time.monotonic()))
             unit = units[turn % brands]  # every brand's server in turn, then every brand's wallet
             if (turn // brands) % 2 == 0:
                 server_downtimes.append(unit.supervisor.restart())
@@ -294,6 +359,7 @@ def run_wallet_soak(db: str | None = None, players: int = 8, seconds: float = 60
         for unit in units:
             fault_counts.update(unit.wallet.stats())
             unit.wallet.set_faults()
+            _cancel_campaigns(unit, hard_deadline)  # the accrued totals are credited (through the outbox)
         engine = make_engine(db)
         t0 = time.monotonic()
         while True:
@@ -329,11 +395,28 @@ def run_wallet_soak(db: str | None = None, players: int = 8, seconds: float = 60
         "duplicate_deliveries": fault_counts["duplicates"],
         "starts_refused_wallet_unavailable": tally.wallet_unavailable,
         "credit_pending_seen": tally.credit_pending_seen, "transport_retries": tally.transport_retries,
+        "free_rounds": tally.free_rounds, "campaigns": tally.campaigns,
         "unexpected": tally.unexpected[:20],
     })
     figures["reconciled"] = (not figures["problems"] and not tally.unexpected and figures["outbox_left"] == 0
                              and figures["lost_or_duplicated_money"] == 0)
     return figures
+
+
+def _cancel_campaigns(unit: SoakBrand, hard_deadline: float) -> None:
+    """Cancel every campaign of the brand's players (their accrued totals credited)."""
+    with httpx.Client(base_url=unit.supervisor.base_url, timeout=30) as http:
+        for key in [k for p in unit.roster for k in (p.campaigns or [])]:
+            while True:
+                try:
+                    r = http.post(f"/api/v1/operator/campaigns/{key}/cancel", headers={"X-Operator-Key": OPERATOR_KEY})
+                except httpx.TransportError:
+                    r = None
+                if r is not None and r.status_code == 200:
+                    break
+                if time.monotonic() > hard_deadline:
+                    raise TimeoutError(f"campaign {key} not cancelled: {r and r.text[:200]}")
+                time.sleep(0.1)
 
 
 def _forget_wallet(db: str, brand: str) -> None:
@@ -395,8 +478,10 @@ def _check(engine: Any, wallet: WalletProcess, roster: list[SoakPlayer], tally: 
 
     ids = RoundIds(round_ids_key(engine))
     verified = failures = 0
+    campaign_of = {t["transaction_id"]: t.get("campaign_id") for t in theirs}
     with engine.connect() as conn:
         for p in roster:
+            free_won = free_credited = 0
             rows = conn.execute(select(rounds).join(players, players.c.id == rounds.c.player_id)
                                 .where(players.c.name == p.name)).all()
             ours = sum(r.cost for r in rows if r.status != "void")
@@ -416,7 +501,13 @@ def _check(engine: Any, wallet: WalletProcess, roster: list[SoakPlayer], tally: 
             for r in rows:
                 c = per_round.get(ids.public(r.id), Counter())
                 want_debit = 0 if r.status == "void" else r.cost
-                if c["debit"] != want_debit or c["credit"] != (r.win if r.status == "finished" else 0):
+                if r.campaign_id is not None:  # a free round: no debit; its credits are its campaign's
+                    free_won += r.win if r.status == "finished" else 0
+                    free_credited += c["credit"]
+                    if c["debit"]:
+                        problems.append(f"round {ids.public(r.id)}: a free round debited {c['debit']}")
+                        lost += c["debit"]
+                elif c["debit"] != want_debit or c["credit"] != (r.win if r.status == "finished" else 0):
                     problems.append(f"round {ids.public(r.id)}: the wallet holds debit {c['debit']} / credit "
                                     f"{c['credit']}, the round {r.status} cost {r.cost} won {r.win}")
                     lost += abs(c["debit"] - want_debit) + abs(c["credit"] - r.win)
@@ -427,6 +518,14 @@ def _check(engine: Any, wallet: WalletProcess, roster: list[SoakPlayer], tally: 
                 if diffs:
                     failures += 1
                     problems.append(f"round {ids.public(r.id)} does not verify: {diffs[:2]}")
+            if free_credited != free_won:
+                problems.append(f"{p.name}: the wallet credited {free_credited} for free rounds that won {free_won}")
+                lost += abs(free_credited - free_won)
+            wrong = [t["transaction_id"] for t in theirs if t["player"] == p.name and t["kind"] == "credit"
+                     and t["round_id"] in {ids.public(r.id) for r in rows if r.campaign_id is not None}
+                     and not campaign_of.get(t["transaction_id"])]
+            if wrong:
+                problems.append(f"{p.name}: free-round credits without their campaign id: {wrong[:3]}")
     return {"problems": problems[:50], "lost_or_duplicated_money": lost, "rounds_verified": verified,
             "verify_failures": failures, "reconcile_differences": len(report["differences"]),
             "wallet_calls": report["ours"], "operator_transactions": report["theirs"]}

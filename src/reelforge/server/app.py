@@ -23,6 +23,7 @@ from sqlalchemy import Engine
 import reelforge
 from reelforge.server import http
 from reelforge.server.api import (
+    campaigns,
     errors,
     fair,
     games,
@@ -121,7 +122,7 @@ def create_app(config: ServerConfig, database_url: str | None = None, *, engine:
     app.state.metrics, app.state.monitor, app.state.context = metrics, monitor, ctx
     errors.install(app)
     # rounds first: most requests are theirs
-    for resource in (rounds, sessions, games, wallet, operator, fair, monitoring, support, languages):
+    for resource in (rounds, sessions, games, wallet, operator, campaigns, fair, monitoring, support, languages):
         resource.add_routes(app, ctx)
     errors.add_catch_all(app)
     # Around every route, money routes included: the rate limits and one request at a time per session.
@@ -158,6 +159,8 @@ def _lifespan(ctx: Context, owns_engine: bool):
     def expire() -> None:
         if n := service.expire():
             log.info("completed %d expired round(s)", n)
+        if n := service.settle_campaigns():  # cancelled and expired campaigns: their players' totals credited
+            log.info("settled %d player(s) of ended free-round campaigns", n)
 
     def housekeeping() -> None:
         service.purge_sessions()

@@ -231,7 +231,7 @@ def verify(
     as_json: bool = typer.Option(False, "--json", help="one JSON object per round"),
 ) -> None:
     """Replay stored rounds through the rules engine and report every mismatch (exit 1 if any)."""
-    from reelforge.server.verify import verify_all, verify_round
+    from reelforge.server.verify import campaign_differences, verify_all, verify_round
 
     if (round_id is None) == (not all_rounds):
         raise typer.BadParameter("give exactly one of --round ID or --all")
@@ -255,6 +255,16 @@ def verify(
         elif not r["ok"]:
             typer.echo(f"round {r['round']}: MISMATCH")
             for d in r["differences"]:
+                typer.echo(f"  - {d}")
+    # --all: every player's free-round campaign against its rounds and credits too
+    campaigns = campaign_differences(engine) if round_id is None else []
+    if campaigns:
+        bad += 1
+        if as_json:
+            typer.echo(json.dumps({"campaign_differences": campaigns}))
+        else:
+            typer.echo("free-round campaigns: MISMATCH")
+            for d in campaigns:
                 typer.echo(f"  - {d}")
     engine.dispose()
     if not as_json:

@@ -44,7 +44,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from reelforge.server.tally import Key, RoundTally, Totals
+from reelforge.server.tally import FREE_ROUNDS_MODE, Key, RoundTally, Totals
 
 log = logging.getLogger("reelforge.monitor")
 
@@ -203,7 +203,7 @@ class RtpMonitor:
         """Judge ``totals`` (every key's) at ``now``: readings, history, alarms raised and cleared."""
         readings = {}
         for key, t in totals.items():
-            if not t.monitored_rounds:
+            if not t.monitored_rounds or key[5] == FREE_ROUNDS_MODE:  # free rounds cost nothing: no RTP to judge
                 continue
             r = readings[key] = judge(key, t, self.figures.get(key[2:]), self._z, self.settings.min_rounds)
             points = self.history.setdefault(key, deque(maxlen=HISTORY_POINTS))

@@ -40,6 +40,7 @@ from reelforge.server.roundids import RoundIds
 from reelforge.server.schema import players, rounds, wallet_transactions
 from reelforge.server.signing import signed_headers
 from reelforge.server.store import parse_ts, round_ids_key
+from reelforge.server.verify import campaign_differences
 
 
 def operator_ledger(config: ServerConfig, brand: str | None = None) -> list[dict[str, Any]]:
@@ -83,7 +84,7 @@ def reconcile(engine: Engine, theirs: list[dict[str, Any]], brand: str | None = 
     with read_transaction(engine) as conn:
         ours = conn.execute(mine).all()
         round_rows = {r.id: r for r in conn.execute(select(rounds.c.id, rounds.c.status, rounds.c.cost,
-                                                           rounds.c.win, rounds.c.player_id)
+                                                           rounds.c.win, rounds.c.player_id, rounds.c.campaign_id)
                                                     .where(rounds.c.id.in_({o.round_id for o in ours}))).all()}
     by_id = {t["transaction_id"]: t for t in theirs}
     differences: list[str] = []
@@ -105,6 +106,9 @@ def reconcile(engine: Engine, theirs: list[dict[str, Any]], brand: str | None = 
         if t is not None and (t["amount"], t["currency"], t["player"]) != (o.amount, o.currency, o.name):
             differences.append(f"{what}: the operator has {t['amount']} {t['currency']} for {t['player']!r}")
             continue
+        if t is not None and "campaign_id" in t and t["campaign_id"] != o.campaign_id:
+            differences.append(f"{what}: the operator has it for campaign {t['campaign_id']!r}, ours "
+                               f"{o.campaign_id!r}")
         if o.kind == "debit":
             rolled_back = o.status == "rolled_back" or any(
                 r.reference == o.id for r in per_round.get(o.round_id, {}).get("rollback", []))
@@ -127,6 +131,10 @@ def reconcile(engine: Engine, theirs: list[dict[str, Any]], brand: str | None = 
                 differences.append(f"round {ids.public(rid)}: a settled debit {debits[0].id} but no round stored")
             continue
         public = ids.public(rid)
+        if rnd.campaign_id is not None:  # a free round: no debit; its credits are its campaign's (checked below)
+            if debits:
+                differences.append(f"round {public}: a free round with a settled debit {debits[0].id}")
+            continue
         if len(debits) != 1 or debits[0].amount != rnd.cost:
             differences.append(f"round {public}: expected one settled debit of {rnd.cost}, found "
                                f"{[d.amount for d in debits]}")
@@ -143,6 +151,7 @@ def reconcile(engine: Engine, theirs: list[dict[str, Any]], brand: str | None = 
             continue  # a debit it never received, rolled back by us (ours is listed under our rollback)
         differences.append(f"the operator's {t['kind']} {t['transaction_id']} (round {t['round_id']}, {t['amount']} "
                            f"{t['currency']}, {t['player']!r}) is not ours")
+    differences += campaign_differences(engine)  # each player's campaign total against its credits
     return {"ours": len(ours), "theirs": len(theirs), "pending": pending, "overdue": overdue,
             "max_pending_seconds": max_pending_seconds, "differences": differences,
             "clean": not differences and not overdue}

@@ -35,15 +35,11 @@ class StartChecks(GameOffer):
         rules = who.rules(self.config)
         brand = self.config.brand(who.brand)
         currency = who.currency or brand.currency
-        if who.game is not None and active.id != who.game:
-            raise game_not_launched(active.id, who.game)
+        self._check_game(who, active)
         if mode != "paid" and not rules.feature_buy:
             raise ApiError(403, "feature_buy_not_allowed",
                            f"the feature buy is not offered in this session's jurisdiction ({rules.profile}); "
                            "play paid spins instead")
-        if active.id not in brand.games:
-            raise ApiError(404, "unknown_game", f"{active.id} is not offered to this player's brand; games offered: "
-                                                f"{', '.join(brand.games)}")
         ladder = brand.ladder(active.id, currency)
         if ladder is None:
             raise ApiError(422, "currency_not_offered", f"{active.id} has no bet ladder in {currency}")
@@ -56,6 +52,15 @@ class StartChecks(GameOffer):
             raise ApiError(422, "bet_not_on_ladder", f"bet {bet} is not on the bet ladder of {active.id}: {list(ladder)}")
         self._check_stake(active, bet, mode, rules, ladder)
         return ladder, rules
+
+    def _check_game(self, who: Principal, active: ActiveGame) -> None:
+        """Refuse a game the session may not play: not the one it was launched for, or not its brand's."""
+        if who.game is not None and active.id != who.game:
+            raise game_not_launched(active.id, who.game)
+        brand = self.config.brand(who.brand)
+        if active.id not in brand.games:
+            raise ApiError(404, "unknown_game", f"{active.id} is not offered to this player's brand; games offered: "
+                                                f"{', '.join(brand.games)}")
 
     def _check_open(self, open_round: int | None, game_id: str) -> None:
         if open_round is not None:

@@ -229,6 +229,8 @@ class RoundViews:
             "created_at": _iso(rnd.created_at), "updated_at": _iso(rnd.updated_at),
             "finished_at": _iso(rnd.finished_at), "fair": fair.round_fair_json(rnd, server_seed),
         }
+        if rnd.campaign_id is not None:  # a free round: no debit, its win paid by its campaign (docs/OPERATORS.md)
+            body["campaign"] = rnd.campaign_id
         if self.wallet is not None:
             body["wallet_settlement"] = None if settlement is None else {"kind": settlement[0],
                                                                          "status": settlement[1]}

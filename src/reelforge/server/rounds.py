@@ -65,6 +65,7 @@ from reelforge.server import fair, store
 from reelforge.server.answers import request_hash
 from reelforge.server.auth import Principal, SessionToken, session_principal
 from reelforge.server.callbacks import LIMIT_REASONS, OperatorCallbacks
+from reelforge.server.campaign_rounds import CampaignRounds
 from reelforge.server.clock import utcnow
 from reelforge.server.config import ServerConfig
 from reelforge.server.errors import ApiError, database_errors
@@ -101,7 +102,7 @@ MAX_ROUND_STEPS = 100_000
 """A round that has not finished after this many steps is a malfunction of the rules."""
 
 
-class RoundService(RoundReads, SeamlessRounds, Transfers, StartChecks):
+class RoundService(RoundReads, SeamlessRounds, CampaignRounds, Transfers, StartChecks):
     """Everything that changes or reads rounds and wallets: the round lifecycle here, the rest from its
     parts (see the module docstring)."""
 
@@ -286,7 +287,7 @@ class RoundService(RoundReads, SeamlessRounds, Transfers, StartChecks):
             if action is not None:
                 self._check_action(game, build, rnd.state, row, action)
             self._advance(rnd, row, action, now)
-            changes = [("win", rnd.win)] if rnd.status == "finished" and rnd.win else []
+            changes = self._win_changes(tx, rnd, now, who.player)
             if self.wallet is None:
                 posted, balance = entries(balance, changes, round_id, now)
                 answer = self.round_answer(200, rnd, rows, balance, who.currency, shown=kept)
@@ -370,11 +371,8 @@ class RoundService(RoundReads, SeamlessRounds, Transfers, StartChecks):
             self._advance(rnd, row, None, now)
         rnd.completed_on_expiry = True
         tx.update_round(rnd)
-        if self.wallet is not None:  # the operator's wallet holds the money: credited (or closed) from the outbox
-            self._outbox(tx, rnd, None, [("win", rnd.win)] if rnd.win else [], now)
-        elif rnd.win:
-            balance = post_entry(tx, rnd.player_id, balance, "win", rnd.win, rnd.id, now)
-        return balance
+        # the operator's wallet holds the money: credited from the outbox; else the ledger
+        return self._credit_changes(tx, rnd, self._win_changes(tx, rnd, now), balance, now)[0]
 
     def _void(self, tx: Tx, rnd: RoundRow, balance: int, reason: str, now: datetime) -> int:
         """Void an open round (a malfunction while deciding it): refund what it cost, pay nothing, record why."""

@@ -125,6 +125,7 @@ rounds = Table(
     # SHA-256 of the Idempotency-Key that started it (NULL: before 0008): a retry after the retention is refused.
     Column("start_key", String(64)),
     Column("brand", String(32), nullable=False, server_default="default"),  # the player's brand
+    Column("campaign_id", BigInteger),  # a free round of this campaigns.id (no debit; NULL: a paid round)
     CheckConstraint("status in ('open', 'finished', 'void')", name="ck_rounds_status"),
     CheckConstraint("bet > 0 and cost >= 0 and win >= 0", name="ck_rounds_amounts"),
 )
@@ -284,5 +285,46 @@ operator_nonces = Table(
     Column("signature", String(64), primary_key=True),
     Column("created_at", DateTime(timezone=True), nullable=False),
 )
+
+campaigns = Table(
+    # Free-round campaigns (docs/OPERATORS.md, "Free-round campaigns"): an operator's offer of ``rounds`` rounds
+    # per player, at a fixed bet per currency, on some games, within a validity window; no debit, the wins paid
+    # as one credit at the end (``credit = 'end'``) or each win as it comes (``'each_win'``).
+    "campaigns", metadata,
+    Column("id", BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True),
+    Column("brand", String(32), nullable=False),
+    Column("campaign_key", String(64), nullable=False),  # the operator's campaign id, unique per brand
+    Column("request_sha256", String(64), nullable=False),  # the creating request: a retry must be the same
+    Column("games", Text, nullable=False),  # JSON list of game ids
+    Column("bets", Text, nullable=False),  # JSON {currency: bet in minor units}
+    Column("rounds", Integer, nullable=False),  # per player
+    Column("valid_from", DateTime(timezone=True), nullable=False),
+    Column("valid_until", DateTime(timezone=True), nullable=False),
+    Column("wagering", Text),  # the operator's wagering requirement, JSON, passed through untouched
+    Column("credit", String(8), nullable=False),
+    Column("status", String(16), nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("cancelled_at", DateTime(timezone=True)),
+    CheckConstraint("status in ('active', 'cancelled')", name="ck_campaigns_status"),
+    CheckConstraint("credit in ('end', 'each_win')", name="ck_campaigns_credit"),
+    CheckConstraint("rounds > 0", name="ck_campaigns_rounds"),
+    UniqueConstraint("brand", "campaign_key", name="uq_campaigns_key"),
+)
+
+campaign_players = Table(
+    # Each player's free rounds of a campaign (by player name: the operator names players before they launch).
+    # ``played`` counts rounds started (a round is decided at its start, so a started round is never lost or
+    # played twice); ``won`` the wins of its finished rounds; ``paid`` what was credited (ledger or outbox).
+    "campaign_players", metadata,
+    Column("campaign_id", BigInteger, ForeignKey("campaigns.id"), primary_key=True),
+    Column("player", String(64), primary_key=True),
+    Column("played", Integer, nullable=False, server_default="0"),
+    Column("won", BigInteger, nullable=False, server_default="0"),
+    Column("paid", BigInteger, nullable=False, server_default="0"),
+    Column("accepted_at", DateTime(timezone=True)),  # when the player accepted the offer (NULL: not yet)
+    Column("settled_at", DateTime(timezone=True)),  # when its total was credited (NULL: not yet)
+    CheckConstraint("played >= 0 and won >= 0 and paid >= 0 and paid <= won", name="ck_campaign_players_amounts"),
+)
+Index("ix_campaign_players_player", campaign_players.c.player)
 
 LEDGER_KINDS = ("deposit", "withdrawal", "stake", "feature_buy", "win", "refund")

@@ -135,15 +135,15 @@ class SeamlessRounds:
                 now: datetime, campaign_id: str | None = None) -> WalletTx | None:
         """Write a round's win (a credit) or its void (the debit's rollback) to the outbox, in ``tx``; a round
         that finished without a win gets a zero-amount credit closing it when its brand's
-        ``close_losing_rounds`` is on. Each carries the round's game, and the operator's session token and
-        campaign of its debit (``campaign_id``: a free round's, which has no debit); ``round_closed`` is true on
-        all of them (the round's last call)."""
+        ``close_losing_rounds`` is on. Each carries the round's game, the operator's session token of its debit
+        and its campaign (``campaign_id``, default: a free round's campaign; a paid round has none);
+        ``round_closed`` is true on all of them (the round's last call)."""
         debit = debit or self._debit_of(tx, rnd.id)
         currency = debit.currency if debit is not None else self._currency(tx, rnd.player_id)
         context = {"due": utcnow(),  # deliverable at once, whatever clock ``now`` is (the expiry takes one)
                    "brand": rnd.brand, "game": rnd.game, "round_closed": True,
                    "operator_session": None if debit is None else debit.operator_session,
-                   "campaign_id": campaign_id or (None if debit is None else debit.campaign_id)}
+                   "campaign_id": campaign_id or self._campaign_key(tx, rnd)}  # a free round's: its campaign's
         for kind, amount in changes:
             if kind == "win":
                 return self.wallet.new_tx(tx, "credit", rnd.player_id, rnd.id, amount, currency, now, **context)

@@ -46,8 +46,11 @@ from reelforge.server.schema import players, rounds
 Key = tuple[str, str, str, str, str, str]
 """(brand, currency, game, build, build version, mode)."""
 
-_KEY_COLUMNS = (rounds.c.brand, players.c.currency, rounds.c.game, rounds.c.build, rounds.c.build_version,
-                rounds.c.mode)
+FREE_ROUNDS_MODE = "free_rounds"
+"""The mode label of a campaign's free rounds: their own series, apart from the paid modes (whose RTP excludes
+them: a free round costs nothing, so it has no RTP of its own; its wins are reported apart)."""
+_MODE = case((rounds.c.campaign_id.is_not(None), literal(FREE_ROUNDS_MODE)), else_=rounds.c.mode)
+_KEY_COLUMNS = (rounds.c.brand, players.c.currency, rounds.c.game, rounds.c.build, rounds.c.build_version, _MODE)
 _WITH_CURRENCY = rounds.join(players, players.c.id == rounds.c.player_id)
 """A round's money is in its player's currency (``players.currency``)."""
 _PENDING_BATCH = 500

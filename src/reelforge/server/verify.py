@@ -104,13 +104,16 @@ def verify_round_row(conn: Connection, rnd: Any) -> list[str]:
     for kind, amount in entries:
         by_kind.setdefault(kind, []).append(amount)
     debit_kind = "stake" if rnd.mode == "paid" else "feature_buy"
-    if by_kind.pop(debit_kind, []) != [-rnd.cost]:
+    free = getattr(rnd, "campaign_id", None) is not None  # a campaign's free round: nothing debited
+    if by_kind.pop(debit_kind, []) != ([] if free else [-rnd.cost]):
         diffs.append(f"expected one {debit_kind} entry of {-rnd.cost}, found {[(k, a) for k, a in entries]}")
     wins, refunds = by_kind.pop("win", []), by_kind.pop("refund", [])
+    if free:  # its win is credited by its campaign (the total may come on a later round): campaign_differences
+        wins = [money(rnd.bet, total_x)] if rnd.status == "finished" and money(rnd.bet, total_x) else []
     if by_kind:
         diffs.append(f"unexpected ledger entries for the round: {by_kind}")
     try:
-        price = Fraction(rnd.bet) * game.stake_x(build, rnd.mode)
+        price = Fraction(0) if free else Fraction(rnd.bet) * game.stake_x(build, rnd.mode)
     except Exception as exc:  # noqa: BLE001 - a mode the build does not have is a finding
         diffs.append(f"the build has no price for mode {rnd.mode!r}: {exc}")
     else:
@@ -218,3 +221,40 @@ def verify_all(engine: Engine, batch: int = 500) -> Iterator[dict[str, Any]]:
         if len(rows) < batch:
             return
         last = rows[-1].id
+
+
+def campaign_differences(engine: Engine) -> list[str]:
+    """Every player's free-round campaign checked against their rounds and credits: rounds played as counted,
+    the total won as their finished rounds' wins, what was paid as the credits on their rounds (ledger
+    entries, or wallet calls delivered or in the outbox), and once settled (or per win) all of it paid."""
+    from sqlalchemy import func, select
+
+    from reelforge.server.schema import campaign_players, campaigns, ledger, players, rounds
+    from reelforge.server.schema import wallet_transactions as wt
+
+    diffs = []
+    with read_transaction(engine) as conn:
+        for cid, key, credit, name, played, won, paid, settled in conn.execute(select(
+                campaigns.c.id, campaigns.c.campaign_key, campaigns.c.credit, campaign_players.c.player,
+                campaign_players.c.played, campaign_players.c.won, campaign_players.c.paid,
+                campaign_players.c.settled_at).join(campaign_players, campaign_players.c.campaign_id == campaigns.c.id)):
+            mine = select(rounds.c.id).join(players, players.c.id == rounds.c.player_id).where(
+                rounds.c.campaign_id == cid, players.c.name == name)
+            n = conn.execute(select(func.count()).where(rounds.c.id.in_(mine), rounds.c.status != "void")).scalar_one()
+            finished_wins = conn.execute(select(func.coalesce(func.sum(rounds.c.win), 0)).where(
+                rounds.c.id.in_(mine), rounds.c.status == "finished")).scalar_one()
+            credited = conn.execute(select(func.coalesce(func.sum(ledger.c.amount), 0)).where(
+                ledger.c.round_id.in_(mine), ledger.c.kind == "win")).scalar_one() + conn.execute(
+                select(func.coalesce(func.sum(wt.c.amount), 0)).where(
+                    wt.c.round_id.in_(mine), wt.c.kind == "credit", wt.c.campaign_id == key)).scalar_one()
+            where = f"campaign {key!r}, player {name!r}"
+            if n != played:
+                diffs.append(f"{where}: {played} rounds counted, {n} stored")
+            if finished_wins != won:
+                diffs.append(f"{where}: won {won} recorded, its finished rounds won {finished_wins}")
+            if credited != paid:
+                diffs.append(f"{where}: paid {paid} recorded, {credited} credited")
+            if (settled is not None or credit == "each_win") and paid != won:
+                diffs.append(f"{where}: {'settled' if settled is not None else 'paid per win'} but paid {paid} "
+                             f"of {won} won")
+    return diffs

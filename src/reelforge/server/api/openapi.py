@@ -45,9 +45,9 @@ def describe_offered_games(app: FastAPI, service: RoundService) -> None:
                     operation = json.loads(json.dumps(operation))
                     operation["operationId"] = f"{operation['operationId']}_{game_id.replace('-', '_')}"
                     operation["parameters"] = [q for q in operation.get("parameters", []) if q["name"] != "game"]
-                    if "requestBody" in operation:
+                    if "requestBody" in operation and template.endswith("/rounds"):  # a round start's body
                         operation["requestBody"]["content"]["application/json"]["schema"] = \
-                            _round_request_schema(active)
+                            _round_request_schema(active, service)
                     concrete[method] = operation
                 paths[template.replace("{game}", game_id)] = concrete
         actions = sorted({a for active in service.games.values() for a in active.game.step_actions})
@@ -71,18 +71,35 @@ def describe_offered_games(app: FastAPI, service: RoundService) -> None:
     app.openapi = openapi
 
 
-def _round_request_schema(active: ActiveGame) -> dict[str, Any]:
-    """The body of a round request of one game: its bet ladder, and its feature buys if it has any."""
+def _round_request_schema(active: ActiveGame, service: RoundService) -> dict[str, Any]:
+    """The body of a round request of one game: its bet ladder, and its feature buys if it has any, each at the
+    bets whose price the server's stake limit allows (a dearer buy is refused, 422)."""
     buys = [m for m in active.game.modes if m != "paid"] if active.game.feature_buy_price_x(active.build) else []
+    ladder = list(active.config.bet_ladder)
     buy: dict[str, Any] = {"anyOf": [{"type": "boolean", "enum": [False]}, {"type": "null"}]}
     if buys:
         buy["anyOf"].append({"type": "string", "enum": buys})
     if len(buys) == 1:  # true names the feature buy only where there is one
         buy["anyOf"].append({"type": "boolean", "enum": [True]})
-    return {"type": "object", "additionalProperties": False, "required": ["bet"], "title": "StartRoundRequest",
-            "properties": {
-                "bet": {"type": "integer", "enum": list(active.config.bet_ladder),
-                        "description": "total bet in minor units, a value of the game's bet ladder"},
-                "auto_adjust_bet": {"type": "boolean", "default": False,
-                                    "description": "lower the bet to the highest the balance covers"},
-                "buy_feature": {**buy, "description": "true (or the mode name) to buy the game's feature"}}}
+    schema: dict[str, Any] = {
+        "type": "object", "additionalProperties": False, "required": ["bet"], "title": "StartRoundRequest",
+        "properties": {
+            "bet": {"type": "integer", "enum": ladder,
+                    "description": "total bet in minor units, a value of the game's bet ladder"},
+            "auto_adjust_bet": {"type": "boolean", "default": False,
+                                "description": "lower the bet to the highest the balance covers"},
+            "buy_feature": {**buy, "description": "true (or the mode name) to buy the game's feature"}}}
+    limit = service.config.rules(None).stake_limit
+    allowed = {m: [b for b in ladder if (c := service.cost(active, b, m)) is not None and (limit is None or c <= limit)]
+               for m in buys}
+    if any(bets != ladder for bets in allowed.values()):  # a buy the stake limit allows at some bets only
+        variants: list[dict[str, Any]] = [{"properties": {"buy_feature": {"anyOf": buy["anyOf"][:2]}}}]
+        for mode, bets in allowed.items():
+            names: list[dict[str, Any]] = [{"type": "string", "enum": [mode]}]
+            if len(buys) == 1:
+                names.append({"type": "boolean", "enum": [True]})
+            if bets:
+                variants.append({"required": ["bet", "buy_feature"], "properties": {
+                    "bet": {"enum": bets}, "buy_feature": {"anyOf": names}}})
+        schema["anyOf"] = variants
+    return schema

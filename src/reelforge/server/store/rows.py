@@ -50,6 +50,8 @@ class RoundRow:
     """The operator brand of the round's player."""
     start_key: str | None = None
     """SHA-256 of the Idempotency-Key that started it (:func:`key_digest`; None: stored before 0008)."""
+    campaign_id: int | None = None
+    """A free round's campaign (``campaigns.id``: no debit, its win paid by the campaign); None: a paid round."""
 
 
 @dataclass(slots=True)

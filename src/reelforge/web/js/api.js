@@ -122,6 +122,11 @@ export class Api {
     return this.request("POST", `/games/${encodeURIComponent(game)}/rounds`, { body, key });
   }
 
+  /** One of the player's free rounds of a campaign, at its bet (nothing staked); played on like any round. */
+  startFreeRound(game, { campaign, bet }, key = newKey()) {
+    return this.request("POST", `/games/${encodeURIComponent(game)}/free-rounds`, { body: { campaign, bet }, key });
+  }
+
   playStep(roundId, action = null, key = newKey()) {
     return this.request("POST", `/rounds/${roundId}/steps`, { body: action ? { action } : {}, key });
   }
@@ -133,5 +138,7 @@ export class Api {
   }
 
   round(id) { return this.request("GET", `/rounds/${id}`); }
+  /** The player's free-round campaigns (their bet in the player's currency, rounds left, won so far). */
+  campaigns() { return this.request("GET", "/campaigns"); }
   verify(id) { return this.request("GET", `/rounds/${id}/verify`); }
 }

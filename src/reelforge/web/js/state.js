@@ -25,6 +25,7 @@ export const S = {
   help: null,
   renderer: null,
   round: null, // the current round as the server last returned it
+  free: null, // the campaign whose free rounds the player is playing (its bet, rounds left, won so far), or null
   busy: false,
   offline: false, // a request is being retried: the connection is lost
   betIndex: 0,

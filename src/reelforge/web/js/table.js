@@ -7,6 +7,7 @@ import { rendererFor } from "./games/index.js";
 import { betLadder, buyPrice, currentBet, defaultBetIndex, setBetIndex, showBet, updateBuy } from "./bets.js";
 import { formatRtp, gameHelp, volatilityNode } from "./help.js";
 import { BIG_WIN_X, endMomentNow, moment, turboOn, winTitle } from "./moments.js";
+import { freeRoundEnded } from "./freerounds.js";
 import { countRound, realityCheckDue, showRealityCheck, updateSessionBar } from "./session.js";
 import { formatNumber, t, tn } from "./i18n.js";
 import { music, play, winSound } from "./sound.js";
@@ -29,7 +30,7 @@ export function roundOpen() { return !!(S.round && S.round.status === "open"); }
 export function updateControls() {
   const open = roundOpen();
   // Offline, nothing can be played: every control waits for the connection (the round is safe on the server).
-  const lock = S.busy || open || S.paused || S.offline;
+  const lock = S.busy || open || S.paused || S.offline || !!S.free; // free rounds: the campaign's bet
   $("bet-minus").disabled = lock || S.betIndex <= 0;
   $("bet-plus").disabled = lock || S.betIndex >= betLadder().length - 1;
   $("bet-open").disabled = lock;
@@ -42,7 +43,7 @@ export function updateControls() {
   spin.disabled = S.paused || S.offline;
   $("feature-skip").disabled = S.offline;
   $("turbo").disabled = S.offline;
-  $("autoplay-open").disabled = S.offline;
+  $("autoplay-open").disabled = S.offline || !!S.free;
   document.body.dataset.offline = S.offline ? "1" : "";
   const stopping = FEATURE.on;
   spin.setAttribute("aria-disabled", String(S.busy && !stopping));
@@ -241,7 +242,9 @@ async function startRound(game, bet, buy, token) {
   $("win").classList.remove("big");
   if (!(await keepPace(token))) return null;
   setMessage("");
-  const ask = () => api.startRound(game.id, { bet, autoAdjust: $("auto-adjust").checked, buyFeature: buy }, newKey());
+  const free = S.free; // a free round of a campaign: its bet, nothing staked
+  const ask = () => (free ? api.startFreeRound(game.id, { campaign: free.id, bet: free.bet }, newKey()) :
+    api.startRound(game.id, { bet, autoAdjust: $("auto-adjust").checked, buyFeature: buy }, newKey()));
   let rnd;
   try {
     rnd = await ask();
@@ -323,6 +326,7 @@ async function playOut(rnd, starting, token) {
   if (creditPending(rnd)) awaitCredit(rnd);
   countRound(rnd);
   updateSessionBar();
+  if (rnd.campaign) await freeRoundEnded(rnd);
   return rnd;
 }
 

@@ -11,7 +11,7 @@
 * ``operator_callbacks``: the outbox of the operator's session-ended callbacks.
 
 Revision ID: 0010_launch_callbacks
-Revises: 0008_wallet_protocol
+Revises: 0009_campaigns
 Create Date: 2026-12-04
 """
 
@@ -21,7 +21,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0010_launch_callbacks"
-down_revision = "0008_wallet_protocol"
+down_revision = "0009_campaigns"
 branch_labels = None
 depends_on = None
 

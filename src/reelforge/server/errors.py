@@ -49,6 +49,12 @@ PLAYER_MESSAGES: dict[str, str] = {
     "invalid_client_seed": "That client seed cannot be used.",
     "feature_buy_not_allowed": "The feature buy is not offered where you play.",
     "game_not_in_session": "This session was opened for another game: please open this game from the site.",
+    "campaign_not_found": "These free rounds were not found.",
+    "no_free_rounds_left": "All your free rounds have been played.",
+    "campaign_closed": "These free rounds have ended.",
+    "campaign_game": "These free rounds cannot be played in this game.",
+    "campaign_currency": "These free rounds cannot be played in this game.",
+    "campaign_bet": "These free rounds cannot be played in this game.",
     "rate_limited": "Too many requests: please wait a moment and try again.",
     "too_many_requests": "Too many requests: please wait a moment and try again.",
 }

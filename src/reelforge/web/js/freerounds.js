@@ -5,6 +5,7 @@
 
 import { setBetIndex, showBet } from "./bets.js";
 import { moment } from "./moments.js";
+import { t, tn } from "./i18n.js";
 import { $, S, api } from "./state.js";
 import { el } from "./util.js";
 
@@ -12,7 +13,7 @@ let offer = null; // the open game's campaign with rounds left (the player's vie
 const later = new Set(); // campaigns the player keeps for later in this visit
 
 const playable = (c, gameId) => c.status === "active" && c.rounds_left > 0 && c.bet !== null && c.games.includes(gameId);
-const roundsWord = (n) => (n === 1 ? "1 free round" : `${n} free rounds`);
+const roundsWord = (n) => tn("{n} free round", "{n} free rounds", n);
 
 /** The banner over the table: the offer, the free rounds being played, or nothing. */
 function render() {
@@ -23,23 +24,24 @@ function render() {
   if (playing) {
     banner.dataset.state = "playing";
     banner.replaceChildren(el("div.free-text", {},
-      el("span.free-title", { text: "Free rounds" }),
-      el("span", { "data-testid": "free-left", text: `${playing.rounds_left} of ${playing.rounds} left` }),
-      el("span", { "data-testid": "free-won", "data-minor": String(playing.won), text: `Won so far: ${S.money(playing.won)}` })),
-    el("button.ghost", { type: "button", "data-testid": "free-pause", onclick: pause, text: "Later" }));
+      el("span.free-title", { text: t("Free rounds") }),
+      el("span", { "data-testid": "free-left", text: t("{left} of {total} left", { left: playing.rounds_left, total: playing.rounds }) }),
+      el("span", { "data-testid": "free-won", "data-minor": String(playing.won), text: t("Won so far: {amount}", { amount: S.money(playing.won) }) })),
+    el("button.ghost", { type: "button", "data-testid": "free-pause", onclick: pause, text: t("Later") }));
     return;
   }
   banner.dataset.state = "offered";
   banner.replaceChildren(
-    el("div.free-text", {}, el("span", { text: `You have ${roundsWord(offer.rounds_left)} at ${S.money(offer.bet)}` })),
-    el("button.primary", { type: "button", "data-testid": "free-play", onclick: accept, text: "Play free rounds" }));
+    el("div.free-text", {}, el("span", { text: t("You have {rounds} at {bet}", { rounds: roundsWord(offer.rounds_left), bet: S.money(offer.bet) }) })),
+    el("button.primary", { type: "button", "data-testid": "free-play", onclick: accept, text: t("Play free rounds") }));
 }
 
 function offerText(c) {
   const until = new Date(c.valid_until).toLocaleDateString(S.settings.language || undefined, { dateStyle: "medium" });
-  return [`You have ${roundsWord(c.rounds_left)} at ${S.money(c.bet)}.`,
-    `Play them now, or later until ${until}. Nothing is taken from your balance; ` +
-    (c.credit === "each_win" ? "each win is paid as you win it." : "your winnings are paid after the last one.")];
+  return [t("You have {rounds} at {bet}", { rounds: roundsWord(c.rounds_left), bet: S.money(c.bet) }),
+    c.credit === "each_win"
+      ? t("Play them now, or later until {date}. Nothing is taken from your balance; each win is paid as you win it.", { date: until })
+      : t("Play them now, or later until {date}. Nothing is taken from your balance; your winnings are paid after the last one.", { date: until })];
 }
 
 function showOffer() {
@@ -106,7 +108,8 @@ export async function freeRoundEnded(rnd) {
   banner.hidden = false;
   banner.dataset.state = "done";
   banner.replaceChildren(el("div.free-text", {}, el("span", { "data-testid": "free-total", "data-minor": String(c.won),
-    text: `Free rounds complete: you won ${S.money(c.won)} in ${roundsWord(c.played)}.` })));
-  await moment({ title: "FREE ROUNDS COMPLETE", kind: "summary", amount: S.money(c.won), sub: `${roundsWord(c.played)} played`,
-    text: c.won ? "Your free-round winnings are paid into your balance." : "No win in the free rounds this time." });
+    text: t("Free rounds complete: you won {amount} in {rounds}.", { amount: S.money(c.won), rounds: roundsWord(c.played) }) })));
+  await moment({ title: t("FREE ROUNDS COMPLETE"), kind: "summary", amount: S.money(c.won),
+    sub: t("{rounds} played", { rounds: roundsWord(c.played) }),
+    text: c.won ? t("Your free-round winnings are paid into your balance.") : t("No win in the free rounds this time.") });
 }

@@ -119,6 +119,11 @@ def test_campaign_played_and_credited_once_at_the_end_on_the_internal_wallet(mak
     assert seen["settled_at"] is not None
     history = alice.get("/api/v1/rounds").json()["rounds"]
     assert [r.get("campaign") for r in history] == [made["id"]] * 3
+    # The revenue report keeps the free rounds apart: a campaign row with no stake and their wins as its cost.
+    report = server.client.get("/api/v1/operator/reports/revenue", params={"date": utcnow().date().isoformat()},
+                               headers={"X-Operator-Key": KEY}).json()
+    kinds = {(r["game"], r["kind"]): (r["rounds"], r["stakes"], r["wins"]) for r in report["rows"]}
+    assert kinds == {(GAME, "campaign"): (3, 0, sum(wins))}, report
 
     # Cancelled with one of bob's rounds played: he starts no more, his accrued total is credited at once.
     bob = session(server, "bob")

@@ -23,15 +23,15 @@ from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 from typing import Any
 
-from sqlalchemy import Engine, func, literal, select
+from sqlalchemy import Engine, case, func, literal, select
 
 from reelforge.server.db import read_transaction
 from reelforge.server.schema import players, rounds
 from reelforge.server.tally import contribution
 
-ROUND_KIND = literal("paid")
-"""The kind of a round in the report: ``paid`` (staked from the player's balance). Free-round campaign rounds
-will be reported apart under a kind of their own (``campaign``): this expression becomes their column."""
+ROUND_KIND = case((rounds.c.campaign_id.is_not(None), literal("campaign")), else_=literal("paid"))
+"""The kind of a round in the report: ``paid`` (staked from the player's balance) or ``campaign`` (a free round
+of an operator's campaign: no stake, its wins the campaign's cost; never mixed into the paid rows)."""
 ROUNDING = ("each amount converted exactly at its decimal rate and rounded once to the reporting currency's minor "
             "unit, half to even; converted GGR = converted stakes - converted wins - converted refunds; totals are "
             "the sums of the rows")

@@ -119,7 +119,7 @@ def check_help_typed(game: Game | Context) -> None:
         if not isinstance(h, GameHelp):
             raise ctx.fail(f"help() must return a GameHelp, got {type(h).__name__}", build)
         expected = {"game": g.id, "title": g.title, "game_id": g.reference_id, "published_id": g.published_id, "version": g.version,
-                    "build": build.name, "rtp": build.rtp, "max_win_x": g.cap_x(build),
+                    "build": build.name, "rtp": g.proven_rtp(build), "max_win_x": g.cap_x(build),
                     "feature_buy_price_x": g.feature_buy_price_x(build)}
         for key, want in expected.items():
             if getattr(h, key) != want or type(getattr(h, key)) is not type(want):
@@ -144,7 +144,7 @@ def check_help_typed(game: Game | Context) -> None:
             text = json.dumps(h.to_json())
         except (TypeError, ValueError) as exc:
             raise ctx.fail(f"help to_json() is not JSON: {exc}", build) from exc
-        if json.loads(text)["rtp"] != str(build.rtp):
+        if json.loads(text)["rtp"] != str(g.proven_rtp(build)):
             raise ctx.fail("help to_json() must write the rtp as an exact fraction string", build)
         _check_help_language(ctx, build, h)
 

@@ -10,6 +10,29 @@ from collections import Counter
 
 import pytest
 
+SHARED_EXACT = ("tests/games/test_problab_demos.py", "tests/test_conformance.py", "tests/games/test_exact_games.py",
+                "tests/analysis/test_stake.py")
+"""Files that enumerate the same builds exactly (Seven Lines 96.0 and 94.0, Golden Vault's, problab's demo_normal:
+seconds to a minute of CPU each). ``make test`` hands them to one worker together, so each build is enumerated
+once there and read from the process's cache of exact figures (``once_per_build``) after, rather than once
+per worker that happens to take one of the files."""
+
+
+@pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist: without xdist (one process) nothing to schedule
+def pytest_xdist_make_scheduler(config: pytest.Config, log):
+    """``--dist loadfile`` as xdist does it (whole files, in this file's order), the files of
+    :data:`SHARED_EXACT` as one unit."""
+    if config.getoption("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class SharedExactTogether(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            scope = super()._split_scope(nodeid)
+            return SHARED_EXACT[0] if scope in SHARED_EXACT else scope
+
+    return SharedExactTogether(config, log)
+
 
 def _file(item: pytest.Item) -> str:
     return item.nodeid.split("::", 1)[0]

@@ -19,14 +19,19 @@ def cli(*args, check=True):
     return proc
 
 
-def test_games_lists_forge_of_fortunes_builds():
-    out = json.loads(cli("games", "--json").stdout)
-    fof = next(g for g in out["games"] if g["id"] == "forge-of-fortunes")
+@pytest.fixture(scope="module")
+def games_json() -> dict:
+    """``reelforge games --json``, run once for the tests that read it (the same command, the same output)."""
+    return json.loads(cli("games", "--json").stdout)
+
+
+def test_games_lists_forge_of_fortunes_builds(games_json):
+    fof = next(g for g in games_json["games"] if g["id"] == "forge-of-fortunes")
     assert fof["builds"] == ["96.2", "94.2", "91.2", "87.2", "84.2"]
 
 
-def test_games_and_the_help_give_the_maximum_win_a_round_can_reach_and_how_it_is_known():
-    games = {g["id"]: g for g in json.loads(cli("games", "--json").stdout)["games"]}
+def test_games_and_the_help_give_the_maximum_win_a_round_can_reach_and_how_it_is_known(games_json):
+    games = {g["id"]: g for g in games_json["games"]}
     fof, vault = games["forge-of-fortunes"]["max_win"], games["golden-vault"]["max_win"]
     assert (fof["x"], fof["method"], fof["reachable"]) == ("2500", "exact", True) and Fraction(fof["probability"]) > 0
     # never the 5,000x it once stated; exact, its probability recorded for the build's content (check_game holds it)

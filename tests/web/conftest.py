@@ -166,8 +166,10 @@ def web_server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPath
         app.state.engine.dispose()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="package")
 def browser() -> Iterator[Any]:
+    """One Chromium for the browser tests a worker runs in a row (each test opens its own context: its own
+    storage, cookies and pages, nothing shared with another test), not one started per file."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:

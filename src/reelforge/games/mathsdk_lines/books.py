@@ -151,7 +151,11 @@ MARGIN = 1 << 16
 """Bytes a spin's events never exceed: the writer stops a chunk before the buffer has less room."""
 
 
-@njit(cache=True, inline="always")
+# The byte writers below are plain calls, not inlined: they are called from some ninety places, and
+# numba inlining each of them (type inference once per place) made the first compile of the writer take
+# minutes of CPU where it now takes about half a minute; the books are byte for byte the same and the
+# generation call as fast (LLVM inlines the calls itself; docs/performance.md, Stake books).
+@njit(cache=True)
 def _put(buf, pos, frag, off, k):
     for i in range(off[k], off[k + 1]):
         buf[pos] = frag[i]
@@ -159,7 +163,7 @@ def _put(buf, pos, frag, off, k):
     return pos
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _int(buf, pos, value):
     """``value`` (not negative) in decimal; most are a digit or three (cells, counts, stops)."""
     if value < 10:
@@ -178,7 +182,7 @@ def _int(buf, pos, value):
     return pos + n
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _cells(buf, pos, frag, off, r, row):
     pos = _put(buf, pos, frag, off, F_OPEN)
     pos = _int(buf, pos, r)

@@ -60,7 +60,8 @@ class CampaignRequest(_Strict):
 
 
 class FreeRoundRequest(_Strict):
-    campaign: Annotated[int, Field(ge=1, le=2**62), BeforeValidator(_whole)] = Field(
+    # at most 2**53 - 1: the largest whole number a JSON reader (a browser, a schema tool) holds exactly
+    campaign: Annotated[int, Field(ge=1, le=2**53 - 1), BeforeValidator(_whole)] = Field(
         description="the campaign's id (GET /campaigns)")
     bet: Annotated[int, Field(ge=1, le=MAX_BET), BeforeValidator(_whole)] | None = Field(
         None, description="the campaign's bet for the player's currency (checked when given)")

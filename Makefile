@@ -26,7 +26,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check src tests
 
 test: $(STAMP) lint
-	$(BIN)/python -m pytest -n 2 --dist loadfile --no-loadscope-reorder
+	$(BIN)/python -m pytest -n 3 --dist loadfile --no-loadscope-reorder
 
 bench: $(STAMP)
 	$(BIN)/reelforge bench

@@ -11,7 +11,7 @@ from functools import lru_cache
 
 from reelforge.server.auth import Principal
 from reelforge.server.clock import utcnow
-from reelforge.server.config import PlayRules, ServerConfig
+from reelforge.server.config import BrandConfig, PlayRules, ServerConfig
 from reelforge.server.errors import ApiError
 from reelforge.server.offer import ActiveGame, GameOffer
 from reelforge.server.roundids import RoundIds
@@ -35,7 +35,7 @@ class StartChecks(GameOffer):
         rules = who.rules(self.config)
         brand = self.config.brand(who.brand)
         currency = who.currency or brand.currency
-        self._check_game(who, active)
+        self._check_game(who, active, brand)
         if mode != "paid" and not rules.feature_buy:
             raise ApiError(403, "feature_buy_not_allowed",
                            f"the feature buy is not offered in this session's jurisdiction ({rules.profile}); "
@@ -53,11 +53,12 @@ class StartChecks(GameOffer):
         self._check_stake(active, bet, mode, rules, ladder)
         return ladder, rules
 
-    def _check_game(self, who: Principal, active: ActiveGame) -> None:
-        """Refuse a game the session may not play: not the one it was launched for, or not its brand's."""
+    def _check_game(self, who: Principal, active: ActiveGame, brand: BrandConfig | None = None) -> None:
+        """Refuse a game the session may not play: not the one it was launched for, or not its brand's
+        (``brand``: the session's, when the caller has it already)."""
         if who.game is not None and active.id != who.game:
             raise game_not_launched(active.id, who.game)
-        brand = self.config.brand(who.brand)
+        brand = brand or self.config.brand(who.brand)
         if active.id not in brand.games:
             raise ApiError(404, "unknown_game", f"{active.id} is not offered to this player's brand; games offered: "
                                                 f"{', '.join(brand.games)}")

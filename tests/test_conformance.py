@@ -16,7 +16,8 @@ import pytest
 from reelforge.conformance import CHECKS, ConformanceError, Context, check_game
 from reelforge.conformance.figures import rtp_rounds_needed
 from reelforge.core.draws import RecordedDraws
-from reelforge.game.contract import BuildError, Capabilities, ExactFigures, RulesError
+from reelforge.game.contract import BuildError, Capabilities, RulesError
+from reelforge.game.results import ExactFigures
 from reelforge.games import registry
 from tests.toy_game import rules
 from tests.toy_game.game import ToyLine

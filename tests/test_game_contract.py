@@ -13,7 +13,9 @@ import pytest
 
 from reelforge.analysis.summary import exact_summary, simulation_summary, stratified_summary
 from reelforge.core.draws import RecordingDraws, SeededDraws
-from reelforge.game.contract import ExactFigures, Game, GameHelp, RulesError
+from reelforge.game.contract import Game, RulesError
+from reelforge.game.help import GameHelp
+from reelforge.game.results import ExactFigures
 from reelforge.games.forge_of_fortunes.game import ForgeOfFortunes
 from reelforge.games.registry import all_games, game_ids, get_game
 

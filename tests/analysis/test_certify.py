@@ -18,8 +18,8 @@ from reelforge.analysis import certify as cert
 from reelforge.analysis.help_text import help_file
 from reelforge.analysis.manifest import MANIFEST, sha256_file, verify_package
 from reelforge.cli.certify import _finish
-from reelforge.game.contract import SOURCE_OURS, SOURCE_PROVIDER, SOURCE_RULES
 from reelforge.game.estimation import Sample
+from reelforge.game.reporting import SOURCE_OURS, SOURCE_PROVIDER, SOURCE_RULES
 from reelforge.games.registry import get_game
 
 # Forge of Gems, stratified: ten pilot pieces of 20,000 paid spins (2,000 features each), then growth to 3 pp

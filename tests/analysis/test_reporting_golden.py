@@ -1,5 +1,5 @@
 """The reports say of the shipped games exactly what they said before each game's knowledge moved into
-its folder (issue 21: its :class:`~reelforge.game.contract.Reporting`): PAR sheets, the summary's figure rows and
+its folder (issue 21: its :class:`~reelforge.game.reporting.Reporting`): PAR sheets, the summary's figure rows and
 glossary, the RTP components' words, certification targets, bet levels, the top award, the game cycle and
 the feature breakdowns, for fixed summaries (simulated, exact, and stratified in each estimator's form).
 

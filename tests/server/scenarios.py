@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from reelforge.core.draws import SeededDraws
-from reelforge.game.contract import RoundResult
+from reelforge.game.results import RoundResult
 from reelforge.games.registry import get_game
 from reelforge.server.config import load_config
 

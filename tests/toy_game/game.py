@@ -5,8 +5,8 @@ from __future__ import annotations
 from fractions import Fraction
 
 from reelforge.core.draws import RecordedDraws
-from reelforge.game.contract import GameHelp
 from reelforge.game.harness import KernelGame
+from reelforge.game.help import GameHelp
 
 from . import build as builds
 from . import kernel, rules

@@ -12,7 +12,8 @@ from fractions import Fraction
 from typing import Any
 
 from reelforge.core.draws import DrawSource
-from reelforge.game.contract import RulesError, StepResult
+from reelforge.game.contract import RulesError
+from reelforge.game.results import StepResult
 
 from .build import SYMBOL_WORDS, Build
 

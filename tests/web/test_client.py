@@ -19,7 +19,7 @@ if not os.environ.get("CI"):  # in CI the driver is a dev dependency and must be
 from playwright.sync_api import expect  # noqa: E402
 
 from reelforge.core.draws import SecureDraws, SeededDraws
-from reelforge.game.contract import RoundResult
+from reelforge.game.results import RoundResult
 from reelforge.games.registry import get_game
 from reelforge.server.round_json import dumps
 

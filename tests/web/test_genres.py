@@ -19,7 +19,7 @@ if not os.environ.get("CI"):
 from playwright.sync_api import expect  # noqa: E402
 
 from reelforge.core.draws import RecordedDraws, SecureDraws, SeededDraws
-from reelforge.game.contract import RoundResult
+from reelforge.game.results import RoundResult
 from reelforge.games.registry import get_game
 
 from .conftest import screenshot, test_config

@@ -345,7 +345,7 @@ def test_gemstones_gold_lanes_fit_the_smallest_phone(browser, web_server):
 
 
 def test_every_game_has_a_logo_key_art_and_volatility_on_one_scale(new_page, web_server):
-    from reelforge.game.contract import VOLATILITY_WORDS
+    from reelforge.game.help import VOLATILITY_WORDS
 
     for g in web_server.games:
         assert g["volatility"] == VOLATILITY_WORDS[g["volatility_bolts"] - 1], g

@@ -18,8 +18,9 @@ import numpy as np
 
 from reelforge.analysis.summary import exact_summary, simulation_summary, stratified_summary_of
 from reelforge.core.stats import Z99, clopper_pearson, rule_of_three, volatility_level
-from reelforge.game.contract import SOURCE_OURS, Build, CertificationTarget, Game
+from reelforge.game.contract import Build, Game
 from reelforge.game.estimation import Sample
+from reelforge.game.reporting import SOURCE_OURS, CertificationTarget
 
 Z90, Z95 = 1.6448536269514722, 1.959963984540054
 """Normal quantiles of the volatility index's 90% and 95% confidence."""
@@ -27,7 +28,7 @@ Z90, Z95 = 1.6448536269514722, 1.959963984540054
 
 # -- targets (GAMES.md), each with its source -----------------------------------------------------------
 def targets(game: Game, build: Build, mode: str) -> list[dict[str, Any]]:
-    """The targets of ``build`` (the game's :meth:`~reelforge.game.contract.Reporting.certification_targets`, GAMES.md's
+    """The targets of ``build`` (the game's :meth:`~reelforge.game.reporting.Reporting.certification_targets`, GAMES.md's
     for the shipped games; their tolerances are ours where the source gives none)."""
     if mode == "buy":
         return [asdict(CertificationTarget("Feature Buy RTP (per unit of price)", "rtp", float(Fraction(build.rtp)),

@@ -1,6 +1,6 @@
 """The Game Rules Summary's figures in words, each with its 99% interval or "exact", and one glossary
 definition per figure: what the report, the Markdown and the command line show (no plotting here). What
-only one game's summary has is said by the game (its :class:`~reelforge.game.contract.Reporting`)."""
+only one game's summary has is said by the game (its :class:`~reelforge.game.reporting.Reporting`)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from fractions import Fraction
 from typing import Any
 
 from reelforge.core.numbers import one_in, pct, pct_ci
-from reelforge.game.contract import Reporting
+from reelforge.game.reporting import Reporting
 
 COMPONENT_WORDS = {"paid_spins": "paid spins", "free_spins": "free spins", "base_game": "paid spins"}
 """RTP component keys in words, for every game (a game's :attr:`Reporting.component_words` add to them)."""
@@ -75,7 +75,7 @@ NO_INTERVAL = "none: the stratified estimator gives no interval for this figure"
 MAX_WIN_HOW = {"exact": "reachable, exactly (every outcome enumerated)",
                "constructed round": "reachable: a constructed round reaches it",
                "bound": "an upper bound, not shown reachable"}
-"""How a maximum win is known (:class:`reelforge.game.contract.MaxWin`'s method), in a report's words."""
+"""How a maximum win is known (:class:`reelforge.game.results.MaxWin`'s method), in a report's words."""
 
 
 def max_win_how(s: dict[str, Any]) -> str:

@@ -5,7 +5,7 @@ frequency, average win and win distribution, and the cap with its frequency.
 Everything is read from the build data, so a retuned build flows through. Every game gets the generic
 sheet built from its win events (:mod:`reelforge.analysis.par_events`); a game whose pays say more than
 its win events (exact mathematics, multipliers, instant prizes) gives its own through
-:meth:`reelforge.game.contract.Reporting.par_sheet`, made with the toolkit of :mod:`reelforge.game.parsheet`.
+:meth:`reelforge.game.reporting.Reporting.par_sheet`, made with the toolkit of :mod:`reelforge.game.parsheet`.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The generic PAR sheet: built from the win events of the reference engine, for any game without a
 sheet of its own (:func:`reelforge.analysis.par.par_sheet` gives it where the game's
-:class:`~reelforge.game.contract.Reporting` gives none).
+:class:`~reelforge.game.reporting.Reporting` gives none).
 
 A game gets it by the event convention of the contract: every pay of a step is an event
 ``{"type": "win", "pay": "<the pay in words>", "win_x": "<exact multiple of the total bet>"}``
@@ -20,7 +20,7 @@ from typing import Any
 from reelforge.core.draws import SeededDraws
 from reelforge.core.numbers import pct, pct_ci
 from reelforge.core.stats import mean_ci99
-from reelforge.game.contract import Game, RoundResult
+from reelforge.game.contract import Game
 from reelforge.game.parsheet import (
     FEATURE_DIST_COLUMNS,
     PAY_COLUMNS,
@@ -31,6 +31,7 @@ from reelforge.game.parsheet import (
     sample_note,
     section,
 )
+from reelforge.game.results import RoundResult
 
 PAID = "paid spin"
 

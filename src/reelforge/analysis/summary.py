@@ -23,7 +23,8 @@ from reelforge.core.stats import (
     volatility_levels,
     wilson_ci,
 )
-from reelforge.game.contract import Build, Game, MaxWin, StratifiedEstimate, jsonable
+from reelforge.game.contract import Build, Game
+from reelforge.game.results import MaxWin, StratifiedEstimate, jsonable
 
 
 def one_in_ci99(ci: list[float] | tuple[float, float] | None) -> list[float | None] | None:

@@ -35,7 +35,8 @@ def tune(
                                "numbers)."),
 ) -> None:
     """Calibrate a build toward targets and write its data file (the generic tuner of tuning.py)."""
-    from reelforge.game.contract import BuildError, TuneResult
+    from reelforge.game.contract import BuildError
+    from reelforge.game.results import TuneResult
     from reelforge.games.registry import UnknownGame, get_game
 
     try:

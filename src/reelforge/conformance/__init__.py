@@ -11,7 +11,7 @@ What is checked (the contract is :mod:`reelforge.game.contract`):
 
 * every build loads and keeps the :class:`~reelforge.game.contract.Build` protocol; an unknown build name
   raises :class:`~reelforge.game.contract.BuildError` naming the valid ones;
-* help is a :class:`~reelforge.game.contract.GameHelp` with every field present and of its type;
+* help is a :class:`~reelforge.game.help.GameHelp` with every field present and of its type;
 * declared capabilities match behaviour (exact figures consistent and near a simulation; the
   Feature Buy present exactly when declared; undeclared methods raise NotImplementedError);
 * the kernel and the reference engine give identical rounds on the same seeded stream, for

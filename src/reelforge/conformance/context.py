@@ -9,7 +9,8 @@ from typing import Any
 import numpy as np
 
 from reelforge.core.draws import SeededDraws
-from reelforge.game.contract import Build, ExactFigures, Game, MaxWin, RoundResult
+from reelforge.game.contract import Build, Game
+from reelforge.game.results import ExactFigures, MaxWin, RoundResult
 
 SIGMAS = 6
 """How far (in standard errors) a simulation may sit from an exact figure before a check fails:

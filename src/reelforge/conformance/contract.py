@@ -12,7 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from reelforge.conformance.context import SIGMAS, Context, context_of, is_integer
-from reelforge.game.contract import Build, BuildError, Capabilities, ExactFigures, Game, GameHelp, RulesError
+from reelforge.game.contract import Build, BuildError, Capabilities, Game, RulesError
+from reelforge.game.help import GameHelp
+from reelforge.game.results import ExactFigures
 from reelforge.games.registry import GAME_ID_PATTERN
 
 NAME_TOLERANCE = Fraction(1, 10_000)

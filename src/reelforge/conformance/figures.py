@@ -16,7 +16,8 @@ from reelforge.conformance.context import (
     context_of,
 )
 from reelforge.core.tuning import rounds_for
-from reelforge.game.contract import TECHNICAL_LIMIT, Build, Game, MaxWin
+from reelforge.game.contract import Build, Game
+from reelforge.game.results import TECHNICAL_LIMIT, MaxWin
 
 
 def _pp(x: Fraction | float) -> str:

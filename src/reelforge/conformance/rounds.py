@@ -20,7 +20,8 @@ from reelforge.conformance.context import (
 )
 from reelforge.core.draws import DrawSource, RecordingDraws, SeededDraws
 from reelforge.core.stats import MAX_CAP_UNITS
-from reelforge.game.contract import Build, Game, RoundResult, RulesError, StepResult
+from reelforge.game.contract import Build, Game, RulesError
+from reelforge.game.results import RoundResult, StepResult
 
 
 def _round_units(ctx: Context, build: Build, mode: str, seed: int, i: int, result: RoundResult) -> int:

@@ -30,8 +30,7 @@ import math
 import sys
 import tomllib
 from abc import ABC, abstractmethod
-from collections.abc import Callable
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, ClassVar, Protocol, runtime_checkable
@@ -40,6 +39,17 @@ import numpy as np
 
 from reelforge.core.draws import DrawSource, RecordedDraws, RecordingDraws
 from reelforge.core.stats import Accumulator
+from reelforge.game.help import VOLATILITY_WORDS, GameHelp, volatility_bolts
+from reelforge.game.reporting import Reporting
+from reelforge.game.results import (
+    ExactFigures,
+    MaxWin,
+    RoundResult,
+    StepResult,
+    StratifiedEstimate,
+    TuneResult,
+    x_text,
+)
 from reelforge.game.texts import DEFAULT_LANGUAGE, ENGLISH, Words
 
 
@@ -116,419 +126,12 @@ class Capabilities:
     """Rounds of mode ``buy`` (the Feature Buy) at :attr:`Build.feature_buy_price_x`."""
 
 
-def jsonable(value: Any, fraction: Callable[[Fraction], Any] = str) -> Any:
-    """Contract values as JSON: Fractions through ``fraction`` (default: exact strings, ``"3/20"``;
-    ``float`` for plain numbers), tuples as lists, dict keys as strings, nested alike."""
-    if isinstance(value, Fraction):
-        return fraction(value)
-    if isinstance(value, dict):
-        return {str(k): jsonable(v, fraction) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [jsonable(v, fraction) for v in value]
-    return value
-
-
-def paytable_problem(table: Any) -> str | None:
-    """What is wrong with a help paytable's shape (None: nothing): ``title``, ``tier_label`` and ``note``
-    text, ``tiers`` a non-empty list of text, ``rows`` of ``{"art": [symbol keys], "name", "pays_x": [one
-    exact multiple of the total bet, as text, per tier]}`` or ``{"art", "name", "text"}``."""
-    if not isinstance(table, dict):
-        return "must be a table"
-    rows = table.get("rows")
-    if not isinstance(rows, list) or not rows:
-        return "needs 'rows', a non-empty list"
-    for key in ("title", "tier_label", "note"):
-        if not isinstance(table.get(key), str):
-            return f"needs '{key}' as text"
-    tiers = table.get("tiers")
-    if not isinstance(tiers, list) or not tiers or not all(isinstance(t, str) for t in tiers):
-        return "needs 'tiers', a non-empty list of text (e.g. ['3', '4', '5'])"
-    for i, row in enumerate(rows, 1):
-        if not isinstance(row, dict) or not isinstance(row.get("name"), str) or not row["name"]:
-            return f"row {i} needs a 'name'"
-        art = row.get("art")
-        if not isinstance(art, list) or not art or not all(isinstance(a, str) for a in art):
-            return f"row {i} ({row['name']}) needs 'art', a non-empty list of symbol keys"
-        pays = row.get("pays_x")
-        if pays is None:
-            if not isinstance(row.get("text"), str):
-                return f"row {i} ({row['name']}) needs 'pays_x' (one per tier) or 'text'"
-            continue
-        if not isinstance(pays, list) or len(pays) != len(tiers):
-            return f"row {i} ({row['name']}) needs 'pays_x' with one pay per tier ({len(tiers)})"
-        for p in pays:
-            if not _fraction_text(p):
-                return f"row {i} ({row['name']}) has a pay that is not an exact multiple of the bet as text: {p!r}"
-    return None
-
-
-def _fraction_text(value: Any) -> bool:
-    """An exact number written as text (``"3/20"``, ``"2.5"``)."""
-    try:
-        return isinstance(value, str) and Fraction(value) >= 0
-    except ValueError:
-        return False
-
-
-VOLATILITY_WORDS = ("Low", "Medium", "Medium-high", "High", "Extreme")
-"""The one volatility scale of every game's help, lobby tile and help page: 1 to 5 bolts, each with its
-word. A game states its level on the project's 1-10 scale of the round win's SD
-(:func:`reelforge.core.stats.volatility_level`, GAMES.md); two levels make a bolt."""
-
-
-def volatility_bolts(level: int) -> int:
-    """Bolts (1-5) for a level on the project's 1-10 volatility scale."""
-    if isinstance(level, bool) or not isinstance(level, int) or not 1 <= level <= 10:
-        raise TypeError(f"a volatility level is an int from 1 to 10 (the project's SD scale), got {level!r}")
-    return (level + 1) // 2
-
-
-@dataclass(frozen=True)
-class GameHelp:
-    """The help a game shows for one build (``GET /games/{game}/help``). Made by
-    :meth:`Game.make_help`, which fills the identity fields the same way in every game; the
-    constructor refuses a field of the wrong type or meaning (an RTP in percent, rules as one string)."""
-
-    game: str
-    """Registry id (``gemstones-gold``)."""
-    title: str
-    game_id: str
-    """The game's reference id (:attr:`Game.reference_id`: ``622``), as in the reports."""
-    version: str
-    """The game's version (its rules and presentation)."""
-    build: str
-    rtp: Fraction
-    """The build's RTP as a fraction of the stake (``Fraction(481, 500)``), never a percentage."""
-    volatility: str
-    """In words, the word of :attr:`volatility_bolts` on the one scale (``High``)."""
-    max_win_x: int
-    rules: tuple[str, ...]
-    """The rules text, one paragraph per entry."""
-    paytable: dict[str, Any]
-    """The paytable as people read it, the same shape in every game: ``title``, ``tiers``,
-    ``tier_label``, ``note`` and ``rows`` of ``{"art", "name", "pays_x"}`` (one exact multiple of the
-    total bet per tier, as a string) or ``{"art", "name", "text"}``; ``page["paytable"]`` is the same."""
-    symbol_names: dict[str, str]
-    """Symbol key -> name in words."""
-    page: dict[str, Any]
-    """The help page as the client draws it: ``paytable``, ``features``, ``sections``."""
-    feature_buy_price_x: Fraction | None = None
-    """The Feature Buy price (x total bet), or None where the game or build sells none."""
-    published_id: str | None = None
-    """The game id its publisher gives (:attr:`Game.published_id`), or None where it gives none."""
-    extra: dict[str, Any] = field(default_factory=dict)
-    """What only this game has (ladder, multiplier values, bet sizes...)."""
-    build_version: str = ""
-    """The version of the build's contents (``2.0``): name and version identify the maths."""
-    build_hash: str = ""
-    """The build's content hash (:attr:`BuildIdentity.content_hash`)."""
-    volatility_bolts: int = 0
-    """1 to 5 on the one scale (:data:`VOLATILITY_WORDS`)."""
-    max_win: dict[str, Any] = field(default_factory=dict)
-    """The largest win a round can reach and how it is known (:meth:`MaxWin.to_json`: ``x``, ``method``, ``text``,
-    ``probability`` where exact), from :meth:`Game.published_max_win`."""
-    language: str = DEFAULT_LANGUAGE
-    """The language of the help's texts (ISO 639-1); names of the game and its symbols stay as the game keeps them."""
-
-    def __post_init__(self) -> None:
-        if not 1 <= self.volatility_bolts <= 5 or self.volatility != VOLATILITY_WORDS[self.volatility_bolts - 1]:
-            raise TypeError(f"{self.game} help: volatility must be 1-5 bolts with its word from VOLATILITY_WORDS, "
-                            f"got {self.volatility_bolts!r} {self.volatility!r}")
-        if not isinstance(self.rtp, Fraction) or not 0 < self.rtp <= 1:
-            raise TypeError(f"{self.game} help: rtp must be a Fraction of the stake in (0, 1], got {self.rtp!r}")
-        if not isinstance(self.rules, tuple) or not all(isinstance(p, str) for p in self.rules):
-            raise TypeError(f"{self.game} help: rules must be a tuple of paragraphs (str)")
-        if not isinstance(self.max_win_x, int) or isinstance(self.max_win_x, bool):
-            raise TypeError(f"{self.game} help: max_win_x must be an int, got {self.max_win_x!r}")
-        if self.feature_buy_price_x is not None and not isinstance(self.feature_buy_price_x, Fraction):
-            raise TypeError(f"{self.game} help: feature_buy_price_x must be a Fraction or None")
-        problem = paytable_problem(self.paytable)
-        if problem:
-            raise TypeError(f"{self.game} help: the paytable {problem} (see GameHelp.paytable)")
-
-    @property
-    def rtp_percent(self) -> str:
-        """The RTP for people, in percent with two decimals (``96.20``)."""
-        return f"{float(self.rtp) * 100:.2f}"
-
-    def to_json(self) -> dict[str, Any]:
-        """The help as JSON: Fractions as exact strings (``rtp``: ``"481/500"``), plus ``rtp_percent``."""
-        out = {f.name: jsonable(getattr(self, f.name)) for f in fields(self)}
-        out["rtp_percent"] = self.rtp_percent
-        return out
-
-
-@dataclass(frozen=True)
-class ExactFigures:
-    """A build's figures computed exactly (every probability a Fraction)."""
-
-    rtp: Fraction
-    rtp_split: dict[str, Fraction]
-    """RTP per part of the round (``paid_spins``, ``feature``...), adding up to :attr:`rtp`."""
-    hit_rate: Fraction
-    feature_rate: Fraction
-    """Probability per paid round of the game's feature (:attr:`Game.feature_name`)."""
-    variance: Fraction
-    """Variance of the round win in (x total bet)^2."""
-    max_win_x: int
-    max_win_probability: Fraction
-    outcomes: dict[Fraction, Fraction]
-    """Round win (x total bet) -> probability, over every outcome."""
-    extra: dict[str, Any] = field(default_factory=dict)
-    """What only this game's exact mathematics gives (the summary puts it under ``extra``)."""
-
-    def __post_init__(self) -> None:
-        named = {"rtp": self.rtp, "hit_rate": self.hit_rate, "feature_rate": self.feature_rate,
-                 "variance": self.variance, "max_win_probability": self.max_win_probability,
-                 **{f"rtp_split[{k!r}]": v for k, v in self.rtp_split.items()}}
-        for name, value in named.items():
-            if not isinstance(value, Fraction):
-                raise TypeError(f"exact figures: {name} must be a Fraction, got {value!r}")
-        if sum(self.rtp_split.values()) != self.rtp:
-            raise ValueError(f"exact figures: the RTP split adds up to {sum(self.rtp_split.values())}, not {self.rtp}")
-
-
-TECHNICAL_LIMIT = "technical limit"
-"""A :attr:`Game.max_win_source` where the cap is no promise to players (a benchmark game whose peer applies
-none): the cap must hold, but need not be shown reachable."""
-
-MAX_WIN_METHODS = ("exact", "constructed round", "bound")
-"""How a build's largest reachable win is known: from its exact distribution; from an upper bound by the
-rules that a scripted round reaches (so it is the maximum exactly); or only as an upper bound."""
-
-
-@dataclass(frozen=True)
-class MaxWin:
-    """The largest win a round of a build can reach (x total bet), and how that is known
-    (:meth:`Game.max_win`). Never a declared figure: derived from the rules and the build's data."""
-
-    x: Fraction
-    method: str
-    """One of :data:`MAX_WIN_METHODS`."""
-    text: str
-    """How it was found, in words a mathematician reads (what bounds it, which round reaches it)."""
-    probability: Fraction | None = None
-    """Its probability per paid round where the game is enumerated exactly; None otherwise."""
-    mode: str = "paid"
-    """The mode of the constructed round (``buy`` where a bought feature reaches it)."""
-    round_draws: tuple[tuple[int, ...], ...] | None = None
-    """The constructed round's draws, per step (replayed with :meth:`Game.replay`)."""
-
-    def __post_init__(self) -> None:
-        if self.method not in MAX_WIN_METHODS:
-            raise ValueError(f"max win method must be one of {MAX_WIN_METHODS}, got {self.method!r}")
-        if not isinstance(self.x, Fraction) or self.x <= 0:
-            raise TypeError(f"max win must be a positive Fraction (x total bet), got {self.x!r}")
-
-    @property
-    def reachable(self) -> bool:
-        """Shown reachable (exactly, or by a constructed round), not only bounded."""
-        return self.method != "bound"
-
-    def words(self) -> str:
-        """``2,600x the total bet, reached by a constructed round`` and alike, for reports."""
-        x = _x_text(self.x)
-        how = {"exact": "exact (every outcome enumerated)", "constructed round": "reached by a constructed round",
-               "bound": "an upper bound from the rules (not shown reachable)"}[self.method]
-        odds = f", probability {float(self.probability):.4g} per round" if self.probability else ""
-        return f"{x}x the total bet, {how}{odds}"
-
-    def player_words(self, words: Words = ENGLISH) -> str:
-        """The help's sentence: the maximum win, and how often where that is known exactly (in ``words``' language)."""
-        x = words.number(self.x if self.x.denominator == 1 else Fraction(f"{float(self.x):.6g}"))
-        if self.probability:
-            return words("The maximum win of a round is {x}x the total bet, reached on average once in {rounds} "
-                         "rounds; reaching it ends the round.", x=x, rounds=_rounds_text(1 / self.probability, words))
-        return words("The maximum win of a round is {x}x the total bet; reaching it ends the round.", x=x)
-
-    def to_json(self) -> dict[str, Any]:
-        """As JSON: ``x`` and ``probability`` exact strings, ``reachable``, the draws as lists."""
-        out = jsonable(asdict(self))
-        out["reachable"] = self.reachable
-        return out
-
-
-@dataclass(frozen=True)
-class StratifiedEstimate:
-    """A stratified estimate: paid spins and features simulated apart, combined, each figure with
-    its 99% interval (None where the estimator gives none; the report says so)."""
-
-    rounds: int
-    """Paid spins simulated."""
-    feature_rounds: int
-    """Features simulated apart."""
-    seed: int
-    rtp: float
-    rtp_ci99: tuple[float, float]
-    rtp_split: dict[str, float]
-    rtp_split_ci99: dict[str, tuple[float, float] | None]
-    feature_rate: float
-    feature_rate_ci99: tuple[float, float] | None
-    sd: float
-    sd_is_lower_bound: bool = False
-    hit_rate: float | None = None
-    hit_rate_ci99: tuple[float, float] | None = None
-    max_win_probability: float | None = None
-    feature_buy: dict[str, Any] | None = None
-    """The Feature Buy's RTP from the feature stratum, for games with one: ``{"price_x", "rtp",
-    "rtp_ci99", "features"}`` (the summary's ``feature_buy``)."""
-    extra: dict[str, Any] = field(default_factory=dict)
-    """What only this game's estimator gives (the summary puts it under ``extra``)."""
-
-    def to_json(self) -> dict[str, Any]:
-        """The estimate as JSON (intervals as lists)."""
-        return jsonable(asdict(self))
-
-
-@dataclass(frozen=True)
-class TuneResult:
-    """What :meth:`Game.tune` made: the file written and the figures the tuner measured."""
-
-    game: str
-    build: str
-    file: str
-    method: str
-    """How the figures were found, in words (``exact``, ``simulation (common random numbers)``)."""
-    figures: dict[str, Any]
-    """The tuned build's figures (exact, or on the tuning sample with ``figures_ci99``)."""
-    figures_ci99: dict[str, Any] | None = None
-    log: tuple[str, ...] = ()
-    note: str = ""
-    extra: dict[str, Any] = field(default_factory=dict)
-
-    def to_json(self) -> dict[str, Any]:
-        return jsonable(asdict(self))
-
-
-@dataclass
-class StepResult:
-    """One player-visible step of a round."""
-
-    kind: str
-    """``paid_spin``, ``respin``, ``free_spin``, ``gembox``..."""
-    events: list[dict[str, Any]]
-    win: Fraction
-    """What this step added to the round win (x total bet, after the cap)."""
-    total_win: Fraction
-    """Round win so far (x total bet, capped)."""
-    finished: bool
-    next_step: str | None
-    """Kind of the next step while unfinished (``respin``, ``free_spin``, ``gembox``)."""
-    state: dict[str, Any]
-    """JSON-able state after this step (what the server persists)."""
-
-
-@dataclass
-class RoundResult:
-    """A whole round played by :meth:`Game.play_round`."""
-
-    mode: str
-    steps: list[StepResult]
-    draws: list[list[int]] = field(default_factory=list)
-    """Draws consumed by each step (when played through a recorder)."""
-
-    @property
-    def total_win(self) -> Fraction:
-        return self.steps[-1].total_win if self.steps else Fraction(0)
-
-
-SOURCE_RULES = "rules text"
-SOURCE_PROVIDER = "provider's published figure"
-SOURCE_OURS = "our decision"
-"""Where a certification target comes from (a certificate names it beside each target)."""
-
-
-@dataclass(frozen=True)
-class CertificationTarget:
-    """A figure a certification package measures against a target (``reelforge certify``'s table)."""
-
-    figure: str
-    """The figure in words (``RTP from paid spins``)."""
-    key: str
-    """The summary's key of the figure, dotted for a part (``rtp_split.paid_spins``)."""
-    target: float
-    tolerance: float | None
-    """Half-width of the band around :attr:`target` (None for a level or a reachability)."""
-    source: str
-    """:data:`SOURCE_RULES`, :data:`SOURCE_PROVIDER` or :data:`SOURCE_OURS`."""
-    unit: str = "%"
-    note: str = ""
-    kind: str = "interval"
-    """``interval`` (the whole 99% interval inside the band), ``point`` (the figure inside it), ``equal`` or
-    ``at_least`` (a volatility level), ``reachable`` (the maximum win observed)."""
-
-
-class Reporting:
-    """What the reports, PAR sheet and certificate say of one game beyond what they say of every game.
-    A game names its subclass in :attr:`Game.reporting` and overrides only what is special; every
-    default here is the generic answer (the generic PAR sheet from the win events, no further rows)."""
-
-    component_words: ClassVar[dict[str, str]] = {}
-    """RTP component key -> its words in the reports (``gembox``: ``GEMBOX (prizes and free spins)``),
-    where the key with spaces for underscores does not say it."""
-    hit_split_words: ClassVar[dict[str, str]] = {}
-    """Hit-rate split key (the summary's ``extra["hit_rate_split"]``) -> its words in the reports."""
-    bet_ladder_cents: ClassVar[tuple[int, ...]] = ()
-    """The total bets (cents) of the game's published bet structure: a certificate gives the RTP at each."""
-
-    def __init__(self, game: Game) -> None:
-        self.game = game
-
-    def par_sheet(self, build: Build, summary: dict[str, Any], rounds: int, seed: int) -> dict[str, Any] | None:
-        """The game's own PAR sheet (see :mod:`reelforge.game.parsheet`), or None for the generic one built from
-        its win events (:func:`reelforge.analysis.par_events.event_par_sheet`)."""
-        return None
-
-    def figure_rows(self, summary: dict[str, Any]) -> list[tuple[str, str, str]]:
-        """Rows (figure, value, 99% interval or ``exact``) for the figures only this game's summary has
-        (under ``extra``), after the common ones."""
-        return []
-
-    def glossary(self, summary: dict[str, Any]) -> list[tuple[str, str]]:
-        """(term, definition) for each of :meth:`figure_rows`' figures."""
-        return []
-
-    def certification_targets(self, build: Build) -> list[CertificationTarget]:
-        """What a certification package of a paid build is measured against (its sources named)."""
-        return []
-
-    def game_cycle(self, build: Build) -> dict[str, Any]:
-        """``{"enumerable", "combinations", "lengths", "text"}``: the game cycle where it can be enumerated,
-        or why not."""
-        if self.game.capabilities.exact:
-            return {"enumerable": True, "combinations": None, "lengths": None,
-                    "text": "Enumerated: every outcome of a round is counted exactly (`reelforge exact`): each spin "
-                            "over every stop or cell combination, the feature as its Markov chain; no sample."}
-        return {"enumerable": False, "combinations": None, "lengths": None,
-                "text": "Not enumerated: the game states no finite cycle of equally likely outcomes for a round."}
-
-    def feature_breakdown(self, build: Build, summary: dict[str, Any]) -> dict[str, Any]:
-        """Each feature award's frequency, mean win and share of RTP (``{"title", "columns", "rows",
-        "formats", "note"}``), or ``{}``."""
-        return {}
-
 
 _EXACT_RECORDS: dict[Path, dict[str, Any]] = {}
 """Each game's recorded exact figures (:meth:`Game.recorded_exact`), read once."""
 _PUBLISHED_MAX_WIN: dict[tuple[str, str], MaxWin] = {}
 """Each build's :meth:`Game.published_max_win` by game and content hash (a build's content never changes)."""
 
-
-def _rounds_text(n: Fraction, words: Words = ENGLISH) -> str:
-    """A number of rounds for people: ``100,848``, or ``4.46 × 10⁴³`` past a billion (as the lobby writes it), with
-    the digits in ``words``' locale."""
-    whole = round(n)
-    if whole < 10 ** 9:
-        return words.number(whole)
-    digits = str(whole)
-    power = "".join("⁰¹²³⁴⁵⁶⁷⁸⁹"[int(c)] for c in str(len(digits) - 1))
-    return f"{words.number(Fraction(int(digits[:3]), 100))} × 10{power}"
-
-
-def _x_text(x: Fraction) -> str:
-    """A multiple of the bet for people: ``2,600`` or ``12.5``."""
-    x = Fraction(x)
-    return f"{int(x):,}" if x.denominator == 1 else f"{float(x):,.6g}"
 
 
 class Game(ABC):
@@ -588,7 +191,7 @@ class Game(ABC):
         bound = self.max_win_bound(build)
         if bound is not None and self.cap_x(build) > bound[0]:
             raise BuildError(f"{self.id} build {build.name}: the stated maximum win {self.cap_x(build):,}x cannot be "
-                             f"reached: no round can win more than {_x_text(bound[0])}x ({bound[1]})")
+                             f"reached: no round can win more than {x_text(bound[0])}x ({bound[1]})")
 
     def build_versions(self, name: str) -> list[str]:
         """Every published version of build ``name``, oldest first (the last is the current one)."""
@@ -790,7 +393,7 @@ class Game(ABC):
         if exact is not None:
             top = max(w for w, p in exact.outcomes.items() if p > 0)
             return MaxWin(Fraction(top), "exact", f"the largest outcome of the exact distribution "
-                          f"({'the cap' if top == stated else f'below the {_x_text(stated)}x cap'})",
+                          f"({'the cap' if top == stated else f'below the {x_text(stated)}x cap'})",
                           probability=exact.outcomes[top])
         bound = self.max_win_bound(build)
         if bound is None or bound[0] > stated:
@@ -805,7 +408,7 @@ class Game(ABC):
                 return MaxWin(limit, "constructed round", f"{how}; a {'bought' if mode == 'buy' else 'paid'} round of "
                               f"{len(draws)} step{'s' if len(draws) > 1 else ''} from scripted draws wins it", mode=mode,
                               round_draws=tuple(tuple(int(v) for v in d) for d in draws))
-            how += f"; the constructed round wins only {_x_text(won)}x"
+            how += f"; the constructed round wins only {x_text(won)}x"
         return MaxWin(limit, "bound", how)
 
     def published_max_win(self, build: Build) -> MaxWin:
@@ -818,7 +421,7 @@ class Game(ABC):
             if recorded is not None:
                 top, stated = recorded["max_win_x"], Fraction(self.cap_x(build))
                 _PUBLISHED_MAX_WIN[key] = MaxWin(
-                    top, "exact", f"the largest outcome of the exact distribution ({'the cap' if top == stated else f'below the {_x_text(stated)}x cap'}; "
+                    top, "exact", f"the largest outcome of the exact distribution ({'the cap' if top == stated else f'below the {x_text(stated)}x cap'}; "
                     f"recorded for this build's content from `reelforge exact {self.id} --build {build.name}`)",
                     probability=recorded["max_win_probability"])
             else:

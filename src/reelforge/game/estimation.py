@@ -1,7 +1,7 @@
 """Stratified estimates, one way for every game that has one, and one sample file format.
 
 A game's :class:`StratifiedEstimator` simulates a :class:`Sample` (its strata's sums: paid spins
-alone, features alone...) and turns a sample into a :class:`~reelforge.game.contract.StratifiedEstimate` of
+alone, features alone...) and turns a sample into a :class:`~reelforge.game.results.StratifiedEstimate` of
 a build. ``Game.stratified`` (and so ``reelforge summary --stratified/--precision``), the design
 commands' ``verify`` and the tuners all go through it, and every kept sample is one kind of file:
 
@@ -26,7 +26,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from reelforge.game.contract import StratifiedEstimate
+from reelforge.game.results import StratifiedEstimate
 
 FORMAT = "reelforge-sample/1"
 META = "__sample__"

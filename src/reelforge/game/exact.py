@@ -16,7 +16,8 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
-from reelforge.game.contract import Build, ExactFigures, Game
+from reelforge.game.contract import Build, Game
+from reelforge.game.results import ExactFigures
 from reelforge.mechanics.exact_features import WinDistribution
 
 VOLATILITY_INDEX_Z = 1.645

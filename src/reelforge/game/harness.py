@@ -50,7 +50,9 @@ from reelforge.core.draws import DrawSource
 from reelforge.core.stats import MAX_CAP_UNITS, Accumulator, Tally, bucket_edges_units
 from reelforge.core.tuning import rtp_target
 from reelforge.game.buildfile import OLDER, fraction_text, kernel_tables, with_values
-from reelforge.game.contract import UNPUBLISHED, Build, Capabilities, Game, GameHelp, StepResult, TuneResult
+from reelforge.game.contract import UNPUBLISHED, Build, Capabilities, Game
+from reelforge.game.help import GameHelp
+from reelforge.game.results import StepResult, TuneResult
 from reelforge.game.texts import ENGLISH, Words
 from reelforge.mechanics.rng import pcg_state, store_pcg_state
 from reelforge.mechanics.tally import close_tally, tally_win

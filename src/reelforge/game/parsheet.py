@@ -1,5 +1,5 @@
 """The PAR sheet's toolkit and the reports' text helpers, for the generic sheet
-(:mod:`reelforge.analysis.par_events`) and for a game's own sheet (its :class:`reelforge.game.contract.Reporting`):
+(:mod:`reelforge.analysis.par_events`) and for a game's own sheet (its :class:`reelforge.game.reporting.Reporting`):
 figures as text, the reference-engine sample and its tables per pay, the feature-win distribution, the cap.
 
 A sheet is ``{"sample": {...}, "sections": [{"title", "note", "columns", "rows"}]}``; every cell is
@@ -20,7 +20,8 @@ from typing import Any
 from reelforge.core.draws import SeededDraws
 from reelforge.core.numbers import one_in, pct, pct_ci, pp, pp_ci, x_bet
 from reelforge.core.stats import clopper_pearson, mean_ci99, wilson_ci
-from reelforge.game.contract import Game, RoundResult
+from reelforge.game.contract import Game
+from reelforge.game.results import RoundResult
 
 FEATURE_WIN_EDGES_X = (10, 20, 50, 100, 200, 500, 1000, 2000)
 """Inner edges (x total bet) of the feature-win distribution table."""

@@ -14,7 +14,8 @@ from fractions import Fraction
 from typing import Any
 
 from reelforge.core import i18n
-from reelforge.game.contract import VOLATILITY_WORDS, MaxWin
+from reelforge.game.help import VOLATILITY_WORDS
+from reelforge.game.results import MaxWin
 from reelforge.game.texts import DOMAIN, Message, Words, recording
 
 

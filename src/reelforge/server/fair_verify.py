@@ -17,7 +17,8 @@ from fractions import Fraction
 from typing import Any
 
 from reelforge.core.draws import FairDraws, RecordingDraws
-from reelforge.game.contract import BuildError, StepResult
+from reelforge.game.contract import BuildError
+from reelforge.game.results import StepResult
 from reelforge.games.registry import UnknownGame, get_game
 from reelforge.server.fair import commitment
 from reelforge.server.round_json import dumps, money

@@ -1,6 +1,6 @@
 """The shipped builds are the generic tuner's output: rerunning it reproduces a build file."""
 
-from reelforge.game.contract import TuneResult
+from reelforge.game.results import TuneResult
 from reelforge.games.forge_of_fortunes.build import BUILDS_DIR
 from reelforge.games.forge_of_fortunes.game import ForgeOfFortunes
 

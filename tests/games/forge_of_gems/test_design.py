@@ -7,8 +7,8 @@ from math import comb
 import numpy as np
 import pytest
 
-from reelforge.game.contract import StratifiedEstimate
 from reelforge.game.estimation import Sample, SampleError
+from reelforge.game.results import StratifiedEstimate
 from reelforge.games.forge_of_gems import design, stratified, template
 from reelforge.games.forge_of_gems.build import BUILDS_DIR, build_to_toml, load_build
 
@@ -92,7 +92,7 @@ def test_a_sample_of_another_game_or_kind_is_refused_by_name(tmp_path):
 
 
 def test_tune_from_a_kept_sample_writes_the_build_the_design_tunes(strata, tmp_path):
-    from reelforge.game.contract import TuneResult
+    from reelforge.game.results import TuneResult
     from reelforge.games.forge_of_gems.build import FILES
     from reelforge.games.forge_of_gems.game import ForgeOfGems
 

@@ -9,7 +9,8 @@ from typing import Any
 import numpy as np
 
 from reelforge.core.draws import SeededDraws
-from reelforge.game.contract import Build, Game, StepResult
+from reelforge.game.contract import Build, Game
+from reelforge.game.results import StepResult
 from reelforge.mechanics.rng import store_pcg_state
 
 from .table import Source, TableError

@@ -7,8 +7,10 @@ from typing import Any
 
 from reelforge.core.stats import Accumulator, mean_ci99, wilson_ci
 from reelforge.core.tuning import rtp_target
-from reelforge.game.contract import Capabilities, ExactFigures, GameHelp, TuneResult
+from reelforge.game.contract import Capabilities
 from reelforge.game.harness import KernelGame
+from reelforge.game.help import GameHelp
+from reelforge.game.results import ExactFigures, TuneResult
 from reelforge.game.texts import DEFAULT_LANGUAGE, ENGLISH, N_, Words
 from reelforge.games.forge_of_fortunes import build as builds
 from reelforge.games.forge_of_fortunes import kernel, rules

@@ -7,8 +7,8 @@ import math
 from typing import Any
 
 from reelforge.core.numbers import fraction_text, one_in, pct, pp, x_bet
-from reelforge.game.contract import SOURCE_PROVIDER, SOURCE_RULES, CertificationTarget, Reporting
 from reelforge.game.parsheet import cap_section, section, symbol_frequency_rows
+from reelforge.game.reporting import SOURCE_PROVIDER, SOURCE_RULES, CertificationTarget, Reporting
 from reelforge.games.forge_of_fortunes.exact import exact
 
 

@@ -22,7 +22,8 @@ import numpy as np
 
 from reelforge.core.draws import DrawSource
 from reelforge.game.buildfile import kernel_tables
-from reelforge.game.contract import RulesError, StepResult
+from reelforge.game.contract import RulesError
+from reelforge.game.results import StepResult
 from reelforge.games.forge_of_fortunes.build import ALPHABET, COAL, GOLD, SLAG, SYMBOL_NAMES, Build, tables
 from reelforge.mechanics.reels import window_from_stops
 

@@ -31,7 +31,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from reelforge.core.tuning import Param, TuningSpace, climb, pattern_steps
-from reelforge.game.contract import TuneResult
+from reelforge.game.results import TuneResult
 from reelforge.games.forge_of_gems.build import BUILDS_DIR, GAME_ID, Build, build_to_toml
 from reelforge.games.forge_of_gems.stratified import TAIL_THRESHOLD, Strata, estimate, estimate_of, simulate_strata
 from reelforge.games.forge_of_gems.template import BUILD_NAMES, GEMBOX_TOTAL, make_build

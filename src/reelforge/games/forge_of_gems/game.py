@@ -7,8 +7,10 @@ from typing import Any
 
 from reelforge.core.draws import DrawSource
 from reelforge.core.stats import Z99, Accumulator, clopper_pearson, wilson_ci
-from reelforge.game.contract import Capabilities, GameHelp, StepResult, StratifiedEstimate, TuneResult
+from reelforge.game.contract import Capabilities
 from reelforge.game.harness import KernelGame
+from reelforge.game.help import GameHelp
+from reelforge.game.results import StepResult, StratifiedEstimate, TuneResult
 from reelforge.game.texts import DEFAULT_LANGUAGE, ENGLISH, N_, Words
 from reelforge.games.forge_of_gems import build as build_mod
 from reelforge.games.forge_of_gems import kernel, rules

@@ -9,7 +9,6 @@ from fractions import Fraction
 from typing import Any
 
 from reelforge.core.numbers import one_in, pct, pct_ci, x_bet
-from reelforge.game.contract import SOURCE_PROVIDER, CertificationTarget, Reporting, RoundResult
 from reelforge.game.parsheet import (
     FEATURE_DIST_COLUMNS,
     attribute_round,
@@ -23,6 +22,8 @@ from reelforge.game.parsheet import (
     symbol_frequency_rows,
     words,
 )
+from reelforge.game.reporting import SOURCE_PROVIDER, CertificationTarget, Reporting
+from reelforge.game.results import RoundResult
 from reelforge.games.forge_of_gems.build import FORGE, GEMBOX_REWARDS, NORMAL, PAYING, reward_name
 
 PARTS = {"GEMBOX": ("GEMBOX instant prizes: hit frequency and RTP contribution", "GEMBOX instant prizes")}

@@ -74,7 +74,8 @@ from typing import Any
 import numpy as np
 
 from reelforge.core.draws import DrawSource
-from reelforge.game.contract import RulesError, StepResult
+from reelforge.game.contract import RulesError
+from reelforge.game.results import StepResult
 from reelforge.games.forge_of_gems.build import (
     COPY_LIMITS,
     F_BLANK,

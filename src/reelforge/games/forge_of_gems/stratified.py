@@ -36,8 +36,8 @@ import numpy as np
 
 from reelforge.core.calibration import Estimate, map_chunks, mean_estimate
 from reelforge.core.stats import Z99, wilson_ci
-from reelforge.game.contract import StratifiedEstimate
 from reelforge.game.estimation import META, Sample, SampleError, StratifiedEstimator
+from reelforge.game.results import StratifiedEstimate
 from reelforge.games.forge_of_gems import kernel
 from reelforge.games.forge_of_gems.build import GAME_ID, GEMBOX_REWARDS, Build, reward_name
 from reelforge.games.forge_of_gems.template import UNIT, initial_scatter_classes, sampling_build

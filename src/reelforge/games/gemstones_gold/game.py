@@ -9,8 +9,10 @@ import numpy as np
 
 from reelforge.core.draws import DrawSource
 from reelforge.core.stats import Accumulator, clopper_pearson, mean_ci99, wilson_ci
-from reelforge.game.contract import BuildError, Capabilities, GameHelp, StepResult, StratifiedEstimate, TuneResult
+from reelforge.game.contract import BuildError, Capabilities
 from reelforge.game.harness import KernelGame
+from reelforge.game.help import GameHelp
+from reelforge.game.results import StepResult, StratifiedEstimate, TuneResult
 from reelforge.game.texts import DEFAULT_LANGUAGE, ENGLISH, N_, Words
 from reelforge.games.gemstones_gold import kernel, rules
 from reelforge.games.gemstones_gold.build import (

@@ -10,7 +10,6 @@ from fractions import Fraction
 from typing import Any
 
 from reelforge.core.numbers import pct, pct_ci, x_bet
-from reelforge.game.contract import SOURCE_RULES, CertificationTarget, Reporting, RoundResult
 from reelforge.game.parsheet import (
     FEATURE_DIST_COLUMNS,
     attribute_round,
@@ -23,6 +22,8 @@ from reelforge.game.parsheet import (
     section,
     symbol_frequency_rows,
 )
+from reelforge.game.reporting import SOURCE_RULES, CertificationTarget, Reporting
+from reelforge.game.results import RoundResult
 from reelforge.games.gemstones_gold.build import (
     COINS_PER_BET,
     PUBLISHED_PAYTABLE,

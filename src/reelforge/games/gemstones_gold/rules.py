@@ -39,7 +39,8 @@ from typing import Any
 import numpy as np
 
 from reelforge.core.draws import DrawSource
-from reelforge.game.contract import RulesError, StepResult
+from reelforge.game.contract import RulesError
+from reelforge.game.results import StepResult
 from reelforge.games.gemstones_gold.build import (
     BASE_BLOCKERS,
     BASE_LANES,

@@ -19,8 +19,8 @@ from numba import njit
 
 from reelforge.core.calibration import chunked_sums
 from reelforge.core.stats import Z99
-from reelforge.game.contract import StratifiedEstimate
 from reelforge.game.estimation import Sample, StratifiedEstimator
+from reelforge.game.results import StratifiedEstimate
 from reelforge.games.gemstones_gold import kernel
 from reelforge.games.gemstones_gold.board import initial_board_probabilities
 from reelforge.games.gemstones_gold.build import COINS_PER_BET, GAME_ID, Build

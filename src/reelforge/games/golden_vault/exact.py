@@ -6,8 +6,8 @@ from math import lcm
 
 from flint import fmpz_poly
 
-from reelforge.game.contract import ExactFigures
 from reelforge.game.exact import figures_of
+from reelforge.game.results import ExactFigures
 from reelforge.mechanics.enumeration import anywhere_cells
 from reelforge.mechanics.exact_features import hold_and_respin_feature, poly, round_distribution
 

@@ -3,9 +3,10 @@
 from fractions import Fraction
 from itertools import product
 
-from reelforge.game.contract import Capabilities, ExactFigures
+from reelforge.game.contract import Capabilities
 from reelforge.game.exact import once_per_build
 from reelforge.game.harness import DataTuning, KernelGame, paytable_rows
+from reelforge.game.results import ExactFigures
 from reelforge.game.texts import DEFAULT_LANGUAGE, Words
 
 from . import build as builds

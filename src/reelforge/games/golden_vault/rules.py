@@ -13,7 +13,8 @@ from fractions import Fraction
 import numpy as np
 
 from reelforge.game.buildfile import kernel_tables
-from reelforge.game.contract import RulesError, StepResult
+from reelforge.game.contract import RulesError
+from reelforge.game.results import StepResult
 from reelforge.mechanics.features import cap_events, capped
 from reelforge.mechanics.holdspin import board_full, collect, empty_cells, land_coins, respins_after
 from reelforge.mechanics.pays import anywhere_wins

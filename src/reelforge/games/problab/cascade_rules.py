@@ -26,7 +26,8 @@ from typing import Any
 import numpy as np
 
 from reelforge.core.draws import DrawSource
-from reelforge.game.contract import RulesError, StepResult
+from reelforge.game.contract import RulesError
+from reelforge.game.results import StepResult
 from reelforge.mechanics.cascade import clear_and_fall, refill_from_strips
 from reelforge.mechanics.clusters import cluster_wins
 from reelforge.mechanics.features import capped

@@ -6,9 +6,11 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-from reelforge.game.contract import TECHNICAL_LIMIT, Capabilities, ExactFigures, GameHelp
+from reelforge.game.contract import Capabilities
 from reelforge.game.exact import once_per_build
 from reelforge.game.harness import KernelGame
+from reelforge.game.help import GameHelp
+from reelforge.game.results import TECHNICAL_LIMIT, ExactFigures
 from reelforge.game.texts import DEFAULT_LANGUAGE, Words
 
 from . import cascade_kernel, cascade_rules, normal_kernel, normal_rules

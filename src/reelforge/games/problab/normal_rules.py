@@ -20,7 +20,8 @@ from typing import Any
 import numpy as np
 
 from reelforge.core.draws import DrawSource
-from reelforge.game.contract import RulesError, StepResult
+from reelforge.game.contract import RulesError
+from reelforge.game.results import StepResult
 from reelforge.mechanics.features import capped
 from reelforge.mechanics.pays import line_wins
 from reelforge.mechanics.reels import count_symbol, window_from_stops

@@ -7,8 +7,8 @@ from functools import cache
 
 import numpy as np
 
-from reelforge.game.contract import ExactFigures
 from reelforge.game.exact import figures_of
+from reelforge.game.results import ExactFigures
 from reelforge.mechanics.enumeration import line_spin
 from reelforge.mechanics.exact_features import free_spins_feature, poly, round_distribution
 

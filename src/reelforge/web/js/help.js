@@ -20,7 +20,7 @@ export function formatRtp(rtp) {
 
 const BOLT = '<svg viewBox="0 0 12 16" aria-hidden="true"><path d="M7 0 L1 9 H5.5 L4 16 L11 6 H6.5 Z"/></svg>';
 
-/** The one volatility scale's words (game/contract.py VOLATILITY_WORDS), in the player's language. */
+/** The one volatility scale's words (game/help.py VOLATILITY_WORDS), in the player's language. */
 function volatilityWord(bolts, word) {
   return [t("Low"), t("Medium"), t("Medium-high"), t("High"), t("Extreme")][bolts - 1] || word;
 }

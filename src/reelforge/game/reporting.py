@@ -1,0 +1,86 @@
+"""What the reports, PAR sheet and certificate say of one game beyond what they say of every game
+(:class:`Reporting`), and what a certification measures against (:class:`CertificationTarget`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar
+
+if TYPE_CHECKING:
+    from reelforge.game.contract import Build, Game
+
+
+SOURCE_RULES = "rules text"
+SOURCE_PROVIDER = "provider's published figure"
+SOURCE_OURS = "our decision"
+"""Where a certification target comes from (a certificate names it beside each target)."""
+
+
+@dataclass(frozen=True)
+class CertificationTarget:
+    """A figure a certification package measures against a target (``reelforge certify``'s table)."""
+
+    figure: str
+    """The figure in words (``RTP from paid spins``)."""
+    key: str
+    """The summary's key of the figure, dotted for a part (``rtp_split.paid_spins``)."""
+    target: float
+    tolerance: float | None
+    """Half-width of the band around :attr:`target` (None for a level or a reachability)."""
+    source: str
+    """:data:`SOURCE_RULES`, :data:`SOURCE_PROVIDER` or :data:`SOURCE_OURS`."""
+    unit: str = "%"
+    note: str = ""
+    kind: str = "interval"
+    """``interval`` (the whole 99% interval inside the band), ``point`` (the figure inside it), ``equal`` or
+    ``at_least`` (a volatility level), ``reachable`` (the maximum win observed)."""
+
+
+class Reporting:
+    """What the reports, PAR sheet and certificate say of one game beyond what they say of every game.
+    A game names its subclass in :attr:`Game.reporting` and overrides only what is special; every
+    default here is the generic answer (the generic PAR sheet from the win events, no further rows)."""
+
+    component_words: ClassVar[dict[str, str]] = {}
+    """RTP component key -> its words in the reports (``gembox``: ``GEMBOX (prizes and free spins)``),
+    where the key with spaces for underscores does not say it."""
+    hit_split_words: ClassVar[dict[str, str]] = {}
+    """Hit-rate split key (the summary's ``extra["hit_rate_split"]``) -> its words in the reports."""
+    bet_ladder_cents: ClassVar[tuple[int, ...]] = ()
+    """The total bets (cents) of the game's published bet structure: a certificate gives the RTP at each."""
+
+    def __init__(self, game: Game) -> None:
+        self.game = game
+
+    def par_sheet(self, build: Build, summary: dict[str, Any], rounds: int, seed: int) -> dict[str, Any] | None:
+        """The game's own PAR sheet (see :mod:`reelforge.game.parsheet`), or None for the generic one built from
+        its win events (:func:`reelforge.analysis.par_events.event_par_sheet`)."""
+        return None
+
+    def figure_rows(self, summary: dict[str, Any]) -> list[tuple[str, str, str]]:
+        """Rows (figure, value, 99% interval or ``exact``) for the figures only this game's summary has
+        (under ``extra``), after the common ones."""
+        return []
+
+    def glossary(self, summary: dict[str, Any]) -> list[tuple[str, str]]:
+        """(term, definition) for each of :meth:`figure_rows`' figures."""
+        return []
+
+    def certification_targets(self, build: Build) -> list[CertificationTarget]:
+        """What a certification package of a paid build is measured against (its sources named)."""
+        return []
+
+    def game_cycle(self, build: Build) -> dict[str, Any]:
+        """``{"enumerable", "combinations", "lengths", "text"}``: the game cycle where it can be enumerated,
+        or why not."""
+        if self.game.capabilities.exact:
+            return {"enumerable": True, "combinations": None, "lengths": None,
+                    "text": "Enumerated: every outcome of a round is counted exactly (`reelforge exact`): each spin "
+                            "over every stop or cell combination, the feature as its Markov chain; no sample."}
+        return {"enumerable": False, "combinations": None, "lengths": None,
+                "text": "Not enumerated: the game states no finite cycle of equally likely outcomes for a round."}
+
+    def feature_breakdown(self, build: Build, summary: dict[str, Any]) -> dict[str, Any]:
+        """Each feature award's frequency, mean win and share of RTP (``{"title", "columns", "rows",
+        "formats", "note"}``), or ``{}``."""
+        return {}

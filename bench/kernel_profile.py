@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from reelforge.core.stats import Tally, bucket_edges_units  # noqa: E402
 from reelforge.game.buildfile import kernel_tables  # noqa: E402
-from reelforge.game.harness import round_function, round_tables  # noqa: E402
+from reelforge.game.loop import round_function, round_tables  # noqa: E402
 from reelforge.games.registry import get_game  # noqa: E402
 from reelforge.mechanics.rng import draw_pcg, pcg_state  # noqa: E402
 

@@ -1,6 +1,6 @@
 """Toy Line fast path: the rules of :mod:`.rules` over integer arrays, drawing in the same order.
 
-One round function over one tables object; the harness (:mod:`reelforge.game.harness`) loops it,
+One round function over one tables object; the harness loop (:mod:`reelforge.game.loop`) loops it,
 tallies the rounds and writes each round's win."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from reelforge.game.harness import kernel_loop, round_function
+from reelforge.game.loop import kernel_loop, round_function
 from reelforge.mechanics.reels import strip_codes
 from reelforge.mechanics.rng import draw_pcg
 

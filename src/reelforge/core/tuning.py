@@ -1,6 +1,6 @@
 """The tuners' search: integer parameters of a build moved toward target figures.
 
-The generic tuner (:class:`reelforge.game.harness.DataTuning`, ``reelforge tune GAME --build B --target
+The generic tuner (:class:`reelforge.game.tuning.DataTuning`, ``reelforge tune GAME --build B --target
 rtp=0.96 --target hit=0.30``) uses :func:`newton_search`: several :class:`Target` figures at once, each with a
 tolerance; Newton steps on a local model of the figures (on exact figures with second derivatives, and the best
 integer points near the step ranked by :func:`lattice_moves`), then :func:`coordinate_search` (one parameter moved

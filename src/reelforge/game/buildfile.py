@@ -561,7 +561,7 @@ def kernel_tables(build: Any, make: Callable[[Any], Any]) -> Any:
 # -- plain builds: the checked data itself -----------------------------------------------------------
 TUNABLE = Array(Text(min_length=1), noun="key paths")
 """The ``tunable`` key of a build file: the paths (``reels.C``, ``respin.empty``) of the integers, or
-lists of integers, that the generic tuner (:meth:`reelforge.game.harness.DataTuning.tune`) may change."""
+lists of integers, that the generic tuner (:meth:`reelforge.game.tuning.DataTuning.tune`) may change."""
 
 
 @dataclass(frozen=True, eq=False)

@@ -449,7 +449,7 @@ class Game(ABC):
 
     tune_options: ClassVar[tuple[str, ...]] = ()
     """The generic tuner's options :meth:`tune` also takes (``tolerances``, ``max_rounds``, ``version``: see
-    :class:`reelforge.game.harness.DataTuning`); a game with its own design tuner takes none of them."""
+    :class:`reelforge.game.tuning.DataTuning`); a game with its own design tuner takes none of them."""
 
     def tune(self, name: str, targets: dict[str, float], out: str | None = None,
              sample: str | None = None) -> TuneResult:

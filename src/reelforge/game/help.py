@@ -140,3 +140,10 @@ class GameHelp:
         out["rtp_percent"] = self.rtp_percent
         return out
 
+
+
+def paytable_rows(pays: dict[str, list[int]], unit: int, art: int = 1) -> list[dict[str, Any]]:
+    """Paytable rows ``{"art", "name", "pays_x"}`` from pays in win units (``unit`` per total bet) by
+    symbol name, the symbol drawn ``art`` times."""
+    return [{"art": [name] * art, "name": name, "pays_x": [str(Fraction(p, unit)) for p in row]}
+            for name, row in pays.items()]

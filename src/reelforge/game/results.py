@@ -213,3 +213,10 @@ def x_text(x: Fraction) -> str:
     """A multiple of the bet for people: ``2,600`` or ``12.5``."""
     x = Fraction(x)
     return f"{int(x):,}" if x.denominator == 1 else f"{float(x):,.6g}"
+
+
+def step_in_units(kind: str, events: list[dict[str, Any]], added: int, total: int, unit: int, next_step: str | None,
+                  state: dict[str, Any]) -> StepResult:
+    """A reference step whose win ``added`` and round ``total`` are in win units (``unit`` per total
+    bet); the round is finished when no ``next_step`` is left."""
+    return StepResult(kind, events, Fraction(added, unit), Fraction(total, unit), next_step is None, next_step, state)

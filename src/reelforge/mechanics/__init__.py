@@ -2,7 +2,7 @@
 compiles unchanged, called the same way by a game's reference engine and by its kernel.
 
 * :mod:`.rng` - draws inside kernels (``draw_pcg``, bit-identical to the reference engine's);
-* :mod:`.tally` - a round's win into the chunk tally (the harness, :mod:`reelforge.game.harness`, calls it);
+* :mod:`.tally` - a round's win into the chunk tally (the harness loop, :mod:`reelforge.game.loop`, calls it);
 * :mod:`.reels` - strips as codes, windows from strip stops or weighted cells, scatter counts;
 * :mod:`.pays` - paylines from a line table (both ways, wild substitution), ways, pay anywhere;
 * :mod:`.clusters` - cluster pays (4-adjacency, minimum size, wilds in several clusters);

@@ -61,7 +61,7 @@ def test_the_round_function_alone_plays_the_harness_loops_rounds():
     and splits each win into its parts (paid spin, GEMBOX prize, free spins)."""
     import numpy as np
 
-    from reelforge.game.harness import round_tables
+    from reelforge.game.loop import round_tables
     from reelforge.games.forge_of_gems import kernel
     from reelforge.mechanics.rng import pcg_state
 

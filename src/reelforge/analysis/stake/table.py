@@ -43,7 +43,8 @@ from numba import njit
 from reelforge.analysis.simulate import CHUNK_ROUNDS, chunk_seed
 from reelforge.core.stats import BUCKET_EDGES_X, Z99, bucket_index
 from reelforge.game.contract import Build, Game
-from reelforge.game.harness import KernelGame, borrowed, round_tables
+from reelforge.game.harness import KernelGame
+from reelforge.game.loop import borrowed, round_tables
 from reelforge.mechanics.rng import pcg_state
 
 from .format import GRID, U64_MAX

@@ -41,7 +41,7 @@ def _forge(st, t):
 
 @njit(cache=True)
 def loop(st, t, n, mode, cap, edges, wins, totals, components, hist, counters):
-    """The harness loop (:func:`reelforge.game.harness.kernel_loop`'s contract: ``n`` paid rounds into the
+    """The harness loop (:func:`reelforge.game.loop.kernel_loop`'s contract: ``n`` paid rounds into the
     tally, each round's win into ``wins`` where it has ``n`` slots), written out for this game.
 
     Why not a round function in the harness loop: this round is three draws and a comparison, and

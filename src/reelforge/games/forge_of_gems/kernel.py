@@ -6,7 +6,7 @@ and fall; done in place here, branch-free, on three cells). Weighted draws
 index expanded tables (one entry per unit of weight), which picks the same
 entry as the reference's cumulative search. A paid round is one round function
 (:func:`play_round`) over one tables object, run by the harness loop
-(:func:`reelforge.game.harness.kernel_loop`); nothing is allocated per round: the
+(:func:`reelforge.game.loop.kernel_loop`); nothing is allocated per round: the
 board, forge reel and scratch buffers are the tables' scratch fields
 (:data:`SCRATCH`, fresh copies per simulation).
 
@@ -31,7 +31,7 @@ from numba import njit
 
 from reelforge.game.buildfile import kernel_tables
 from reelforge.game.contract import RulesError
-from reelforge.game.harness import kernel_loop, round_function
+from reelforge.game.loop import kernel_loop, round_function
 from reelforge.games.forge_of_gems.build import (
     COPY_LIMITS,
     F_HSPLIT,

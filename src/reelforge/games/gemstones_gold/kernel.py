@@ -16,7 +16,7 @@ lanes and multiplier values are drawn in the reference order but mapped to lanes
 and values only when the spin won. The round is one round function, :func:`play_round`,
 over one :class:`Tables` (the build's arrays, the rules' numbers and the round's
 scratch buffers), run by the harness's chunk loop (:data:`LOOP`,
-:func:`reelforge.game.harness.kernel_loop`: tables borrowed, the round inlined, statistics
+:func:`reelforge.game.loop.kernel_loop`: tables borrowed, the round inlined, statistics
 streamed into a :class:`reelforge.core.stats.Tally`); every function the round calls is
 inlined, the feature included (:func:`play_free_spins`). Against the former hand-written
 chunk loops (``reelforge bench gemstones-gold --mode M``, rounds per 1e6 raw draws,
@@ -31,7 +31,7 @@ import numpy as np
 from numba import njit
 
 from reelforge.core.stats import Tally, bucket_edges_units
-from reelforge.game.harness import kernel_loop, round_function
+from reelforge.game.loop import kernel_loop, round_function
 from reelforge.games.gemstones_gold.build import (
     BASE_BLOCKERS,
     BASE_LANES,

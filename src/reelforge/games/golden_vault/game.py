@@ -5,9 +5,11 @@ from itertools import product
 
 from reelforge.game.contract import Capabilities
 from reelforge.game.exact import once_per_build
-from reelforge.game.harness import DataTuning, KernelGame, paytable_rows
+from reelforge.game.harness import KernelGame
+from reelforge.game.help import paytable_rows
 from reelforge.game.results import ExactFigures
 from reelforge.game.texts import DEFAULT_LANGUAGE, Words
+from reelforge.game.tuning import DataTuning
 
 from . import build as builds
 from . import kernel, rules

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from reelforge.game.harness import kernel_loop, round_function
+from reelforge.game.loop import kernel_loop, round_function
 from reelforge.mechanics.features import capped
 from reelforge.mechanics.holdspin import board_full, collect, empty_cells, land_coins, respins_after
 from reelforge.mechanics.pays import anywhere_wins

@@ -1,7 +1,8 @@
 """math-sdk's sample lines game behind the game contract (a benchmark game: registered by the Stake race
 and its tests through :func:`reelforge.games.mathsdk_lines.registered`, never in the lobby)."""
 
-from reelforge.game.harness import KernelGame, paytable_rows
+from reelforge.game.harness import KernelGame
+from reelforge.game.help import paytable_rows
 from reelforge.game.results import TECHNICAL_LIMIT
 from reelforge.game.texts import DEFAULT_LANGUAGE, Words
 

@@ -4,7 +4,7 @@ reel by reel, top to bottom)."""
 
 from numba import njit
 
-from reelforge.game.harness import kernel_loop, round_function
+from reelforge.game.loop import kernel_loop, round_function
 from reelforge.mechanics.features import capped, spins_for
 from reelforge.mechanics.pays import line_wins
 from reelforge.mechanics.reels import count_symbol, pick_weighted, window_from_stops

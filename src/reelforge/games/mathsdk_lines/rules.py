@@ -18,7 +18,8 @@ from fractions import Fraction
 from typing import Any
 
 from reelforge.game.contract import RulesError
-from reelforge.game.harness import round_tables, step_in_units
+from reelforge.game.loop import round_tables
+from reelforge.game.results import step_in_units
 from reelforge.mechanics.features import cap_events
 from reelforge.mechanics.reels import draw_reels, pick_weighted
 

@@ -19,7 +19,7 @@ from llvmlite import ir
 from numba import njit, types
 from numba.extending import intrinsic
 
-from reelforge.game.harness import kernel_loop
+from reelforge.game.loop import kernel_loop
 from reelforge.mechanics.rng import draw_pcg
 
 from .peer_builds import CascadeBuild, Mode, strip_arrays

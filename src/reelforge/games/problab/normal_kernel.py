@@ -12,7 +12,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from reelforge.game.harness import kernel_loop
+from reelforge.game.loop import kernel_loop
 from reelforge.mechanics.pays import line_scan
 from reelforge.mechanics.rng import draw_pcg
 

@@ -2,7 +2,7 @@
 
 from numba import njit
 
-from reelforge.game.harness import kernel_loop, round_function
+from reelforge.game.loop import kernel_loop, round_function
 from reelforge.mechanics.features import add_spins, by_count, capped, spins_for
 from reelforge.mechanics.pays import line_wins
 from reelforge.mechanics.reels import count_symbol, spin_reels

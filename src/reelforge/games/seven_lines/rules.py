@@ -11,7 +11,8 @@ The pays and the free spins of a spin are :func:`.kernel.spin`, which the kernel
 from fractions import Fraction
 
 from reelforge.game.contract import RulesError
-from reelforge.game.harness import round_tables, step_in_units
+from reelforge.game.loop import round_tables
+from reelforge.game.results import step_in_units
 from reelforge.mechanics.features import by_count, cap_events
 from reelforge.mechanics.reels import draw_reels
 

@@ -9,18 +9,8 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from reelforge.game.buildfile import (
-    Array,
-    At,
-    Field,
-    Integer,
-    Mapping,
-    Table,
-    Text,
-    dump,
-    fraction_text,
-    kernel_tables,
-)
+from reelforge.game.buildfile import kernel_tables
+from reelforge.game.buildschema import Array, At, Field, Integer, Mapping, Table, Text, dump, fraction_text
 from reelforge.game.contract import Build, BuildError
 from reelforge.games.forge_of_fortunes import build as fof
 from reelforge.games.forge_of_gems import build as fog

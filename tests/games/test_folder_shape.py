@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from reelforge.game.buildfile import BuildFiles, Table
+from reelforge.game.buildfile import BuildFiles
+from reelforge.game.buildschema import Table
 
 GAMES = Path(importlib.import_module("reelforge.games").__file__).parent
 FOLDERS = sorted(p for p in GAMES.iterdir() if (p / "build.py").exists())

@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 
 from reelforge.core.draws import SeededDraws
-from reelforge.game.buildfile import At, BuildError
+from reelforge.game.buildfile import BuildError
+from reelforge.game.buildschema import At
 from reelforge.mechanics.pays import anywhere_wins, line_wins, paytable, ways_wins
 from reelforge.mechanics.reels import (
     count_symbol,

@@ -9,19 +9,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from reelforge.game.buildfile import (
-    RTP,
-    Array,
-    At,
-    BuildFiles,
-    Field,
-    Integer,
-    Mapping,
-    Table,
-    Text,
-    build_dir,
-    fraction_text,
-)
+from reelforge.game.buildfile import BuildFiles, build_dir
+from reelforge.game.buildschema import RTP, Array, At, Field, Integer, Mapping, Table, Text, fraction_text
 
 GAME_ID = "toy-line"
 SYMBOLS = "ABCS"

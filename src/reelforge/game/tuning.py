@@ -10,7 +10,8 @@ from typing import Any, ClassVar
 
 from reelforge.core.stats import Accumulator
 from reelforge.core.tuning import rtp_target
-from reelforge.game.buildfile import OLDER, fraction_text, with_values
+from reelforge.game.buildfile import OLDER, with_values
+from reelforge.game.buildschema import fraction_text
 from reelforge.game.contract import UNPUBLISHED, Capabilities
 from reelforge.game.results import TuneResult
 

@@ -13,19 +13,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from reelforge.game.buildfile import (
-    RTP,
-    Array,
-    At,
-    BuildFiles,
-    Field,
-    Integer,
-    Mapping,
-    Table,
-    Text,
-    build_dir,
-    fraction_text,
-)
+from reelforge.game.buildfile import BuildFiles, build_dir
+from reelforge.game.buildschema import RTP, Array, At, Field, Integer, Mapping, Table, Text, fraction_text
 from reelforge.mechanics.reels import strip_codes
 
 GAME_ID = "forge-of-fortunes"

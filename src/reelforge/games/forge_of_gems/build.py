@@ -37,20 +37,8 @@ from typing import Any
 
 import numpy as np
 
-from reelforge.game.buildfile import (
-    RTP,
-    Array,
-    At,
-    BuildFiles,
-    Either,
-    Field,
-    Integer,
-    Mapping,
-    Table,
-    Text,
-    build_dir,
-    fraction_text,
-)
+from reelforge.game.buildfile import BuildFiles, build_dir
+from reelforge.game.buildschema import RTP, Array, At, Either, Field, Integer, Mapping, Table, Text, fraction_text
 
 GAME_ID = "forge-of-gems"
 BUILDS_DIR: Path = build_dir(__file__)

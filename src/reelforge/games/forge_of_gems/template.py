@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 from fractions import Fraction
 
-from reelforge.game.buildfile import fraction_text
+from reelforge.game.buildschema import fraction_text
 from reelforge.games.forge_of_gems.build import CAP_X, GAME_ID, PAYING, REELS, ROWS, SCATTER, Build, parse_build
 
 BUILD_NAMES = ("96.2", "94.2", "91.2", "87.2", "84.2")

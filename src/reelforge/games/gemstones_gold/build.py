@@ -25,21 +25,8 @@ from typing import Any
 
 import numpy as np
 
-from reelforge.game.buildfile import (
-    RTP,
-    Array,
-    At,
-    BuildFiles,
-    Field,
-    Integer,
-    Mapping,
-    Number,
-    Table,
-    Text,
-    build_dir,
-    fraction_text,
-    kernel_tables,
-)
+from reelforge.game.buildfile import BuildFiles, build_dir, kernel_tables
+from reelforge.game.buildschema import RTP, Array, At, Field, Integer, Mapping, Number, Table, Text, fraction_text
 
 GAME_ID = "gemstones-gold"
 ROWS = 6

@@ -34,7 +34,7 @@ import numpy as np
 
 from reelforge.core.stats import Z99
 from reelforge.core.tuning import Param, TuningSpace, climb, pattern_steps
-from reelforge.game.buildfile import fraction_text
+from reelforge.game.buildschema import fraction_text
 from reelforge.game.results import TuneResult
 from reelforge.games.gemstones_gold.build import BUILDS_DIR, FILES, GAME_ID, Build
 from reelforge.games.gemstones_gold.sampling import (

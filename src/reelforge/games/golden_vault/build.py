@@ -4,7 +4,8 @@ from collections import namedtuple
 
 import numpy as np
 
-from reelforge.game.buildfile import Array, Field, Integer, Mapping, Table, plain_files
+from reelforge.game.buildfile import plain_files
+from reelforge.game.buildschema import Array, Field, Integer, Mapping, Table
 from reelforge.mechanics.reels import cumulative
 
 GEMS = ("R", "J", "O")

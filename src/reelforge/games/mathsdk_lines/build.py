@@ -16,7 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from reelforge.game.buildfile import Array, At, Field, Integer, Mapping, Text, plain_files
+from reelforge.game.buildfile import plain_files
+from reelforge.game.buildschema import Array, At, Field, Integer, Mapping, Text
 from reelforge.mechanics.reels import cumulative
 
 SYMBOLS = ("W", "S", "H1", "H2", "H3", "H4", "L1", "L2", "L3", "L4", "L5")

@@ -17,7 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from reelforge.game.buildfile import RTP, Array, At, BuildFiles, Field, Integer, Table, Text, build_dir, fraction_text
+from reelforge.game.buildfile import BuildFiles, build_dir
+from reelforge.game.buildschema import RTP, Array, At, Field, Integer, Table, Text, fraction_text
 
 NORMAL_ID = "problab-demo-normal"
 CASCADE_ID = "problab-demo-cascade"

@@ -4,7 +4,8 @@ from collections import namedtuple
 
 import numpy as np
 
-from reelforge.game.buildfile import Array, Field, Integer, Mapping, plain_files
+from reelforge.game.buildfile import plain_files
+from reelforge.game.buildschema import Array, Field, Integer, Mapping
 from reelforge.mechanics.pays import paytable
 from reelforge.mechanics.reels import reel_counts_check, strip_codes, strip_from_counts
 

@@ -19,7 +19,8 @@ import reelforge.server
 from reelforge.cli import app as cli_app
 from reelforge.core.draws import SecureDraws
 from reelforge.server.app import create_app
-from reelforge.server.config import DEMO_CONFIG, ConfigError, parse_config
+from reelforge.server.config import DEMO_CONFIG, parse_config
+from reelforge.server.config_values import ConfigError
 from reelforge.server.db import make_engine
 
 from .conftest import GAME, LiveServers

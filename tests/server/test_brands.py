@@ -17,7 +17,8 @@ import pytest
 from reelforge.core.draws import SeededDraws
 from reelforge.ops.client import ApiClient
 from reelforge.ops.refwallet import WalletProcess
-from reelforge.server.config import ConfigError, parse_config
+from reelforge.server.config import parse_config
+from reelforge.server.config_values import ConfigError
 from reelforge.server.reconcile import reconcile
 from reelforge.server.signing import signed_headers
 

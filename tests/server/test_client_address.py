@@ -15,7 +15,8 @@ import uvicorn
 
 from reelforge.server import http
 from reelforge.server.app import create_app
-from reelforge.server.config import ConfigError, parse_config
+from reelforge.server.config import parse_config
+from reelforge.server.config_values import ConfigError
 from reelforge.server.fairshare import ClientAddress
 
 from .conftest import demo_config

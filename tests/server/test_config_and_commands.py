@@ -13,7 +13,9 @@ from typer.testing import CliRunner
 from reelforge.core.draws import SeededDraws
 from reelforge.server.clock import utcnow
 from reelforge.server.commands import register
-from reelforge.server.config import DEMO_CONFIG, ConfigError, bet_ladder, load_config, parse_config
+from reelforge.server.config import DEMO_CONFIG, load_config, parse_config
+from reelforge.server.config_games import bet_ladder
+from reelforge.server.config_values import ConfigError
 from reelforge.server.schema import rounds, steps
 
 from .scenarios import feature_scenario

@@ -21,7 +21,8 @@ from typer.testing import CliRunner
 from reelforge.core.draws import FairDraws, lemire_map
 from reelforge.ops.client import ApiClient
 from reelforge.server.app import create_app
-from reelforge.server.config import ConfigError, parse_config
+from reelforge.server.config import parse_config
+from reelforge.server.config_values import ConfigError
 from reelforge.server.db import open_database
 from reelforge.server.fair_verify import ExportError, verify_export
 from reelforge.server.schema import fair_seeds, steps

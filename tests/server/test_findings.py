@@ -11,7 +11,7 @@ import pytest
 from sqlalchemy import func, select
 
 from reelforge.server.clock import utcnow
-from reelforge.server.config import ConfigError
+from reelforge.server.config_values import ConfigError
 from reelforge.server.schema import idempotency, ledger, players
 
 from .conftest import demo_config

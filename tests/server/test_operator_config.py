@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from reelforge.server.config import ConfigError, parse_config
+from reelforge.server.config import parse_config
+from reelforge.server.config_values import ConfigError
 
 KEY = "0" * 64
 

@@ -10,7 +10,9 @@ import pytest
 
 from reelforge.core.draws import SeededDraws
 from reelforge.games.registry import get_game
-from reelforge.server.config import ConfigError, PlayRules, load_config, parse_config
+from reelforge.server.config import load_config, parse_config
+from reelforge.server.config_play import PlayRules
+from reelforge.server.config_values import ConfigError
 
 from .conftest import demo_config
 

@@ -15,7 +15,8 @@ from sqlalchemy import select, update
 from reelforge.core.draws import SeededDraws
 from reelforge.games.registry import GAME_CLASSES
 from reelforge.ops.client import ApiClient
-from reelforge.server.config import ConfigError, parse_config
+from reelforge.server.config import parse_config
+from reelforge.server.config_values import ConfigError
 from reelforge.server.schema import players, sessions
 
 from .conftest import Player

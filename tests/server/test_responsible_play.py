@@ -12,7 +12,9 @@ from sqlalchemy import select, update
 
 from reelforge.core.draws import SeededDraws
 from reelforge.games.registry import get_game
-from reelforge.server.config import PROFILES, ConfigError, PlayRules, load_config, parse_config
+from reelforge.server.config import load_config, parse_config
+from reelforge.server.config_play import PROFILES, PlayRules
+from reelforge.server.config_values import ConfigError
 from reelforge.server.schema import players, rounds, sessions
 
 from .conftest import demo_config

@@ -18,7 +18,9 @@ from typer.testing import CliRunner
 from reelforge.core.draws import SecureDraws, SeededDraws
 from reelforge.ops.client import ApiClient
 from reelforge.server.app import create_app
-from reelforge.server.config import BrandConfig, ConfigError, OperatorConfig, parse_config
+from reelforge.server.config import parse_config
+from reelforge.server.config_operator import BrandConfig, OperatorConfig
+from reelforge.server.config_values import ConfigError
 from reelforge.server.revenue import ReportError, RevenueReport, RevenueRow, decimal_text, parse_rates
 from reelforge.server.schema import players, rounds, steps
 from reelforge.server.store import round_ids_key

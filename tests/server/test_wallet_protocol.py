@@ -163,7 +163,8 @@ def test_a_debit_left_by_a_killed_process_blocks_the_player_no_longer_than_the_s
 
 
 def test_an_older_configuration_still_loads_with_its_bound() -> None:
-    from reelforge.server.config import ConfigError, parse_config
+    from reelforge.server.config import parse_config
+    from reelforge.server.config_values import ConfigError
 
     def operator(**keys):
         return parse_config({"server": {"mode": "demo"}, "games": {GAME: {"bet_ladder": [10]}},

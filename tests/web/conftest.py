@@ -70,7 +70,8 @@ def test_config():
     plus an operator key so a test can move money with the operator API."""
     from reelforge.game.contract import BuildError
     from reelforge.games.registry import game_ids, get_game
-    from reelforge.server.config import GameConfig, load_config
+    from reelforge.server.config import load_config
+    from reelforge.server.config_games import GameConfig
 
     config = load_config(None)
     games = dict(config.games)

@@ -36,7 +36,8 @@ def test_the_client_loads_and_plays_under_the_content_security_policy(new_page, 
 def test_no_page_of_the_server_loads_scripts_from_another_host(new_page, web_server):
     """/docs and /redoc (FastAPI's pages load their scripts from a CDN) are off unless a demo configuration
     asks for them; operator mode refuses to; every page the server does serve loads only its own scripts."""
-    from reelforge.server.config import ConfigError, load_config
+    from reelforge.server.config import load_config
+    from reelforge.server.config_values import ConfigError
 
     for path in ("/docs", "/redoc"):
         assert httpx.get(web_server.url + path, timeout=10).status_code == 404, path

@@ -15,7 +15,9 @@ if not os.environ.get("CI"):  # in CI the driver is a dev dependency and must be
 
 from playwright.sync_api import expect  # noqa: E402
 
-from reelforge.server.config import GameConfig, OperatorConfig, PlayRules  # noqa: E402
+from reelforge.server.config_games import GameConfig  # noqa: E402
+from reelforge.server.config_operator import OperatorConfig  # noqa: E402
+from reelforge.server.config_play import PlayRules  # noqa: E402
 from reelforge.server.signing import signed_headers  # noqa: E402
 
 from .conftest import screenshot, test_config  # noqa: E402

@@ -16,7 +16,7 @@ if not os.environ.get("CI"):
 from playwright.sync_api import expect  # noqa: E402
 
 from reelforge.core.draws import SecureDraws, SeededDraws
-from reelforge.server.config import PlayRules
+from reelforge.server.config_play import PlayRules
 
 from .conftest import screenshot, test_config
 from .helpers import displayed_balance, displayed_bet, idle, open_game, play_round, session, unique_player

@@ -40,7 +40,8 @@ from reelforge.server.api.common import MAX_BODY, Context
 from reelforge.server.auth import demo_players
 from reelforge.server.brands import register_wallets
 from reelforge.server.callbacks import SWEEP_SECONDS
-from reelforge.server.config import DEFAULT_DATABASE, ConfigError, ServerConfig
+from reelforge.server.config import DEFAULT_DATABASE, ServerConfig
+from reelforge.server.config_values import ConfigError
 from reelforge.server.db import Checkpointer, is_sqlite, open_database
 from reelforge.server.errors import database_errors
 from reelforge.server.fairshare import FairShare

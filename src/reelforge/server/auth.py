@@ -20,7 +20,8 @@ from sqlalchemy import Engine
 from sqlalchemy.exc import IntegrityError
 
 from reelforge.server.clock import iso, utcnow
-from reelforge.server.config import PlayRules, ServerConfig
+from reelforge.server.config import ServerConfig
+from reelforge.server.config_play import PlayRules
 from reelforge.server.errors import ApiError
 from reelforge.server.ledger import post_entry
 from reelforge.server.logs import note_language
@@ -62,7 +63,7 @@ class Principal:
     play_ended_at: datetime | None = None
     """When the operator or the session time limit ended the play session (None: not ended)."""
     limits: dict[str, Any] | None = None
-    """The stricter limits the operator passed at launch (:data:`~reelforge.server.config.LAUNCH_LIMITS`)."""
+    """The stricter limits the operator passed at launch (:data:`~reelforge.server.config_play.LAUNCH_LIMITS`)."""
     game: str | None = None
     """The one game the session was launched for (None: any game offered)."""
 

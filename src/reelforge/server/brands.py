@@ -15,7 +15,8 @@ import logging
 from sqlalchemy import Engine, insert, select
 from sqlalchemy.exc import IntegrityError
 
-from reelforge.server.config import ConfigError, ServerConfig
+from reelforge.server.config import ServerConfig
+from reelforge.server.config_values import ConfigError
 from reelforge.server.db import read_transaction, write_transaction
 from reelforge.server.schema import server_keys
 

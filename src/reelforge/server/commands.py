@@ -15,7 +15,8 @@ from pathlib import Path
 
 import typer
 
-from reelforge.server.config import DEFAULT_DATABASE, DEMO_DATABASE, ConfigError, ServerConfig, load_config
+from reelforge.server.config import DEFAULT_DATABASE, DEMO_DATABASE, ServerConfig, load_config
+from reelforge.server.config_values import ConfigError
 
 ENV_CONFIG = "REELFORGE_SERVER_CONFIG"
 ENV_DB = "REELFORGE_SERVER_DB"

@@ -37,7 +37,8 @@ from reelforge.server.auth import (
     token_hash,
 )
 from reelforge.server.clock import iso, utcnow
-from reelforge.server.config import LAUNCH_LIMITS, ServerConfig
+from reelforge.server.config import ServerConfig
+from reelforge.server.config_play import LAUNCH_LIMITS
 from reelforge.server.db import read_transaction, write_transaction
 from reelforge.server.errors import ApiError
 from reelforge.server.play_session import begin_play

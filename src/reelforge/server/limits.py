@@ -36,7 +36,7 @@ from typing import Any
 
 from reelforge.server.auth import Principal
 from reelforge.server.clock import iso
-from reelforge.server.config import PlayRules
+from reelforge.server.config_play import PlayRules
 from reelforge.server.errors import ApiError
 from reelforge.server.play_session import next_reality_check, session_ends_at
 from reelforge.server.store import Tx

@@ -10,7 +10,7 @@ from typing import Any
 
 from reelforge.game.contract import Game
 from reelforge.games.registry import get_game
-from reelforge.server.config import GameConfig
+from reelforge.server.config_games import GameConfig
 from reelforge.server.errors import ApiError
 from reelforge.server.store import RoundRow
 

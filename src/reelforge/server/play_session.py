@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from reelforge.server.config import PlayRules
+from reelforge.server.config_play import PlayRules
 from reelforge.server.store import Tx
 
 

@@ -11,7 +11,9 @@ from functools import lru_cache
 
 from reelforge.server.auth import Principal
 from reelforge.server.clock import utcnow
-from reelforge.server.config import BrandConfig, PlayRules, ServerConfig
+from reelforge.server.config import ServerConfig
+from reelforge.server.config_operator import BrandConfig
+from reelforge.server.config_play import PlayRules
 from reelforge.server.errors import ApiError
 from reelforge.server.offer import ActiveGame, GameOffer
 from reelforge.server.roundids import RoundIds

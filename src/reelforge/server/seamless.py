@@ -47,7 +47,7 @@ import httpx
 from sqlalchemy import Engine, func, select
 
 from reelforge.server.clock import utcnow
-from reelforge.server.config import OperatorConfig
+from reelforge.server.config_operator import OperatorConfig
 from reelforge.server.db import read_transaction
 from reelforge.server.logs import wallet_event
 from reelforge.server.schema import players, wallet_transactions

@@ -29,7 +29,7 @@ from reelforge.server.api.common import (
 from reelforge.server.api.operator import parse, signed
 from reelforge.server.auth import PLAYER_NAME_PATTERN, bearer, key_brand
 from reelforge.server.clock import utcnow
-from reelforge.server.config import MAX_BET
+from reelforge.server.config_values import MAX_BET
 from reelforge.server.errors import ApiError
 
 CampaignKey = Annotated[str, Field(min_length=1, max_length=64, pattern=campaigns.CAMPAIGN_ID_PATTERN)]

@@ -17,7 +17,8 @@ from sqlalchemy import Engine
 from sqlalchemy.exc import TimeoutError as DatabaseTimeout
 
 from reelforge.server.auth import PLAYER_NAME_PATTERN, Principal, authenticate
-from reelforge.server.config import MAX_BET, ServerConfig
+from reelforge.server.config import ServerConfig
+from reelforge.server.config_values import MAX_BET
 from reelforge.server.db import WriterBusy, is_sqlite, request_deadline, run_inline
 from reelforge.server.errors import ApiError, database_errors
 from reelforge.server.fairshare import StartPacer

@@ -22,7 +22,7 @@ from reelforge.server.api.common import (
     json_text,
 )
 from reelforge.server.auth import PLAYER_NAME_PATTERN, check_player_name, key_brand
-from reelforge.server.config import MAX_BET
+from reelforge.server.config_values import MAX_BET
 from reelforge.server.errors import ApiError
 from reelforge.server.launch import create_launch, end_sessions, verify_operator_call
 from reelforge.server.seamless import round_transactions

@@ -26,7 +26,7 @@ RUNS = [
     ("seven-lines", "96.0", []), ("seven-lines", "94.0", []),
     ("golden-vault", "96.0", []), ("golden-vault", "94.0", []),
     ("forge-of-fortunes", "96.2", []),
-    ("problab-demo-normal", None, ["--game-class", "reelforge.games.problab.game:DemoNormal"]),
+    ("problab-demo-normal", None, ["--game-class", "reelforge.games.problab.demo_normal.game:DemoNormal"]),
 ]
 DEMO_NORMAL_RTP = Fraction(36061431031, 37754526264)
 

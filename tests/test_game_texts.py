@@ -73,7 +73,7 @@ def _names(game_id: str, help_: dict) -> list[str]:
     names = [help_["title"], *help_["symbol_names"].values(), *KEPT_NAMES]
     names += [term for term, per in GLOSSARY.items() if per.get(help_["language"]) == per["en"]]
     if help_["title"] in ("problab demo_normal", "problab demo_cascade"):
-        from reelforge.games.problab.game import PEER
+        from reelforge.games.problab.peer_help import PEER
         names.append(PEER)
     if game_id == "forge-of-gems":   # the FORGE REEL's symbols
         from reelforge.games.forge_of_gems.game import FORGE_WORDS

@@ -14,7 +14,9 @@ import sys
 from fractions import Fraction
 from pathlib import Path
 
-from reelforge.games.problab.peer_builds import CASCADE_FILES, NORMAL_FILES, from_peer_yaml
+from reelforge.games.problab.demo_cascade.build import CASCADE_FILES
+from reelforge.games.problab.demo_normal.build import NORMAL_FILES
+from reelforge.games.problab.peer_yaml import from_peer_yaml
 
 NAME = "b825b02"
 """The build name: the upstream commit the files come from."""
@@ -32,7 +34,7 @@ def main() -> int:
     args = ap.parse_args()
     peer = Path(args.peer_dir)
     rtps = [Fraction(x) for x in args.rtp] if args.rtp else [Fraction(0), Fraction(0)]
-    notes = ["exact (reelforge.games.problab.exact)", "estimated by simulation, 4e7 rounds (README: problab demo games)"]
+    notes = ["exact (reelforge.games.problab.demo_normal.exact)", "estimated by simulation, 4e7 rounds (README: problab demo games)"]
     for (src, files), rtp, note in zip(FILES.items(), rtps, notes, strict=True):
         build = from_peer_yaml(peer / src, NAME, rtp)
         text = files.text(build, HEADER.format(src=src, name=NAME, rtp_note=note))

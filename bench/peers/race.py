@@ -125,7 +125,7 @@ def race(name: str, rounds: int, seed: int, peer: str | None, repeats: int) -> d
            "rounds_per_million_raw_draws": rounds / cpu / raw * 1e6,
            "load_average": os.getloadavg()[0]}
     if name == "demo_normal":
-        from reelforge.games.problab.exact import exact
+        from reelforge.games.problab.demo_normal.exact import exact
 
         e = exact(get_game(game_id).load_build(get_game(game_id).default_build()))
         out["exact"] = {"rtp": float(e.rtp), "rtp_fraction": str(e.rtp), "paid_spin_rtp": float(e.paid_spin_rtp),

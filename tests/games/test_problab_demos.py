@@ -14,10 +14,14 @@ import pytest
 from reelforge.conformance import ConformanceError, check_game
 from reelforge.core.draws import SeededDraws
 from reelforge.games import problab, registry
-from reelforge.games.problab import cascade_rules, normal_rules
-from reelforge.games.problab.exact import exact, line_expectation, scatter_distribution
-from reelforge.games.problab.normal_kernel import line_pay
-from reelforge.games.problab.peer_builds import CASCADE_FILES, NORMAL_FILES, Mode, from_peer_yaml
+from reelforge.games.problab.demo_cascade import rules as cascade_rules
+from reelforge.games.problab.demo_cascade.build import CASCADE_FILES
+from reelforge.games.problab.demo_normal import rules as normal_rules
+from reelforge.games.problab.demo_normal.build import NORMAL_FILES
+from reelforge.games.problab.demo_normal.exact import exact, line_expectation, scatter_distribution
+from reelforge.games.problab.demo_normal.kernel import line_pay
+from reelforge.games.problab.peer_builds import Mode
+from reelforge.games.problab.peer_yaml import from_peer_yaml
 
 PEER_DIR = Path("/work/shared/peers/problab")
 NORMAL = NORMAL_FILES.load("b825b02")
@@ -138,7 +142,8 @@ def test_demo_cascade_scatters_pay_and_trigger_only_on_the_paid_spins_final_boar
 
 def problab_game(game_id: str):
     """The game object without registering it (its class, as the registry would make it)."""
-    from reelforge.games.problab.game import DemoCascade, DemoNormal
+    from reelforge.games.problab.demo_cascade.game import DemoCascade
+    from reelforge.games.problab.demo_normal.game import DemoNormal
 
     return {"problab-demo-normal": DemoNormal, "problab-demo-cascade": DemoCascade}[game_id]()
 
@@ -158,9 +163,9 @@ def test_bench_cli_registers_a_benchmark_game_only_for_its_run_and_refuses_a_wro
     from reelforge.cli import app
 
     runner = CliRunner()
-    bad = runner.invoke(app, ["bench", "problab-demo-normal", "--game-class", "reelforge.games.problab.game:Nope"])
+    bad = runner.invoke(app, ["bench", "problab-demo-normal", "--game-class", "reelforge.games.problab.demo_normal.game:Nope"])
     assert bad.exit_code != 0 and "has no 'Nope'" in bad.output + str(bad.exception)
-    other = runner.invoke(app, ["bench", "problab-demo-normal", "--game-class", "reelforge.games.problab.game:DemoCascade"])
+    other = runner.invoke(app, ["bench", "problab-demo-normal", "--game-class", "reelforge.games.problab.demo_cascade.game:DemoCascade"])
     assert other.exit_code != 0 and "has id 'problab-demo-cascade'" in other.output + str(other.exception)
     assert "problab-demo-normal" not in registry.GAME_CLASSES
 

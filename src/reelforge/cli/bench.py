@@ -27,7 +27,7 @@ def bench(
     as_json: bool = typer.Option(False, "--json", help="JSON output."),
     game_class: str = typer.Option(None, "--game-class", metavar="MODULE:CLASS",
                                    help="Register GAME's class for this run: a game outside the lobby, such as "
-                                        "a benchmark game (reelforge.games.problab.game:DemoNormal)."),
+                                        "a benchmark game (reelforge.games.problab.demo_normal.game:DemoNormal)."),
 ) -> None:
     """Kernel rounds per second per core, with this machine's raw random-number rate from the same run
     (or, with --server, the game server's paid rounds per second through HTTP)."""

@@ -13,7 +13,7 @@ def exact(
     build: str = BUILD_OPT,
     game_class: str = typer.Option(None, "--game-class", metavar="MODULE:CLASS",
                                    help="Register GAME's class for this run: a game outside the lobby, such as "
-                                        "a benchmark game (reelforge.games.problab.game:DemoNormal)."),
+                                        "a benchmark game (reelforge.games.problab.demo_normal.game:DemoNormal)."),
     distribution: bool = typer.Option(False, "--distribution", help="Also print every outcome and its probability."),
     as_json: bool = JSON_OPT,
 ) -> None:

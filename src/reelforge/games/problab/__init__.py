@@ -1,5 +1,5 @@
 """problab's two demo games (zintix-labs/problab, Apache-2.0): demo_normal (5x3 lines) and
-demo_cascade (5x5 clusters with tumbles), reproduced on reelforge's engine from the peer's published
+demo_cascade (5x5 clusters with tumbles), each in its folder, reproduced on reelforge's engine from the peer's published
 configurations so the two engines can be compared on the same games.
 
 They are benchmark games: not in the shipped lobby (:data:`reelforge.games.registry.GAME_CLASSES`);
@@ -13,8 +13,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 PEER_GAMES = {
-    "problab-demo-normal": "reelforge.games.problab.game:DemoNormal",
-    "problab-demo-cascade": "reelforge.games.problab.game:DemoCascade",
+    "problab-demo-normal": "reelforge.games.problab.demo_normal.game:DemoNormal",
+    "problab-demo-cascade": "reelforge.games.problab.demo_cascade.game:DemoCascade",
 }
 """Registry id -> game class."""
 PEER_NAMES = {"problab-demo-normal": "demo_normal", "problab-demo-cascade": "demo_cascade"}

@@ -16,8 +16,8 @@ from reelforge.game.loop import kernel_loop
 from reelforge.mechanics.pays import line_scan
 from reelforge.mechanics.rng import draw_pcg
 
-from .normal_rules import TRIGGER
-from .peer_builds import NormalBuild
+from .build import NormalBuild
+from .rules import TRIGGER
 
 BASE, FREE = 0, 1
 

@@ -22,11 +22,12 @@ import numpy as np
 from reelforge.core.draws import DrawSource
 from reelforge.game.contract import RulesError
 from reelforge.game.results import StepResult
+from reelforge.games.problab.peer_builds import Mode, strip_arrays, symbol_word
 from reelforge.mechanics.features import capped
 from reelforge.mechanics.pays import line_wins
 from reelforge.mechanics.reels import count_symbol, window_from_stops
 
-from .peer_builds import Mode, NormalBuild, strip_arrays, symbol_word
+from .build import NormalBuild
 
 TRIGGER = 3
 """Scatters that award the free rounds: the peer's code tests ``count > 2``."""

@@ -28,12 +28,13 @@ import numpy as np
 from reelforge.core.draws import DrawSource
 from reelforge.game.contract import RulesError
 from reelforge.game.results import StepResult
+from reelforge.games.problab.peer_builds import Mode, strip_arrays, symbol_word
 from reelforge.mechanics.cascade import clear_and_fall, refill_from_strips
 from reelforge.mechanics.clusters import cluster_wins
 from reelforge.mechanics.features import capped
 from reelforge.mechanics.reels import count_symbol, window_from_stops
 
-from .peer_builds import CascadeBuild, Mode, strip_arrays, symbol_word
+from .build import CascadeBuild
 
 CAP_X = 34_000
 """The round cap in multiples of the bet: below the kernels' limit of 2^20 units (30 units a bet)."""

@@ -21,9 +21,11 @@ from typing import Any
 
 import numpy as np
 
-from .normal_kernel import line_pay
-from .normal_rules import TRIGGER
-from .peer_builds import Mode, NormalBuild
+from reelforge.games.problab.peer_builds import Mode
+
+from .build import NormalBuild
+from .kernel import line_pay
+from .rules import TRIGGER
 
 
 @dataclass(frozen=True)

@@ -20,9 +20,10 @@ from numba import njit, types
 from numba.extending import intrinsic
 
 from reelforge.game.loop import kernel_loop
+from reelforge.games.problab.peer_builds import Mode, strip_arrays
 from reelforge.mechanics.rng import draw_pcg
 
-from .peer_builds import CascadeBuild, Mode, strip_arrays
+from .build import CascadeBuild
 
 BASE, FREE = 0, 1
 SCRATCH = ("board", "masks", "tops", "stops")

@@ -1,0 +1,73 @@
+"""demo_cascade's build: 5x5 clusters with tumbles in the peer's numbering (:mod:`reelforge.games.problab.peer_builds`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from reelforge.game.buildfile import BuildFiles, build_dir
+from reelforge.game.buildschema import At, Field, Integer, Table
+from reelforge.games.problab.peer_builds import (
+    COMMON_FIELDS,
+    Mode,
+    check_symbols,
+    common_data,
+    mode_data,
+    mode_from_data,
+    mode_schema,
+    symbol_code,
+)
+
+CASCADE_ID = "problab-demo-cascade"
+
+
+BUILDS = build_dir(__file__)
+
+
+@dataclass(frozen=True)
+class CascadeBuild:
+    """demo_cascade: 5x5 cluster pays with wilds, tumbles refilled from the fill reels, scatters."""
+
+    name: str
+    rtp: Fraction
+    bet_unit: int
+    max_win_limit: int
+    symbols: tuple[str, ...]
+    rows: int
+    max_step: int
+    """At most this many evaluations of the board per spin (the peer's ``max_step``)."""
+    free_rounds: int
+    scatter_pay: int
+    """Units the scatters pay when they trigger (on the paid spin's final board)."""
+    trigger: int
+    """Scatters on the paid spin's final board that award the free rounds."""
+    base: Mode
+    free: Mode
+    feature_buy_price_x: Fraction | None = None
+
+    def code(self, kind: str) -> int:
+        return symbol_code(self.symbols, kind)
+
+
+CASCADE_SCHEMA = Table((*COMMON_FIELDS, Field("max_step", Integer(low=1)), Field("free_rounds", Integer(low=1)),
+                        Field("scatter_pay", Integer(low=0)), Field("trigger", Integer(low=1)),
+                        Field("base", mode_schema(True)), Field("free", mode_schema(True))))
+
+
+def _cascade_from_data(d: dict[str, Any], name: str, at: At) -> CascadeBuild:
+    symbols = check_symbols(d["symbols"], at)
+    reels = len(d["base"]["reels"])
+    return CascadeBuild(name=name, rtp=d["rtp"], bet_unit=d["bet_unit"], max_win_limit=d["max_win_limit"],
+                        symbols=symbols, rows=d["rows"], max_step=d["max_step"], free_rounds=d["free_rounds"],
+                        scatter_pay=d["scatter_pay"], trigger=d["trigger"],
+                        base=mode_from_data(d["base"], len(symbols), reels, at / "base"),
+                        free=mode_from_data(d["free"], len(symbols), reels, at / "free"))
+
+
+def _cascade_to_data(b: CascadeBuild) -> dict[str, Any]:
+    return {**common_data(CASCADE_ID, b), "max_step": b.max_step, "free_rounds": b.free_rounds,
+            "scatter_pay": b.scatter_pay, "trigger": b.trigger, "base": mode_data(b.base), "free": mode_data(b.free)}
+
+
+CASCADE_FILES = BuildFiles(CASCADE_ID, BUILDS, CASCADE_SCHEMA, _cascade_from_data, _cascade_to_data)

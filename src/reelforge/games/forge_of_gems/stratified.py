@@ -38,7 +38,7 @@ from reelforge.core.calibration import Estimate, map_chunks, mean_estimate
 from reelforge.core.stats import Z99, wilson_ci
 from reelforge.game.estimation import META, Sample, SampleError, StratifiedEstimator
 from reelforge.game.results import StratifiedEstimate
-from reelforge.games.forge_of_gems import kernel
+from reelforge.games.forge_of_gems import kernel, stratified_kernel
 from reelforge.games.forge_of_gems.build import GAME_ID, GEMBOX_REWARDS, Build, reward_name
 from reelforge.games.forge_of_gems.template import UNIT, initial_scatter_classes, sampling_build
 
@@ -136,12 +136,12 @@ class Strata:
 
 
 def _base_chunk(rng, n, t, n_cls, aux, max_b, hist_b) -> None:
-    kernel.run_base_spins(rng, t.cell_code, t.cell_total, t.forge_base, t.targets, t.paytable, t.limits,
+    stratified_kernel.run_base_spins(rng, t.cell_code, t.cell_total, t.forge_base, t.targets, t.paytable, t.limits,
                           t.cap_units, n, n_cls, aux, max_b, hist_b, HIST_WIDTH)
 
 
 def _feature_chunk(rng, n, t, marks, tail_threshold, sums, cross, tail, n_tail) -> None:
-    kernel.run_features(rng, t.cell_code, t.cell_total, t.forge_free, t.targets, t.paytable, t.limits,
+    stratified_kernel.run_features(rng, t.cell_code, t.cell_total, t.forge_free, t.targets, t.paytable, t.limits,
                         t.cap_units, n, marks, sums, cross, tail, tail_threshold, n_tail)
 
 

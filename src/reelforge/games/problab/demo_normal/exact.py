@@ -100,7 +100,7 @@ def exact_distribution(build: NormalBuild, cap: int) -> Any:
     from reelforge.mechanics.enumeration import line_spin
     from reelforge.mechanics.exact_features import free_spins_feature, poly, round_distribution
 
-    from .peer_builds import strip_arrays
+    from reelforge.games.problab.peer_builds import strip_arrays
 
     lines = np.array(build.lines, dtype=np.int64)
 

@@ -12,7 +12,8 @@ import pytest
 from typer.testing import CliRunner
 
 from reelforge.cli import app
-from reelforge.ops.refwallet import DEFECTS, WalletProcess
+from reelforge.ops.refwallet import DEFECTS
+from reelforge.ops.refwallet_process import WalletProcess
 
 SECRET = "wallet-check-test-secret-0123456789"
 CHECKS = {"balance", "bad_signature", "debit_credit", "duplicates", "zero_close", "rollback", "insufficient_funds",

@@ -32,7 +32,7 @@ def seamless_config(wallet_url: str, **operator: Any) -> ServerConfig:
 def reference_wallet(tmp_path_factory: Any, seed: int) -> Iterator[Any]:
     """A module's reference wallet process on its own SQLite database (a fixture's body): started, then
     stopped."""
-    from reelforge.ops.refwallet import WalletProcess
+    from reelforge.ops.refwallet_process import WalletProcess
 
     process = WalletProcess(f"sqlite:///{tmp_path_factory.mktemp('wallet') / 'wallet.db'}", SECRET, seed=seed)
     process.start()

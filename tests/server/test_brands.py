@@ -16,7 +16,7 @@ import pytest
 
 from reelforge.core.draws import SeededDraws
 from reelforge.ops.client import ApiClient
-from reelforge.ops.refwallet import WalletProcess
+from reelforge.ops.refwallet_process import WalletProcess
 from reelforge.server.config import parse_config
 from reelforge.server.config_values import ConfigError
 from reelforge.server.reconcile import reconcile

@@ -60,7 +60,7 @@ def test_the_housekeeping_deletes_every_answer_and_a_late_retry_charges_nothing(
 
 def test_a_seamless_retry_after_the_retention_sends_no_second_debit(make_server, tmp_path):
     from reelforge.ops.client import ApiClient
-    from reelforge.ops.refwallet import WalletProcess
+    from reelforge.ops.refwallet_process import WalletProcess
 
     from .seamless_support import SECRET, launch, seamless_config
 

@@ -109,7 +109,7 @@ def test_expire_logs_each_completed_round_as_a_json_event(make_server, tmp_path)
 
 def test_wallet_warnings_are_json_lines_with_their_transaction_and_round(make_server, tmp_path) -> None:
     from reelforge.ops.client import ApiClient
-    from reelforge.ops.refwallet import WalletProcess
+    from reelforge.ops.refwallet_process import WalletProcess
 
     from .seamless_support import GAME, SECRET, launch, seamless_config
 

@@ -16,7 +16,7 @@ import pytest
 
 from reelforge.core.draws import SeededDraws
 from reelforge.ops.client import ApiClient
-from reelforge.ops.refwallet import WalletProcess
+from reelforge.ops.refwallet_process import WalletProcess
 from reelforge.server.clock import utcnow
 from reelforge.server.signing import signed_headers
 from reelforge.server.store import transaction

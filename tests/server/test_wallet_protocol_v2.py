@@ -11,7 +11,7 @@ import pytest
 
 from reelforge.core.draws import SeededDraws
 from reelforge.ops.client import ApiClient
-from reelforge.ops.refwallet import WalletProcess
+from reelforge.ops.refwallet_process import WalletProcess
 from reelforge.server.clock import utcnow
 from reelforge.server.seamless import PROTOCOL_VERSION, WalletTx
 from reelforge.server.store import transaction

@@ -11,7 +11,7 @@ from sqlalchemy import Engine
 from reelforge.server import store
 from reelforge.server.errors import ApiError
 from reelforge.server.round_json import RoundViews
-from reelforge.server.seamless import credit_states
+from reelforge.server.seamless_reads import credit_states
 from reelforge.server.store import RoundRow, Tx, transaction
 
 

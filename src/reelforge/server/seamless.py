@@ -147,11 +147,11 @@ class WalletTx:
     """The free-round campaign the round belongs to (None: a paid round)."""
 
 
-_COLUMNS = tuple(WalletTx.__slots__)
+TX_COLUMNS = tuple(WalletTx.__slots__)
 _TIMES = ("next_attempt_at", "created_at", "updated_at")
 
 
-def _row(values: Any) -> WalletTx:
+def tx_row(values: Any) -> WalletTx:
     row = WalletTx(*values)
     for name in _TIMES:
         setattr(row, name, parse_ts(getattr(row, name)))
@@ -314,11 +314,11 @@ class SeamlessWallet:
         row = WalletTx(uuid.uuid4().hex, kind, player_id, round_id, self.public_id(round_id), amount, currency,
                        reference, status, 0, due or now, None, now, now, brand or self.config.brand, game,
                        operator_session, closed, campaign_id)
-        params = {name: getattr(row, name) for name in _COLUMNS}
+        params = {name: getattr(row, name) for name in TX_COLUMNS}
         for name in _TIMES:
             params[name] = tx.ts(params[name])
-        tx.cursor.execute(_sql(tx, f"INSERT INTO wallet_transactions ({', '.join(_COLUMNS)}) VALUES "
-                                   f"({', '.join(':' + c for c in _COLUMNS)})"), params)
+        tx.cursor.execute(_sql(tx, f"INSERT INTO wallet_transactions ({', '.join(TX_COLUMNS)}) VALUES "
+                                   f"({', '.join(':' + c for c in TX_COLUMNS)})"), params)
         return row
 
     @staticmethod
@@ -332,11 +332,11 @@ class SeamlessWallet:
     @staticmethod
     def pending_debit(tx: Tx, player_id: int) -> WalletTx | None:
         """The player's debit in flight, if any (one at a time per player)."""
-        tx.cursor.execute(_sql(tx, f"SELECT {', '.join(_COLUMNS)} FROM wallet_transactions WHERE player_id = :p "
+        tx.cursor.execute(_sql(tx, f"SELECT {', '.join(TX_COLUMNS)} FROM wallet_transactions WHERE player_id = :p "
                                    "AND kind = 'debit' AND status = 'pending' ORDER BY created_at LIMIT 1"),
                           {"p": player_id})
         row = tx.cursor.fetchone()
-        return None if row is None else _row(row)
+        return None if row is None else tx_row(row)
 
     @staticmethod
     def next_round_id(tx: Tx, candidate: int) -> int:
@@ -448,7 +448,7 @@ class SeamlessWallet:
         """Deliver the outbox calls that are due, and roll back stale debits; how many were acknowledged."""
         now = utcnow()
         with read_transaction(self.engine) as conn:
-            rows = conn.execute(select(*(wallet_transactions.c[n] for n in _COLUMNS), players.c.name)
+            rows = conn.execute(select(*(wallet_transactions.c[n] for n in TX_COLUMNS), players.c.name)
                                 .join(players, players.c.id == wallet_transactions.c.player_id)
                                 .where(wallet_transactions.c.status == "pending",
                                        wallet_transactions.c.next_attempt_at <= now,
@@ -456,7 +456,7 @@ class SeamlessWallet:
                                 .order_by(wallet_transactions.c.next_attempt_at).limit(batch)).all()
         done = 0
         for values in rows:
-            row, name = _row(values[:-1]), values[-1]
+            row, name = tx_row(values[:-1]), values[-1]
             if row.kind == "debit":  # stale: its caller died between writing it and settling it
                 with transaction(self.engine) as tx:
                     tx.lock_player(row.player_id)
@@ -488,66 +488,3 @@ class SeamlessWallet:
                        wallet_transactions.c.brand.in_(list(self.clients)))
                 .group_by(wallet_transactions.c.brand))}
         return {brand: found.get(brand, (0, None)) for brand in self.clients}
-
-
-def round_transactions(engine: Engine, round_id: int, brand: str | None = None) -> list[dict[str, Any]]:
-    """Every wallet call of a round (internal id) of ``brand`` (None: any), oldest first, as the operator's
-    query shows them (a brand sees only its own rounds' calls)."""
-    where = [wallet_transactions.c.round_id == round_id]
-    if brand is not None:
-        where.append(wallet_transactions.c.brand == brand)
-    with read_transaction(engine) as conn:
-        rows = conn.execute(select(*(wallet_transactions.c[n] for n in _COLUMNS))
-                            .where(*where)
-                            .order_by(wallet_transactions.c.created_at)).all()
-    return [tx_json(_row(r)) for r in rows]
-
-
-def tx_json(row: WalletTx) -> dict[str, Any]:
-    from reelforge.server.clock import iso
-
-    return {"transaction_id": row.id, "kind": row.kind, "round_id": row.public_round_id, "amount": row.amount,
-            "currency": row.currency, "reference_transaction_id": row.reference, "status": row.status,
-            "game": row.game, "round_closed": row.round_closed, "campaign_id": row.campaign_id,
-            "attempts": row.attempts, "last_error": row.last_error, "created_at": iso(row.created_at),
-            "updated_at": iso(row.updated_at)}
-
-
-def credit_states(engine: Engine, round_ids: list[int]) -> dict[int, str]:
-    """``pending`` or ``done`` of the credit of each of ``round_ids`` that has one."""
-    if not round_ids:
-        return {}
-    with read_transaction(engine) as conn:
-        rows = conn.execute(select(wallet_transactions.c.round_id, wallet_transactions.c.status)
-                            .where(wallet_transactions.c.round_id.in_(round_ids),
-                                   wallet_transactions.c.kind == "credit")).all()
-    return {r[0]: r[1] for r in rows}
-
-
-def seamless_position(engine: Engine, wallet: SeamlessWallet, who: Any, token: Any) -> dict[str, Any]:
-    """``GET /wallet`` of a seamless player: the operator's wallet's balance (``balance_stale``: it did not
-    answer, the last balance it reported instead), and the session's position from its rounds."""
-    from reelforge.server.clock import iso
-    from reelforge.server.schema import rounds, sessions
-
-    with read_transaction(engine) as conn:
-        currency, cached = conn.execute(select(players.c.currency, players.c.wallet_balance)
-                                        .where(players.c.id == who.player_id)).one()
-        started, operator_session = conn.execute(select(sessions.c.created_at, sessions.c.operator_session)
-                                                 .where(sessions.c.token_sha256 == token.sha256)).one()
-        started = parse_ts(started)
-        staked, won = conn.execute(select(
-            func.coalesce(func.sum(rounds.c.cost), 0),
-            func.coalesce(func.sum(rounds.c.win), 0)).where(
-            rounds.c.player_id == who.player_id, rounds.c.created_at >= started, rounds.c.status != "void")).one()
-        pending = conn.execute(select(func.count()).select_from(wallet_transactions).where(
-            wallet_transactions.c.player_id == who.player_id, wallet_transactions.c.status == "pending",
-            wallet_transactions.c.kind != "debit")).scalar_one()
-    balance = wallet.balance_or_none(who.player, currency, who.brand, who.game, operator_session)
-    stale = balance is None
-    if stale:
-        balance = cached
-    return {"player": who.player, "balance": balance, "currency": currency, "balance_stale": stale,
-            "credits_pending": pending,
-            "session": {"started_at": iso(started), "elapsed_seconds": max(0.0, (utcnow() - started).total_seconds()),
-                        "staked": int(staked), "won": int(won), "net": int(won) - int(staked)}}

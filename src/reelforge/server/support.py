@@ -28,7 +28,7 @@ from reelforge.server.config import ServerConfig
 from reelforge.server.db import read_transaction
 from reelforge.server.errors import ApiError
 from reelforge.server.schema import ledger, players, rounds
-from reelforge.server.seamless import round_transactions
+from reelforge.server.seamless_reads import round_transactions
 from reelforge.server.store.reads import revealed_server_seeds, round_by_id, round_steps
 from reelforge.server.store.rows import ROUND_COLUMNS, RoundRow, _round
 

@@ -145,7 +145,7 @@ class Context:
 
         if self.service.wallet is None:
             return session_position(self.engine, who, token)
-        from reelforge.server.seamless import seamless_position
+        from reelforge.server.seamless_reads import seamless_position
 
         return seamless_position(self.engine, self.service.wallet, who, token)
 

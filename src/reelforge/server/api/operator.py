@@ -25,7 +25,7 @@ from reelforge.server.auth import PLAYER_NAME_PATTERN, check_player_name, key_br
 from reelforge.server.config_values import MAX_BET
 from reelforge.server.errors import ApiError
 from reelforge.server.launch import create_launch, end_sessions, verify_operator_call
-from reelforge.server.seamless import round_transactions
+from reelforge.server.seamless_reads import round_transactions
 
 _BET = Annotated[int, Field(ge=1, le=MAX_BET)]
 

@@ -97,10 +97,9 @@ def exact_distribution(build: NormalBuild, cap: int) -> Any:
     combination of the paid spin's reels, split by whether it triggers, composed with the free rounds
     (every stop combination of the free reels, ``free_rounds`` times: free rounds award none)."""
     from reelforge.game.exact import figures_of
+    from reelforge.games.problab.peer_builds import strip_arrays
     from reelforge.mechanics.enumeration import line_spin
     from reelforge.mechanics.exact_features import free_spins_feature, poly, round_distribution
-
-    from reelforge.games.problab.peer_builds import strip_arrays
 
     lines = np.array(build.lines, dtype=np.int64)
 

@@ -11,6 +11,7 @@ name, as the peer reads it: ``W`` wild, ``C`` scatter, ``H``/``L`` paying, ``Z``
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -37,6 +38,28 @@ class Mode:
         table = np.zeros((len(self.pays), len(self.pays[0]) + 1), dtype=np.int64)
         table[:, 1:] = self.pays
         return table
+
+
+@dataclass(frozen=True, kw_only=True)
+class PeerBuild:
+    """What a build of either demo game holds: the peer's bet unit and declared cap, its symbols and rows,
+    the free rounds, the base and free modes; each game's build adds its own keys."""
+
+    name: str
+    rtp: Fraction
+    bet_unit: int
+    max_win_limit: int
+    """The peer's declared ``max_win_limit`` (units): its engine never applies it (see the games' docs)."""
+    symbols: tuple[str, ...]
+    rows: int
+    free_rounds: int
+    base: Mode
+    free: Mode
+    feature_buy_price_x: Fraction | None = None
+
+    def code(self, kind: str) -> int:
+        """The code of the build's first symbol of ``kind`` (:func:`symbol_code`)."""
+        return symbol_code(self.symbols, kind)
 
 
 def symbol_code(symbols: tuple[str, ...], kind: str) -> int:
@@ -101,6 +124,16 @@ def check_symbols(symbols: list[str], at: At) -> tuple[str, ...]:
     return tuple(symbols)
 
 
+def common_from_data(d: dict[str, Any], name: str, at: At) -> dict[str, Any]:
+    """The :class:`PeerBuild` keys of checked data ``d``, its modes checked against its symbols and reels."""
+    symbols = check_symbols(d["symbols"], at)
+    reels = len(d["base"]["reels"])
+    return {"name": name, "rtp": d["rtp"], "bet_unit": d["bet_unit"], "max_win_limit": d["max_win_limit"],
+            "symbols": symbols, "rows": d["rows"], "free_rounds": d["free_rounds"],
+            "base": mode_from_data(d["base"], len(symbols), reels, at / "base"),
+            "free": mode_from_data(d["free"], len(symbols), reels, at / "free")}
+
+
 def mode_data(m: Mode) -> dict[str, Any]:
     out: dict[str, Any] = {"reels": [list(s) for s in m.reels]}
     if m.fill_reels:
@@ -109,6 +142,6 @@ def mode_data(m: Mode) -> dict[str, Any]:
     return out
 
 
-def common_data(game: str, b: Any) -> dict[str, Any]:
+def common_data(game: str, b: PeerBuild) -> dict[str, Any]:
     return {"game": game, "name": b.name, "rtp": fraction_text(b.rtp), "bet_unit": b.bet_unit,
             "max_win_limit": b.max_win_limit, "symbols": list(b.symbols), "rows": b.rows}

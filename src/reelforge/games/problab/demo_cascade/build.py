@@ -3,51 +3,33 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from fractions import Fraction
 from typing import Any
 
 from reelforge.game.buildfile import BuildFiles, build_dir
 from reelforge.game.buildschema import At, Field, Integer, Table
 from reelforge.games.problab.peer_builds import (
     COMMON_FIELDS,
-    Mode,
-    check_symbols,
+    PeerBuild,
     common_data,
+    common_from_data,
     mode_data,
-    mode_from_data,
     mode_schema,
-    symbol_code,
 )
 
 CASCADE_ID = "problab-demo-cascade"
-
-
 BUILDS = build_dir(__file__)
 
 
-@dataclass(frozen=True)
-class CascadeBuild:
+@dataclass(frozen=True, kw_only=True)
+class CascadeBuild(PeerBuild):
     """demo_cascade: 5x5 cluster pays with wilds, tumbles refilled from the fill reels, scatters."""
 
-    name: str
-    rtp: Fraction
-    bet_unit: int
-    max_win_limit: int
-    symbols: tuple[str, ...]
-    rows: int
     max_step: int
     """At most this many evaluations of the board per spin (the peer's ``max_step``)."""
-    free_rounds: int
     scatter_pay: int
     """Units the scatters pay when they trigger (on the paid spin's final board)."""
     trigger: int
     """Scatters on the paid spin's final board that award the free rounds."""
-    base: Mode
-    free: Mode
-    feature_buy_price_x: Fraction | None = None
-
-    def code(self, kind: str) -> int:
-        return symbol_code(self.symbols, kind)
 
 
 CASCADE_SCHEMA = Table((*COMMON_FIELDS, Field("max_step", Integer(low=1)), Field("free_rounds", Integer(low=1)),
@@ -56,13 +38,8 @@ CASCADE_SCHEMA = Table((*COMMON_FIELDS, Field("max_step", Integer(low=1)), Field
 
 
 def _cascade_from_data(d: dict[str, Any], name: str, at: At) -> CascadeBuild:
-    symbols = check_symbols(d["symbols"], at)
-    reels = len(d["base"]["reels"])
-    return CascadeBuild(name=name, rtp=d["rtp"], bet_unit=d["bet_unit"], max_win_limit=d["max_win_limit"],
-                        symbols=symbols, rows=d["rows"], max_step=d["max_step"], free_rounds=d["free_rounds"],
-                        scatter_pay=d["scatter_pay"], trigger=d["trigger"],
-                        base=mode_from_data(d["base"], len(symbols), reels, at / "base"),
-                        free=mode_from_data(d["free"], len(symbols), reels, at / "free"))
+    return CascadeBuild(**common_from_data(d, name, at), max_step=d["max_step"], scatter_pay=d["scatter_pay"],
+                        trigger=d["trigger"])
 
 
 def _cascade_to_data(b: CascadeBuild) -> dict[str, Any]:

@@ -5,36 +5,26 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from reelforge.game.harness import KernelGame
 from reelforge.game.help import GameHelp
-from reelforge.game.results import TECHNICAL_LIMIT
 from reelforge.game.texts import DEFAULT_LANGUAGE, Words
-from reelforge.games.problab.peer_builds import symbol_word
-from reelforge.games.problab.peer_help import PEER, help_page, paytable_page
+from reelforge.games.problab.peer_game import PeerGame
+from reelforge.games.problab.peer_help import PEER
 
 from . import kernel, rules
 from .build import CASCADE_FILES, CASCADE_ID, CascadeBuild
 
 
-class DemoCascade(KernelGame):
+class DemoCascade(PeerGame):
     id = CASCADE_ID
     title = "problab demo_cascade"
     reference_id = "problab-1"
     published_id = "1"
-    version = "b825b02"
     max_win_x = rules.CAP_X
-    max_win_source = TECHNICAL_LIMIT
-    feature_name = "Free Rounds"
     build_files = CASCADE_FILES
-    components = ("paid_spin", "free_spins")
-    counters = ("triggers",)
     rules = rules
     loop = kernel.LOOP
     make_tables = staticmethod(kernel.tables)
     scratch = kernel.SCRATCH
-
-    def win_unit(self, build: CascadeBuild) -> int:
-        return build.bet_unit
 
     def help(self, build: CascadeBuild, lang: str = DEFAULT_LANGUAGE) -> GameHelp:
         _ = words = Words(lang)
@@ -52,7 +42,4 @@ class DemoCascade(KernelGame):
               "{limit}x but never applies it; this game stops a round at {top}x.",
               peer=PEER, limit=words.number(build.max_win_limit // unit), top=words.number(self.max_win_x)),
         )
-        paytable = paytable_page(build.symbols, build.base.pays, unit, [5, 8, 12, 25], "Cluster size", words)
-        return self.make_help(build, volatility=6, rules=rules_text, words=words,
-                              symbol_names={s: symbol_word(s) for s in build.symbols},
-                              page=help_page(words, paytable, rules_text))
+        return self.peer_help(build, words, rules_text, [5, 8, 12, 25], "Cluster size")

@@ -5,38 +5,29 @@ from __future__ import annotations
 
 from reelforge.game.contract import Capabilities
 from reelforge.game.exact import once_per_build
-from reelforge.game.harness import KernelGame
 from reelforge.game.help import GameHelp
-from reelforge.game.results import TECHNICAL_LIMIT, ExactFigures
+from reelforge.game.results import ExactFigures
 from reelforge.game.texts import DEFAULT_LANGUAGE, Words
-from reelforge.games.problab.peer_builds import symbol_word
-from reelforge.games.problab.peer_help import PEER, help_page, paytable_page
+from reelforge.games.problab.peer_game import PeerGame
+from reelforge.games.problab.peer_help import PEER
 
 from . import kernel, rules
 from .build import NORMAL_FILES, NORMAL_ID, NormalBuild
 
 
-class DemoNormal(KernelGame):
+class DemoNormal(PeerGame):
     id = NORMAL_ID
     title = "problab demo_normal"
     reference_id = "problab-0"
     published_id = "0"
-    version = "b825b02"
     max_win_x = 18_600
     """A bound on a round's win (24,000 + 10 x 72,000 units at 40 a bet), the kernels' cap: the peer applies
     no cap, so neither does this one in effect."""
-    max_win_source = TECHNICAL_LIMIT
-    feature_name = "Free Rounds"
     build_files = NORMAL_FILES
-    components = ("paid_spin", "free_spins")
-    counters = ("triggers",)
     rules = rules
     loop = kernel.LOOP
     make_tables = staticmethod(kernel.tables)
     capabilities = Capabilities(exact=True)
-
-    def win_unit(self, build: NormalBuild) -> int:
-        return build.bet_unit
 
     @once_per_build
     def exact(self, build: NormalBuild) -> ExactFigures:
@@ -60,7 +51,4 @@ class DemoNormal(KernelGame):
               "{limit}x but never applies it; nor does this game.",
               peer=PEER, limit=words.number(build.max_win_limit // unit)),
         )
-        paytable = paytable_page(build.symbols, build.base.pays, unit, [3, 4, 5], "Of a kind on a line", words)
-        return self.make_help(build, volatility=6, rules=rules_text, words=words,
-                              symbol_names={s: symbol_word(s) for s in build.symbols},
-                              page=help_page(words, paytable, rules_text))
+        return self.peer_help(build, words, rules_text, [3, 4, 5], "Of a kind on a line")

@@ -17,10 +17,11 @@ Draw order (the kernel consumes draws in exactly this order):
 
 Nothing else is random: cascades, blockers, scatters and multipliers follow.
 
-A spin: evaluate the board; every paying symbol with 8+ cells wins its
-paytable tier (coins, 20 coins = total bet); all winning cells explode and
-the board collapses (:func:`reelforge.mechanics.tumble.collapse_column`) and
-refills; repeat until no win. After each cascade with a win, every lane value
+A spin: evaluate the board (pay anywhere, :func:`reelforge.mechanics.pays.anywhere_wins`); every
+paying symbol with 8+ cells wins its paytable tier (coins, 20 coins = total bet); all winning cells
+explode, the board collapses and refills from the strips above the window
+(:func:`reelforge.mechanics.cascade.clear_and_fall`, :func:`~reelforge.mechanics.cascade.refill_from_strips`);
+repeat until no win. After each cascade with a win, every lane value
 whose column holds at least one winning cell of that cascade loses ONE
 blocker. At the end the fully revealed values are ADDED into S. Paid spin:
 win = W x S (W unmultiplied when S = 0). Free spin: if S > 0 then M := M + S
@@ -62,8 +63,11 @@ from reelforge.games.gemstones_gold.build import (
     Build,
     tier_of,
 )
+from reelforge.mechanics.cascade import clear_and_fall, refill_from_strips
 from reelforge.mechanics.features import capped
-from reelforge.mechanics.tumble import EMPTY, collapse_column
+from reelforge.mechanics.pays import ANYWHERE_COLUMNS, anywhere_wins
+from reelforge.mechanics.reels import window_from_stops
+from reelforge.mechanics.tumble import EMPTY
 
 PAID, FREE, DONE = "paid", "free", "done"
 
@@ -99,30 +103,31 @@ class Spin:
     def __init__(self, build: Build, stops: list[int], lanes: dict[int, int], blockers: int) -> None:
         self.build = build
         self.stops = stops
-        self.codes = [build.strip_codes(r) for r in range(REELS)]
-        self.board = np.array([(self.codes[r] * 2)[stops[r]:stops[r] + ROWS] if stops[r] + ROWS > len(self.codes[r])
-                               else self.codes[r][stops[r]:stops[r] + ROWS] for r in range(REELS)], dtype=np.int64)
-        self.next_above = [s - 1 for s in stops]   # strip index of the next refill per reel
+        arrays = build.arrays
+        self.strips, self.lens = arrays["strips"], arrays["lens"]
+        # the paytable by count, nothing below the winning count (read here: the rules' one number)
+        self.pays = np.where(np.arange(arrays["pay"].shape[1]) >= MIN_COUNT, arrays["pay"], 0)
+        self.board = np.empty((REELS, ROWS), dtype=np.int64)
+        window_from_stops(self.strips, self.lens, np.array(stops, dtype=np.int64), ROWS, self.board)
+        self.tops = np.array(stops, dtype=np.int64)   # each reel's refill continues up its strip from the stop
+        self.removed = np.zeros((REELS, ROWS), dtype=np.bool_)
+        self.wins = np.zeros((N_PAYING, len(ANYWHERE_COLUMNS)), dtype=np.int64)
         self.lanes = dict(sorted(lanes.items()))    # lane (0-based column) -> value
         self.blockers = {lane: blockers for lane in self.lanes}
         self.win_coins = 0
         self.cascades = 0
 
-    def counts(self) -> np.ndarray:
-        return np.bincount(self.board.ravel(), minlength=N_SYMBOLS)
-
     def cascade(self) -> dict[str, Any] | None:
-        """Evaluate once; on a win explode, remove blockers, collapse and refill. None when no win."""
-        counts = self.counts()
-        winners = [s for s in range(N_PAYING) if counts[s] >= MIN_COUNT]
-        if not winners:
+        """Evaluate once (the library's pay-anywhere counts); on a win explode, remove blockers, collapse
+        and refill from the strips above. None when no win."""
+        k = anywhere_wins(self.board, self.pays, self.wins)
+        if k == 0:
             return None
         self.cascades += 1
-        wins, coins = [], 0
-        for s in winners:
-            c = int(counts[s])
-            pay = self.build.pay_coins(s, c)
+        wins, coins, winners = [], 0, []
+        for s, c, pay in self.wins[:k].tolist():
             coins += pay
+            winners.append(s)
             wins.append({"symbol": SYMBOL_NAMES[s], "count": c, "tier": tier_of(c) + 1,
                          "coins": pay, "amount_x": x_of(pay)})
         self.win_coins += coins
@@ -142,14 +147,9 @@ class Spin:
         event = {"type": "cascade", "index": self.cascades, "board": board_text(self.board),
                  "wins": wins, "cascade_win_x": x_of(coins), "columns_with_wins": [r + 1 for r in range(REELS) if qualifying[r]],
                  "blockers": blockers}
-        for r in range(REELS):
-            if not qualifying[r]:
-                continue
-            empty = collapse_column(self.board[r], removed[r])
-            n = len(self.codes[r])
-            for row in range(empty - 1, -1, -1):
-                self.board[r, row] = self.codes[r][self.next_above[r] % n]
-                self.next_above[r] -= 1
+        self.removed[:, :] = removed
+        empties = clear_and_fall(self.board, self.removed)
+        refill_from_strips(self.board, empties, self.strips, self.lens, self.tops)
         assert not (self.board == EMPTY).any()
         return event
 

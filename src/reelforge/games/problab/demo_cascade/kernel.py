@@ -1,4 +1,4 @@
-"""demo_cascade fast path: the rules of :mod:`.cascade_rules` over integer arrays, drawing in the same
+"""demo_cascade fast path: the rules of :mod:`.rules` over integer arrays, drawing in the same
 order (five stops, five refill positions per spin).
 
 Clusters are found on bit masks: cell ``(reel, row)`` is bit ``reel * rows + row``; a symbol's
@@ -8,7 +8,13 @@ stops growing. The wilds are shared by every symbol's masks, as in the peer's pe
 marks; the board array is touched only to tumble, and a tumble renews the masks of the reels it
 moved only. After a tumble only the symbols whose cells changed are evaluated again (the others'
 clusters are those that did not pay a moment ago), and cells without a neighbour in their symbol's
-cells or the wilds never seed a cluster."""
+cells or the wilds never seed a cluster.
+
+Why its own clusters and not the mechanics library's (the reference rules use the library:
+:func:`~reelforge.mechanics.clusters.cluster_wins`, :func:`~reelforge.mechanics.cascade.clear_and_fall`,
+:func:`~reelforge.mechanics.cascade.refill_from_strips`): played through those functions, the same 10^6
+paid spins pay the same, at 1,497 CPU ns a spin against 312 ns here, 4.8x slower
+(``bench/library_kernels.py``, one run); the flood fill and the fall allocate, which a round function may not."""
 
 from __future__ import annotations
 

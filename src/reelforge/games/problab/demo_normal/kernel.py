@@ -1,4 +1,4 @@
-"""demo_normal fast path: the rules of :mod:`.normal_rules` over integer arrays, drawing in the same
+"""demo_normal fast path: the rules of :mod:`.rules` over integer arrays, drawing in the same
 order (five stops per spin, the paid spin then each free round).
 
 A reel's window and scatters are looked up by its stop, and a line's pay by the five symbols it

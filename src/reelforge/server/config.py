@@ -111,7 +111,7 @@ from reelforge.server.config_operator import (
     parse_operator,
 )
 from reelforge.server.config_play import PlayRules, parse_play_rules, parse_profiles
-from reelforge.server.config_values import MAX_BALANCE, MAX_BET, ConfigError, integer, number
+from reelforge.server.config_values import MAX_BALANCE, MAX_BET, ConfigError, integer, number, section_keys
 from reelforge.server.monitor import MonitorSettings, load_figures
 
 DEMO_CONFIG = Path(__file__).resolve().parent / "demo.toml"
@@ -347,11 +347,7 @@ def parse_config(data: dict[str, Any], where: str = "config") -> ServerConfig:
 def parse_monitor(raw: Any, where: str) -> MonitorSettings:
     """Validate the ``[monitor]`` section (absent: the defaults)."""
     where = f"{where} [monitor]"
-    if not isinstance(raw, dict):
-        raise ConfigError(f"{where}: must be a table")
-    bad = sorted(set(raw) - _MONITOR_KEYS)
-    if bad:
-        raise ConfigError(f"{where}: unknown key(s) {bad}; valid: {sorted(_MONITOR_KEYS)}")
+    section_keys(raw, _MONITOR_KEYS, where)
     since = raw.get("since")
     if isinstance(since, str):
         try:

@@ -10,7 +10,7 @@ from typing import Any
 from reelforge.game.contract import BuildError
 from reelforge.games.registry import GAME_CLASSES, get_game
 from reelforge.server.config_play import PlayRules
-from reelforge.server.config_values import MAX_BET, ConfigError
+from reelforge.server.config_values import MAX_BET, ConfigError, section_keys
 
 
 @dataclass(frozen=True)
@@ -86,11 +86,7 @@ def parse_games(raw: dict[str, Any], play: PlayRules, currencies: dict[str, int]
         gwhere = f"{where} [games.{game_id}]"
         if game_id not in GAME_CLASSES:
             raise ConfigError(f"{gwhere}: unknown game; valid games: {', '.join(GAME_CLASSES)}")
-        if not isinstance(section, dict):
-            raise ConfigError(f"{gwhere}: must be a table")
-        bad = sorted(set(section) - _GAME_KEYS)
-        if bad:
-            raise ConfigError(f"{gwhere}: unknown key(s) {bad}; valid: {sorted(_GAME_KEYS)}")
+        section_keys(section, _GAME_KEYS, gwhere)
         game = get_game(game_id)
         if builds is not None:
             if game_id not in builds:

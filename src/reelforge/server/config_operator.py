@@ -12,7 +12,7 @@ from typing import Any
 from reelforge.games.registry import get_game
 from reelforge.server.config_games import GameConfig, capped_ladder, parse_games
 from reelforge.server.config_play import PlayRules, parse_play_rules
-from reelforge.server.config_values import ConfigError, number
+from reelforge.server.config_values import ConfigError, number, section_keys
 
 
 @dataclass(frozen=True)
@@ -110,11 +110,7 @@ def parse_brands(raw: Any, default: OperatorConfig, games: dict[str, GameConfig]
         if brand_id == default.brand:
             raise ConfigError(f"{bwhere}: {brand_id!r} is already the brand of the top-level [operator] "
                               "(its 'brand' key)")
-        if not isinstance(section, dict):
-            raise ConfigError(f"{bwhere}: must be a table")
-        bad = sorted(set(section) - _BRAND_KEYS)
-        if bad:
-            raise ConfigError(f"{bwhere}: unknown key(s) {bad}; valid: {sorted(_BRAND_KEYS)}")
+        section_keys(section, _BRAND_KEYS, bwhere)
         operator = parse_operator({**section.get("operator", {}), "brand": brand_id}, bwhere)
         if operator.wallet != default.wallet:
             raise ConfigError(f"{bwhere}: every brand of one server uses the same wallet mode "
@@ -172,11 +168,7 @@ def parse_operator(raw: Any, where: str) -> OperatorConfig:
     holding it, so the configuration itself holds no secret), the seamless wallet's address and time limits,
     the launch settings."""
     where = f"{where} [operator]"
-    if not isinstance(raw, dict):
-        raise ConfigError(f"{where}: must be a table")
-    bad = sorted(set(raw) - _OPERATOR_KEYS)
-    if bad:
-        raise ConfigError(f"{where}: unknown key(s) {bad}; valid: {sorted(_OPERATOR_KEYS)}")
+    section_keys(raw, _OPERATOR_KEYS, where)
     wallet = raw.get("wallet", "transfer")
     if wallet not in ("transfer", "seamless"):
         raise ConfigError(f"{where}: wallet must be 'transfer' or 'seamless', got {wallet!r}")

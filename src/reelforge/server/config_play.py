@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from reelforge.server.config_values import MAX_BET, ConfigError, integer, number
+from reelforge.server.config_values import MAX_BET, ConfigError, integer, number, section_keys
 
 
 @dataclass(frozen=True)
@@ -164,11 +164,7 @@ def parse_play_rules(raw: Any, where: str) -> PlayRules:
     """Validate the ``[responsible_play]`` section (absent: the default profile): its ``profile``'s
     rules with the section's other keys over them (:attr:`PlayRules.overrides` names those that differ)."""
     where = f"{where} [responsible_play]"
-    if not isinstance(raw, dict):
-        raise ConfigError(f"{where}: must be a table")
-    bad = sorted(set(raw) - _PLAY_KEYS)
-    if bad:
-        raise ConfigError(f"{where}: unknown key(s) {bad}; valid: {sorted(_PLAY_KEYS)}")
+    section_keys(raw, _PLAY_KEYS, where)
     profile = raw.get("profile", "default")
     if profile not in PROFILES:
         raise ConfigError(f"{where}: unknown profile {profile!r}; profiles: {', '.join(PROFILES)}")

@@ -31,3 +31,13 @@ def integer(section: dict[str, Any], key: str, default: int, low: int, high: int
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
         raise ConfigError(f"{where}: '{key}' must be an integer in [{low}, {high}], got {value!r}")
     return value
+
+
+def section_keys(raw: Any, keys: set[str], where: str) -> dict[str, Any]:
+    """``raw``, a section that must be a table holding only ``keys`` (else a ConfigError naming ``where``)."""
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{where}: must be a table")
+    bad = sorted(set(raw) - keys)
+    if bad:
+        raise ConfigError(f"{where}: unknown key(s) {bad}; valid: {sorted(keys)}")
+    return raw

@@ -166,12 +166,12 @@ class SeamlessRounds:
 
     @staticmethod
     def _debit_of(tx: Tx, round_id: int) -> WalletTx | None:
-        from reelforge.server.seamless import _COLUMNS, _row, _sql
+        from reelforge.server.seamless import TX_COLUMNS, _sql, tx_row
 
-        tx.cursor.execute(_sql(tx, f"SELECT {', '.join(_COLUMNS)} FROM wallet_transactions WHERE round_id = :r "
+        tx.cursor.execute(_sql(tx, f"SELECT {', '.join(TX_COLUMNS)} FROM wallet_transactions WHERE round_id = :r "
                                    "AND kind = 'debit' AND status = 'done'"), {"r": round_id})
         row = tx.cursor.fetchone()
-        return None if row is None else _row(row)
+        return None if row is None else tx_row(row)
 
     def _delivered(self, answer: RoundAnswer, rnd: RoundRow, rows: list[StepRow], balance: int | None,
                    currency: str, outbox: WalletTx | None, player: str) -> Answer:

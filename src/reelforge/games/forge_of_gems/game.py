@@ -7,7 +7,7 @@ from typing import Any
 
 from reelforge.core.draws import DrawSource
 from reelforge.core.stats import Z99, Accumulator, clopper_pearson, wilson_ci
-from reelforge.game.contract import Capabilities, GameHelp, StepResult, StratifiedEstimate, TuneResult
+from reelforge.game.contract import Capabilities, GameHelp, RulesDocument, StepResult, StratifiedEstimate, TuneResult
 from reelforge.game.harness import KernelGame
 from reelforge.game.texts import DEFAULT_LANGUAGE, ENGLISH, N_, Words
 from reelforge.games.forge_of_gems import build as build_mod
@@ -151,6 +151,9 @@ class ForgeOfGems(KernelGame):
     """The published rules give no game id (the reports, ``games`` and the help all say so)."""
     feature_name = "GEMBOX"
     version = "1.0"
+    rules_document = RulesDocument("the published help text (ways, cascades, FORGE REEL, GEMBOX, free spins): the "
+                                   "project's source document 000_4bbe94bddb779004.txt",
+                                   "4fe44f669856a309213e91cc235485c236034473c8891669b60c80c2c1fe67c5")
     max_win_x = CAP_X
     max_win_source = "provider's published figure"
     """The rules text gives no cap; 20,000x is the provider's published figure (GAMES.md)."""

@@ -205,6 +205,8 @@ def write_manifest(out: Path, ident: dict[str, Any], key: Any = None) -> Path:
     path.write_bytes(data)
     if key is not None:
         (out / signing.SIGNATURE).write_text(signing.sign(data, key) + "\n")
+    else:  # a resumed run finished without --key: an earlier signature is no longer the manifest's
+        (out / signing.SIGNATURE).unlink(missing_ok=True)
     return path
 
 
@@ -223,9 +225,9 @@ def verify_package(out: Path, **options: Any) -> list[str]:
 
 
 def check_package(out: Path, *, unsigned: bool = False, allow_dirty_engine: bool = False, resimulate: int = 1,
-                  rng: random.Random | None = None) -> Verification:
+                  rng: random.Random | None = None, fingerprint: str | None = None) -> Verification:
     """Check a package against its data: the manifest's signature (a package without one fails unless
-    ``unsigned``), each hash against its file and no file unlisted, the identity recomputed from
+    ``unsigned``; by the key of SHA-256 ``fingerprint`` where given), each hash against its file and no file unlisted, the identity recomputed from
     ``state.json``, the build and the running engine (refused without a commit or with local changes unless
     ``allow_dirty_engine``), every figure recomputed from the tallies, report.html re-rendered from them byte
     for byte, and ``resimulate`` pieces (chosen by ``rng``, default the system's randomness) re-simulated
@@ -242,6 +244,10 @@ def check_package(out: Path, *, unsigned: bool = False, allow_dirty_engine: bool
         v.problems.append(f"{out / MANIFEST}: unreadable: {exc}")
         return v
     _check_signature(out, raw, manifest, unsigned, v)
+    got = (manifest.get("signer") or {}).get("fingerprint_sha256")
+    if fingerprint is not None and got != fingerprint.lower():
+        v.problems.append(f"{MANIFEST}: signed by the key with fingerprint {got}, not {fingerprint.lower()} (the key "
+                          "the lab was given)")
     listed = manifest.get("files", {})
     for rel, digest in listed.items():
         path = out / rel
@@ -349,11 +355,9 @@ def _resimulation_problems(out: Path, game: Game, build: Build, progress: Any, k
     from reelforge.analysis.certify import Stream, piece_seed, same_sample, tally_path
 
     plan = progress.plan
-    pieces = [(name, p) for name in ("main", "sample") for p in getattr(progress, name)]
-    chosen = sorted(rng.sample(range(len(pieces)), min(k, len(pieces))))
+    chosen = choose_pieces(progress, k, rng)
     problems = []
-    for i in chosen:
-        name, p = pieces[i]
+    for name, p in chosen:
         if p.seed != piece_seed(plan.seed, name, p.index):
             problems.append(f"state.json: {name} piece {p.index}'s seed is not the one the run's seed gives")
             continue
@@ -364,9 +368,15 @@ def _resimulation_problems(out: Path, game: Game, build: Build, progress: Any, k
             problems.append(f"{tally_path(out, name, p.index).relative_to(out)}: re-simulated from its seed "
                             f"{p.seed} ({p.rounds:,} rounds), the tally differs from the stored one")
     if chosen:
-        v.notes.append("re-simulated from their seeds: " + ", ".join(
-            f"{pieces[i][0]} piece {pieces[i][1].index}" for i in chosen))
+        v.notes.append("re-simulated from their seeds: " + ", ".join(f"{name} piece {p.index}" for name, p in chosen))
     return problems
+
+
+def choose_pieces(progress: Any, k: int, rng: random.Random) -> list[tuple[str, Any]]:
+    """``k`` pieces of the run drawn by ``rng`` without repeats (all of them where ``k`` is more), as
+    (stream, piece) in the run's order."""
+    pieces = [(name, p) for name in ("main", "sample") for p in getattr(progress, name)]
+    return [pieces[i] for i in sorted(rng.sample(range(len(pieces)), min(k, len(pieces))))]
 
 
 def _help_text_problems(out: Path, game: Game, build: Build, lang: str | None) -> list[str]:

@@ -54,6 +54,8 @@ def certify(
                                   "(said so)."),
     allow_dirty_engine: bool = typer.Option(False, "--allow-dirty-engine", help="With --verify: accept a running engine "
                                             "without a git commit or with local changes (said so)."),
+    fingerprint: str = typer.Option(None, "--fingerprint", metavar="SHA256", help="With --verify: demand the signer's "
+                                    "key of this SHA-256 fingerprint (the one the supplier declared)."),
     seed: int = typer.Option(None, "--seed", metavar="SEED", parser=SEED, help="Seed (default 2026)."),
     workers: int = WORKERS_OPT,
     backend: str = BACKEND_OPT,
@@ -88,10 +90,10 @@ def certify(
             fail("--verify DIR checks a package: give it alone (with --resimulate, --unsigned, --allow-dirty-engine)")
         if resimulate < 0:
             fail(f"--resimulate must be a whole number of pieces, 0 or more, got {resimulate}")
-        _verify(Path(verify), resimulate, unsigned, allow_dirty_engine)
+        _verify(Path(verify), resimulate, unsigned, allow_dirty_engine, fingerprint)
         return
-    if resimulate != 1 or unsigned or allow_dirty_engine:
-        fail("--resimulate, --unsigned and --allow-dirty-engine go with --verify DIR")
+    if resimulate != 1 or unsigned or allow_dirty_engine or fingerprint is not None:
+        fail("--resimulate, --unsigned, --allow-dirty-engine and --fingerprint go with --verify DIR")
     if game == "keygen":
         _keygen(out)
         return
@@ -177,14 +179,15 @@ def _finish(out: Path, plan, resume: bool, workers: int | None, par_rounds: int 
                   + ("; EXPLORATORY: not for certification" if plan.exploratory else ""))
 
 
-def _verify(folder: Path, resimulate: int, unsigned: bool, allow_dirty_engine: bool) -> None:
+def _verify(folder: Path, resimulate: int, unsigned: bool, allow_dirty_engine: bool, fingerprint: str | None) -> None:
     from rich.markup import escape
 
     from reelforge.analysis.manifest import check_package
 
     if not folder.is_dir():
         fail(f"{folder}: no such package folder")
-    result = check_package(folder, unsigned=unsigned, allow_dirty_engine=allow_dirty_engine, resimulate=resimulate)
+    result = check_package(folder, unsigned=unsigned, allow_dirty_engine=allow_dirty_engine, resimulate=resimulate,
+                           fingerprint=fingerprint)
     for note in result.notes:
         console.print(note, markup=False, highlight=False)
     if result.problems:

@@ -267,6 +267,12 @@ def test_a_target_passes_only_when_its_whole_interval_lies_inside_the_band():
     # a simulated figure without an interval is not judged on its value; an exact one is
     assert target_rows([band], {"method": "stratified", "rtp": 0.9671}, {})[0]["passed"] is False
     assert target_rows([band], {"method": "exact", "rtp": 0.9671}, {})[0]["passed"] is True
+    # a volatility level: every level the SD's interval touches must meet it
+    level = {**band, "figure": "volatility level", "key": "volatility_level", "target": 8, "tolerance": None,
+             "kind": "at_least"}
+    spans = {"method": "stratified", "volatility_level": 8, "volatility_levels_ci99": [7, 8, 9]}
+    assert target_rows([level], spans, {})[0]["passed"] is False
+    assert target_rows([level], {**spans, "volatility_levels_ci99": [8, 9]}, {})[0]["passed"] is True
     # Gemstones Gold's targets (once judged on the point) follow the same rule
     game = get_game("gemstones-gold")
     assert {t.kind for t in game.report().certification_targets(game.load_build("96.71"))} == {

@@ -44,9 +44,10 @@ def _lookup(s: dict[str, Any], key: str) -> tuple[Any, Any]:
 
 
 def target_rows(tlist: list[dict[str, Any]], s: dict[str, Any], top: dict[str, Any]) -> list[dict[str, Any]]:
-    """Each target measured: value, interval, pass/fail and why. One rule for every ranged target, in every
-    mode: it passes only when the whole 99% interval lies inside target +- tolerance (an exact figure: when
-    the value does); a simulated figure without an interval cannot pass (nothing to judge it by)."""
+    """Each target measured: value, interval, pass/fail and why. One rule for every target, in every mode: a
+    ranged target passes only when the whole 99% interval lies inside target +- tolerance (an exact figure:
+    when the value does), a volatility level only when every level its SD's 99% interval touches meets it; a
+    simulated figure without an interval cannot pass (nothing to judge it by)."""
     rows = []
     exact = s["method"] == "exact"
     for t in tlist:
@@ -62,10 +63,13 @@ def target_rows(tlist: list[dict[str, Any]], s: dict[str, Any], top: dict[str, A
             continue
         value, ci = _lookup(s, t["key"])
         if t["kind"] in ("equal", "at_least"):
-            levels = s.get("volatility_levels_ci99") or [value]
-            ok = value == t["target"] if t["kind"] == "equal" else value is not None and value >= t["target"]
-            row.update(value=value, ci99=levels, passed=bool(ok),
-                       verdict=f"level {value}" + ("" if exact else f" (the SD's interval spans {levels})"))
+            # the same rule on a level: every level the SD's 99% interval touches must meet it
+            levels = [value] if exact else (s.get("volatility_levels_ci99") or [])
+            ok = bool(levels) and None not in levels and all(
+                lv == t["target"] if t["kind"] == "equal" else lv >= t["target"] for lv in levels)
+            row.update(value=value, ci99=None if exact else levels, passed=ok,
+                       verdict=f"level {value}" + ("" if exact else
+                                                   f"; the SD's 99% interval spans levels {levels or 'unknown'}"))
             rows.append(row)
             continue
         row.update(_band_verdict(value, None if exact else ci, exact, t["target"] - t["tolerance"],

@@ -16,7 +16,7 @@ import pytest
 
 from reelforge.analysis import certify as cert
 from reelforge.analysis.help_text import help_file
-from reelforge.analysis.manifest import MANIFEST, check_package, sha256_file, verify_package
+from reelforge.analysis.manifest import MANIFEST, check_package, package_files, sha256_file, verify_package
 from reelforge.analysis.signing import SIGNATURE, generate_key, load_private_key, sign, signer
 from reelforge.cli.certify import _finish
 from reelforge.game.contract import SOURCE_OURS, SOURCE_PROVIDER, SOURCE_RULES
@@ -97,7 +97,7 @@ def _rehash(out: Path, key=None) -> None:
     """The manifest's hashes rewritten to the files, and signed again with ``key`` where given (a forger with the
     supplier's key: only the checks beyond hashes and signature can catch what was changed)."""
     m = json.loads((out / MANIFEST).read_text())
-    m["files"] = {rel: sha256_file(out / rel) for rel in m["files"]}
+    m["files"] = {str(p.relative_to(out)): sha256_file(p) for p in package_files(out)}
     data = json.dumps(m).encode()
     (out / MANIFEST).write_bytes(data)
     if key is not None:
@@ -464,3 +464,25 @@ def test_a_resume_is_recorded_in_the_manifest_and_the_report(fog_package, tmp_pa
     assert tally_digests(out) == tally_digests(fog_package)
     assert f"{resumes[0]['at']}, after {pieces - 1} main and 0 sample pieces" in (out / "report.html").read_text()
     assert verify(out, resimulate=0) == []
+
+
+@pytest.mark.slow
+def test_verify_fails_a_pdf_printed_from_an_edited_report(fog_package, tmp_path, signing_key):
+    import shutil
+
+    from reelforge.analysis.certificate_report import print_pdf
+
+    if not any(shutil.which(c) for c in ("chromium", "chromium-browser", "google-chrome")) or not shutil.which(
+            "pdftotext"):
+        pytest.skip("no Chromium or pdftotext on this machine")
+    out = _tampered(fog_package, tmp_path, "pdf")
+    print_pdf(out / "report.html")
+    _rehash(out, signing_key)
+    assert verify(out, resimulate=0) == []  # the same report printed again has the same text
+    edited = tmp_path / "edited" / "report.html"
+    edited.parent.mkdir()
+    rtp = json.loads((out / "figures.json").read_text())["summary"]["rtp"]
+    edited.write_text((out / "report.html").read_text().replace(f"{rtp * 100:.4f}%", f"{rtp * 100 + 0.0005:.4f}%"))
+    shutil.copy(print_pdf(edited), out / "report.pdf")
+    _rehash(out, signing_key)
+    assert verify(out, resimulate=0) == ["report.pdf: its text differs from the re-rendered report printed again"]

@@ -19,6 +19,7 @@ import hashlib
 import json
 import platform
 import random
+import shutil
 import subprocess
 import tempfile
 from dataclasses import dataclass, field
@@ -273,7 +274,7 @@ def check_package(out: Path, *, unsigned: bool = False, allow_dirty_engine: bool
             diff = _first_difference(recomputed, stored)
             v.problems.append(f"{FIGURES}: the figures recomputed from the tallies differ ({diff})")
         v.problems += _identity_problems(manifest, game, build, stored, progress)
-        v.problems += _report_problems(out, game, build, stored, manifest, progress.plan.language)
+        v.problems += _report_problems(out, game, build, stored, manifest, progress.plan.language, v.notes)
         v.problems += _resimulation_problems(out, game, build, progress, resimulate, rng or random.SystemRandom(), v)
     except CertifyError as exc:
         v.problems.append(str(exc))
@@ -324,9 +325,10 @@ def _identity_problems(manifest: dict[str, Any], game: Game, build: Build, figur
 
 
 def _report_problems(out: Path, game: Game, build: Build, figures: dict[str, Any], manifest: dict[str, Any],
-                     lang: str | None) -> list[str]:
-    """report.html re-rendered from figures.json and the manifest's identity, compared byte for byte."""
-    from reelforge.analysis.certificate_report import REPORT, write_certificate
+                     lang: str | None, notes: list[str]) -> list[str]:
+    """report.html re-rendered from figures.json and the manifest's identity, compared byte for byte (and
+    report.pdf's text with the re-rendered report's, printed again)."""
+    from reelforge.analysis.certificate_report import PDF, REPORT, write_certificate
 
     ident = {k: v for k, v in manifest.items() if k != "files"}
     help_text = None
@@ -334,13 +336,34 @@ def _report_problems(out: Path, game: Game, build: Build, figures: dict[str, Any
         from reelforge.analysis.help_text import certified_help
 
         help_text = certified_help(game, build, lang)
+    problems = []
     with tempfile.TemporaryDirectory() as tmp:
-        fresh = write_certificate(Path(tmp), game, build, figures, ident, manifest["report"]["par_rounds"],
-                                  help_text).read_bytes()
-    stored = (out / REPORT).read_bytes() if (out / REPORT).exists() else b""
-    if fresh != stored:
-        return [f"{REPORT}: differs from the report re-rendered from {FIGURES} and the tallies "
-                f"(first difference at byte {_first_byte_difference(fresh, stored):,})"]
+        html = write_certificate(Path(tmp), game, build, figures, ident, manifest["report"]["par_rounds"], help_text)
+        fresh = html.read_bytes()
+        stored = (out / REPORT).read_bytes() if (out / REPORT).exists() else b""
+        if fresh != stored:
+            problems.append(f"{REPORT}: differs from the report re-rendered from {FIGURES} and the tallies "
+                            f"(first difference at byte {_first_byte_difference(fresh, stored):,})")
+        if (out / PDF).exists():
+            problems += _pdf_problems(out / PDF, html, notes)
+    return problems
+
+
+def _pdf_problems(stored: Path, fresh_html: Path, notes: list[str]) -> list[str]:
+    """report.pdf's text against the text of the re-rendered report printed again (where Chromium and
+    pdftotext are installed; else said so): a PDF's bytes carry its printing date, its text does not."""
+    from reelforge.analysis.certificate_report import PDF, print_pdf
+
+    if shutil.which("pdftotext") is None or (fresh := print_pdf(fresh_html)) is None:
+        notes.append(f"{PDF}: not re-printed (no Chromium or pdftotext here): its hash and the signature cover it")
+        return []
+
+    def text(pdf: Path) -> str:
+        return subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True, text=True,
+                              timeout=120).stdout
+
+    if text(stored) != text(fresh):
+        return [f"{PDF}: its text differs from the re-rendered report printed again"]
     return []
 
 

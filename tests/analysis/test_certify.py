@@ -245,6 +245,7 @@ def test_the_pdf_is_printed_without_the_browsers_header_and_footer(fog_package, 
     (["gemstones-gold", "--out", "{tmp}/x", "--key", "{tmp}/none.pem"], "none.pem: no such key file"),
     (["--verify", "{tmp}", "--resimulate", "-1"], "--resimulate must be a whole number"),
     (["forge-of-gems", "--out", "{tmp}/x", "--unsigned"], "go with --verify DIR"),
+    (["keygen", "--out", "{tmp}/x", "--seed", "3"], "certify keygen takes --out DIR alone"),
 ])
 def test_bad_certify_requests_exit_2_with_one_line(tmp_path, args, message):
     proc = subprocess.run([sys.executable, "-m", "reelforge", "certify", *[a.format(tmp=tmp_path) for a in args]],

@@ -244,6 +244,9 @@ def check_package(out: Path, *, unsigned: bool = False, allow_dirty_engine: bool
     except (OSError, ValueError) as exc:
         v.problems.append(f"{out / MANIFEST}: unreadable: {exc}")
         return v
+    if not isinstance(manifest, dict):
+        v.problems.append(f"{out / MANIFEST}: not a manifest (a JSON object is expected)")
+        return v
     _check_signature(out, raw, manifest, unsigned, v)
     got = (manifest.get("signer") or {}).get("fingerprint_sha256")
     if fingerprint is not None and got != fingerprint.lower():
@@ -278,8 +281,8 @@ def check_package(out: Path, *, unsigned: bool = False, allow_dirty_engine: bool
         v.problems += _resimulation_problems(out, game, build, progress, resimulate, rng or random.SystemRandom(), v)
     except CertifyError as exc:
         v.problems.append(str(exc))
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        v.problems.append(f"cannot recompute the figures: {exc}")
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        v.problems.append(f"cannot check the package against its data ({type(exc).__name__}: {exc})")
     return v
 
 
@@ -295,7 +298,7 @@ def _check_signature(out: Path, raw: bytes, manifest: dict[str, Any], unsigned: 
             v.problems.append(f"{signing.SIGNATURE}: missing: the package is not signed (certify --key signs it; "
                               "--verify DIR --unsigned checks an unsigned package and says so)")
         return
-    problem = signing.check(raw, sig.read_text(), manifest.get("signer"))
+    problem = signing.check(raw, sig.read_text(errors="replace"), manifest.get("signer"))
     if problem is not None:
         v.problems.append(problem)
     else:

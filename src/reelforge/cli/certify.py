@@ -95,6 +95,8 @@ def certify(
     if resimulate != 1 or unsigned or allow_dirty_engine or fingerprint is not None:
         fail("--resimulate, --unsigned, --allow-dirty-engine and --fingerprint go with --verify DIR")
     if game == "keygen":
+        if build is not None or resume or key is not None or lang is not None or seed is not None or precision:
+            fail("certify keygen takes --out DIR alone")
         _keygen(out)
         return
     if out is None:

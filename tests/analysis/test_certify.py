@@ -458,8 +458,16 @@ def test_a_resume_is_recorded_in_the_manifest_and_the_report(fog_package, tmp_pa
     out = _tampered(fog_package, tmp_path, "resumed")
     pieces = len(cert.load_progress(out).main)
     cut_back_to(out, pieces - 1)  # killed before its last main piece and its plain sample
-    _finish(out, None, True, 2, 300, False, key=signing_key)
-    resumes = json.loads((out / MANIFEST).read_text())["resumes"]
+    # the hook for attested files (an RNG test report): the manifest names and hashes it, verify checks it
+    (out / "rng").mkdir()
+    (out / "rng" / "battery.txt").write_text("the RNG test battery's results\n")
+    _finish(out, None, True, 2, 300, False, key=signing_key,
+            attested=[{"path": "rng/battery.txt", "what": "RNG test report"}])
+    m = json.loads((out / MANIFEST).read_text())
+    assert m["attested"] == [{"path": "rng/battery.txt", "what": "RNG test report",
+                              "sha256": sha256_file(out / "rng" / "battery.txt")}]
+    assert "rng/battery.txt (RNG test report)" in (out / "report.html").read_text()
+    resumes = m["resumes"]
     assert [{k: r[k] for k in ("main_pieces_done", "sample_pieces_done", "finished_before")} for r in resumes] == [
         {"main_pieces_done": pieces - 1, "sample_pieces_done": 0, "finished_before": False}]
     assert tally_digests(out) == tally_digests(fog_package)
@@ -487,3 +495,12 @@ def test_verify_fails_a_pdf_printed_from_an_edited_report(fog_package, tmp_path,
     shutil.copy(print_pdf(edited), out / "report.pdf")
     _rehash(out, signing_key)
     assert verify(out, resimulate=0) == ["report.pdf: its text differs from the re-rendered report printed again"]
+
+
+def test_verify_fails_a_piece_seed_the_runs_seed_does_not_give(fog_package, tmp_path, signing_key):
+    out = _tampered(fog_package, tmp_path, "seed")
+    state = json.loads((out / cert.STATE).read_text())
+    state["main"][0]["seed"] += 1
+    (out / cert.STATE).write_text(json.dumps(state))
+    _rehash(out, signing_key)
+    assert "state.json: main piece 0's seed is not the one the run's seed gives" in verify(out, resimulate=0)

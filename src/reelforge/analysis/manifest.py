@@ -376,17 +376,16 @@ def _first_byte_difference(a: bytes, b: bytes) -> int:
 
 def _resimulation_problems(out: Path, game: Game, build: Build, progress: Any, k: int, rng: random.Random,
                            v: Verification) -> list[str]:
-    """``k`` pieces chosen by ``rng`` re-simulated from their seeds: each seed must be the plan's and the
-    tally identical to the stored one."""
+    """Every piece's seed the one the plan's seed gives, and ``k`` pieces chosen by ``rng`` re-simulated from
+    their seeds, each tally identical to the stored one."""
     from reelforge.analysis.certify import Stream, piece_seed, same_sample, tally_path
 
     plan = progress.plan
+    problems = [f"state.json: {name} piece {p.index}'s seed is not the one the run's seed gives"
+                for name in ("main", "sample") for p in getattr(progress, name)
+                if p.seed != piece_seed(plan.seed, name, p.index)]
     chosen = choose_pieces(progress, k, rng)
-    problems = []
     for name, p in chosen:
-        if p.seed != piece_seed(plan.seed, name, p.index):
-            problems.append(f"state.json: {name} piece {p.index}'s seed is not the one the run's seed gives")
-            continue
         kind = plan.estimator if name == "main" else "plain"
         fresh = Stream(game, build, plan, kind, None).simulate(p.rounds, p.seed)
         stored = Stream(game, build, plan, kind, None).load(tally_path(out, name, p.index))

@@ -45,9 +45,10 @@ def _lookup(s: dict[str, Any], key: str) -> tuple[Any, Any]:
 
 
 def target_rows(tlist: list[dict[str, Any]], s: dict[str, Any], top: dict[str, Any]) -> list[dict[str, Any]]:
-    """Each target measured: value, interval, pass/fail and why. An ``interval`` target passes when the
-    whole 99% interval lies inside target +- tolerance; a ``point`` target (a tolerance on the figure
-    itself, its interval stated beside it) when the measured value does; exact figures when they do."""
+    """Each target measured: value, interval, pass/fail and why. One rule for every target, in every mode: a
+    ranged target passes only when the whole 99% interval lies inside target +- tolerance (an exact figure:
+    when the value does), a volatility level only when every level its SD's 99% interval touches meets it; a
+    simulated figure without an interval cannot pass (nothing to judge it by)."""
     rows = []
     exact = s["method"] == "exact"
     for t in tlist:
@@ -63,29 +64,39 @@ def target_rows(tlist: list[dict[str, Any]], s: dict[str, Any], top: dict[str, A
             continue
         value, ci = _lookup(s, t["key"])
         if t["kind"] in ("equal", "at_least"):
-            levels = s.get("volatility_levels_ci99") or [value]
-            ok = value == t["target"] if t["kind"] == "equal" else value is not None and value >= t["target"]
-            row.update(value=value, ci99=levels, passed=bool(ok),
-                       verdict=f"level {value}" + ("" if exact else f" (the SD's interval spans {levels})"))
+            # the same rule on a level: every level the SD's 99% interval touches must meet it
+            levels = [value] if exact else (s.get("volatility_levels_ci99") or [])
+            ok = bool(levels) and None not in levels and all(
+                lv == t["target"] if t["kind"] == "equal" else lv >= t["target"] for lv in levels)
+            row.update(value=value, ci99=None if exact else levels, passed=ok,
+                       verdict=f"level {value}" + ("" if exact else
+                                                   f"; the SD's 99% interval spans levels {levels or 'unknown'}"))
             rows.append(row)
             continue
-        lo_band, hi_band = t["target"] - t["tolerance"], t["target"] + t["tolerance"]
-        if value is None:
-            row.update(value=None, ci99=None, passed=False, verdict="not measured")
-        elif exact or not ci:
-            ok = lo_band <= value <= hi_band
-            row.update(value=value, ci99=None, passed=ok, verdict=("exact value " if exact else "value ") +
-                       ("inside" if ok else "outside") + " the band")
-        else:
-            inside = lo_band <= ci[0] and ci[1] <= hi_band
-            point = lo_band <= value <= hi_band
-            out_by = max(lo_band - ci[0], ci[1] - hi_band, 0.0) * 100
-            row.update(value=value, ci99=list(ci), passed=inside if t["kind"] == "interval" else point,
-                       verdict="99% interval inside the band" if inside else
-                       (f"point inside; the 99% interval reaches {out_by:.4f} pp outside" if point
-                        else "point outside the band"))
+        row.update(_band_verdict(value, None if exact else ci, exact, t["target"] - t["tolerance"],
+                                 t["target"] + t["tolerance"]))
         rows.append(row)
     return rows
+
+
+def _band_verdict(value: float | None, ci: list[float] | None, exact: bool, lo_band: float,
+                  hi_band: float) -> dict[str, Any]:
+    """A ranged target's value, interval, pass/fail and why (see :func:`target_rows`)."""
+    if value is None:
+        return {"value": None, "ci99": None, "passed": False, "verdict": "not measured"}
+    if exact:
+        ok = lo_band <= value <= hi_band
+        return {"value": value, "ci99": None, "passed": ok,
+                "verdict": "exact value " + ("inside" if ok else "outside") + " the band"}
+    if not ci:
+        return {"value": value, "ci99": None, "passed": False,
+                "verdict": "no 99% interval for this simulated figure: it cannot be judged"}
+    inside = lo_band <= ci[0] and ci[1] <= hi_band
+    out_by = max(lo_band - ci[0], ci[1] - hi_band, 0.0) * 100
+    where = "inside" if lo_band <= value <= hi_band else "outside"
+    return {"value": value, "ci99": list(ci), "passed": inside,
+            "verdict": "99% interval inside the band" if inside else
+            f"the 99% interval reaches {out_by:.4f} pp outside the band (the estimate is {where} it)"}
 
 
 # -- the top award ---------------------------------------------------------------------------------------

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from reelforge.analysis.figures import bucket_words, figure_rows, glossary, interval_text, max_win_how
+from reelforge.analysis.manifest import NOT_FOR_CERTIFICATION
 from reelforge.analysis.par import PAR_SAMPLE_ROUNDS, par_sheet
 from reelforge.analysis.report import PRINT_CSS, plot_convergence, plot_distribution, plot_feature, plot_split
 from reelforge.core.numbers import one_in, pct, pct_ci
@@ -113,29 +114,26 @@ def write_certificate(out: Path, game: Game, build: Build, f: dict[str, Any], id
         body = "".join("<tr>" + "".join(f"<td>{e(str(c))}</td>" for c in r) + "</tr>" for r in rows)
         parts.append(f"<table class='{cls}'><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
 
+    exploratory = not ident.get("for_certification", True)
     title = f"{game.title} - build {build.name}" + (" - Feature Buy" if buy else "") + " - certification report"
+    if exploratory:
+        title += f" - {NOT_FOR_CERTIFICATION}"
     parts.append(f"<h1>{e(title)}</h1>")
+    if exploratory:
+        parts.append(f"<div class='exploratory'>{e(NOT_FOR_CERTIFICATION)}: run with --exploratory at a precision "
+                     f"({f['precision_requested_pp']} pp) wider than half the tightest RTP tolerance; its intervals "
+                     "cannot support a certification.</div>")
     h(2, "Identity")
-    b = ident["build"]
-    files = "; ".join(f"{x['path']} (SHA-256 {x['sha256']})" for x in b["files"]) or "-"
-    eng = ident["engine"]
-    tools = ident["tools"]
-    ident_rows = [
-        ["game", game.title], ["published game id", game.published_id or "none published (the rules give no game id)"],
-        ["game version", game.version], ["build", build.name],
-        ["build version", b["version"]], ["build content hash (SHA-256)", b.get("content_hash", "")],
-        ["build file", files],
-        ["round mode", "bought features (Feature Buy)" if buy else "paid rounds"],
-        ["engine", f"reelforge {eng['version']}, git commit {eng['git_commit'] or 'unknown'}"],
-        ["tools", f"Python {tools['python']}, numpy {tools['numpy']}, numba {tools['numba']} ({tools['platform']})"],
-        ["date (UTC)", ident["date"]], ["estimator", f["estimator"]], ["seed", f"{f['seed']}"],
-        ["rounds", ", ".join(f"{k}: {v:,}" for k, v in ident["rounds"].items() if v) or "none (exact)"],
-        ["run time", ", ".join(f"{k}: {v:,.0f} s" for k, v in ident["seconds"].items() if v) or "-"],
-    ]
     parts.append("<table class='identity'><tbody>" + "".join(
-        f"<tr><td>{e(k)}</td><td>{e(str(v))}</td></tr>" for k, v in ident_rows) + "</tbody></table>")
-    para("The manifest (manifest.json) lists the SHA-256 of this report and of every file of the package; "
-         "reelforge certify --verify recomputes every figure from the stored tallies and checks the hashes.", "note")
+        f"<tr><td>{e(k)}</td><td>{e(str(v))}</td></tr>" for k, v in identity_rows(game, build, f, ident))
+        + "</tbody></table>")
+    para(ident["game"]["versions_explained"] + " Build content hash: " + ident["build"]["content_hash_definition"]
+         + ".", "note")
+    para("The manifest (manifest.json) lists the SHA-256 of this report and of every file of the package and is "
+         "signed by the supplier's key (manifest.sig); reelforge certify --verify checks the signature, recomputes "
+         "every figure and this report from the stored tallies, checks the identity against the run and the "
+         "engine, and re-simulates pieces from their seeds. The SHA-256 of every source file of the game and of "
+         "the engine modules it runs are in the manifest (game_sources_sha256, engine.modules_sha256).", "note")
 
     h(2, "Random numbers and method")
     para(ident["rng_and_scaling"])
@@ -150,10 +148,9 @@ def write_certificate(out: Path, game: Game, build: Build, f: dict[str, Any], id
                      t["verdict"]])
     table(["figure", "target", "source", "measured", "99% interval", "result", "why"], rows, "targets")
     para("Sources: rules text = the published rules document; provider's published figure = a figure the provider "
-         "publishes beyond the rules (GAMES.md); our decision = a tolerance or reading the project set. A ranged "
-         "target passes when the whole 99% interval lies inside it, or, where GAMES.md puts the tolerance on the "
-         "figure itself (Gemstones Gold), when the measured figure does, its interval stated beside it; an exact "
-         "figure when it does. "
+         "publishes beyond the rules (GAMES.md); our decision = a tolerance or reading the project set. One rule, "
+         "in every mode: a ranged target passes only when the whole 99% interval lies inside it (an exact figure: "
+         "when its value does); a simulated figure without an interval does not pass. "
          + " ".join(f"{t['figure']}: {t['note']}." for t in f["targets"] if t.get("note")), "note")
 
     h(2, "Feature Buy sheet" if buy else "Game Rules Summary")
@@ -283,13 +280,52 @@ def write_certificate(out: Path, game: Game, build: Build, f: dict[str, Any], id
         parts.append(help_html(help_text))
     footer = "".join(ch for ch in title if ch not in '\\"<>')
     css = PRINT_CSS.replace("__FOOTER__", footer) + CERT_CSS
+    if exploratory:  # the printed report says it at the top of every page, not only on the first
+        css += ("@page { @top-center { content: \"" + NOT_FOR_CERTIFICATION + "\"; font: 700 9pt \"DejaVu Sans\", "
+                "sans-serif; color: #b00020; } }\n")
     path = Path(out) / REPORT
     path.write_text(f"<!doctype html>\n<html lang='en'><head><meta charset='utf-8'><title>{e(title)}</title>"
                     f"<style>{css}</style></head><body>\n" + "\n".join(parts) + "\n</body></html>\n")
     return path
 
 
+def identity_rows(game: Game, build: Build, f: dict[str, Any], ident: dict[str, Any]) -> list[list[str]]:
+    """The identity block of the report's first page, from the manifest's identity."""
+    b = ident["build"]
+    files = "; ".join(f"{x['path']} (SHA-256 {x['sha256']})" for x in b["files"]) or "-"
+    eng = ident["engine"]
+    tools = ident["tools"]
+    rules = ident.get("rules_document")
+    signer = ident.get("signer")
+    attested = "; ".join(f"{a['path']} ({a['what']})" for a in ident.get("attested") or []) or "none"
+    resumes = ident.get("resumes") or []
+    return [
+        ["provider", ident["provider"]], ["game", game.title],
+        ["published game id", game.published_id or "none published (the rules give no game id)"],
+        ["game version", game.version],
+        ["rules document", f"{rules['reference']} (SHA-256 {rules['sha256']})" if rules else
+         "none: the game has no published rules document (its rules are the build data and GAMES.md)"],
+        ["build", build.name], ["build version", b["version"]],
+        ["build content hash (SHA-256)", b.get("content_hash", "")], ["build file", files],
+        ["round mode", "bought features (Feature Buy)" if f["mode"] == "buy" else "paid rounds"],
+        ["engine", f"reelforge {eng['version']}, git commit {eng['git_commit'] or 'unknown'}"],
+        ["source files hashed", f"{len(ident['game_sources_sha256'])} of the game's package, "
+                                f"{len(eng['modules_sha256'])} engine modules (SHA-256 each in the manifest)"],
+        ["tools", f"Python {tools['python']}, numpy {tools['numpy']}, numba {tools['numba']} ({tools['platform']})"],
+        ["date (UTC)", ident["date"]], ["estimator", f["estimator"]], ["seed", f"{f['seed']}"],
+        ["rounds", ", ".join(f"{k}: {v:,}" for k, v in ident["rounds"].items() if v) or "none (exact)"],
+        ["run time", ", ".join(f"{k}: {v:,.0f} s" for k, v in ident["seconds"].items() if v) or "-"],
+        ["resumed", "; ".join(f"{r['at']}, after {r['main_pieces_done']} main and {r['sample_pieces_done']} sample "
+                              "pieces" for r in resumes) or "no: run uninterrupted"],
+        ["attested files", attested],
+        ["signed by", f"{signer['algorithm']} key, SHA-256 fingerprint {signer['fingerprint_sha256']}" if signer
+         else "not signed"],
+        ["for certification", "yes" if ident.get("for_certification", True) else f"NO: {NOT_FOR_CERTIFICATION}"],
+    ]
+
+
 CERT_CSS = """
+div.exploratory { border: 3px solid #b00020; color: #b00020; font-weight: 700; padding: .4rem .6rem; margin: .4rem 0; }
 table.vol td:first-child { width: 26%; } table.bets td:first-child { width: 45%; }
 table.targets td:nth-child(6) { font-weight: 700; }
 table.targets td, table.par td { white-space: normal; }

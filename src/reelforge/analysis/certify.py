@@ -29,6 +29,7 @@ piece records where it ran in ``state.json`` and the manifest.
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
 import json
 import math
 import time
@@ -90,6 +91,9 @@ class Plan:
     """Features simulated beside each stratified piece (None: the estimator's share)."""
     language: str | None = None
     """The language of the help text the package certifies beside the English report (``--lang``), or None."""
+    exploratory: bool = False
+    """A run at a precision too wide to judge the targets by (``--exploratory``): its package says on every
+    page and in its manifest that it is not for certification."""
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -114,17 +118,22 @@ class Progress:
     main: list[Piece] = field(default_factory=list)
     sample: list[Piece] = field(default_factory=list)
     finished: bool = False
+    resumes: list[dict[str, Any]] = field(default_factory=list)
+    """Each resume: when (UTC) and how many pieces of each stream were already done (the manifest repeats it)."""
+    finished_at: str | None = None
+    """When the last piece was done (UTC, ISO 8601): the package's date."""
 
     def to_json(self) -> dict[str, Any]:
         return {"format": FORMAT, "plan": self.plan.to_json(), "main": [asdict(p) for p in self.main],
-                "sample": [asdict(p) for p in self.sample], "finished": self.finished}
+                "sample": [asdict(p) for p in self.sample], "finished": self.finished, "resumes": self.resumes,
+                "finished_at": self.finished_at}
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> Progress:
         if d.get("format") != FORMAT:
             raise CertifyError(f"not a certification state of this version (format {d.get('format')!r})")
         return cls(Plan(**d["plan"]), [Piece(**p) for p in d["main"]], [Piece(**p) for p in d["sample"]],
-                   bool(d.get("finished")))
+                   bool(d.get("finished")), list(d.get("resumes") or []), d.get("finished_at"))
 
 
 # -- tallies ----------------------------------------------------------------------------------------
@@ -264,12 +273,34 @@ def sample_piece_rounds(plan: Plan, index: int) -> int | None:
 
 
 # -- the run ------------------------------------------------------------------------------------------
-def choose_plan(game: Game, build: Build, mode: str, precision_pp: float, seed: int,
+def widest_precision_pp(game: Game, build: Build, mode: str) -> float | None:
+    """Half the tightest tolerance of the build's RTP targets (the RTP and its parts), in percentage points:
+    the widest RTP precision whose interval can still fit inside every RTP band; None without one."""
+    from reelforge.analysis.certificate import targets
+
+    tols = [t["tolerance"] for t in targets(game, build, mode) if t["key"].startswith("rtp") and t["tolerance"]]
+    return min(tols) / 2 * 100 if tols else None
+
+
+def default_precision_pp(game: Game, build: Build, mode: str) -> float:
+    """The precision asked when none is given: :data:`DEFAULT_PRECISION_PP`, or :func:`widest_precision_pp`
+    where the build's tolerances need a narrower one."""
+    widest = widest_precision_pp(game, build, mode)
+    return DEFAULT_PRECISION_PP if widest is None else min(DEFAULT_PRECISION_PP, widest)
+
+
+def choose_plan(game: Game, build: Build, mode: str, precision_pp: float | None, seed: int,
                 pilot_rounds: int | None = None, sample_rounds: int | None = None,
-                max_rounds: int | None = None, feature_rounds_per_piece: int | None = None) -> Plan:
+                max_rounds: int | None = None, feature_rounds_per_piece: int | None = None,
+                exploratory: bool = False) -> Plan:
     """The estimator policy: exact where the game's figures are exact (paid rounds), the stratified
-    estimator where the game has one (paid rounds), else the plain simulation."""
+    estimator where the game has one (paid rounds), else the plain simulation. A simulated run refuses a
+    precision wider than half the tightest RTP tolerance (its interval could never pass the targets) unless
+    ``exploratory`` (the package then says it is not for certification); None asks
+    :func:`default_precision_pp`."""
     game.check_mode(mode)
+    if precision_pp is None:
+        precision_pp = default_precision_pp(game, build, mode)
     if not precision_pp > 0:
         raise CertifyError("--precision must be a positive number of percentage points")
     if mode == "paid" and game.capabilities.exact:
@@ -278,11 +309,17 @@ def choose_plan(game: Game, build: Build, mode: str, precision_pp: float, seed: 
         estimator = "stratified"
     else:
         estimator = "plain"
+    widest = widest_precision_pp(game, build, mode)
+    if estimator != "exact" and widest is not None and precision_pp > widest and not exploratory:
+        raise CertifyError(f"--precision {precision_pp:g} pp is wider than half the tightest RTP tolerance "
+                           f"({widest:g} pp): its interval could not pass the targets; ask {widest:g} or less, or "
+                           "add --exploratory (the package then says it is not for certification)")
     pilot = pilot_rounds or (game.stratified_pilot_rounds if estimator == "stratified" else PLAIN_PILOT_ROUNDS)
     if pilot < MIN_CHECKPOINTS or (sample_rounds is not None and sample_rounds < MIN_CHECKPOINTS):
         raise CertifyError(f"the pilot and the sample need at least {MIN_CHECKPOINTS} rounds (one per checkpoint)")
     return Plan(game.id, build.name, mode, estimator, precision_pp, seed, pilot,
-                SAMPLE_ROUNDS if sample_rounds is None else sample_rounds, max_rounds, feature_rounds_per_piece)
+                SAMPLE_ROUNDS if sample_rounds is None else sample_rounds, max_rounds, feature_rounds_per_piece,
+                exploratory=exploratory)
 
 
 Log = Callable[[str], None]
@@ -325,6 +362,9 @@ def run(out: Path, plan: Plan | None, resume: bool, workers: int | None = None,
                                                                        progress.plan.mode):
             raise CertifyError(f"{out} holds a run of {progress.plan.game} build {progress.plan.build} "
                                f"({progress.plan.mode}), not of {plan.game} build {plan.build} ({plan.mode})")
+        progress.resumes.append({"at": utc_now(), "main_pieces_done": len(progress.main),
+                                 "sample_pieces_done": len(progress.sample), "finished_before": progress.finished})
+        _write_json(state, progress.to_json())
     else:
         if plan is None:
             raise CertifyError("a new run needs a plan")
@@ -344,9 +384,15 @@ def run(out: Path, plan: Plan | None, resume: bool, workers: int | None = None,
             sample = Stream(game, build, plan, "plain", workers, backend, address)
             _run_stream(out, progress, "sample", sample, lambda pieces, _: sample_piece_rounds(plan, len(pieces)),
                         log)
-    progress.finished = True
+    if not progress.finished:
+        progress.finished, progress.finished_at = True, utc_now()
     _write_json(state, progress.to_json())
     return progress
+
+
+def utc_now() -> str:
+    """The time now, UTC, to the second (ISO 8601)."""
+    return dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat()
 
 
 # -- figures from the tallies ---------------------------------------------------------------------------
@@ -382,13 +428,13 @@ def figures(out: Path) -> dict[str, Any]:
         stream = Stream(game, build, plan, kind, None)
         merged[name], points[name] = _merged_points(stream, out, name, pieces)
         stored = stream.load(tally_path(out, name))
-        if not _same_sample(stored, merged[name]):
+        if not same_sample(stored, merged[name]):
             raise CertifyError(f"{tally_path(out, name)} is not the merge of its {len(pieces)} pieces")
     return certificate.figures_of(game, build, plan, merged["main"], merged["sample"], points,
                                   [asdict(p) for p in progress.main], [asdict(p) for p in progress.sample])
 
 
-def _same_sample(a: Sample, b: Sample) -> bool:
+def same_sample(a: Sample, b: Sample) -> bool:
     if json.dumps(a.values, sort_keys=True) != json.dumps(b.values, sort_keys=True) or a.settings != b.settings:
         return False
     return set(a.arrays) == set(b.arrays) and all(np.array_equal(a.arrays[k], b.arrays[k]) for k in a.arrays)

@@ -31,7 +31,8 @@ COMMANDS: tuple[LazyCommand, ...] = (
                 "All builds of a game side by side (exact where the game allows, else simulated)."),
     LazyCommand("certify", "reelforge.cli.certify:certify",
                 "A certification package a test lab signs: a build run to a stated precision (resumable), its "
-                "report, tallies and manifest; --verify DIR checks one."),
+                "report, tallies and manifest, signed with --key; --verify DIR checks one; keygen --out DIR makes "
+                "a signing key."),
     LazyCommand("export", "reelforge.cli.export:app",
                 "Export a game for another platform (stake: Stake Engine's static math files)."),
     LazyCommand("tune", "reelforge.cli.tune:tune",

@@ -32,15 +32,30 @@ CERTIFY_SEED = 2026
 
 
 def certify(
-    game: str = typer.Argument(None, metavar="GAME", help="Game id (see `reelforge games`)."),
+    game: str = typer.Argument(None, metavar="GAME", help="Game id (see `reelforge games`), or keygen (with --out DIR: "
+                               "a new signing key pair)."),
     build: str = BUILD_OPT,
     out: str = typer.Option(None, "--out", "-o", metavar="DIR", help="The package folder (new, or with --resume)."),
     mode: str = typer.Option("paid", "--mode", metavar="MODE", help="paid, or buy (the Feature Buy) where the game has one."),
     precision: float = typer.Option(None, "--precision", metavar="PP", parser=PRECISION,
-                                    help="99% half-width of the RTP to reach, percentage points (default 0.05)."),
+                                    help="99% half-width of the RTP to reach, percentage points (default 0.05, or half "
+                                    "the tightest RTP tolerance where narrower)."),
+    exploratory: bool = typer.Option(False, "--exploratory", help="Allow a precision wider than half the tightest RTP "
+                                     "tolerance; the package then says on every page it is not for certification."),
+    key: str = typer.Option(None, "--key", metavar="FILE", help="The supplier's Ed25519 private key (certify keygen): "
+                            "signs the manifest (manifest.sig)."),
     resume: bool = typer.Option(False, "--resume", help="Continue the run kept in --out (same totals as uninterrupted)."),
-    verify: str = typer.Option(None, "--verify", metavar="DIR", help="Verify a package: recompute every figure from "
-                               "its tallies and check every hash (exit 1 on any problem)."),
+    verify: str = typer.Option(None, "--verify", metavar="DIR", help="Verify a package: its signature, every hash, its "
+                               "identity, every figure and the report recomputed, pieces re-simulated (exit 1 on any "
+                               "problem)."),
+    resimulate: int = typer.Option(1, "--resimulate", metavar="K", help="With --verify: re-simulate K randomly chosen "
+                                   "pieces from their seeds (default 1; 0: none)."),
+    unsigned: bool = typer.Option(False, "--unsigned", help="With --verify: accept a package without a signature "
+                                  "(said so)."),
+    allow_dirty_engine: bool = typer.Option(False, "--allow-dirty-engine", help="With --verify: accept a running engine "
+                                            "without a git commit or with local changes (said so)."),
+    fingerprint: str = typer.Option(None, "--fingerprint", metavar="SHA256", help="With --verify: demand the signer's "
+                                    "key of this SHA-256 fingerprint (the one the supplier declared)."),
     seed: int = typer.Option(None, "--seed", metavar="SEED", parser=SEED, help="Seed (default 2026)."),
     workers: int = WORKERS_OPT,
     backend: str = BACKEND_OPT,
@@ -59,50 +74,82 @@ def certify(
     lang: str = LANG_OPT,
 ) -> None:
     """A certification package a test lab signs: a build run to a stated precision (resumable), its report,
-    tallies and manifest; --verify DIR checks one.
+    tallies and manifest, signed with --key; --verify DIR checks one; keygen --out DIR makes a signing key.
 
     The package folder holds report.html (and report.pdf where Chromium is installed), figures.json, the
     piece and merged tallies under tallies/, state.json (the run's plan and checkpoints) and manifest.json.
     --backend ray computes the pieces on Ray (--address of a cluster, else a Ray started here): the same
     tallies and figures as local for the same seed. --lang adds the help text as the game shows it to players in
     that language (help.LANG.json, and a section of the report), covered by the manifest and --verify."""
-    from reelforge.analysis.certify import DEFAULT_PRECISION_PP, CertifyError, check_backend, choose_plan
+    from reelforge.analysis.certify import CertifyError, check_backend, choose_plan
+    from reelforge.analysis.signing import SigningKeyError, load_private_key
     from reelforge.game.estimation import SampleError
 
     if verify is not None:
-        if game is not None or out is not None or resume or backend != "local" or address is not None:
-            fail("--verify DIR checks a package: give it alone")
-        _verify(Path(verify))
+        if game is not None or out is not None or resume or backend != "local" or address is not None or key:
+            fail("--verify DIR checks a package: give it alone (with --resimulate, --unsigned, --allow-dirty-engine)")
+        if resimulate < 0:
+            fail(f"--resimulate must be a whole number of pieces, 0 or more, got {resimulate}")
+        _verify(Path(verify), resimulate, unsigned, allow_dirty_engine, fingerprint)
+        return
+    if resimulate != 1 or unsigned or allow_dirty_engine or fingerprint is not None:
+        fail("--resimulate, --unsigned, --allow-dirty-engine and --fingerprint go with --verify DIR")
+    if game == "keygen":
+        if build is not None or resume or key is not None or lang is not None or seed is not None or precision:
+            fail("certify keygen takes --out DIR alone")
+        _keygen(out)
         return
     if out is None:
         fail("give --out DIR (the package folder), or --verify DIR")
     target = Path(out)
     try:
+        signing_key = load_private_key(Path(key), target) if key is not None else None
         check_backend(backend, address)
         check_lang(lang)
         if resume:
-            if game is not None or build is not None or seed is not None or precision is not None or lang is not None:
-                fail("--resume continues the run kept in --out as it was planned: give --out and --resume alone")
-            _finish(target, None, True, workers, par_rounds, pdf, backend, address)
+            if (game is not None or build is not None or seed is not None or precision is not None or lang is not None
+                    or exploratory):
+                fail("--resume continues the run kept in --out as it was planned: give --out and --resume alone "
+                     "(with --key to sign)")
+            _finish(target, None, True, workers, par_rounds, pdf, backend, address, signing_key)
             return
         if game is None:
             fail("give GAME (see `reelforge games`)")
         g, b = load(game, build, mode)
-        plan = choose_plan(g, b, mode, precision or DEFAULT_PRECISION_PP, CERTIFY_SEED if seed is None else seed,
-                           pilot_rounds, sample_rounds, max_rounds, features_per_piece)
+        plan = choose_plan(g, b, mode, precision, CERTIFY_SEED if seed is None else seed, pilot_rounds, sample_rounds,
+                           max_rounds, features_per_piece, exploratory)
         plan.language = lang
-        _finish(target, plan, False, workers, par_rounds, pdf, backend, address)
-    except (CertifyError, SampleError) as exc:
+        _finish(target, plan, False, workers, par_rounds, pdf, backend, address, signing_key)
+    except (CertifyError, SampleError, SigningKeyError) as exc:
         fail(str(exc))
 
 
+def _keygen(out: str | None) -> None:
+    """``certify keygen --out DIR``: a new Ed25519 key pair for signing packages."""
+    from reelforge.analysis.signing import SigningKeyError, fingerprint, generate_key, load_private_key
+
+    if out is None:
+        fail("certify keygen needs --out DIR (the folder for the new key pair)")
+    try:
+        private, public = generate_key(Path(out))
+    except (SigningKeyError, OSError) as exc:
+        fail(str(exc))
+    console.print(f"private key {private} (mode 600: keep it to yourself, never in a package)")
+    console.print(f"public key {public}; SHA-256 fingerprint "
+           f"{fingerprint(load_private_key(private).public_key())} (give it to the test lab)")
+
+
 def _finish(out: Path, plan, resume: bool, workers: int | None, par_rounds: int | None, pdf: bool,
-            backend: str = "local", address: str | None = None) -> None:
-    """Run (or resume) the pieces, then write figures, report, PDF and manifest."""
+            backend: str = "local", address: str | None = None, key=None,
+            attested: list[dict[str, str]] | None = None) -> None:
+    """Run (or resume) the pieces, then write figures, report, PDF and manifest (signed with ``key`` where
+    given). ``attested``: files already in the package that the manifest names with what they are
+    (``[{"path", "what"}]``, e.g. an RNG test report)."""
     from reelforge.analysis import certify as cert
     from reelforge.analysis.certificate_report import print_pdf, write_certificate
     from reelforge.analysis.manifest import FIGURES, identity, write_manifest
     from reelforge.analysis.par import PAR_SAMPLE_ROUNDS
+    from reelforge.analysis.signing import signer
     from reelforge.games.registry import get_game
 
     progress = cert.run(out, plan, resume, workers, log=lambda line: console.print(line), backend=backend,
@@ -110,35 +157,44 @@ def _finish(out: Path, plan, resume: bool, workers: int | None, par_rounds: int 
     plan = progress.plan
     g = get_game(plan.game)
     b = g.load_build(plan.build)
-    figures = cert.figures(out)
-    (out / FIGURES).write_text(json.dumps(figures, indent=1, sort_keys=True) + "\n")
-    ident = identity(g, b, figures, progress)
+    (out / FIGURES).write_text(json.dumps(cert.figures(out), indent=1, sort_keys=True) + "\n")
+    figures = json.loads((out / FIGURES).read_text())  # the report is a function of the file (verify re-renders it)
+    par_rounds = par_rounds or PAR_SAMPLE_ROUNDS
+    ident = json.loads(json.dumps(identity(g, b, figures, progress, par_rounds, None if key is None else signer(key),
+                                           attested)))
     certified = None
     if plan.language is not None:
         from reelforge.analysis.help_text import certified_help, write_help_file
 
         certified = certified_help(g, b, plan.language)
         write_help_file(out, certified)
-    html = write_certificate(out, g, b, figures, ident, par_rounds or PAR_SAMPLE_ROUNDS, certified)
+    html = write_certificate(out, g, b, figures, ident, par_rounds, certified)
     pdf_path = print_pdf(html) if pdf else None
-    write_manifest(out, ident)
+    write_manifest(out, ident, key)
     h = figures["precision_reached_pp"]
     met = "exact" if h is None else f"+-{h:.4f} pp at 99% ({'met' if figures['precision_met'] else 'NOT met'})"
     s = figures["summary"]
     console.print(f"{g.title} build {b.name} ({plan.mode}): RTP {s['rtp'] * 100:.4f}% {met}; targets passed "
                   f"{sum(t['passed'] for t in figures['targets'])}/{len(figures['targets'])}")
     console.print(f"package written to {out} (report {html.name}{', ' + pdf_path.name if pdf_path else ''}, "
-                  "manifest.json)")
+                  f"manifest.json{', signed' if key is not None else ', NOT signed (give --key)'})"
+                  + ("; EXPLORATORY: not for certification" if plan.exploratory else ""))
 
 
-def _verify(folder: Path) -> None:
-    from reelforge.analysis.manifest import verify_package
+def _verify(folder: Path, resimulate: int, unsigned: bool, allow_dirty_engine: bool, fingerprint: str | None) -> None:
+    from rich.markup import escape
+
+    from reelforge.analysis.manifest import check_package
 
     if not folder.is_dir():
         fail(f"{folder}: no such package folder")
-    problems = verify_package(folder)
-    if problems:
-        for p in problems:
-            console.print(f"[red]FAIL[/red] {p}")
+    result = check_package(folder, unsigned=unsigned, allow_dirty_engine=allow_dirty_engine, resimulate=resimulate,
+                           fingerprint=fingerprint)
+    for note in result.notes:
+        console.print(note, markup=False, highlight=False)
+    if result.problems:
+        for p in result.problems:
+            console.print(f"[red]FAIL[/red] {escape(p)}")
         raise typer.Exit(1)
-    console.print(f"{folder}: verified (every hash matches; every figure recomputed from the tallies is identical)")
+    console.print(f"{folder}: verified (signature, every hash, the identity, every figure and the report recomputed "
+                  f"from the tallies, {resimulate} piece(s) re-simulated)")

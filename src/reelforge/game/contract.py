@@ -134,6 +134,14 @@ _PUBLISHED_MAX_WIN: dict[tuple[str, str], MaxWin] = {}
 
 
 
+@dataclass(frozen=True)
+class RulesDocument:
+    """A game's published rules document: how to find it and the SHA-256 of the text the game implements."""
+
+    reference: str
+    sha256: str
+
+
 class Game(ABC):
     """Base class every game implements."""
 
@@ -150,6 +158,11 @@ class Game(ABC):
     """The accumulator counter (one of :meth:`new_accumulator`'s ``counter_names``) that counts the rounds
     with the feature: the summary's ``feature_rate``; None where the game reports its features otherwise."""
     version: ClassVar[str]
+    """The game's version: its rules and presentation (a build's own version counts its maths' changes)."""
+    provider: ClassVar[str] = "reelforge"
+    """Who supplies the game for certification (the package's provider)."""
+    rules_document: ClassVar[RulesDocument | None] = None
+    """The published rules document the game implements (its reference and SHA-256), where it has one."""
     max_win_x: ClassVar[int]
     max_win_source: ClassVar[str] = "rules text"
     """Where :attr:`max_win_x` comes from: ``rules text``, or ``provider's published figure`` where the rules

@@ -32,8 +32,8 @@ class CertificationTarget:
     unit: str = "%"
     note: str = ""
     kind: str = "interval"
-    """``interval`` (the whole 99% interval inside the band), ``point`` (the figure inside it), ``equal`` or
-    ``at_least`` (a volatility level), ``reachable`` (the maximum win observed)."""
+    """``interval`` (passes when the whole 99% interval lies inside the band; an exact figure when the value
+    does), ``equal`` or ``at_least`` (a volatility level), ``reachable`` (the maximum win observed)."""
 
 
 class Reporting:

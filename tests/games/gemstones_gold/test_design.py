@@ -70,8 +70,13 @@ def test_the_stratified_estimate_from_a_kept_sample_is_the_simulated_one_and_kno
     kept = est.load(smp.save(tmp_path / "v.npz"))
     assert est.estimate(kept, build) == first
     other = sampling.build_from(list(build.strips), build.base_weights, build.base_weights, name="other")
-    with pytest.raises(ValueError, match="simulated for build '96.71'.*not 'other'"):
+    with pytest.raises(ValueError, match="simulated for build 96.71, not other: their free-spin multiplier weights differ"):
         est.estimate(kept, other)
+    # the same name with another design: an earlier design of that build, not "build '96.71''s ..., not '96.71''s"
+    same_name = sampling.build_from(list(build.strips), build.base_weights, build.base_weights, name="96.71")
+    with pytest.raises(ValueError, match=r"^this sample was simulated for an earlier design of build 96.71: its "
+                                         r"free-spin multiplier weights differ now; simulate"):
+        est.estimate(kept, same_name)
     with pytest.raises(SampleError, match="not a gemstones-gold 'coefficients' sample"):
         sampling.load_sample(tmp_path / "v.npz")
 

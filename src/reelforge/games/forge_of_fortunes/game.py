@@ -7,7 +7,7 @@ from typing import Any
 
 from reelforge.core.stats import Accumulator, mean_ci99, wilson_ci
 from reelforge.core.tuning import rtp_target
-from reelforge.game.contract import Capabilities
+from reelforge.game.contract import Capabilities, RulesDocument
 from reelforge.game.harness import KernelGame
 from reelforge.game.help import GameHelp
 from reelforge.game.results import ExactFigures, TuneResult
@@ -90,6 +90,8 @@ class ForgeOfFortunes(KernelGame):
     published_id = "622"
     feature_name = "Forging Re-Spins"
     version = "1.0"
+    rules_document = RulesDocument("the published rules and help text (Game ID 622, v1.0): the project's source "
+                                   "document 001_80ae9de499b28a2c.txt", "8a9e214b6cedec78f8a3c6b8b3579bb1796d189179deac989b47abe55602c828")
     max_win_x = 2500
     reference_stakes = (0.10, 100)
     """The published risk fields' reference stakes (maximum exposure 250,000 at 100)."""

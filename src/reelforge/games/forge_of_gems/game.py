@@ -7,7 +7,7 @@ from typing import Any
 
 from reelforge.core.draws import DrawSource
 from reelforge.core.stats import Z99, Accumulator, clopper_pearson, wilson_ci
-from reelforge.game.contract import Capabilities
+from reelforge.game.contract import Capabilities, RulesDocument
 from reelforge.game.harness import KernelGame
 from reelforge.game.help import GameHelp
 from reelforge.game.results import StepResult, StratifiedEstimate, TuneResult
@@ -153,6 +153,9 @@ class ForgeOfGems(KernelGame):
     """The published rules give no game id (the reports, ``games`` and the help all say so)."""
     feature_name = "GEMBOX"
     version = "1.0"
+    rules_document = RulesDocument("the published help text (ways, cascades, FORGE REEL, GEMBOX, free spins): the "
+                                   "project's source document 000_4bbe94bddb779004.txt",
+                                   "4fe44f669856a309213e91cc235485c236034473c8891669b60c80c2c1fe67c5")
     max_win_x = CAP_X
     max_win_source = "provider's published figure"
     """The rules text gives no cap; 20,000x is the provider's published figure (GAMES.md)."""

@@ -9,7 +9,7 @@ import numpy as np
 
 from reelforge.core.draws import DrawSource
 from reelforge.core.stats import Accumulator, clopper_pearson, mean_ci99, wilson_ci
-from reelforge.game.contract import BuildError, Capabilities
+from reelforge.game.contract import BuildError, Capabilities, RulesDocument
 from reelforge.game.harness import KernelGame
 from reelforge.game.help import GameHelp
 from reelforge.game.results import StepResult, StratifiedEstimate, TuneResult
@@ -115,6 +115,9 @@ class GemstonesGold(KernelGame):
     published_id = "1671262"
     feature_name = "Free Spins"
     version = "1.0 r2"
+    rules_document = RulesDocument("the published rules (ID 1671262, rules 1.0 r2) with their statistics: the project's "
+                                   "source document 003_adbee4d6998569b0.txt",
+                                   "a3bb2ac53a1b053046fb709248736b1fda387528b84841a56816685794099f4e")
     max_win_x = MAX_WIN_X
     reference_stakes = (0.20, 100)
     """The published reference stakes (bet size 0.01 x level 1 x 20 coins, up to 100)."""

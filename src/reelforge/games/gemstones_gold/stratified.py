@@ -128,12 +128,27 @@ def verify_sample(build: Build, paid_n: int = 100_000_000, feature_n: int = 2_00
     return Sample(GAME_ID, KIND, settings=settings, values={"exact": ex, "feature_counts": counts}, arrays=arrays)
 
 
+DESIGN_WORDS = {"strips_sha256": "reel strips", "values": "multiplier values",
+                "base_weights": "base-game multiplier weights", "free_weights": "free-spin multiplier weights"}
+
+
+def _mismatch(made_for_name: str | None, made_for: dict, build: Build) -> str:
+    """Why a kept sample does not fit ``build``: which parts of the design differ, in words (a sample of an
+    earlier design of the same build named so, not as two builds of one name)."""
+    now = build_design(build)
+    parts = ", ".join(w for k, w in DESIGN_WORDS.items() if made_for.get(k) != now[k]) or "design"
+    if made_for_name == build.name:
+        return (f"this sample was simulated for an earlier design of build {build.name}: its {parts} differ now; "
+                "simulate a sample for the build as it is")
+    return (f"this sample was simulated for build {made_for_name}, not {build.name}: their {parts} differ; simulate "
+            f"a sample for build {build.name}")
+
+
 def verify_estimate(sample: Sample, build: Build) -> dict:
     """Every published figure of ``build`` with its 99% interval, from a :func:`verify_sample` of it."""
     made_for = sample.settings.get("build_design")
     if made_for != build_design(build):
-        raise ValueError(f"this sample was simulated for build {sample.settings.get('build')!r}'s strips and "
-                         f"multiplier weights, not {build.name!r}'s: simulate one for it")
+        raise ValueError(_mismatch(sample.settings.get("build"), made_for or {}, build))
     ex = sample.values["exact"]
     paid_n = int(sample.settings["paid_boards"])
     sums, trans = sample.arrays["paid_sums"], sample.arrays["trans"]

@@ -16,6 +16,7 @@ import pytest
 
 from reelforge.analysis import certify as cert
 from reelforge.games.registry import get_game
+from reelforge.ops import rng_report
 from tests.analysis.ray_cluster import LOCAL_ONLY, Cluster, ray_cluster
 from tests.analysis.test_certify import tally_digests
 
@@ -79,8 +80,7 @@ def test_a_worker_node_killed_mid_run_loses_no_written_piece_and_the_run_ends_wi
     out = tmp_path / "killed"
     cmd = [sys.executable, "-m", "reelforge", "certify", "forge-of-gems", "--build", "96.2", "--out", str(out),
            "--seed", "7", "--precision", "50", *CLI_SIZES, "--workers", "1", "--no-pdf", "--par-rounds", "300",
-           "--backend", "ray",
-           "--address", cluster.address]
+           "--backend", "ray", "--address", cluster.address, "--rng-report", str(_rng_folder(tmp_path))]
     run = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True,
                            env={**os.environ, **LOCAL_ONLY})
     try:
@@ -92,6 +92,7 @@ def test_a_worker_node_killed_mid_run_loses_no_written_piece_and_the_run_ends_wi
             os.killpg(run.pid, signal.SIGKILL)
             run.wait()
     assert not at_kill["finished"]
+    print(f"run after the node kill: exit {run.returncode}")  # 0: Ray re-ran the lost pieces by itself
     if run.returncode != 0:  # Ray gave up on the lost pieces: the run says so and is resumed
         assert run.returncode == 2 and b"--resume" in err, err
         cert.run(out, None, resume=True, workers=1, backend="ray", address=cluster.address)
@@ -102,6 +103,13 @@ def test_a_worker_node_killed_mid_run_loses_no_written_piece_and_the_run_ends_wi
         kept = {p["index"]: p for p in final[name]}
         for p in at_kill[name] + at_kill["early"][name]:
             assert kept[p["index"]] == p, (name, p["index"])
+
+
+def _rng_folder(tmp_path: Path) -> Path:
+    """A small RNG report for the package (the certify command's own quick one takes minutes)."""
+    folder = tmp_path / "rng"
+    rng_report.write_report(folder, rng_report.build_report(samples=20_000, dieharder="off", streams=("simulation",)))
+    return folder
 
 
 def _wait_for(out: Path, pieces: int, proc: subprocess.Popen, deadline: float) -> dict:

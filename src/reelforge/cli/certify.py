@@ -57,14 +57,19 @@ def certify(
                                    help="Reference-engine rounds behind the PAR sheet's per-pay figures (default 200,000)."),
     pdf: bool = typer.Option(True, "--pdf/--no-pdf", help="Print the report to PDF with headless Chromium where present."),
     lang: str = LANG_OPT,
+    rng_report: str = typer.Option(None, "--rng-report", metavar="DIR", help="The RNG test report to include (made by "
+                                   "`reelforge rng-report --out DIR`; default: a quick one made here)."),
+    dieharder: bool = typer.Option(False, "--dieharder", help="Refuse to certify without dieharder results in the "
+                                   "RNG report (by default a report without them says why)."),
 ) -> None:
     """A certification package a test lab signs: a build run to a stated precision (resumable), its report,
     tallies and manifest; --verify DIR checks one.
 
     The package folder holds report.html (and report.pdf where Chromium is installed), figures.json, the
     piece and merged tallies under tallies/, state.json (the run's plan and checkpoints) and manifest.json.
-    --backend ray computes the pieces on Ray (--address of a cluster, else a Ray started here): the same
-    tallies and figures as local for the same seed. --lang adds the help text as the game shows it to players in
+    --backend ray computes the pieces on Ray (--address of a cluster, else a Ray started here), in parallel
+    where their sizes allow: the same tallies and figures as local for the same seed. The package carries
+    the RNG description and test report under rng/ (--rng-report DIR, else a quick one made here). --lang adds the help text as the game shows it to players in
     that language (help.LANG.json, and a section of the report), covered by the manifest and --verify."""
     from reelforge.analysis.certify import DEFAULT_PRECISION_PP, CertifyError, check_backend, choose_plan
     from reelforge.game.estimation import SampleError
@@ -80,10 +85,11 @@ def certify(
     try:
         check_backend(backend, address)
         check_lang(lang)
+        rng = _rng_choice(rng_report, dieharder)
         if resume:
             if game is not None or build is not None or seed is not None or precision is not None or lang is not None:
                 fail("--resume continues the run kept in --out as it was planned: give --out and --resume alone")
-            _finish(target, None, True, workers, par_rounds, pdf, backend, address)
+            _finish(target, None, True, workers, par_rounds, pdf, backend, address, rng)
             return
         if game is None:
             fail("give GAME (see `reelforge games`)")
@@ -91,14 +97,33 @@ def certify(
         plan = choose_plan(g, b, mode, precision or DEFAULT_PRECISION_PP, CERTIFY_SEED if seed is None else seed,
                            pilot_rounds, sample_rounds, max_rounds, features_per_piece)
         plan.language = lang
-        _finish(target, plan, False, workers, par_rounds, pdf, backend, address)
+        _finish(target, plan, False, workers, par_rounds, pdf, backend, address, rng)
     except (CertifyError, SampleError) as exc:
         fail(str(exc))
 
 
+def _rng_choice(folder: str | None, dieharder: bool) -> dict:
+    """How the package gets its RNG report, checked before the run: a report made before (its folder), or a
+    quick one made after the run (dieharder required or not)."""
+    from reelforge.ops.rng_report import RngReportError, dieharder_version, read_report
+
+    if folder is None:
+        if dieharder and dieharder_version() is None:
+            fail("--dieharder: dieharder is not installed (Debian: apt-get install dieharder)")
+        return {"make": "quick", "dieharder": "require" if dieharder else "auto"}
+    try:
+        report = read_report(Path(folder))
+    except RngReportError as exc:
+        fail(str(exc))
+    if dieharder and not report["dieharder"]["ran"]:
+        fail(f"--dieharder: the RNG report in {folder} has no dieharder results ({report['dieharder']['note']})")
+    return {"copy": Path(folder)}
+
+
 def _finish(out: Path, plan, resume: bool, workers: int | None, par_rounds: int | None, pdf: bool,
-            backend: str = "local", address: str | None = None) -> None:
-    """Run (or resume) the pieces, then write figures, report, PDF and manifest."""
+            backend: str = "local", address: str | None = None, rng: dict | None = None) -> None:
+    """Run (or resume) the pieces, then write figures, report, PDF, the RNG report (``rng``: see
+    :func:`_rng_choice`; None: none) and the manifest."""
     from reelforge.analysis import certify as cert
     from reelforge.analysis.certificate_report import print_pdf, write_certificate
     from reelforge.analysis.manifest import FIGURES, identity, write_manifest
@@ -121,6 +146,17 @@ def _finish(out: Path, plan, resume: bool, workers: int | None, par_rounds: int 
         write_help_file(out, certified)
     html = write_certificate(out, g, b, figures, ident, par_rounds or PAR_SAMPLE_ROUNDS, certified)
     pdf_path = print_pdf(html) if pdf else None
+    if rng is not None:
+        from reelforge.ops import rng_report
+
+        if "copy" in rng:
+            rng_report.copy_report(rng["copy"], out / rng_report.FOLDER)
+        else:
+            console.print("RNG report (quick): the engine's battery and dieharder on the live, provably fair and "
+                          "simulation streams")
+            rng_report.write_report(out / rng_report.FOLDER, rng_report.build_report(
+                20_000, rng["dieharder"], quick=True, log=lambda line: console.print(line)))
+        ident["rng_report"] = rng_report.reference(out)
     write_manifest(out, ident)
     h = figures["precision_reached_pp"]
     met = "exact" if h is None else f"+-{h:.4f} pp at 99% ({'met' if figures['precision_met'] else 'NOT met'})"

@@ -177,20 +177,27 @@ def raw_stream(name: str, nbytes: int) -> None:
     by_name[name].raw(nbytes, None)
 
 
+DieharderPlan = tuple[tuple[int, int | None], ...]
+
+
 def build_report(samples: int = 1_000_000, dieharder: str = "auto", quick: bool = False,
-                 streams: tuple[str, ...] | None = None, log: Callable[[str], None] = lambda _: None) -> dict[str, Any]:
+                 streams: tuple[str, ...] | None = None, dieharder_tests: DieharderPlan | None = None,
+                 log: Callable[[str], None] = lambda _: None) -> dict[str, Any]:
     """Run both batteries on every stream (or those named); ``dieharder`` is ``auto`` (where installed),
-    ``require`` (RngReportError without it) or ``off``."""
+    ``require`` (RngReportError without it) or ``off``; ``dieharder_tests`` replaces the mode's
+    (test number, p-samples) list."""
     if dieharder not in ("auto", "require", "off"):
         raise RngReportError(f"dieharder must be auto, require or off, not {dieharder!r}")
     chosen = [s for s in STREAMS if streams is None or s.name in streams]
+    if streams is not None and len(chosen) != len(set(streams)):
+        raise RngReportError(f"unknown stream in {', '.join(streams)}; streams: {', '.join(s.name for s in STREAMS)}")
     version = dieharder_version() if dieharder != "off" else None
     if dieharder == "require" and version is None:
         raise RngReportError("dieharder is not installed (Debian: apt-get install dieharder)")
-    plan = QUICK_DIEHARDER if quick else STANDARD_DIEHARDER
+    plan = dieharder_tests or (QUICK_DIEHARDER if quick else STANDARD_DIEHARDER)
     out: dict[str, Any] = {
         "format": FORMAT, "date": dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat(),
-        "description": DESCRIPTION, "mode": "quick" if quick else "standard",
+        "description": DESCRIPTION, "mode": "quick" if quick or dieharder_tests else "standard",
         "tools": {"python": platform.python_version(), "numpy": np.__version__, "platform": platform.platform(),
                   "dieharder": version},
         "engine_battery": {"alpha": ALPHA, "samples": samples, "streams": {}},
@@ -267,6 +274,25 @@ def write_report(folder: Path, report: dict[str, Any]) -> list[Path]:
     paths[0].write_text(json.dumps(report, indent=1, sort_keys=True) + "\n")
     paths[1].write_text(render_text(report) + "\n")
     return paths
+
+
+def read_report(folder: Path) -> dict[str, Any]:
+    """The report kept in ``folder`` (RngReportError where there is none, or not of this format)."""
+    path = Path(folder) / JSON_NAME
+    try:
+        report = json.loads(path.read_text())
+    except (OSError, ValueError) as exc:
+        raise RngReportError(f"{path}: not an RNG report ({exc})") from exc
+    if not isinstance(report, dict) or report.get("format") != FORMAT or not (Path(folder) / TEXT_NAME).is_file():
+        raise RngReportError(f"{folder}: not an RNG report of this version (format {FORMAT}, with {TEXT_NAME})")
+    return report
+
+
+def copy_report(source: Path, folder: Path) -> list[Path]:
+    """Copy a report made before (``reelforge rng-report``) into ``folder`` unchanged."""
+    read_report(source)
+    folder.mkdir(parents=True, exist_ok=True)
+    return [Path(shutil.copyfile(Path(source) / name, folder / name)) for name in (JSON_NAME, TEXT_NAME)]
 
 
 def attested_files(package: Path) -> list[Path]:

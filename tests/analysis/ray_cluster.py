@@ -35,15 +35,15 @@ def free_port() -> int:
 class Cluster:
     """The nodes started so far (``address`` is the head's ``HOST:PORT``)."""
 
-    def __init__(self, root: Path) -> None:
-        self.root = root
+    def __init__(self, root: Path, cpus: int = 1) -> None:
+        self.root, self.cpus = root, cpus
         self.nodes: list[subprocess.Popen] = []
         self.address = f"127.0.0.1:{free_port()}"
 
     def _start(self, args: list[str]) -> subprocess.Popen:
         ports = ["--node-manager-port", "--object-manager-port", "--metrics-export-port",
                  "--dashboard-agent-listen-port", "--dashboard-agent-grpc-port", "--runtime-env-agent-port"]
-        cmd = [RAY, "start", "--block", "--num-cpus", "1", "--object-store-memory", str(OBJECT_STORE_BYTES),
+        cmd = [RAY, "start", "--block", "--num-cpus", str(self.cpus), "--object-store-memory", str(OBJECT_STORE_BYTES),
                "--disable-usage-stats", "--node-ip-address", "127.0.0.1", *args]
         for flag in ports:
             cmd += [flag, str(free_port())]
@@ -104,10 +104,10 @@ class Cluster:
 
 
 @contextlib.contextmanager
-def ray_cluster(workers: int = 1) -> Iterator[Cluster]:
-    """A head and ``workers`` worker nodes, one CPU each, all killed on exit."""
+def ray_cluster(workers: int = 1, cpus: int = 1) -> Iterator[Cluster]:
+    """A head and ``workers`` worker nodes, ``cpus`` CPUs each, all killed on exit."""
     with tempfile.TemporaryDirectory(prefix="rf-ray-", dir="/tmp") as root:
-        cluster = Cluster(Path(root))
+        cluster = Cluster(Path(root), cpus)
         try:
             cluster.start_head()
             for _ in range(workers):

@@ -2,7 +2,9 @@
 machine, one CPU each, ports of their own): the pieces run in parallel on both nodes and the tallies equal a
 local run's byte for byte; a worker node killed in the middle of a run loses nothing that was written, the
 pieces it held are re-run, and the run resumed with --resume ends with the local run's tallies.
-Every Ray process the tests start is killed at the end, even on failure (tests/analysis/ray_cluster.py)."""
+A plain run's pieces after its pilot, each the only work left, spread their chunks over both nodes. The
+tests share one cluster; the one that kills the worker node comes last. Every Ray process the tests start
+is killed at the end, even on failure (tests/analysis/ray_cluster.py)."""
 
 import json
 import os
@@ -72,6 +74,19 @@ def test_a_run_on_a_two_node_cluster_uses_both_nodes_and_writes_the_local_tallie
     resumed = json.loads((out / cert.STATE).read_text())
     assert resumed["main"][2:] == state["early"]["main"]  # pieces 2 to 9 kept, not re-run; piece 1 re-run
     assert [p["index"] for p in resumed["main"]] == list(range(10)) and resumed["early"]["main"] == []
+
+
+@pytest.mark.slow
+def test_a_plain_run_spreads_the_chunks_of_each_piece_after_its_pilot_over_the_cluster(cluster, tmp_path):
+    game = get_game("gemstones-gold")
+    buy = cert.choose_plan(game, game.load_build("96.71"), "buy", 3.0, 5, pilot_rounds=20_000)
+    cert.run(tmp_path / "local", buy, resume=False, workers=1)
+    cert.run(tmp_path / "cluster", buy, resume=False, workers=1, backend="ray", address=cluster.address)
+    assert tally_digests(tmp_path / "cluster") == tally_digests(tmp_path / "local")
+    main = json.loads((tmp_path / "cluster" / cert.STATE).read_text())["main"]
+    assert len(main) > cert.MIN_CHECKPOINTS  # the pilot's ten pieces, then pieces sized one after another
+    assert all(p["node"] for p in main[:cert.MIN_CHECKPOINTS])  # each a Ray task on one node
+    assert all(p["node"] is None for p in main[cert.MIN_CHECKPOINTS:])  # alone: chunks over the whole cluster
 
 
 @pytest.mark.slow

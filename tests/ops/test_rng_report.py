@@ -91,3 +91,15 @@ def test_a_package_carries_the_rng_report_hashed_and_cited_and_verify_sees_it_al
     text = out / "rng" / rng_report.TEXT_NAME
     text.write_text(text.read_text().replace("passed", "PASSED", 1))
     assert verify_package(out) == ["rng/rng_report.md: SHA-256 differs from the manifest's"]
+
+
+def test_the_raw_simulation_stream_dieharder_reads_is_the_words_the_seeded_draws_use():
+    import io
+
+    import numpy as np
+
+    buf = io.BytesIO()
+    rng_report.write_seeded_raw(4 * 1000 + 3, buf)  # a length that ends inside a word
+    assert len(buf.getvalue()) == 4003
+    source = SeededDraws(rng_report.SIMULATION_SEED)
+    assert np.frombuffer(buf.getvalue()[:4000], dtype="<u4").tolist() == [source.raw32() for _ in range(1000)]

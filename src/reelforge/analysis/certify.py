@@ -19,11 +19,14 @@ the piece in flight, from the same seed, so its merged totals are byte-identical
 run's. The figures (``figures.json``) are a pure function of the stored tallies and the build:
 :func:`verify` recomputes them and the hashes of :mod:`reelforge.analysis.manifest`.
 
-The pieces run on this machine (``backend="local"``) or on Ray (``"ray"``, a cluster at ``address`` or
-a Ray started here): a plain piece spreads its chunks over the cluster (:func:`~reelforge.analysis.simulate.simulate`),
-a stratified piece runs as one Ray task. A piece's tally depends only on its seed and size, so both back
-ends (and any address, and a resume on the other one) write byte-identical tallies and figures; each
-piece records where it ran in ``state.json`` and the manifest.
+The pieces run on this machine one at a time (``backend="local"``, each on all its cores) or on Ray
+(``"ray"``, a cluster at ``address`` or a Ray started here), where every piece whose size does not depend
+on the tallies before it (:func:`ahead_rounds`: the pilot and the plain sample) runs at once, one Ray task
+a piece spread over the nodes; a piece lost with its node is re-run by Ray. Each piece is written as it
+finishes and merged in piece order only (one finished ahead waits, listed under ``early`` in
+``state.json``, and a resume keeps it). A piece's tally depends only on its seed and size, so both back
+ends (any address, any number of nodes, a resume on the other one) write byte-identical tallies and
+figures; each piece records where it ran (back end, address, Ray node) in ``state.json`` and the manifest.
 """
 
 from __future__ import annotations
@@ -240,10 +243,15 @@ def half_width_pp(point: tuple[int, float, float, float]) -> float:
     return (point[3] - point[2]) / 2 * 100
 
 
+def pilot_piece_rounds(plan: Plan) -> int:
+    """Paid spins of each of the main stream's first :data:`MIN_CHECKPOINTS` pieces (and the least of any)."""
+    return max(1, plan.pilot_rounds // MIN_CHECKPOINTS)
+
+
 def next_main_rounds(plan: Plan, pieces: list[Piece], last: tuple[int, float, float, float] | None) -> int | None:
     """Paid spins of the next main piece, or None when the run is done (the rule of the module docstring)."""
     k = len(pieces)
-    first = max(1, plan.pilot_rounds // MIN_CHECKPOINTS)
+    first = pilot_piece_rounds(plan)
     if k < MIN_CHECKPOINTS:
         return first
     done = sum(p.rounds for p in pieces)
@@ -296,7 +304,7 @@ def ahead_rounds(plan: Plan, name: str, index: int) -> int | None:
     pieces ahead of it are merged, and so in parallel with them."""
     if name == "sample":
         return sample_piece_rounds(plan, index)
-    return max(1, plan.pilot_rounds // MIN_CHECKPOINTS) if index < MIN_CHECKPOINTS else None
+    return pilot_piece_rounds(plan) if index < MIN_CHECKPOINTS else None
 
 
 @dataclass
@@ -318,8 +326,8 @@ class Flow:
     def next_piece(self, plan: Plan) -> tuple[int, int] | None:
         """(index, rounds) of the next piece that may start now, or None (done, or waiting for a merge)."""
         i = len(self.pieces)
-        while i in self.flying or i in self.ready:  # a gap: a piece lost (with its node, or a stopped run)
-            i += 1
+        while i in self.flying or i in self.ready:  # the first piece neither running nor written: a piece lost
+            i += 1                                       # with its node or a stopped run leaves such a gap
         if not self.flying and not self.ready:
             n = self.next_rounds(self.pieces, self.last)  # the sequential rule, on everything before it
         else:
@@ -434,7 +442,8 @@ def _run_flows(out: Path, progress: Progress, flows: list[Flow], runner: LocalPi
         for flow in flows:
             while flying < runner.capacity and (nxt := flow.next_piece(plan)) is not None:
                 index, rounds = nxt
-                alone = flying == 0 and all(f is flow or f.next_piece(plan) is None for f in flows)
+                alone = (flying == 0 and ahead_rounds(plan, flow.name, index + 1) is None
+                         and all(f is flow or f.next_piece(plan) is None for f in flows))  # the only work left
                 flow.flying[index] = rounds
                 runner.submit(flow, index, rounds, piece_seed(plan.seed, flow.name, index), alone)
                 flying += 1

@@ -138,15 +138,7 @@ def _finish(out: Path, plan, resume: bool, workers: int | None, par_rounds: int 
     figures = cert.figures(out)
     (out / FIGURES).write_text(json.dumps(figures, indent=1, sort_keys=True) + "\n")
     ident = identity(g, b, figures, progress)
-    certified = None
-    if plan.language is not None:
-        from reelforge.analysis.help_text import certified_help, write_help_file
-
-        certified = certified_help(g, b, plan.language)
-        write_help_file(out, certified)
-    html = write_certificate(out, g, b, figures, ident, par_rounds or PAR_SAMPLE_ROUNDS, certified)
-    pdf_path = print_pdf(html) if pdf else None
-    if rng is not None:
+    if rng is not None:  # before the report, so that its identity can cite it
         from reelforge.ops import rng_report
 
         if "copy" in rng:
@@ -157,6 +149,14 @@ def _finish(out: Path, plan, resume: bool, workers: int | None, par_rounds: int 
             rng_report.write_report(out / rng_report.FOLDER, rng_report.build_report(
                 20_000, rng["dieharder"], quick=True, log=lambda line: console.print(line)))
         ident["rng_report"] = rng_report.reference(out)
+    certified = None
+    if plan.language is not None:
+        from reelforge.analysis.help_text import certified_help, write_help_file
+
+        certified = certified_help(g, b, plan.language)
+        write_help_file(out, certified)
+    html = write_certificate(out, g, b, figures, ident, par_rounds or PAR_SAMPLE_ROUNDS, certified)
+    pdf_path = print_pdf(html) if pdf else None
     write_manifest(out, ident)
     h = figures["precision_reached_pp"]
     met = "exact" if h is None else f"+-{h:.4f} pp at 99% ({'met' if figures['precision_met'] else 'NOT met'})"

@@ -42,7 +42,7 @@ from typing import Any
 import numpy as np
 
 from reelforge.core.draws import FAIR_ALGORITHM, MAX_N, SecureDraws, SeededDraws
-from reelforge.ops.rng import ALPHA, FairRounds, run_battery, write_fair_raw, write_raw
+from reelforge.ops.rng import ALPHA, FairRounds, run_battery, write_chunks, write_fair_raw, write_raw
 
 FORMAT = "reelforge-rng-report/1"
 JSON_NAME = "rng_report.json"
@@ -98,17 +98,8 @@ class Stream:
 
 def write_seeded_raw(nbytes: int, out=None, seed: int = SIMULATION_SEED) -> None:
     """The simulation stream's raw words (the top 32 bits of each PCG64 output, as SeededDraws takes them)."""
-    out = out or sys.stdout.buffer
     bits = np.random.PCG64(seed)
-    left = nbytes
-    while left > 0:
-        words = (bits.random_raw(1 << 18) >> np.uint64(32)).astype("<u4").tobytes()[:left]
-        try:
-            out.write(words)
-        except BrokenPipeError:  # dieharder stops reading when it is done
-            return
-        left -= len(words)
-    out.flush()
+    write_chunks(iter(lambda: (bits.random_raw(1 << 18) >> np.uint64(32)).astype("<u4").tobytes(), None), nbytes, out)
 
 
 STREAMS = (

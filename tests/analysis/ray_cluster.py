@@ -55,7 +55,9 @@ class Cluster:
 
     def start_head(self) -> None:
         port = self.address.rsplit(":", 1)[1]
-        self._start(["--head", "--port", port, "--include-dashboard", "false", "--temp-dir", str(self.root / "ray")])
+        # the head's minimal dashboard listens even when not included: a port of its own too
+        self._start(["--head", "--port", port, "--include-dashboard", "false", "--dashboard-port", str(free_port()),
+                     "--temp-dir", str(self.root / "ray")])
 
     def add_worker(self) -> subprocess.Popen:
         return self._start(["--address", self.address])

@@ -13,7 +13,8 @@ Three streams are tested, each as the engine uses it:
 Two batteries run on each: the engine's own (:func:`reelforge.ops.rng.run_battery`: chi-square uniformity
 of the mapped draws for ten ranges, serial pairs, runs up and down, runs of a coin, the gap test; each
 passes at p >= 0.01, a live stream's failure re-run once on fresh draws) and Debian's ``dieharder`` on
-the raw 32-bit words (``dieharder -g 200`` reading the stream on its standard input), where it is
+the raw 32-bit words (``dieharder -g 200 -Y 1`` reading the stream on its standard input: a WEAK result
+is re-run by dieharder with more p-samples until it passes or fails, every row listed), where it is
 installed. Without dieharder the report says it did not run (and why) rather than failing, unless the
 caller asks for it (``require``). A dieharder test that does not finish within its time limit is reported
 as not completed, never as passed.
@@ -140,7 +141,8 @@ def parse_dieharder(text: str) -> list[dict[str, Any]]:
 
 def run_dieharder(stream: Stream, test: int, psamples: int | None, limit: float = DIEHARDER_SECONDS) -> dict[str, Any]:
     """One dieharder test on ``stream``'s raw words, piped from a child process of this engine."""
-    cmd = ["dieharder", "-g", "200", "-d", str(test)] + ([] if psamples is None else ["-p", str(psamples)])
+    # -Y 1: dieharder resolves an ambiguous (WEAK) result itself, re-running the test with more p-samples
+    cmd = ["dieharder", "-g", "200", "-Y", "1", "-d", str(test)] + ([] if psamples is None else ["-p", str(psamples)])
     feed = [sys.executable, "-c", f"import sys; from reelforge.ops.rng_report import raw_stream; "
                                   f"raw_stream({stream.name!r}, 10**15)"]
     start = time.perf_counter()

@@ -103,3 +103,22 @@ def test_the_raw_simulation_stream_dieharder_reads_is_the_words_the_seeded_draws
     assert len(buf.getvalue()) == 4003
     source = SeededDraws(rng_report.SIMULATION_SEED)
     assert np.frombuffer(buf.getvalue()[:4000], dtype="<u4").tolist() == [source.raw32() for _ in range(1000)]
+
+
+# dieharder -Y 1's output where diehard_runs was WEAK at 10 p-samples and passed when re-run at 110
+RESOLVED = """        test_name   |ntup| tsamples |psamples|  p-value |Assessment
+#=============================================================================#
+        diehard_runs|   0|    100000|      10|0.99689073|   WEAK
+        diehard_runs|   0|    100000|      10|0.04127510|  PASSED
+        diehard_runs|   0|    100000|     110|0.90990929|  PASSED
+        diehard_runs|   0|    100000|     110|0.88698950|  PASSED
+"""
+
+
+def test_a_weak_result_that_dieharder_re_ran_counts_by_its_re_run():
+    rows = rng_report.parse_dieharder(RESOLVED)
+    assert [(r["psamples"], r["p"], r["assessment"]) for r in rows] == [
+        (10, 0.99689073, "WEAK"), (10, 0.04127510, "PASSED"), (110, 0.90990929, "PASSED"), (110, 0.88698950, "PASSED")]
+    assert rng_report.final_rows(rows) == [False, False, True, True]
+    assert rng_report.dieharder_verdict([{"status": "completed", "rows": rows}]) == {"PASSED": 2}
+    assert rng_report.dieharder_verdict([{"status": "not completed within 300 s", "rows": []}]) == {"not completed": 1}

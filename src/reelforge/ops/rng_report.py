@@ -214,14 +214,25 @@ def build_report(samples: int = 1_000_000, dieharder: str = "auto", quick: bool 
     return out
 
 
+def final_rows(rows: list[dict[str, Any]]) -> list[bool]:
+    """For each row of one test's output, whether it is final: a row that ``-Y 1`` re-ran with more
+    p-samples (a later row of the same test and ntup has more) is not."""
+    most: dict[tuple[str, int], int] = {}
+    for r in rows:
+        most[r["test"], r["ntup"]] = max(most.get((r["test"], r["ntup"]), 0), r["psamples"])
+    return [r["psamples"] == most[r["test"], r["ntup"]] for r in rows]
+
+
 def dieharder_verdict(runs: list[dict[str, Any]]) -> dict[str, int]:
-    """Counts of dieharder's own assessments (PASSED, WEAK, FAILED) and of tests not completed."""
+    """Counts of dieharder's final assessments (PASSED, WEAK, FAILED; a WEAK row re-run with more p-samples
+    counts by its re-run) and of tests not completed."""
     counts: dict[str, int] = {}
     for run in runs:
         if run["status"] != "completed":
             counts["not completed"] = counts.get("not completed", 0) + 1
-        for row in run["rows"]:
-            counts[row["assessment"]] = counts.get(row["assessment"], 0) + 1
+        for row, final in zip(run["rows"], final_rows(run["rows"]), strict=True):
+            if final:
+                counts[row["assessment"]] = counts.get(row["assessment"], 0) + 1
     return counts
 
 
@@ -254,7 +265,8 @@ def render_text(report: dict[str, Any]) -> str:
             if run["status"] != "completed":
                 lines.append(f"| dieharder -d {run['test_number']} | | | | | {run['status']} |")
             lines += [f"| {r['test']} | {r['ntup']} | {r['tsamples']:,} | {r['psamples']} | {r['p']:.8f} | "
-                      f"{r['assessment']} |" for r in run["rows"]]
+                      f"{r['assessment'] if final else r['assessment'] + ', re-run below with more p-samples'} |"
+                      for r, final in zip(run["rows"], final_rows(run["rows"]), strict=True)]
         lines.append("")
     return "\n".join(lines)
 

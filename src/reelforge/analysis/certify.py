@@ -19,11 +19,14 @@ the piece in flight, from the same seed, so its merged totals are byte-identical
 run's. The figures (``figures.json``) are a pure function of the stored tallies and the build:
 :func:`verify` recomputes them and the hashes of :mod:`reelforge.analysis.manifest`.
 
-The pieces run on this machine (``backend="local"``) or on Ray (``"ray"``, a cluster at ``address`` or
-a Ray started here): a plain piece spreads its chunks over the cluster (:func:`~reelforge.analysis.simulate.simulate`),
-a stratified piece runs as one Ray task. A piece's tally depends only on its seed and size, so both back
-ends (and any address, and a resume on the other one) write byte-identical tallies and figures; each
-piece records where it ran in ``state.json`` and the manifest.
+The pieces run on this machine one at a time (``backend="local"``, each on all its cores) or on Ray
+(``"ray"``, a cluster at ``address`` or a Ray started here), where every piece whose size does not depend
+on the tallies before it (:func:`ahead_rounds`: the pilot and the plain sample) runs at once, one Ray task
+a piece spread over the nodes; a piece lost with its node is re-run by Ray. Each piece is written as it
+finishes and merged in piece order only (one finished ahead waits, listed under ``early`` in
+``state.json``, and a resume keeps it). A piece's tally depends only on its seed and size, so both back
+ends (any address, any number of nodes, a resume on the other one) write byte-identical tallies and
+figures; each piece records where it ran (back end, address, Ray node) in ``state.json`` and the manifest.
 """
 
 from __future__ import annotations
@@ -106,8 +109,10 @@ class Piece:
     rounds: int
     seconds: float
     backend: str = "local"
-    """Where it ran (``local`` or ``ray``) and the Ray cluster's address (None: a Ray started here)."""
+    """Where it ran (``local`` or ``ray``), the Ray cluster's address (None: a Ray started here) and the id
+    of the Ray node that ran it (None: this machine, or its chunks spread over the cluster)."""
     address: str | None = None
+    node: str | None = None
 
 
 @dataclass
@@ -122,18 +127,22 @@ class Progress:
     """Each resume: when (UTC) and how many pieces of each stream were already done (the manifest repeats it)."""
     finished_at: str | None = None
     """When the last piece was done (UTC, ISO 8601): the package's date."""
+    early: dict[str, list[Piece]] = field(default_factory=lambda: {"main": [], "sample": []})
+    """Pieces written while an earlier piece of their stream still ran (not merged yet; a resume keeps them)."""
 
     def to_json(self) -> dict[str, Any]:
         return {"format": FORMAT, "plan": self.plan.to_json(), "main": [asdict(p) for p in self.main],
                 "sample": [asdict(p) for p in self.sample], "finished": self.finished, "resumes": self.resumes,
-                "finished_at": self.finished_at}
+                "finished_at": self.finished_at,
+                "early": {name: [asdict(p) for p in ps] for name, ps in self.early.items()}}
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> Progress:
         if d.get("format") != FORMAT:
             raise CertifyError(f"not a certification state of this version (format {d.get('format')!r})")
+        early = {name: [Piece(**p) for p in d.get("early", {}).get(name, [])] for name in STREAMS}
         return cls(Plan(**d["plan"]), [Piece(**p) for p in d["main"]], [Piece(**p) for p in d["sample"]],
-                   bool(d.get("finished")), list(d.get("resumes") or []), d.get("finished_at"))
+                   bool(d.get("finished")), list(d.get("resumes") or []), d.get("finished_at"), early)
 
 
 # -- tallies ----------------------------------------------------------------------------------------
@@ -173,11 +182,7 @@ class Stream:
         self.estimator = game.stratified_estimator() if kind == "stratified" else None
 
     def simulate(self, rounds: int, seed: int) -> Sample:
-        if self.estimator is not None:
-            if self.backend == "ray":  # the stratified estimators chunk locally: the whole piece is one Ray task
-                import ray
-
-                return ray.get(ray.remote(stratified_piece).remote(self.plan, rounds, seed, self.workers))
+        if self.estimator is not None:  # on Ray, a stratified piece is one task (:class:`RayPieces`)
             return stratified_piece(self.plan, rounds, seed, self.workers)
         acc = simulate(self.game, self.build, rounds, seed, self.workers, self.mode, backend=self.backend,
                        address=self.address).accumulator
@@ -247,10 +252,15 @@ def half_width_pp(point: tuple[int, float, float, float]) -> float:
     return (point[3] - point[2]) / 2 * 100
 
 
+def pilot_piece_rounds(plan: Plan) -> int:
+    """Paid spins of each of the main stream's first :data:`MIN_CHECKPOINTS` pieces (and the least of any)."""
+    return max(1, plan.pilot_rounds // MIN_CHECKPOINTS)
+
+
 def next_main_rounds(plan: Plan, pieces: list[Piece], last: tuple[int, float, float, float] | None) -> int | None:
     """Paid spins of the next main piece, or None when the run is done (the rule of the module docstring)."""
     k = len(pieces)
-    first = max(1, plan.pilot_rounds // MIN_CHECKPOINTS)
+    first = pilot_piece_rounds(plan)
     if k < MIN_CHECKPOINTS:
         return first
     done = sum(p.rounds for p in pieces)
@@ -325,24 +335,167 @@ def choose_plan(game: Game, build: Build, mode: str, precision_pp: float | None,
 Log = Callable[[str], None]
 
 
-def _run_stream(out: Path, progress: Progress, name: str, stream: Stream,
-                next_rounds: Callable[[list[Piece], Any], int | None], log: Log) -> None:
-    pieces: list[Piece] = getattr(progress, name)
-    merged = stream.load(tally_path(out, name)) if pieces else None
-    last = stream.point(merged) if merged is not None else None
-    while (n := next_rounds(pieces, last)) is not None:
-        i = len(pieces)
-        seed = piece_seed(progress.plan.seed, name, i)
+def ahead_rounds(plan: Plan, name: str, index: int) -> int | None:
+    """Rounds of piece ``index`` of stream ``name`` where they do not depend on the tallies before it (the
+    main stream's pilot pieces, every plain-sample piece), else None: such a piece may run before the
+    pieces ahead of it are merged, and so in parallel with them."""
+    if name == "sample":
+        return sample_piece_rounds(plan, index)
+    return pilot_piece_rounds(plan) if index < MIN_CHECKPOINTS else None
+
+
+@dataclass
+class Flow:
+    """One stream of a run as it is scheduled: its merged pieces (``progress``'s list), the pieces in flight
+    and those finished while an earlier one still runs (written to disk, merged when their turn comes)."""
+
+    name: str
+    stream: Stream
+    next_rounds: Callable[[list[Piece], Any], int | None]
+    pieces: list[Piece]
+    early: list[Piece]
+    merged: Sample | None = None
+    last: tuple[int, float, float, float] | None = None
+    flying: dict[int, int] = field(default_factory=dict)
+    """Rounds of each piece in flight, by index."""
+    ready: dict[int, tuple[Sample, Piece]] = field(default_factory=dict)
+
+    def next_piece(self, plan: Plan) -> tuple[int, int] | None:
+        """(index, rounds) of the next piece that may start now, or None (done, or waiting for a merge)."""
+        i = len(self.pieces)
+        while i in self.flying or i in self.ready:  # the first piece neither running nor written: a piece lost
+            i += 1                                       # with its node or a stopped run leaves such a gap
+        if not self.flying and not self.ready:
+            n = self.next_rounds(self.pieces, self.last)  # the sequential rule, on everything before it
+        else:
+            n = ahead_rounds(plan, self.name, i)
+        return None if n is None else (i, n)
+
+
+Done = tuple[Flow, int, Sample, float, str | None]
+"""A finished piece: its flow, index, tally, seconds and the Ray node it ran on (None: here)."""
+
+
+class LocalPieces:
+    """Pieces run here one at a time, each on the worker processes of :func:`simulate` (the order of an
+    uninterrupted sequential run: a killed run loses at most the piece in flight)."""
+
+    capacity = 1
+
+    def __init__(self) -> None:
+        self.done: list[Done] = []
+
+    def submit(self, flow: Flow, index: int, rounds: int, seed: int, alone: bool) -> None:
         t0 = time.perf_counter()
-        piece = stream.simulate(n, seed)
-        merged = stream.merge(merged, piece)
-        piece.save(tally_path(out, name, i))
-        merged.save(tally_path(out, name))
-        pieces.append(Piece(i, seed, n, time.perf_counter() - t0, stream.backend, stream.address))
+        self.done.append((flow, index, flow.stream.simulate(rounds, seed), time.perf_counter() - t0, None))
+
+    def wait(self) -> list[Done]:
+        out, self.done = self.done, []
+        return out
+
+
+def piece_task(plan: Plan, kind: str, rounds: int, seed: int, workers: int | None) -> tuple[Sample, float, str]:
+    """One whole piece on the Ray node that runs it (its worker processes there): the tally, its seconds
+    and the node's id (top level: a Ray task)."""
+    import ray
+
+    from reelforge.games.registry import get_game
+
+    t0 = time.perf_counter()
+    if kind == "plain":
+        game = get_game(plan.game)
+        stream = Stream(game, game.load_build(plan.build), plan, kind, workers)
+        sample = stream.simulate(rounds, seed)
+    else:
+        sample = stratified_piece(plan, rounds, seed, workers)
+    return sample, time.perf_counter() - t0, ray.get_runtime_context().get_node_id()
+
+
+PIECE_RETRIES = 3
+"""Times Ray re-runs a piece whose node died under it (on another node; same seed, so the same tally)."""
+
+
+class RayPieces:
+    """Pieces as Ray tasks, all that may run at once submitted together and spread over the cluster's
+    nodes; a plain piece that is the only work left spreads its chunks over the cluster instead."""
+
+    capacity = math.inf
+
+    def __init__(self, plan: Plan, workers: int | None) -> None:
+        import ray
+
+        self.ray, self.plan, self.workers = ray, plan, workers
+        self.remote = ray.remote(piece_task).options(max_retries=PIECE_RETRIES, retry_exceptions=False,
+                                                     scheduling_strategy="SPREAD")
+        self.refs: dict[Any, tuple[Flow, int]] = {}
+        self.done: list[Done] = []
+
+    def submit(self, flow: Flow, index: int, rounds: int, seed: int, alone: bool) -> None:
+        if alone and flow.stream.kind == "plain":
+            t0 = time.perf_counter()
+            sample = flow.stream.simulate(rounds, seed)
+            self.done.append((flow, index, sample, time.perf_counter() - t0, None))
+            return
+        ref = self.remote.remote(self.plan, flow.stream.kind, rounds, seed, self.workers)
+        self.refs[ref] = (flow, index)
+
+    def wait(self) -> list[Done]:
+        out, self.done = self.done, []
+        if self.refs and not out:
+            ready, _ = self.ray.wait(list(self.refs), num_returns=1)
+            for ref in ready:
+                flow, index = self.refs.pop(ref)
+                sample, seconds, node = self.ray.get(ref)
+                out.append((flow, index, sample, seconds, node))
+        return out
+
+
+def _absorb(out: Path, progress: Progress, flow: Flow, log: Log) -> None:
+    """Merge the flow's finished pieces that come next in order (a contiguous prefix), checkpointing each."""
+    while (i := len(flow.pieces)) in flow.ready:
+        sample, piece = flow.ready.pop(i)
+        flow.merged = flow.stream.merge(flow.merged, sample)
+        flow.merged.save(tally_path(out, flow.name))
+        flow.pieces.append(piece)
+        if piece in flow.early:
+            flow.early.remove(piece)
         _write_json(out / STATE, progress.to_json())  # the checkpoint: everything before it is on disk
-        last = stream.point(merged)
-        log(f"{name} piece {i + 1}: {n:,} -> {last[0]:,} rounds, RTP {last[1] * 100:.4f}% "
-            f"+-{half_width_pp(last):.4f} pp ({pieces[-1].seconds:.1f} s)")
+        flow.last = flow.stream.point(flow.merged)
+        n = flow.last[0]
+        log(f"{flow.name} piece {i + 1}: {piece.rounds:,} -> {n:,} rounds, RTP {flow.last[1] * 100:.4f}% "
+            f"+-{half_width_pp(flow.last):.4f} pp ({piece.seconds:.1f} s{', node ' + piece.node[:8] if piece.node else ''})")
+
+
+def _run_flows(out: Path, progress: Progress, flows: list[Flow], runner: LocalPieces | RayPieces, log: Log) -> None:
+    """Run every flow's pieces on ``runner``: each piece is written when it finishes and merged in piece
+    order, so the tallies do not depend on which piece finished first or where it ran."""
+    plan = progress.plan
+    for flow in flows:  # pieces an interrupted run finished ahead of an earlier one: kept, not re-run
+        for piece in flow.early:
+            flow.ready[piece.index] = (flow.stream.load(tally_path(out, flow.name, piece.index)), piece)
+        _absorb(out, progress, flow, log)
+    flying = 0
+    while True:
+        for flow in flows:
+            while flying < runner.capacity and (nxt := flow.next_piece(plan)) is not None:
+                index, rounds = nxt
+                alone = (flying == 0 and ahead_rounds(plan, flow.name, index + 1) is None
+                         and all(f is flow or f.next_piece(plan) is None for f in flows))  # the only work left
+                flow.flying[index] = rounds
+                runner.submit(flow, index, rounds, piece_seed(plan.seed, flow.name, index), alone)
+                flying += 1
+        if flying == 0:
+            return
+        for flow, index, sample, seconds, node in runner.wait():
+            flying -= 1
+            sample.save(tally_path(out, flow.name, index))
+            piece = Piece(index, piece_seed(plan.seed, flow.name, index), flow.flying.pop(index), seconds,
+                          flow.stream.backend, flow.stream.address, node)
+            flow.ready[index] = (sample, piece)
+            if index != len(flow.pieces):  # finished before an earlier piece: say so, so a resume keeps it
+                flow.early[:] = [p for p in flow.early if p.index != index] + [piece]
+                _write_json(out / STATE, progress.to_json())
+            _absorb(out, progress, flow, log)
 
 
 def run(out: Path, plan: Plan | None, resume: bool, workers: int | None = None,
@@ -376,14 +529,30 @@ def run(out: Path, plan: Plan | None, resume: bool, workers: int | None = None,
     plan = progress.plan
     game = get_game(plan.game)
     build = game.load_build(plan.build)
+    flows = []
+    if plan.estimator != "exact":
+        flows.append(Flow("main", Stream(game, build, plan, plan.estimator, workers, backend, address),
+                          lambda pieces, last: next_main_rounds(plan, pieces, last), progress.main,
+                          progress.early["main"]))
+    if plan.estimator != "plain":
+        flows.append(Flow("sample", Stream(game, build, plan, "plain", workers, backend, address),
+                          lambda pieces, _: sample_piece_rounds(plan, len(pieces)), progress.sample,
+                          progress.early["sample"]))
+    for flow in flows:  # what the run wrote before it stopped
+        if flow.pieces:
+            flow.merged = flow.stream.load(tally_path(out, flow.name))
+            flow.last = flow.stream.point(flow.merged)
     with ray_session(backend, address, workers):
-        if plan.estimator != "exact":
-            main = Stream(game, build, plan, plan.estimator, workers, backend, address)
-            _run_stream(out, progress, "main", main, lambda pieces, last: next_main_rounds(plan, pieces, last), log)
-        if plan.estimator != "plain":
-            sample = Stream(game, build, plan, "plain", workers, backend, address)
-            _run_stream(out, progress, "sample", sample, lambda pieces, _: sample_piece_rounds(plan, len(pieces)),
-                        log)
+        if backend == "ray":
+            from ray.exceptions import RayError
+
+            try:
+                _run_flows(out, progress, flows, RayPieces(plan, workers), log)
+            except RayError as exc:
+                raise CertifyError(f"the Ray cluster lost the run ({type(exc).__name__}: {exc}); the pieces "
+                                   f"written are kept: continue with --out {out} --resume") from exc
+        else:
+            _run_flows(out, progress, flows, LocalPieces(), log)
     if not progress.finished:
         progress.finished, progress.finished_at = True, utc_now()
     _write_json(state, progress.to_json())

@@ -50,9 +50,10 @@ RNG_STATEMENT = (
     "(numpy SeedSequence([seed, stream, piece]) -> a 63-bit piece seed), and each piece's seed spawns one "
     "stream per chunk of rounds (SeedSequence(piece seed, spawn_key=(chunk,))), so results depend only on the "
     "seed and the sizes, never on the number of workers or machines; chunks and pieces are merged in order. "
-    "Scaling: a uniform integer in [0, n) is drawn by Lemire's nearly-divisionless method (a 64-bit draw "
-    "times n, rejecting the few low products that would bias it), the same mapping in the readable rules "
-    "and the fast kernels. Live play draws from the operating system's CSPRNG (secrets.SystemRandom via "
+    "Scaling: a uniform integer in [0, n) is drawn by Lemire's multiply-shift from a 32-bit word x "
+    "(floor(x * n / 2**32), rejecting the few words whose low product would bias it; simulation words are "
+    "the top half of each PCG64 output), the same mapping in the readable rules and the fast kernels. "
+    "Live play draws from the operating system's CSPRNG (secrets.SystemRandom via "
     "the same [0, n) interface); each round's draws are stored and replayable."
 )
 
@@ -158,7 +159,7 @@ def identity(game: Game, build: Build, figures: dict[str, Any], progress: Any, p
     attested files (``[{"path", "what"}]``, files of the package such as an RNG test report)."""
     plan = progress.plan
     pieces = {name: [{"index": p.index, "seed": p.seed, "rounds": p.rounds, "seconds": round(p.seconds, 3),
-                      "backend": p.backend, "address": p.address}
+                      "backend": p.backend, "address": p.address, "node": getattr(p, "node", None)}
                      for p in getattr(progress, name)] for name in ("main", "sample")}
     rules = game.rules_document
     return {

@@ -33,6 +33,9 @@ COMMANDS: tuple[LazyCommand, ...] = (
                 "A certification package a test lab signs: a build run to a stated precision (resumable), its "
                 "report, tallies and manifest, signed with --key; --verify DIR checks one; keygen --out DIR makes "
                 "a signing key."),
+    LazyCommand("rng-report", "reelforge.cli.rng_report:rng_report",
+                "The RNG description and test report (the engine's battery and dieharder, every p-value) that a "
+                "certification package carries."),
     LazyCommand("export", "reelforge.cli.export:app",
                 "Export a game for another platform (stake: Stake Engine's static math files)."),
     LazyCommand("tune", "reelforge.cli.tune:tune",

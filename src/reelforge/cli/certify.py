@@ -72,14 +72,19 @@ def certify(
                                    help="Reference-engine rounds behind the PAR sheet's per-pay figures (default 200,000)."),
     pdf: bool = typer.Option(True, "--pdf/--no-pdf", help="Print the report to PDF with headless Chromium where present."),
     lang: str = LANG_OPT,
+    rng_report: str = typer.Option(None, "--rng-report", metavar="DIR", help="The RNG test report to include (made by "
+                                   "`reelforge rng-report --out DIR`; without it and --dieharder the package carries none)."),
+    dieharder: bool = typer.Option(False, "--dieharder", help="Refuse to certify without dieharder results in the "
+                                   "RNG report (by default a report without them says why)."),
 ) -> None:
     """A certification package a test lab signs: a build run to a stated precision (resumable), its report,
     tallies and manifest, signed with --key; --verify DIR checks one; keygen --out DIR makes a signing key.
 
     The package folder holds report.html (and report.pdf where Chromium is installed), figures.json, the
     piece and merged tallies under tallies/, state.json (the run's plan and checkpoints) and manifest.json.
-    --backend ray computes the pieces on Ray (--address of a cluster, else a Ray started here): the same
-    tallies and figures as local for the same seed. --lang adds the help text as the game shows it to players in
+    --backend ray computes the pieces on Ray (--address of a cluster, else a Ray started here), in parallel
+    where their sizes allow: the same tallies and figures as local for the same seed. The package carries
+    the RNG description and test report under rng/ (--rng-report DIR, or a quick one made here with --dieharder). --lang adds the help text as the game shows it to players in
     that language (help.LANG.json, and a section of the report), covered by the manifest and --verify."""
     from reelforge.analysis.certify import CertifyError, check_backend, choose_plan
     from reelforge.analysis.signing import SigningKeyError, load_private_key
@@ -106,12 +111,13 @@ def certify(
         signing_key = load_private_key(Path(key), target) if key is not None else None
         check_backend(backend, address)
         check_lang(lang)
+        rng = _rng_choice(rng_report, dieharder)
         if resume:
             if (game is not None or build is not None or seed is not None or precision is not None or lang is not None
                     or exploratory):
                 fail("--resume continues the run kept in --out as it was planned: give --out and --resume alone "
                      "(with --key to sign)")
-            _finish(target, None, True, workers, par_rounds, pdf, backend, address, signing_key)
+            _finish(target, None, True, workers, par_rounds, pdf, backend, address, signing_key, rng=rng)
             return
         if game is None:
             fail("give GAME (see `reelforge games`)")
@@ -119,7 +125,7 @@ def certify(
         plan = choose_plan(g, b, mode, precision, CERTIFY_SEED if seed is None else seed, pilot_rounds, sample_rounds,
                            max_rounds, features_per_piece, exploratory)
         plan.language = lang
-        _finish(target, plan, False, workers, par_rounds, pdf, backend, address, signing_key)
+        _finish(target, plan, False, workers, par_rounds, pdf, backend, address, signing_key, rng=rng)
     except (CertifyError, SampleError, SigningKeyError) as exc:
         fail(str(exc))
 
@@ -139,12 +145,32 @@ def _keygen(out: str | None) -> None:
            f"{fingerprint(load_private_key(private).public_key())} (give it to the test lab)")
 
 
+def _rng_choice(folder: str | None, dieharder: bool) -> dict | None:
+    """How the package gets its RNG report, checked before the run: a report made before (its folder), a
+    quick one with dieharder made after the run (``--dieharder`` alone), or none (neither given: the
+    report's identity then says the package carries no RNG test report)."""
+    from reelforge.ops.rng_report import RngReportError, dieharder_version, read_report
+
+    if folder is None:
+        if not dieharder:
+            return None
+        if dieharder_version() is None:
+            fail("--dieharder: dieharder is not installed (Debian: apt-get install dieharder)")
+        return {"make": "quick", "dieharder": "require"}
+    try:
+        report = read_report(Path(folder))
+    except RngReportError as exc:
+        fail(str(exc))
+    if dieharder and not report["dieharder"]["ran"]:
+        fail(f"--dieharder: the RNG report in {folder} has no dieharder results ({report['dieharder']['note']})")
+    return {"copy": Path(folder)}
+
+
 def _finish(out: Path, plan, resume: bool, workers: int | None, par_rounds: int | None, pdf: bool,
-            backend: str = "local", address: str | None = None, key=None,
-            attested: list[dict[str, str]] | None = None) -> None:
-    """Run (or resume) the pieces, then write figures, report, PDF and manifest (signed with ``key`` where
-    given). ``attested``: files already in the package that the manifest names with what they are
-    (``[{"path", "what"}]``, e.g. an RNG test report)."""
+            backend: str = "local", address: str | None = None, key=None, rng: dict | None = None) -> None:
+    """Run (or resume) the pieces, then write figures, the RNG report (``rng``: see :func:`_rng_choice`;
+    None: none), report, PDF and manifest (signed with ``key`` where given); the manifest attests the RNG
+    report's files by name and purpose."""
     from reelforge.analysis import certify as cert
     from reelforge.analysis.certificate_report import print_pdf, write_certificate
     from reelforge.analysis.manifest import FIGURES, identity, write_manifest
@@ -160,6 +186,19 @@ def _finish(out: Path, plan, resume: bool, workers: int | None, par_rounds: int 
     (out / FIGURES).write_text(json.dumps(cert.figures(out), indent=1, sort_keys=True) + "\n")
     figures = json.loads((out / FIGURES).read_text())  # the report is a function of the file (verify re-renders it)
     par_rounds = par_rounds or PAR_SAMPLE_ROUNDS
+    attested = []
+    if rng is not None:  # before the identity, so that the manifest attests it and the report cites it
+        from reelforge.ops import rng_report
+
+        if "copy" in rng:
+            rng_report.copy_report(rng["copy"], out / rng_report.FOLDER)
+        else:
+            console.print("RNG report (quick): the engine's battery and dieharder on the live, provably fair and "
+                          "simulation streams")
+            rng_report.write_report(out / rng_report.FOLDER, rng_report.build_report(
+                20_000, rng["dieharder"], quick=True, log=lambda line: console.print(line)))
+        attested = [{"path": str(p.relative_to(out)), "what": "RNG description and test report"}
+                    for p in rng_report.attested_files(out)]
     ident = json.loads(json.dumps(identity(g, b, figures, progress, par_rounds, None if key is None else signer(key),
                                            attested)))
     certified = None

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import math
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -213,16 +213,23 @@ def write_raw(nbytes: int, out=None) -> None:
     """
     import os
 
+    write_chunks(iter(lambda: os.urandom(1 << 20), None), nbytes, out)
+
+
+def write_chunks(chunks: Iterator[bytes], nbytes: int, out=None) -> None:
+    """Write the first ``nbytes`` of the byte chunks to ``out`` (default: standard output), stopping quietly
+    when the reader closes the pipe (dieharder stops reading when it is done)."""
     out = out or sys.stdout.buffer
-    block = 1 << 20
     left = nbytes
-    while left > 0:
-        chunk = os.urandom(min(block, left))
+    for chunk in chunks:
+        if left <= 0:
+            break
+        data = chunk[:left]
         try:
-            out.write(chunk)
-        except BrokenPipeError:  # dieharder stops reading when it is done
+            out.write(data)
+        except BrokenPipeError:
             return
-        left -= len(chunk)
+        left -= len(data)
     out.flush()
 
 

@@ -167,10 +167,11 @@ def _rng_choice(folder: str | None, dieharder: bool) -> dict | None:
 
 
 def _finish(out: Path, plan, resume: bool, workers: int | None, par_rounds: int | None, pdf: bool,
-            backend: str = "local", address: str | None = None, key=None, rng: dict | None = None) -> None:
+            backend: str = "local", address: str | None = None, key=None, rng: dict | None = None,
+            attested: list[dict[str, str]] | None = None) -> None:
     """Run (or resume) the pieces, then write figures, the RNG report (``rng``: see :func:`_rng_choice`;
     None: none), report, PDF and manifest (signed with ``key`` where given); the manifest attests the RNG
-    report's files by name and purpose."""
+    report's files and ``attested`` (files already in the package, ``[{"path", "what"}]``) by name and purpose."""
     from reelforge.analysis import certify as cert
     from reelforge.analysis.certificate_report import print_pdf, write_certificate
     from reelforge.analysis.manifest import FIGURES, identity, write_manifest
@@ -186,7 +187,7 @@ def _finish(out: Path, plan, resume: bool, workers: int | None, par_rounds: int 
     (out / FIGURES).write_text(json.dumps(cert.figures(out), indent=1, sort_keys=True) + "\n")
     figures = json.loads((out / FIGURES).read_text())  # the report is a function of the file (verify re-renders it)
     par_rounds = par_rounds or PAR_SAMPLE_ROUNDS
-    attested = []
+    attested = list(attested or [])
     if rng is not None:  # before the identity, so that the manifest attests it and the report cites it
         from reelforge.ops import rng_report
 
@@ -197,8 +198,8 @@ def _finish(out: Path, plan, resume: bool, workers: int | None, par_rounds: int 
                           "simulation streams")
             rng_report.write_report(out / rng_report.FOLDER, rng_report.build_report(
                 20_000, rng["dieharder"], quick=True, log=lambda line: console.print(line)))
-        attested = [{"path": str(p.relative_to(out)), "what": "RNG description and test report"}
-                    for p in rng_report.attested_files(out)]
+        attested += [{"path": str(p.relative_to(out)), "what": "RNG description and test report"}
+                     for p in rng_report.attested_files(out)]
     ident = json.loads(json.dumps(identity(g, b, figures, progress, par_rounds, None if key is None else signer(key),
                                            attested)))
     certified = None

@@ -27,7 +27,6 @@ gives what the package's identity cites (file names, SHA-256, verdicts).
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 import json
 import platform
 import re

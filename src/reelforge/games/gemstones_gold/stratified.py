@@ -30,6 +30,7 @@ from reelforge.games.gemstones_gold.build import (
     COINS_PER_BET,
     GAME_ID,
     REELS,
+    ROWS,
     TRIGGER_SCATTERS,
     Build,
 )
@@ -207,6 +208,52 @@ def _initial(strips: tuple[str, ...]) -> dict[str, float]:
     return initial_board_probabilities(list(strips))
 
 
+SCATTER_CLASSES = (7, REELS * ROWS + 1)
+"""Initial scatters (at most one a reel), final scatters (scatters never explode: up to every cell)."""
+
+
+def paid_sample(build: Build, n: int, seed: int, workers: int | None = None, log: bool = False) -> dict[str, np.ndarray]:
+    """The paid boards' weighted sums (:func:`_paid_importance`) of ``n`` boards: ``paid_sums``, ``trans``,
+    ``trans2`` (the same for any worker count)."""
+    mu_b, var_b = _moments(build.base_weights, build.values)
+    lookup, ratio = paid_proposal(build)
+    sums, trans, trans2 = chunked_sums(_paid_chunk, n, [seed, 0], (*board_arrays(build), mu_b, var_b, lookup, ratio),
+                                       [((5,), np.float64), (SCATTER_CLASSES, np.float64),
+                                        (SCATTER_CLASSES, np.float64)], PAID_CHUNK, workers, "boards", log)
+    return {"paid_sums": sums, "trans": trans, "trans2": trans2}
+
+
+def initial_scatter_classes(ex: dict[str, float]) -> dict[int, float]:
+    """P(initial scatters = i), i = 0..6, from the exact ``scatters_ge_i``."""
+    return {i: ex.get(f"scatters_ge_{i}", 1.0 if i == 0 else 0.0) - ex.get(f"scatters_ge_{i + 1}", 0.0)
+            for i in range(SCATTER_CLASSES[0])}
+
+
+def transition_variance(ex: dict[str, float], trans: np.ndarray, trans2: np.ndarray, f: np.ndarray) -> float:
+    """The variance of sum_i P(initial i) sum_j f_j P(final j | initial i), each row a ratio of weighted sums
+    (P(final j | initial i) = T_ij / T_i): by the delta method sum_j T2_ij (f_j - mean_i)^2 / T_i^2, T2 the
+    sums of squared weights."""
+    out = 0.0
+    for i, pi in initial_scatter_classes(ex).items():
+        row, row2 = trans[i], trans2[i]
+        ni = row.sum()
+        if ni > 0:
+            out += pi**2 * float((row2 * (f - float((f * row).sum()) / ni) ** 2).sum()) / ni**2
+    return out
+
+
+def paid_figures(arrays: dict[str, np.ndarray], n: int, ex: dict[str, float]) -> dict[str, float]:
+    """The paid spins' RTP (x bet, with its variance and the second moment of the paid win) and the
+    trigger rate (with its variance) from :func:`paid_sample` sums of ``n`` boards."""
+    sums, trans, trans2 = arrays["paid_sums"], arrays["trans"], arrays["trans2"]
+    u = float(COINS_PER_BET)
+    paid = sums[0] / n / u
+    trig = sum(final_scatter_distribution(ex, trans).values())
+    triggers = (np.arange(trans.shape[1]) >= TRIGGER_SCATTERS).astype(float)
+    return {"paid": paid, "paid_var": (sums[1] / n / u**2 - paid**2) / n, "paid_m2": sums[2] / n / u**2,
+            "trigger": trig, "trigger_var": transition_variance(ex, trans, trans2, triggers)}
+
+
 def verify_sample(build: Build, paid_n: int = 100_000_000, feature_n: int = 2_000_000, seed: int = 31337,
                   exact: dict[str, float] | None = None, workers: int | None = None, log: bool = False) -> Sample:
     """Every published figure with its 99% interval, from a stratified simulation.
@@ -220,14 +267,9 @@ def verify_sample(build: Build, paid_n: int = 100_000_000, feature_n: int = 2_00
     in the second moment; the cap itself is applied per feature from 0 (the paid part of a
     trigger round is at most a few x bet)."""
     ex = exact or _initial(tuple(build.strips))
-    mu_b, var_b = _moments(build.base_weights, build.values)
-    lookup, ratio = paid_proposal(build)
-    sums, trans, trans2 = chunked_sums(_paid_chunk, paid_n, [seed, 0], (*board_arrays(build), mu_b, var_b, lookup, ratio),
-                                       [((5,), np.float64), ((7, 13), np.float64), ((7, 13), np.float64)],
-                                       PAID_CHUNK, workers, "boards", log)
-    final = final_scatter_distribution(ex, trans)
+    arrays = paid_sample(build, paid_n, seed, workers, log)
+    final = final_scatter_distribution(ex, arrays["trans"])
     trig = sum(final.values())
-    arrays = {"paid_sums": sums, "trans": trans, "trans2": trans2}
     counts = {}
     for j, pj in sorted(final.items()):
         k = spins_for(j)
@@ -250,14 +292,12 @@ def verify_estimate(sample: Sample, build: Build) -> dict:
                          "unweighted): simulate a new one")
     ex = sample.values["exact"]
     paid_n = int(sample.settings["paid_boards"])
-    sums, trans, trans2 = sample.arrays["paid_sums"], sample.arrays["trans"], sample.arrays["trans2"]
+    sums, trans = sample.arrays["paid_sums"], sample.arrays["trans"]
     mu_f, _ = _moments(build.free_weights, build.values)
     u = float(COINS_PER_BET)
-    paid = sums[0] / paid_n / u
-    paid_var = (sums[1] / paid_n / u**2 - paid**2) / paid_n
-    paid_m2 = sums[2] / paid_n / u**2
+    pf = paid_figures(sample.arrays, paid_n, ex)
+    paid, paid_var, paid_m2, trig, trig_var = (pf[k] for k in ("paid", "paid_var", "paid_m2", "trigger", "trigger_var"))
     final = final_scatter_distribution(ex, trans)
-    trig = sum(final.values())
     feats: dict[int, dict] = {}
     fs = fs_var = fs_m2 = cap_p = trig_hit = 0.0
     for j, pj in sorted(final.items()):
@@ -279,26 +319,10 @@ def verify_estimate(sample: Sample, build: Build) -> dict:
         fs_m2 += pj * kk
         cap_p += pj * out[12] / n
         trig_hit += pj * out[13] / n
-    # variance of the trigger probabilities (post-stratified multinomial), weighted by feature means
-    p_init = {i: ex.get(f"scatters_ge_{i}", 1.0 if i == 0 else 0.0) - ex.get(f"scatters_ge_{i + 1}", 0.0)
-              for i in range(7)}
-    # each row is a ratio of weighted sums (P(final j | initial i) = T_ij / T_i): by the delta method
-    # Var(sum_j f_j T_ij / T_i) = sum_j T2_ij (f_j - mean_i)^2 / T_i^2, T2 the sums of squared weights
-    trig_var = 0.0
-    ind = (np.arange(trans.shape[1]) >= 3).astype(float)
-    for i, pi in p_init.items():
-        row, row2 = trans[i], trans2[i]
-        ni = row.sum()
-        if ni <= 0:
-            continue
-        mj = np.array([feats[spins_for(j)]["mean_x"] if j >= 3 and spins_for(j) in feats else 0.0
-                       for j in range(row.shape[0])])
-        for f, acc in ((mj, "fs"), (ind, "trig")):
-            part = pi**2 * float((row2 * (f - float((f * row).sum()) / ni) ** 2).sum()) / ni**2
-            if acc == "fs":
-                fs_var += part
-            else:
-                trig_var += part
+    # the trigger classes' probabilities are simulated (post-stratified on the exact initial scatters)
+    means = np.array([feats[spins_for(j)]["mean_x"] if j >= TRIGGER_SCATTERS and spins_for(j) in feats else 0.0
+                      for j in range(trans.shape[1])])
+    fs_var += transition_variance(ex, trans, sample.arrays["trans2"], means)
     rtp = paid + fs
     rtp_hw = Z99 * math.sqrt(paid_var + fs_var)
     f10 = feats.get(10)

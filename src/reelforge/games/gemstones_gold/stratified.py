@@ -23,6 +23,7 @@ from reelforge.core.calibration import chunked_sums
 from reelforge.core.stats import Z99
 from reelforge.game.contract import StratifiedEstimate
 from reelforge.game.estimation import Sample, StratifiedEstimator
+from reelforge.game.rtp_estimators import StratifiedRtp
 from reelforge.games.gemstones_gold import kernel
 from reelforge.games.gemstones_gold.board import initial_board_probabilities
 from reelforge.games.gemstones_gold.build import (
@@ -415,3 +416,13 @@ def merge_samples(first: Sample, second: Sample) -> Sample:
               for k in sorted({*first.arrays, *second.arrays})}
     return Sample(GAME_ID, KIND, settings=settings, values={"exact": first.values["exact"], "feature_counts": counts},
                   arrays=arrays)
+
+
+class GemstonesGoldRtp(StratifiedRtp):
+    """:class:`GemstonesGoldEstimator` behind the estimator interface (``simulate --estimator best``, ``certify``)."""
+
+    description = ("stratified with importance sampling: paid boards with the reel stops drawn from a proposal leaning "
+                   "to the long cascade chains and cascade triggers, each weighted by its likelihood ratio, the "
+                   "multiplier reel integrated exactly per board; the trigger post-stratified on the exact initial "
+                   "scatters; features of each spin count simulated apart, valued given their boards (Neyman's "
+                   "allocation: a feature for every 21 paid boards)")

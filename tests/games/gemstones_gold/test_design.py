@@ -83,6 +83,7 @@ def test_the_tuning_samples_features_play_the_kernels_free_spins_draw_for_draw()
     import numpy as np
 
     from reelforge.games.gemstones_gold import kernel
+    from reelforge.mechanics.rng import pcg_state
 
     build = load_build("96.71")
     a = build.arrays
@@ -91,7 +92,7 @@ def test_the_tuning_samples_features_play_the_kernels_free_spins_draw_for_draw()
     capped = 0
     for i, spins in enumerate((10, 12, 14) * 200):
         out = np.zeros(14)
-        sampling._features(np.random.Generator(np.random.PCG64([11, i])), 1, spins, *sampling.board_arrays(build),
+        sampling._features(pcg_state(np.random.Generator(np.random.PCG64([11, i]))), 1, spins, *sampling.board_arrays(build),
                            a["values"], a["free_cum"], cap, out)
         win = kernel.free_spins(np.random.Generator(np.random.PCG64([11, i])), *sampling.board_arrays(build),
                                 a["values"], a["free_cum"], stops, board, q, counts, work, vals, spins, 0, cap, fout)

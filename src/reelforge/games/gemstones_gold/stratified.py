@@ -3,8 +3,9 @@ with its 99% interval from an independent stratified simulation of one build (``
 
 Strata: (1) paid spins, boards simulated and the multiplier reel integrated exactly per board
 (Rao-Blackwell over lanes and values), the reel stops drawn by importance sampling (each reel leaning
-to the stops where the paid win's variance sits, every board weighted by its likelihood ratio); (2) the trigger: exact initial-board scatter distribution
-(:mod:`.board`) times simulated cascade transitions (post-stratified); (3) features of each initial
+to the stops where the paid win's variance sits, every board weighted by its likelihood ratio); (2) the
+trigger: exact initial-board scatter distribution (:mod:`.board`) times simulated cascade transitions
+(post-stratified, weighted ratios); (3) features of each initial
 spin count simulated with their values drawn, each feature scored by E[win | boards] minus its
 simulated cap excess. A sample (kind ``verify``) is made for one build's strips and weights.
 """
@@ -103,7 +104,8 @@ def _paid_importance(st, n, strips, lens, packed, pay, mu, var_v, lookup, ratio,
     from the proposal (``lookup[r]``: a uniform draw over its length gives reel r's stop) and each board
     weighted by its likelihood ratio ``prod ratio[r, stop]`` (uniform over proposal probability).
 
-    ``sums``: [sum wt z, sum (wt z)^2, sum wt z2, sum wt over winning boards, near-cap boards]
+    ``sums``: [sum wt z, sum (wt z)^2, sum wt z2, sum wt over winning boards, near-cap boards drawn
+    (a count of the proposal's boards, unweighted)]
     (z = E[win | board], z2 = E[win^2 | board], coins); ``trans[i, j]`` / ``trans2[i, j]``: the sums
     of wt / wt^2 over boards with initial scatters i and final scatters j."""
     stops, board, q, counts, work, _, _, _ = kernel.make_bufs()
@@ -260,9 +262,9 @@ def verify_sample(build: Build, paid_n: int = 100_000_000, feature_n: int = 2_00
     """Every published figure with its 99% interval, from a stratified simulation.
 
     Strata: (1) paid spins, boards simulated and the multiplier reel integrated exactly per
-    board, the stops drawn from :func:`paid_proposal` and weighted; (2) the trigger: exact initial-board scatter distribution times simulated cascade
-    transitions (post-stratified); (3) features of each initial spin count simulated with their
-    values drawn, each feature scored by E[win | boards] minus its simulated cap excess
+    board, the stops drawn from :func:`paid_proposal` and weighted; (2) the trigger: exact initial-board
+    scatter distribution times simulated cascade transitions (post-stratified); (3) features of each
+    initial spin count simulated with their values drawn, each feature scored by E[win | boards] minus its simulated cap excess
     (unbiased, low variance). Hit rate = exact P(initial win) + P(no win, 3+ scatters) x P(feature wins).
     The cross term between a trigger round's paid spin and its feature (cap sharing) is neglected
     in the second moment; the cap itself is applied per feature from 0 (the paid part of a

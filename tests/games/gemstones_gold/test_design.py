@@ -4,7 +4,7 @@ stratified estimate in the common shape, from a kept sample too."""
 import pytest
 
 from reelforge.game.contract import StratifiedEstimate
-from reelforge.game.estimation import SampleError
+from reelforge.game.estimation import Sample, SampleError
 from reelforge.games.gemstones_gold import design, sampling, stratified
 from reelforge.games.gemstones_gold.build import load_build
 
@@ -74,6 +74,11 @@ def test_the_stratified_estimate_from_a_kept_sample_is_the_simulated_one_and_kno
         est.estimate(kept, other)
     with pytest.raises(SampleError, match="not a gemstones-gold 'coefficients' sample"):
         sampling.load_sample(tmp_path / "v.npz")
+    # a sample kept by the earlier estimator (uniform stops, unweighted counts) is refused, not misread
+    earlier = Sample(kept.game, kept.kind, settings={k: v for k, v in kept.settings.items() if k != "paid_sampling"},
+                     values=kept.values, arrays=kept.arrays)
+    with pytest.raises(ValueError, match="drawn by an earlier estimator .* simulate a new one"):
+        est.estimate(earlier, build)
 
 
 def test_the_tuning_samples_features_play_the_kernels_free_spins_draw_for_draw():

@@ -179,6 +179,9 @@ def simulate(
     mode: str = typer.Option("paid", "--mode", metavar="MODE", help="Round mode: paid, or buy where the game has one."),
     backend: str = BACKEND_OPT,
     address: str = ADDRESS_OPT,
+    estimator: str = typer.Option(None, "--estimator", metavar="plain|best", help="Estimate the RTP with plain "
+                                  "simulation or the game's best unbiased estimator and report its 99% half-width, "
+                                  "CPU seconds and efficiency 1/(half-width^2 x CPU s); needs --rounds."),
     as_json: bool = JSON_OPT,
 ) -> None:
     """Simulate a build with the fast kernel; the same seed gives the same totals for any --workers or backend."""
@@ -187,6 +190,9 @@ def simulate(
     if rounds is None and precision is None:
         fail("give --rounds N or --precision P (or both: --rounds is then a ceiling)")
     g, b = load(game, build, mode)
+    if estimator is not None:
+        _estimate_rtp(g, b, estimator, rounds, precision, seed, workers, mode, backend, as_json)
+        return
     try:
         s, _ = simulated_summary(g, b, rounds, seed, workers, mode, precision, backend, address,
                                  None if as_json else progress_bar)
@@ -201,6 +207,30 @@ def simulate(
         console.print(f"exact RTP {pct(s['exact_rtp'])} is {verdict} the simulation's 99% interval")
     if s["interrupted"]:
         console.print("[yellow]interrupted: figures cover the rounds simulated before Ctrl-C[/yellow]")
+
+
+def _estimate_rtp(g: Any, b: Any, which: str, rounds: int | None, precision: float | None, seed: int | None,
+                  workers: int | None, mode: str, backend: str, as_json: bool) -> None:
+    """``simulate --estimator``: one estimator's RTP, half-width, CPU seconds and efficiency."""
+    from reelforge.analysis.efficiency import ESTIMATORS, measure
+    from reelforge.analysis.simulate import new_seed
+
+    if which not in ESTIMATORS:
+        fail(f"--estimator must be one of {', '.join(ESTIMATORS)}, got {which!r}")
+    if rounds is None or precision is not None:
+        fail("--estimator takes --rounds N (the paid rounds to simulate), not --precision")
+    if mode != "paid" or backend != "local":
+        fail("--estimator measures paid rounds on local workers: leave out --mode and --backend")
+    r = measure(g, b, which, rounds, new_seed() if seed is None else seed, workers)
+    if as_json:
+        emit_json(r)
+        return
+    eff = "exact: no simulation needed" if r["efficiency"] is None else f"{r['efficiency']:.4g}"
+    console.print(f"{g.title} {b.name}, {which} estimator ({r['description']})")
+    console.print(f"RTP {pct(r['rtp'])} +- {r['half_width_pp']:.4f} pp (99%), {r['rounds']:,} paid rounds"
+                  + (f" + {r['feature_rounds']:,} features" if r["feature_rounds"] else "")
+                  + f", seed {r['seed']}")
+    console.print(f"CPU {r['cpu_seconds']:.2f} s (wall {r['wall_seconds']:.2f} s); efficiency 1/(half-width^2 x CPU s) = {eff}")
 
 
 def compare(

@@ -33,7 +33,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, ClassVar, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -51,6 +51,9 @@ from reelforge.game.results import (
     x_text,
 )
 from reelforge.game.texts import DEFAULT_LANGUAGE, ENGLISH, Words
+
+if TYPE_CHECKING:
+    from reelforge.game.rtp_estimators import RtpEstimator
 
 
 class RulesError(Exception):
@@ -459,6 +462,19 @@ class Game(ABC):
         """The :class:`reelforge.game.estimation.StratifiedEstimator` behind :meth:`stratified` (games declaring
         ``capabilities.stratified``): a certification run simulates its samples piece by piece and merges them."""
         raise NotImplementedError(f"{self.id} has no stratified estimator (capabilities.stratified is False)")
+
+    def best_estimator(self, build: Build) -> RtpEstimator | None:
+        """The game's best unbiased RTP estimator for ``build`` (:mod:`reelforge.game.rtp_estimators`): the
+        exact RTP where the game is enumerable, its stratified estimator where it has one, else None (plain
+        simulation is the best there is). ``reelforge simulate --estimator best`` and ``certify`` use it; a
+        game with a better estimator overrides this."""
+        from reelforge.game.rtp_estimators import ExactRtp, StratifiedRtp
+
+        if self.capabilities.exact:
+            return ExactRtp(self, build)
+        if self.capabilities.stratified:
+            return StratifiedRtp(self, build)
+        return None
 
     tune_options: ClassVar[tuple[str, ...]] = ()
     """The generic tuner's options :meth:`tune` also takes (``tolerances``, ``max_rounds``, ``version``: see

@@ -3,7 +3,7 @@ stratified estimate in the common shape, from a kept sample too."""
 
 import pytest
 
-from reelforge.game.estimation import SampleError
+from reelforge.game.estimation import Sample, SampleError
 from reelforge.game.results import StratifiedEstimate
 from reelforge.games.gemstones_gold import design, sampling, stratified
 from reelforge.games.gemstones_gold.build import load_build
@@ -79,6 +79,11 @@ def test_the_stratified_estimate_from_a_kept_sample_is_the_simulated_one_and_kno
         est.estimate(kept, same_name)
     with pytest.raises(SampleError, match="not a gemstones-gold 'coefficients' sample"):
         sampling.load_sample(tmp_path / "v.npz")
+    # a sample kept by the earlier estimator (uniform stops, unweighted counts) is refused, not misread
+    earlier = Sample(kept.game, kept.kind, settings={k: v for k, v in kept.settings.items() if k != "paid_sampling"},
+                     values=kept.values, arrays=kept.arrays)
+    with pytest.raises(ValueError, match="drawn by an earlier estimator .* simulate a new one"):
+        est.estimate(earlier, build)
 
 
 def test_the_tuning_samples_features_play_the_kernels_free_spins_draw_for_draw():
@@ -88,6 +93,7 @@ def test_the_tuning_samples_features_play_the_kernels_free_spins_draw_for_draw()
     import numpy as np
 
     from reelforge.games.gemstones_gold import kernel
+    from reelforge.mechanics.rng import pcg_state
 
     build = load_build("96.71")
     a = build.arrays
@@ -96,7 +102,7 @@ def test_the_tuning_samples_features_play_the_kernels_free_spins_draw_for_draw()
     capped = 0
     for i, spins in enumerate((10, 12, 14) * 200):
         out = np.zeros(14)
-        sampling._features(np.random.Generator(np.random.PCG64([11, i])), 1, spins, *sampling.board_arrays(build),
+        sampling._features(pcg_state(np.random.Generator(np.random.PCG64([11, i]))), 1, spins, *sampling.board_arrays(build),
                            a["values"], a["free_cum"], cap, out)
         win = kernel.free_spins(np.random.Generator(np.random.PCG64([11, i])), *sampling.board_arrays(build),
                                 a["values"], a["free_cum"], stops, board, q, counts, work, vals, spins, 0, cap, fout)

@@ -25,7 +25,7 @@ from reelforge.games.gemstones_gold.build import (
     Build,
 )
 from reelforge.games.gemstones_gold.reporting import GemstonesGoldReporting
-from reelforge.games.gemstones_gold.stratified import GemstonesGoldEstimator
+from reelforge.games.gemstones_gold.stratified import GemstonesGoldEstimator, GemstonesGoldRtp
 
 RULES_TEXT = [N_(p) for p in (
     "6 reels x 6 rows. 8 or more matching symbols anywhere on the board win by the paytable "
@@ -182,6 +182,10 @@ class GemstonesGold(KernelGame):
         """The stratified estimate of :mod:`.stratified` (paid boards with the multiplier reel
         integrated exactly, features per spin count, exact trigger probabilities)."""
         return self.stratified_estimator().run(build, rounds, seed)
+
+    def best_estimator(self, build: Build) -> GemstonesGoldRtp:
+        """The stratified estimator with importance-sampled paid boards (:class:`.stratified.GemstonesGoldRtp`)."""
+        return GemstonesGoldRtp(self, build)
 
     def stratified_estimator(self) -> GemstonesGoldEstimator:
         """The estimator behind :meth:`stratified` (certification runs merge its samples piece by piece)."""

@@ -37,7 +37,7 @@ from reelforge.games.gemstones_gold.build import (
     Build,
     parse_build,
 )
-from reelforge.mechanics.rng import draw
+from reelforge.mechanics.rng import draw, draw_pcg, pcg_state
 
 VALUES = (2, 3, 4, 5, 8, 10, 15, 20, 25, 50, 100, 250, 500)
 """The multiplier values of the design (every build of it uses this set)."""
@@ -103,8 +103,9 @@ def _paid_boards(rng, n, strips, lens, packed, pay, cap, sums, trans):
 
 
 @njit(cache=True)
-def _features(rng, n, spins0, strips, lens, packed, pay, values, free_cum, cap, out):
-    """``n`` features of ``spins0`` initial spins, boards and values played.
+def _features(st, n, spins0, strips, lens, packed, pay, values, free_cum, cap, out):
+    """``n`` features of ``spins0`` initial spins, boards and values played, drawn from the PCG64 state ``st``
+    stepped inline (the values :func:`reelforge.mechanics.rng.draw` gives on the same stream, faster).
 
     Per feature: A = sum W_t over spins with nothing revealed, B = sum W_t * C_t
     over spins with a reveal (C_t = revealed lanes so far), the actual win with the
@@ -123,9 +124,9 @@ def _features(rng, n, spins0, strips, lens, packed, pay, values, free_cum, cap, 
         played = 0
         while left > 0:
             for r in range(REELS):
-                stops[r] = draw(rng, lens[r])
+                stops[r] = draw_pcg(st, lens[r])
             for r in range(REELS):
-                vals[r] = kernel.weighted(rng, values, free_cum)
+                vals[r] = kernel.value_of(draw_pcg(st, free_cum[free_cum.shape[0] - 1]), values, free_cum)
             w, sc = kernel.spin_core(strips, lens, packed, pay, stops, board, q, counts, work)
             s = 0
             mr = 0
@@ -179,10 +180,15 @@ def board_arrays(build: Build) -> tuple:
     return A["strips"], A["lens"], A["packed"], A["pay"]
 
 
+def _features_chunk(rng, n, *args) -> None:
+    """:func:`_features` on the chunk's stream."""
+    _features(pcg_state(rng), n, *args)
+
+
 def feature_sums(build: Build, spins: int, n: int, seed, workers: int | None, log: bool) -> np.ndarray:
     """Accumulated :func:`_features` sums of ``n`` features of ``spins`` initial spins (chunked, parallel)."""
     A = build.arrays
-    (out,) = chunked_sums(_features, n, seed, (spins, *board_arrays(build), A["values"], A["free_cum"],
+    (out,) = chunked_sums(_features_chunk, n, seed, (spins, *board_arrays(build), A["values"], A["free_cum"],
                                                 build.cap_units), [((14,), np.float64)], FEATURE_CHUNK, workers,
                           f"{spins}-spin features", log)
     return out

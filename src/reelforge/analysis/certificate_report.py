@@ -16,11 +16,12 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from reelforge.analysis.figures import bucket_words, figure_rows, glossary, interval_text, max_win_how
+from reelforge.analysis.figures import NO_INTERVAL, bucket_words, figure_rows, glossary, interval_text, max_win_how
 from reelforge.analysis.par import PAR_SAMPLE_ROUNDS, par_sheet
 from reelforge.analysis.report import PRINT_CSS, plot_convergence, plot_distribution, plot_feature, plot_split
 from reelforge.core.numbers import one_in, pct, pct_ci
 from reelforge.game.contract import Build, Game
+from reelforge.game.parsheet import max_win_probability_words
 
 REPORT = "report.html"
 PDF = "report.pdf"
@@ -156,6 +157,14 @@ def write_certificate(out: Path, game: Game, build: Build, f: dict[str, Any], id
          "figure when it does. "
          + " ".join(f"{t['figure']}: {t['note']}." for t in f["targets"] if t.get("note")), "note")
 
+    h(3, "Where each target is cited from")
+    table(["figure", "source", "document and section"],
+          [[t["figure"], t["source"], t.get("document") or "-"] for t in f["targets"]], "targets")
+    para("Every target cites a document: rules text = the game's published rules document (named, with the section "
+         "the figure is read from); design document = a document the supplier declares: GAMES.md, the "
+         "specification of the games (its figures beyond the rules and the tolerances), or a game's own "
+         "targets.toml where it has no rules document.", "note")
+
     h(2, "Feature Buy sheet" if buy else "Game Rules Summary")
     if buy:
         fb = f["feature_buy_sheet"]
@@ -203,13 +212,11 @@ def write_certificate(out: Path, game: Game, build: Build, f: dict[str, Any], id
 
     h(2, "Top award")
     top = f["top_award"]
+    per = "per purchase" if buy else "per round"
+    value, interval = max_win_probability_words(s)  # the summary's words: one value, one interval
     top_rows = [["maximum win", f"{game.cap_x(build):,}x total bet", max_win_how(s)],
-                ["probability per round", top["statement"], top["method"]]]
-    if top.get("ci99"):
-        top_rows.append(["99% interval", f"[{top['ci99'][0]:.4g}, {top['ci99'][1]:.4g}]"
-                         + (f" = 1 in {1 / top['ci99'][1]:,.0f} to " + (f"1 in {1 / top['ci99'][0]:,.0f}" if top['ci99'][0] else "never")
-                            if top["ci99"][1] else ""), top.get("how", "")])
-    if top.get("observed_rounds"):
+                [f"probability {per}", value, top["method"]], ["99% interval", interval, top.get("how", "")]]
+    if top.get("observed_rounds") and top["method"] not in ("exact", "observed", "bound"):  # a count beside an estimate
         top_rows.append(["rounds at the cap in the plain sample", f"{top['observed_count']:,} of {top['observed_rounds']:,}",
                          "count (the estimate above is the figure)"])
     table(["figure", "value", "method"], top_rows, "summary")
@@ -217,15 +224,16 @@ def write_certificate(out: Path, game: Game, build: Build, f: dict[str, Any], id
     h(2, "Volatility index")
     v = f["volatility"]
     per = "price" if v["per"] == "unit of price" else "total bet"
+    none = "exact" if v["sd_source"] == "exact" else NO_INTERVAL
     vrows = [[f"SD of the {'bought feature' if buy else 'round'}'s win", f"{v['sd']:.3f}x {per}"
               + (" (a lower bound)" if v["sd_is_lower_bound"] else ""),
-              f"[{v['sd_ci99'][0]:.3f}, {v['sd_ci99'][1]:.3f}]" if v["sd_ci99"] else "exact", v["sd_source"]]]
+              f"[{v['sd_ci99'][0]:.3f}, {v['sd_ci99'][1]:.3f}]x" if v["sd_ci99"] else none, v["sd_source"]]]
     if v["level"] is not None:  # the 1-10 scale is defined on paid rounds' SD per total bet
         vrows.append(["volatility level (1-10)", str(v["level"]), "", "the project's scale (GAMES.md)"])
     for name, conf in (("vi90", "90%"), ("vi95", "95%")):
         ci = v[f"{name}_ci99"]
         vrows.append([f"volatility index at {conf} confidence", f"{v[name]:.3f}",
-                      f"[{ci[0]:.3f}, {ci[1]:.3f}]" if ci else "exact", f"z({conf}) x SD"])
+                      f"[{ci[0]:.3f}, {ci[1]:.3f}]" if ci else none, f"z({conf}) x SD"])
     table(["figure", "value", "99% interval", "how"], vrows, "vol")
 
     if not buy:
@@ -258,9 +266,8 @@ def write_certificate(out: Path, game: Game, build: Build, f: dict[str, Any], id
         para(f"From: {dist_s['sample']['description']}.", "note")
         images.append(("Win distribution per round", plot_distribution(dist_s)))
 
-    if not buy:
-        par_s = dict(sample or s)
-        par = par_sheet(game, build, par_s, par_rounds, f["seed"])
+    if not buy:  # the certified summary: its trigger and cap figures are the report's, never a second value
+        par = par_sheet(game, build, dict(s), par_rounds, f["seed"])
         h(2, "PAR sheet")
         for sec in par["sections"]:
             h(3, sec["title"])

@@ -268,8 +268,12 @@ def choose_plan(game: Game, build: Build, mode: str, precision_pp: float, seed: 
                 pilot_rounds: int | None = None, sample_rounds: int | None = None,
                 max_rounds: int | None = None, feature_rounds_per_piece: int | None = None) -> Plan:
     """The estimator policy: exact where the game's figures are exact (paid rounds), the stratified
-    estimator where the game has one (paid rounds), else the plain simulation."""
+    estimator where the game has one (paid rounds), else the plain simulation. A build without targets
+    (each citing its document) is refused."""
+    from reelforge.analysis.certificate import require_targets
+
     game.check_mode(mode)
+    require_targets(game, build, mode)
     if not precision_pp > 0:
         raise CertifyError("--precision must be a positive number of percentage points")
     if mode == "paid" and game.capabilities.exact:

@@ -136,7 +136,9 @@ def plot_split(s: dict[str, Any]) -> str:
     for i, v in enumerate(values):  # the label starts past the whisker, never over it
         ax.text(v + (err[1][i] if err else 0.0), i, f"  {v:.3f} pp", va="center", fontsize=8)
     ax.set_xlabel("RTP contribution, percentage points of stake")
-    ax.set_title("RTP split by component" + (" (exact)" if s["method"] == "exact" else " with 99% intervals"))
+    # the title claims intervals only where every part has one
+    ax.set_title("RTP split by component" + (" (exact)" if s["method"] == "exact" else
+                                             " with 99% intervals" if all(cis.get(n) for n in names) else ""))
     ax.set_xlim(0, max(values + [1]) * 1.35)
     ax.grid(axis="x", alpha=0.3)
     return _png(fig)

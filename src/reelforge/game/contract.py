@@ -435,7 +435,10 @@ class RoundResult:
 SOURCE_RULES = "rules text"
 SOURCE_PROVIDER = "provider's published figure"
 SOURCE_OURS = "our decision"
-"""Where a certification target comes from (a certificate names it beside each target)."""
+SOURCE_DESIGN = "design document"
+DESIGN_DOCUMENT = "design document GAMES.md (the supplier's specification of the games)"
+"""Where a certification target comes from (a certificate names it beside each target): the published rules, a
+design document the supplier declares (its name and section in :attr:`CertificationTarget.document`)."""
 
 
 @dataclass(frozen=True)
@@ -456,6 +459,9 @@ class CertificationTarget:
     kind: str = "interval"
     """``interval`` (the whole 99% interval inside the band), ``point`` (the figure inside it), ``equal`` or
     ``at_least`` (a volatility level), ``reachable`` (the maximum win observed)."""
+    document: str = ""
+    """The document the target is cited from and its section (``rules document 003_adbee4d6998569b0.txt, the
+    statistics table``): every target cites one."""
 
 
 class Reporting:
@@ -489,8 +495,11 @@ class Reporting:
         return []
 
     def certification_targets(self, build: Build) -> list[CertificationTarget]:
-        """What a certification package of a paid build is measured against (its sources named)."""
-        return []
+        """What a certification package of a paid build is measured against (its sources named): by default
+        the game's ``targets.toml`` (:mod:`reelforge.game.targets`), none where it keeps none."""
+        from reelforge.game.targets import data_targets
+
+        return data_targets(self.game, build)
 
     def game_cycle(self, build: Build) -> dict[str, Any]:
         """``{"enumerable", "combinations", "lengths", "text"}``: the game cycle where it can be enumerated,

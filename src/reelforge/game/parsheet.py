@@ -170,7 +170,9 @@ def feature_distribution_rows(wins: list[int], unit: int, cap_units: int,
     n = len(wins)
     if not n:
         return []
-    edges = [0, *FEATURE_WIN_EDGES_X]
+    cap_x = cap_units // unit
+    inner = [e for e in FEATURE_WIN_EDGES_X if e < cap_x]  # a band from the cap to the cap holds nothing
+    edges = [0, *inner]
     counts = [0] * (len(edges) + 2)
     for w, at_cap in zip(wins, capped or [False] * n):
         if at_cap or w >= cap_units:
@@ -178,11 +180,9 @@ def feature_distribution_rows(wins: list[int], unit: int, cap_units: int,
         elif w == 0:
             counts[0] += 1
         else:
-            counts[1 + sum(1 for e in FEATURE_WIN_EDGES_X if w >= e * unit)] += 1
-    cap_x = cap_units // unit
+            counts[1 + sum(1 for e in inner if w >= e * unit)] += 1
     labels = ["nothing", *[f"{a:,}x to under {b:,}x" if a else f"more than 0 to under {b:,}x"
-                           for a, b in zip(edges, [*FEATURE_WIN_EDGES_X, cap_x])], f"{cap_x:,}x (the cap; a capped round's feature counts here)"]
-    labels[1] = f"more than 0 to under {FEATURE_WIN_EDGES_X[0]:,}x"
+                           for a, b in zip(edges, [*inner, cap_x])], f"{cap_x:,}x (the cap; a capped round's feature counts here)"]
     return [[lab, f"{c:,}", pct(c / n), pct_ci(clopper_pearson(c, n)), one_in(c / n)]
             for lab, c in zip(labels, counts)]
 
@@ -190,17 +190,28 @@ def feature_distribution_rows(wins: list[int], unit: int, cap_units: int,
 FEATURE_DIST_COLUMNS = ["feature win", "features", "share of features", "99% interval (exact binomial)", "1 in"]
 
 
+def max_win_probability_words(s: dict[str, Any]) -> tuple[str, str]:
+    """The maximum win's probability per paid round and its 99% interval, in the words every page of a
+    report uses for them (exact; a simulated count with its exact binomial interval, or none observed
+    with the one-sided 99% bound; a stratified estimate with the estimator's interval)."""
+    p, ci = s.get("max_win_probability"), s.get("max_win_probability_ci99")
+    per = "per purchase" if s.get("mode") == "buy" else "per round"
+    if s["method"] == "exact":
+        return f"{pct(p, 6)} = {one_in(p)}", "exact"
+    if s["method"] == "simulation":
+        how = "exact binomial" if s.get("max_win_count") else "one-sided 99% bound -ln(0.01)/N, none observed"
+        return s.get("max_win_statement") or "-", (f"[{ci[0]:.3g}, {ci[1]:.3g}] {per} ({how})" if ci else "-")
+    if p is None:
+        return "-", "-"
+    return (f"{p:.4g} {per} = {one_in(p)}",
+            f"[{ci[0]:.3g}, {ci[1]:.3g}] {per} ({s['method']})" if ci else "none: the estimator gives no interval")
+
+
 def cap_section(summary: dict[str, Any], cap_x: int) -> dict[str, Any]:
-    """The cap and its frequency (from the summary: exact, or the kernel sample with its interval)."""
-    if summary["method"] == "exact":
-        p = summary["max_win_probability"]
-        rows = [["maximum win", x_bet(cap_x)],
-                ["probability per paid round (exact)", f"{pct(p, 6)} ({one_in(p)})"]]
-    else:
-        rows = [["maximum win", x_bet(cap_x)], ["frequency", summary.get("max_win_statement") or "-"]]
-        ci = summary.get("max_win_probability_ci99")
-        if ci:
-            rows.append(["99% interval (exact binomial)", f"[{ci[0]:.3g}, {ci[1]:.3g}] per paid round"])
+    """The cap and its probability per paid round, as the report's summary gives them (the same figure and
+    interval on every page)."""
+    value, ci = max_win_probability_words(summary)
+    rows = [["maximum win", x_bet(cap_x)], ["probability per paid round", value], ["99% interval", ci]]
     return section("The cap", ["figure", "value"], rows,
                    "A round stops paying at the cap; the win of a capped round is exactly the cap.")
 

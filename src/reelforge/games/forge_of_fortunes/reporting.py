@@ -7,9 +7,11 @@ import math
 from typing import Any
 
 from reelforge.core.numbers import fraction_text, one_in, pct, pp, x_bet
-from reelforge.game.contract import SOURCE_PROVIDER, SOURCE_RULES, CertificationTarget, Reporting
+from reelforge.game.contract import DESIGN_DOCUMENT, SOURCE_DESIGN, SOURCE_RULES, CertificationTarget, Reporting
 from reelforge.game.parsheet import cap_section, section, symbol_frequency_rows
 from reelforge.games.forge_of_fortunes.exact import exact
+
+RULES_DOCUMENT = "rules document 001_80ae9de499b28a2c.txt (Forge of Fortunes, Game ID 622, v1.0)"
 
 
 class ForgeOfFortunesReporting(Reporting):
@@ -84,14 +86,24 @@ class ForgeOfFortunesReporting(Reporting):
         return []
 
     def certification_targets(self, build: Any) -> list[CertificationTarget]:
+        rtp_doc = f"{RULES_DOCUMENT}, 'Verified RTP settings and house edge' (the Game Rules Summary's RTP builds)"
+        risk_doc = f"{RULES_DOCUMENT}, 'Volatility, maximum win and maximum exposure' (the official risk fields)"
         out = [CertificationTarget("RTP", "rtp", float(build.rtp), 0.00001, SOURCE_RULES,
-                                   note="the build's published RTP; within 0.001 pp (tolerance: our decision)"),
-               CertificationTarget("volatility level", "volatility_level", 7, None, SOURCE_RULES, "level", kind="equal")]
+                                   note="the build's published RTP; within 0.001 pp (tolerance: our decision)",
+                                   document=rtp_doc),
+               CertificationTarget("volatility level", "volatility_level", 7, None, SOURCE_RULES, "level", kind="equal",
+                                   document=risk_doc)]
         if build.name == "96.2":
+            # the rules publish no hit frequency ("we do not add ... hit frequency"): 17.01% is the design
+            # document's figure for the top build, cited as such
             out += [CertificationTarget("probability of the 2,500x maximum", "max_win_probability", 1e-5, 0.05e-5,
-                                        SOURCE_RULES, "per round", "1 in 100,000 within +-5% (tolerance: our decision)"),
-                    CertificationTarget("hit rate", "hit_rate", 0.1701, 0.005, SOURCE_PROVIDER,
-                                        note="17.01%, within 0.5 pp (tolerance: our decision)")]
+                                        SOURCE_RULES, "per round", "1 in 100,000 within +-5% (tolerance: our decision)",
+                                        document=risk_doc),
+                    CertificationTarget("hit rate", "hit_rate", 0.1701, 0.005, SOURCE_DESIGN,
+                                        note="17.01%, within 0.5 pp (the design document's figure and tolerance; the "
+                                             "rules publish no hit frequency)",
+                                        document=f"{DESIGN_DOCUMENT} section 1 (Forge of Fortunes), 'Public facts beyond "
+                                                 "the seed' and 'Targets each build must meet'")]
         return out
 
     def game_cycle(self, build: Any) -> dict[str, Any]:

@@ -9,7 +9,7 @@ from fractions import Fraction
 from typing import Any
 
 from reelforge.core.numbers import one_in, pct, pct_ci, x_bet
-from reelforge.game.contract import SOURCE_PROVIDER, CertificationTarget, Reporting, RoundResult
+from reelforge.game.contract import DESIGN_DOCUMENT, SOURCE_DESIGN, CertificationTarget, Reporting, RoundResult
 from reelforge.game.parsheet import (
     FEATURE_DIST_COLUMNS,
     attribute_round,
@@ -132,13 +132,16 @@ class ForgeOfGemsReporting(Reporting):
         return terms
 
     def certification_targets(self, build: Any) -> list[CertificationTarget]:
-        return [CertificationTarget("RTP", "rtp", float(build.rtp), 0.0010, SOURCE_PROVIDER,
-                                    note="the build's RTP (published builds); within 0.10 pp with the 99% interval "
-                                         "inside (tolerance: our decision)"),
-                CertificationTarget("volatility level (\"extreme\")", "volatility_level", 10, None, SOURCE_PROVIDER,
-                                    "level", kind="equal"),
-                CertificationTarget("maximum win 20,000x reachable", "max_win_reachable", 1, None, SOURCE_PROVIDER, "",
-                                    kind="reachable")]
+        # the rules say only that the RTP is shown in-game: the RTP builds, "extreme" and 20,000x are the design
+        # document's public facts
+        doc = f"{DESIGN_DOCUMENT} section 3 (Forge of Gems), 'Public facts beyond the seed' and its targets"
+        return [CertificationTarget("RTP", "rtp", float(build.rtp), 0.0010, SOURCE_DESIGN,
+                                    note="the build's RTP; within 0.10 pp with the 99% interval inside (the design "
+                                         "document's tolerance)", document=doc),
+                CertificationTarget("volatility level (\"extreme\")", "volatility_level", 10, None, SOURCE_DESIGN,
+                                    "level", kind="equal", document=doc),
+                CertificationTarget("maximum win 20,000x reachable", "max_win_reachable", 1, None, SOURCE_DESIGN, "",
+                                    kind="reachable", document=doc)]
 
     def game_cycle(self, build: Any) -> dict[str, Any]:
         return {"enumerable": False, "combinations": None, "lengths": None,

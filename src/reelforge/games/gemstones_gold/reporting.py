@@ -10,7 +10,7 @@ from fractions import Fraction
 from typing import Any
 
 from reelforge.core.numbers import pct, pct_ci, x_bet
-from reelforge.game.contract import SOURCE_RULES, CertificationTarget, Reporting, RoundResult
+from reelforge.game.contract import DESIGN_DOCUMENT, SOURCE_RULES, CertificationTarget, Reporting, RoundResult
 from reelforge.game.parsheet import (
     FEATURE_DIST_COLUMNS,
     attribute_round,
@@ -31,6 +31,7 @@ from reelforge.games.gemstones_gold.build import (
     TIER_FROM,
 )
 
+RULES_DOCUMENT = "rules document 003_adbee4d6998569b0.txt (Gemstones Gold, ID 1671262, r2)"
 
 def step_pays(step: Any, part: str) -> Iterable[tuple[str, int]]:
     """A Gemstones Gold spin's pays, each times the multiplier its spin applied."""
@@ -106,21 +107,32 @@ class GemstonesGoldReporting(Reporting):
                                                           "least one value (the spin's win is multiplied).")]
 
     def certification_targets(self, build: Any) -> list[CertificationTarget]:
-        # GAMES.md puts these tolerances on the figure and asks for its 99% interval beside it: the point decides
+        # the rules publish the figures; GAMES.md puts these tolerances on the figure and asks for its 99% interval
+        # beside it: the point decides
+        table = f"{RULES_DOCUMENT}, the reference statistics table and the model split paragraph"
+        tolerances = f"; tolerance: {DESIGN_DOCUMENT} section 2, 'Published reference figures'"
+
         def point(figure: str, key: str, target: float, tolerance: float, unit: str = "%", note: str = "") -> Any:
-            return CertificationTarget(figure, key, target, tolerance, SOURCE_RULES, unit, note, kind="point")
+            return CertificationTarget(figure, key, target, tolerance, SOURCE_RULES, unit, note, kind="point",
+                                       document=table + tolerances)
 
         return [point("RTP", "rtp", 0.9671, 0.0005, note="96.71% +-0.05 pp on the measured figure, its 99% interval "
                                                          "stated (GAMES.md; tolerances: GAMES.md)"),
                 point("RTP from paid spins", "rtp_split.paid_spins", 0.6889, 0.0015, "pp"),
                 point("RTP from free spins", "rtp_split.free_spins", 0.2782, 0.0015, "pp"),
                 point("hit rate", "hit_rate", 0.3509, 0.0010),
-                point("rounds that trigger free spins", "feature_rate", 0.0051, 0.0003),
+                # the published hit-rate split is a split of the winning rounds: its 0.51% is the share of rounds
+                # that win and trigger, not the trigger rate
+                point("hit rate: winning rounds that trigger free spins", "hit_rate_split.trigger_with_win", 0.0051,
+                      0.0003),
+                point("hit rate: winning rounds without a free-spin trigger", "hit_rate_split.win_without_trigger",
+                      0.3458, 0.0010),
                 CertificationTarget("volatility level (\"High\")", "volatility_level", 8, None, SOURCE_RULES, "level",
                                     "\"High\" read as level 8 or more on the project scale (our decision)",
-                                    kind="at_least"),
+                                    kind="at_least", document=f"{table}; the reading: {DESIGN_DOCUMENT} section 2"),
                 CertificationTarget("maximum win 7,500x reachable", "max_win_reachable", 1, None, SOURCE_RULES, "",
-                                    kind="reachable")]
+                                    kind="reachable", document=f"{RULES_DOCUMENT}, the reference statistics table "
+                                                               "('Maximum win 7,500x bet, feature stops at cap')")]
 
     def game_cycle(self, build: Any) -> dict[str, Any]:
         lengths = [len(s) for s in build.strips]

@@ -145,7 +145,7 @@ def verify_estimate(sample: Sample, build: Build) -> dict:
     final = final_scatter_distribution(ex, trans)
     trig = sum(final.values())
     feats: dict[int, dict] = {}
-    fs = fs_var = fs_m2 = cap_p = trig_hit = 0.0
+    fs = fs_var = fs_m2 = cap_p = trig_hit = trig_hit_var = 0.0
     for j, pj in sorted(final.items()):
         k = spins_for(j)
         out = sample.arrays[f"features_{k}"]
@@ -165,6 +165,7 @@ def verify_estimate(sample: Sample, build: Build) -> dict:
         fs_m2 += pj * kk
         cap_p += pj * out[12] / n
         trig_hit += pj * out[13] / n
+        trig_hit_var += pj**2 * (out[13] / n) * (1 - out[13] / n) / n  # each feature's own chance to win
     # variance of the trigger probabilities (post-stratified multinomial), weighted by feature means
     p_init = {i: ex.get(f"scatters_ge_{i}", 1.0 if i == 0 else 0.0) - ex.get(f"scatters_ge_{i + 1}", 0.0)
               for i in range(7)}
@@ -180,6 +181,9 @@ def verify_estimate(sample: Sample, build: Build) -> dict:
         fs_var += pi**2 * (float((mj**2 * pij).sum()) - float((mj * pij).sum()) ** 2) / ni
         ind = (np.arange(row.shape[0]) >= 3).astype(float)
         trig_var += pi**2 * (float((ind * pij).sum()) * (1 - float((ind * pij).sum()))) / ni
+        hj = np.array([feats[spins_for(j)]["hits"] if j >= 3 and spins_for(j) in feats else 0.0
+                       for j in range(row.shape[0])])
+        trig_hit_var += pi**2 * (float((hj**2 * pij).sum()) - float((hj * pij).sum()) ** 2) / ni
     rtp = paid + fs
     rtp_hw = Z99 * math.sqrt(paid_var + fs_var)
     f10 = feats.get(10)
@@ -200,7 +204,12 @@ def verify_estimate(sample: Sample, build: Build) -> dict:
         "rtp_free": fs, "rtp_free_ci99": [fs - Z99 * math.sqrt(fs_var), fs + Z99 * math.sqrt(fs_var)],
         "hit_rate": hit, "hit_rate_ci99": [hit - hit_hw, hit + hit_hw],
         "trigger_rate": trig, "trigger_rate_ci99": [trig - Z99 * math.sqrt(trig_var), trig + Z99 * math.sqrt(trig_var)],
-        "hit_split": {"trigger_with_win": trig_hit, "win_without_trigger": hit - trig_hit},
+        # the no-trigger share is the hit rate less the trigger share: its half-width the sum of theirs (a bound)
+        "hit_split": {"trigger_with_win": trig_hit, "win_without_trigger": hit - trig_hit,
+                      "trigger_with_win_ci99": [trig_hit - Z99 * math.sqrt(trig_hit_var),
+                                                trig_hit + Z99 * math.sqrt(trig_hit_var)],
+                      "win_without_trigger_ci99": [hit - trig_hit - hit_hw - Z99 * math.sqrt(trig_hit_var),
+                                                   hit - trig_hit + hit_hw + Z99 * math.sqrt(trig_hit_var)]},
         "sd": sd, "cap_probability": cap_p, "caps_observed": {k: v["caps"] for k, v in feats.items()},
         "paid_boards_that_could_cap": int(sums[4]),
         "feature_buy": buy, "features": feats, "exact_initial": ex,

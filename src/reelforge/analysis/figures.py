@@ -100,7 +100,8 @@ def figure_rows(s: dict[str, Any]) -> list[tuple[str, str, str]]:
     add("RTP (return to player)", pct(s["rtp"], 5 if exact else 4), interval_text(s.get("rtp_ci99")))
     add("house edge", pct(s["house_edge"], 5 if exact else 4), interval_text(s.get("house_edge_ci99")))
     split_ci = s.get("rtp_split_ci99") or {}
-    for k, v in s["rtp_split"].items():
+    # one order whatever the dict's (figures.json sorts its keys): the paid spin first, then by key
+    for k, v in sorted(s["rtp_split"].items(), key=lambda kv: (not kv[0].startswith(("paid", "base")), kv[0])):
         if v == 0 and s.get("mode") == "buy":  # a bought round has no paid spin: a certain zero, not a figure
             continue
         add(f"RTP from {words(k, component_words(s))}", _pp(v), _pp_ci(split_ci.get(k)))
@@ -118,7 +119,7 @@ def figure_rows(s: dict[str, Any]) -> list[tuple[str, str, str]]:
     split = (s.get("extra") or {}).get("hit_rate_split") or {}
     split_words = {**HIT_SPLIT_WORDS, **reporting(s).hit_split_words}
     split_from = f" (from {sources['hit_rate_split']})" if "hit_rate_split" in sources else ""
-    for k, v in split.items():
+    for k, v in sorted(split.items()):
         if not k.endswith("_ci99"):
             add(f"hit rate: {words(k, split_words)}", pct(v), interval_text(split.get(f"{k}_ci99")) + split_from)
     if s.get("feature_rate") is not None and s.get("mode", "paid") == "paid":  # every bought round is one

@@ -436,7 +436,8 @@ SOURCE_RULES = "rules text"
 SOURCE_PROVIDER = "provider's published figure"
 SOURCE_OURS = "our decision"
 SOURCE_DESIGN = "design document"
-DESIGN_DOCUMENT = "design document GAMES.md (the supplier's specification of the games)"
+DESIGN_DOCUMENT = "design document GAMES.md"
+"""The supplier's specification of the games: their figures beyond the rules, the tolerances."""
 """Where a certification target comes from (a certificate names it beside each target): the published rules, a
 design document the supplier declares (its name and section in :attr:`CertificationTarget.document`)."""
 

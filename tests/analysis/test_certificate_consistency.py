@@ -6,7 +6,6 @@ Gems) and a Feature Buy (Gemstones Gold), a few CPU seconds each."""
 import json
 import re
 from html.parser import HTMLParser
-from pathlib import Path
 
 import pytest
 
@@ -96,7 +95,7 @@ def test_the_cap_sd_and_hit_rate_are_one_value_with_one_interval_on_every_page(p
         assert sd_row[0] == sd_value
         # the SD's own interval, or the same "none"/"exact", never a second sample's interval
         assert sd_row[1] == sd_interval.replace(" (delta method, fourth moment)", "")
-        for label, (v, ci) in summary.items():
+        for label, (_, ci) in summary.items():
             if label.startswith("hit rate") or label.startswith("RTP from"):
                 assert ci == "exact" if kind == "exact" else ci.startswith("["), (label, ci)
         assert s["hit_rate"] is not None and f"{s['hit_rate'] * 100:.4f}%" in summary["hit rate (rounds that win anything)"][0]

@@ -129,5 +129,6 @@ def test_every_label_says_the_confidence_the_bounds_and_the_unit_right(package):
     if kind == "buy":
         assert "per round" not in text and "probability per purchase" in text
         assert "bought features simulated" in text
+        assert tables["RTP by bet level (per purchase: the price at each total bet)"]  # buy mode has its bet levels
     if kind == "stratified":  # the reused feature stratum is never called bought features
         assert "bought features" not in text

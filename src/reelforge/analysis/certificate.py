@@ -184,10 +184,11 @@ def volatility(s: dict[str, Any], sample: dict[str, Any] | None, price_x: float 
     return out
 
 
-def bet_levels(game: Game, build: Build, s: dict[str, Any]) -> list[dict[str, Any]]:
+def bet_levels(game: Game, build: Build, s: dict[str, Any], price_x: float = 1.0) -> list[dict[str, Any]]:
     """RTP at each total bet of the ladder (and the reference stakes), paid in whole cents: where a win
     unit is a whole number of cents every win is exact and the RTP is the build's; otherwise each
-    winning round's win is rounded down to the cent, costing less than one cent per winning round."""
+    winning round's win is rounded down to the cent, costing less than one cent per winning round. A
+    Feature Buy (``price_x``: its price in total bets) stakes the price: the loss is per cent of the price."""
     unit = game.win_unit(build)
     ladder = game.report().bet_ladder_cents
     stakes = sorted({*ladder, *(round(x * 100) for x in game.reference_stakes)})
@@ -195,7 +196,7 @@ def bet_levels(game: Game, build: Build, s: dict[str, Any]) -> list[dict[str, An
     rows = []
     for cents in stakes:
         exact = cents % unit == 0
-        loss = 0.0 if exact else hit * 1 / cents  # < one cent per winning round, per cent staked
+        loss = 0.0 if exact else hit * 1 / (cents * price_x)  # < one cent per winning round, per cent staked
         rows.append({"bet_cents": cents, "cents_per_win_unit": str(Fraction(cents, unit)), "exact_cents": exact,
                      "rtp": s["rtp"], "rtp_low": s["rtp"] - loss, "on_ladder": cents in ladder})
     return rows
@@ -272,9 +273,8 @@ def figures_of(game: Game, build: Build, plan: Any, main: Sample | None, sample:
         "game_cycle": game_cycle(game, build),
         "feature_breakdown": feature_breakdown(game, build, s, sample_s),
     }
-    if plan.mode == "paid":
-        out["bet_levels"] = bet_levels(game, build, s)
-    else:
+    out["bet_levels"] = bet_levels(game, build, s, float(game.stake_x(build, plan.mode)))
+    if plan.mode != "paid":
         out["feature_buy_sheet"] = feature_buy_sheet(game, build, s)
     return plain(out)
 

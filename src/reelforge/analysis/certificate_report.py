@@ -236,8 +236,8 @@ def write_certificate(out: Path, game: Game, build: Build, f: dict[str, Any], id
                       f"[{ci[0]:.3f}, {ci[1]:.3f}]" if ci else none, f"z({conf}) x SD"])
     table(["figure", "value", "99% interval", "how"], vrows, "vol")
 
-    if not buy:
-        h(2, "RTP by bet level")
+    if f.get("bet_levels"):
+        h(2, "RTP by bet level" + (" (per purchase: the price at each total bet)" if buy else ""))
         table(["total bets", "win unit", "every win whole cents", "RTP"], bet_level_rows(f["bet_levels"]), "bets")
         para("Wins are exact multiples of the win unit; at a total bet whose win unit is a whole number of cents "
              "every win is paid exactly and the RTP is the build's at every level. Otherwise a win is rounded down "
@@ -327,7 +327,7 @@ def bet_level_rows(levels: list[dict[str, Any]]) -> list[list[str]]:
     rows = []
     if exact:
         rows.append([", ".join(_bet(r) for r in exact), "a whole number of cents", "yes", f"{pct(exact[0]['rtp'])} "
-                     "(the build's, at every one of these bets)"])
+                     "(the same at every one of these bets)"])
     for r in levels:
         if not r["exact_cents"]:
             rows.append([_bet(r), f"{r['cents_per_win_unit']} cents", "no: each win rounded down to the cent",

@@ -27,6 +27,7 @@ from reelforge.game.parsheet import (
     PayTally,
     cap_section,
     feature_distribution_rows,
+    ordered_strip_section,
     pay_rows,
     sample_note,
     section,
@@ -59,6 +60,11 @@ def _flat(data: Any, prefix: str = "") -> list[list[str]]:
     return [[prefix.rstrip("."), text]]
 
 
+def _unit(units: dict[str, str], key: str) -> str:
+    """A build parameter's unit: its own key's, else its first part's (``pays.W`` -> ``pays``)."""
+    return units.get(key) or units.get(key.split(".")[0], "-")
+
+
 def event_par_sheet(game: Game, build: Any, summary: dict[str, Any], rounds: int, seed: int) -> dict[str, Any]:
     """The PAR sheet of ``build`` from ``rounds`` reference-engine rounds (one seeded stream) and the
     summary's kernel figures."""
@@ -80,10 +86,22 @@ def event_par_sheet(game: Game, build: Any, summary: dict[str, Any], rounds: int
                             ["pay", *tiers], [[r["name"], *(r.get("pays_x") or [r.get("text", "")])]
                                               for r in table["rows"]], table.get("note", "")))
     data = getattr(build, "data", None)
+    report = game.report()
     if isinstance(data, dict):
-        rows = [r for r in _flat({k: v for k, v in data.items() if k not in ("game", "name", "rtp", "tunable")})]
-        sections.append(section("Build data (the build file's values)", ["key", "value"], rows,
-                                "Strips given as symbol counts are spread by the game's rules; weights are per draw."))
+        rows = [[*r, _unit(report.parameter_units, r[0])]
+                for r in _flat({k: v for k, v in data.items() if k not in ("game", "name", "rtp", "tunable")})]
+        sections.append(section("Build data (the build file's values)", ["key", "value", "unit and meaning"], rows,
+                                "Every parameter of the build file, with its unit. Strips given as symbol counts are "
+                                "spread by the game's rules (the strips in stop order follow); weights are per draw."))
+    for strip_set in report.ordered_strips(build):
+        sections.append(ordered_strip_section(strip_set["title"], strip_set["strips"], strip_set["codes"],
+                                              strip_set.get("note", "")))
+    lines = report.paylines(build)
+    if lines:
+        sections.append(section("Paylines", ["line", *[f"reel {i + 1}" for i in range(len(lines[0]))]],
+                                [[str(n + 1), *[("top", "middle", "bottom")[r] if r < 3 else f"row {r + 1}" for r in line]]
+                                 for n, line in enumerate(lines)],
+                                "The row each payline crosses on each reel; a line pays its longest run from reel 1."))
     first = True
     for part, pays in parts.items():
         keys = [(f"{p}|{part}", "what the cap took off" if part == "cap" else p, part) for p in pays]

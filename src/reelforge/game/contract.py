@@ -477,6 +477,18 @@ class Reporting:
     """Hit-rate split key (the summary's ``extra["hit_rate_split"]``) -> its words in the reports."""
     bet_ladder_cents: ClassVar[tuple[int, ...]] = ()
     """The total bets (cents) of the game's published bet structure: a certificate gives the RTP at each."""
+    parameter_units: ClassVar[dict[str, str]] = {}
+    """A build file's key path (or the path's first part) -> its unit and meaning in words (``pays``: ``coins per
+    line for 3, 4, 5 of a kind``): the generic PAR sheet gives every build parameter with it."""
+
+    def ordered_strips(self, build: Build) -> list[dict[str, Any]]:
+        """The build's reel strips in stop order (``{"title", "strips", "codes", "note"}`` per strip set; strips
+        as lists of symbol names), for games whose reels are strips; none by default."""
+        return []
+
+    def paylines(self, build: Build) -> list[list[int]]:
+        """The paylines, each as the row (0 top) it crosses on each reel; none by default."""
+        return []
 
     def __init__(self, game: Game) -> None:
         self.game = game

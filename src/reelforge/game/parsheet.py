@@ -57,6 +57,21 @@ def symbol_frequency_rows(reels: list[dict[str, int]], symbols: list[str],
     return rows
 
 
+def ordered_strip_section(title: str, strips: list[Any], codes: dict[str, str], note: str | None = "") -> dict[str, Any]:
+    """A reel strip set in stop order (what symbol counts cannot say: which symbols sit next to which), one row
+    per reel: its length and every stop's symbol code from stop 0, in groups of ten; ``codes`` maps a symbol
+    to its code and the note gives the legend and ``note`` (None: no note, for the sets after the first)."""
+    legend = "; ".join(f"{c} = {name}" for name, c in codes.items())
+    rows = []
+    for i, strip in enumerate(strips):
+        cells = [codes[s] for s in strip]
+        groups = [" ".join(cells[j:j + 10]) for j in range(0, len(cells), 10)]
+        rows.append([f"reel {i + 1}", f"{len(cells):,}", " | ".join(groups)])
+    return section(title, ["reel", "stops", "symbols from stop 0, in order (groups of ten)"], rows,
+                   "" if note is None else
+                   f"Codes: {legend}. A spin stops each reel uniformly on one of its stops." + (f" {note}" if note else ""))
+
+
 # -- reference-engine sample ---------------------------------------------------------------------
 @dataclass
 class PayTally:

@@ -4,12 +4,13 @@ certification targets (GAMES.md) and its game cycle."""
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from typing import Any
 
 from reelforge.core.numbers import fraction_text, one_in, pct, pp, x_bet
 from reelforge.game.contract import DESIGN_DOCUMENT, SOURCE_DESIGN, SOURCE_RULES, CertificationTarget, Reporting
-from reelforge.game.parsheet import cap_section, section, symbol_frequency_rows
-from reelforge.games.forge_of_fortunes.exact import exact
+from reelforge.game.parsheet import cap_section, ordered_strip_section, section, symbol_frequency_rows
+from reelforge.games.forge_of_fortunes.exact import exact, spin_odds
 
 RULES_DOCUMENT = "rules document 001_80ae9de499b28a2c.txt (Forge of Fortunes, Game ID 622, v1.0)"
 
@@ -44,6 +45,14 @@ class ForgeOfFortunesReporting(Reporting):
             runners = [f"{build.ladder[i]}x" for i, s in enumerate(build.runner_sets) if s == set_name]
             strips.append(section(f"Forging Re-Spins strips '{set_name}' (used on runners {', '.join(runners)})",
                                   ["symbol", "reel 1", "reel 2", "reel 3"], strip_rows(strip_set)))
+        codes = {v: ("-" if k == "-" else k) for k, v in names.items()}
+        strips.append(ordered_strip_section("Base game strips in stop order", [[names[c] for c in reel] for reel in
+                                                                               build.base.reels], codes,
+                                            "The one-row window shows the stop itself."))
+        for set_name, strip_set in build.feature_sets.items():
+            strips.append(ordered_strip_section(f"Forging Re-Spins strips '{set_name}' in stop order",
+                                                [[names[c] for c in reel] for reel in strip_set.reels], codes, None))
+        strips.append(self._transitions(build))
         two = r.hit_rate - r.trigger  # every ladder runner pays, so the hits are two-of-a-kinds and triggers
         pays = [["Gold Nugget x2 (reels 1-2)", "paid spin", pct(two, 6), one_in(two), pp(two * build.two_of_a_kind_x, 4)]]
         for i, pe in enumerate(fm.end_probability):
@@ -73,6 +82,32 @@ class ForgeOfFortunesReporting(Reporting):
                 cap_section(summary, self.game.max_win_x),
             ],
         }
+
+    @staticmethod
+    def _transitions(build: Any) -> dict[str, Any]:
+        """The feature's exact transition table: from each runner below the top, the probability of each
+        re-spin outcome (advance, Coal's step back, Slag's end, nothing) with the runner it leads to."""
+        rows = []
+        top = len(build.ladder) - 1
+        for i in range(top):
+            o = spin_odds(build.feature_strips(i))
+            back = o.coal if (i not in build.safe and i > 0) else Fraction(0)
+            stay = 1 - o.slag - o.advance - back
+
+            def cell(p: Fraction) -> str:
+                return f"{pct(p, 4)} ({fraction_text(p)})" if p else "0"
+
+            rows.append([f"runner {i + 1}: {x_bet(build.ladder[i])}" + (" (safe)" if i in build.safe else ""),
+                         f"'{build.runner_sets[i]}'", f"{cell(o.advance)} to {x_bet(build.ladder[i + 1])}",
+                         f"{cell(back)}" + (f" to {x_bet(build.ladder[i - 1])}" if back else ""),
+                         f"{cell(o.slag)}: ends, pays {x_bet(build.ladder[i])}", cell(stay)])
+        return section("Forging Re-Spins: exact transition table (per re-spin)",
+                       ["from runner", "strips", "advance (3 Gold Nuggets)", "back one (Coal, unsafe runners)",
+                        "end (Slag)", "stay"], rows,
+                       "Exact probabilities of one re-spin from the strip counts (rules order: Slag on any reel ends "
+                       "the feature; else 3 Gold Nuggets advance; else Coal on reel 3 steps back unless the runner is "
+                       f"safe; else nothing). Each row adds up to 1. Reaching runner {top + 1} "
+                       f"({x_bet(build.ladder[top])}) ends the feature.")
 
     def figure_rows(self, summary: dict[str, Any]) -> list[tuple[str, str, str]]:
         x = summary.get("extra") or {}

@@ -18,6 +18,7 @@ from reelforge.game.parsheet import (
     feature_distribution_rows,
     feature_rows,
     help_names,
+    ordered_strip_section,
     pay_sections,
     reference_sample,
     section,
@@ -79,6 +80,12 @@ class GemstonesGoldReporting(Reporting):
                         "8 or more of a symbol anywhere on the board; in brackets the pay as a multiple of total bet."),
                 section("Reel strips: symbol counts per reel", ["symbol", *[f"reel {i + 1}" for i in range(6)]], strips,
                         "Count of stops and share of the strip."),
+                # the order matters: the window shows 6 consecutive stops and refills continue up the strip
+                ordered_strip_section("Reel strips in stop order",
+                                      [[name(SYMBOL_NAMES[SYMBOL_CHARS.index(ch)]) for ch in strip] for strip in build.strips],
+                                      {name(s): c for s, c in zip(SYMBOL_NAMES, SYMBOL_CHARS)},
+                                      "The window shows 6 consecutive stops; after a cascade the refills continue up "
+                                      "the strip (no further draw)."),
                 section("Multiplier reel values and weights",
                         ["value", "paid-spin weight", "probability", "free-spin weight", "probability"], mult,
                         "A paid spin places 3 values under 3 columns (3 blockers each); a free spin one under each "

@@ -11,6 +11,7 @@ from reelforge.game.texts import DEFAULT_LANGUAGE, Words
 from . import build as builds
 from . import kernel, rules
 from .build import GEMS, NAMES, UNIT
+from .reporting import GoldenVaultReporting
 
 
 class GoldenVault(DataTuning, KernelGame):
@@ -23,6 +24,7 @@ class GoldenVault(DataTuning, KernelGame):
     components, counters = ("paid_spins", "hold_and_respin"), ("triggers", "respins", "full_boards")
     rules, loop, make_tables, scratch = rules, kernel.LOOP, staticmethod(builds.tables), ("draws", "window", "values", "out")
     capabilities = Capabilities(exact=True, tunable=True)
+    reporting = GoldenVaultReporting
 
     @once_per_build
     def exact(self, b) -> ExactFigures:

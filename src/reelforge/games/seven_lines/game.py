@@ -11,6 +11,7 @@ from reelforge.game.texts import DEFAULT_LANGUAGE, Words
 from . import build as builds
 from . import kernel, rules
 from .build import COINS, LINES, NAMES, STAR, SYMBOLS
+from .reporting import SevenLinesReporting
 
 
 class SevenLines(DataTuning, KernelGame):
@@ -21,6 +22,7 @@ class SevenLines(DataTuning, KernelGame):
     components, counters = ("paid_spins", "free_spins"), ("triggers", "retriggers", "free_spins_played")
     rules, loop, make_tables, scratch = rules, kernel.LOOP, staticmethod(builds.tables), ("stops", "window", "out")
     capabilities = Capabilities(exact=True, tunable=True)
+    reporting = SevenLinesReporting
 
     @once_per_build
     def exact(self, b) -> ExactFigures:

@@ -1,0 +1,31 @@
+"""What the certification report says of Seven Lines beyond the generic sheet: its build parameters' units, its
+strips in stop order (spread from the build's counts by the rules) and its ten paylines."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from reelforge.game.contract import Reporting
+from reelforge.mechanics.reels import strip_from_counts
+
+from .build import LINES, NAMES, SYMBOLS
+
+
+class SevenLinesReporting(Reporting):
+    parameter_units = {
+        "free_spins": "free spins awarded for 3, 4, 5 Stars anywhere",
+        "free_spins_limit": "free spins: the most one feature plays, retriggers included",
+        "free_spins_multiplier": "x: multiplier on every win of a free spin",
+        "star_pays": "coins (10 per total bet) for 3, 4, 5 Stars anywhere",
+        "pays": "coins per line (10 per total bet) for 3, 4, 5 of a kind from reel 1",
+        "reels": "copies of the symbol on reels 1-5 (spread over the strip by the rules: the strips below)",
+    }
+
+    def ordered_strips(self, build: Any) -> list[dict[str, Any]]:
+        strips = [[NAMES[s] for s in strip_from_counts({s: build.reels[s][r] for s in SYMBOLS})] for r in range(5)]
+        return [{"title": "Reel strips in stop order", "strips": strips, "codes": {NAMES[s]: s for s in SYMBOLS},
+                 "note": "The window shows 3 consecutive stops; the strips are the build's counts spread evenly "
+                         "(each stop to the symbol furthest behind its share, ties to the first listed: W S R B G L C)."}]
+
+    def paylines(self, build: Any) -> list[list[int]]:
+        return [list(map(int, line)) for line in LINES]

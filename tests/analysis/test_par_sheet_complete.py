@@ -1,0 +1,55 @@
+"""A PAR sheet a lab can rebuild the game from: the strips in stop order exactly as the engine plays them,
+the paylines, every build parameter with its unit, and Forge of Fortunes' exact transition table."""
+
+import json
+import re
+from fractions import Fraction
+from pathlib import Path
+
+from reelforge.analysis.par import par_sheet
+from reelforge.games.registry import get_game
+from reelforge.games.seven_lines.build import LINES, SYMBOLS, tables
+
+GOLDEN = json.loads((Path(__file__).parent / "data" / "reporting_golden.json").read_text())
+
+
+def _sheet(game: str, build: str) -> tuple[dict, object]:
+    g = get_game(game)
+    b = g.load_build(build)
+    return {s["title"]: s for s in par_sheet(g, b, GOLDEN["summaries"][game], rounds=20, seed=1)["sections"]}, b
+
+
+def _decoded(section: dict) -> list[str]:
+    return [row[2].replace(" | ", "").replace(" ", "") for row in section["rows"]]
+
+
+def test_gemstones_gold_strips_are_given_in_stop_order():
+    sheet, b = _sheet("gemstones-gold", "96.71")
+    assert _decoded(sheet["Reel strips in stop order"]) == list(b.strips)
+
+
+def test_seven_lines_strips_are_the_ones_the_kernel_plays_and_its_paylines_are_listed():
+    sheet, b = _sheet("seven-lines", "96.0")
+    t = tables(b)
+    kernel = ["".join(SYMBOLS[c] for c in t.codes[r][: t.lens[r]]) for r in range(5)]
+    assert _decoded(sheet["Reel strips in stop order"]) == kernel
+    rows = sheet["Paylines"]["rows"]
+    assert [[("top", "middle", "bottom").index(c) for c in r[1:]] for r in rows] == LINES.tolist()
+
+
+def test_every_build_parameter_has_its_unit():
+    for game, build in (("seven-lines", "96.0"), ("golden-vault", "96.0")):
+        rows = _sheet(game, build)[0]["Build data (the build file's values)"]["rows"]
+        assert rows and all(r[2] != "-" for r in rows), game
+
+
+def test_forge_of_fortunes_transition_table_is_exact_and_each_row_adds_up_to_one():
+    sheet, b = _sheet("forge-of-fortunes", "96.2")
+    rows = sheet["Forging Re-Spins: exact transition table (per re-spin)"]["rows"]
+    assert len(rows) == len(b.ladder) - 1
+    for i, row in enumerate(rows):
+        cells = [Fraction(m) if (m := re.search(r"\((\d+/\d+|\d+)\)", c)) and (m := m.group(1)) else Fraction(0)
+                 for c in row[2:]]
+        assert sum(cells) == 1, row
+        if i in b.safe:
+            assert row[3] == "0"  # Coal never steps back from a safe runner

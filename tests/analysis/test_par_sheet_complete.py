@@ -53,3 +53,18 @@ def test_forge_of_fortunes_transition_table_is_exact_and_each_row_adds_up_to_one
         assert sum(cells) == 1, row
         if i in b.safe:
             assert row[3] == "0"  # Coal never steps back from a safe runner
+
+
+def test_seven_lines_exact_pays_read_line_by_line_add_up_to_the_enumerated_rtp():
+    from reelforge.games.seven_lines.exact import exact_pays, search_figures
+
+    b = get_game("seven-lines").load_build("96.0")
+    uncapped = search_figures(b)["rtp"]   # the stop-combination enumeration, free spins by Wald's identity
+    rtp = Fraction(b.rtp)
+    rows = exact_pays(b, rtp)
+    pays = [r for r in rows if r[1] != "cap"]
+    # 7^5 symbol lines per line and the Stars' windows, read apart, give exactly the enumeration's RTP
+    assert sum(r[3] for r in pays) == uncapped
+    cap = next(r for r in rows if r[1] == "cap")
+    assert sum(r[3] for r in rows) == rtp and -Fraction(1, 10**28) < cap[3] <= 0
+    assert {r[0] for r in pays if r[1] == "paid spin"} >= {"3 Cherry", "5 Wild", "3 Star"}

@@ -18,7 +18,7 @@ from fractions import Fraction
 from typing import Any
 
 from reelforge.core.draws import SeededDraws
-from reelforge.core.numbers import pct, pct_ci
+from reelforge.core.numbers import pct, pct_ci, pp
 from reelforge.core.stats import mean_ci99
 from reelforge.game.contract import Game, RoundResult
 from reelforge.game.parsheet import (
@@ -58,6 +58,34 @@ def _flat(data: Any, prefix: str = "") -> list[list[str]]:
         return [row for k, v in data.items() for row in _flat(v, f"{prefix}{k}.")]
     text = ", ".join(map(str, data)) if isinstance(data, list) else str(data)
     return [[prefix.rstrip("."), text]]
+
+
+def _exact_pay_sections(rows: list[tuple[str, str, Fraction, Fraction]], feature: str) -> list[dict[str, Any]]:
+    """The exact pays table of each part of the round (paid spin, the feature, the cap's reduction) and their
+    totals, which add up to the exact RTP."""
+    out = []
+    totals = []
+    def share(v: Fraction) -> str:  # a tiny share keeps its digits (the cap's reduction is below 1e-25 pp)
+        return pp(v, 6) if not v or abs(v) >= Fraction(1, 10**8) else f"{float(v) * 100:.3g} pp"
+
+    for part, title in ((PAID, "Pays in the paid spin"), ("free spins", f"Pays in {feature}"),
+                        ("cap", "The cap's reduction")):
+        mine = [r for r in rows if r[1] == part]
+        if not mine:
+            continue
+        total = sum((r[3] for r in mine), Fraction(0))
+        totals.append([title[0].lower() + title[1:], share(total)])
+        out.append(section(f"{title}: wins and RTP contribution (exact)",
+                           ["pay", "wins per paid round (expected)", "RTP contribution"],
+                           [[r[0], f"{float(r[2]):.6g}" if r[2] else "-", share(r[3])] for r in mine],
+                           "Exact: from the strips' symbol counts and the free spins' Markov chain, no sample. A pay's "
+                           "wins are counted line by line (two lines may pay in one spin); free-spin pays include "
+                           "their multiplier." if not out else ""))
+    rtp = sum((r[3] for r in rows), Fraction(0))
+    totals.append(["all pays (the exact RTP)", pp(rtp, 6) + f" = {pct(rtp, 6)}"])
+    out.append(section("Exact pays: totals", ["part of the round", "RTP contribution"], totals,
+                       "The tables add up to the certified exact RTP."))
+    return out
 
 
 def _unit(units: dict[str, str], key: str) -> str:
@@ -102,6 +130,10 @@ def event_par_sheet(game: Game, build: Any, summary: dict[str, Any], rounds: int
                                 [[str(n + 1), *[("top", "middle", "bottom")[r] if r < 3 else f"row {r + 1}" for r in line]]
                                  for n, line in enumerate(lines)],
                                 "The row each payline crosses on each reel; a line pays its longest run from reel 1."))
+    exact_rows = report.exact_pays(build, summary)
+    if exact_rows is not None:
+        sections += _exact_pay_sections(exact_rows, feature)
+        parts = {}  # the pays are exact: the reference sample keeps only the feature's distribution below
     first = True
     for part, pays in parts.items():
         keys = [(f"{p}|{part}", "what the cap took off" if part == "cap" else p, part) for p in pays]

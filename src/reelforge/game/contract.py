@@ -486,6 +486,12 @@ class Reporting:
         as lists of symbol names), for games whose reels are strips; none by default."""
         return []
 
+    def exact_pays(self, build: Build, summary: dict[str, Any]) -> list[tuple[str, str, Fraction, Fraction]] | None:
+        """Every pay's exact share of an exact summary's RTP, ``(pay, part, expected wins per paid round, RTP
+        contribution)`` with the cap's reduction as part ``cap`` so the rows add up to the RTP; None where the game
+        gives none (its PAR sheet's pays then come from the reference sample)."""
+        return None
+
     def paylines(self, build: Build) -> list[list[int]]:
         """The paylines, each as the row (0 top) it crosses on each reel; none by default."""
         return []

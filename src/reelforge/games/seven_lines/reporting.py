@@ -3,6 +3,7 @@ strips in stop order (spread from the build's counts by the rules) and its ten p
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Any
 
 from reelforge.game.contract import Reporting
@@ -26,6 +27,13 @@ class SevenLinesReporting(Reporting):
         return [{"title": "Reel strips in stop order", "strips": strips, "codes": {NAMES[s]: s for s in SYMBOLS},
                  "note": "The window shows 3 consecutive stops; the strips are the build's counts spread evenly "
                          "(each stop to the symbol furthest behind its share, ties to the first listed: W S R B G L C)."}]
+
+    def exact_pays(self, build: Any, summary: dict[str, Any]) -> list[tuple[str, str, Fraction, Fraction]] | None:
+        if summary.get("method") != "exact" or not summary.get("rtp_exact"):
+            return None
+        from .exact import exact_pays
+
+        return exact_pays(build, Fraction(summary["rtp_exact"]))
 
     def paylines(self, build: Any) -> list[list[int]]:
         return [list(map(int, line)) for line in LINES]

@@ -68,3 +68,12 @@ def test_seven_lines_exact_pays_read_line_by_line_add_up_to_the_enumerated_rtp()
     cap = next(r for r in rows if r[1] == "cap")
     assert sum(r[3] for r in rows) == rtp and -Fraction(1, 10**28) < cap[3] <= 0
     assert {r[0] for r in pays if r[1] == "paid spin"} >= {"3 Cherry", "5 Wild", "3 Star"}
+
+
+def test_each_rule_cites_its_document_and_section():
+    for game in ("forge-of-fortunes", "gemstones-gold", "forge-of-gems", "seven-lines"):
+        g = get_game(game)
+        rows = g.report().rule_sources(g.load_build(g.default_build()))
+        assert rows and all(rule and "document" in doc and where for rule, doc, where in rows), game
+    sheet, _ = _sheet("forge-of-fortunes", "96.2")
+    assert "001_80ae9de499b28a2c.txt" in sheet["The rules and where each comes from"]["rows"][0][1]

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from reelforge.game.contract import Game
+from reelforge.game.parsheet import section
 
 PAR_SAMPLE_ROUNDS = 200_000
 """Default reference-engine rounds behind a simulated game's per-pay figures (about 20 s per game)."""
@@ -29,4 +30,9 @@ def par_sheet(game: Game, build: Any, summary: dict[str, Any], rounds: int = PAR
         from reelforge.analysis.par_events import event_par_sheet
 
         sheet = event_par_sheet(game, build, summary, rounds, seed)
+    rules = game.report().rule_sources(build)
+    if rules:
+        sheet["sections"].insert(0, section("The rules and where each comes from", ["rule", "document", "section"], rules,
+                                            "Every rule the engine plays, with the document and section it is read "
+                                            "from; where the rules are silent, the design document decides."))
     return sheet

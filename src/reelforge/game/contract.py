@@ -492,6 +492,11 @@ class Reporting:
         gives none (its PAR sheet's pays then come from the reference sample)."""
         return None
 
+    def rule_sources(self, build: Build) -> list[list[str]]:
+        """Each rule the game plays, in words, with the document and section it comes from (``[rule, document,
+        section]``): the PAR sheet's reference from every rule to its source; none by default."""
+        return []
+
     def paylines(self, build: Build) -> list[list[int]]:
         """The paylines, each as the row (0 top) it crosses on each reel; none by default."""
         return []

@@ -83,6 +83,27 @@ class ForgeOfFortunesReporting(Reporting):
             ],
         }
 
+    def rule_sources(self, build: Any) -> list[list[str]]:
+        doc, design = RULES_DOCUMENT, f"{DESIGN_DOCUMENT} section 1"
+        return [
+            ["3 reels x 1 row, one line; a spin stops each reel uniformly on its strip", doc, "'One line'"],
+            ["Gold Nugget on reels 1-2 (reel 3 not Gold) pays 1x total bet", doc,
+             "'Base-game symbols and winning rule'; 1x: " + design + ", 'Public facts beyond the seed'"],
+            ["3 Gold Nuggets start the Forging Re-Spins on the first runner", doc, "'How Forging Re-Spins progress'"],
+            ["the ladder: 2x, 3x, 5x, 8x, 10x, 15x, 20x, 30x, 50x, 75x, 100x, 200x, 500x, 1,000x, 2,500x", doc,
+             "'Prize ladder'"],
+            ["3 Gold Nuggets advance one runner", doc, "'How Forging Re-Spins progress'"],
+            ["Coal steps back one runner, never from the safe runners 2x, 5x, 20x, 100x, 2,500x", doc,
+             "'Coal and the five safe runners'"],
+            ["Slag ends the feature; reaching 2,500x ends it; the last runner reached is paid, never a sum", doc,
+             "'Slag, the final runner and feature settlement'; 'Award timing'"],
+            ["the strips (a strip set per ladder segment, the rules fix no strips)", design,
+             "the paragraph on feature strips"],
+            ["the cap 2,500x total bet; maximum exposure 250,000 at stake 100", doc,
+             "'Volatility, maximum win and maximum exposure'"],
+            ["five RTP builds 96.2, 94.2, 91.2, 87.2, 84.2", doc, "'Verified RTP settings and house edge'"],
+        ]
+
     @staticmethod
     def _transitions(build: Any) -> dict[str, Any]:
         """The feature's exact transition table: from each runner below the top, the probability of each

@@ -25,6 +25,8 @@ from reelforge.game.parsheet import (
 )
 from reelforge.games.forge_of_gems.build import FORGE, GEMBOX_REWARDS, NORMAL, PAYING, reward_name
 
+RULES_DOCUMENT = "rules document 000_4bbe94bddb779004.txt (Forge of Gems help text)"
+
 PARTS = {"GEMBOX": ("GEMBOX instant prizes: hit frequency and RTP contribution", "GEMBOX instant prizes")}
 """The PAR sheet's table of the GEMBOX's prizes (title, words in the totals), beside the generic parts."""
 
@@ -130,6 +132,23 @@ class ForgeOfGemsReporting(Reporting):
         if x.get("free_spins") or x.get("free_spin_frequency") is not None:
             terms.append(("free spins awarded", "Share of paid rounds whose GEMBOX reward includes free spins."))
         return terms
+
+    def rule_sources(self, build: Any) -> list[list[str]]:
+        doc, design = RULES_DOCUMENT, f"{DESIGN_DOCUMENT} section 3"
+        return [
+            ["5 reels x 3 rows, ways left to right, up to 36,288 ways; cells split up to three", doc,
+             "'Game Rules' (paragraphs 1 and 6); the reel limits 9, 9, 8, 8, 7: " + design],
+            ["WILD substitutes for all but SCATTER and FORGE REEL symbols", doc, "'Game Rules' (paragraph 3)"],
+            ["cascades: winning cells removed, FORGE REEL symbols cascade in, then refills", doc,
+             "'Game Rules' (paragraph 2); the landing cell and target: " + design],
+            ["FORGE REEL: Vertical and Horizontal WILD, Vertical and Horizontal Splitter, Multiplier, Blank", doc,
+             "'Game Rules' (paragraphs 5-7)"],
+            ["the win multiplier: +1 per Multiplier; resets each paid spin, never in free spins", doc,
+             "'Game Rules' (paragraph 4)"],
+            ["3+ SCATTERs award the GEMBOX: its rewards by 3, 4, 5+ Scatters", doc, "'Game Rules' (paragraphs 8-11)"],
+            ["free spins: no Blanks, a Multiplier guaranteed, no retrigger", doc, "'Game Rules' (paragraph 12)"],
+            ["the cap 20,000x total bet; the paytable and weights", design, "'Public facts beyond the seed'; 'Cap'"],
+        ]
 
     def certification_targets(self, build: Any) -> list[CertificationTarget]:
         # the rules say only that the RTP is shown in-game: the RTP builds, "extreme" and 20,000x are the design

@@ -113,6 +113,26 @@ class GemstonesGoldReporting(Reporting):
         return [("paid spins with a revealed multiplier", "Share of paid spins whose multiplier reel reveals at "
                                                           "least one value (the spin's win is multiplied).")]
 
+    def rule_sources(self, build: Any) -> list[list[str]]:
+        doc, design = RULES_DOCUMENT, f"{DESIGN_DOCUMENT} section 2"
+        return [
+            ["6 reels x 6 rows; each reel a strip, the window 6 consecutive stops", doc,
+             "'Verified specification' (layout); strips and refills: " + design],
+            ["8 or more of a paying symbol anywhere pay by count tier (8-9, 10-11, 12-14, 15+)", doc,
+             "'Eight-symbol combinations and cascades'; the paytable: " + design],
+            ["winning symbols explode, symbols fall, refills continue up the strip; repeat while wins form", doc,
+             "'Eight-symbol combinations and cascades'"],
+            ["paid spin: 3 multiplier values (2x-500x) under 3 blockers in 3 lanes; a win in a lane's column removes "
+             "one blocker per cascade; revealed values are added and multiply the spin's win", doc,
+             "'Three values under three blockers'; 'Worked unlock ledger'"],
+            ["3+ Scatters after the last cascade: 10 free spins, +2 per extra Scatter; 2+ in a free spin: +5", doc,
+             "'Verified specification' (Free Spins)"],
+            ["free spins: a value in every lane under 2 blockers; revealed sums add to a total multiplier that "
+             "stays for the feature", doc, "'Free Spins alter the multiplier reel'; the reading: " + design],
+            ["the cap 7,500x total bet stops the round", doc, "'Stakes, cap and local configuration'"],
+            ["Feature Buy: 10 free spins for the build's price", design, "'Feature Buy'"],
+        ]
+
     def certification_targets(self, build: Any) -> list[CertificationTarget]:
         # the rules publish the figures; GAMES.md puts these tolerances on the figure and asks for its 99% interval
         # beside it: the point decides

@@ -130,5 +130,8 @@ def test_every_label_says_the_confidence_the_bounds_and_the_unit_right(package):
         assert "per round" not in text and "probability per purchase" in text
         assert "bought features simulated" in text
         assert tables["RTP by bet level (per purchase: the price at each total bet)"]  # buy mode has its bet levels
+        # and its own PAR sheet, per purchase
+        assert "hit frequency (per purchase)" in tables["Pays in free spins: hit frequency and RTP contribution"][0]
+        assert "Pays in the paid spin: hit frequency and RTP contribution" not in tables
     if kind == "stratified":  # the reused feature stratum is never called bought features
         assert "bought features" not in text

@@ -266,9 +266,10 @@ def write_certificate(out: Path, game: Game, build: Build, f: dict[str, Any], id
         para(f"From: {dist_s['sample']['description']}.", "note")
         images.append(("Win distribution per round", plot_distribution(dist_s)))
 
-    if not buy:  # the certified summary: its trigger and cap figures are the report's, never a second value
+    # the certified summary: its trigger and cap figures are the report's, never a second value
+    if not buy or game.report().par_sheet_of_purchases:
         par = par_sheet(game, build, dict(s), par_rounds, f["seed"])
-        h(2, "PAR sheet")
+        h(2, "PAR sheet" + (" of bought features (per purchase)" if buy else ""))
         for sec in par["sections"]:
             h(3, sec["title"])
             table(sec["columns"], sec["rows"], "par")

@@ -477,6 +477,9 @@ class Reporting:
     """Hit-rate split key (the summary's ``extra["hit_rate_split"]``) -> its words in the reports."""
     bet_ladder_cents: ClassVar[tuple[int, ...]] = ()
     """The total bets (cents) of the game's published bet structure: a certificate gives the RTP at each."""
+    par_sheet_of_purchases: ClassVar[bool] = False
+    """The game's :meth:`par_sheet` reads a Feature Buy summary (``mode`` buy) as bought features, one purchase
+    each (a Feature Buy package then has its own PAR sheet)."""
     parameter_units: ClassVar[dict[str, str]] = {}
     """A build file's key path (or the path's first part) -> its unit and meaning in words (``pays``: ``coins per
     line for 3, 4, 5 of a kind``): the generic PAR sheet gives every build parameter with it."""

@@ -100,14 +100,16 @@ class PayTally:
 
 
 def reference_sample(game: Game, build: Any, rounds: int, seed: int,
-                     attribute: Callable[[RoundResult], tuple[dict[str, int], int | None]]) -> PayTally:
-    """Play ``rounds`` whole paid rounds with the reference engine (one seeded stream) and tally what
-    ``attribute`` reads from each: win units per key, and the feature's win (None: no feature)."""
+                     attribute: Callable[[RoundResult], tuple[dict[str, int], int | None]],
+                     mode: str = "paid") -> PayTally:
+    """Play ``rounds`` whole rounds of ``mode`` (paid, or bought features) with the reference engine (one seeded
+    stream) and tally what ``attribute`` reads from each: win units per key, and the feature's win (None: no
+    feature)."""
     draws = SeededDraws(seed)
     tally = PayTally()
     cap = game.max_win_x * game.win_unit(build)
     for _ in range(rounds):
-        per_round, feature_win = attribute(game.play_round(build, draws))
+        per_round, feature_win = attribute(game.play_round(build, draws, mode))
         tally.add(per_round, feature_win, sum(per_round.values()) >= cap)
     return tally
 
@@ -144,9 +146,10 @@ PART_TITLES = {
 
 
 def pay_sections(tally: PayTally, keys: list[tuple[str, str, str]], unit: int, seed: int, note: str,
-                 parts: dict[str, tuple[str, str]] | None = None) -> list[dict]:
+                 parts: dict[str, tuple[str, str]] | None = None, per: str = "paid round") -> list[dict]:
     """One pays table per part of the round (paid spin, free spins, the cap, and a game's own ``parts``:
-    part -> (table title, its words in the totals)), in ``keys`` order."""
+    part -> (table title, its words in the totals)), in ``keys`` order; ``unit`` is the stake's units (the win
+    unit of a total bet; of the price for bought features, ``per="purchase"``)."""
     titles = {**PART_TITLES, **{p: title for p, (title, _) in (parts or {}).items()}}
     part_words = {**PART_WORDS, **{p: w for p, (_, w) in (parts or {}).items()}}
     parts: list[str] = []
@@ -161,8 +164,8 @@ def pay_sections(tally: PayTally, keys: list[tuple[str, str, str]], unit: int, s
         total = part_total(tally, part_keys, unit)
         totals.append([part_words.get(part, part), pp(total)])
         rows.append([f"total of this table ({part_words.get(part, part)})", "", "", "", pp(total), ""])
-        out.append(section(titles.get(part, part), PAY_COLUMNS, rows,
-                           (sample_note(tally, seed) + " " + note) if i == 0 else ""))
+        out.append(section(titles.get(part, part), [c.replace("paid round", per) for c in PAY_COLUMNS], rows,
+                           (sample_note(tally, seed, per) + " " + note) if i == 0 else ""))
     rtp = part_total(tally, keys, unit)
     totals.append(["the reference sample's RTP (all tables)", pp(rtp) + f" = {pct(rtp, 3)}"])
     out.append(section("Per-pay tables: totals", ["part of the round", "RTP contribution"], totals,
@@ -226,13 +229,15 @@ def cap_section(summary: dict[str, Any], cap_x: int) -> dict[str, Any]:
     """The cap and its probability per paid round, as the report's summary gives them (the same figure and
     interval on every page)."""
     value, ci = max_win_probability_words(summary)
-    rows = [["maximum win", x_bet(cap_x)], ["probability per paid round", value], ["99% interval", ci]]
+    per = "per purchase" if summary.get("mode") == "buy" else "per paid round"
+    rows = [["maximum win", x_bet(cap_x)], [f"probability {per}", value], ["99% interval", ci]]
     return section("The cap", ["figure", "value"], rows,
                    "A round stops paying at the cap; the win of a capped round is exactly the cap.")
 
 
-def sample_note(tally: PayTally, seed: int) -> str:
-    return (f"Per-pay figures from the reference engine (the readable rules) on {tally.rounds:,} paid rounds, "
+def sample_note(tally: PayTally, seed: int, per: str = "paid round") -> str:
+    what = "bought features, each one purchase" if per == "purchase" else "paid rounds"
+    return (f"Per-pay figures from the reference engine (the readable rules) on {tally.rounds:,} {what}, "
             f"seed {seed}; intervals are 99% (Wilson for frequencies, normal for RTP contributions). "
             f"Pays that land inside a capped round count before the cap; what the cap takes off is its own table, so all rows add up to the sample's RTP.")
 

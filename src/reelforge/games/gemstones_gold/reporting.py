@@ -56,6 +56,7 @@ class GemstonesGoldReporting(Reporting):
 
     bet_ladder_cents = tuple(sorted({s * lv * 20 for s in (1, 10, 50) for lv in range(1, 11)}))
     """The demo operator's ladder (server/demo.toml): bet sizes 1, 10, 50 cents x levels 1-10 x 20 coins."""
+    par_sheet_of_purchases = True
 
     def par_sheet(self, build: Any, summary: dict[str, Any], rounds: int, seed: int) -> dict[str, Any]:
         """Paytable, strips, multiplier weights, every pay (multiplier included) from the reference sample."""
@@ -68,9 +69,11 @@ class GemstonesGoldReporting(Reporting):
         mult = [[f"{v}x", f"{wb:,}", pct(Fraction(wb, build.base_total), 3), f"{wf:,}", pct(Fraction(wf, build.free_total), 3)]
                 for v, wb, wf in zip(build.values, build.base_weights, build.free_weights)]
         mult.append(["mean value", f"{float(build.mean_value(False)):.4f}x", "", f"{float(build.mean_value(True)):.4f}x", ""])
-        tally = reference_sample(self.game, build, rounds, seed, attribute)
+        buy = summary.get("mode") == "buy"  # bought features: one purchase each, their pays per unit of price
+        tally = reference_sample(self.game, build, rounds, seed, attribute, "buy" if buy else "paid")
         keys = [(f"{sym}|{t + 1}|{part}", f"{name(sym)} {tiers[t]}", part)
-                for part in ("paid spin", "free spins") for sym in PUBLISHED_PAYTABLE for t in range(len(TIER_FROM))]
+                for part in (("free spins",) if buy else ("paid spin", "free spins"))
+                for sym in PUBLISHED_PAYTABLE for t in range(len(TIER_FROM))]
         keys.append(("cap|reduction", "reduction of capped rounds", "cap"))
         feat = feature_rows(summary, "mean_feature_win_x", tally, COINS_PER_BET)
         return {
@@ -90,12 +93,17 @@ class GemstonesGoldReporting(Reporting):
                         ["value", "paid-spin weight", "probability", "free-spin weight", "probability"], mult,
                         "A paid spin places 3 values under 3 columns (3 blockers each); a free spin one under each "
                         "column (2 blockers each)."),
-                *pay_sections(tally, keys, COINS_PER_BET, seed,
-                              "A pay's contribution includes the multiplier applied to its spin."),
-                section("Free Spins: trigger and average win", ["figure", "value", "99% interval", "sample"], feat),
-                section("Free Spins: win distribution (per feature, x total bet)", FEATURE_DIST_COLUMNS,
-                        feature_distribution_rows(tally.feature_wins, COINS_PER_BET, build.cap_units, tally.feature_capped),
-                        f"The {tally.features:,} features of the reference sample."),
+                *(pay_sections(tally, keys, int(COINS_PER_BET * self.game.stake_x(build, "buy")), seed,
+                               "A pay's contribution is per unit of the price and includes the multiplier applied "
+                               "to its spin.", per="purchase") if buy else
+                  pay_sections(tally, keys, COINS_PER_BET, seed,
+                               "A pay's contribution includes the multiplier applied to its spin.")),
+                *([] if buy else [
+                    section("Free Spins: trigger and average win", ["figure", "value", "99% interval", "sample"], feat),
+                    section("Free Spins: win distribution (per feature, x total bet)", FEATURE_DIST_COLUMNS,
+                            feature_distribution_rows(tally.feature_wins, COINS_PER_BET, build.cap_units,
+                                                      tally.feature_capped),
+                            f"The {tally.features:,} features of the reference sample.")]),
                 cap_section(summary, self.game.max_win_x),
             ],
         }

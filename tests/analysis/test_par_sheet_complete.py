@@ -77,3 +77,21 @@ def test_each_rule_cites_its_document_and_section():
         assert rows and all(rule and "document" in doc and where for rule, doc, where in rows), game
     sheet, _ = _sheet("forge-of-fortunes", "96.2")
     assert "001_80ae9de499b28a2c.txt" in sheet["The rules and where each comes from"]["rows"][0][1]
+
+
+def test_golden_vault_gem_pays_are_binomial_and_add_up_to_the_convolved_paid_spin():
+    from reelforge.games.golden_vault.build import GEMS, UNIT
+    from reelforge.mechanics.enumeration import anywhere_cells
+
+    g = get_game("golden-vault")
+    b = g.load_build("96.0")
+    feature = Fraction(1, 2)  # the summary's Hold and Respin share; its row is taken as given
+    summary = {"method": "exact", "rtp_exact": str(Fraction(b.rtp)), "rtp_split_exact": {"hold_and_respin": str(feature)}}
+    rows = g.report().exact_pays(b, summary)
+    spin = anywhere_cells(15, {"blank": b.base["blank"], **b.base["gems"], "coin": sum(b.base["coins"])},
+                          {gem: b.pays[gem] for gem in GEMS}, 5, "coin")
+    weight = sum(spin.values())
+    convolved = sum(Fraction(win * w, weight * UNIT) for (win, _), w in spin.items())
+    assert sum(r[3] for r in rows if r[1] == "paid spin") == convolved  # the cells convolved outcome by outcome
+    assert next(r for r in rows if r[1] == "feature")[3] == feature
+    assert sum(r[3] for r in rows) == Fraction(b.rtp)  # the cap's row closes the sum to the exact RTP

@@ -32,7 +32,7 @@ def par_sheet(game: Game, build: Any, summary: dict[str, Any], rounds: int = PAR
         sheet = event_par_sheet(game, build, summary, rounds, seed)
     rules = game.report().rule_sources(build)
     if rules:
-        sheet["sections"].insert(0, section("The rules and where each comes from", ["rule", "document", "section"], rules,
+        sheet["sections"].insert(1, section("The rules and where each comes from", ["rule", "document", "section"], rules,
                                             "Every rule the engine plays, with the document and section it is read "
                                             "from; where the rules are silent, the design document decides."))
     return sheet

@@ -68,9 +68,9 @@ def _exact_pay_sections(rows: list[tuple[str, str, Fraction, Fraction]], feature
     def share(v: Fraction) -> str:  # a tiny share keeps its digits (the cap's reduction is below 1e-25 pp)
         return pp(v, 6) if not v or abs(v) >= Fraction(1, 10**8) else f"{float(v) * 100:.3g} pp"
 
-    for part, title in ((PAID, "Pays in the paid spin"), ("free spins", f"Pays in {feature}"),
+    for part, title in ((PAID, "Pays in the paid spin"), ("feature", f"Pays in {feature}"),
                         ("cap", "The cap's reduction")):
-        mine = [r for r in rows if r[1] == part]
+        mine = [r for r in rows if r[1] == part or (part == "feature" and r[1] == "free spins")]
         if not mine:
             continue
         total = sum((r[3] for r in mine), Fraction(0))

@@ -36,13 +36,14 @@ class SevenLinesReporting(Reporting):
         return exact_pays(build, Fraction(summary["rtp_exact"]))
 
     def rule_sources(self, build: Any) -> list[list[str]]:
-        design = "design document: the game's rules module (reelforge/games/seven_lines/rules.py) and build file"
+        design = "design document: Seven Lines' rules as the engine plays them and its build file"
         return [["5 reels x 3 rows, 10 paylines (below), pays from reel 1 left to right", design, "paylines"],
                 ["Wild substitutes for every symbol but Star; leading Wilds pay as Wilds where that pays more", design,
-                 "line reading (mechanics/pays.py line_scan)"],
+                 "the line reading of the engine's pays"],
                 ["3, 4, 5 Stars anywhere pay and award free spins (the build's awards); free spins retrigger up to "
                  "the limit, every win multiplied", design, "free spins"],
-                ["the cap 2,000x total bet stops the round", "design document games/seven_lines/targets.toml", "header"]]
+                ["the cap 2,000x total bet stops the round", "design document: Seven Lines' declared design targets "
+                 "(targets.toml)", "its header"]]
 
     def paylines(self, build: Any) -> list[list[int]]:
         return [list(map(int, line)) for line in LINES]

@@ -18,7 +18,14 @@ from typing import Any
 
 from reelforge.analysis.figures import NO_INTERVAL, bucket_words, figure_rows, glossary, interval_text, max_win_how
 from reelforge.analysis.par import PAR_SAMPLE_ROUNDS, par_sheet
-from reelforge.analysis.report import PRINT_CSS, plot_convergence, plot_distribution, plot_feature, plot_split
+from reelforge.analysis.report import (
+    PRINT_CSS,
+    WRAP_CHARS,
+    plot_convergence,
+    plot_distribution,
+    plot_feature,
+    plot_split,
+)
 from reelforge.core.numbers import one_in, pct, pct_ci
 from reelforge.game.contract import Build, Game
 from reelforge.game.parsheet import max_win_probability_words
@@ -272,7 +279,8 @@ def write_certificate(out: Path, game: Game, build: Build, f: dict[str, Any], id
         h(2, "PAR sheet" + (" of bought features (per purchase)" if buy else ""))
         for sec in par["sections"]:
             h(3, sec["title"])
-            table(sec["columns"], sec["rows"], "par")
+            table(sec["columns"], sec["rows"],
+                  "par wide" if any(len(str(c)) > WRAP_CHARS for r in sec["rows"] for c in r) else "par")
             if sec.get("note"):
                 para(sec["note"], "note")
     if not buy:  # a bought feature is one component: no split to draw

@@ -124,6 +124,10 @@ def plot_convergence(checkpoints: list[tuple[int, float, float, float]], exact_r
     return _png(fig)
 
 
+WRAP_CHARS = 60
+"""A PAR table with a cell longer than this wraps its cells (its numbers stay on one line otherwise)."""
+
+
 def plot_split(s: dict[str, Any]) -> str:
     split = s["rtp_split"]
     cis = s.get("rtp_split_ci99") or {}
@@ -301,6 +305,7 @@ table.summary th { width: 30%; } table.summary td:nth-child(2) { width: 36%; }
 table.identity td:first-child { font-weight: 600; width: 25%; background: #faf7f1; }
 table.par td:not(:first-child) { white-space: nowrap; }
 table.par td:first-child { min-width: 9em; }
+table.wide td:not(:first-child) { white-space: normal; overflow-wrap: anywhere; }
 p.note { color: #555; font-size: .85rem; margin: .1rem 0 .8rem; }
 figure { margin: 1rem 0; } img { max-width: 100%; } figcaption { color: #555; font-size: .85rem; }
 dl dt { font-weight: 600; margin-top: .4rem; } dl dd { margin-left: 1rem; }
@@ -342,6 +347,8 @@ def _html(title: str, s: dict[str, Any], images: list[tuple[str, str]], checkpoi
         parts.append(f"<h{t['level']}>{e(t['title'])}</h{t['level']}>")
         summary = t["title"] == "Game Rules Summary"
         cls = "summary" if summary else ("par" if t["level"] == 3 else "")
+        if cls == "par" and any(len(str(c)) > WRAP_CHARS for r in t["rows"] for c in r):
+            cls += " wide"  # long text (strips in stop order, rules with their sources) wraps
         parts.append(table(t["columns"], t["rows"], first_is_header=summary, cls=cls))
         if t["note"]:
             parts.append(f"<p class='note'>{e(t['note'])}</p>")

@@ -12,6 +12,7 @@ import pytest
 from reelforge.analysis import certify as cert
 from reelforge.analysis.figures import figure_rows
 from reelforge.cli.certify import _finish
+from reelforge.core.numbers import pct, pct_ci
 from reelforge.game.parsheet import max_win_probability_words
 from reelforge.games.registry import get_game
 
@@ -72,8 +73,12 @@ def _rows(tables: dict, heading: str) -> dict[str, list[str]]:
 
 def test_the_summary_table_is_figures_json_in_words(package):
     kind, f, _, tables = package
-    if kind == "buy":
-        pytest.skip("a Feature Buy package shows its own sheet (tested below)")
+    if kind == "buy":  # a Feature Buy package shows its own sheet: the same figures, per unit of price
+        fb = f["feature_buy_sheet"]
+        sheet = _rows(tables, "Feature Buy sheet")
+        assert sheet["RTP (win per unit of price)"] == [pct(fb["rtp"]), pct_ci(fb["rtp_ci99"])]
+        assert sheet["bought features simulated"][0] == f"{fb['features']:,}" == f"{f['summary']['rounds']:,}"
+        return
     assert tables["Game Rules Summary"][1:] == [list(r) for r in figure_rows(f["summary"])]
 
 

@@ -95,3 +95,11 @@ def test_golden_vault_gem_pays_are_binomial_and_add_up_to_the_convolved_paid_spi
     assert sum(r[3] for r in rows if r[1] == "paid spin") == convolved  # the cells convolved outcome by outcome
     assert next(r for r in rows if r[1] == "feature")[3] == feature
     assert sum(r[3] for r in rows) == Fraction(b.rtp)  # the cap's row closes the sum to the exact RTP
+
+
+def test_games_with_their_own_sheet_list_every_build_file_parameter_with_its_unit():
+    for game, build, key in (("forge-of-fortunes", "96.2", "two of a kind coins"),
+                             ("gemstones-gold", "96.71", "feature buy price x"), ("forge-of-gems", "96.2", "gembox.3")):
+        sheet, _ = _sheet(game, build)
+        rows = sheet["Build parameters (the build file's values, each with its unit)"]["rows"]
+        assert key in {r[0] for r in rows} and all(r[2] != "-" for r in rows), game

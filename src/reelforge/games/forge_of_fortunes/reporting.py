@@ -22,6 +22,14 @@ class ForgeOfFortunesReporting(Reporting):
     hit_split_words = {"two_of_a_kind": "rounds paying two of a kind", "feature": "rounds triggering Forging Re-Spins"}
     bet_ladder_cents = tuple(10 * f for f in (1, 2, 4, 5, 10, 20, 40, 50, 100, 200, 400, 500, 1000))
     """The demo operator's ladder (server/demo.toml), the published bet structure."""
+    parameter_units = {
+        "coins": "coins per total bet (the win unit)", "two_of_a_kind_coins": "coins: the two-of-a-kind's pay",
+        "max_stake": "currency: the largest total bet", "ladder": "x total bet: the runners' prizes, in order",
+        "safe": "x total bet: the runners Coal never steps back from",
+        "base.reels": "the paid spin's strips, one symbol per stop (G Gold Nugget, S Slag, - Blank)",
+        "feature.runner_sets": "the strip set each runner below the top re-spins on",
+        "feature.sets": "a feature strip set, one symbol per stop (G Gold Nugget, S Slag, C Coal, - Blank)",
+    }
 
     def par_sheet(self, build: Any, summary: dict[str, Any], rounds: int, seed: int) -> dict[str, Any]:
         """The exact sheet: paytable, strips, every pay's exact frequency and RTP, the ladder's end

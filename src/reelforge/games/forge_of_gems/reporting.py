@@ -51,6 +51,14 @@ def attribute(unit: int) -> Callable[[RoundResult], tuple[dict[str, int], int | 
 class ForgeOfGemsReporting(Reporting):
     """Forge of Gems in the reports: way wins, GEMBOX prizes and rewards."""
 
+    parameter_units = {
+        "unit": "win units per total bet", "cap_x": "x total bet: the cap", "max_stake": "currency: the largest total bet",
+        "forge.base": "weights of the FORGE REEL symbols in a paid spin",
+        "forge.free": "weights of the FORGE REEL symbols in a free spin",
+        "targets": "weights of the normal symbol a landing FORGE REEL symbol targets",
+        "gembox": "weights of the three GEMBOX rewards for 3, 4, 5+ Scatters, in the rules' order",
+    }
+
     component_words = {"gembox_prizes": "GEMBOX instant prizes", "gembox": "GEMBOX (prizes and free spins)"}
     bet_ladder_cents = tuple(sorted({s * lv * 20 for s in (1, 10, 50) for lv in range(1, 11)}))
     """The demo operator's ladder (server/demo.toml): bet sizes 1, 10, 50 cents x levels 1-10 x 20 coins."""

@@ -57,6 +57,12 @@ class GemstonesGoldReporting(Reporting):
     bet_ladder_cents = tuple(sorted({s * lv * 20 for s in (1, 10, 50) for lv in range(1, 11)}))
     """The demo operator's ladder (server/demo.toml): bet sizes 1, 10, 50 cents x levels 1-10 x 20 coins."""
     par_sheet_of_purchases = True
+    parameter_units = {
+        "feature_buy_price_x": "x total bet: the Feature Buy's price",
+        "reels.strips": "the 6 reel strips, one symbol per stop (codes as in the strips in stop order)",
+        "multipliers.values": "x: the multiplier values", "multipliers.base_weights": "weights of the values in a paid spin",
+        "multipliers.free_weights": "weights of the values in a free spin",
+    }
 
     def par_sheet(self, build: Any, summary: dict[str, Any], rounds: int, seed: int) -> dict[str, Any]:
         """Paytable, strips, multiplier weights, every pay (multiplier included) from the reference sample."""

@@ -69,7 +69,7 @@ def build_parameter_section(game: Game, build: Any) -> dict[str, Any] | None:
     units = game.report().parameter_units
     data = {k: v for k, v in tomllib.loads(text).items() if k not in ("game", "name", "rtp", "tunable", "version", "rules")}
     rows = []
-    for key, value in _flat(data):
+    for key, value in flat_parameters(data):
         parts = key.split(".")
         paths = [".".join(parts[:i]) for i in range(len(parts), 0, -1)]  # the key, then the tables above it
         # the game's words first (a build file's comment may name internal keys), then the file's comment
@@ -80,10 +80,10 @@ def build_parameter_section(game: Game, build: Any) -> dict[str, Any] | None:
                          "underscores); strips are given by their length here and symbol by symbol in stop order above.")
 
 
-def _flat(data: Any, prefix: str = "") -> list[tuple[str, str]]:
+def flat_parameters(data: Any, prefix: str = "") -> list[tuple[str, str]]:
     """A build file's data as ``(key path, value)`` (lists inline; a strip, a long text, by its length)."""
     if isinstance(data, dict):
-        return [row for k, v in data.items() for row in _flat(v, f"{prefix}{k}.")]
+        return [row for k, v in data.items() for row in flat_parameters(v, f"{prefix}{k}.")]
     if isinstance(data, list) and data and all(isinstance(x, str) and len(x) > 20 for x in data):
         return [(prefix.rstrip("."), ", ".join(f"reel {i + 1}: strip of {len(x)} stops" for i, x in enumerate(data)))]
     return [(prefix.rstrip("."), ", ".join(map(str, data)) if isinstance(data, list) else str(data))]

@@ -17,6 +17,7 @@ from collections import defaultdict
 from fractions import Fraction
 from typing import Any
 
+from reelforge.analysis.par import flat_parameters
 from reelforge.core.draws import SeededDraws
 from reelforge.core.numbers import pct, pct_ci, pp
 from reelforge.core.stats import mean_ci99
@@ -50,14 +51,6 @@ def round_pays(result: RoundResult, unit: int, feature: str) -> tuple[dict[str, 
     per["cap|cap"] = total - sum(per.values())
     paid = int(result.steps[0].win * unit) if result.steps else 0
     return per, (total - paid) if len(result.steps) > 1 else None
-
-
-def _flat(data: Any, prefix: str = "") -> list[list[str]]:
-    """A build's data as ``[key path, value]`` rows (lists written inline)."""
-    if isinstance(data, dict):
-        return [row for k, v in data.items() for row in _flat(v, f"{prefix}{k}.")]
-    text = ", ".join(map(str, data)) if isinstance(data, list) else str(data)
-    return [[prefix.rstrip("."), text]]
 
 
 def _exact_pay_sections(rows: list[tuple[str, str, Fraction, Fraction]], feature: str) -> list[dict[str, Any]]:
@@ -117,7 +110,7 @@ def event_par_sheet(game: Game, build: Any, summary: dict[str, Any], rounds: int
     report = game.report()
     if isinstance(data, dict):
         rows = [[*r, _unit(report.parameter_units, r[0])]
-                for r in _flat({k: v for k, v in data.items() if k not in ("game", "name", "rtp", "tunable")})]
+                for r in flat_parameters({k: v for k, v in data.items() if k not in ("game", "name", "rtp", "tunable")})]
         sections.append(section("Build data (the build file's values)", ["key", "value", "unit and meaning"], rows,
                                 "Every parameter of the build file, with its unit. Strips given as symbol counts are "
                                 "spread by the game's rules (the strips in stop order follow); weights are per draw."))

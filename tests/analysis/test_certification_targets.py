@@ -67,3 +67,18 @@ def test_a_targets_file_refuses_a_target_without_its_document(tmp_path):
     with pytest.raises(ValueError, match="targets.toml: target 1 of build 1: missing document"):
         data_targets(game, SimpleNamespace(name="1"))
     assert data_targets(game, SimpleNamespace(name="2")) == []  # a build the file does not name has none
+
+
+def test_certify_refuses_a_game_without_targets_in_one_line_and_writes_nothing(tmp_path, monkeypatch, capsys):
+    import sys
+
+    from reelforge.cli import main
+    from reelforge.games import registry
+
+    monkeypatch.setattr(sys, "argv", ["reelforge", "certify", "toy-line", "--out", str(tmp_path / "pkg")])
+    with registry.registered("toy-line", "tests.toy_game.game:ToyLine"), pytest.raises(SystemExit) as stop:
+        main()  # the entry point: bad input is one line on stderr and exit status 2
+    assert stop.value.code == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: no certification targets for toy-line build ")
+    assert not (tmp_path / "pkg").exists()

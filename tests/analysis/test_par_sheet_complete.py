@@ -6,6 +6,8 @@ import re
 from fractions import Fraction
 from pathlib import Path
 
+import pytest
+
 from reelforge.analysis.par import par_sheet
 from reelforge.games.registry import get_game
 from reelforge.games.seven_lines.build import LINES, SYMBOLS, tables
@@ -103,3 +105,20 @@ def test_games_with_their_own_sheet_list_every_build_file_parameter_with_its_uni
         sheet, _ = _sheet(game, build)
         rows = sheet["Build parameters (the build file's values, each with its unit)"]["rows"]
         assert key in {r[0] for r in rows} and all(r[2] != "-" for r in rows), game
+
+
+def test_gemstones_gold_free_spins_by_award_give_each_mean_win_its_interval():
+    import copy
+    import math
+
+    from reelforge.core.stats import Z99
+
+    g = get_game("gemstones-gold")
+    s = copy.deepcopy(GOLDEN["summaries"]["gemstones-gold/stratified"])
+    for f in s["extra"]["features"].values():
+        f["sd_score"] = 40.0
+    table = g.report().feature_breakdown(g.load_build("96.71"), s)
+    assert table["columns"][3] == "99% interval of the mean" and table["formats"][3] == "x_ci"
+    for row in table["rows"]:
+        n = s["extra"]["features"][row[0].split()[0]]["n"]
+        assert row[3] == pytest.approx([row[2] - Z99 * 40 / math.sqrt(n), row[2] + Z99 * 40 / math.sqrt(n)])

@@ -321,6 +321,8 @@ def _cell(c: Any, fmt: str) -> str:
         return f"{pct(c, 6 if c < 1e-4 else 4)} = {one_in(c)}"  # a rare award keeps its digits
     if fmt == "x":
         return f"{c:,.3f}x"
+    if fmt == "x_ci":
+        return f"[{c[0]:,.3f}, {c[1]:,.3f}]x"
     if fmt == "pp":
         return f"{c * 100:.3f} pp"
     if fmt == "number":

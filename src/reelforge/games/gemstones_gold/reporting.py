@@ -10,6 +10,7 @@ from fractions import Fraction
 from typing import Any
 
 from reelforge.core.numbers import pct, pct_ci, x_bet
+from reelforge.core.stats import Z99
 from reelforge.game.contract import DESIGN_DOCUMENT, SOURCE_RULES, CertificationTarget, Reporting, RoundResult
 from reelforge.game.parsheet import (
     FEATURE_DIST_COLUMNS,
@@ -190,12 +191,14 @@ class GemstonesGoldReporting(Reporting):
         rows = []
         for k, f in sorted(x.get("features", {}).items(), key=lambda kv: int(kv[0])):
             k = int(k)
+            half = Z99 * f["sd_score"] / math.sqrt(f["n"]) if f.get("sd_score") is not None else None
             rows.append([f"{k} free spins ({3 + (k - 10) // 2} scatters{'+' if k == 16 else ''})", f["p"],
-                         f["mean_x"], f["p"] * f["mean_x"], f["spins"], (f["spins"] - k) / 5, f["n"]])
+                         f["mean_x"], [f["mean_x"] - half, f["mean_x"] + half] if half is not None else None,
+                         f["p"] * f["mean_x"], f["spins"], (f["spins"] - k) / 5, f["n"]])
         return {"title": "Free spins by award", "columns": ["award", "probability per paid round",
-                "mean feature win (x bet)", "share of RTP", "free spins played per feature",
+                "mean feature win (x bet)", "99% interval of the mean", "share of RTP", "free spins played per feature",
                 "retriggers per feature (5 spins each)", "features simulated"], "rows": rows,
-                "formats": ["text", "probability", "x", "pp", "number", "number", "count"],
+                "formats": ["text", "probability", "x", "x_ci", "pp", "number", "number", "count"],
                 "note": "From the stratified estimate: the award's probability is the exact initial-board "
                         "probability times the simulated cascade transitions; the mean win is the feature "
                         "stratum's (multiplier reel integrated)."}

@@ -20,7 +20,7 @@ from reelforge.analysis.manifest import MANIFEST, check_package, package_files, 
 from reelforge.analysis.signing import SIGNATURE, generate_key, load_private_key, sign, signer
 from reelforge.cli.certify import _finish
 from reelforge.game.estimation import Sample
-from reelforge.game.reporting import SOURCE_OURS, SOURCE_PROVIDER, SOURCE_RULES
+from reelforge.game.reporting import SOURCE_DESIGN, SOURCE_OURS, SOURCE_PROVIDER, SOURCE_RULES
 from reelforge.games.registry import get_game
 
 # Forge of Gems, stratified: ten pilot pieces of 20,000 paid spins (2,000 features each), then growth to 3 pp
@@ -146,16 +146,17 @@ def test_verify_recomputes_the_figures_from_an_altered_piece(fog_package, tmp_pa
 
 def test_the_package_names_each_targets_source_and_passes_or_fails_it(fog_package):
     f = json.loads((fog_package / "figures.json").read_text())
-    assert {t["source"] for t in f["targets"]} <= {SOURCE_RULES, SOURCE_PROVIDER, SOURCE_OURS}
+    assert {t["source"] for t in f["targets"]} <= {SOURCE_RULES, SOURCE_PROVIDER, SOURCE_OURS, SOURCE_DESIGN}
+    assert all("GAMES.md section 3" in t["document"] for t in f["targets"])  # every target cites its document
     rtp = next(t for t in f["targets"] if t["key"] == "rtp")
     lo, hi = f["summary"]["rtp_ci99"]
     # at 3 pp the interval cannot sit inside 96.2 +- 0.10 pp: the target fails, said so
-    assert rtp["passed"] is False and rtp["ci99"] == [lo, hi] and rtp["source"] == SOURCE_PROVIDER
+    assert rtp["passed"] is False and rtp["ci99"] == [lo, hi] and rtp["source"] == SOURCE_DESIGN
     cap = next(t for t in f["targets"] if t["kind"] == "reachable")
-    assert cap["source"] == SOURCE_PROVIDER
+    assert cap["source"] == SOURCE_DESIGN
     top = f["top_award"]
     assert top["method"] == "stratified" and top["ci99"][0] <= top["estimate"] <= top["ci99"][1]
-    assert f["summary"]["max_win_source"] == SOURCE_PROVIDER
+    assert f["summary"]["max_win_source"].startswith("design document GAMES.md, section 3")
     html = (fog_package / "report.html").read_text()
     for heading in ("Identity", "Random numbers and method", "Measured against target", "Convergence", "Top award",
                     "Volatility index", "RTP by bet level", "Game cycle", "Per-feature breakdown: GEMBOX rewards",
@@ -189,7 +190,7 @@ def test_feature_buy_package_is_priced_per_unit_of_price_without_intervals_on_ce
     s = f["summary"]
     assert sheet["sd_per_price"] == pytest.approx(s["sd"] / price)
     assert sheet["mean_win_x"] == pytest.approx(s["rtp"] * price)
-    assert f["targets"][0]["source"] == SOURCE_OURS and f["targets"][0]["target"] == pytest.approx(0.9671)
+    assert f["targets"][0]["source"] == SOURCE_DESIGN and f["targets"][0]["target"] == pytest.approx(0.9671)
     html = (tmp_path / "buy" / "report.html").read_text()
     assert "Feature Buy sheet" in html and "none: certain" in html
     assert "trigger frequency" not in html and "RTP from paid spins" not in html

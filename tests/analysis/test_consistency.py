@@ -26,7 +26,8 @@ def test_forge_of_gems_says_none_published_everywhere_and_names_the_caps_source(
     assert help_.game_id == s["game_id"] == listed["forge-of-gems"]["game_id"] == "none published"
     assert help_.published_id is None and s["published_id"] is None
     cap_row = next(r for r in figure_rows(s) if r[0] == "maximum win (the cap)")
-    assert cap_row[2].startswith("provider's published figure; reachable: a constructed round reaches it: ")
+    assert cap_row[2].startswith("design document GAMES.md, section 3 (public facts beyond the rules); reachable: "
+                                 "a constructed round reaches it: ")
     assert get_game("gemstones-gold").max_win_source != "provider's published figure"
 
 

@@ -1,6 +1,7 @@
 """Every estimated figure carries its 99% interval; exact figures carry none; the kernels' power sums
 and per-component squares (what the SD and split intervals rest on) equal the reference engine's."""
 
+import math
 from fractions import Fraction
 
 import numpy as np
@@ -98,16 +99,17 @@ def test_exact_figures_say_exact_and_carry_no_interval():
     assert Fraction(s["rtp_exact"]) == sum(Fraction(v) for v in s["rtp_split_exact"].values())
 
 
-def test_no_observed_max_win_gives_the_rule_of_three_upper_bound():
+def test_no_observed_max_win_gives_the_one_sided_99_percent_upper_bound():
     game = get_game("forge-of-fortunes")
     build = game.load_build("96.2")
     acc = game.simulate_chunk(build, 20_000, 3)
     assert acc.max_win < acc.cap_units  # 1 in 100,848: none in this sample (fixed seed)
     s = simulation_summary(game, build, acc, seed=3)
     assert s["max_win_count"] == 0 and s["max_win_probability"] == 0
-    assert s["max_win_probability_upper_95"] == 3 / 20_000
-    assert s["max_win_probability_ci99"][0] == 0 and 0 < s["max_win_probability_ci99"][1] < 1e-3
-    assert "not observed in 20,000 rounds, below 3/N = 0.00015 at 95%" in s["max_win_statement"]
+    assert s["max_win_probability_upper_99"] == pytest.approx(-math.log(0.01) / 20_000)
+    # the one interval of the figure, in the summary and on the cap's row of the distribution
+    assert s["max_win_probability_ci99"] == [0.0, s["max_win_probability_upper_99"]] == s["distribution"][-1]["ci99"]
+    assert "not observed in 20,000 rounds, below -ln(0.01)/N = 0.00023 at 99%" in s["max_win_statement"]
 
 
 def test_observed_max_wins_carry_their_count_and_an_exact_binomial_interval():
@@ -118,7 +120,7 @@ def test_observed_max_wins_carry_their_count_and_an_exact_binomial_interval():
     k = s["max_win_count"]
     assert k > 0 and s["max_win_probability"] == k / 400_000
     assert s["max_win_probability_ci99"] == list(clopper_pearson(k, 400_000))
-    assert s["max_win_probability_upper_95"] is None
+    assert s["max_win_probability_upper_99"] is None
     assert f"observed {k:,} times in 400,000 rounds" in s["max_win_statement"]
 
 

@@ -80,7 +80,10 @@ def test_stratified_runs_grow_until_the_half_width_meets_the_target():
     assert runs[-1]["rounds"] > runs[0]["rounds"] == 100_000
     assert s["rtp_ci99_half_width_pp"] <= 3.0 and s["rounds"] == runs[-1]["rounds"]   # ...the last one is not
     # the estimate's own figures under extra; the Feature Buy RTP is the core figure a plain summary has
-    assert set(s["extra"]["hit_rate_split"]) == {"trigger_with_win", "win_without_trigger"}
+    split = s["extra"]["hit_rate_split"]
+    assert set(split) == {"trigger_with_win", "win_without_trigger", "trigger_with_win_ci99", "win_without_trigger_ci99"}
+    for part in ("trigger_with_win", "win_without_trigger"):  # each part of the split with its own interval
+        assert split[f"{part}_ci99"][0] < split[part] < split[f"{part}_ci99"][1]
     assert "hit_rate_split" not in s and s["feature_buy"]["price_x"] == "561/10"
     lo, hi = s["feature_buy"]["rtp_ci99"]
     assert lo < s["feature_buy"]["rtp"] < hi

@@ -17,10 +17,10 @@ from typing import Any
 import numpy as np
 
 from reelforge.analysis.summary import exact_summary, simulation_summary, stratified_summary_of
-from reelforge.core.stats import Z99, clopper_pearson, rule_of_three, volatility_level
+from reelforge.core.stats import Z99, clopper_pearson, never_observed_upper99, volatility_level
 from reelforge.game.contract import Build, Game
 from reelforge.game.estimation import Sample
-from reelforge.game.reporting import SOURCE_OURS, CertificationTarget
+from reelforge.game.reporting import DESIGN_DOCUMENT, SOURCE_DESIGN, CertificationTarget
 
 Z90, Z95 = 1.6448536269514722, 1.959963984540054
 """Normal quantiles of the volatility index's 90% and 95% confidence."""
@@ -32,14 +32,33 @@ def targets(game: Game, build: Build, mode: str) -> list[dict[str, Any]]:
     for the shipped games; their tolerances are ours where the source gives none)."""
     if mode == "buy":
         return [asdict(CertificationTarget("Feature Buy RTP (per unit of price)", "rtp", float(Fraction(build.rtp)),
-                                           0.005, SOURCE_OURS, note="GAMES.md: within 0.5 pp of the build's RTP"))]
+                                           0.005, SOURCE_DESIGN, note="within 0.5 pp of the build's RTP",
+                                           document=f"{DESIGN_DOCUMENT}: a Feature Buy's own RTP within 0.5 pp of "
+                                                    "the build's RTP"))]
     return [asdict(t) for t in game.report().certification_targets(build)]
+
+
+def require_targets(game: Game, build: Build, mode: str) -> None:
+    """Refuse a certification without targets, or with a target that cites no document (one line, why)."""
+    from reelforge.analysis.certify import CertifyError
+
+    found = targets(game, build, mode)
+    if not found:
+        raise CertifyError(f"no certification targets for {game.id} build {build.name} ({mode} rounds): a package "
+                           "measures the build against targets cited from the rules or a declared design document")
+    uncited = [t["figure"] for t in found if not t.get("document")]
+    if uncited:
+        raise CertifyError(f"certification target(s) of {game.id} build {build.name} cite no document: "
+                           + ", ".join(uncited))
 
 
 def _lookup(s: dict[str, Any], key: str) -> tuple[Any, Any]:
     """A summary figure and its 99% interval by dotted key (``rtp_split.paid_spins``)."""
     if "." in key:
         top, sub = key.split(".")
+        if top not in s:  # a part of a figure the game keeps under extra, its interval beside it (hit_rate_split)
+            part = (s.get("extra") or {}).get(top) or {}
+            return part.get(sub), part.get(f"{sub}_ci99")
         return (s.get(top) or {}).get(sub), ((s.get(f"{top}_ci99") or {}).get(sub))
     return s.get(key), s.get(f"{key}_ci99")
 
@@ -55,9 +74,13 @@ def target_rows(tlist: list[dict[str, Any]], s: dict[str, Any], top: dict[str, A
         row = dict(t)
         if t["kind"] == "reachable":
             rounds, feats = top.get("observed_count") or 0, top.get("simulated_features_at_cap") or 0
-            reached = rounds > 0 or feats > 0
+            # reachable: observed in a sample, or shown (the exact distribution's largest outcome, a constructed round)
+            found = s.get("max_win") or {}
+            shown = found.get("method") in ("exact", "constructed round") and Fraction(found["x"]) == s["max_win_x"]
+            reached = rounds > 0 or feats > 0 or shown
             verdict = "; ".join(v for v in (f"{rounds:,} simulated round(s) reached it" if rounds else "",
-                                            f"{feats:,} simulated feature(s) reached it" if feats else "") if v)
+                                            f"{feats:,} simulated feature(s) reached it" if feats else "",
+                                            f"shown: {found['text']}" if shown else "") if v)
             row.update(value=top.get("statement"), ci99=None, passed=reached,
                        verdict=verdict or "not observed in the samples")
             rows.append(row)
@@ -124,14 +147,18 @@ def top_award(game: Game, s: dict[str, Any], sample: dict[str, Any] | None) -> d
         return {"method": "stratified", "estimate": p, "ci99": ci, "one_in": 1 / p,
                 "statement": f"{cap:,}x: {p:.4g} per paid round (1 in {1 / p:,.0f})", "how": how, **observed}
     n, count = plain["rounds"], plain["max_win_count"]
+    what = "bought features" if s.get("mode") == "buy" else "rounds"
+    per = "per purchase" if s.get("mode") == "buy" else "per round"
     if count:
-        lo, hi = clopper_pearson(count, n)
+        lo, hi = plain.get("max_win_probability_ci99") or clopper_pearson(count, n)
         return {"method": "observed", "estimate": count / n, "ci99": [lo, hi], "one_in": n / count,
-                "statement": f"{cap:,}x: {count:,} of {n:,} rounds (1 in {n / count:,.0f})",
+                "statement": f"{cap:,}x: {count:,} of {n:,} {what} (1 in {n / count:,.0f})",
                 "how": "count in the plain sample, exact binomial interval", **observed}
-    return {"method": "bound", "estimate": 0.0, "ci99": [0.0, rule_of_three(n)], "one_in": None,
-            "statement": f"{cap:,}x not observed in {n:,} rounds: below {rule_of_three(n):.3g} per round at 95% "
-                         f"(rule of three; no better estimate exists for this game and mode)", **observed}
+    bound = never_observed_upper99(n)
+    return {"method": "bound", "estimate": 0.0, "ci99": [0.0, bound], "one_in": None,
+            "statement": f"{cap:,}x not observed in {n:,} {what}: below {bound:.3g} {per} at 99% "
+                         f"(one-sided bound -ln(0.01)/N; no better estimate exists for this game and mode)",
+            "how": "one-sided 99% upper bound of a count of zero", **observed}
 
 
 def _cap_ci_of_awards(extra: dict[str, Any]) -> list[float] | None:
@@ -156,9 +183,9 @@ def volatility(s: dict[str, Any], sample: dict[str, Any] | None, price_x: float 
     of the stake (the total bet, or a Feature Buy's price ``price_x``)."""
     sd = s["sd"] / price_x
     ci = s.get("sd_ci99")
-    source = "exact" if s["method"] == "exact" else s["method"]
-    if not ci and sample is not None:
-        ci, source = sample.get("sd_ci99"), f"{s['method']} SD; interval from the plain sample's SD (delta method)"
+    # one SD and its own interval: never another sample's interval beside this estimate
+    source = {"exact": "exact", "simulation": "simulation (delta method, fourth moment)"}.get(
+        s["method"], f"{s['method']}: the estimator gives no interval for the SD")
     ci = [v / price_x for v in ci] if ci else None
     out = {"sd": sd, "sd_ci99": ci, "sd_source": source, "sd_is_lower_bound": bool(s.get("sd_is_lower_bound")),
            "per": "total bet" if price_x == 1 else "unit of price",
@@ -169,10 +196,11 @@ def volatility(s: dict[str, Any], sample: dict[str, Any] | None, price_x: float 
     return out
 
 
-def bet_levels(game: Game, build: Build, s: dict[str, Any]) -> list[dict[str, Any]]:
+def bet_levels(game: Game, build: Build, s: dict[str, Any], price_x: float = 1.0) -> list[dict[str, Any]]:
     """RTP at each total bet of the ladder (and the reference stakes), paid in whole cents: where a win
     unit is a whole number of cents every win is exact and the RTP is the build's; otherwise each
-    winning round's win is rounded down to the cent, costing less than one cent per winning round."""
+    winning round's win is rounded down to the cent, costing less than one cent per winning round. A
+    Feature Buy (``price_x``: its price in total bets) stakes the price: the loss is per cent of the price."""
     unit = game.win_unit(build)
     ladder = game.report().bet_ladder_cents
     stakes = sorted({*ladder, *(round(x * 100) for x in game.reference_stakes)})
@@ -180,7 +208,7 @@ def bet_levels(game: Game, build: Build, s: dict[str, Any]) -> list[dict[str, An
     rows = []
     for cents in stakes:
         exact = cents % unit == 0
-        loss = 0.0 if exact else hit * 1 / cents  # < one cent per winning round, per cent staked
+        loss = 0.0 if exact else hit * 1 / (cents * price_x)  # < one cent per winning round, per cent staked
         rows.append({"bet_cents": cents, "cents_per_win_unit": str(Fraction(cents, unit)), "exact_cents": exact,
                      "rtp": s["rtp"], "rtp_low": s["rtp"] - loss, "on_ladder": cents in ladder})
     return rows
@@ -238,6 +266,8 @@ def figures_of(game: Game, build: Build, plan: Any, main: Sample | None, sample:
                                       f"(fast kernel) in {len(main_pieces)} seeded pieces")
     s.pop("seconds", None)
     s["estimator"] = {"used": plan.estimator}
+    if plan.estimator == "stratified" and sample_s is not None:
+        _from_plain_sample(s, sample_s)
     top = top_award(game, s, sample_s)
     if top["method"] == "stratified" and top.get("ci99"):  # the summary shows the same interval as the section
         s["max_win_probability_ci99"] = top["ci99"]
@@ -255,11 +285,25 @@ def figures_of(game: Game, build: Build, plan: Any, main: Sample | None, sample:
         "game_cycle": game_cycle(game, build),
         "feature_breakdown": feature_breakdown(game, build, s, sample_s),
     }
-    if plan.mode == "paid":
-        out["bet_levels"] = bet_levels(game, build, s)
-    else:
+    out["bet_levels"] = bet_levels(game, build, s, float(game.stake_x(build, plan.mode)))
+    if plan.mode != "paid":
         out["feature_buy_sheet"] = feature_buy_sheet(game, build, s)
     return plain(out)
+
+
+def _from_plain_sample(s: dict[str, Any], sample_s: dict[str, Any]) -> None:
+    """The figures a stratified estimator does not give (the hit rate and its split), each from the package's
+    plain sample with that sample's own interval, their source named in ``s["figure_sources"]``."""
+    sources = s.setdefault("figure_sources", {})
+    where = f"the plain sample ({sample_s['sample']['description']})"
+    if s.get("hit_rate") is None and sample_s.get("hit_rate") is not None:
+        s["hit_rate"], s["hit_rate_ci99"] = sample_s["hit_rate"], sample_s["hit_rate_ci99"]
+        sources["hit_rate"] = where
+    split = (s.get("extra") or {}).get("hit_rate_split")
+    plain_split = (sample_s.get("extra") or {}).get("hit_rate_split")
+    if plain_split and (not split or any(f"{k}_ci99" not in split for k in split if not k.endswith("_ci99"))):
+        s.setdefault("extra", {})["hit_rate_split"] = plain_split
+        sources["hit_rate_split"] = where
 
 
 def plain(value: Any) -> Any:

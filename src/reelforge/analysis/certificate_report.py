@@ -16,12 +16,20 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from reelforge.analysis.figures import bucket_words, figure_rows, glossary, interval_text, max_win_how
+from reelforge.analysis.figures import NO_INTERVAL, bucket_words, figure_rows, glossary, interval_text, max_win_how
 from reelforge.analysis.manifest import NOT_FOR_CERTIFICATION
 from reelforge.analysis.par import PAR_SAMPLE_ROUNDS, par_sheet
-from reelforge.analysis.report import PRINT_CSS, plot_convergence, plot_distribution, plot_feature, plot_split
+from reelforge.analysis.report import (
+    PRINT_CSS,
+    WRAP_CHARS,
+    plot_convergence,
+    plot_distribution,
+    plot_feature,
+    plot_split,
+)
 from reelforge.core.numbers import one_in, pct, pct_ci
 from reelforge.game.contract import Build, Game
+from reelforge.game.parsheet import max_win_probability_words
 
 REPORT = "report.html"
 PDF = "report.pdf"
@@ -153,6 +161,14 @@ def write_certificate(out: Path, game: Game, build: Build, f: dict[str, Any], id
          "when its value does); a simulated figure without an interval does not pass. "
          + " ".join(f"{t['figure']}: {t['note']}." for t in f["targets"] if t.get("note")), "note")
 
+    h(3, "Where each target is cited from")
+    table(["figure", "source", "document and section"],
+          [[t["figure"], t["source"], t.get("document") or "-"] for t in f["targets"]], "targets")
+    para("Every target cites a document: rules text = the game's published rules document (named, with the section "
+         "the figure is read from); design document = a document the supplier declares: GAMES.md, the "
+         "specification of the games (its figures beyond the rules and the tolerances), or a game's own "
+         "targets.toml where it has no rules document.", "note")
+
     h(2, "Feature Buy sheet" if buy else "Game Rules Summary")
     if buy:
         fb = f["feature_buy_sheet"]
@@ -200,13 +216,11 @@ def write_certificate(out: Path, game: Game, build: Build, f: dict[str, Any], id
 
     h(2, "Top award")
     top = f["top_award"]
+    per = "per purchase" if buy else "per round"
+    value, interval = max_win_probability_words(s)  # the summary's words: one value, one interval
     top_rows = [["maximum win", f"{game.cap_x(build):,}x total bet", max_win_how(s)],
-                ["probability per round", top["statement"], top["method"]]]
-    if top.get("ci99"):
-        top_rows.append(["99% interval", f"[{top['ci99'][0]:.4g}, {top['ci99'][1]:.4g}]"
-                         + (f" = 1 in {1 / top['ci99'][1]:,.0f} to " + (f"1 in {1 / top['ci99'][0]:,.0f}" if top['ci99'][0] else "never")
-                            if top["ci99"][1] else ""), top.get("how", "")])
-    if top.get("observed_rounds"):
+                [f"probability {per}", value, top["method"]], ["99% interval", interval, top.get("how", "")]]
+    if top.get("observed_rounds") and top["method"] not in ("exact", "observed", "bound"):  # a count beside an estimate
         top_rows.append(["rounds at the cap in the plain sample", f"{top['observed_count']:,} of {top['observed_rounds']:,}",
                          "count (the estimate above is the figure)"])
     table(["figure", "value", "method"], top_rows, "summary")
@@ -214,19 +228,20 @@ def write_certificate(out: Path, game: Game, build: Build, f: dict[str, Any], id
     h(2, "Volatility index")
     v = f["volatility"]
     per = "price" if v["per"] == "unit of price" else "total bet"
+    none = "exact" if v["sd_source"] == "exact" else NO_INTERVAL
     vrows = [[f"SD of the {'bought feature' if buy else 'round'}'s win", f"{v['sd']:.3f}x {per}"
               + (" (a lower bound)" if v["sd_is_lower_bound"] else ""),
-              f"[{v['sd_ci99'][0]:.3f}, {v['sd_ci99'][1]:.3f}]" if v["sd_ci99"] else "exact", v["sd_source"]]]
+              f"[{v['sd_ci99'][0]:.3f}, {v['sd_ci99'][1]:.3f}]x" if v["sd_ci99"] else none, v["sd_source"]]]
     if v["level"] is not None:  # the 1-10 scale is defined on paid rounds' SD per total bet
         vrows.append(["volatility level (1-10)", str(v["level"]), "", "the project's scale (GAMES.md)"])
     for name, conf in (("vi90", "90%"), ("vi95", "95%")):
         ci = v[f"{name}_ci99"]
         vrows.append([f"volatility index at {conf} confidence", f"{v[name]:.3f}",
-                      f"[{ci[0]:.3f}, {ci[1]:.3f}]" if ci else "exact", f"z({conf}) x SD"])
+                      f"[{ci[0]:.3f}, {ci[1]:.3f}]" if ci else none, f"z({conf}) x SD"])
     table(["figure", "value", "99% interval", "how"], vrows, "vol")
 
-    if not buy:
-        h(2, "RTP by bet level")
+    if f.get("bet_levels"):
+        h(2, "RTP by bet level" + (" (per purchase: the price at each total bet)" if buy else ""))
         table(["total bets", "win unit", "every win whole cents", "RTP"], bet_level_rows(f["bet_levels"]), "bets")
         para("Wins are exact multiples of the win unit; at a total bet whose win unit is a whole number of cents "
              "every win is paid exactly and the RTP is the build's at every level. Otherwise a win is rounded down "
@@ -255,13 +270,14 @@ def write_certificate(out: Path, game: Game, build: Build, f: dict[str, Any], id
         para(f"From: {dist_s['sample']['description']}.", "note")
         images.append(("Win distribution per round", plot_distribution(dist_s)))
 
-    if not buy:
-        par_s = dict(sample or s)
-        par = par_sheet(game, build, par_s, par_rounds, f["seed"])
-        h(2, "PAR sheet")
+    # the certified summary: its trigger and cap figures are the report's, never a second value
+    if not buy or game.report().par_sheet_of_purchases:
+        par = par_sheet(game, build, dict(s), par_rounds, f["seed"])
+        h(2, "PAR sheet" + (" of bought features (per purchase)" if buy else ""))
         for sec in par["sections"]:
             h(3, sec["title"])
-            table(sec["columns"], sec["rows"], "par")
+            table(sec["columns"], sec["rows"],
+                  "par wide" if any(len(str(c)) > WRAP_CHARS for r in sec["rows"] for c in r) else "par")
             if sec.get("note"):
                 para(sec["note"], "note")
     if not buy:  # a bought feature is one component: no split to draw
@@ -341,6 +357,8 @@ def _cell(c: Any, fmt: str) -> str:
         return f"{pct(c, 6 if c < 1e-4 else 4)} = {one_in(c)}"  # a rare award keeps its digits
     if fmt == "x":
         return f"{c:,.3f}x"
+    if fmt == "x_ci":
+        return f"[{c[0]:,.3f}, {c[1]:,.3f}]x"
     if fmt == "pp":
         return f"{c * 100:.3f} pp"
     if fmt == "number":
@@ -356,7 +374,7 @@ def bet_level_rows(levels: list[dict[str, Any]]) -> list[list[str]]:
     rows = []
     if exact:
         rows.append([", ".join(_bet(r) for r in exact), "a whole number of cents", "yes", f"{pct(exact[0]['rtp'])} "
-                     "(the build's, at every one of these bets)"])
+                     "(the same at every one of these bets)"])
     for r in levels:
         if not r["exact_cents"]:
             rows.append([_bet(r), f"{r['cents_per_win_unit']} cents", "no: each win rounded down to the cent",

@@ -304,11 +304,14 @@ def choose_plan(game: Game, build: Build, mode: str, precision_pp: float | None,
                 max_rounds: int | None = None, feature_rounds_per_piece: int | None = None,
                 exploratory: bool = False) -> Plan:
     """The estimator policy: exact where the game's figures are exact (paid rounds), the stratified
-    estimator where the game has one (paid rounds), else the plain simulation. A simulated run refuses a
-    precision wider than half the tightest RTP tolerance (its interval could never pass the targets) unless
-    ``exploratory`` (the package then says it is not for certification); None asks
-    :func:`default_precision_pp`."""
+    estimator where the game has one (paid rounds), else the plain simulation. A build without targets
+    (each citing its document) is refused. A simulated run refuses a precision wider than half the tightest
+    RTP tolerance (its interval could never pass the targets) unless ``exploratory`` (the package then says
+    it is not for certification); None asks :func:`default_precision_pp`."""
+    from reelforge.analysis.certificate import require_targets
+
     game.check_mode(mode)
+    require_targets(game, build, mode)
     if precision_pp is None:
         precision_pp = default_precision_pp(game, build, mode)
     if not precision_pp > 0:

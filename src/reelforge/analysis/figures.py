@@ -8,6 +8,7 @@ from fractions import Fraction
 from typing import Any
 
 from reelforge.core.numbers import one_in, pct, pct_ci
+from reelforge.game.parsheet import max_win_probability_words
 from reelforge.game.reporting import Reporting
 
 COMPONENT_WORDS = {"paid_spins": "paid spins", "free_spins": "free spins", "base_game": "paid spins"}
@@ -99,21 +100,28 @@ def figure_rows(s: dict[str, Any]) -> list[tuple[str, str, str]]:
     add("RTP (return to player)", pct(s["rtp"], 5 if exact else 4), interval_text(s.get("rtp_ci99")))
     add("house edge", pct(s["house_edge"], 5 if exact else 4), interval_text(s.get("house_edge_ci99")))
     split_ci = s.get("rtp_split_ci99") or {}
-    for k, v in s["rtp_split"].items():
+    # one order whatever the dict's (figures.json sorts its keys): the paid spin first, then by key
+    for k, v in sorted(s["rtp_split"].items(), key=lambda kv: (not kv[0].startswith(("paid", "base")), kv[0])):
         if v == 0 and s.get("mode") == "buy":  # a bought round has no paid spin: a certain zero, not a figure
             continue
         add(f"RTP from {words(k, component_words(s))}", _pp(v), _pp_ci(split_ci.get(k)))
     buy = s.get("feature_buy")
     if buy and buy.get("rtp") is not None:
+        # the stratified estimate scores its own 10-spin features as purchases: say so, never "bought"
+        sample = (f"the {buy.get('features', 0):,} 10-spin features of the estimate's feature stratum, each "
+                  "scored as one purchase") if s["method"] == "stratified" else f"{buy.get('features', 0):,} bought features"
         rows.append((f"Feature Buy RTP (price {float(Fraction(buy['price_x'])):g}x total bet)", pct(buy["rtp"]),
-                     interval_text(buy.get("rtp_ci99")) + f" ({buy.get('features', 0):,} bought features)"))
+                     interval_text(buy.get("rtp_ci99")) + f" ({sample})"))
+    sources = s.get("figure_sources") or {}
     if s.get("hit_rate") is not None:
-        add("hit rate (rounds that win anything)", pct(s["hit_rate"]), interval_text(s.get("hit_rate_ci99")))
+        add("hit rate (rounds that win anything)", pct(s["hit_rate"]), interval_text(s.get("hit_rate_ci99"))
+            + (f" (from {sources['hit_rate']})" if "hit_rate" in sources else ""))
     split = (s.get("extra") or {}).get("hit_rate_split") or {}
     split_words = {**HIT_SPLIT_WORDS, **reporting(s).hit_split_words}
-    for k, v in split.items():
+    split_from = f" (from {sources['hit_rate_split']})" if "hit_rate_split" in sources else ""
+    for k, v in sorted(split.items()):
         if not k.endswith("_ci99"):
-            add(f"hit rate: {words(k, split_words)}", pct(v), interval_text(split.get(f"{k}_ci99")))
+            add(f"hit rate: {words(k, split_words)}", pct(v), interval_text(split.get(f"{k}_ci99")) + split_from)
     if s.get("feature_rate") is not None and s.get("mode", "paid") == "paid":  # every bought round is one
         rate = s["feature_rate"]
         ci = s.get("feature_rate_ci99")
@@ -132,20 +140,12 @@ def figure_rows(s: dict[str, Any]) -> list[tuple[str, str, str]]:
     rows.append(("maximum win (the cap)" if top == s["max_win_x"] else "maximum win (below the cap)",
                  f"{int(top) if top.denominator == 1 else float(top):,}x total bet" + ("" if top == s["max_win_x"] else f" (the cap: {s['max_win_x']:,}x)"),
                  max_win_how(s)))
-    if exact:
-        p = s["max_win_probability"]
-        add("probability of the maximum win", f"{pct(p, 6)} = {one_in(p)}", "exact")
-    elif s["method"] == "simulation":
-        ci = s.get("max_win_probability_ci99")
-        rows.append(("probability of the maximum win", s.get("max_win_statement") or "-",
-                     f"[{ci[0]:.3g}, {ci[1]:.3g}] per round (exact binomial)" if ci else "-"))
+    if exact or s["method"] == "simulation" or s.get("max_win_probability") is not None:
+        rows.append(("probability of the maximum win", *max_win_probability_words(s)))
+    if s["method"] == "simulation":
         seen = s["max_win_observed_count"]
         rows.append(("largest round win observed",
                      f"{s['max_win_observed_x']:,.2f}x total bet ({seen:,} round{'' if seen == 1 else 's'})", "observed"))
-    elif s.get("max_win_probability") is not None:
-        p, ci = s["max_win_probability"], s.get("max_win_probability_ci99")
-        rows.append(("probability of the maximum win", f"{p:.4g} per round = {one_in(p)}",
-                     f"[{ci[0]:.3g}, {ci[1]:.3g}] per round (stratified)" if ci else NO_INTERVAL))
     rows += game_rows(s)
     lo_st, hi_st = s["reference_stakes"]
     rows.append(("maximum exposure", f"{s['max_exposure']:,.2f} in the stake's currency at the maximum stake "
@@ -196,8 +196,8 @@ def glossary(s: dict[str, Any]) -> list[tuple[str, str]]:
                              "interval touches."),
         ("maximum win", "The cap: a round never pays more; a capped round pays exactly the cap. Its probability is "
                         "per paid round; from a sample it is the count of capped rounds over the rounds, with the "
-                        "exact (Clopper-Pearson) binomial interval, and when none was observed, the 95% upper "
-                        "bound 3/N (rule of three)."),
+                        "exact (Clopper-Pearson) binomial interval, and when none was observed, the one-sided 99% "
+                        "upper bound -ln(0.01)/N (about 4.6/N)."),
         ("win distribution", "Share of rounds whose total win falls in each band (x total bet); lower ends "
                              "included, upper ends excluded; intervals are exact binomial (Clopper-Pearson)."),
         ("1 in N", "The reciprocal of a probability: on average one round in N."),

@@ -17,8 +17,9 @@ from collections import defaultdict
 from fractions import Fraction
 from typing import Any
 
+from reelforge.analysis.par import flat_parameters
 from reelforge.core.draws import SeededDraws
-from reelforge.core.numbers import pct, pct_ci
+from reelforge.core.numbers import pct, pct_ci, pp
 from reelforge.core.stats import mean_ci99
 from reelforge.game.contract import Game
 from reelforge.game.parsheet import (
@@ -27,6 +28,7 @@ from reelforge.game.parsheet import (
     PayTally,
     cap_section,
     feature_distribution_rows,
+    ordered_strip_section,
     pay_rows,
     sample_note,
     section,
@@ -52,12 +54,37 @@ def round_pays(result: RoundResult, unit: int, feature: str) -> tuple[dict[str, 
     return per, (total - paid) if len(result.steps) > 1 else None
 
 
-def _flat(data: Any, prefix: str = "") -> list[list[str]]:
-    """A build's data as ``[key path, value]`` rows (lists written inline)."""
-    if isinstance(data, dict):
-        return [row for k, v in data.items() for row in _flat(v, f"{prefix}{k}.")]
-    text = ", ".join(map(str, data)) if isinstance(data, list) else str(data)
-    return [[prefix.rstrip("."), text]]
+def _exact_pay_sections(rows: list[tuple[str, str, Fraction, Fraction]], feature: str) -> list[dict[str, Any]]:
+    """The exact pays table of each part of the round (paid spin, the feature, the cap's reduction) and their
+    totals, which add up to the exact RTP."""
+    out = []
+    totals = []
+    def share(v: Fraction) -> str:  # a tiny share keeps its digits (the cap's reduction is below 1e-25 pp)
+        return pp(v, 6) if not v or abs(v) >= Fraction(1, 10**8) else f"{float(v) * 100:.3g} pp"
+
+    for part, title in ((PAID, "Pays in the paid spin"), ("feature", f"Pays in {feature}"),
+                        ("cap", "The cap's reduction")):
+        mine = [r for r in rows if r[1] == part or (part == "feature" and r[1] == "free spins")]
+        if not mine:
+            continue
+        total = sum((r[3] for r in mine), Fraction(0))
+        totals.append([title[0].lower() + title[1:], share(total)])
+        out.append(section(f"{title}: wins and RTP contribution (exact)",
+                           ["pay", "wins per paid round (expected)", "RTP contribution"],
+                           [[r[0], f"{float(r[2]):.6g}" if r[2] else "-", share(r[3])] for r in mine],
+                           "Exact: from the strips' symbol counts and the free spins' Markov chain, no sample. A pay's "
+                           "wins are counted line by line (two lines may pay in one spin); free-spin pays include "
+                           "their multiplier." if not out else ""))
+    rtp = sum((r[3] for r in rows), Fraction(0))
+    totals.append(["all pays (the exact RTP)", pp(rtp, 6) + f" = {pct(rtp, 6)}"])
+    out.append(section("Exact pays: totals", ["part of the round", "RTP contribution"], totals,
+                       "The tables add up to the certified exact RTP."))
+    return out
+
+
+def _unit(units: dict[str, str], key: str) -> str:
+    """A build parameter's unit: its own key's, else its first part's (``pays.W`` -> ``pays``)."""
+    return units.get(key) or units.get(key.split(".")[0], "-")
 
 
 def event_par_sheet(game: Game, build: Any, summary: dict[str, Any], rounds: int, seed: int) -> dict[str, Any]:
@@ -81,10 +108,26 @@ def event_par_sheet(game: Game, build: Any, summary: dict[str, Any], rounds: int
                             ["pay", *tiers], [[r["name"], *(r.get("pays_x") or [r.get("text", "")])]
                                               for r in table["rows"]], table.get("note", "")))
     data = getattr(build, "data", None)
+    report = game.report()
     if isinstance(data, dict):
-        rows = [r for r in _flat({k: v for k, v in data.items() if k not in ("game", "name", "rtp", "tunable")})]
-        sections.append(section("Build data (the build file's values)", ["key", "value"], rows,
-                                "Strips given as symbol counts are spread by the game's rules; weights are per draw."))
+        rows = [[*r, _unit(report.parameter_units, r[0])]
+                for r in flat_parameters({k: v for k, v in data.items() if k not in ("game", "name", "rtp", "tunable")})]
+        sections.append(section("Build data (the build file's values)", ["key", "value", "unit and meaning"], rows,
+                                "Every parameter of the build file, with its unit. Strips given as symbol counts are "
+                                "spread by the game's rules (the strips in stop order follow); weights are per draw."))
+    for strip_set in report.ordered_strips(build):
+        sections.append(ordered_strip_section(strip_set["title"], strip_set["strips"], strip_set["codes"],
+                                              strip_set.get("note", "")))
+    lines = report.paylines(build)
+    if lines:
+        sections.append(section("Paylines", ["line", *[f"reel {i + 1}" for i in range(len(lines[0]))]],
+                                [[str(n + 1), *[("top", "middle", "bottom")[r] if r < 3 else f"row {r + 1}" for r in line]]
+                                 for n, line in enumerate(lines)],
+                                "The row each payline crosses on each reel; a line pays its longest run from reel 1."))
+    exact_rows = report.exact_pays(build, summary)
+    if exact_rows is not None:
+        sections += _exact_pay_sections(exact_rows, feature)
+        parts = {}  # the pays are exact: the reference sample keeps only the feature's distribution below
     first = True
     for part, pays in parts.items():
         keys = [(f"{p}|{part}", "what the cap took off" if part == "cap" else p, part) for p in pays]

@@ -124,6 +124,10 @@ def plot_convergence(checkpoints: list[tuple[int, float, float, float]], exact_r
     return _png(fig)
 
 
+WRAP_CHARS = 60
+"""A PAR table with a cell longer than this wraps its cells (its numbers stay on one line otherwise)."""
+
+
 def plot_split(s: dict[str, Any]) -> str:
     split = s["rtp_split"]
     cis = s.get("rtp_split_ci99") or {}
@@ -136,7 +140,9 @@ def plot_split(s: dict[str, Any]) -> str:
     for i, v in enumerate(values):  # the label starts past the whisker, never over it
         ax.text(v + (err[1][i] if err else 0.0), i, f"  {v:.3f} pp", va="center", fontsize=8)
     ax.set_xlabel("RTP contribution, percentage points of stake")
-    ax.set_title("RTP split by component" + (" (exact)" if s["method"] == "exact" else " with 99% intervals"))
+    # the title claims intervals only where every part has one
+    ax.set_title("RTP split by component" + (" (exact)" if s["method"] == "exact" else
+                                             " with 99% intervals" if all(cis.get(n) for n in names) else ""))
     ax.set_xlim(0, max(values + [1]) * 1.35)
     ax.grid(axis="x", alpha=0.3)
     return _png(fig)
@@ -299,6 +305,7 @@ table.summary th { width: 30%; } table.summary td:nth-child(2) { width: 36%; }
 table.identity td:first-child { font-weight: 600; width: 25%; background: #faf7f1; }
 table.par td:not(:first-child) { white-space: nowrap; }
 table.par td:first-child { min-width: 9em; }
+table.wide td:not(:first-child) { white-space: normal; overflow-wrap: anywhere; }
 p.note { color: #555; font-size: .85rem; margin: .1rem 0 .8rem; }
 figure { margin: 1rem 0; } img { max-width: 100%; } figcaption { color: #555; font-size: .85rem; }
 dl dt { font-weight: 600; margin-top: .4rem; } dl dd { margin-left: 1rem; }
@@ -340,6 +347,8 @@ def _html(title: str, s: dict[str, Any], images: list[tuple[str, str]], checkpoi
         parts.append(f"<h{t['level']}>{e(t['title'])}</h{t['level']}>")
         summary = t["title"] == "Game Rules Summary"
         cls = "summary" if summary else ("par" if t["level"] == 3 else "")
+        if cls == "par" and any(len(str(c)) > WRAP_CHARS for r in t["rows"] for c in r):
+            cls += " wide"  # long text (strips in stop order, rules with their sources) wraps
         parts.append(table(t["columns"], t["rows"], first_is_header=summary, cls=cls))
         if t["note"]:
             parts.append(f"<p class='note'>{e(t['note'])}</p>")

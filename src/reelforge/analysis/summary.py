@@ -18,7 +18,7 @@ from reelforge.core.stats import (
     bucket_index,
     buckets,
     clopper_pearson,
-    rule_of_three,
+    never_observed_upper99,
     volatility_level,
     volatility_levels,
     wilson_ci,
@@ -35,14 +35,15 @@ def one_in_ci99(ci: list[float] | tuple[float, float] | None) -> list[float | No
     return [1 / hi if hi else None, 1 / lo if lo else None]
 
 
-def max_win_statement(count: int, n: int, cap_x: int) -> str:
-    """The max-win probability in words, with its count and sample."""
+def max_win_statement(count: int, n: int, cap_x: int, mode: str = "paid") -> str:
+    """The max-win probability in words, with its count and sample (rounds, or purchases in ``buy`` mode)."""
+    what = "bought features" if mode == "buy" else "rounds"
     if count == 0:
-        return (f"{cap_x:,}x not observed in {n:,} rounds, below 3/N = {rule_of_three(n):.3g} at 95% "
-                f"(rule of three)")
+        return (f"{cap_x:,}x not observed in {n:,} {what}, below -ln(0.01)/N = {never_observed_upper99(n):.3g} "
+                f"at 99% (one-sided upper bound)")
     lo, hi = clopper_pearson(count, n)
     times = "once" if count == 1 else f"{count:,} times"
-    return (f"{cap_x:,}x observed {times} in {n:,} rounds: {count / n:.3g} (1 in {n / count:,.0f}), "
+    return (f"{cap_x:,}x observed {times} in {n:,} {what}: {count / n:.3g} (1 in {n / count:,.0f}), "
             f"99% exact binomial interval [{lo:.3g}, {hi:.3g}]")
 
 
@@ -139,15 +140,21 @@ def simulation_summary(game: Game, build: Build, acc: Accumulator, mode: str = "
         "max_win_probability": max_prob,
         "max_win_count": cap_count,
         "max_win_probability_ci99": list(clopper_pearson(cap_count, n)) if n else None,
-        "max_win_probability_upper_95": rule_of_three(n) if n and cap_count == 0 else None,
+        "max_win_probability_upper_99": never_observed_upper99(n) if n and cap_count == 0 else None,
         "max_win_one_in": (n / cap_count) if cap_count else None,
-        "max_win_statement": max_win_statement(cap_count, n, game.cap_x(build)) if n else None,
+        "max_win_statement": max_win_statement(cap_count, n, game.cap_x(build), mode) if n else None,
         "distribution": [
             {"bucket": d["bucket"], "from": d["from"], "to": d["to"], "probability": d["probability"],
              "count": d["count"], "ci99": list(clopper_pearson(d["count"], n)) if n else None}
             for d in acc.distribution()
         ],
     })
+    if n and cap_count == 0:  # the cap never observed: its one interval is the one-sided 99% bound, everywhere
+        bound = [0.0, never_observed_upper99(n)]
+        out["max_win_probability_ci99"] = bound
+        for d in out["distribution"]:
+            if d["from"] == d["to"] == cap_units / acc.unit:
+                d["ci99"] = bound
     out["extra"] = game.extra_summary(build, acc)
     return out
 

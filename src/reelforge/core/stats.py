@@ -345,6 +345,12 @@ def rule_of_three(n: int) -> float:
     return 3 / n
 
 
+def never_observed_upper99(n: int) -> float:
+    """The one-sided 99% upper bound -ln(0.01)/n (about 4.6/n) of a probability never observed in ``n`` trials:
+    the p at which ``n`` trials all miss with probability 1%."""
+    return -math.log(0.01) / n
+
+
 def mean_ci99(total: int, total_sq: int, n: int) -> tuple[float, float]:
     """99% normal interval of a mean per item from its sum and sum of squares over ``n`` items."""
     if n < 2:

@@ -58,6 +58,21 @@ def symbol_frequency_rows(reels: list[dict[str, int]], symbols: list[str],
     return rows
 
 
+def ordered_strip_section(title: str, strips: list[Any], codes: dict[str, str], note: str | None = "") -> dict[str, Any]:
+    """A reel strip set in stop order (what symbol counts cannot say: which symbols sit next to which), one row
+    per reel: its length and every stop's symbol code from stop 0, in groups of ten; ``codes`` maps a symbol
+    to its code and the note gives the legend and ``note`` (None: no note, for the sets after the first)."""
+    legend = "; ".join(f"{c} = {name}" for name, c in codes.items())
+    rows = []
+    for i, strip in enumerate(strips):
+        cells = [codes[s] for s in strip]
+        groups = [" ".join(cells[j:j + 10]) for j in range(0, len(cells), 10)]
+        rows.append([f"reel {i + 1}", f"{len(cells):,}", " | ".join(groups)])
+    return section(title, ["reel", "stops", "symbols from stop 0, in order (groups of ten)"], rows,
+                   "" if note is None else
+                   f"Codes: {legend}. A spin stops each reel uniformly on one of its stops." + (f" {note}" if note else ""))
+
+
 # -- reference-engine sample ---------------------------------------------------------------------
 @dataclass
 class PayTally:
@@ -86,14 +101,16 @@ class PayTally:
 
 
 def reference_sample(game: Game, build: Any, rounds: int, seed: int,
-                     attribute: Callable[[RoundResult], tuple[dict[str, int], int | None]]) -> PayTally:
-    """Play ``rounds`` whole paid rounds with the reference engine (one seeded stream) and tally what
-    ``attribute`` reads from each: win units per key, and the feature's win (None: no feature)."""
+                     attribute: Callable[[RoundResult], tuple[dict[str, int], int | None]],
+                     mode: str = "paid") -> PayTally:
+    """Play ``rounds`` whole rounds of ``mode`` (paid, or bought features) with the reference engine (one seeded
+    stream) and tally what ``attribute`` reads from each: win units per key, and the feature's win (None: no
+    feature)."""
     draws = SeededDraws(seed)
     tally = PayTally()
     cap = game.max_win_x * game.win_unit(build)
     for _ in range(rounds):
-        per_round, feature_win = attribute(game.play_round(build, draws))
+        per_round, feature_win = attribute(game.play_round(build, draws, mode))
         tally.add(per_round, feature_win, sum(per_round.values()) >= cap)
     return tally
 
@@ -130,9 +147,10 @@ PART_TITLES = {
 
 
 def pay_sections(tally: PayTally, keys: list[tuple[str, str, str]], unit: int, seed: int, note: str,
-                 parts: dict[str, tuple[str, str]] | None = None) -> list[dict]:
+                 parts: dict[str, tuple[str, str]] | None = None, per: str = "paid round") -> list[dict]:
     """One pays table per part of the round (paid spin, free spins, the cap, and a game's own ``parts``:
-    part -> (table title, its words in the totals)), in ``keys`` order."""
+    part -> (table title, its words in the totals)), in ``keys`` order; ``unit`` is the stake's units (the win
+    unit of a total bet; of the price for bought features, ``per="purchase"``)."""
     titles = {**PART_TITLES, **{p: title for p, (title, _) in (parts or {}).items()}}
     part_words = {**PART_WORDS, **{p: w for p, (_, w) in (parts or {}).items()}}
     parts: list[str] = []
@@ -147,8 +165,8 @@ def pay_sections(tally: PayTally, keys: list[tuple[str, str, str]], unit: int, s
         total = part_total(tally, part_keys, unit)
         totals.append([part_words.get(part, part), pp(total)])
         rows.append([f"total of this table ({part_words.get(part, part)})", "", "", "", pp(total), ""])
-        out.append(section(titles.get(part, part), PAY_COLUMNS, rows,
-                           (sample_note(tally, seed) + " " + note) if i == 0 else ""))
+        out.append(section(titles.get(part, part), [c.replace("paid round", per) for c in PAY_COLUMNS], rows,
+                           (sample_note(tally, seed, per) + " " + note) if i == 0 else ""))
     rtp = part_total(tally, keys, unit)
     totals.append(["the reference sample's RTP (all tables)", pp(rtp) + f" = {pct(rtp, 3)}"])
     out.append(section("Per-pay tables: totals", ["part of the round", "RTP contribution"], totals,
@@ -171,7 +189,9 @@ def feature_distribution_rows(wins: list[int], unit: int, cap_units: int,
     n = len(wins)
     if not n:
         return []
-    edges = [0, *FEATURE_WIN_EDGES_X]
+    cap_x = cap_units // unit
+    inner = [e for e in FEATURE_WIN_EDGES_X if e < cap_x]  # a band from the cap to the cap holds nothing
+    edges = [0, *inner]
     counts = [0] * (len(edges) + 2)
     for w, at_cap in zip(wins, capped or [False] * n):
         if at_cap or w >= cap_units:
@@ -179,11 +199,9 @@ def feature_distribution_rows(wins: list[int], unit: int, cap_units: int,
         elif w == 0:
             counts[0] += 1
         else:
-            counts[1 + sum(1 for e in FEATURE_WIN_EDGES_X if w >= e * unit)] += 1
-    cap_x = cap_units // unit
+            counts[1 + sum(1 for e in inner if w >= e * unit)] += 1
     labels = ["nothing", *[f"{a:,}x to under {b:,}x" if a else f"more than 0 to under {b:,}x"
-                           for a, b in zip(edges, [*FEATURE_WIN_EDGES_X, cap_x])], f"{cap_x:,}x (the cap; a capped round's feature counts here)"]
-    labels[1] = f"more than 0 to under {FEATURE_WIN_EDGES_X[0]:,}x"
+                           for a, b in zip(edges, [*inner, cap_x])], f"{cap_x:,}x (the cap; a capped round's feature counts here)"]
     return [[lab, f"{c:,}", pct(c / n), pct_ci(clopper_pearson(c, n)), one_in(c / n)]
             for lab, c in zip(labels, counts)]
 
@@ -191,23 +209,36 @@ def feature_distribution_rows(wins: list[int], unit: int, cap_units: int,
 FEATURE_DIST_COLUMNS = ["feature win", "features", "share of features", "99% interval (exact binomial)", "1 in"]
 
 
+def max_win_probability_words(s: dict[str, Any]) -> tuple[str, str]:
+    """The maximum win's probability per paid round and its 99% interval, in the words every page of a
+    report uses for them (exact; a simulated count with its exact binomial interval, or none observed
+    with the one-sided 99% bound; a stratified estimate with the estimator's interval)."""
+    p, ci = s.get("max_win_probability"), s.get("max_win_probability_ci99")
+    per = "per purchase" if s.get("mode") == "buy" else "per round"
+    if s["method"] == "exact":
+        return f"{pct(p, 6)} = {one_in(p)}", "exact"
+    if s["method"] == "simulation":
+        how = "exact binomial" if s.get("max_win_count") else "one-sided 99% bound -ln(0.01)/N, none observed"
+        return s.get("max_win_statement") or "-", (f"[{ci[0]:.3g}, {ci[1]:.3g}] {per} ({how})" if ci else "-")
+    if p is None:
+        return "-", "-"
+    return (f"{p:.4g} {per} = {one_in(p)}",
+            f"[{ci[0]:.3g}, {ci[1]:.3g}] {per} ({s['method']})" if ci else "none: the estimator gives no interval")
+
+
 def cap_section(summary: dict[str, Any], cap_x: int) -> dict[str, Any]:
-    """The cap and its frequency (from the summary: exact, or the kernel sample with its interval)."""
-    if summary["method"] == "exact":
-        p = summary["max_win_probability"]
-        rows = [["maximum win", x_bet(cap_x)],
-                ["probability per paid round (exact)", f"{pct(p, 6)} ({one_in(p)})"]]
-    else:
-        rows = [["maximum win", x_bet(cap_x)], ["frequency", summary.get("max_win_statement") or "-"]]
-        ci = summary.get("max_win_probability_ci99")
-        if ci:
-            rows.append(["99% interval (exact binomial)", f"[{ci[0]:.3g}, {ci[1]:.3g}] per paid round"])
+    """The cap and its probability per paid round, as the report's summary gives them (the same figure and
+    interval on every page)."""
+    value, ci = max_win_probability_words(summary)
+    per = "per purchase" if summary.get("mode") == "buy" else "per paid round"
+    rows = [["maximum win", x_bet(cap_x)], [f"probability {per}", value], ["99% interval", ci]]
     return section("The cap", ["figure", "value"], rows,
                    "A round stops paying at the cap; the win of a capped round is exactly the cap.")
 
 
-def sample_note(tally: PayTally, seed: int) -> str:
-    return (f"Per-pay figures from the reference engine (the readable rules) on {tally.rounds:,} paid rounds, "
+def sample_note(tally: PayTally, seed: int, per: str = "paid round") -> str:
+    what = "bought features, each one purchase" if per == "purchase" else "paid rounds"
+    return (f"Per-pay figures from the reference engine (the readable rules) on {tally.rounds:,} {what}, "
             f"seed {seed}; intervals are 99% (Wilson for frequencies, normal for RTP contributions). "
             f"Pays that land inside a capped round count before the cap; what the cap takes off is its own table, so all rows add up to the sample's RTP.")
 

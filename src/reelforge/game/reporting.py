@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import TYPE_CHECKING, Any, ClassVar
 
 if TYPE_CHECKING:
@@ -13,7 +14,11 @@ if TYPE_CHECKING:
 SOURCE_RULES = "rules text"
 SOURCE_PROVIDER = "provider's published figure"
 SOURCE_OURS = "our decision"
-"""Where a certification target comes from (a certificate names it beside each target)."""
+SOURCE_DESIGN = "design document"
+"""Where a certification target comes from (a certificate names it beside each target): the published rules, a
+design document the supplier declares (its name and section in :attr:`CertificationTarget.document`)."""
+DESIGN_DOCUMENT = "design document GAMES.md"
+"""The supplier's specification of the games: their figures beyond the rules, the tolerances."""
 
 
 @dataclass(frozen=True)
@@ -34,6 +39,9 @@ class CertificationTarget:
     kind: str = "interval"
     """``interval`` (passes when the whole 99% interval lies inside the band; an exact figure when the value
     does), ``equal`` or ``at_least`` (a volatility level), ``reachable`` (the maximum win observed)."""
+    document: str = ""
+    """The document the target is cited from and its section (``rules document 003_adbee4d6998569b0.txt, the
+    statistics table``): every target cites one."""
 
 
 class Reporting:
@@ -48,6 +56,32 @@ class Reporting:
     """Hit-rate split key (the summary's ``extra["hit_rate_split"]``) -> its words in the reports."""
     bet_ladder_cents: ClassVar[tuple[int, ...]] = ()
     """The total bets (cents) of the game's published bet structure: a certificate gives the RTP at each."""
+    par_sheet_of_purchases: ClassVar[bool] = False
+    """The game's :meth:`par_sheet` reads a Feature Buy summary (``mode`` buy) as bought features, one purchase
+    each (a Feature Buy package then has its own PAR sheet)."""
+    parameter_units: ClassVar[dict[str, str]] = {}
+    """A build file's key path (or the path's first part) -> its unit and meaning in words (``pays``: ``coins per
+    line for 3, 4, 5 of a kind``): the generic PAR sheet gives every build parameter with it."""
+
+    def ordered_strips(self, build: Build) -> list[dict[str, Any]]:
+        """The build's reel strips in stop order (``{"title", "strips", "codes", "note"}`` per strip set; strips
+        as lists of symbol names), for games whose reels are strips; none by default."""
+        return []
+
+    def exact_pays(self, build: Build, summary: dict[str, Any]) -> list[tuple[str, str, Fraction, Fraction]] | None:
+        """Every pay's exact share of an exact summary's RTP, ``(pay, part, expected wins per paid round, RTP
+        contribution)`` with the cap's reduction as part ``cap`` so the rows add up to the RTP; None where the game
+        gives none (its PAR sheet's pays then come from the reference sample)."""
+        return None
+
+    def rule_sources(self, build: Build) -> list[list[str]]:
+        """Each rule the game plays, in words, with the document and section it comes from (``[rule, document,
+        section]``): the PAR sheet's reference from every rule to its source; none by default."""
+        return []
+
+    def paylines(self, build: Build) -> list[list[int]]:
+        """The paylines, each as the row (0 top) it crosses on each reel; none by default."""
+        return []
 
     def __init__(self, game: Game) -> None:
         self.game = game
@@ -67,8 +101,11 @@ class Reporting:
         return []
 
     def certification_targets(self, build: Build) -> list[CertificationTarget]:
-        """What a certification package of a paid build is measured against (its sources named)."""
-        return []
+        """What a certification package of a paid build is measured against (its sources named): by default
+        the game's ``targets.toml`` (:mod:`reelforge.game.targets`), none where it keeps none."""
+        from reelforge.game.targets import data_targets
+
+        return data_targets(self.game, build)
 
     def game_cycle(self, build: Build) -> dict[str, Any]:
         """``{"enumerable", "combinations", "lengths", "text"}``: the game cycle where it can be enumerated,

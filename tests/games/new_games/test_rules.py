@@ -155,7 +155,8 @@ def test_the_generic_par_sheet_adds_up_to_the_sample_rtp():
     summary = {"method": "simulation", "feature_rate": None, "sample": {"description": "none"}}
     sheet = event_par_sheet(game, build, summary, 3000, 11)
     titles = [s["title"] for s in sheet["sections"]]
-    assert titles[:3] == ["Paytable (x total bet; Of a kind)", "Build data (the build file's values)",
+    assert titles[:5] == ["Paytable (x total bet; Of a kind)", "Build data (the build file's values)",
+                          "Reel strips in stop order", "Paylines",
                           "Pays in the paid spin: hit frequency and RTP contribution"]
     draws = SeededDraws(11)
     rtp = sum(game.play_round(build, draws).total_win for _ in range(3000)) / 3000

@@ -6,7 +6,7 @@ import math
 from typing import Any
 
 from reelforge.core.draws import DrawSource
-from reelforge.core.stats import Z99, Accumulator, clopper_pearson, wilson_ci
+from reelforge.core.stats import Z99, Accumulator, clopper_pearson, never_observed_upper99, wilson_ci
 from reelforge.game.contract import Capabilities, RulesDocument
 from reelforge.game.harness import KernelGame
 from reelforge.game.help import GameHelp
@@ -157,8 +157,8 @@ class ForgeOfGems(KernelGame):
                                    "project's source document 000_4bbe94bddb779004.txt",
                                    "4fe44f669856a309213e91cc235485c236034473c8891669b60c80c2c1fe67c5")
     max_win_x = CAP_X
-    max_win_source = "provider's published figure"
-    """The rules text gives no cap; 20,000x is the provider's published figure (GAMES.md)."""
+    max_win_source = "design document GAMES.md, section 3 (public facts beyond the rules)"
+    """The rules text gives no cap; 20,000x is a public fact the design document (GAMES.md) records."""
     reference_stakes = (0.20, 100)
     """The rules publish no reference stakes: the bet ladder's range (0.20 up: at 0.10 the win unit, 1/20 of
     the total bet, would be half a cent)."""
@@ -305,9 +305,12 @@ class ForgeOfGems(KernelGame):
             return {}
 
         def freq(count: int, exact: bool = False) -> dict[str, Any]:
-            # the cap's count takes the exact binomial interval, as max_win_probability_ci99 does (one
-            # interval method per figure); other frequencies are Wilson
-            lo, hi = clopper_pearson(count, n) if exact else wilson_ci(count, n)
+            # the cap's count takes max_win_probability_ci99's interval (exact binomial; none observed: the
+            # one-sided 99% bound), one interval per figure; other frequencies are Wilson
+            if exact:
+                lo, hi = clopper_pearson(count, n) if count else (0.0, never_observed_upper99(n))
+            else:
+                lo, hi = wilson_ci(count, n)
             return {"count": count, "probability": count / n, "one_in": (n / count) if count else None,
                     "ci99": [lo, hi]}
 

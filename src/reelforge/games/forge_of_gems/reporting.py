@@ -22,9 +22,11 @@ from reelforge.game.parsheet import (
     symbol_frequency_rows,
     words,
 )
-from reelforge.game.reporting import SOURCE_PROVIDER, CertificationTarget, Reporting
+from reelforge.game.reporting import DESIGN_DOCUMENT, SOURCE_DESIGN, CertificationTarget, Reporting
 from reelforge.game.results import RoundResult
 from reelforge.games.forge_of_gems.build import FORGE, GEMBOX_REWARDS, NORMAL, PAYING, reward_name
+
+RULES_DOCUMENT = "rules document 000_4bbe94bddb779004.txt (Forge of Gems help text)"
 
 PARTS = {"GEMBOX": ("GEMBOX instant prizes: hit frequency and RTP contribution", "GEMBOX instant prizes")}
 """The PAR sheet's table of the GEMBOX's prizes (title, words in the totals), beside the generic parts."""
@@ -49,6 +51,14 @@ def attribute(unit: int) -> Callable[[RoundResult], tuple[dict[str, int], int | 
 
 class ForgeOfGemsReporting(Reporting):
     """Forge of Gems in the reports: way wins, GEMBOX prizes and rewards."""
+
+    parameter_units = {
+        "unit": "win units per total bet", "cap_x": "x total bet: the cap", "max_stake": "currency: the largest total bet",
+        "forge.base": "weights of the FORGE REEL symbols in a paid spin",
+        "forge.free": "weights of the FORGE REEL symbols in a free spin",
+        "targets": "weights of the normal symbol a landing FORGE REEL symbol targets",
+        "gembox": "weights of the three GEMBOX rewards for 3, 4, 5+ Scatters, in the rules' order",
+    }
 
     component_words = {"gembox_prizes": "GEMBOX instant prizes", "gembox": "GEMBOX (prizes and free spins)"}
     bet_ladder_cents = tuple(sorted({s * lv * 20 for s in (1, 10, 50) for lv in range(1, 11)}))
@@ -132,14 +142,34 @@ class ForgeOfGemsReporting(Reporting):
             terms.append(("free spins awarded", "Share of paid rounds whose GEMBOX reward includes free spins."))
         return terms
 
+    def rule_sources(self, build: Any) -> list[list[str]]:
+        doc, design = RULES_DOCUMENT, f"{DESIGN_DOCUMENT} section 3"
+        return [
+            ["5 reels x 3 rows, ways left to right, up to 36,288 ways; cells split up to three", doc,
+             "'Game Rules' (paragraphs 1 and 6); the reel limits 9, 9, 8, 8, 7: " + design],
+            ["WILD substitutes for all but SCATTER and FORGE REEL symbols", doc, "'Game Rules' (paragraph 3)"],
+            ["cascades: winning cells removed, FORGE REEL symbols cascade in, then refills", doc,
+             "'Game Rules' (paragraph 2); the landing cell and target: " + design],
+            ["FORGE REEL: Vertical and Horizontal WILD, Vertical and Horizontal Splitter, Multiplier, Blank", doc,
+             "'Game Rules' (paragraphs 5-7)"],
+            ["the win multiplier: +1 per Multiplier; resets each paid spin, never in free spins", doc,
+             "'Game Rules' (paragraph 4)"],
+            ["3+ SCATTERs award the GEMBOX: its rewards by 3, 4, 5+ Scatters", doc, "'Game Rules' (paragraphs 8-11)"],
+            ["free spins: no Blanks, a Multiplier guaranteed, no retrigger", doc, "'Game Rules' (paragraph 12)"],
+            ["the cap 20,000x total bet; the paytable and weights", design, "'Public facts beyond the seed'; 'Cap'"],
+        ]
+
     def certification_targets(self, build: Any) -> list[CertificationTarget]:
-        return [CertificationTarget("RTP", "rtp", float(build.rtp), 0.0010, SOURCE_PROVIDER,
-                                    note="the build's RTP (published builds); within 0.10 pp with the 99% interval "
-                                         "inside (tolerance: our decision)"),
-                CertificationTarget("volatility level (\"extreme\")", "volatility_level", 10, None, SOURCE_PROVIDER,
-                                    "level", kind="equal"),
-                CertificationTarget("maximum win 20,000x reachable", "max_win_reachable", 1, None, SOURCE_PROVIDER, "",
-                                    kind="reachable")]
+        # the rules say only that the RTP is shown in-game: the RTP builds, "extreme" and 20,000x are the design
+        # document's public facts
+        doc = f"{DESIGN_DOCUMENT} section 3 (Forge of Gems), 'Public facts beyond the seed' and its targets"
+        return [CertificationTarget("RTP", "rtp", float(build.rtp), 0.0010, SOURCE_DESIGN,
+                                    note="the build's RTP; within 0.10 pp with the 99% interval inside (the design "
+                                         "document's tolerance)", document=doc),
+                CertificationTarget("volatility level (\"extreme\")", "volatility_level", 10, None, SOURCE_DESIGN,
+                                    "level", kind="equal", document=doc),
+                CertificationTarget("maximum win 20,000x reachable", "max_win_reachable", 1, None, SOURCE_DESIGN, "",
+                                    kind="reachable", document=doc)]
 
     def game_cycle(self, build: Any) -> dict[str, Any]:
         return {"enumerable": False, "combinations": None, "lengths": None,

@@ -282,6 +282,8 @@ def estimate(st: Strata, build: Build) -> dict[str, Any]:
         "rtp": rtp.value, "ci99": [lo99, hi99], "half_width": rtp.half_width99 + bound,
         "sd_of_estimate": rtp.sd, "sd_paid_spin_part": base.sd, "sd_feature_part": math.sqrt(feat_var), "cap_correction": (lo + hi) / 2, "cap_bound": bound,
         "paid_spin_rtp": st.sum_b[:4].sum() / N / U,
+        # the paid spins' own mean and its normal interval (their win sums and sums of squares)
+        "paid_spin_rtp_ci99": list(mean_estimate(sb.sum() / U, st.sum_b[4, 0] / U**2, N).ci99()),
         "gembox_rtp": rtp.value - st.sum_b[:4].sum() / N / U,
         "round_sd_x_lower_bound": round_sd, "frequencies": freq, "free_spin_frequency": fs,
         "feature_means_x": {n: float(fbar[mark_of[n]] / U) for n in MARKS},
@@ -328,6 +330,15 @@ def _cap_probability(st: Strata, tail: np.ndarray, c: list[float], pi: dict[int,
             "features_reaching_cap_alone": capped}
 
 
+def _gembox_ci99(e: dict[str, Any]) -> tuple[float, float]:
+    """The GEMBOX part (the RTP less the paid spins) with a derived 99% bound: its error is at most the RTP's
+    plus the paid spins' (the two estimates share the paid spins, so no tighter covariance is claimed)."""
+    lo, hi = e["ci99"]
+    plo, phi = e["paid_spin_rtp_ci99"]
+    half = (hi - lo) / 2 + (phi - plo) / 2
+    return (e["gembox_rtp"] - half, e["gembox_rtp"] + half)
+
+
 def estimate_of(st: Strata, build: Build) -> StratifiedEstimate:
     """:func:`estimate` in the common shape: parts, frequencies and the cap correction under ``extra``."""
     e = estimate(st, build)
@@ -341,7 +352,7 @@ def estimate_of(st: Strata, build: Build) -> StratifiedEstimate:
     return StratifiedEstimate(
         rounds=n, feature_rounds=st.features, seed=st.seed, rtp=e["rtp"], rtp_ci99=tuple(e["ci99"]),
         rtp_split={"paid_spins": e["paid_spin_rtp"], "gembox": e["gembox_rtp"]},
-        rtp_split_ci99={"paid_spins": None, "gembox": None},
+        rtp_split_ci99={"paid_spins": tuple(e["paid_spin_rtp_ci99"]), "gembox": _gembox_ci99(e)},
         feature_rate=gembox, feature_rate_ci99=wilson_ci(round(gembox * n), n),
         sd=e["round_sd_x_lower_bound"], sd_is_lower_bound=True, max_win_probability=e["cap_probability"],
         extra=extra)

@@ -317,7 +317,7 @@ def verify_estimate(sample: Sample, build: Build) -> dict:
     paid, paid_var, paid_m2, trig, trig_var = (pf[k] for k in ("paid", "paid_var", "paid_m2", "trigger", "trigger_var"))
     final = final_scatter_distribution(ex, trans)
     feats: dict[int, dict] = {}
-    fs = fs_var = fs_m2 = cap_p = trig_hit = 0.0
+    fs = fs_var = fs_m2 = cap_p = trig_hit = trig_hit_var = 0.0
     for j, pj in sorted(final.items()):
         k = spins_for(j)
         out = sample.arrays[f"features_{k}"]
@@ -337,10 +337,14 @@ def verify_estimate(sample: Sample, build: Build) -> dict:
         fs_m2 += pj * kk
         cap_p += pj * out[12] / n
         trig_hit += pj * out[13] / n
+        trig_hit_var += pj**2 * (out[13] / n) * (1 - out[13] / n) / n  # each feature's own chance to win
     # the trigger classes' probabilities are simulated (post-stratified on the exact initial scatters)
     means = np.array([feats[spins_for(j)]["mean_x"] if j >= TRIGGER_SCATTERS and spins_for(j) in feats else 0.0
                       for j in range(trans.shape[1])])
     fs_var += transition_variance(ex, trans, sample.arrays["trans2"], means)
+    hits = np.array([feats[spins_for(j)]["hits"] if j >= TRIGGER_SCATTERS and spins_for(j) in feats else 0.0
+                     for j in range(trans.shape[1])])
+    trig_hit_var += transition_variance(ex, trans, sample.arrays["trans2"], hits)
     rtp = paid + fs
     rtp_hw = Z99 * math.sqrt(paid_var + fs_var)
     f10 = feats.get(10)
@@ -361,7 +365,12 @@ def verify_estimate(sample: Sample, build: Build) -> dict:
         "rtp_free": fs, "rtp_free_ci99": [fs - Z99 * math.sqrt(fs_var), fs + Z99 * math.sqrt(fs_var)],
         "hit_rate": hit, "hit_rate_ci99": [hit - hit_hw, hit + hit_hw],
         "trigger_rate": trig, "trigger_rate_ci99": [trig - Z99 * math.sqrt(trig_var), trig + Z99 * math.sqrt(trig_var)],
-        "hit_split": {"trigger_with_win": trig_hit, "win_without_trigger": hit - trig_hit},
+        # the no-trigger share is the hit rate less the trigger share: its half-width the sum of theirs (a bound)
+        "hit_split": {"trigger_with_win": trig_hit, "win_without_trigger": hit - trig_hit,
+                      "trigger_with_win_ci99": [trig_hit - Z99 * math.sqrt(trig_hit_var),
+                                                trig_hit + Z99 * math.sqrt(trig_hit_var)],
+                      "win_without_trigger_ci99": [hit - trig_hit - hit_hw - Z99 * math.sqrt(trig_hit_var),
+                                                   hit - trig_hit + hit_hw + Z99 * math.sqrt(trig_hit_var)]},
         "sd": sd, "cap_probability": cap_p, "caps_observed": {k: v["caps"] for k, v in feats.items()},
         "paid_boards_that_could_cap": int(sums[4]),
         "feature_buy": buy, "features": feats, "exact_initial": ex,

@@ -14,6 +14,7 @@ from reelforge.game.tuning import DataTuning
 from . import build as builds
 from . import kernel, rules
 from .build import GEMS, NAMES, UNIT
+from .reporting import GoldenVaultReporting
 
 
 class GoldenVault(DataTuning, KernelGame):
@@ -26,6 +27,7 @@ class GoldenVault(DataTuning, KernelGame):
     components, counters = ("paid_spins", "hold_and_respin"), ("triggers", "respins", "full_boards")
     rules, loop, make_tables, scratch = rules, kernel.LOOP, staticmethod(builds.tables), ("draws", "window", "values", "out")
     capabilities = Capabilities(exact=True, tunable=True)
+    reporting = GoldenVaultReporting
 
     @once_per_build
     def exact(self, b) -> ExactFigures:

@@ -12,7 +12,7 @@ from reelforge.game.results import ExactFigures
 from reelforge.mechanics.enumeration import line_spin
 from reelforge.mechanics.exact_features import free_spins_feature, poly, round_distribution
 
-from .build import COINS, LINES, STAR, WILD, tables
+from .build import COINS, LINES, NAMES, STAR, SYMBOLS, WILD, tables
 
 
 def exact_distribution(b, cap: int) -> ExactFigures:
@@ -33,6 +33,83 @@ def exact_distribution(b, cap: int) -> ExactFigures:
     return figures_of(dist, 10, ("paid_spins", "free_spins"))
 
 
+def _free_spins_played(t, weight_of_award: dict[int, int], total: int) -> Fraction:
+    """Expected free spins a paid round plays (the chain of (spins left, awards still possible) up to the limit)."""
+
+    @cache
+    def spins(left: int, room: int) -> Fraction:       # expected free spins played from (left, room)
+        if left == 0:
+            return Fraction(0)
+        return 1 + sum((Fraction(w, total) * spins(left - 1 + min(a, room), room - min(a, room))
+                        for a, w in weight_of_award.items()), Fraction(0))
+
+    return sum((Fraction(weight_of_award[a], total) * spins(min(a, t.limit), t.limit - min(a, t.limit))
+                for a in weight_of_award if a), Fraction(0))
+
+
+def exact_pays(b, rtp: Fraction | None = None) -> list[tuple[str, str, Fraction, Fraction]]:
+    """Every pay's exact share of the RTP: ``(pay, part, expected wins per paid round, RTP contribution)``, the paid
+    spin's and the free spins' apart, then (given the exact ``rtp``) the cap's reduction, so the rows add up to it.
+
+    A line crosses one stop of each reel, each uniform on its strip and the reels independent, so every line
+    sees symbol s on reel r with probability count/length: the 7^5 symbol lines are read as ``line_scan`` reads
+    them (leading wilds paid as wilds, or the first other symbol with the wilds substituting, whichever pays
+    more), times the 10 lines; Stars count on the 3-row window of each reel (every stop). A free spin plays the
+    same reels, its wins multiplied, and a paid round plays the chain's expected number of free spins (Wald)."""
+    from itertools import product
+
+    t = tables(b)
+    lens = [int(n) for n in t.lens]
+    strips = [[int(c) for c in t.codes[r][: lens[r]]] for r in range(5)]
+    prob = [{s: Fraction(strip.count(s), len(strip)) for s in set(strip)} for strip in strips]
+    per_line: dict[tuple[int, int], Fraction] = {}
+    for line in product(*[sorted(p) for p in prob]):
+        p = Fraction(1)
+        for r, s in enumerate(line):
+            p *= prob[r][s]
+        w = next((i for i, s in enumerate(line) if s != WILD), 5)
+        wild_pay = int(t.pays[WILD, w]) if w else 0
+        symbol, count, pay = WILD, w, wild_pay
+        if w < 5:
+            run = w + 1
+            while run < 5 and line[run] in (line[w], WILD):
+                run += 1
+            if int(t.pays[line[w], run]) >= wild_pay:
+                symbol, count, pay = line[w], run, int(t.pays[line[w], run])
+        if pay:
+            per_line[(symbol, count)] = per_line.get((symbol, count), Fraction(0)) + p
+    stars = {0: Fraction(1)}                            # Stars on the window: each reel's count, convolved
+    for strip in strips:
+        reel: dict[int, Fraction] = {}
+        for stop in range(len(strip)):
+            k = sum(strip[(stop + row) % len(strip)] == STAR for row in range(3))
+            reel[k] = reel.get(k, Fraction(0)) + Fraction(1, len(strip))
+        both: dict[int, Fraction] = {}
+        for a, pa in stars.items():
+            for k, pk in reel.items():
+                both[a + k] = both.get(a + k, Fraction(0)) + pa * pk
+        stars = both
+    weights = line_spin(t.codes, t.lens, 3, LINES, t.pays, WILD, STAR, t.star_pays, max_count=5)
+    total = int(weights.sum())
+    weight_of_award: dict[int, int] = {}
+    for k in range(weights.shape[1]):
+        a = int(t.awards[min(k, len(t.awards) - 1)])
+        weight_of_award[a] = weight_of_award.get(a, 0) + int(weights[:, k].sum())
+    played = _free_spins_played(t, weight_of_award, total)  # free spins a paid round plays, on average
+    rows: list[tuple[str, str, Fraction, Fraction]] = []
+    for part, spins, mult in (("paid spin", Fraction(1), 1), ("free spins", played, int(t.multiplier))):
+        for (symbol, count), p in sorted(per_line.items(), key=lambda kv: -kv[1] * int(t.pays[kv[0]])):
+            wins = len(LINES) * p * spins                  # expected line wins of this pay per paid round
+            rows.append((f"{count} {NAMES[SYMBOLS[symbol]]}", part, wins, wins * int(t.pays[symbol, count]) * mult / COINS))
+        for k in sorted(stars):
+            coins = int(t.star_pays[min(k, len(t.star_pays) - 1)])
+            if coins:
+                rows.append((f"{k} Star", part, stars[k] * spins, stars[k] * spins * coins * mult / COINS))
+    if rtp is not None:  # the cap's reduction: the exact RTP less the uncapped pays (below 1e-25 pp here)
+        rows.append(("what the cap took off", "cap", Fraction(0), rtp - sum(r[3] for r in rows)))
+    return rows
+
+
 def search_figures(b) -> dict[str, Fraction]:
     """The figures the tuner moves, exactly and without the win distribution (a fraction of a second, where the
     distribution takes seconds): the RTP by Wald's identity (a free spin plays the paid spin's reels, so it wins
@@ -51,17 +128,8 @@ def search_figures(b) -> dict[str, Fraction]:
         w, zero, coins = by_award.get(award, (0, 0, 0))
         by_award[award] = (w + int(column.sum()), zero + int(column[0]), coins + int((wins * column).sum()))
     mean = Fraction(sum(c for _, _, c in by_award.values()), total)
-
-    @cache
-    def spins(left: int, room: int) -> Fraction:       # expected free spins played from (left, room)
-        if left == 0:
-            return Fraction(0)
-        return 1 + sum((Fraction(w, total) * spins(left - 1 + min(a, room), room - min(a, room))
-                        for a, (w, _, _) in by_award.items()), Fraction(0))
-
     starts = [a for a in by_award if a]
-    played = sum((Fraction(by_award[a][0], total) * spins(min(a, t.limit), t.limit - min(a, t.limit)) for a in starts),
-                 Fraction(0))
+    played = _free_spins_played(t, {a: w for a, (w, _, _) in by_award.items()}, total)
     classes = [(poly([z, w - z]), a) for a, (w, z, _) in by_award.items()]   # a free spin: no win, or some win
     nothing = free_spins_feature(classes, t.limit, starts, 1)
     scale = total ** t.limit

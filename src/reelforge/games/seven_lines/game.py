@@ -14,15 +14,18 @@ from reelforge.game.tuning import DataTuning
 from . import build as builds
 from . import kernel, rules
 from .build import COINS, LINES, NAMES, STAR, SYMBOLS
+from .reporting import SevenLinesReporting
 
 
 class SevenLines(DataTuning, KernelGame):
     id = reference_id = "seven-lines"
     title, version, max_win_x, feature_name, unit = "Seven Lines", "1.0", 2000, "Free Spins", COINS
+    max_win_source = "design document: Seven Lines' declared design targets (targets.toml; no rules document)"
     build_files, presentation = builds.FILES, "lines"
     components, counters = ("paid_spins", "free_spins"), ("triggers", "retriggers", "free_spins_played")
     rules, loop, make_tables, scratch = rules, kernel.LOOP, staticmethod(builds.tables), ("stops", "window", "out")
     capabilities = Capabilities(exact=True, tunable=True)
+    reporting = SevenLinesReporting
 
     @once_per_build
     def exact(self, b) -> ExactFigures:

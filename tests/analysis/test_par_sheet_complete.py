@@ -1,0 +1,124 @@
+"""A PAR sheet a lab can rebuild the game from: the strips in stop order exactly as the engine plays them,
+the paylines, every build parameter with its unit, and Forge of Fortunes' exact transition table."""
+
+import json
+import re
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from reelforge.analysis.par import par_sheet
+from reelforge.games.registry import get_game
+from reelforge.games.seven_lines.build import LINES, SYMBOLS, tables
+
+GOLDEN = json.loads((Path(__file__).parent / "data" / "reporting_golden.json").read_text())
+
+
+def _sheet(game: str, build: str) -> tuple[dict, object]:
+    g = get_game(game)
+    b = g.load_build(build)
+    return {s["title"]: s for s in par_sheet(g, b, GOLDEN["summaries"][game], rounds=20, seed=1)["sections"]}, b
+
+
+def _decoded(section: dict) -> list[str]:
+    return [row[2].replace(" | ", "").replace(" ", "") for row in section["rows"]]
+
+
+def test_gemstones_gold_strips_are_given_in_stop_order():
+    sheet, b = _sheet("gemstones-gold", "96.71")
+    assert _decoded(sheet["Reel strips in stop order"]) == list(b.strips)
+
+
+def test_seven_lines_strips_are_the_ones_the_kernel_plays_and_its_paylines_are_listed():
+    sheet, b = _sheet("seven-lines", "96.0")
+    t = tables(b)
+    kernel = ["".join(SYMBOLS[c] for c in t.codes[r][: t.lens[r]]) for r in range(5)]
+    assert _decoded(sheet["Reel strips in stop order"]) == kernel
+    rows = sheet["Paylines"]["rows"]
+    assert [[("top", "middle", "bottom").index(c) for c in r[1:]] for r in rows] == LINES.tolist()
+
+
+def test_every_build_parameter_has_its_unit():
+    for game, build in (("seven-lines", "96.0"), ("golden-vault", "96.0")):
+        rows = _sheet(game, build)[0]["Build data (the build file's values)"]["rows"]
+        assert rows and all(r[2] != "-" for r in rows), game
+
+
+def test_forge_of_fortunes_transition_table_is_exact_and_each_row_adds_up_to_one():
+    sheet, b = _sheet("forge-of-fortunes", "96.2")
+    rows = sheet["Forging Re-Spins: exact transition table (per re-spin)"]["rows"]
+    assert len(rows) == len(b.ladder) - 1
+    for i, row in enumerate(rows):
+        cells = [Fraction(m) if (m := re.search(r"\((\d+/\d+|\d+)\)", c)) and (m := m.group(1)) else Fraction(0)
+                 for c in row[2:]]
+        assert sum(cells) == 1, row
+        if i in b.safe:
+            assert row[3] == "0"  # Coal never steps back from a safe runner
+
+
+def test_seven_lines_exact_pays_read_line_by_line_add_up_to_the_enumerated_rtp():
+    from reelforge.games.seven_lines.exact import exact_pays, search_figures
+
+    b = get_game("seven-lines").load_build("96.0")
+    uncapped = search_figures(b)["rtp"]   # the stop-combination enumeration, free spins by Wald's identity
+    rtp = Fraction(b.rtp)
+    rows = exact_pays(b, rtp)
+    pays = [r for r in rows if r[1] != "cap"]
+    # 7^5 symbol lines per line and the Stars' windows, read apart, give exactly the enumeration's RTP
+    assert sum(r[3] for r in pays) == uncapped
+    cap = next(r for r in rows if r[1] == "cap")
+    assert sum(r[3] for r in rows) == rtp and -Fraction(1, 10**28) < cap[3] <= 0
+    assert {r[0] for r in pays if r[1] == "paid spin"} >= {"3 Cherry", "5 Wild", "3 Star"}
+
+
+def test_each_rule_cites_its_document_and_section():
+    for game in ("forge-of-fortunes", "gemstones-gold", "forge-of-gems", "seven-lines"):
+        g = get_game(game)
+        rows = g.report().rule_sources(g.load_build(g.default_build()))
+        assert rows and all(rule and "document" in doc and where for rule, doc, where in rows), game
+    sheet, _ = _sheet("forge-of-fortunes", "96.2")
+    assert "001_80ae9de499b28a2c.txt" in sheet["The rules and where each comes from"]["rows"][0][1]
+
+
+def test_golden_vault_gem_pays_are_binomial_and_add_up_to_the_convolved_paid_spin():
+    from reelforge.games.golden_vault.build import GEMS, UNIT
+    from reelforge.mechanics.enumeration import anywhere_cells
+
+    g = get_game("golden-vault")
+    b = g.load_build("96.0")
+    feature = Fraction(1, 2)  # the summary's Hold and Respin share; its row is taken as given
+    summary = {"method": "exact", "rtp_exact": str(Fraction(b.rtp)), "rtp_split_exact": {"hold_and_respin": str(feature)}}
+    rows = g.report().exact_pays(b, summary)
+    spin = anywhere_cells(15, {"blank": b.base["blank"], **b.base["gems"], "coin": sum(b.base["coins"])},
+                          {gem: b.pays[gem] for gem in GEMS}, 5, "coin")
+    weight = sum(spin.values())
+    convolved = sum(Fraction(win * w, weight * UNIT) for (win, _), w in spin.items())
+    assert sum(r[3] for r in rows if r[1] == "paid spin") == convolved  # the cells convolved outcome by outcome
+    assert next(r for r in rows if r[1] == "feature")[3] == feature
+    assert sum(r[3] for r in rows) == Fraction(b.rtp)  # the cap's row closes the sum to the exact RTP
+
+
+def test_games_with_their_own_sheet_list_every_build_file_parameter_with_its_unit():
+    for game, build, key in (("forge-of-fortunes", "96.2", "two of a kind coins"),
+                             ("gemstones-gold", "96.71", "feature buy price x"), ("forge-of-gems", "96.2", "gembox.3")):
+        sheet, _ = _sheet(game, build)
+        rows = sheet["Build parameters (the build file's values, each with its unit)"]["rows"]
+        assert key in {r[0] for r in rows} and all(r[2] != "-" for r in rows), game
+
+
+def test_gemstones_gold_free_spins_by_award_give_each_mean_win_its_interval():
+    import copy
+    import math
+
+    from reelforge.core.stats import Z99
+
+    g = get_game("gemstones-gold")
+    s = copy.deepcopy(GOLDEN["summaries"]["gemstones-gold/stratified"])
+    for f in s["extra"]["features"].values():
+        f["sd_score"] = 40.0
+    table = g.report().feature_breakdown(g.load_build("96.71"), s)
+    assert table["columns"][3] == "99% interval of the mean" and table["formats"][3] == "x_ci"
+    for row in table["rows"]:
+        n = s["extra"]["features"][row[0].split()[0]]["n"]
+        assert row[3] == pytest.approx([row[2] - Z99 * 40 / math.sqrt(n), row[2] + Z99 * 40 / math.sqrt(n)])

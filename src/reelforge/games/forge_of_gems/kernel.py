@@ -435,7 +435,7 @@ def play_round(st, t, mode, cap, parts, counters):
                     counters[K_CAP] += 1
 
 
-loop = kernel_loop(play_round)
+LOOP = kernel_loop(play_round)
 
 
 @njit(cache=True)

@@ -264,7 +264,10 @@ def monitor_figures(
                                     "SD rests on rare wins)."),
     seed: int = typer.Option("26", "--seed", metavar="SEED", parser=SEED, help="Seed of the first chunk of rounds."),
 ) -> None:
-    """Write the game's live-monitor figures (monitor_figures.toml in its folder, beside its builds)."""
+    """Write a game's live-monitor figures beside its builds (its RTP and SD per build and mode: exact where the
+    game allows, else a kernel simulation).
+
+    The file is monitor_figures.toml in the game's folder; the server's RTP monitor judges its builds by it."""
     from reelforge.analysis.monitor_figures import write_game_figures
 
     g, _ = load(game, None)

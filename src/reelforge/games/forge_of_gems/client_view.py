@@ -3,6 +3,7 @@ CSS selector -> attribute -> value (``count``: how many match)."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 BOARD = "[data-testid='fog-board']"
@@ -15,6 +16,11 @@ HELP_WORDS = ("Vertical Wild", "Horizontal Splitter", "Multiplier", "3 Scatters"
 """Words of the game's own features its help must say."""
 REPLAY_WORDS = ("ways", "win multiplier x", "GEMBOX")
 """Words the pictures of a replayed feature round say."""
+FEATURE_VIEW = {"free_spins": "fog-free-spins", "multiplier": "fog-multiplier", "wins": "fog-wins",
+                "banner": ".fog-banner",
+                "status": re.compile(r"^Free spins left: (?P<left>\d+), win multiplier x(?P<mult>\d+)\.$")}
+"""The free spins as the table tells them: the counters' test ids (``data-value``), the win list's, the banner, and
+the message bar's sentence (``left``: spins left, ``mult``: the multiplier)."""
 
 
 def board_text(board: list[list[str]]) -> str:

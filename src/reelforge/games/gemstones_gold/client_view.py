@@ -3,6 +3,7 @@ CSS selector -> attribute -> value (``count``: how many match)."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 SYMBOL_NAMES = {"G": "GOLD_NUGGET", "R": "RUBY", "A": "AMETHYST", "S": "SAPPHIRE", "E": "EMERALD",
@@ -18,6 +19,12 @@ HELP_WORDS = ("8-9", "10-11", "12-14", "15+", "Gold Nugget", "blockers", "Retrig
 """Words of the game's own features its help must say."""
 REPLAY_WORDS = ("Total multiplier", "Cascade")
 """Words the pictures of a replayed feature round say."""
+FEATURE_VIEW = {"free_spins": "gg-free-spins", "multiplier": "gg-total-multiplier", "wins": "gg-wins",
+                "banner": ".gg-banner",
+                "status": re.compile(r"^Free spins left: (?P<left>\d+), (?:total multiplier (?P<mult>\d+)x|"
+                                     r"no multiplier revealed yet)\.$")}
+"""The free spins as the table tells them: the counters' test ids (``data-value``), the win list's, the banner, and
+the message bar's sentence (``left``: spins left, ``mult``: the total multiplier, none revealed: 0)."""
 
 
 def board_text(board: list[str]) -> str:

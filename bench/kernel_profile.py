@@ -132,7 +132,7 @@ def forge_of_gems() -> dict[str, Callable[[np.ndarray, int], object]]:
 
     def full(st, n):
         tally = Tally.empty(3, len(k.COUNTERS))
-        k.loop(st, rt, n, 0, t.cap_units, bucket_edges_units(build.unit), np.zeros(0, dtype=np.int64),
+        k.LOOP(st, rt, n, 0, t.cap_units, bucket_edges_units(build.unit), np.zeros(0, dtype=np.int64),
                tally.totals, tally.components, tally.hist, tally.counters)
 
     return {

@@ -73,6 +73,7 @@ def test_simulate_gives_the_same_totals_whatever_the_worker_count():
 
 @pytest.mark.parametrize("args, message", [
     (["summary", "no-such-game"], "valid games: forge-of-fortunes"),
+    (["monitor-figures", "no-such-game"], "valid games: forge-of-fortunes"),
     (["summary", "forge-of-fortunes", "--build", "99"], "valid builds: 96.2, 94.2, 91.2, 87.2, 84.2"),
     (["simulate", "forge-of-fortunes", "--rounds", "0"], "--rounds must be a positive integer"),
     (["simulate", "forge-of-fortunes", "--rounds", "-5"], "--rounds must be a positive integer"),

@@ -14,6 +14,8 @@ from reelforge.server.api.games import UNFINISHED_TEXT, UNFINISHED_TITLE
 from reelforge.server.errors import GENERIC_MESSAGE, PLAYER_MESSAGES
 
 WEB = Path(reelforge.__file__).parent / "web"
+GAMES = Path(reelforge.__file__).parent / "games"
+"""A game's own renderer (``games/<game>/client.js``) is part of the client too."""
 _CALL = re.compile(r"(?<![\w.$])(tn?)\(")
 _STRING = re.compile(r'\s*(?:"((?:[^"\\]|\\.)*)"|\'((?:[^\'\\]|\\.)*)\')\s*')
 
@@ -40,13 +42,13 @@ def client_messages() -> tuple[dict[str, str | None], list[str]]:
     whose message is not a plain literal (file and line)."""
     found: dict[str, str | None] = {}
     dynamic: list[str] = []
-    for path in sorted(WEB.rglob("*.js")):
+    for path in [*sorted(WEB.rglob("*.js")), *sorted(GAMES.glob("*/client.js"))]:
         if path.name in ("operator.js", "i18n.js"):  # the operator's page (for staff, in English); t itself
             continue
         text = path.read_text(encoding="utf-8")
         for m in _CALL.finditer(text):
             first, at = _literal(text, m.end())
-            where = f"{path.relative_to(WEB)}:{text.count(chr(10), 0, m.start()) + 1}"
+            where = f"{path.relative_to(WEB.parent)}:{text.count(chr(10), 0, m.start()) + 1}"
             if first is None:
                 if not text.startswith(")", m.end()) and "function" not in text[m.start() - 20:m.start()]:
                     dynamic.append(where)

@@ -194,3 +194,18 @@ def test_an_unpublished_build_says_so_in_its_label():
 
     assert BuildIdentity("toy-line", "95.0", UNPUBLISHED, "1", "ab").label == "95.0 (unpublished)"
     assert BuildIdentity("toy-line", "95.0", "2.0", "1", "ab").label == "95.0 v2.0"
+
+
+def test_a_kernel_games_feature_counter_is_its_first_counter_unless_it_names_another():
+    """The feature counter is declared once: first among the counters (or named, where it is not first)."""
+    from reelforge.games.registry import get_game
+    from tests.toy_game.game import ToyLine
+
+    class CountsScattersFirst(ToyLine):
+        counters = ("scatter_hits", "triggers")
+
+    assert ToyLine().feature_counter == "triggers"
+    assert CountsScattersFirst().feature_counter == "scatter_hits"
+    assert get_game("forge-of-gems").feature_counter == "triggers"  # named: its kernel counts GEMBOX kinds first
+    fog = get_game("forge-of-gems")
+    assert fog.counter_names(fog.load_build(fog.default_build()))[0] != "triggers"

@@ -79,6 +79,40 @@ def test_no_module_outside_games_knows_a_game():
     assert not knowing, knowing
 
 
+CLIENT_AND_DATA = (".js", ".css", ".html", ".toml", ".json")
+"""The browser client's files and the data files: a game's renderer, styles, art, figures and registration live
+in its folder (served from there), so none of these names a game outside games/ ..."""
+NAMING_ALLOWED = {
+    "locales/": "the translation catalogs: a game's texts in every language, filed under the game they come from",
+    "server/demo.toml": "an operator's configuration names the games it offers (this one the demo server's ladders)",
+}
+"""... but these, each for its reason."""
+
+
+def _names_a_game(path: Path, ids: set[str]) -> list[str]:
+    text = path.read_text(errors="replace")
+    return sorted(f"names {g!r}" for g in ids if g in text)
+
+
+def test_no_client_or_data_file_outside_games_names_a_game():
+    knowing = {}
+    for path in sorted(ROOT.rglob("*")):
+        rel = path.relative_to(ROOT).as_posix()
+        if path.suffix not in CLIENT_AND_DATA or rel.startswith(("games/", *NAMING_ALLOWED)):
+            continue
+        if (found := _names_a_game(path, _game_ids())):
+            knowing[rel] = found
+    assert not knowing, knowing
+    assert all((ROOT / allowed).exists() for allowed in NAMING_ALLOWED)  # no exception outlives its file
+
+
+def test_the_client_check_sees_an_id_in_a_stylesheet(tmp_path):
+    """The check above cannot pass by seeing nothing."""
+    sheet = tmp_path / "style.css"
+    sheet.write_text('.game-art[data-game="gemstones-gold"] { background: #000; }\n.fog-gembox { gap: 1px; }\n')
+    assert _names_a_game(sheet, _game_ids()) == ["names 'gemstones-gold'"]
+
+
 def test_the_game_knowledge_check_sees_an_import_an_id_and_a_package_string(tmp_path):
     """The check above cannot pass by seeing nothing."""
     module = tmp_path / "m.py"

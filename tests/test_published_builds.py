@@ -11,7 +11,7 @@ import pytest
 from reelforge.core.draws import SeededDraws
 from reelforge.game.contract import UNPUBLISHED, BuildError, RulesError
 from reelforge.games import published
-from reelforge.games.registry import get_game
+from reelforge.games.registry import GAMES_DIR, REGISTRATION, get_game
 
 
 def test_every_shipped_build_version_is_published_unchanged():
@@ -21,15 +21,18 @@ def test_every_shipped_build_version_is_published_unchanged():
 
 @pytest.fixture
 def fof_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    """Forge of Fortunes' build files copied to ``tmp_path`` (the game reads them there), and a copy of the lock."""
+    """Forge of Fortunes' build files copied to ``tmp_path`` (the game reads them there), and a copy of every
+    game's registration with its lock (``tmp_path/games/<folder>/game.toml``)."""
     files = get_game("forge-of-fortunes").build_files
     folder = tmp_path / "builds"
     shutil.copytree(files.folder, folder)
     monkeypatch.setattr(files, "folder", folder)
     monkeypatch.setattr(files, "_cache", {})
-    lock = tmp_path / "published.toml"
-    shutil.copy(published.LOCK, lock)
-    return folder, lock
+    games = tmp_path / "games"
+    for registration in GAMES_DIR.glob(f"*/{REGISTRATION}"):
+        (games / registration.parent.name).mkdir(parents=True)
+        shutil.copy(registration, games / registration.parent.name / REGISTRATION)
+    return folder, games
 
 
 def test_a_changed_build_under_its_published_version_is_refused(fof_copy):
@@ -52,9 +55,14 @@ def test_a_change_as_a_new_version_is_published_with_add(fof_copy):
                                                                                           'version = "2.1"'))
     problems = published.problems(lock)
     assert problems == [f"forge-of-fortunes build 96.2 version 2.1 is not published yet: run `{published.ADD}` "
-                        "to lock its content hash, and commit published.toml"]
+                        "to lock its content hash, and commit the game's game.toml"]
+    registration = lock / "forge_of_fortunes" / REGISTRATION
+    before = registration.read_text()
     assert len(published.add(lock)) == 1
     assert published.problems(lock) == []
+    # the new line is added under the build's table; the registration and every published line stay as they were
+    after = registration.read_text()
+    assert after.replace(f'"2.1" = "{published.read_lock(lock)[("forge-of-fortunes", "96.2", "2.1")]}"\n', "") == before
     assert get_game("forge-of-fortunes").build_versions("96.2") == ["1.0", "2.0", "2.1"]
 
 

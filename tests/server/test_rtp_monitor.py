@@ -16,13 +16,13 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
+from reelforge.analysis.monitor_figures import round_returns
 from reelforge.core.draws import SeededDraws
 from reelforge.games.registry import get_game
 from reelforge.server.auth import bearer, open_session
 from reelforge.server.monitor import (
     BuildFigures,
     MonitorSettings,
-    _round_returns,
     first_exit,
     judge,
     load_figures,
@@ -77,7 +77,7 @@ def test_limits_are_z_sd_over_root_n() -> None:
                                                     ("seven-lines", "96.0", 300_000)])
 def test_quiet_on_a_correct_build(game_id: str, build: str, rounds: int) -> None:
     """Checked after every round, a correct build never leaves its limits."""
-    returns = _round_returns(game_id, build, rounds, seed=20261202)
+    returns = round_returns(get_game(game_id), build, rounds, seed=20261202)
     assert first_exit(returns, figures_of(game_id, build), SETTINGS.z, SETTINGS.min_rounds) is None
 
 
@@ -86,7 +86,7 @@ def test_alarm_on_a_wrong_build_within_the_stated_rounds(game_id: str, served: s
     """The 84.2 build's maths served under the 96.2 label: the monitor alarms (low) within the stated rounds."""
     limit = STATED[(game_id, served)]
     labelled = figures_of(game_id, "96.2")
-    returns = _round_returns(game_id, served, limit, seed=20261202)
+    returns = round_returns(get_game(game_id), served, limit, seed=20261202)
     at = first_exit(returns, labelled, SETTINGS.z, SETTINGS.min_rounds)
     assert at is not None and at <= limit
     assert np.mean(returns[:at]) < labelled.rtp  # it alarmed low, as 84.2 < 96.2

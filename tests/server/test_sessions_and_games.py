@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import hashlib
+import inspect
 import time
 from dataclasses import replace
 from fractions import Fraction
+from pathlib import Path
 
 from reelforge.games.registry import get_game
 
@@ -97,6 +99,26 @@ def test_games_list_shows_build_rtp_ladder_and_max_win(server):
         assert isinstance(g["rtp"], float) and 0.5 < g["rtp"] < 1
         price = game.feature_buy_price_x(game.load_build(gconf.build))
         assert g["feature_buy_price_x"] == (None if price is None else str(Fraction(price)))
+
+
+def test_a_games_own_client_is_served_from_its_folder(server):
+    """A game's renderer and stylesheet live in its folder; the games list names them, the server serves them."""
+    games = server.client.get("/api/v1/games").json()
+    own = {g["id"]: g["client"] for g in games}
+    assert own["seven-lines"] == {}  # a genre game draws with its genre's renderer
+    for game_id, client in own.items():
+        folder = Path(inspect.getfile(type(get_game(game_id)))).parent
+        assert set(client) == {part for part, name in (("renderer", "client.js"), ("style", "client.css"))
+                               if (folder / name).is_file()}
+        for part, url in client.items():
+            r = server.client.get(url)
+            assert r.status_code == 200 and r.content == (folder / url.rsplit("/", 1)[1]).read_bytes()
+            assert r.headers["content-type"].startswith("text/javascript" if part == "renderer" else "text/css")
+    assert own["forge-of-gems"] == {"renderer": "/api/v1/games/forge-of-gems/client/client.js",
+                                    "style": "/api/v1/games/forge-of-gems/client/client.css"}
+    for wrong in ("/api/v1/games/seven-lines/client/client.js", "/api/v1/games/forge-of-gems/client/game.py"):
+        r = server.client.get(wrong)
+        assert r.status_code == 404 and "ships no client file" in r.json()["detail"], wrong
 
 
 def test_help_names_the_game_version_build_rtp_rules_paytable_and_max_win(server):

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
 import re
 import uuid
+from types import ModuleType
 from typing import Any
 
 from playwright.sync_api import Page, expect
@@ -108,3 +111,31 @@ def set_bet(page: Page, ladder: list[int], bet: int) -> None:
             return
         page.get_by_test_id("bet-plus" if now < bet else "bet-minus").click()
     raise AssertionError(f"could not reach bet {bet}")
+
+
+def client_view(game_id: str) -> ModuleType | None:
+    """What the game's own browser client shows of a round (its folder's ``client_view`` module: ``resumed_view``,
+    and for a cascading board ``BOARD`` and ``board_text``), or None for a game drawn by a genre's renderer."""
+    from reelforge.games.registry import get_game
+
+    package = type(get_game(game_id)).__module__.rpartition(".")[0]
+    if importlib.util.find_spec(f"{package}.client_view") is None:
+        return None
+    return importlib.import_module(f"{package}.client_view")
+
+
+def check_view(page: Page, view: dict[str, dict[str, Any]], within: str = "") -> None:
+    """Every element of ``view`` (CSS selector -> attribute -> value or pattern; ``count``: how many elements
+    match) shows what it says; ``within``: the selector of the part of the page it is in."""
+    for selector, attributes in view.items():
+        found = page.locator(f"{within} {selector}".strip())
+        for attribute, value in attributes.items():
+            if attribute == "count":
+                expect(found).to_have_count(value)
+            else:
+                expect(found).to_have_attribute(attribute, value)
+
+
+def game_url(game_id: str) -> str:
+    """The URL of the game's own renderer module (``client.js`` in its folder, served by the server)."""
+    return f"/api/v1/games/{game_id}/client/client.js"

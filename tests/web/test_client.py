@@ -25,8 +25,11 @@ from reelforge.server.round_json import dumps
 
 from .conftest import screenshot, test_config
 from .helpers import (
+    check_view,
+    client_view,
     displayed_balance,
     displayed_bet,
+    game_url,
     idle,
     last_round,
     open_game,
@@ -66,31 +69,10 @@ def assert_same_round(api_round: dict, expected: RoundResult) -> None:
 
 
 def check_resumed_view(page, game_id: str, api_round: dict) -> None:
-    """What the table must show after a reload, per game."""
+    """What the table must show after a reload: the round resumed, and what the game's own client says it shows."""
     expect(page.get_by_test_id("stage")).to_have_attribute("data-resumed", str(api_round["id"]))
-    if game_id == "forge-of-fortunes":
-        runner = api_round["state"]["runner"]
-        expect(page.get_by_test_id("fof-ladder")).to_have_attribute("data-marker", str(runner))
-        expect(page.get_by_test_id(f"runner-{runner}")).to_have_class(re.compile(r"\bmarker\b"))
-        symbols = api_round["steps"][-1]["events"][0]["symbols"]
-        expect(page.locator(".fof-reels")).to_have_attribute("data-symbols", " ".join(symbols))
-    events = [ev for step in api_round["steps"] for ev in step["events"]]
-    state = api_round["state"]
-    if game_id == "forge-of-gems":
-        last = [ev for ev in events if "forge_reel" in ev][-1]
-        expect(page.get_by_test_id("fog-forge-reel")).to_have_attribute("data-forge", ",".join(last["forge_reel"]))
-        expect(page.get_by_test_id("fog-board")).to_have_attribute(
-            "data-board", "|".join(",".join(col) for col in last["board"]))
-        expect(page.get_by_test_id("fog-multiplier")).to_have_attribute("data-value", str(state["multiplier"]))
-        if state["phase"] == "free":
-            expect(page.get_by_test_id("fog-free-spins")).to_have_attribute("data-value", str(state["free_left"]))
-    if game_id == "gemstones-gold":
-        last = [ev for ev in events if "final_board" in ev][-1]
-        expect(page.get_by_test_id("gg-board")).to_have_attribute(
-            "data-board", "|".join(",".join(GG_CHARS[ch] for ch in reel) for reel in last["final_board"]))
-        expect(page.get_by_test_id("gg-free-spins")).to_have_attribute("data-value", str(state["spins_left"]))
-        expect(page.get_by_test_id("gg-total-multiplier")).to_have_attribute(
-            "data-value", str(state["total_multiplier"]))
+    if (view := client_view(game_id)) is not None:
+        check_view(page, view.resumed_view(api_round))
 
 
 def no_horizontal_overflow(page) -> None:
@@ -129,8 +111,8 @@ def test_play_a_round_and_the_balance_follows_the_api(new_page, web_server, game
     token = sign_in(page, unique_player("round"))
     start = web_server.balance(token)
     assert displayed_balance(page) == start
-    # Forge of Fortunes on a desktop plays with the animations on (the cascade games have their own test).
-    open_game(page, game_id, turbo=phone or game_id != "forge-of-fortunes")
+    # The first game on a desktop plays with the animations on (the cascade games have their own test).
+    open_game(page, game_id, turbo=phone or game_id != GAMES[0])
     expect(page.get_by_test_id("stage")).to_have_attribute("data-game", game_id)
     play_round(page)
     rnd = last_round(web_server, token)
@@ -156,8 +138,8 @@ def test_a_feature_interrupted_by_a_reload_resumes_where_it_stopped(new_page, we
     open_game(page, game_id)
     web_server.draws.source = SeededDraws(seed)
     page.get_by_test_id("spin").click()  # the paid spin triggers the feature, which plays by itself...
-    if game_id == "forge-of-gems":
-        assert idle(page) == "open"  # ...once the player has opened the GEMBOX
+    if get_game(game_id).step_actions:
+        assert idle(page) == "open"  # ...once the player has taken the step it waits for (opened the GEMBOX)
         page.get_by_test_id("spin").click()
     assert stop_feature(page) == "open"  # ...until STOP pauses it after the step in progress
     expect(page.get_by_test_id("bet-minus")).to_be_disabled()
@@ -345,13 +327,8 @@ def test_bet_moves_along_the_ladder_and_the_space_bar_spins(new_page, web_server
     expect(help_box).to_be_hidden()
 
 
-GG_CHARS = {"G": "GOLD_NUGGET", "R": "RUBY", "A": "AMETHYST", "S": "SAPPHIRE", "E": "EMERALD", "B": "BRONZE_ORE",
-            "P": "PINK_STONE", "L": "BLUE_STONE", "X": "SCATTER"}
-CASCADE_GAMES = {
-    # game id -> (test id of its board, the board an event shows as the grid's data-board text)
-    "forge-of-gems": ("fog-board", lambda b: "|".join(",".join(col) for col in b)),
-    "gemstones-gold": ("gg-board", lambda b: "|".join(",".join(GG_CHARS[ch] for ch in reel) for reel in b)),
-}
+CASCADE_GAMES = {g: view for g in GAMES if (view := client_view(g)) is not None and hasattr(view, "board_text")}
+"""game id -> its client view, whose board (``BOARD``) shows each board an event draws as ``board_text``."""
 
 
 def cascade_seed(game_id: str, cascades: int = 2) -> tuple[int, RoundResult]:
@@ -368,16 +345,16 @@ def cascade_seed(game_id: str, cascades: int = 2) -> tuple[int, RoundResult]:
 @pytest.mark.parametrize("game_id", [g for g in GAMES if g in CASCADE_GAMES])
 def test_cascades_play_out_one_board_at_a_time(new_page, web_server, game_id):
     """With animations on, every board of the spin (the first, each cascade's, the last) is shown in turn."""
-    testid, board_text = CASCADE_GAMES[game_id]
+    board, board_text = CASCADE_GAMES[game_id].BOARD, CASCADE_GAMES[game_id].board_text
     seed, expected = cascade_seed(game_id)
     page = new_page()
     session(page, web_server, unique_player("cascade"))
     open_game(page, game_id, turbo=False)
-    page.evaluate("""(testid) => { window.__boards = [];
-        const grid = document.querySelector(`[data-testid='${testid}']`);
+    page.evaluate("""(board) => { window.__boards = [];
+        const grid = document.querySelector(board);
         new MutationObserver(() => { const b = grid.dataset.board;
             if (window.__boards[window.__boards.length - 1] !== b) window.__boards.push(b); })
-          .observe(grid, {attributes: true, attributeFilter: ['data-board']}); }""", testid)
+          .observe(grid, {attributes: true, attributeFilter: ['data-board']}); }""", board)
     web_server.draws.source = SeededDraws(seed)
     press_spin(page)
     shown = page.evaluate("window.__boards")
@@ -393,10 +370,10 @@ def test_cascades_play_out_one_board_at_a_time(new_page, web_server, game_id):
 
 
 def render_steps(page, module: str, steps: list, round_: dict | None = None, fast: bool = True) -> None:
-    """Load a game's renderer module in the page and play ``steps`` (step dicts as the server sends them)."""
+    """Load a renderer module (its URL) in the page and play ``steps`` (step dicts as the server sends them)."""
     page.goto("/#/render-test")
     page.evaluate("""async ({module, steps, round, fast}) => {
-        const m = await import(`/js/games/${module}.js`);
+        const m = await import(module);
         const holder = document.createElement('div');
         holder.className = 'stage';
         holder.dataset.testid = 'render-test';
@@ -420,7 +397,7 @@ def test_gemstones_gold_renderer_draws_the_worked_example(new_page, web_server):
     free = game.play_step(build, game.start_round(build, "buy"), RecordedDraws(free_draws([5, 20, 3, 2, 2, 2])))
     as_json = [{"kind": s.kind, "events": json.loads(dumps(s.events))} for s in (paid, free)]
     page = new_page(phone=True)
-    render_steps(page, "gemstones-gold", as_json[:1])
+    render_steps(page, game_url("gemstones-gold"), as_json[:1])
     lane = page.get_by_test_id
     expect(lane("gg-lane-1")).to_have_attribute("data-blockers", "0")
     expect(lane("gg-lane-1")).to_contain_text("5x")
@@ -431,12 +408,11 @@ def test_gemstones_gold_renderer_draws_the_worked_example(new_page, web_server):
     expect(page.get_by_test_id("gg-sum")).to_have_attribute("data-sum", "5")
     expect(page.get_by_test_id("gg-sum")).to_contain_text("5x")
     final = paid.events[-2]["final_board"]
-    expect(page.get_by_test_id("gg-board")).to_have_attribute(
-        "data-board", "|".join(",".join(GG_CHARS[ch] for ch in reel) for reel in final))
+    expect(page.get_by_test_id("gg-board")).to_have_attribute("data-board", client_view("gemstones-gold").board_text(final))
     expect(page.get_by_test_id("gg-free-spins")).to_be_hidden()
     screenshot(page, "gemstones-gold-worked-example-phone")
 
-    render_steps(page, "gemstones-gold", as_json[1:], {"status": "open", "mode": "buy"})
+    render_steps(page, game_url("gemstones-gold"), as_json[1:], {"status": "open", "mode": "buy"})
     expect(page.get_by_test_id("gg-free-spins")).to_have_attribute("data-value", "9")
     expect(page.get_by_test_id("gg-total-multiplier")).to_have_attribute("data-value", "7")
     expect(page.get_by_test_id("gg-sum")).to_contain_text("5x + 2x = 7x")
@@ -484,7 +460,7 @@ def test_a_game_without_its_own_renderer_gets_the_generic_one(new_page, web_serv
         pytest.skip("needs Forge of Gems events")
     steps = [{"kind": s.kind, "events": json.loads(dumps(s.events))} for s in expected.steps[:1]]
     page = new_page(phone=True)
-    render_steps(page, "generic", steps)
+    render_steps(page, "/js/games/generic.js", steps)
     boards = [ev["board"] for ev in steps[0]["events"] if "board" in ev]
     grid = page.get_by_test_id("board")
     expect(grid.locator(".cell")).to_have_count(15)

@@ -22,14 +22,25 @@ from reelforge.core.draws import SecureDraws, SeededDraws
 from reelforge.games.registry import get_game
 
 from .conftest import screenshot, test_config
-from .helpers import idle, last_round, open_game, play_round, press_spin, session, stop_feature, unique_player
+from .helpers import (
+    check_view,
+    client_view,
+    idle,
+    last_round,
+    open_game,
+    play_round,
+    press_spin,
+    session,
+    stop_feature,
+    unique_player,
+)
 
 DEMO = test_config()
-GAMES = [g for g in ("forge-of-fortunes", "gemstones-gold", "forge-of-gems") if g in DEMO.games]
-BOARD = {"forge-of-fortunes": ".fof-machine", "gemstones-gold": "[data-testid='gg-board']",
-         "forge-of-gems": "[data-testid='fog-board']"}
-COUNTERS = {"forge-of-fortunes": ["fof-ladder"], "gemstones-gold": ["gg-free-spins", "gg-total-multiplier", "gg-lanes"],
-            "forge-of-gems": ["fog-multiplier", "fog-free-spins", "fog-forge-reel"]}
+VIEWS = {g: view for g in DEMO.games if (view := client_view(g)) is not None}
+"""The games with a client of their own, and what it shows (their folder's ``client_view``)."""
+GAMES = list(VIEWS)
+BOARD = {g: view.BOARD for g, view in VIEWS.items()}
+COUNTERS = {g: list(view.COUNTERS) for g, view in VIEWS.items()}
 # What a player must never read: internal keys (GOLD_NUGGET, s3_prize20, "s3 fs8") and "1 ways".
 INTERNAL = re.compile(r"\b[A-Z]{2,}_[A-Z_]+\b|\bs\d[ _](prize|fs)|\b1 ways\b|\bundefined\b|\bNaN\b|\[object")
 
@@ -148,17 +159,13 @@ def test_every_game_fits_the_screen_from_the_first_board_to_the_end_of_a_feature
     session(page, web_server, unique_player("fit"))
     open_game(page, game_id)
     # A board on open: every cell drawn with a symbol.
-    if game_id == "forge-of-fortunes":
-        expect(page.locator(".fof-reels")).to_have_attribute("data-symbols", re.compile(r"^\w+ \w+ \w+$"))
-    else:
-        cells = 36 if game_id == "gemstones-gold" else 15
-        expect(page.locator(f"{BOARD[game_id]} .gem-cell[data-symbol]")).to_have_count(cells)
+    check_view(page, VIEWS[game_id].OPENED_VIEW)
     check_table(page, game_id, "on open")
     web_server.draws.source = SeededDraws(seed)
     page.get_by_test_id("spin").click()
-    if game_id == "forge-of-gems":  # the GEMBOX waits for the player
+    if get_game(game_id).step_actions:  # the feature waits for the player (the GEMBOX to be opened)
         assert idle(page) == "open"
-        check_table(page, game_id, "with the GEMBOX waiting")
+        check_table(page, game_id, "with the feature waiting for the player")
         page.get_by_test_id("spin").click()
     expect(page.locator("body")).to_have_attribute("data-feature", "playing", timeout=20_000)
     check_table(page, game_id, "while the feature plays itself")
@@ -357,15 +364,11 @@ def test_the_help_draws_the_paytable_in_words_and_money(new_page, web_server, ga
     money = page.evaluate("(m) => new Intl.NumberFormat(undefined, {style: 'currency', currency: 'EUR'}).format(m / 100)",
                           int(bet * Fraction(first)))
     expect(box.get_by_test_id("paytable")).to_contain_text(money)
-    if game_id == "gemstones-gold":
-        for t in ("8-9", "10-11", "12-14", "15+", "Gold Nugget", "blockers", "Retriggers", "Feature Buy"):
-            assert t in text, t
-    if game_id == "forge-of-fortunes":
-        expect(box.get_by_test_id("help-ladder").locator("li.safe")).to_have_count(len(help_["extra"]["safe_runners_x"]))
-        assert "Coal" in text and "Slag" in text
-    if game_id == "forge-of-gems":
-        for t in ("Vertical Wild", "Horizontal Splitter", "Multiplier", "3 Scatters", "5+ Scatters", "8 free spins"):
-            assert t in text, t
+    view = VIEWS[game_id]
+    for t in view.HELP_WORDS:
+        assert t in text, t
+    if hasattr(view, "help_view"):
+        check_view(page, view.help_view(help_), within="[data-testid=help]")
     assert "Unfinished rounds" in text and "never refunded" in text
     # Nothing cut off on the phone: no column wider than the dialog.
     widths = page.evaluate("""(() => { const d = document.querySelector('[data-testid=help]');
@@ -380,13 +383,10 @@ def test_the_help_draws_the_paytable_in_words_and_money(new_page, web_server, ga
     expect(box).to_be_hidden()
 
 
-GG_CHARS = {"G": "GOLD_NUGGET", "R": "RUBY", "A": "AMETHYST", "S": "SAPPHIRE", "E": "EMERALD", "B": "BRONZE_ORE",
-            "P": "PINK_STONE", "L": "BLUE_STONE", "X": "SCATTER"}
-
-
 @pytest.mark.parametrize("game_id", GAMES)
 def test_history_replays_a_round_board_by_board(new_page, web_server, game_id):
     seed, expected = feature_seed(game_id)
+    view = VIEWS[game_id]
     page = new_page()
     token = session(page, web_server, unique_player("replay"))
     open_game(page, game_id)
@@ -403,32 +403,19 @@ def test_history_replays_a_round_board_by_board(new_page, web_server, game_id):
     captions = []
     cascades = iter(ev for _, ev in events if ev["type"] == "cascade")
     for i in range(total):
-        shown = page.evaluate("""() => { const stage = document.querySelector('[data-testid=replay-stage]');
-            const grid = stage.querySelector('[data-testid=gg-board]');
-            return {index: document.querySelector('[data-testid=replay-pos]').dataset.index,
-                    caption: document.querySelector('[data-testid=replay-caption]').innerText,
-                    board: grid ? grid.dataset.board : null, marked: stage.querySelectorAll('.gem-cell.win').length,
-                    blockers: [...stage.querySelectorAll('.gg-lane')].map((l) => l.dataset.blockers)}; }""")
+        shown = page.evaluate("""() => ({index: document.querySelector('[data-testid=replay-pos]').dataset.index,
+                    caption: document.querySelector('[data-testid=replay-caption]').innerText})""")
         assert shown["index"] == str(i), (shown, i)
         caption = shown["caption"]
         assert caption and not INTERNAL.search(caption), caption
         captions.append(caption)
-        if game_id == "gemstones-gold" and caption.split(": ", 1)[1].startswith("Cascade"):
-            ev = next(cascades)
-            assert shown["board"] == "|".join(",".join(GG_CHARS[ch] for ch in reel) for reel in ev["board"])
-            assert shown["marked"] == sum(w["count"] for w in ev["wins"]), (shown["marked"], ev["wins"])
-            for b in ev["blockers"]:
-                assert shown["blockers"][b["lane"] - 1] == str(b["remaining"]), (b, shown["blockers"])
+        if hasattr(view, "replayed_cascade") and caption.split(": ", 1)[1].startswith("Cascade"):
+            check_view(page, view.replayed_cascade(next(cascades)), within="[data-testid=replay-stage]")
         if i < total - 1:
             page.get_by_test_id("replay-next").click()
     expect(page.get_by_test_id("replay-next")).to_be_disabled()
     joined = " ".join(captions)
-    if game_id == "gemstones-gold":
-        assert "Total multiplier" in joined and "Cascade" in joined
-    if game_id == "forge-of-gems":
-        assert "ways" in joined and "win multiplier x" in joined and "GEMBOX" in joined
-    if game_id == "forge-of-fortunes":
-        assert "Ladder:" in joined and "runner reached last" in joined
+    assert all(words in joined for words in view.REPLAY_WORDS), (view.REPLAY_WORDS, joined)
     screenshot(page, f"replay-{game_id}-desktop")
     # Previous steps back; play-through goes on by itself to the last picture and stops there.
     page.get_by_test_id("replay-prev").click()

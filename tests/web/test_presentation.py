@@ -5,6 +5,7 @@ anticipation when a feature is one symbol away, and sounds that are layered and 
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from functools import cache
@@ -20,7 +21,7 @@ from reelforge.core.draws import SecureDraws, SeededDraws  # noqa: E402
 from reelforge.games.registry import get_game  # noqa: E402
 
 from .conftest import test_config  # noqa: E402
-from .helpers import idle, open_game, session, stop_feature, unique_player  # noqa: E402
+from .helpers import client_view, idle, open_game, session, stop_feature, unique_player  # noqa: E402
 
 DEMO = test_config()
 LINES = "seven-lines"
@@ -75,9 +76,7 @@ def one_step(game_id: str, want, limit: int = 5000) -> int:
 @cache
 def seeds(game_id: str) -> list[int]:
     """Rounds that keep the board busy (two cascades or a line win) and one without a win."""
-    if game_id == "gemstones-gold":
-        busy = lambda evs: next(e for e in evs if e["type"] == "spin_result")["cascades"] >= 2  # noqa: E731
-    elif game_id == "forge-of-gems":
+    if "board_text" in dir(client_view(game_id)):  # a cascading board
         busy = lambda evs: sum(e["type"] == "cascade" for e in evs) >= 2  # noqa: E731
     else:
         busy = lambda evs: any(e["type"] == "win" and "line" in e for e in evs)  # noqa: E731
@@ -112,7 +111,7 @@ def secure_draws_after(web_server):
     web_server.draws.source = SecureDraws()
 
 
-@pytest.mark.parametrize("game_id", ["gemstones-gold", "forge-of-gems", LINES])
+@pytest.mark.parametrize("game_id", [*(g for g in DEMO.games if hasattr(client_view(g), "board_text")), LINES])
 def test_the_result_waits_until_every_symbol_has_landed(new_page, web_server, game_id):
     page = new_page()
     page.add_init_script(RECORDER_JS)
@@ -166,28 +165,37 @@ def test_reels_spin_their_own_strips_stop_left_to_right_and_tease_a_near_trigger
     assert not page.js_errors
 
 
+LINES_FEATURE_VIEW = {"free_spins": "ln-free-spins", "multiplier": None, "wins": "ln-wins", "banner": ".ln-banner",
+                      "total": "ln-feature-win",
+                      "status": re.compile(r"^Free spins: (?P<left>\d+) of \d+ left, total win (?P<total>.+)\.$")}
+"""The lines genre's free spins as its renderer tells them (as a game's own client says in its ``FEATURE_VIEW``)."""
+
+
+def feature_view(game_id: str) -> dict:
+    view = client_view(game_id)
+    return view.FEATURE_VIEW if view is not None else LINES_FEATURE_VIEW
+
+
+FEATURE_GAMES = [LINES, *(g for g in DEMO.games if hasattr(client_view(g), "FEATURE_VIEW"))]
+
+
 # Every change on the page while a feature plays: the message bar and the counters the board shows.
 COUNTERS_JS = """window.__snaps = [];
     document.addEventListener('DOMContentLoaded', () => {
-        const val = (id) => { const n = document.querySelector(`[data-testid='${id}']`); return n ? n.dataset.value : null; };
-        const strong = (id) => { const n = document.querySelector(`[data-testid='${id}'] strong`); return n ? n.textContent : null; };
+        const ids = %s;
+        const val = (id) => { const n = id && document.querySelector(`[data-testid='${id}']`); return n ? n.dataset.value : null; };
+        const strong = (id) => { const n = id && document.querySelector(`[data-testid='${id}'] strong`); return n ? n.textContent : null; };
         new MutationObserver(() => {
             const b = document.body.dataset;
             if (b.feature !== 'playing' && b.roundState !== 'open') return;
             const win = document.getElementById('win');
             const snap = {msg: document.getElementById('message').textContent,
                 win: win.dataset.label === 'WIN SO FAR' && win.querySelector('span') ? win.querySelector('span').textContent : null,
-                left: val('ln-free-spins') ?? val('gg-free-spins') ?? val('fog-free-spins'),
-                mult: val('gg-total-multiplier') ?? val('fog-multiplier'), total: strong('ln-feature-win')};
+                left: val(ids.free_spins), mult: val(ids.multiplier), total: strong(ids.total)};
             const last = window.__snaps[window.__snaps.length - 1];
             if (!last || JSON.stringify(last) !== JSON.stringify(snap)) window.__snaps.push(snap);
         }).observe(document.body, {subtree: true, childList: true, characterData: true, attributes: true});
     });"""
-STATUS = {
-    LINES: re.compile(r"^Free spins: (?P<left>\d+) of \d+ left, total win (?P<total>.+)\.$"),
-    "gemstones-gold": re.compile(r"^Free spins left: (?P<left>\d+), (?:total multiplier (?P<mult>\d+)x|no multiplier revealed yet)\.$"),
-    "forge-of-gems": re.compile(r"^Free spins left: (?P<left>\d+), win multiplier x(?P<mult>\d+)\.$"),
-}
 
 
 @cache
@@ -202,19 +210,21 @@ def feature_round(game_id: str, mode: str = "paid") -> int:
     raise AssertionError(f"no {game_id} feature of 3 to 12 free spins in 5,000 seeds")
 
 
-@pytest.mark.parametrize("game_id", [LINES, "gemstones-gold", "forge-of-gems"])
+@pytest.mark.parametrize("game_id", FEATURE_GAMES)
 def test_every_counter_says_the_same_at_every_moment_of_a_feature(new_page, web_server, game_id):
+    view = feature_view(game_id)
     page = new_page()
-    page.add_init_script(COUNTERS_JS)
+    page.add_init_script(COUNTERS_JS % json.dumps({k: view.get(k) for k in ("free_spins", "multiplier", "total")}))
     session(page, web_server, unique_player("counters"))
     open_game(page, game_id)
     # A paid spin that wins first: its win list must not linger into the feature.
     web_server.draws.source = SeededDraws(seeds(game_id)[0])
     page.get_by_test_id("spin").click()
     assert idle(page) == "idle"
-    wins = page.get_by_test_id({LINES: "ln-wins", "gemstones-gold": "gg-wins", "forge-of-gems": "fog-wins"}[game_id])
+    wins = page.get_by_test_id(view["wins"])
     expect(wins).not_to_be_empty()
-    if game_id == "gemstones-gold":  # the bought feature
+    game = get_game(game_id)
+    if game.feature_buy_price_x(game.load_build(DEMO.games[game_id].build)) is not None:  # the bought feature
         web_server.draws.source = SeededDraws(feature_round(game_id, "buy"))
         page.get_by_test_id("buy").click()
         page.get_by_test_id("buy-yes").click()
@@ -223,24 +233,24 @@ def test_every_counter_says_the_same_at_every_moment_of_a_feature(new_page, web_
     else:
         web_server.draws.source = SeededDraws(feature_round(game_id))
         page.get_by_test_id("spin").click()
-    while idle(page) == "open":  # the GEMBOX waits for its press
+    while idle(page) == "open":  # a step that waits for the player's press (the GEMBOX)
         page.get_by_test_id("spin").click()
     snaps = page.evaluate("window.__snaps")
     checked = 0
     for snap in snaps:
-        m = STATUS[game_id].match(snap["msg"])
+        m = view["status"].match(snap["msg"])
         if not m:
             continue
         checked += 1
         assert m["left"] == snap["left"], f"message '{snap['msg']}' but the board says {snap['left']} free spins left"
-        if m.groupdict().get("mult") is not None or game_id == "gemstones-gold":
+        if "mult" in view["status"].groupindex:  # none revealed yet: 0
             assert (m["mult"] or "0") == snap["mult"], f"message '{snap['msg']}' but the board's multiplier is {snap['mult']}"
-        if game_id == LINES:
+        if "total" in view["status"].groupindex:
             assert m["total"] == snap["total"], f"message '{snap['msg']}' but the board's total is {snap['total']}"
             assert snap["win"] in (None, m["total"]), f"message '{snap['msg']}' but WIN SO FAR {snap['win']}"
     assert checked >= 3, snaps
     # The feature's end: its summary, and no "No win" beside it.
-    banner = page.locator(".ln-banner, .gg-banner, .fog-banner")
+    banner = page.locator(view["banner"])
     expect(banner).to_contain_text("Free spins complete")
     assert not page.js_errors
 

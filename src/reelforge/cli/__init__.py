@@ -27,6 +27,9 @@ COMMANDS: tuple[LazyCommand, ...] = (
     LazyCommand("bench", "reelforge.cli.bench:bench",
                 "Kernel rounds per second per core, with this machine's raw random-number rate from the same run "
                 "(or, with --server, the game server's paid rounds per second through HTTP)."),
+    LazyCommand("monitor-figures", "reelforge.cli.analysis:monitor_figures",
+                "Write a game's live-monitor figures beside its builds (its RTP and SD per build and mode: exact "
+                "where the game allows, else a kernel simulation)."),
     LazyCommand("compare", "reelforge.cli.analysis:compare",
                 "All builds of a game side by side (exact where the game allows, else simulated)."),
     LazyCommand("certify", "reelforge.cli.certify:certify",

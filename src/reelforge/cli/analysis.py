@@ -1,4 +1,4 @@
-"""The mathematics commands: ``games``, ``summary``, ``simulate``, ``compare``."""
+"""The mathematics commands: ``games``, ``summary``, ``simulate``, ``compare``, ``monitor-figures``."""
 
 from __future__ import annotations
 
@@ -285,3 +285,20 @@ def compare(
     console.print(t)
 
 
+
+
+def monitor_figures(
+    game: str = typer.Argument(..., metavar="GAME", help="Game id (see `reelforge games`)."),
+    rounds: int = typer.Option("10000000", "--rounds", "-n", metavar="N", parser=ROUNDS,
+                               help="Kernel rounds per build and mode without exact figures (e.g. 2e7 where the "
+                                    "SD rests on rare wins)."),
+    seed: int = typer.Option("26", "--seed", metavar="SEED", parser=SEED, help="Seed of the first chunk of rounds."),
+) -> None:
+    """Write a game's live-monitor figures beside its builds (its RTP and SD per build and mode: exact where the
+    game allows, else a kernel simulation).
+
+    The file is monitor_figures.toml in the game's folder; the server's RTP monitor judges its builds by it."""
+    from reelforge.analysis.monitor_figures import write_game_figures
+
+    g, _ = load(game, None)
+    console.print(f"wrote {write_game_figures(g, rounds, seed)}")

@@ -10,7 +10,7 @@ Versions: a published build never changes. ``builds/<name>.toml`` is the current
 ``rules`` key names the rules version it is played with (default ``"1"``). Every loaded build
 carries its :class:`~reelforge.game.contract.BuildIdentity` (``build.identity``): game, name, version, rules
 and the content hash (SHA-256 of the canonical data and the rules version, :func:`content_hash`);
-``reelforge/games/published.toml`` locks the hash of every published version (a test checks it).
+the game's ``game.toml`` locks the hash of every published version (a test checks it).
 """
 
 from __future__ import annotations

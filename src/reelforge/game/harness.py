@@ -35,7 +35,7 @@ class KernelGame(Game):
     components: ClassVar[tuple[str, ...]]
     """The parts of a round win, in the order of the round function's ``parts``."""
     counters: ClassVar[tuple[str, ...]] = ("triggers",)
-    """What the round function counts (``counters``), the feature counter among them."""
+    """What the round function counts (``counters``), the feature counter first."""
     rules: ClassVar[ModuleType]
     loop: ClassVar[Callable]
     unit: ClassVar[int | None] = None
@@ -50,6 +50,12 @@ class KernelGame(Game):
 
     def counter_names(self, build: Build) -> tuple[str, ...]:
         return self.counters
+
+    @property
+    def feature_counter(self) -> str | None:  # type: ignore[override]
+        """The first of :attr:`counters`: declared once, there (a game whose feature counter is not its first
+        names it as a class attribute ``feature_counter``)."""
+        return self.counters[0] if self.counters else None
 
     # -- the step machine, delegated to the reference rules ------------------------------
     def start_round(self, build: Build, mode: str = "paid") -> dict[str, Any]:

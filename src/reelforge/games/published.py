@@ -1,5 +1,6 @@
 """Published builds never change: the content hash of every published (game, build, version) is
-locked in ``published.toml`` beside this module, and :func:`problems` (run by the tests, so by CI)
+locked in the ``[published]`` tables of the game's ``game.toml`` (its registration, in its folder), and
+:func:`problems` (run by the tests, so by CI)
 refuses a build file whose contents changed under a published version, a shipped file without a
 version, a published version whose file is gone, and a version that is not locked yet.
 
@@ -19,10 +20,14 @@ from pathlib import Path
 
 from reelforge.game.buildfile import OLDER, BuildFiles, version_key
 from reelforge.game.contract import UNPUBLISHED, BuildError, BuildIdentity
-from reelforge.games.registry import SHIPPED_GAMES, get_game
+from reelforge.games.registry import GAMES_DIR, REGISTRATION, SHIPPED_GAMES, get_game
 
-LOCK = Path(__file__).resolve().parent / "published.toml"
 ADD = "python -m reelforge.games.published --add"
+LOCK_HEADER = (
+    "# The content hash (SHA-256 of the canonical data and the rules version) of every published build",
+    '# version: [published."build"] "version" = hash. A line never changes (a changed build is a new',
+    f"# version, see reelforge/games/published.py); `{ADD}` adds new versions.",
+    "# Checked by the tests.")
 
 
 def shipped_identities() -> tuple[list[BuildIdentity], list[str]]:
@@ -52,32 +57,38 @@ def shipped_identities() -> tuple[list[BuildIdentity], list[str]]:
     return found, problems
 
 
-def read_lock(path: Path = LOCK) -> dict[tuple[str, str, str], str]:
-    """``(game, build, version) -> content hash`` of every published version."""
-    data = tomllib.loads(path.read_text()) if path.is_file() else {}
-    return {(game, name, version): digest for game, builds in data.items() for name, versions in builds.items()
+def _registrations(games_dir: Path) -> dict[str, Path]:
+    """``game id -> its game.toml`` of every game folder under ``games_dir``."""
+    return {tomllib.loads(path.read_text())["id"]: path for path in sorted(games_dir.glob(f"*/{REGISTRATION}"))}
+
+
+def read_lock(games_dir: Path = GAMES_DIR) -> dict[tuple[str, str, str], str]:
+    """``(game, build, version) -> content hash`` of every published version (of the games under ``games_dir``)."""
+    return {(game, name, version): digest for game, path in _registrations(games_dir).items()
+            for name, versions in tomllib.loads(path.read_text()).get("published", {}).items()
             for version, digest in versions.items()}
 
 
-def write_lock(lock: dict[tuple[str, str, str], str], path: Path = LOCK) -> None:
-    lines = ["# Content hash (SHA-256 of the canonical data and the rules version) of every published build",
-             "# version: [game.\"build\"] \"version\" = hash. A line never changes (a changed build is a new version,",
-             f"# see reelforge/games/published.py); `{ADD}` adds new versions.",
-             "# Checked by the tests."]
-    games = sorted({g for g, _, _ in lock})
-    for game in games:
-        names = sorted({n for g, n, _ in lock if g == game}, key=lambda n: (-float(n), n) if n.replace(".", "").isdigit() else (0, n))
+def write_lock(lock: dict[tuple[str, str, str], str], games_dir: Path = GAMES_DIR) -> None:
+    """Write each game's ``[published]`` tables into its ``game.toml``, below its registration (kept as written)."""
+    for game, path in _registrations(games_dir).items():
+        lines = path.read_text().splitlines()
+        cut = next((i for i, line in enumerate(lines) if line in (LOCK_HEADER[0], "[published]")
+                    or line.startswith("[published.")), len(lines))
+        out = [*lines[:cut], *([""] if cut and lines[cut - 1] else []), *LOCK_HEADER]
+        names = sorted({n for g, n, _ in lock if g == game},
+                       key=lambda n: (-float(n), n) if n.replace(".", "").isdigit() else (0, n))
         for name in names:
-            lines += ["", f'[{game}."{name}"]']
+            out += ["", f'[published."{name}"]']
             for version in sorted((v for g, n, v in lock if g == game and n == name), key=version_key):
-                lines.append(f'"{version}" = "{lock[(game, name, version)]}"')
-    path.write_text("\n".join(lines) + "\n")
+                out.append(f'"{version}" = "{lock[(game, name, version)]}"')
+        path.write_text("\n".join(out) + "\n")
 
 
-def problems(path: Path = LOCK) -> list[str]:
+def problems(games_dir: Path = GAMES_DIR) -> list[str]:
     """Every way the shipped builds break "published builds never change", one line each (empty: none)."""
     found, out = shipped_identities()
-    lock = read_lock(path)
+    lock = read_lock(games_dir)
     seen = set()
     for ident in found:
         key = (ident.game, ident.name, ident.version)
@@ -85,7 +96,7 @@ def problems(path: Path = LOCK) -> list[str]:
         where = f"builds/{ident.name}.toml or builds/{OLDER}/{ident.name}/{ident.version}.toml"
         if key not in lock:
             out.append(f"{ident.game} build {ident.name} version {ident.version} is not published yet: "
-                       f"run `{ADD}` to lock its content hash, and commit {path.name}")
+                       f"run `{ADD}` to lock its content hash, and commit the game's {REGISTRATION}")
         elif lock[key] != ident.content_hash:
             out.append(f"{ident.game} build {ident.name} version {ident.version} changed ({where}: content hash "
                        f"{ident.content_hash[:12]}, published {lock[key][:12]}): a published build never changes; "
@@ -99,18 +110,18 @@ def problems(path: Path = LOCK) -> list[str]:
     return out
 
 
-def add(path: Path = LOCK) -> list[str]:
+def add(games_dir: Path = GAMES_DIR) -> list[str]:
     """Lock the content hash of every version not published yet; never changes a published line.
     Returns what was added; raises ValueError with the other problems, if any."""
-    blocking = [p for p in problems(path) if "is not published yet" not in p]
+    blocking = [p for p in problems(games_dir) if "is not published yet" not in p]
     if blocking:
         raise ValueError("\n".join(blocking))
-    lock = read_lock(path)
+    lock = read_lock(games_dir)
     found, _ = shipped_identities()
     added = [f"{i.game} {i.name} {i.version} {i.content_hash}" for i in found
              if (i.game, i.name, i.version) not in lock]
     lock.update({(i.game, i.name, i.version): i.content_hash for i in found})
-    write_lock(lock, path)
+    write_lock(lock, games_dir)
     return added
 
 

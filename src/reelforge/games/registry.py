@@ -1,24 +1,40 @@
-"""The games this installation knows. A new game inside the package is one line in
-:data:`GAME_CLASSES`; a game kept elsewhere (a plugin, a test's toy game) is added at run time
-with :func:`register` and removed with :func:`unregister` (or :func:`registered` for a block)."""
+"""The games this installation knows. A game inside the package registers itself in its own folder: its
+``game.toml`` names the game's id and class (and its place in lists), and locks its published builds
+(:mod:`reelforge.games.published`), so a new game touches no file outside its folder. A game kept elsewhere
+(a plugin, a test's toy game) is added at run time with :func:`register` and removed with
+:func:`unregister` (or :func:`registered` for a block)."""
 
 from __future__ import annotations
 
 import importlib
 import re
+import tomllib
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 from reelforge.game.contract import Game
 
+GAMES_DIR = Path(__file__).resolve().parent
+REGISTRATION = "game.toml"
+"""The file in a game's folder that registers it (``id``, ``class``, ``order``) and locks its builds."""
+
+
+def read_registrations(games_dir: Path = GAMES_DIR) -> dict[str, str]:
+    """``game id -> "module:ClassName"`` of every game folder under ``games_dir`` with a ``game.toml``, in
+    their ``order`` (the lobby's and the reports'). Read as text, so the CLI starts without importing a game."""
+    found = []
+    for path in sorted(games_dir.glob(f"*/{REGISTRATION}")):
+        data = tomllib.loads(path.read_text())
+        try:
+            found.append((int(data["order"]), str(data["id"]), str(data["class"])))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise RuntimeError(f"{path}: a game's registration needs id, class and order ({exc})") from None
+    return {game_id: target for _, game_id, target in sorted(found)}
+
+
 # game id -> "module:ClassName"; imported lazily so the CLI starts fast.
-GAME_CLASSES: dict[str, str] = {
-    "forge-of-fortunes": "reelforge.games.forge_of_fortunes.game:ForgeOfFortunes",
-    "gemstones-gold": "reelforge.games.gemstones_gold.game:GemstonesGold",
-    "forge-of-gems": "reelforge.games.forge_of_gems.game:ForgeOfGems",
-    "seven-lines": "reelforge.games.seven_lines.game:SevenLines",
-    "golden-vault": "reelforge.games.golden_vault.game:GoldenVault",
-}
+GAME_CLASSES: dict[str, str] = read_registrations()
 
 SHIPPED_GAMES: frozenset[str] = frozenset(GAME_CLASSES)
 """The games of the package itself, which :func:`unregister` refuses to remove."""
@@ -50,7 +66,10 @@ def get_game(game_id: str) -> Game:
     if game_id not in GAME_CLASSES:
         raise UnknownGame(f"unknown game {game_id!r}; valid games: {', '.join(GAME_CLASSES)}")
     if game_id not in _instances:
-        _instances[game_id] = _load_class(GAME_CLASSES[game_id])()
+        game = _load_class(GAME_CLASSES[game_id])()
+        if game.id != game_id:  # a registration naming another game's class
+            raise RuntimeError(f"game {game_id!r} is registered as {GAME_CLASSES[game_id]}, whose id is {game.id!r}")
+        _instances[game_id] = game
     return _instances[game_id]
 
 

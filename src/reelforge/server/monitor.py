@@ -22,10 +22,11 @@ normal approximation needs very many rounds when the wins are this skewed:
 a correct Forge of Gems build alarmed high in 3 of 10 runs of 5 million
 rounds before this rule, between 20,000 and 180,000 rounds in).
 
-The build's SD per mode comes from ``monitor_figures.toml`` beside this
-module (exact where the game has exact mathematics, else a long kernel
-simulation; ``python -m reelforge.server.monitor figures`` writes it); a
-build without figures is shown without limits and never alarms.
+The build's SD per mode comes from the game's ``monitor_figures.toml``, in its
+folder beside its builds (exact where the game has exact mathematics, else a
+long kernel simulation; ``reelforge monitor-figures GAME`` writes it, see
+:mod:`reelforge.analysis.monitor_figures`); a build without figures is shown
+without limits and never alarms.
 """
 
 from __future__ import annotations
@@ -33,7 +34,6 @@ from __future__ import annotations
 import argparse
 import logging
 import math
-import sys
 import threading
 import time
 import tomllib
@@ -44,11 +44,11 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from reelforge.analysis.monitor_figures import read_game_figures, round_returns
 from reelforge.server.tally import FREE_ROUNDS_MODE, Key, RoundTally, Totals
 
 log = logging.getLogger("reelforge.monitor")
 
-FIGURES = Path(__file__).resolve().parent / "monitor_figures.toml"
 HISTORY_POINTS = 720
 """Points kept per key for the operator page's chart (at 15 s a check: the last three hours)."""
 
@@ -90,8 +90,14 @@ Build = tuple[str, str, str, str]
 """(game, build, build version, mode): what a build's figures are for (the last four parts of a :data:`Key`)."""
 
 
-def load_figures(path: Path = FIGURES) -> dict[Build, BuildFigures]:
-    """``(game, build, version, mode) -> figures`` from ``monitor_figures.toml`` (or another file of its form)."""
+def load_figures(path: Path | None = None) -> dict[Build, BuildFigures]:
+    """``(game, build, version, mode) -> figures``: every registered game's own (``path`` None), or those of an
+    operator's file (``[game."build"."version".mode]`` tables)."""
+    if path is None:
+        from reelforge.games.registry import all_games
+
+        return {(game.id, build, version, mode): BuildFigures(float(Fraction(f["rtp"])), float(f["sd"]), f["source"])
+                for game in all_games() for (build, version, mode), f in read_game_figures(game).items()}
     if not path.is_file():
         return {}
     data = tomllib.loads(path.read_text())
@@ -226,18 +232,6 @@ class RtpMonitor:
 
 
 # -- measurement (docs/OPERATIONS.md) ------------------------------------------------------------------
-def _round_returns(game_id: str, build: str, rounds: int, seed: int, mode: str = "paid") -> Any:
-    """Per-round win per unit of cost of ``rounds`` kernel rounds of a build (float64 array)."""
-    import numpy as np
-
-    from reelforge.games.registry import get_game
-
-    game = get_game(game_id)
-    b = game.load_build(build)
-    wins = game.kernel_round_wins(b, rounds, seed, mode)
-    return np.asarray(wins, dtype=np.float64) / (game.win_unit(b) * float(game.stake_x(b, mode)))
-
-
 def first_exit(returns: Any, figures: BuildFigures, z: float, min_rounds: int) -> int | None:
     """The round (1-based) at which the monitor, checking after every round, first alarms on ``returns``
     judged against ``figures``; None: it never does."""
@@ -262,9 +256,10 @@ def detect(game_id: str, served: str, labelled: str, rounds: int, runs: int, see
 
     from reelforge.games.registry import get_game
 
-    version = get_game(game_id).load_build(labelled).identity.version
+    game = get_game(game_id)
+    version = game.load_build(labelled).identity.version
     figures = load_figures()[(game_id, labelled, version, "paid")]
-    exits = [first_exit(_round_returns(game_id, served, rounds, seed + i), figures, settings.z, settings.min_rounds)
+    exits = [first_exit(round_returns(game, served, rounds, seed + i), figures, settings.z, settings.min_rounds)
              for i in range(runs)]
     found = sorted(e for e in exits if e is not None)
     return {"game": game_id, "served": served, "labelled": labelled, "rounds": rounds, "runs": runs,
@@ -273,57 +268,9 @@ def detect(game_id: str, served: str, labelled: str, rounds: int, runs: int, see
             "max": max(found) if found else None, "labelled_sd": figures.sd}
 
 
-FIGURES_CHUNK = 2_000_000
-
-
-def write_figures(rounds: int, seed: int, path: Path = FIGURES, twice: tuple[str, ...] = ()) -> None:
-    """Write ``monitor_figures.toml``: every game's current build versions, each mode: exact figures where
-    the game has them, else a kernel simulation of ``rounds`` rounds (twice as many for the games in
-    ``twice``: those whose SD rests most on rare wins)."""
-    import numpy as np
-
-    from reelforge.games.registry import SHIPPED_GAMES, get_game
-
-    lines = ["# The RTP monitor's figures per game, build, version and mode (reelforge/server/monitor.py):",
-             "# rtp: expected return per unit of cost; sd: SD of one round's win per unit of cost.",
-             f"# Written by `python -m reelforge.server.monitor figures --rounds {rounds} --seed {seed}"
-             + "".join(f" --twice {g}" for g in twice) + "`",
-             "# (a game given --twice, whose SD rests most on rare wins, with twice the rounds)."]
-    for game_id in sorted(SHIPPED_GAMES):
-        game = get_game(game_id)
-        game_rounds = rounds * (2 if game_id in twice else 1)
-        for name in game.build_names():
-            build = game.load_build(name)
-            for mode in game.modes:
-                if mode != "paid" and game.feature_buy_price_x(build) is None:
-                    continue
-                if mode == "paid" and game.capabilities.exact:
-                    exact = game.exact(build)
-                    rtp, sd, source = str(exact.rtp), math.sqrt(exact.variance), "exact"
-                else:
-                    total = total_sq = 0.0
-                    for chunk in range(0, game_rounds, FIGURES_CHUNK):  # chunk i from seed + i: bounded memory
-                        x = _round_returns(game_id, name, min(FIGURES_CHUNK, game_rounds - chunk), seed + chunk // FIGURES_CHUNK,
-                                           mode)
-                        total, total_sq = total + float(np.sum(x)), total_sq + float(np.dot(x, x))
-                    mean = total / game_rounds
-                    sd = math.sqrt(total_sq / game_rounds - mean * mean)
-                    rtp = str(build.rtp) if mode == "paid" else repr(round(mean, 6))
-                    source = f"kernel, {game_rounds:,} rounds, seeds from {seed}, simulated RTP {mean:.5f}"
-                lines += ["", f'["{game_id}"."{name}"."{build.identity.version}".{mode}]',
-                          f'rtp = "{rtp}"', f"sd = {sd:.6g}", f'source = "{source}"']
-                print(f"{game_id} {name} {mode}: sd {sd:.4g} ({source})", file=sys.stderr)
-    path.write_text("\n".join(lines) + "\n")
-
-
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m reelforge.server.monitor", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
-    fig = sub.add_parser("figures", help="write monitor_figures.toml")
-    fig.add_argument("--rounds", type=int, default=10_000_000)
-    fig.add_argument("--seed", type=int, default=26)
-    fig.add_argument("--twice", action="append", default=[], metavar="GAME",
-                     help="simulate this game's builds with twice the rounds (its SD rests on rare wins)")
     det = sub.add_parser("detect", help="rounds to alarm for a build served under another's label")
     det.add_argument("game")
     det.add_argument("served")
@@ -333,13 +280,6 @@ def main(argv: list[str] | None = None) -> None:
     det.add_argument("--seed", type=int, default=2026)
     det.add_argument("--min-rounds", type=int, default=MonitorSettings.min_rounds)
     args = parser.parse_args(argv)
-    from reelforge.games.registry import SHIPPED_GAMES
-    if args.command == "figures":
-        unknown = sorted(set(args.twice) - set(SHIPPED_GAMES))
-        if unknown:
-            parser.error(f"--twice: unknown game(s) {unknown}; games: {sorted(SHIPPED_GAMES)}")
-        write_figures(args.rounds, args.seed, twice=tuple(args.twice))
-        return
     import json
 
     print(json.dumps(detect(args.game, args.served, args.labelled, args.rounds, args.runs, args.seed,

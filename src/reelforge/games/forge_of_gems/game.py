@@ -173,7 +173,8 @@ class ForgeOfGems(KernelGame):
     """The feature stratum (rounds // 20 features) leaves its 50,000 floor at 1e6 paid spins."""
 
     components, counters = rules.COMPONENTS, kernel.COUNTERS
-    rules, loop, make_tables, scratch = rules, kernel.loop, staticmethod(kernel.make_tables), kernel.SCRATCH
+    feature_counter = "triggers"  # GEMBOX awards, not the first of the kernel's counters (see kernel.COUNTERS)
+    rules, loop, make_tables, scratch = rules, kernel.LOOP, staticmethod(kernel.make_tables), kernel.SCRATCH
 
     # the reference rules take no mode and play the GEMBOX step's action (``open``)
     def start_round(self, build: Build, mode: str = "paid") -> dict[str, Any]:

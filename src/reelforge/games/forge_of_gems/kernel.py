@@ -441,4 +441,4 @@ def play_round(st, t, mode, cap, parts, counters):
                     counters[K_CAP] += 1
 
 
-loop = kernel_loop(play_round)
+LOOP = kernel_loop(play_round)

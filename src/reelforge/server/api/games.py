@@ -38,6 +38,9 @@ def game_entry(active: ActiveGame, config: ServerConfig) -> dict[str, Any]:
         "rtp": float(help_.rtp), "bet_ladder": list(active.config.bet_ladder),
         "volatility": help_.volatility, "volatility_bolts": help_.volatility_bolts,
         "art": {kind: f"/api/v1/games/{active.id}/art/{kind}.svg" for kind in ART if art_file(game, kind)},
+        # the renderer and stylesheet the game ships in its folder (absent: its genre's, else the generic board)
+        "client": {part: f"/api/v1/games/{active.id}/client/{name}" for part, name in CLIENT_PARTS.items()
+                   if game_file(game, name)},
         "max_win_x": game.cap_x(build), "max_win": game.published_max_win(build).to_json(),
         "modes": list(game.modes), "step_actions": list(game.step_actions),
         "presentation": game.presentation,
@@ -51,10 +54,22 @@ ART = ("logo", "keyart")
 """The pictures a game may ship in its own folder (``logo.svg``, ``keyart.svg``), drawn in the project."""
 
 
+CLIENT_PARTS = {"renderer": "client.js", "style": "client.css"}
+"""What of the browser client a game may ship in its folder: its renderer (an ES module the client imports:
+``create``, and optionally ``describe``, ``stepNames``, ``art``, ``helpArt``, as ``web/js/games/generic.js``)
+and its stylesheet."""
+MEDIA_TYPES = {".svg": "image/svg+xml", ".js": "text/javascript", ".css": "text/css"}
+
+
+def game_file(game: Any, name: str) -> Path | None:
+    """The file ``name`` in the game's package folder (beside its class's module), or None."""
+    path = Path(inspect.getfile(type(game))).parent / name
+    return path if path.is_file() else None
+
+
 def art_file(game: Any, kind: str) -> Path | None:
     """The game's own picture ``kind`` (an SVG file in the game's package folder), or None."""
-    path = Path(inspect.getfile(type(game))).parent / f"{kind}.svg"
-    return path if kind in ART and path.is_file() else None
+    return game_file(game, f"{kind}.svg") if kind in ART else None
 
 
 UNFINISHED_TITLE = "Unfinished rounds"
@@ -115,7 +130,17 @@ def add_routes(app: FastAPI, ctx: Context) -> None:
         if path is None:
             raise StarletteHTTPException(404, f"{game} has no picture {kind!r}; pictures: {', '.join(ART)}")
         # An SVG shown as an image: no script of its own runs, and the policy forbids it besides.
-        return Response(path.read_bytes(), media_type="image/svg+xml")
+        return Response(path.read_bytes(), media_type=MEDIA_TYPES[".svg"])
+
+    @app.get("/api/v1/games/{game}/client/{name}", tags=["games"])
+    def game_client(game: GameId, name: str) -> Response:
+        """The game's own part of the browser client, kept in its folder: its renderer (``client.js``, an ES
+        module) or its stylesheet (``client.css``)."""
+        path = game_file(ctx.service.active(game).game, name) if name in CLIENT_PARTS.values() else None
+        if path is None:
+            raise StarletteHTTPException(404, f"{game} ships no client file {name!r}; client files: "
+                                              f"{', '.join(CLIENT_PARTS.values())}")
+        return Response(path.read_bytes(), media_type=MEDIA_TYPES[path.suffix])
 
     @app.get("/api/v1/settings", tags=["games"])
     def settings(request: Request, authorization: Auth = None) -> JSONResponse:

@@ -5,6 +5,7 @@
 
 import { stopAutoplay } from "./autoplay.js";
 import { applySettings } from "./controls.js";
+import { loadGameClients } from "./games/index.js";
 import { openHistory, openRound, stopReplay } from "./history.js";
 import { openLobby } from "./lobby.js";
 import { startSession } from "./session.js";
@@ -91,6 +92,7 @@ async function loadSession() {
   S.games = games.map((g) => (ladders[g.id] ? { ...g, bet_ladder: ladders[g.id], currency: settings.currency } : g))
     .filter((g) => g.bet_ladder.length && (!settings.game || g.id === settings.game)); // a launch for one game
   S.gamesById = Object.fromEntries(S.games.map((g) => [g.id, g]));
+  await loadGameClients(S.games);  // the renderers the games ship in their folders
   // A key the server does not send (an older server) reads as off.
   S.settings = { ...S.settings, ...settings, autoplay: settings.autoplay === true };
   applySettings(S.settings);

@@ -70,14 +70,16 @@ function replayFrames(r) {
   return frames;
 }
 
-/** "Paid spin", "Free spin 3", "Re-spin 2", "GEMBOX": a step named and numbered among its kind. */
+/** "Paid spin", "Free spin 3", "Re-spin 2": a step named and numbered among its kind (a kind of the game's own
+ * in the words its renderer gives, ``stepNames``). */
 function stepWords(round, step) {
   if (step.kind === "paid_spin" || (!step.kind && step.index === 0)) return round.mode === "paid" ? t("Paid spin") : t("Bought feature");
   const same = round.steps.filter((s) => s.kind === step.kind);
   const n = same.indexOf(step) + 1;
   if (step.kind === "respin" && same.length > 1) return t("Re-spin {n}", { n });
   if (step.kind === "free_spin" && same.length > 1) return t("Free spin {n}", { n });
-  const name = { respin: t("Re-spin"), free_spin: t("Free spin"), gembox: "GEMBOX" }[step.kind] || words(step.kind);
+  const own = rendererFor(round.game).stepNames || {};
+  const name = own[step.kind] || { respin: t("Re-spin"), free_spin: t("Free spin") }[step.kind] || words(step.kind);
   return same.length > 1 ? `${name} ${n}` : name;
 }
 

@@ -1,4 +1,4 @@
-// Feature moments: intro cards, GEMBOX openings, summaries and celebrations over the table. Quick spin
+// Feature moments: intro cards, a game's own announcements, summaries and celebrations over the table. Quick spin
 // shortens them, a press on the card ends them, and the controls under them stay usable (STOP, SKIP).
 
 import { $, S } from "./state.js";
@@ -9,8 +9,11 @@ let endMoment = null;
 
 export const turboOn = () => !!S.settings.turbo && $("turbo").checked;
 
-/** Show a card; resolves when it has been shown long enough or pressed. ``count``: a win counted up (minor units). */
-export function moment({ title, amount = "", text = "", sub = "", big = false, count = null, kind = null, ms = null }) {
+/** Show a card; resolves when it has been shown long enough or pressed. ``count``: a win counted up (minor units);
+ * ``kind``: what the card announces (``intro``, ``resume``, ``summary``, or a game's own word); ``sound``: the
+ * sound it plays where not the kind's. */
+export function moment({ title, amount = "", text = "", sub = "", big = false, count = null, kind = null, ms = null,
+  sound = null }) {
   const box = $("moment");
   if (endMoment) endMoment();
   $("moment-title").textContent = title;
@@ -20,7 +23,7 @@ export function moment({ title, amount = "", text = "", sub = "", big = false, c
   box.classList.toggle("big", big);
   box.dataset.kind = kind || (big ? "big-win" : "announce");
   box.hidden = false;
-  play(big ? "bigwin" : kind === "intro" || kind === "gembox" || kind === "resume" ? "feature" : kind === "summary" ? "winLarge" : "winMedium");
+  play(sound || (big ? "bigwin" : kind === "intro" || kind === "resume" ? "feature" : kind === "summary" ? "winLarge" : "winMedium"));
   const length = ms ?? (turboOn() ? (big ? 1000 : 700) : (big ? 3600 : 2200));
   const startedAt = performance.now();
   return new Promise((resolve) => {

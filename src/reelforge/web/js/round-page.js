@@ -2,7 +2,7 @@
 // one after each step, drawn from the round's JSON on the page by the game's own renderer: the one the
 // player's game and history replay use. Everything else on the page is written by the server.
 
-import { rendererFor } from "./games/index.js";
+import { loadGameClients, rendererFor } from "./games/index.js";
 import { S } from "./state.js";
 import { el, formatX, makeMoney, times, words } from "./util.js";
 
@@ -22,7 +22,7 @@ async function read(url, fallback) {
 function stepName(step, i) {
   const same = r.steps.filter((s) => s.kind === step.kind);
   const name = step.kind === "paid_spin" || (!step.kind && i === 0) ? (r.mode === "paid" ? "Paid spin" : "Bought feature")
-    : words(step.kind);
+    : (rendererFor(r.game).stepNames || {})[step.kind] || words(step.kind);
   return same.length > 1 && step.kind !== "paid_spin" ? `${name} ${same.indexOf(step) + 1}` : name;
 }
 
@@ -32,6 +32,7 @@ async function drawBoards() {
   const [games, help] = await Promise.all([read("/api/v1/games", []),
     read(`/api/v1/games/${encodeURIComponent(r.game)}/help`, {})]);
   S.gamesById = Object.fromEntries(games.map((g) => [g.id, g]));
+  await loadGameClients(games.filter((g) => g.id === r.game));
   const game = S.gamesById[r.game] || { id: r.game, title: data.title };
   const atBet = (x) => S.money(times(r.bet, x));
   const ctx = { game, help, money: S.money, bet: () => r.bet, moment: async () => {}, atBet,

@@ -10,10 +10,10 @@
 //   free_spins_awarded {scatters, awarded, remaining}, free_spins_remaining {played, remaining, total_multiplier_*}
 //   cap_reached {win_x, forfeited_spins}, round_end {total_win_x, ...}
 
-import { lang, locale, t, tn } from "../i18n.js";
-import { play } from "../sound.js";
-import { el, formatX, landed, replaySteps } from "../util.js";
-import { addX, makeGrid, nameOf, symbolSvg, teaseColumn } from "./gems.js";
+import { lang, locale, t, tn } from "/js/i18n.js";
+import { play } from "/js/sound.js";
+import { el, formatX, landed, replaySteps } from "/js/util.js";
+import { addX, makeGrid, nameOf, symbolSvg, teaseColumn } from "/js/games/gems.js";
 
 const CHARS = { G: "GOLD_NUGGET", R: "RUBY", A: "AMETHYST", S: "SAPPHIRE", E: "EMERALD", B: "BRONZE_ORE",
   P: "PINK_STONE", L: "BLUE_STONE", X: "SCATTER" };

@@ -9,10 +9,10 @@
 //   gembox_awarded {scatters, scatter_class}; gembox_reward {scatter_class, reward, prize_x, free_spins}
 //   free_spins_awarded {free_spins}; free_spins_remaining {played, remaining, multiplier}; cap; round_end
 
-import { formatNumber, locale, t, tn } from "../i18n.js";
-import { play } from "../sound.js";
-import { el, formatX, landed, replaySteps } from "../util.js";
-import { addX, makeGrid, nameOf, symbolSvg, teaseColumn } from "./gems.js";
+import { formatNumber, locale, t, tn } from "/js/i18n.js";
+import { play } from "/js/sound.js";
+import { el, formatX, landed, replaySteps } from "/js/util.js";
+import { addX, makeGrid, nameOf, symbolSvg, teaseColumn } from "/js/games/gems.js";
 
 // The FORGE REEL symbols: arrow, word on the tile, name, what it does (translated when shown).
 const FORGE_ART = {
@@ -54,6 +54,9 @@ function forgeDoes(name) {
 }
 
 /** Lobby artwork. */
+/** The words of this game's own step kinds (the history's and the round page's step names). */
+export const stepNames = { gembox: "GEMBOX" };
+
 export function art() {
   return ["DIAMOND", "WILD", "SCATTER", "TOPAZ"].map((n) => `<span class="art-symbol">${symbolSvg(n)}</span>`).join("");
 }
@@ -227,10 +230,10 @@ export function create(root, ctx = {}) {
         if (ctx.moment && !anim.quiet) {
           const prize = ev.prize_x && ev.prize_x !== "0" ? money(ev.prize_x) : "";
           await ctx.moment(ev.free_spins
-            ? { title: t("GEMBOX OPENED"), kind: "gembox", amount: tn("{n} free spin", "{n} free spins", ev.free_spins).toLocaleUpperCase(locale()),
+            ? { title: t("GEMBOX OPENED"), kind: "gembox", sound: "feature", amount: tn("{n} free spin", "{n} free spins", ev.free_spins).toLocaleUpperCase(locale()),
               sub: prize ? t("and {prize}", { prize }) : t("The free spins play by themselves: {stop} pauses them", { stop: t("STOP") }),
               text: t("The win multiplier never resets during the free spins.") }
-            : { title: t("GEMBOX OPENED"), kind: "gembox", amount: prize, text: t("An instant prize of {amount}.", { amount: pay(ev.prize_x) }) });
+            : { title: t("GEMBOX OPENED"), kind: "gembox", sound: "feature", amount: prize, text: t("An instant prize of {amount}.", { amount: pay(ev.prize_x) }) });
         } else {
           await anim.wait(700);
         }

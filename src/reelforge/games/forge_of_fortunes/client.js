@@ -6,9 +6,9 @@
 //   {type:"ladder", move:"advance|coal_back|coal_safe|nothing|slag_end|top_reached", from, to, from_x, to_x}
 //   {type:"award", runner, win_x, respins}, {type:"round_end", total_win_x}
 
-import { t, tn } from "../i18n.js";
-import { play } from "../sound.js";
-import { QUICK, REEL_TIMING, el, formatX, shuffled, sleep, stepsRenderer } from "../util.js";
+import { t, tn } from "/js/i18n.js";
+import { play } from "/js/sound.js";
+import { QUICK, REEL_TIMING, el, formatX, shuffled, sleep, stepsRenderer } from "/js/util.js";
 
 // Every drawing of the Gold Nugget gets its own gradient id: an id repeated in the page (the lobby's
 // hidden art) would make the browser resolve url(#...) to the first copy and draw the nugget hollow.

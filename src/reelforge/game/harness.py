@@ -33,6 +33,7 @@ from __future__ import annotations
 import math
 import sys
 import types
+from collections import namedtuple
 from collections.abc import Callable
 from fractions import Fraction
 from pathlib import Path
@@ -155,11 +156,20 @@ def kernel_loop(play_round: Callable) -> Callable:
     return njit(cache=True)(fn)
 
 
-def round_tables(build: Build, make: Callable[[Any], Any], scratch: tuple[str, ...]) -> Any:
+def tables_type(name: str, fields: str, scratch: str) -> type:
+    """A NamedTuple of a build's kernel tables, ``fields`` then the ``scratch`` a round writes (its
+    window, its wins...), the scratch declared here once: :func:`round_tables` (so the reference rules)
+    and :class:`KernelGame` (so the kernel) read it from the type as ``SCRATCH``."""
+    return type(name, (namedtuple(name, f"{fields} {scratch}"),), {"__slots__": (), "SCRATCH": tuple(scratch.split())})
+
+
+def round_tables(build: Build, make: Callable[[Any], Any], scratch: tuple[str, ...] = ()) -> Any:
     """The build's tables (``make(build)``, a NamedTuple made once per build) with fresh zeroed
-    copies of its ``scratch`` fields (what a round writes: window, wins...): the tables a build keeps
-    stay read-only, so neither a simulation nor a reference step in another thread shares them."""
+    copies of its ``scratch`` fields (what a round writes: window, wins...; by default those its
+    :func:`tables_type` declares): the tables a build keeps stay read-only, so neither a simulation
+    nor a reference step in another thread shares them."""
     tables = kernel_tables(build, make)
+    scratch = scratch or getattr(tables, "SCRATCH", ())
     return tables._replace(**{f: np.zeros_like(getattr(tables, f)) for f in scratch})
 
 
@@ -197,7 +207,8 @@ class KernelGame(Game):
     """Win units per total bet where every build has the same (:meth:`win_unit`'s default)."""
     scratch: ClassVar[tuple[str, ...]] = ()
     """Fields of the tables the round function writes (its window, its wins...): each simulation gets
-    fresh copies, so the tables a build keeps stay read-only and runs in threads never share them."""
+    fresh copies, so the tables a build keeps stay read-only and runs in threads never share them.
+    Empty: those the tables' :func:`tables_type` declares (one declaration for the rules and the kernel)."""
 
     make_tables: ClassVar[Callable[[Any], Any]]
     """The build flattened for the round function (a NamedTuple of arrays and ints), declared as

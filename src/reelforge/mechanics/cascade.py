@@ -1,5 +1,6 @@
-"""Cascades ("tumbles"): clear the winning cells, let the rest fall (:mod:`.tumble`), refill the
-gaps from the strip above each reel's window or by weighted draws.
+"""Cascades ("tumbles"): clear the winning cells, let the rest fall (:mod:`.tumble`: :func:`fall` for
+a board of any shape), refill the gaps from the strip above each reel's window or by weighted draws.
+The refills allocate nothing and are inlined where they are called, so a kernel's round calls them.
 
 Boards are ``int64`` arrays ``[reel, row]``, row 0 at the top; empty cells are
 :data:`reelforge.mechanics.tumble.EMPTY`. Plain Python over arrays compiled by numba
@@ -18,13 +19,14 @@ from reelforge.mechanics.tumble import collapse_board_nb
 @njit(cache=True)
 def clear_and_fall(board: np.ndarray, removed: np.ndarray) -> np.ndarray:
     """Clear the ``removed`` cells and let each reel's survivors fall in order; the empty cells
-    gather at the top. Returns the empty cells per reel (``removed`` is cleared for the next step)."""
+    gather at the top. Returns the empty cells per reel (``removed`` is cleared for the next step).
+    It allocates that array, so a kernel calls :func:`reelforge.mechanics.tumble.fall` instead."""
     empties = collapse_board_nb(board, removed)
     removed[:, :] = False
     return empties
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def refill_from_strips(board: np.ndarray, empties: np.ndarray, codes: np.ndarray, lengths: np.ndarray,
                        tops: np.ndarray) -> None:
     """Fill each reel's top ``empties[reel]`` cells with the symbols above its window on its strip:
@@ -32,17 +34,17 @@ def refill_from_strips(board: np.ndarray, empties: np.ndarray, codes: np.ndarray
     for r in range(board.shape[0]):
         n = lengths[r]
         for row in range(empties[r] - 1, -1, -1):
-            tops[r] = (tops[r] - 1) % n
+            tops[r] = tops[r] - 1 if tops[r] > 0 else n - 1   # a compare, not a modulo (reels.py says why)
             board[r, row] = codes[r, tops[r]]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def refill_count(empties: np.ndarray) -> int:
     """How many draws :func:`refill_from_weights` needs (one per empty cell)."""
     return empties.sum()
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def refill_from_weights(board: np.ndarray, empties: np.ndarray, cum: np.ndarray, draws: np.ndarray) -> None:
     """Fill the empty cells, reel by reel, each top to bottom, with the symbol its draw picks from the
     reel's running weights ``cum[reel]`` (one draw in ``[0, cum[reel, -1])`` per empty cell, in that

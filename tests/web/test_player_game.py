@@ -27,9 +27,9 @@ from .helpers import idle, last_round, open_game, play_round, press_spin, sessio
 DEMO = test_config()
 GAMES = [g for g in ("forge-of-fortunes", "gemstones-gold", "forge-of-gems") if g in DEMO.games]
 BOARD = {"forge-of-fortunes": ".fof-machine", "gemstones-gold": "[data-testid='gg-board']",
-         "forge-of-gems": "[data-testid='fog-board']"}
+         "forge-of-gems": "[data-testid='fog-board']", "canyon-ways": "[data-testid='board']"}
 COUNTERS = {"forge-of-fortunes": ["fof-ladder"], "gemstones-gold": ["gg-free-spins", "gg-total-multiplier", "gg-lanes"],
-            "forge-of-gems": ["fog-multiplier", "fog-free-spins", "fog-forge-reel"]}
+            "forge-of-gems": ["fog-multiplier", "fog-free-spins", "fog-forge-reel"], "canyon-ways": ["event-log"]}
 # What a player must never read: internal keys (GOLD_NUGGET, s3_prize20, "s3 fs8") and "1 ways".
 INTERNAL = re.compile(r"\b[A-Z]{2,}_[A-Z_]+\b|\bs\d[ _](prize|fs)|\b1 ways\b|\bundefined\b|\bNaN\b|\[object")
 
@@ -440,4 +440,38 @@ def test_history_replays_a_round_board_by_board(new_page, web_server, game_id):
     expect(page.get_by_test_id("round-steps")).to_be_hidden()
     page.get_by_test_id("verify").click()
     expect(page.get_by_test_id("verify-result")).to_have_attribute("data-ok", "true")
+    assert not page.js_errors
+
+
+class _TallThenSeeded:
+    """Draws for a paid spin whose six reels are all 7 rows high (the tallest board), then a seeded stream."""
+
+    def __init__(self, first: list[int], seed: int) -> None:
+        self.first, self.rest = list(first), SeededDraws(seed)
+
+    def draw(self, n: int) -> int:
+        return self.first.pop(0) if self.first else self.rest.draw(n)
+
+
+@pytest.mark.parametrize("phone", [False, True], ids=["desktop", "phone"])
+def test_a_board_of_reels_2_to_7_rows_high_fits_the_screen_and_pads_no_reel(new_page, web_server, phone):
+    """Canyon Ways on the generic renderer: a board of six 7-row reels, then boards of mixed heights, stay inside
+    the screen with every control in view, and each reel shows exactly its own height of symbols."""
+    game = get_game("canyon-ways")
+    tables = game.make_tables(game.load_build(DEMO.games["canyon-ways"].build))
+    tall = int(tables.height_cum[0, 6])                     # the draw picking 7 rows
+    page = new_page(phone=phone)
+    token = session(page, web_server, unique_player("tall"))
+    open_game(page, "canyon-ways")
+    for first, seed in (([tall] * 6 + [2, 56, 65, 25, 50, 19], 3), ([], 9)):   # a 7-row board paying nothing
+        web_server.draws.source = _TallThenSeeded(first, seed)
+        assert press_spin(page) == "idle"
+        check_table(page, "canyon-ways", "after a round")
+        events = last_round(web_server, token)["steps"][-1]["events"]
+        board = next(ev["board"] for ev in reversed(events) if "board" in ev)
+        heights = page.evaluate("[...document.querySelectorAll('[data-testid=board] .reel')].map((r) => r.children.length)")
+        assert heights == [len(reel) for reel in board]
+        assert heights == [7] * 6 if first else len(set(heights)) > 1
+        screenshot(page, f"{'tall' if first else 'ragged'}-board-{'phone' if phone else 'desktop'}")
+        expect(page.locator("[data-testid=board] .cell[data-symbol='']")).to_have_count(0)
     assert not page.js_errors

@@ -18,6 +18,7 @@ GAME_CLASSES: dict[str, str] = {
     "forge-of-gems": "reelforge.games.forge_of_gems.game:ForgeOfGems",
     "seven-lines": "reelforge.games.seven_lines.game:SevenLines",
     "golden-vault": "reelforge.games.golden_vault.game:GoldenVault",
+    "canyon-ways": "reelforge.games.canyon_ways.game:CanyonWays",
 }
 
 SHIPPED_GAMES: frozenset[str] = frozenset(GAME_CLASSES)

@@ -12,8 +12,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from reelforge.mechanics.pays import ways_wins
 from reelforge.mechanics.reels import pick_weighted
-from reelforge.mechanics.tumble import collapse_board_nb
+from reelforge.mechanics.tumble import collapse_board_nb, fall
 
 
 @njit(cache=True)
@@ -54,3 +55,21 @@ def refill_from_weights(board: np.ndarray, empties: np.ndarray, cum: np.ndarray,
         for row in range(empties[r]):
             board[r, row] = pick_weighted(cum[r], draws[k])
             k += 1
+
+
+@njit(cache=True, inline="always")
+def tumble_ways(board: np.ndarray, heights: np.ndarray, stops: np.ndarray, codes: np.ndarray, lengths: np.ndarray,
+                pays: np.ndarray, wild: int, copies: np.ndarray, counts: np.ndarray, removed: np.ndarray,
+                empties: np.ndarray, out: np.ndarray) -> tuple[int, int]:
+    """One tumble of a ways game on a board of any shape (reel ``r`` of ``heights[r]`` rows): the ways the
+    board pays (:func:`reelforge.mechanics.pays.ways_wins`, rows in ``out``) and their total; where it pays,
+    the paid cells are cleared, the rest fall (:func:`reelforge.mechanics.tumble.fall`) and each reel's strip
+    refills it from above (:func:`refill_from_strips`, ``stops`` the stop at each reel's top row). No draws."""
+    n = ways_wins(board, heights, pays, wild, copies, counts, removed, out)
+    win = 0
+    for i in range(n):
+        win += out[i, 3]
+    if n:
+        fall(board, heights, removed, empties)
+        refill_from_strips(board, empties, codes, lengths, stops)
+    return n, win

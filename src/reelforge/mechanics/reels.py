@@ -111,6 +111,13 @@ def draw_by_heights(draws: Any, codes: np.ndarray, lengths: np.ndarray, height_c
     window_by_heights(codes, lengths, stops, heights, window)
 
 
+def stops_showing_most(codes: np.ndarray, lengths: np.ndarray, rows: int, symbols: set[int]) -> list[int]:
+    """Each reel's stop whose ``rows`` rows show the most of ``symbols`` (the first such stop): the stops of a
+    constructed round (a game's largest win, ``Game.max_win_round``)."""
+    return [max(range(n), key=lambda i: sum(int(codes[r, (i + k) % n]) in symbols for k in range(rows)))
+            for r, n in enumerate(lengths.tolist())]
+
+
 def reel_counts_check(key: str, rows: int) -> Callable[[dict[str, Any], Any], None]:
     """A build-file check (``plain_files(..., check=)``) for reels given as symbol counts, ``key``
     mapping each symbol to its copies per reel: every reel must have at least ``rows`` stops (a

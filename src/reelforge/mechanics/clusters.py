@@ -36,7 +36,10 @@ def clusters_into(board: np.ndarray, pays: np.ndarray, wild: int, min_size: int,
     top = pays.shape[1] - 1
     k = 0
     for symbol in range(pays.shape[0]):
-        if symbol == wild or pays[symbol].max() == 0:
+        paying = False
+        for c in range(pays.shape[1]):       # a loop, not .max(): a kernel's round runs without NRT
+            paying |= pays[symbol, c] > 0
+        if symbol == wild or not paying:
             continue
         for r in range(reels):
             for w in range(rows):

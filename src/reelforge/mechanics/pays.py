@@ -92,7 +92,8 @@ def ways_wins(window: np.ndarray, heights: np.ndarray, pays: np.ndarray, wild: i
 
     Each reel is read once into ``counts[reel, symbol]`` (scratch of ``pays.shape[0]`` columns), and
     the symbols are then run over those counts: reading every cell again for every symbol cost 1.8
-    times as much on a 6-reel board of 2-7 rows."""
+    times as much on a 6-reel board of 2-7 rows. (Clearing only the counts a board set, instead of
+    every count, doubled the time: scattered stores against a loop the compiler vectorises.)"""
     reels, symbols = window.shape[0], pays.shape[0]
     for r in range(reels):
         for s in range(symbols):
@@ -101,7 +102,7 @@ def ways_wins(window: np.ndarray, heights: np.ndarray, pays: np.ndarray, wild: i
             counts[r, window[r, row]] += copies[r, row]
     k = 0
     for symbol in range(symbols):
-        if symbol == wild or pays[symbol].max() == 0:
+        if symbol == wild:      # a symbol that pays nothing (a scatter) is run too: cheaper than asking its row
             continue
         ways = 1
         run = 0

@@ -160,7 +160,11 @@ def tables_type(name: str, fields: str, scratch: str) -> type:
     """A NamedTuple of a build's kernel tables, ``fields`` then the ``scratch`` a round writes (its
     window, its wins...), the scratch declared here once: :func:`round_tables` (so the reference rules)
     and :class:`KernelGame` (so the kernel) read it from the type as ``SCRATCH``."""
-    return type(name, (namedtuple(name, f"{fields} {scratch}"),), {"__slots__": (), "SCRATCH": tuple(scratch.split())})
+    # the class belongs to the caller's module (bound there as ``name``), so numba's cache finds it again in a
+    # new process: a class it cannot import back compiles every kernel afresh each time (25 s for Canyon Ways)
+    cls = namedtuple(name, f"{fields} {scratch}", module=sys._getframe(1).f_globals["__name__"])
+    cls.SCRATCH = tuple(scratch.split())
+    return cls
 
 
 def round_tables(build: Build, make: Callable[[Any], Any], scratch: tuple[str, ...] = ()) -> Any:

@@ -24,7 +24,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from numba import njit  # noqa: E402
 
-from reelforge.game.harness import round_function  # noqa: E402
 from reelforge.mechanics.cascade import refill_from_strips, refill_from_weights, tumble_ways  # noqa: E402
 from reelforge.mechanics.clusters import clusters_into  # noqa: E402
 from reelforge.mechanics.features import (  # noqa: E402
@@ -85,134 +84,112 @@ def _copy(d, i):
     return d.heights[i & (BOARDS - 1)]
 
 
-@round_function
-def b_copy(st, n, d):
-    acc = 0
-    for i in range(n):
-        acc += _copy(d, i)[0]
-    return acc
+def looped(call):
+    """``call(st, d, i)`` n times in a loop compiled as a game's round is (no NRT, the call inlined)."""
+    def run(st, n, d):
+        acc = 0
+        for i in range(n):
+            acc += call(st, d, i)
+        return acc
+    return njit(_nrt=False)(run)
 
 
-@round_function
-def b_window_by_heights(st, n, d):
-    acc = 0
-    for i in range(n):
-        j = i & (BOARDS - 1)
-        window_by_heights(d.codes, d.lens, d.stops[j], d.heights[j], d.board)
-        acc += d.board[0, 0]
-    return acc
+case = njit(inline="always")
 
 
-@round_function
-def b_spin_by_heights(st, n, d):
-    acc = 0
-    for _ in range(n):
-        spin_by_heights(st, d.codes, d.lens, d.height_cum, d.tops, d.stops[0], d.board)
-        acc += d.board[0, 0]
-    return acc
+@case
+def c_copy(st, d, i):
+    return _copy(d, i)[0]
 
 
-@round_function
-def b_count_symbol(st, n, d):
-    acc = 0
-    for i in range(n):
-        acc += count_symbol(d.boards[i & (BOARDS - 1)], 1)
-    return acc
+@case
+def c_window_by_heights(st, d, i):
+    j = i & (BOARDS - 1)
+    window_by_heights(d.codes, d.lens, d.stops[j], d.heights[j], d.board)
+    return d.board[0, 0]
 
 
-@round_function
-def b_ways_wins(st, n, d):
-    acc = 0
-    for i in range(n):
-        j = i & (BOARDS - 1)
-        acc += ways_wins(d.boards[j], d.heights[j], d.pays, WILD, d.copies, d.counts, d.removed, d.out)
-    return acc
+@case
+def c_spin_by_heights(st, d, i):
+    spin_by_heights(st, d.codes, d.lens, d.height_cum, d.tops, d.stops[0], d.board)
+    return d.board[0, 0]
 
 
-@round_function
-def b_anywhere_wins(st, n, d):
-    acc = 0
-    for i in range(n):
-        acc += anywhere_wins(d.boards[i & (BOARDS - 1)], d.pays, d.out)
-    return acc
+@case
+def c_count_symbol(st, d, i):
+    return count_symbol(d.boards[i & (BOARDS - 1)], 1)
 
 
-@round_function
-def b_clusters_into(st, n, d):
-    acc = 0
-    for i in range(n):
-        acc += clusters_into(d.boards[i & (BOARDS - 1)], d.pays, WILD, 4, d.removed, d.out, d.seen, d.stack, d.members)
-    return acc
+@case
+def c_ways_wins(st, d, i):
+    j = i & (BOARDS - 1)
+    return ways_wins(d.boards[j], d.heights[j], d.pays, WILD, d.copies, d.counts, d.removed, d.out)
 
 
-@round_function
-def b_fall_and_refill(st, n, d):
-    acc = 0
-    for i in range(n):
-        heights = _copy(d, i)
-        for r in range(REELS):               # clear the top cell of every reel
-            d.removed[r, 0] = True
-            d.tops[r] = 3
-        acc += fall(d.board, heights, d.removed, d.empties)
-        refill_from_strips(d.board, d.empties, d.codes, d.lens, d.tops)
-    return acc
+@case
+def c_anywhere_wins(st, d, i):
+    return anywhere_wins(d.boards[i & (BOARDS - 1)], d.pays, d.out)
 
 
-@round_function
-def b_refill_from_weights(st, n, d):
-    acc = 0
-    for i in range(n):
-        _copy(d, i)
-        for r in range(REELS):
-            d.empties[r] = 2
-        refill_from_weights(d.board, d.empties, d.cum, d.draws)
-        acc += d.board[0, 0]
-    return acc
+@case
+def c_clusters_into(st, d, i):
+    return clusters_into(d.boards[i & (BOARDS - 1)], d.pays, WILD, 4, d.removed, d.out, d.seen, d.stack, d.members)
 
 
-@round_function
-def b_tumble_ways(st, n, d):
-    acc = 0
-    for i in range(n):
-        heights = _copy(d, i)
-        m, win = tumble_ways(d.board, heights, d.tops, d.codes, d.lens, d.pays, WILD, d.copies, d.counts, d.removed,
-                             d.empties, d.out)
-        acc += m + win
-    return acc
+@case
+def c_fall_and_refill(st, d, i):
+    heights = _copy(d, i)
+    for r in range(REELS):               # clear the top cell of every reel
+        d.removed[r, 0] = True
+        d.tops[r] = 3
+    n = fall(d.board, heights, d.removed, d.empties)
+    refill_from_strips(d.board, d.empties, d.codes, d.lens, d.tops)
+    return n
 
 
-@round_function
-def b_multipliers(st, n, d):
-    acc = 0
-    for i in range(n):
-        j = i & (BOARDS - 1)
-        acc += cell_multiplier(d.removed, d.mults, True) + reel_multiplier(d.removed, d.heights[j], d.reel_mults, False)
-    return acc
+@case
+def c_refill_from_weights(st, d, i):
+    _copy(d, i)
+    for r in range(REELS):
+        d.empties[r] = 2
+    refill_from_weights(d.board, d.empties, d.cum, d.draws)
+    return d.board[0, 0]
 
 
-@round_function
-def b_sticky_and_wilds(st, n, d):
-    acc = 0
-    for i in range(n):
-        heights = _copy(d, i)
-        acc += stick(d.board, heights, WILD, d.sticky) + apply_sticky(d.board, heights, d.sticky)
-        acc += expand_wilds(d.board, heights, WILD) + walk_wilds(d.sticky)
-    return acc
+@case
+def c_tumble_ways(st, d, i):
+    heights = _copy(d, i)
+    n, win = tumble_ways(d.board, heights, d.tops, d.codes, d.lens, d.pays, WILD, d.copies, d.counts, d.removed,
+                         d.empties, d.out)
+    return n + win
+
+
+@case
+def c_multipliers(st, d, i):
+    return cell_multiplier(d.removed, d.mults, True) + reel_multiplier(d.removed, d.heights[i & (BOARDS - 1)],
+                                                                       d.reel_mults, False)
+
+
+@case
+def c_sticky_and_wilds(st, d, i):
+    heights = _copy(d, i)
+    n = stick(d.board, heights, WILD, d.sticky) + apply_sticky(d.board, heights, d.sticky)
+    return n + expand_wilds(d.board, heights, WILD) + walk_wilds(d.sticky)
 
 
 CASES = {
-    "copy (the loop's board copy, to subtract)": b_copy,
-    "window_by_heights": b_window_by_heights,
-    "spin_by_heights (12 draws and the window)": b_spin_by_heights,
-    "count_symbol (scatters)": b_count_symbol,
-    "ways_wins (counts, pays, marks)": b_ways_wins,
-    "anywhere_wins": b_anywhere_wins,
-    "clusters_into (4-adjacency, min 4)": b_clusters_into,
-    "fall + refill_from_strips (+ copy)": b_fall_and_refill,
-    "refill_from_weights, 12 cells (+ copy)": b_refill_from_weights,
-    "tumble_ways (ways, fall, refill; + copy)": b_tumble_ways,
-    "cell_multiplier + reel_multiplier": b_multipliers,
-    "stick + apply_sticky + expand_wilds + walk_wilds (+ copy)": b_sticky_and_wilds,
+    "copy (the loop's board copy, to subtract)": looped(c_copy),
+    "window_by_heights": looped(c_window_by_heights),
+    "spin_by_heights (12 draws and the window)": looped(c_spin_by_heights),
+    "count_symbol (scatters)": looped(c_count_symbol),
+    "ways_wins (counts, pays, marks)": looped(c_ways_wins),
+    "anywhere_wins": looped(c_anywhere_wins),
+    "clusters_into (4-adjacency, min 4)": looped(c_clusters_into),
+    "fall + refill_from_strips (+ copy)": looped(c_fall_and_refill),
+    "refill_from_weights, 12 cells (+ copy)": looped(c_refill_from_weights),
+    "tumble_ways (ways, fall, refill; + copy)": looped(c_tumble_ways),
+    "cell_multiplier + reel_multiplier": looped(c_multipliers),
+    "stick + apply_sticky + expand_wilds + walk_wilds (+ copy)": looped(c_sticky_and_wilds),
 }
 
 

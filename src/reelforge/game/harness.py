@@ -131,7 +131,8 @@ round_function = njit(cache=True, _nrt=False)
 tables, an atomic increment and decrement per array per call, which cost more than a whole round
 (Seven Lines: 319 ns a round with them, 124 without). Without NRT the round function must allocate
 nothing (no ``np.zeros``, no row copies): it writes the scratch arrays of its tables
-(:attr:`KernelGame.scratch`); numba refuses to compile one that allocates ("NRT required")."""
+(:attr:`KernelGame.scratch`); numba refuses to compile one that allocates ("No implementation of function
+Function(<built-in function zeros>) found for signature", CONTRIBUTING.md says more)."""
 
 
 def kernel_loop(play_round: Callable) -> Callable:

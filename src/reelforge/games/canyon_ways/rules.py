@@ -1,9 +1,8 @@
-"""Canyon Ways reference rules, step by step, with audit events. Draw order, every spin: a height per reel
-(reels 1-6; 2-7 rows by the build's weights), then a stop per reel (reels 1-6, uniform over its strip); a reel
-shows its stop and the symbols below it. Ways pay from reel 1 (the Wild stands in for all but the Sun); paid
-cells tumble (:func:`.kernel.tumble`, no draws) until the board pays nothing. Suns on the paid spin's last board
-award free spins, where each winning tumble is multiplied by the multiplier (x1, then +1 after each winning
-tumble). The cap ends the round (free spins left are forfeit)."""
+"""Canyon Ways reference rules, step by step, with audit events. Draws, every spin: a height per reel (reels 1-6,
+2-7 rows by the build's weights), then a stop per reel (reels 1-6, uniform; the reel shows its stop and the symbols
+below). Ways pay from reel 1, the Wild standing in for all but the Sun; paid cells tumble (:func:`.kernel.tumble`)
+until the board pays nothing. Suns on the paid spin's last board award free spins, each winning tumble there paid
+x the multiplier (x1, then +1 after each). The cap ends the round (free spins left are forfeit)."""
 
 from fractions import Fraction
 

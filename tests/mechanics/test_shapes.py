@@ -84,6 +84,20 @@ def test_clusters_into_uses_the_scratch_given_and_padding_joins_nothing():
     assert out[0].tolist() == [A, 4, 5] and int(removed.sum()) == 4
 
 
+def test_clusters_compile_inside_a_kernels_round_which_runs_without_nrt():
+    from reelforge.game.harness import round_function
+
+    @round_function
+    def round_(board, pays, removed, out, seen, stack, members):
+        return clusters_into(board, pays, 3, 4, removed, out, seen, stack, members)
+
+    pays = np.zeros((5, 8), dtype=np.int64)
+    pays[A, 4:] = 1
+    b = board("AAW", "ACC", "CCC")
+    assert round_(b, pays, np.zeros(b.shape, np.bool_), np.zeros((9, 3), np.int64), np.zeros(b.shape, np.bool_),
+                  np.empty(9, np.int64), np.empty(9, np.int64)) == 1
+
+
 def test_reel_multipliers_count_each_reel_a_win_crosses_once():
     cells = board("AA.", "A..", "C..") == A
     heights = np.array([2, 1, 1])

@@ -80,3 +80,14 @@ def test_free_spins_multiply_each_winning_tumble_by_a_multiplier_rising_after_it
     assert seen and seen[0] == 1 and sorted(set(seen)) == list(range(1, max(seen) + 1))
     assert sum(len(t) for t in tumbles) == max(seen)      # one multiplier per winning tumble, rising by one
     assert result.total_win == GAME.max_win_x and any(ev["type"] == "cap" for ev in result.steps[-1].events)
+
+
+def test_the_tables_class_is_found_again_by_name_so_the_compiled_kernel_is_reused():
+    """numba's cache looks the tables' class up by module and name: one it cannot find recompiles the
+    kernel in every process (25 s for this game)."""
+    import pickle
+
+    from reelforge.games.canyon_ways.build import Tables
+
+    assert pickle.loads(pickle.dumps(Tables)) is Tables is type(TABLES)
+    assert Tables.SCRATCH == ("heights", "stops", "board", "counts", "removed", "empties", "out")

@@ -64,16 +64,32 @@ def test_both_ways_pays_right_to_left_too_and_a_full_line_once():
     assert [tuple(out[i]) for i in range(n)] == [(0, A, 5, 50, 0), (1, B, 5, 25, 0), (2, C, 5, 8, 0)]
 
 
-def test_ways_multiply_matching_cells_per_reel_with_copies():
+def ways(window, copies, heights=None):
+    heights = np.full(window.shape[0], window.shape[1], np.int64) if heights is None else np.array(heights)
+    out = np.zeros((len(ALPHA), 4), dtype=np.int64)
+    counts = np.zeros((window.shape[0], len(ALPHA)), dtype=np.int64)
+    removed = np.zeros(window.shape, dtype=np.bool_)
+    n = ways_wins(window, heights, PAYS, W, copies, counts, removed, out)
+    return [tuple(int(v) for v in out[i]) for i in range(n)], removed
+
+
+def test_ways_multiply_matching_cells_per_reel_with_copies_and_mark_the_cells_they_paid():
     window = board("AAB", "CWC", "BAB", "CCC", "ACB")
-    out = np.zeros((5, 4), dtype=np.int64)
     copies = np.ones((5, 3), dtype=np.int64)
-    n = ways_wins(window, PAYS, W, copies, out)
+    wins, removed = ways(window, copies)
     # A: 2 x 1 (the wild) x 1 ways over 3 reels; B: 1 x 1 x 2 over 3 reels; C is not on reel 1
-    assert [tuple(out[i]) for i in range(n)] == [(A, 3, 2, 20), (B, 3, 2, 10)]
+    assert wins == [(A, 3, 2, 20), (B, 3, 2, 10)]
+    assert removed.astype(int).tolist() == [[1, 1, 1], [0, 1, 0], [1, 1, 1], [0, 0, 0], [0, 0, 0]]
     copies[0, 0] = 2                                    # the top A of reel 1 is a double
-    n = ways_wins(window, PAYS, W, copies, out)
-    assert tuple(out[0]) == (A, 3, 3, 30)
+    assert ways(window, copies)[0][0] == (A, 3, 3, 30)
+
+
+def test_ways_read_only_each_reels_height_the_padding_below_never_counts():
+    window = board("ABB", "AAA", "ACC", "CCC", "CCC")
+    window[0, 1:] = window[2, 1:] = -1                  # reels 1 and 3 show one row: their padding is EMPTY
+    wins, removed = ways(window, np.ones((5, 3), dtype=np.int64), heights=[1, 3, 1, 3, 3])
+    assert wins == [(A, 3, 3, 30)]
+    assert removed.astype(int).tolist() == [[1, 0, 0], [1, 1, 1], [1, 0, 0], [0, 0, 0], [0, 0, 0]]
 
 
 def test_pay_anywhere_counts_cells_wherever_they_are():

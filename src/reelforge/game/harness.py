@@ -42,7 +42,9 @@ class KernelGame(Game):
     """Win units per total bet where every build has the same (:meth:`win_unit`'s default)."""
     scratch: ClassVar[tuple[str, ...]] = ()
     """Fields of the tables the round function writes (its window, its wins...): each simulation gets
-    fresh copies, so the tables a build keeps stay read-only and runs in threads never share them."""
+    fresh copies, so the tables a build keeps stay read-only and runs in threads never share them.
+    Empty: those the tables' :func:`~reelforge.game.loop.tables_type` declares (one declaration for the rules
+    and the kernel)."""
 
     make_tables: ClassVar[Callable[[Any], Any]]
     """The build flattened for the round function (a NamedTuple of arrays and ints), declared as

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import sys
 import types
+from collections import namedtuple
 from collections.abc import Callable
 from typing import Any
 
@@ -121,7 +122,8 @@ round_function = njit(cache=True, _nrt=False)
 tables, an atomic increment and decrement per array per call, which cost more than a whole round
 (Seven Lines: 319 ns a round with them, 124 without). Without NRT the round function must allocate
 nothing (no ``np.zeros``, no row copies): it writes the scratch arrays of its tables
-(:attr:`KernelGame.scratch`); numba refuses to compile one that allocates ("NRT required")."""
+(:attr:`KernelGame.scratch`); numba refuses to compile one that allocates ("No implementation of function
+Function(<built-in function zeros>) found for signature", CONTRIBUTING.md says more)."""
 
 
 def kernel_loop(play_round: Callable) -> Callable:
@@ -146,10 +148,23 @@ def kernel_loop(play_round: Callable) -> Callable:
     return njit(cache=True)(fn)
 
 
-def round_tables(build: Build, make: Callable[[Any], Any], scratch: tuple[str, ...]) -> Any:
+def tables_type(name: str, fields: str, scratch: str) -> type:
+    """A NamedTuple of a build's kernel tables, ``fields`` then the ``scratch`` a round writes (its
+    window, its wins...), the scratch declared here once: :func:`round_tables` (so the reference rules)
+    and :class:`~reelforge.game.harness.KernelGame` (so the kernel) read it from the type as ``SCRATCH``."""
+    # the class belongs to the caller's module (bound there as ``name``), so numba's cache finds it again in a
+    # new process: a class it cannot import back compiles every kernel afresh each time (25 s for Canyon Ways)
+    cls = namedtuple(name, f"{fields} {scratch}", module=sys._getframe(1).f_globals["__name__"])
+    cls.SCRATCH = tuple(scratch.split())
+    return cls
+
+
+def round_tables(build: Build, make: Callable[[Any], Any], scratch: tuple[str, ...] = ()) -> Any:
     """The build's tables (``make(build)``, a NamedTuple made once per build) with fresh zeroed
-    copies of its ``scratch`` fields (what a round writes: window, wins...): the tables a build keeps
-    stay read-only, so neither a simulation nor a reference step in another thread shares them."""
+    copies of its ``scratch`` fields (what a round writes: window, wins...; by default those its
+    :func:`tables_type` declares): the tables a build keeps stay read-only, so neither a simulation
+    nor a reference step in another thread shares them."""
     tables = kernel_tables(build, make)
+    scratch = scratch or getattr(tables, "SCRATCH", ())
     return tables._replace(**{f: np.zeros_like(getattr(tables, f)) for f in scratch})
 

@@ -3,13 +3,20 @@ compiles unchanged, called the same way by a game's reference engine and by its 
 
 * :mod:`.rng` - draws inside kernels (``draw_pcg``, bit-identical to the reference engine's);
 * :mod:`.tally` - a round's win into the chunk tally (the harness loop, :mod:`reelforge.game.loop`, calls it);
-* :mod:`.reels` - strips as codes, windows from strip stops or weighted cells, scatter counts;
-* :mod:`.pays` - paylines from a line table (both ways, wild substitution), ways, pay anywhere;
+* :mod:`.reels` - strips as codes, windows from strip stops or weighted cells, reels of their own
+  height every spin (``heights``: ``spin_by_heights``, ``window_by_heights``), scatter counts;
+* :mod:`.pays` - paylines from a line table (both ways, wild substitution), ways (marking the cells
+  they paid), pay anywhere;
 * :mod:`.clusters` - cluster pays (4-adjacency, minimum size, wilds in several clusters);
-* :mod:`.tumble`, :mod:`.cascade` - clear, gravity, refill from the strip or by weights;
-* :mod:`.features` - free spins (award, retrigger, limit), the cap with forfeit, multipliers;
+* :mod:`.tumble`, :mod:`.cascade` - clear, gravity within each reel's height, refill from the strip or
+  by weights, one tumble of a ways game (``tumble_ways``);
+* :mod:`.features` - free spins (award, retrigger, limit), the cap with forfeit, multipliers (global,
+  per cell, per reel), sticky cells, expanding and walking wilds;
 * :mod:`.holdspin` - hold and respin (sticky coins, respins reset by a new coin, full board).
 
-No function here draws: each takes the values the caller drew (``draws.draw(n)`` in the rules,
-``draw_pcg(st, n)`` in the kernel) in the order its docstring says.
+No function here draws, except the kernel spins (``spin_reels``, ``spin_by_heights``) beside their
+reference twins: each takes the values the caller drew (``draws.draw(n)`` in the rules,
+``draw_pcg(st, n)`` in the kernel) in the order its docstring says. A kernel's helpers are
+``inline="always"`` and allocate nothing: scratch comes in from the game's tables (``cluster_wins``
+and ``clear_and_fall``, for reference engines, make their own and call the kernel-safe ones).
 """

@@ -1,5 +1,6 @@
-"""Cascades ("tumbles"): clear the winning cells, let the rest fall (:mod:`.tumble`), refill the
-gaps from the strip above each reel's window or by weighted draws.
+"""Cascades ("tumbles"): clear the winning cells, let the rest fall (:mod:`.tumble`: :func:`fall` for
+a board of any shape), refill the gaps from the strip above each reel's window or by weighted draws.
+The refills allocate nothing and are inlined where they are called, so a kernel's round calls them.
 
 Boards are ``int64`` arrays ``[reel, row]``, row 0 at the top; empty cells are
 :data:`reelforge.mechanics.tumble.EMPTY`. Plain Python over arrays compiled by numba
@@ -11,20 +12,22 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from reelforge.mechanics.pays import ways_wins
 from reelforge.mechanics.reels import pick_weighted
-from reelforge.mechanics.tumble import collapse_board_nb
+from reelforge.mechanics.tumble import collapse_board_nb, fall
 
 
 @njit(cache=True)
 def clear_and_fall(board: np.ndarray, removed: np.ndarray) -> np.ndarray:
     """Clear the ``removed`` cells and let each reel's survivors fall in order; the empty cells
-    gather at the top. Returns the empty cells per reel (``removed`` is cleared for the next step)."""
+    gather at the top. Returns the empty cells per reel (``removed`` is cleared for the next step).
+    It allocates that array, so a kernel calls :func:`reelforge.mechanics.tumble.fall` instead."""
     empties = collapse_board_nb(board, removed)
     removed[:, :] = False
     return empties
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def refill_from_strips(board: np.ndarray, empties: np.ndarray, codes: np.ndarray, lengths: np.ndarray,
                        tops: np.ndarray) -> None:
     """Fill each reel's top ``empties[reel]`` cells with the symbols above its window on its strip:
@@ -32,17 +35,17 @@ def refill_from_strips(board: np.ndarray, empties: np.ndarray, codes: np.ndarray
     for r in range(board.shape[0]):
         n = lengths[r]
         for row in range(empties[r] - 1, -1, -1):
-            tops[r] = (tops[r] - 1) % n
+            tops[r] = tops[r] - 1 if tops[r] > 0 else n - 1   # a compare, not a modulo (reels.py says why)
             board[r, row] = codes[r, tops[r]]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def refill_count(empties: np.ndarray) -> int:
     """How many draws :func:`refill_from_weights` needs (one per empty cell)."""
     return empties.sum()
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def refill_from_weights(board: np.ndarray, empties: np.ndarray, cum: np.ndarray, draws: np.ndarray) -> None:
     """Fill the empty cells, reel by reel, each top to bottom, with the symbol its draw picks from the
     reel's running weights ``cum[reel]`` (one draw in ``[0, cum[reel, -1])`` per empty cell, in that
@@ -52,3 +55,21 @@ def refill_from_weights(board: np.ndarray, empties: np.ndarray, cum: np.ndarray,
         for row in range(empties[r]):
             board[r, row] = pick_weighted(cum[r], draws[k])
             k += 1
+
+
+@njit(cache=True, inline="always")
+def tumble_ways(board: np.ndarray, heights: np.ndarray, stops: np.ndarray, codes: np.ndarray, lengths: np.ndarray,
+                pays: np.ndarray, wild: int, copies: np.ndarray, counts: np.ndarray, removed: np.ndarray,
+                empties: np.ndarray, out: np.ndarray) -> tuple[int, int]:
+    """One tumble of a ways game on a board of any shape (reel ``r`` of ``heights[r]`` rows): the ways the
+    board pays (:func:`reelforge.mechanics.pays.ways_wins`, rows in ``out``) and their total; where it pays,
+    the paid cells are cleared, the rest fall (:func:`reelforge.mechanics.tumble.fall`) and each reel's strip
+    refills it from above (:func:`refill_from_strips`, ``stops`` the stop at each reel's top row). No draws."""
+    n = ways_wins(board, heights, pays, wild, copies, counts, removed, out)
+    win = 0
+    for i in range(n):
+        win += out[i, 3]
+    if n:
+        fall(board, heights, removed, empties)
+        refill_from_strips(board, empties, codes, lengths, stops)
+    return n, win

@@ -17,19 +17,33 @@ CLUSTER_COLUMNS = ("symbol", "size", "pay")
 @njit(cache=True)
 def cluster_wins(board: np.ndarray, pays: np.ndarray, wild: int, min_size: int, removed: np.ndarray,
                  out: np.ndarray) -> int:
+    """:func:`clusters_into` with scratch of its own (for a reference engine; a kernel passes its
+    scratch to :func:`clusters_into`, as it may not allocate)."""
+    reels, rows = board.shape[0], board.shape[1]
+    return clusters_into(board, pays, wild, min_size, removed, out, np.zeros((reels, rows), dtype=np.bool_),
+                         np.empty(reels * rows, dtype=np.int64), np.empty(reels * rows, dtype=np.int64))
+
+
+@njit(cache=True, inline="always")
+def clusters_into(board: np.ndarray, pays: np.ndarray, wild: int, min_size: int, removed: np.ndarray,
+                  out: np.ndarray, seen: np.ndarray, stack: np.ndarray, members: np.ndarray) -> int:
     """Every paying cluster, symbol by symbol, each scanned reel by reel, top to bottom: rows
     ``(symbol, size, pay)`` to ``out`` (returns their number); ``removed[reel, row]`` is set on every
-    cell of a paying cluster (what a cascade clears)."""
+    cell of a paying cluster (what a cascade clears). Scratch: ``seen`` (bool, the board's shape),
+    ``stack`` and ``members`` (a cell each). A board of any shape: padding cells
+    (:data:`~reelforge.mechanics.tumble.EMPTY`) join no cluster."""
     reels, rows = board.shape[0], board.shape[1]
-    seen = np.zeros((reels, rows), dtype=np.bool_)
-    stack = np.empty(reels * rows, dtype=np.int64)
-    members = np.empty(reels * rows, dtype=np.int64)
     top = pays.shape[1] - 1
     k = 0
     for symbol in range(pays.shape[0]):
-        if symbol == wild or pays[symbol].max() == 0:
+        paying = False
+        for c in range(pays.shape[1]):       # a loop, not .max(): a kernel's round runs without NRT
+            paying |= pays[symbol, c] > 0
+        if symbol == wild or not paying:
             continue
-        seen[:, :] = False
+        for r in range(reels):
+            for w in range(rows):
+                seen[r, w] = False
         for r0 in range(reels):
             for w0 in range(rows):
                 if board[r0, w0] != symbol or seen[r0, w0]:
@@ -48,7 +62,7 @@ def cluster_wins(board: np.ndarray, pays: np.ndarray, wild: int, min_size: int, 
                         nr = r + (1 if d == 0 else -1 if d == 1 else 0)
                         nw = w + (1 if d == 2 else -1 if d == 3 else 0)
                         if 0 <= nr < reels and 0 <= nw < rows and not seen[nr, nw] and (
-                                board[nr, nw] == symbol or board[nr, nw] == wild):
+                                board[nr, nw] == symbol or (wild >= 0 and board[nr, nw] == wild)):
                             seen[nr, nw] = True
                             stack[depth] = nr * rows + nw
                             depth += 1

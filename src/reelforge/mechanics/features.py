@@ -1,5 +1,7 @@
 """Round features every genre shares: free spins (award by count, retrigger, a limit), the cap with
-forfeit of what remains, and win multipliers (global, and per cell).
+forfeit of what remains, win multipliers (global, per cell, per reel), sticky cells, expanding and
+walking wilds. Boards may have any shape: a reel ``r`` shows ``heights[r]`` rows, the rows below
+hold :data:`~reelforge.mechanics.tumble.EMPTY` and are never read.
 
 Plain Python on integers and arrays, compiled by numba (``NUMBA_DISABLE_JIT=1`` runs it as
 Python): the reference engine and the kernel call the same functions.
@@ -12,6 +14,8 @@ from fractions import Fraction
 
 import numpy as np
 from numba import njit
+
+from reelforge.mechanics.tumble import EMPTY
 
 
 @njit(cache=True, inline="always")
@@ -70,3 +74,76 @@ def cell_multiplier(cells: np.ndarray, multipliers: np.ndarray, add: bool) -> in
                 seen = True
                 total = total + m if add else total * m
     return total if seen else 1
+
+
+@njit(cache=True, inline="always")
+def reel_multiplier(cells: np.ndarray, heights: np.ndarray, multipliers: np.ndarray, add: bool) -> int:
+    """The multiplier of the reels holding a marked cell (``cells[reel, row]``, a win's cells),
+    ``multipliers[reel]`` each (0 or 1: none): their sum with ``add``, else their product; 1 where no
+    such reel carries one."""
+    total = 0 if add else 1
+    seen = False
+    for r in range(cells.shape[0]):
+        m = multipliers[r]
+        if m > 1:
+            for row in range(heights[r]):
+                if cells[r, row]:
+                    seen = True
+                    total = total + m if add else total * m
+                    break
+    return total if seen else 1
+
+
+@njit(cache=True, inline="always")
+def stick(window: np.ndarray, heights: np.ndarray, symbol: int, sticky: np.ndarray) -> int:
+    """Keep every cell showing ``symbol`` in ``sticky[reel, row]`` (:data:`EMPTY` where nothing sticks),
+    for :func:`apply_sticky` on the next spins; returns the cells newly stuck."""
+    new = 0
+    for r in range(window.shape[0]):
+        for row in range(heights[r]):
+            if window[r, row] == symbol and sticky[r, row] != symbol:
+                sticky[r, row] = symbol
+                new += 1
+    return new
+
+
+@njit(cache=True, inline="always")
+def apply_sticky(window: np.ndarray, heights: np.ndarray, sticky: np.ndarray) -> int:
+    """Lay the sticky cells over a new spin's window (a cell below a reel's height this spin stays
+    kept but unseen); returns how many show."""
+    shown = 0
+    for r in range(window.shape[0]):
+        for row in range(heights[r]):
+            if sticky[r, row] != EMPTY:
+                window[r, row] = sticky[r, row]
+                shown += 1
+    return shown
+
+
+@njit(cache=True, inline="always")
+def expand_wilds(window: np.ndarray, heights: np.ndarray, wild: int) -> int:
+    """Every reel showing a wild becomes wild from top to bottom (its height); returns the reels
+    expanded."""
+    n = 0
+    for r in range(window.shape[0]):
+        for row in range(heights[r]):
+            if window[r, row] == wild:
+                for k in range(heights[r]):
+                    window[r, k] = wild
+                n += 1
+                break
+    return n
+
+
+@njit(cache=True, inline="always")
+def walk_wilds(sticky: np.ndarray) -> int:
+    """Walking wilds: every kept cell (``sticky[reel, row]``, :func:`stick`) steps one reel to the left
+    in its row, those on reel 1 walking off the board; returns how many remain."""
+    left = 0
+    reels = sticky.shape[0]
+    for r in range(reels):
+        for row in range(sticky.shape[1]):
+            v = sticky[r + 1, row] if r + 1 < reels else EMPTY
+            sticky[r, row] = v
+            left += v != EMPTY
+    return left

@@ -81,31 +81,45 @@ def line_wins(window: np.ndarray, lines: np.ndarray, pays: np.ndarray, wild: int
 
 
 @njit(cache=True, inline="always")
-def ways_wins(window: np.ndarray, pays: np.ndarray, wild: int, copies: np.ndarray, out: np.ndarray) -> int:
-    """Ways from the leftmost reel: for each paying symbol, the run of adjacent reels from reel 1 that
-    show it (or a wild); it pays ``pays[symbol, run] x ways``, ways the product over the run of the
-    matching cells per reel, each cell counting ``copies[reel, row]`` times (1 for a plain cell, 2 for
-    a doubled symbol). Rows ``(symbol, count, ways, pay)`` go to ``out``; returns their number."""
-    reels, rows = window.shape[0], window.shape[1]
+def ways_wins(window: np.ndarray, heights: np.ndarray, pays: np.ndarray, wild: int, copies: np.ndarray,
+              counts: np.ndarray, removed: np.ndarray, out: np.ndarray) -> int:
+    """Ways from the leftmost reel on a board of any shape (reel ``r`` shows ``heights[r]`` rows):
+    for each paying symbol, the run of adjacent reels from reel 1 that show it (or a wild); it pays
+    ``pays[symbol, run] x ways``, ways the product over the run of the matching cells per reel, each
+    cell counting ``copies[reel, row]`` times (1 for a plain cell, 2 for a doubled symbol). Rows
+    ``(symbol, count, ways, pay)`` go to ``out`` (returns their number) and ``removed[reel, row]`` is
+    set on every cell a paid way crosses (what a tumble clears).
+
+    Each reel is read once into ``counts[reel, symbol]`` (scratch of ``pays.shape[0]`` columns), and
+    the symbols are then run over those counts (reading every cell again for every symbol cost 1.8
+    times as much on a 6-reel board of 2-7 rows, issue 37 measured). (Clearing only the counts a board set, instead of
+    every count, doubled the time: scattered stores against a loop the compiler vectorises.)"""
+    reels, symbols = window.shape[0], pays.shape[0]
+    for r in range(reels):
+        for s in range(symbols):
+            counts[r, s] = 0
+        for row in range(heights[r]):
+            counts[r, window[r, row]] += copies[r, row]
     k = 0
-    for symbol in range(pays.shape[0]):
-        if symbol == wild or pays[symbol].max() == 0:
+    for symbol in range(symbols):
+        if symbol == wild:      # a symbol that pays nothing (a scatter) is run too: cheaper than asking its row
             continue
         ways = 1
         run = 0
         for r in range(reels):
-            m = 0
-            for row in range(rows):
-                cell = window[r, row]
-                if cell == symbol or cell == wild:
-                    m += copies[r, row]
+            m = counts[r, symbol] + (counts[r, wild] if wild >= 0 else 0)
             if m == 0:
                 break
             ways *= m
             run += 1
-        if run > 0 and pays[symbol, run] > 0:
+        if pays[symbol, run] > 0:       # column 0 pays nothing: a symbol not on reel 1
             out[k, 0], out[k, 1], out[k, 2], out[k, 3] = symbol, run, ways, pays[symbol, run] * ways
             k += 1
+            for r in range(run):
+                for row in range(heights[r]):
+                    cell = window[r, row]
+                    if cell == symbol or cell == wild:
+                        removed[r, row] = True
     return k
 
 

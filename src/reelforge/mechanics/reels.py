@@ -21,6 +21,7 @@ import numpy as np
 from numba import njit
 
 from reelforge.mechanics.rng import draw_pcg
+from reelforge.mechanics.tumble import EMPTY
 
 
 def strip_codes(strips: Sequence[str] | Sequence[Sequence[str]], alphabet: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -66,6 +67,55 @@ def window_from_stops(codes: np.ndarray, lengths: np.ndarray, stops: np.ndarray,
             i += 1
             if i == n:       # wrap by a compare, not a modulo: a division per cell costs more than the rest
                 i = 0
+
+
+@njit(cache=True, inline="always")
+def window_by_heights(codes: np.ndarray, lengths: np.ndarray, stops: np.ndarray, heights: np.ndarray,
+                      window: np.ndarray) -> None:
+    """A board of any shape: reel ``r`` shows ``heights[r]`` consecutive symbols of its strip from its
+    stop in rows ``0 .. heights[r] - 1`` (wrapping round the strip's end); the rows below hold
+    :data:`~reelforge.mechanics.tumble.EMPTY`, which no symbol, wild or scatter count ever matches."""
+    for r in range(codes.shape[0]):
+        n = lengths[r]
+        i = stops[r]
+        for k in range(heights[r]):
+            window[r, k] = codes[r, i]
+            i += 1
+            if i == n:
+                i = 0
+        for k in range(heights[r], window.shape[1]):
+            window[r, k] = EMPTY
+
+
+@njit(cache=True, inline="always")
+def spin_by_heights(st: np.ndarray, codes: np.ndarray, lengths: np.ndarray, height_cum: np.ndarray,
+                    heights: np.ndarray, stops: np.ndarray, window: np.ndarray) -> None:
+    """A kernel's spin of reels whose heights change every spin: a height per reel, reel 1 first,
+    picked by the running weights ``height_cum[reel]`` (:func:`pick_weighted`: index = height), then a
+    stop per reel, reel 1 first, uniform over its strip; the board they show (:func:`window_by_heights`)."""
+    for r in range(codes.shape[0]):
+        heights[r] = pick_weighted(height_cum[r], draw_pcg(st, height_cum[r, height_cum.shape[1] - 1]))
+    for r in range(codes.shape[0]):
+        stops[r] = draw_pcg(st, lengths[r])
+    window_by_heights(codes, lengths, stops, heights, window)
+
+
+def draw_by_heights(draws: Any, codes: np.ndarray, lengths: np.ndarray, height_cum: np.ndarray, heights: np.ndarray,
+                    stops: np.ndarray, window: np.ndarray) -> None:
+    """The reference engine's :func:`spin_by_heights`: the same heights and stops, drawn from ``draws``
+    in the same order, and the board they show."""
+    for r in range(codes.shape[0]):
+        heights[r] = pick_weighted(height_cum[r], draws.draw(int(height_cum[r, -1])))
+    for r in range(codes.shape[0]):
+        stops[r] = draws.draw(int(lengths[r]))
+    window_by_heights(codes, lengths, stops, heights, window)
+
+
+def stops_showing_most(codes: np.ndarray, lengths: np.ndarray, rows: int, symbols: set[int]) -> list[int]:
+    """Each reel's stop whose ``rows`` rows show the most of ``symbols`` (the first such stop): the stops of a
+    constructed round (a game's largest win, ``Game.max_win_round``)."""
+    return [max(range(n), key=lambda i: sum(int(codes[r, (i + k) % n]) in symbols for k in range(rows)))
+            for r, n in enumerate(lengths.tolist())]
 
 
 def reel_counts_check(key: str, rows: int) -> Callable[[dict[str, Any], Any], None]:

@@ -6,6 +6,8 @@ bottom keeping their order, and the empty cells gather at the top. What
 fills them is the game's business (strip continuation, a forge symbol, new
 draws); these functions only move cells and say how many are empty.
 
+:func:`fall` is the kernel-safe one for a board of any shape (a reel ``r`` of ``heights[r]`` rows,
+the padding below never moving), allocating nothing and inlined where it is called;
 ``collapse_column`` is plain Python-on-numpy that numba compiles unchanged
 (``collapse_column_nb``), so the reference engines and kernels share it.
 """
@@ -16,6 +18,29 @@ import numpy as np
 from numba import njit
 
 EMPTY = -1
+
+
+@njit(cache=True, inline="always")
+def fall(board: np.ndarray, heights: np.ndarray, removed: np.ndarray, empties: np.ndarray) -> int:
+    """Clear the ``removed`` cells of each reel's ``heights[reel]`` rows and let the survivors fall in
+    order to the reel's bottom row (``heights[reel] - 1``); the empty cells, :data:`EMPTY`, gather at
+    the top and their number goes to ``empties[reel]``. The rows below a reel's height (a short
+    reel's padding) are never read or moved. ``removed`` is cleared for the next tumble; returns the
+    empty cells in all."""
+    total = 0
+    for r in range(board.shape[0]):
+        write = heights[r] - 1
+        for read in range(heights[r] - 1, -1, -1):
+            if removed[r, read]:
+                removed[r, read] = False
+            else:
+                board[r, write] = board[r, read]
+                write -= 1
+        for row in range(write + 1):
+            board[r, row] = EMPTY
+        empties[r] = write + 1
+        total += write + 1
+    return total
 
 
 def collapse_column(column: np.ndarray, removed: np.ndarray) -> int:

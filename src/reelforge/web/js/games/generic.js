@@ -24,22 +24,28 @@ function label(cell) {
   return String(cell);
 }
 
-/** A board as a grid; ``cells`` is a list of columns (reels), top to bottom. */
+/** A board as reels side by side; ``cells`` is a list of columns (reels), top to bottom. Reels may differ
+ * in height (a board of 2 to 7 rows a reel): each reel's cells share the board's height, so a short reel
+ * shows fewer, taller symbols and never blank cells that look like symbols. The board keeps the shape of
+ * its tallest reel's square cells and fits its box (container units), so it never covers the controls. */
 export function boardGrid(cells, { columns = true, className = "" } = {}) {
   const cols = columns ? cells : cells[0].map((_, c) => cells.map((row) => row[c]));
   const nRows = Math.max(...cols.map((c) => c.length));
   const grid = el(`div.board${className ? "." + className : ""}`, { "data-testid": "board" });
-  grid.style.gridTemplateColumns = `repeat(${cols.length}, 1fr)`;
-  for (let r = 0; r < nRows; r++) {
-    cols.forEach((col, c) => {
-      const name = label(col[r]);
+  grid.style.setProperty("--cols", cols.length);
+  grid.style.setProperty("--rows", nRows);
+  cols.forEach((col, c) => {
+    const reel = el("div.reel", { "data-col": c, "data-height": col.length });
+    col.forEach((symbol, r) => {
+      const name = label(symbol);
       const base = name.split("+")[0].split("x")[0];
       const cell = el("div.cell", { "data-symbol": name, "data-row": r, "data-col": c, title: name });
       cell.style.setProperty("--hue", symbolHue(base));
       cell.append(el("span", { text: name.length > 6 ? name.slice(0, 5) + "…" : name }));
-      grid.append(cell);
+      reel.append(cell);
     });
-  }
+    grid.append(reel);
+  });
   return grid;
 }
 
@@ -61,7 +67,8 @@ export function create(root, _ctx) {
     for (const ev of step.events) {
       const board = findBoard(ev);
       if (board) {
-        boardBox.replaceChildren(el("div.board-caption", { text: words(ev.type) }), boardGrid(board.cells));
+        boardBox.replaceChildren(el("div.board-caption", { text: words(ev.type) }),
+          el("div.fit", {}, boardGrid(board.cells)));
       }
       const isWin = /win/.test(ev.type || "") && ev.type !== "round_end";
       log.append(el(`li${isWin ? ".win" : ""}`, { text: describeEvent(ev) }));

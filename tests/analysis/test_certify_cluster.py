@@ -31,7 +31,7 @@ CLI_SIZES = ["--pilot-rounds", "600000", "--sample-rounds", "300000", "--feature
 
 def plan() -> cert.Plan:
     game = get_game("forge-of-gems")
-    return cert.choose_plan(game, game.load_build("96.2"), "paid", 50.0, 7, **SIZES)
+    return cert.choose_plan(game, game.load_build("96.2"), "paid", 50.0, 7, **SIZES, exploratory=True)
 
 
 @pytest.fixture(scope="module")
@@ -79,7 +79,7 @@ def test_a_run_on_a_two_node_cluster_uses_both_nodes_and_writes_the_local_tallie
 @pytest.mark.slow
 def test_a_plain_run_spreads_the_chunks_of_each_piece_after_its_pilot_over_the_cluster(cluster, tmp_path):
     game = get_game("gemstones-gold")
-    buy = cert.choose_plan(game, game.load_build("96.71"), "buy", 3.0, 5, pilot_rounds=20_000)
+    buy = cert.choose_plan(game, game.load_build("96.71"), "buy", 3.0, 5, pilot_rounds=20_000, exploratory=True)
     cert.run(tmp_path / "local", buy, resume=False, workers=1)
     cert.run(tmp_path / "cluster", buy, resume=False, workers=1, backend="ray", address=cluster.address)
     assert tally_digests(tmp_path / "cluster") == tally_digests(tmp_path / "local")

@@ -75,9 +75,9 @@ def _copy(src: Path, dst: Path) -> Path:
 
 
 def _alter_one_count(path: Path) -> None:
-    s = Sample.load(path, "forge-of-gems", "strata")
-    s.arrays["n_cls"] = s.arrays["n_cls"].copy()
-    s.arrays["n_cls"][0, 1] += 1  # one paid spin more whose cascades took it from 0 to 3 scatters
+    s = Sample.load(path, "forge-of-gems", "split-spins")
+    s.arrays["paid_first"] = s.arrays["paid_first"].copy()
+    s.arrays["paid_first"][0, 2] += 1  # one paid spin's cascades more taken from 0 to 3 scatters
     s.save(path)
 
 
@@ -119,7 +119,7 @@ def test_verify_recomputes_the_figures_from_an_altered_piece(fog_package, tmp_pa
     est = get_game("forge-of-gems").stratified_estimator()
     merged = None
     for i in range(len(json.loads((out / cert.STATE).read_text())["main"])):
-        piece = Sample.load(out / "tallies" / f"main-{i:03d}.npz", "forge-of-gems", "strata")
+        piece = Sample.load(out / "tallies" / f"main-{i:03d}.npz", "forge-of-gems", "split-spins")
         merged = piece if merged is None else est.merge(merged, piece)
     merged.save(out / "tallies" / "main.npz")
     _rehash(out)

@@ -96,7 +96,13 @@ K_WAYS_PEAK_WIN = K_WAYS_PEAK + N_WAYS_BINS
 K_FEATURE = K_WAYS_PEAK_WIN + N_WAYS_BINS
 
 # Spin result slots.
-R_MULT, R_SCAT, R_CAPPED, R_WAYS, R_CASC, R_MULT_LANDINGS, R_FIRST_SCAT, R_PEAK_WAYS = range(8)
+(R_MULT, R_SCAT, R_CAPPED, R_WAYS, R_CASC, R_MULT_LANDINGS, R_FIRST_SCAT, R_PEAK_WAYS, R_PAYS, R_REFILL_FIRST,
+ R_REFILL_OTHER, R_FORGE_SCAT_LANDINGS, R_FORGE_DRAWS, R_FORGE_SCAT_DRAWS) = range(14)
+N_RES = 14
+"""``R_PAYS``: the spin's wins as if the multiplier were 1 throughout (the estimator splits a free spin's win
+into multiplier x pays + the rest). The draws a spin made, for importance sampling's likelihood ratio:
+cells refilled on reel 1 and on reels 2-5 (``R_REFILL_*``, after the first board's 15), FORGE REEL SCATTERs
+that landed, FORGE REEL draws and the SCATTERs among them."""
 
 
 class Tables(NamedTuple):
@@ -156,7 +162,7 @@ def make_tables(build: Build) -> Tables:
                cap_units=build.cap_units, board=np.full((REELS, ROWS), EMPTY, dtype=np.int64),
                forge=np.zeros(REELS, dtype=np.int64), packs=np.zeros(REELS, dtype=np.int64),
                remove=np.zeros(REELS, dtype=np.int64), land=np.zeros((REELS, 4), dtype=np.int64),
-               res=np.zeros(8, dtype=np.int64))
+               res=np.zeros(N_RES, dtype=np.int64))
     return t
 
 
@@ -240,11 +246,13 @@ def _evaluate(board, paytable, multiplier, packs, remove):
 
 
 @njit(cache=True, inline="always")
-def _first_board(st, cell_code, cell_total, forge_tab, board, forge) -> bool:
-    """A spin's first draws: the 15 cells, then the 5 FORGE REEL positions; whether a Multiplier shows."""
-    for c in range(REELS):
-        for r in range(ROWS):
-            board[c, r] = _draw_cell(st, cell_code, cell_total, c)
+def _first_board(st, cell_code, cell_total, forge_tab, board, forge, fresh) -> bool:
+    """A spin's first draws: the 15 cells (unless not ``fresh``: the board is given), then the 5 FORGE REEL
+    positions; whether a Multiplier shows."""
+    if fresh:
+        for c in range(REELS):
+            for r in range(ROWS):
+                board[c, r] = _draw_cell(st, cell_code, cell_total, c)
     has_mult = False
     for c in range(REELS):
         forge[c] = forge_tab[draw_pcg(st, forge_tab.shape[0])]
@@ -254,10 +262,14 @@ def _first_board(st, cell_code, cell_total, forge_tab, board, forge) -> bool:
 
 @njit(cache=True, inline="always")
 def _spin(st, cell_code, cell_total, forge_tab, targets, paytable, limits, cap_units,
-          free, multiplier, total_before, board, forge, packs, remove, land, res):
-    """One spin and its cascades; returns the units it adds (capped). Fills ``res``."""
-    has_mult = _first_board(st, cell_code, cell_total, forge_tab, board, forge)
+          free, multiplier, total_before, board, forge, packs, remove, land, res, fresh):
+    """One spin and its cascades; returns the units it adds (capped). Fills ``res``. Not ``fresh``: the spin
+    starts from the cells already on ``board`` (the estimator's repeated continuations of one first board)."""
+    has_mult = _first_board(st, cell_code, cell_total, forge_tab, board, forge, fresh)
     nf = forge_tab.shape[0]
+    forge_scat_draws = 0
+    for c in range(REELS):
+        forge_scat_draws += np.int64(forge[c] == F_SCATTER)
     if free and not has_mult:
         forge[draw_pcg(st, REELS)] = F_MULT
     ways_first = 1
@@ -272,10 +284,17 @@ def _spin(st, cell_code, cell_total, forge_tab, targets, paytable, limits, cap_u
     cascades = 0
     mult_landings = 0
     capped = 0
+    pays = 0
+    refill_first = 0
+    refill_other = 0
+    forge_scat_landings = 0
+    forge_draws = REELS
     while True:
-        amount = _evaluate(board, paytable, multiplier, packs, remove)
-        if amount == 0:
+        pay = _evaluate(board, paytable, 1, packs, remove)
+        if pay == 0:
             break
+        amount = pay * multiplier
+        pays += pay
         if total_before + win + amount >= cap_units:
             win = cap_units - total_before
             capped = 1
@@ -304,12 +323,17 @@ def _spin(st, cell_code, cell_total, forge_tab, targets, paytable, limits, cap_u
             c = land[i, 0]
             if land[i, 2] == F_SCATTER:
                 board[c, land[i, 1]] = SCATTER * 4 + 1
+                forge_scat_landings += 1
             else:
                 t = targets[draw_pcg(st, nt)]
                 land[i, 3] = t
                 board[c, land[i, 1]] = t * 4 + 1
         for i in range(n_land):  # the other empty cells: above the landing cell, top to bottom
             c = land[i, 0]
+            if c == 0:
+                refill_first += land[i, 1]
+            else:
+                refill_other += land[i, 1]
             for r in range(land[i, 1]):
                 board[c, r] = _draw_cell(st, cell_code, cell_total, c)
         for i in range(n_land):
@@ -343,7 +367,10 @@ def _spin(st, cell_code, cell_total, forge_tab, targets, paytable, limits, cap_u
                 multiplier += 1
                 mult_landings += 1
         for i in range(n_land):
-            forge[land[i, 0]] = forge_tab[draw_pcg(st, nf)]
+            f = forge_tab[draw_pcg(st, nf)]
+            forge[land[i, 0]] = f
+            forge_scat_draws += np.int64(f == F_SCATTER)
+        forge_draws += n_land
         ways_now = 1
         for c in range(REELS):
             ways_now *= _col_copies(board, c)
@@ -361,6 +388,12 @@ def _spin(st, cell_code, cell_total, forge_tab, targets, paytable, limits, cap_u
     res[R_MULT_LANDINGS] = mult_landings
     res[R_FIRST_SCAT] = first_scat
     res[R_PEAK_WAYS] = peak_ways
+    res[R_PAYS] = pays
+    res[R_REFILL_FIRST] = refill_first
+    res[R_REFILL_OTHER] = refill_other
+    res[R_FORGE_SCAT_LANDINGS] = forge_scat_landings
+    res[R_FORGE_DRAWS] = forge_draws
+    res[R_FORGE_SCAT_DRAWS] = forge_scat_draws
     return win
 
 
@@ -373,7 +406,7 @@ def _free_spins(st, cell_code, cell_total, forge_free, targets, paytable, limits
     for _ in range(n_spins):
         counters[K_FS_PLAYED] += 1
         w = _spin(st, cell_code, cell_total, forge_free, targets, paytable, limits, cap_units,
-                  True, mult, total_before + total, board, forge, packs, remove, land, res)
+                  True, mult, total_before + total, board, forge, packs, remove, land, res, True)
         total += w
         mult = res[R_MULT]
         counters[K_MULT] += res[R_MULT_LANDINGS]
@@ -388,7 +421,7 @@ def _workspace():
     board, forge reel, packed counts, removal masks, landings, spin results."""
     return (np.empty((REELS, ROWS), dtype=np.int64), np.empty(REELS, dtype=np.int64),
             np.zeros(REELS, dtype=np.int64), np.zeros(REELS, dtype=np.int64),
-            np.zeros((REELS, 4), dtype=np.int64), np.zeros(8, dtype=np.int64))
+            np.zeros((REELS, 4), dtype=np.int64), np.zeros(N_RES, dtype=np.int64))
 
 
 @round_function
@@ -398,7 +431,7 @@ def play_round(st, t, mode, cap, parts, counters):
     spins (each capped with the round at ``cap``)."""
     res = t.res
     base = _spin(st, t.cell_code, t.cell_total, t.forge_base, t.targets, t.paytable, t.limits, cap,
-                 False, 1, 0, t.board, t.forge, t.packs, t.remove, t.land, res)
+                 False, 1, 0, t.board, t.forge, t.packs, t.remove, t.land, res, True)
     parts[0] = base
     counters[K_MULT] += res[R_MULT_LANDINGS]
     counters[K_PAID_CASCADES] += res[R_CASC]
@@ -445,7 +478,7 @@ def _run_base_spins(st, cell_code, cell_total, forge_base, targets, paytable, li
     board, forge, packs, remove, land, res = _workspace()
     for _ in range(rounds):
         b = _spin(st, cell_code, cell_total, forge_base, targets, paytable, limits, cap_units,
-                  False, 1, 0, board, forge, packs, remove, land, res)
+                  False, 1, 0, board, forge, packs, remove, land, res, True)
         ci = res[R_FIRST_SCAT] - 2
         ci = 0 if ci < 0 else (3 if ci > 3 else ci)
         cf = res[R_SCAT] - 2
@@ -489,7 +522,7 @@ def _run_features(st, cell_code, cell_total, forge_free, targets, paytable, limi
         j = 0
         for spin in range(1, marks[nm - 1] + 1):
             total += _spin(st, cell_code, cell_total, forge_free, targets, paytable, limits, cap_units,
-                           True, mult, total, board, forge, packs, remove, land, res)
+                           True, mult, total, board, forge, packs, remove, land, res, True)
             mult = res[R_MULT]
             if spin == marks[j]:
                 vals[j] = total
@@ -518,4 +551,136 @@ def run_features(rng: np.random.Generator, cell_code: np.ndarray, cell_total: np
     st = pcg_state(rng)
     _run_features(st, cell_code, cell_total, forge_free, targets, paytable, limits, cap_units, count,
                   marks, sums, cross, tail, tail_threshold, n_tail)
+    store_pcg_state(rng, st)
+
+
+@njit(cache=True)
+def _run_free_spin_parts(st, cell_code, cell_total, forge_free, targets, paytable, limits, cap_units, count,
+                         repeats, sums, cross):
+    board, forge, packs, remove, land, res = _workspace()
+    first = np.empty((REELS, ROWS), dtype=np.int64)
+    x = np.zeros(3, dtype=np.float64)
+    for _ in range(count):
+        for c in range(REELS):
+            for r in range(ROWS):
+                first[c, r] = _draw_cell(st, cell_code, cell_total, c)
+        x[:] = 0.0
+        done = 0
+        for _k in range(repeats):
+            board[:, :] = first
+            x[0] += _spin(st, cell_code, cell_total, forge_free, targets, paytable, limits, cap_units,
+                          True, 1, 0, board, forge, packs, remove, land, res, False)
+            x[1] += res[R_PAYS]
+            x[2] += res[R_MULT] - 1
+            done += 1
+            if res[R_CASC] == 0:  # no win on the first board: every continuation is this one
+                break
+        x /= done
+        for a in range(3):
+            sums[a] += x[a]
+            for b in range(3):
+                cross[a, b] += float(x[a]) * float(x[b])
+
+
+def run_free_spin_parts(rng: np.random.Generator, cell_code: np.ndarray, cell_total: np.ndarray,
+                        forge_free: np.ndarray, targets: np.ndarray, paytable: np.ndarray, limits: np.ndarray,
+                        cap_units: int, count: int, repeats: int, sums: np.ndarray, cross: np.ndarray) -> None:
+    """``count`` single free spins, each started alone at multiplier 1, split for the estimator; each first
+    board is continued ``repeats`` times (FORGE REEL and cascades drawn afresh) and the means taken.
+
+    A free spin's boards never depend on the multiplier, so a spin started at multiplier ``m`` wins
+    ``m x pays + (win - pays)`` of the spin played here, where ``win`` is its win at multiplier 1 and
+    ``pays`` its wins at multiplier 1 throughout; it raises the multiplier by ``multipliers``. Per spin
+    ``(win, pays, multipliers)`` (units, units, Multipliers landed), averaged over the continuations: fills
+    ``sums[3]`` and ``cross[3, 3]`` (float sums and sums of products). ``rng`` advances past the draws used.
+    """
+    st = pcg_state(rng)
+    _run_free_spin_parts(st, cell_code, cell_total, forge_free, targets, paytable, limits, cap_units, count,
+                         repeats, sums, cross)
+    store_pcg_state(rng, st)
+
+
+MAX_REPEATS = 64
+"""Most continuations of one first board (:func:`run_repeated_paid_spins`)."""
+
+
+@njit(cache=True, inline="always")
+def _scatter_class(scatters):
+    """0: fewer than 3 SCATTERs; 1, 2, 3: 3, 4, 5 or more."""
+    k = scatters - 2
+    return 0 if k < 0 else (3 if k > 3 else k)
+
+
+@njit(cache=True)
+def _run_repeated_paid_spins(st, cell_code, cell_total, forge_base, targets, paytable, limits, cap_units, rounds,
+                             repeats, counts, first_moments, second_moments, win_squares, max_b, hist_b, bin_width):
+    board, forge, packs, remove, land, res = _workspace()
+    first = np.empty((REELS, ROWS), dtype=np.int64)
+    wins = np.zeros(MAX_REPEATS, dtype=np.int64)
+    classes = np.zeros(MAX_REPEATS, dtype=np.int64)
+    x = np.zeros(5, dtype=np.float64)
+    no_win = np.zeros(4, dtype=np.int64)
+    nb = hist_b.shape[1]
+    for _ in range(rounds):
+        scatters = 0
+        for c in range(REELS):
+            for r in range(ROWS):
+                first[c, r] = _draw_cell(st, cell_code, cell_total, c)
+                scatters += np.int64((first[c, r] >> 2) == SCATTER)
+        ci = _scatter_class(scatters)
+        k_max = repeats[min(scatters, repeats.shape[0] - 1)]
+        done = 0
+        for _k in range(k_max):
+            board[:, :] = first
+            wins[done] = _spin(st, cell_code, cell_total, forge_base, targets, paytable, limits, cap_units,
+                               False, 1, 0, board, forge, packs, remove, land, res, False)
+            classes[done] = _scatter_class(res[R_SCAT])
+            done += 1
+            if res[R_CASC] == 0:  # no win on the first board: every continuation is this one
+                break
+        if wins[0] == 0 and done == 1:  # B = 0 and the class unchanged: tallied once per chunk
+            no_win[ci] += 1
+            continue
+        x[:] = 0.0
+        sq = 0.0
+        for k in range(done):
+            b = wins[k]
+            x[0] += b
+            x[1 + classes[k]] += 1.0
+            sq += float(b) * float(b)
+            bi = b // bin_width
+            hist_b[classes[k], bi if bi < nb else nb - 1] += 1.0 / done
+            if b > max_b[0]:
+                max_b[0] = b
+        counts[ci] += 1
+        win_squares[0] += sq / done
+        for a in range(5):
+            first_moments[ci, a] += x[a] / done
+            for a2 in range(5):
+                second_moments[ci, a, a2] += (x[a] / done) * (x[a2] / done)
+    for ci in range(4):
+        counts[ci] += no_win[ci]
+        first_moments[ci, 1 + ci] += no_win[ci]
+        second_moments[ci, 1 + ci, 1 + ci] += no_win[ci]
+        hist_b[ci, 0] += no_win[ci]
+
+
+def run_repeated_paid_spins(rng: np.random.Generator, cell_code: np.ndarray, cell_total: np.ndarray,
+                            forge_base: np.ndarray, targets: np.ndarray, paytable: np.ndarray, limits: np.ndarray,
+                            cap_units: int, rounds: int, repeats: np.ndarray, counts: np.ndarray,
+                            first_moments: np.ndarray, second_moments: np.ndarray, win_squares: np.ndarray,
+                            max_b: np.ndarray, hist_b: np.ndarray, bin_width: int) -> None:
+    """``rounds`` paid spins alone, each first board played on ``repeats[min(s, len - 1)]`` times (``s`` its
+    SCATTERs): the continuations (FORGE REEL, cascades) drawn afresh each time, so their mean is an unbiased
+    estimate of the board's expected outcome with less variance (one continuation where the first board
+    does not win: all would be the same).
+
+    Per paid spin ``x = (mean B, share of continuations ending in scatter class 0..3)`` by the first board's
+    scatter class ``i``: ``counts[i]``, ``first_moments[i, :] += x``, ``second_moments[i, :, :] += x x^T``;
+    ``win_squares[0]`` the sum of the spins' mean B squared over continuations (unbiased for E[B^2]);
+    ``max_b[0]`` the largest B; ``hist_b[f, B // bin_width]`` each continuation's share (last bin: the rest).
+    ``rng`` advances past the draws used."""
+    st = pcg_state(rng)
+    _run_repeated_paid_spins(st, cell_code, cell_total, forge_base, targets, paytable, limits, cap_units, rounds,
+                             repeats, counts, first_moments, second_moments, win_squares, max_b, hist_b, bin_width)
     store_pcg_state(rng, st)

@@ -67,6 +67,10 @@ def test_a_fresh_package_verifies_and_has_ten_checkpoints_per_stream(fog_package
     for key in ("engine", "tools", "date", "seed", "rounds", "estimator", "rng_and_scaling"):
         assert manifest[key], key
     assert manifest["tools"]["numba"] and manifest["estimator"] == "stratified"
+    named = manifest["estimator_method"]   # the estimator in words and its measured efficiency against plain
+    assert "single free spins" in named["description"] and named["efficiency_vs_plain"]["ratio"] > 1
+    assert f"efficiency against plain simulation: {named['efficiency_vs_plain']['ratio']:.1f}x" in \
+        (fog_package / "report.html").read_text()
 
 
 def _copy(src: Path, dst: Path) -> Path:

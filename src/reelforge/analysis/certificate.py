@@ -202,15 +202,6 @@ def feature_buy_sheet(game: Game, build: Build, s: dict[str, Any]) -> dict[str, 
 
 
 # -- all figures ---------------------------------------------------------------------------------------------
-def estimator_words(game: Game, used: str) -> dict[str, Any]:
-    """What the package says of a stratified estimator: its method in words and its measured efficiency
-    against plain simulation (where the game's estimator states them: ``description``, ``efficiency_vs_plain``)."""
-    if used != "stratified":
-        return {}
-    est = game.stratified_estimator()
-    return {k: getattr(est, k) for k in ("description", "efficiency_vs_plain") if getattr(est, k, None) is not None}
-
-
 def figures_of(game: Game, build: Build, plan: Any, main: Sample | None, sample: Sample | None,
                points: dict[str, list], main_pieces: list[dict], sample_pieces: list[dict]) -> dict[str, Any]:
     """Every figure of a certification package (see the module docstring); a pure function of its inputs."""
@@ -234,7 +225,7 @@ def figures_of(game: Game, build: Build, plan: Any, main: Sample | None, sample:
         s["sample"]["description"] = (f"{s['rounds']:,} simulated {'bought features' if plan.mode == 'buy' else 'rounds'} "
                                       f"(fast kernel) in {len(main_pieces)} seeded pieces")
     s.pop("seconds", None)
-    s["estimator"] = {"used": plan.estimator, **estimator_words(game, plan.estimator)}
+    s["estimator"] = {"used": plan.estimator}
     top = top_award(game, s, sample_s)
     if top["method"] == "stratified" and top.get("ci99"):  # the summary shows the same interval as the section
         s["max_win_probability_ci99"] = top["ci99"]

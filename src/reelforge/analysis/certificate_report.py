@@ -71,7 +71,7 @@ def method_text(f: dict[str, Any], ident: dict[str, Any]) -> list[str]:
                      "estimated from the paid-spin stratum). Its 99% interval is normal (z = 2.5758) on the sum of "
                      "the strata's independent variances, widened where the cap's correction is bounded rather than "
                      "estimated.")
-        named = s.get("estimator") or {}
+        named = ident.get("estimator_method") or {}
         if named.get("description"):
             eff = named.get("efficiency_vs_plain")
             paras.append(f"The estimator: {named['description']}."

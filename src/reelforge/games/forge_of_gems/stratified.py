@@ -1,5 +1,5 @@
-"""The Forge of Gems stratified estimator (:class:`ForgeOfGemsEstimator`): RTP with its 99% interval
-from paid spins and features simulated apart.
+"""The Forge of Gems stratified estimate from paid spins and whole features simulated apart (the tuner's,
+:mod:`.design`; :mod:`.split_spins` builds the game's estimator on it): RTP with its 99% interval.
 
 At SD >= 30 x bet a 99% half-width of 0.10 pp needs about 6e9 plain rounds per build. Instead the
 RTP is estimated by stratification with a control variate, all parts honest and independent:
@@ -37,7 +37,7 @@ import numpy as np
 from reelforge.core.calibration import Estimate, map_chunks, mean_estimate
 from reelforge.core.stats import Z99, wilson_ci
 from reelforge.game.contract import StratifiedEstimate
-from reelforge.game.estimation import META, Sample, SampleError, StratifiedEstimator
+from reelforge.game.estimation import META, Sample, SampleError
 from reelforge.games.forge_of_gems import kernel
 from reelforge.games.forge_of_gems.build import GAME_ID, GEMBOX_REWARDS, Build, reward_name
 from reelforge.games.forge_of_gems.template import UNIT, initial_scatter_classes, sampling_build
@@ -401,26 +401,3 @@ def estimate_of(st: Strata, build: Build, values: FeatureValues | None = None,
         sd=e["round_sd_x_lower_bound"], sd_is_lower_bound=True, max_win_probability=e["cap_probability"],
         extra=extra)
 
-
-class ForgeOfGemsEstimator(StratifiedEstimator):
-    """Paid spins alone plus 20-spin features alone, in paytable units: one sample estimates any build."""
-
-    game = GAME_ID
-    kind = KIND
-    legacy = legacy_strata
-
-    def feature_rounds(self, rounds: int) -> int:
-        """rounds // 20 features, at least 50,000."""
-        return max(rounds // 20, 50_000)
-
-    def sample(self, build: Build | None, rounds: int, feature_rounds: int, seed: int, workers: int | None = None,
-               log: bool = False) -> Sample:
-        """The strata of ``seed`` (``build`` is not needed: the sample is in paytable units)."""
-        return simulate_strata(rounds, feature_rounds, seed, TAIL_THRESHOLD, workers=workers, log=log).to_sample()
-
-    def estimate(self, sample: Sample, build: Build) -> StratifiedEstimate:
-        return estimate_of(Strata.from_sample(sample), build)
-
-    def merge(self, first: Sample, second: Sample) -> Sample:
-        """:meth:`Strata.merge` of the two samples."""
-        return Strata.from_sample(first).merge(Strata.from_sample(second)).to_sample()

@@ -17,8 +17,11 @@ work and the multiplier's path, which carries most of a feature's variance, is a
 
 The whole 20-spin features stay, fewer of them, for what only they give: the cap correction (the
 wins beyond 20,000x, a few tenths of a point of RTP) and the cap's probability; the correction's own
-variance is added (it is independent of the single spins). The paid spins are those of
-:mod:`.stratified` (first-board scatter class as control variate). Each stratum's share of the paid
+variance is added (it is independent of the single spins). The paid spins are simulated alone as in
+:mod:`.stratified` (first-board scatter class as control variate), but each first board is played on
+several times (:data:`PAID_REPEATS`, by its SCATTERs; each free-spin board :data:`FREE_SPIN_REPEATS`
+times): the mean of a board's continuations is unbiased for its expected outcome, and most of a spin's
+variance is in its cascades, which cost less than a fresh board. Each stratum's share of the paid
 spins is fixed (:data:`FREE_SPINS_PER_PAID_SPIN`, :data:`PAID_SPINS_PER_FEATURE`), chosen from the
 strata's variances and CPU costs (Neyman allocation; docs/performance.md gives the figures).
 """

@@ -79,6 +79,10 @@ def test_a_fresh_package_verifies_and_has_ten_checkpoints_per_stream(fog_package
     for key in ("engine", "tools", "date", "seed", "rounds", "estimator", "rng_and_scaling"):
         assert manifest[key], key
     assert manifest["tools"]["numba"] and manifest["estimator"] == "stratified"
+    named = manifest["estimator_method"]   # the estimator in words and its measured efficiency against plain
+    assert "single free spins" in named["description"] and named["efficiency_vs_plain"]["ratio"] > 1
+    assert f"efficiency against plain simulation: {named['efficiency_vs_plain']['ratio']:.1f}x" in \
+        (fog_package / "report.html").read_text()
 
 
 def _copy(src: Path, dst: Path) -> Path:
@@ -87,9 +91,9 @@ def _copy(src: Path, dst: Path) -> Path:
 
 
 def _alter_one_count(path: Path) -> None:
-    s = Sample.load(path, "forge-of-gems", "strata")
-    s.arrays["n_cls"] = s.arrays["n_cls"].copy()
-    s.arrays["n_cls"][0, 1] += 1  # one paid spin more whose cascades took it from 0 to 3 scatters
+    s = Sample.load(path, "forge-of-gems", "split-spins")
+    s.arrays["paid_first"] = s.arrays["paid_first"].copy()
+    s.arrays["paid_first"][0, 2] += 1  # one paid spin's cascades more taken from 0 to 3 scatters
     s.save(path)
 
 
@@ -136,7 +140,7 @@ def test_verify_recomputes_the_figures_from_an_altered_piece(fog_package, tmp_pa
     est = get_game("forge-of-gems").stratified_estimator()
     merged = None
     for i in range(len(json.loads((out / cert.STATE).read_text())["main"])):
-        piece = Sample.load(out / "tallies" / f"main-{i:03d}.npz", "forge-of-gems", "strata")
+        piece = Sample.load(out / "tallies" / f"main-{i:03d}.npz", "forge-of-gems", "split-spins")
         merged = piece if merged is None else est.merge(merged, piece)
     merged.save(out / "tallies" / "main.npz")
     _rehash(out)

@@ -80,6 +80,12 @@ def method_text(f: dict[str, Any], ident: dict[str, Any]) -> list[str]:
                      "estimated from the paid-spin stratum). Its 99% interval is normal (z = 2.5758) on the sum of "
                      "the strata's independent variances, widened where the cap's correction is bounded rather than "
                      "estimated.")
+        named = ident.get("estimator_method") or {}
+        if named.get("description"):
+            eff = named.get("efficiency_vs_plain")
+            paras.append(f"The estimator: {named['description']}."
+                         + (f" Its efficiency against plain simulation: {eff['ratio']:.1f}x ({eff['how']})."
+                            if eff else ""))
     else:
         paras.append(f"The figures come from a plain simulation of whole {'bought features' if f['mode'] == 'buy' else 'rounds'} "
                      f"({s['sample']['description']}); the RTP's 99% interval is normal (z = 2.5758) on the "

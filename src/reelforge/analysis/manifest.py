@@ -152,6 +152,16 @@ def package_files(out: Path) -> list[Path]:
                   and str(p.relative_to(out)) not in (MANIFEST, SIGNATURE))
 
 
+def estimator_words(game: Game, used: str) -> dict[str, Any]:
+    """What the package says of a stratified estimator as it was when the package was made (the manifest
+    keeps it; figures never depend on it): its method in words and its measured efficiency against plain
+    simulation, where the game's estimator states them (``description``, ``efficiency_vs_plain``)."""
+    if used != "stratified":
+        return {}
+    est = game.stratified_estimator()
+    return {k: getattr(est, k) for k in ("description", "efficiency_vs_plain") if getattr(est, k, None) is not None}
+
+
 def identity(game: Game, build: Build, figures: dict[str, Any], progress: Any, par_rounds: int,
              signer: dict[str, str] | None = None, attested: list[dict[str, str]] | None = None) -> dict[str, Any]:
     """Everything the manifest says but the files' hashes (the report's identity block shows it): a pure
@@ -177,6 +187,7 @@ def identity(game: Game, build: Build, figures: dict[str, Any], progress: Any, p
         "game_sources_sha256": game_source_hashes(game),
         "tools": tool_versions(),
         "estimator": plan.estimator,
+        "estimator_method": estimator_words(game, plan.estimator),
         "precision_requested_pp": plan.precision_pp,
         "precision_reached_pp": figures.get("precision_reached_pp"),
         "seed": plan.seed,

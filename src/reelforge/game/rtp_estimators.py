@@ -80,7 +80,12 @@ class StratifiedRtp(RtpEstimator):
     simulated apart, combined with their probabilities)."""
 
     key = "stratified"
-    description = "stratified: paid spins simulated alone, features simulated apart, combined with their probabilities"
+
+    @property
+    def description(self) -> str:  # type: ignore[override]
+        """The game's estimator's own words where it has them."""
+        return getattr(self.game.stratified_estimator(), "description", "stratified: paid spins simulated alone, "
+                       "features simulated apart, combined with their probabilities")
 
     def run(self, rounds: int, seed: int, workers: int | None = None) -> RtpEstimate:
         est = self.game.stratified_estimator().run(self.build, rounds, seed, workers=workers)

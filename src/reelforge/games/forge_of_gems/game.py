@@ -25,7 +25,7 @@ from reelforge.games.forge_of_gems.build import (
     reward_name,
 )
 from reelforge.games.forge_of_gems.reporting import ForgeOfGemsReporting
-from reelforge.games.forge_of_gems.stratified import ForgeOfGemsEstimator
+from reelforge.games.forge_of_gems.split_spins import SplitSpinsEstimator
 
 RULES_TEXT = [N_(p) for p in (
     "FORGE OF GEMS is a 5-reel, 3-row cascading slot with up to {ways} ways to win.",
@@ -170,7 +170,7 @@ class ForgeOfGems(KernelGame):
     design_commands = "reelforge.games.forge_of_gems.commands:app"
     build_files = build_mod.FILES
     stratified_pilot_rounds = 1_000_000
-    """The feature stratum (rounds // 20 features) leaves its 50,000 floor at 1e6 paid spins."""
+    """The whole-feature stratum (rounds // 60 features) is above its 5,000 floor at 1e6 paid spins."""
 
     components, counters = rules.COMPONENTS, kernel.COUNTERS
     feature_counter = "triggers"  # GEMBOX awards, not the first of the kernel's counters (see kernel.COUNTERS)
@@ -242,13 +242,15 @@ class ForgeOfGems(KernelGame):
         return tune_build(build_name, targets.get("rtp"), out, Path(sample) if sample else None)
 
     def stratified(self, build: Build, rounds: int, seed: int) -> StratifiedEstimate:
-        """The stratified estimate of :mod:`.stratified`: ``rounds`` paid spins alone (first-board
-        scatter class as control variate) plus features simulated alone, cap corrected."""
+        """The stratified estimate of :mod:`.split_spins`: ``rounds`` paid spins alone (first-board
+        scatter class as control variate), the features' means from single free spins, whole features
+        for the cap correction."""
         return self.stratified_estimator().run(build, rounds, seed)
 
-    def stratified_estimator(self) -> ForgeOfGemsEstimator:
-        """The estimator behind :meth:`stratified` (certification runs merge its samples piece by piece)."""
-        return ForgeOfGemsEstimator()
+    def stratified_estimator(self) -> SplitSpinsEstimator:
+        """The estimator behind :meth:`stratified`, ``simulate --estimator best`` and ``certify`` (certification
+        runs merge its samples piece by piece); the tuner keeps :mod:`.stratified`'s whole features."""
+        return SplitSpinsEstimator()
 
     def feature_picture(self, build: Any, summary: dict[str, Any]) -> dict[str, Any] | None:
         """GEMBOX rewards per paid round, by scatter class and reward (the report's game plot)."""

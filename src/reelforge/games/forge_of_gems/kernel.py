@@ -102,7 +102,13 @@ K_WAYS_PEAK_WIN = K_WAYS_PEAK + N_WAYS_BINS
 K_FEATURE = K_WAYS_PEAK_WIN + N_WAYS_BINS
 
 # Spin result slots.
-R_MULT, R_SCAT, R_CAPPED, R_WAYS, R_CASC, R_MULT_LANDINGS, R_FIRST_SCAT, R_PEAK_WAYS = range(8)
+(R_MULT, R_SCAT, R_CAPPED, R_WAYS, R_CASC, R_MULT_LANDINGS, R_FIRST_SCAT, R_PEAK_WAYS, R_PAYS, R_REFILL_FIRST,
+ R_REFILL_OTHER, R_FORGE_SCAT_LANDINGS, R_FORGE_DRAWS, R_FORGE_SCAT_DRAWS) = range(14)
+N_RES = 14
+"""``R_PAYS``: the spin's wins as if the multiplier were 1 throughout (the estimator splits a free spin's win
+into multiplier x pays + the rest). The draws a spin made, for importance sampling's likelihood ratio:
+cells refilled on reel 1 and on reels 2-5 (``R_REFILL_*``, after the first board's 15), FORGE REEL SCATTERs
+that landed, FORGE REEL draws and the SCATTERs among them."""
 
 
 class Tables(NamedTuple):
@@ -162,7 +168,7 @@ def make_tables(build: Build) -> Tables:
                cap_units=build.cap_units, board=np.full((REELS, ROWS), EMPTY, dtype=np.int64),
                forge=np.zeros(REELS, dtype=np.int64), packs=np.zeros(REELS, dtype=np.int64),
                remove=np.zeros(REELS, dtype=np.int64), land=np.zeros((REELS, 4), dtype=np.int64),
-               res=np.zeros(8, dtype=np.int64))
+               res=np.zeros(N_RES, dtype=np.int64))
     return t
 
 
@@ -246,11 +252,13 @@ def _evaluate(board, paytable, multiplier, packs, remove):
 
 
 @njit(cache=True, inline="always")
-def _first_board(st, cell_code, cell_total, forge_tab, board, forge) -> bool:
-    """A spin's first draws: the 15 cells, then the 5 FORGE REEL positions; whether a Multiplier shows."""
-    for c in range(REELS):
-        for r in range(ROWS):
-            board[c, r] = _draw_cell(st, cell_code, cell_total, c)
+def _first_board(st, cell_code, cell_total, forge_tab, board, forge, fresh) -> bool:
+    """A spin's first draws: the 15 cells (unless not ``fresh``: the board is given), then the 5 FORGE REEL
+    positions; whether a Multiplier shows."""
+    if fresh:
+        for c in range(REELS):
+            for r in range(ROWS):
+                board[c, r] = _draw_cell(st, cell_code, cell_total, c)
     has_mult = False
     for c in range(REELS):
         forge[c] = forge_tab[draw_pcg(st, forge_tab.shape[0])]
@@ -260,10 +268,14 @@ def _first_board(st, cell_code, cell_total, forge_tab, board, forge) -> bool:
 
 @njit(cache=True, inline="always")
 def _spin(st, cell_code, cell_total, forge_tab, targets, paytable, limits, cap_units,
-          free, multiplier, total_before, board, forge, packs, remove, land, res):
-    """One spin and its cascades; returns the units it adds (capped). Fills ``res``."""
-    has_mult = _first_board(st, cell_code, cell_total, forge_tab, board, forge)
+          free, multiplier, total_before, board, forge, packs, remove, land, res, fresh):
+    """One spin and its cascades; returns the units it adds (capped). Fills ``res``. Not ``fresh``: the spin
+    starts from the cells already on ``board`` (the estimator's repeated continuations of one first board)."""
+    has_mult = _first_board(st, cell_code, cell_total, forge_tab, board, forge, fresh)
     nf = forge_tab.shape[0]
+    forge_scat_draws = 0
+    for c in range(REELS):
+        forge_scat_draws += np.int64(forge[c] == F_SCATTER)
     if free and not has_mult:
         forge[draw_pcg(st, REELS)] = F_MULT
     ways_first = 1
@@ -278,10 +290,17 @@ def _spin(st, cell_code, cell_total, forge_tab, targets, paytable, limits, cap_u
     cascades = 0
     mult_landings = 0
     capped = 0
+    pays = 0
+    refill_first = 0
+    refill_other = 0
+    forge_scat_landings = 0
+    forge_draws = REELS
     while True:
-        amount = _evaluate(board, paytable, multiplier, packs, remove)
-        if amount == 0:
+        pay = _evaluate(board, paytable, 1, packs, remove)
+        if pay == 0:
             break
+        amount = pay * multiplier
+        pays += pay
         if total_before + win + amount >= cap_units:
             win = cap_units - total_before
             capped = 1
@@ -310,12 +329,17 @@ def _spin(st, cell_code, cell_total, forge_tab, targets, paytable, limits, cap_u
             c = land[i, 0]
             if land[i, 2] == F_SCATTER:
                 board[c, land[i, 1]] = SCATTER * 4 + 1
+                forge_scat_landings += 1
             else:
                 t = targets[draw_pcg(st, nt)]
                 land[i, 3] = t
                 board[c, land[i, 1]] = t * 4 + 1
         for i in range(n_land):  # the other empty cells: above the landing cell, top to bottom
             c = land[i, 0]
+            if c == 0:
+                refill_first += land[i, 1]
+            else:
+                refill_other += land[i, 1]
             for r in range(land[i, 1]):
                 board[c, r] = _draw_cell(st, cell_code, cell_total, c)
         for i in range(n_land):
@@ -349,7 +373,10 @@ def _spin(st, cell_code, cell_total, forge_tab, targets, paytable, limits, cap_u
                 multiplier += 1
                 mult_landings += 1
         for i in range(n_land):
-            forge[land[i, 0]] = forge_tab[draw_pcg(st, nf)]
+            f = forge_tab[draw_pcg(st, nf)]
+            forge[land[i, 0]] = f
+            forge_scat_draws += np.int64(f == F_SCATTER)
+        forge_draws += n_land
         ways_now = 1
         for c in range(REELS):
             ways_now *= _col_copies(board, c)
@@ -367,6 +394,12 @@ def _spin(st, cell_code, cell_total, forge_tab, targets, paytable, limits, cap_u
     res[R_MULT_LANDINGS] = mult_landings
     res[R_FIRST_SCAT] = first_scat
     res[R_PEAK_WAYS] = peak_ways
+    res[R_PAYS] = pays
+    res[R_REFILL_FIRST] = refill_first
+    res[R_REFILL_OTHER] = refill_other
+    res[R_FORGE_SCAT_LANDINGS] = forge_scat_landings
+    res[R_FORGE_DRAWS] = forge_draws
+    res[R_FORGE_SCAT_DRAWS] = forge_scat_draws
     return win
 
 
@@ -379,7 +412,7 @@ def _free_spins(st, cell_code, cell_total, forge_free, targets, paytable, limits
     for _ in range(n_spins):
         counters[K_FS_PLAYED] += 1
         w = _spin(st, cell_code, cell_total, forge_free, targets, paytable, limits, cap_units,
-                  True, mult, total_before + total, board, forge, packs, remove, land, res)
+                  True, mult, total_before + total, board, forge, packs, remove, land, res, True)
         total += w
         mult = res[R_MULT]
         counters[K_MULT] += res[R_MULT_LANDINGS]
@@ -394,7 +427,7 @@ def _workspace():
     board, forge reel, packed counts, removal masks, landings, spin results."""
     return (np.empty((REELS, ROWS), dtype=np.int64), np.empty(REELS, dtype=np.int64),
             np.zeros(REELS, dtype=np.int64), np.zeros(REELS, dtype=np.int64),
-            np.zeros((REELS, 4), dtype=np.int64), np.zeros(8, dtype=np.int64))
+            np.zeros((REELS, 4), dtype=np.int64), np.zeros(N_RES, dtype=np.int64))
 
 
 @round_function
@@ -404,7 +437,7 @@ def play_round(st, t, mode, cap, parts, counters):
     spins (each capped with the round at ``cap``)."""
     res = t.res
     base = _spin(st, t.cell_code, t.cell_total, t.forge_base, t.targets, t.paytable, t.limits, cap,
-                 False, 1, 0, t.board, t.forge, t.packs, t.remove, t.land, res)
+                 False, 1, 0, t.board, t.forge, t.packs, t.remove, t.land, res, True)
     parts[0] = base
     counters[K_MULT] += res[R_MULT_LANDINGS]
     counters[K_PAID_CASCADES] += res[R_CASC]

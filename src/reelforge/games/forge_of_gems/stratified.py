@@ -1,5 +1,5 @@
-"""The Forge of Gems stratified estimator (:class:`ForgeOfGemsEstimator`): RTP with its 99% interval
-from paid spins and features simulated apart.
+"""The Forge of Gems stratified estimate from paid spins and whole features simulated apart (the tuner's,
+:mod:`.design`; :mod:`.split_spins` builds the game's estimator on it): RTP with its 99% interval.
 
 At SD >= 30 x bet a 99% half-width of 0.10 pp needs about 6e9 plain rounds per build. Instead the
 RTP is estimated by stratification with a control variate, all parts honest and independent:
@@ -36,7 +36,7 @@ import numpy as np
 
 from reelforge.core.calibration import Estimate, map_chunks, mean_estimate
 from reelforge.core.stats import Z99, wilson_ci
-from reelforge.game.estimation import META, Sample, SampleError, StratifiedEstimator
+from reelforge.game.estimation import META, Sample, SampleError
 from reelforge.game.results import StratifiedEstimate
 from reelforge.games.forge_of_gems import kernel, stratified_kernel
 from reelforge.games.forge_of_gems.build import GAME_ID, GEMBOX_REWARDS, Build, reward_name
@@ -184,13 +184,65 @@ def simulate_strata(n_spins: int, n_features: int, seed: int, tail_threshold: in
 
 
 # -- the estimator -----------------------------------------------------------------
-def estimate(st: Strata, build: Build) -> dict[str, Any]:
-    """RTP of ``build`` from the strata: value, 99% interval and the parts."""
+class FeatureValues:
+    """The uncapped feature means E[F_n] (units, n in :data:`MARKS`) and the variance of an estimate
+    ``a . means``: here from the whole features of the strata (:mod:`.split_spins` gives them from
+    single free spins instead)."""
+
+    separate = False
+    """True where the means are estimated apart from the whole features (then the cap correction,
+    which the whole features estimate, adds its own variance)."""
+
+    def __init__(self, st: Strata) -> None:
+        self.st = st
+
+    def means(self) -> np.ndarray:
+        return self.st.sums / self.st.features
+
+    def variance(self, a: np.ndarray) -> float:
+        """Variance (units squared) of ``a . means()``."""
+        m, fbar = self.st.features, self.means()
+        cov = (self.st.cross / m - np.outer(fbar, fbar)) * m / (m - 1)
+        return float(a @ cov @ a) / m
+
+
+class PaidSpins:
+    """The paid-spin stratum's sums the estimate needs: here the strata's paid spins, one continuation
+    each (:mod:`.split_spins` plays each first board on several times instead)."""
+
+    def __init__(self, st: Strata) -> None:
+        self.spins, self.hist_b, self.max_b = st.spins, st.hist_b, st.max_b
+        self.n = st.n_cls.astype(np.float64)
+        self.sum_b, self.sum_b2 = st.sum_b[:4], float(st.sum_b[4, 0])
+
+    def d_sums(self, dv: np.ndarray, unit: int) -> tuple[float, float]:
+        """Sums over paid spins of D = B / unit + dv[i, f] and of D squared (i, f: first and final scatter class)."""
+        n, sb = self.n, self.sum_b
+        return (sb.sum() / unit + (n * dv).sum(),
+                self.sum_b2 / unit**2 + 2.0 / unit * (sb * dv).sum() + (n * dv * dv).sum())
+
+    def class_shift(self) -> list[float]:
+        """Per scatter class, the share of paid spins ending in it less the share starting in it."""
+        n, N = self.n, self.spins
+        return [n[:, k].sum() / N - n[k, :].sum() / N for k in range(4)]
+
+    def win_sum(self) -> float:
+        return float(self.sum_b.sum())
+
+    def win_square_sum(self) -> float:
+        return self.sum_b2
+
+
+def estimate(st: Strata, build: Build, values: FeatureValues | None = None,
+             paid: PaidSpins | None = None) -> dict[str, Any]:
+    """RTP of ``build`` from the strata: value, 99% interval and the parts (the feature means from
+    ``values``, default the strata's whole features; the paid spins from ``paid``, default the strata's)."""
     U = build.unit
     cap = build.cap_x * U
     p0 = [float(p) for p in initial_scatter_classes(build)]
     m = st.features
-    fbar = st.sums / m
+    values = values or FeatureValues(st)
+    fbar = values.means()
     mark_of = {n: MARKS.index(n) for n in MARKS}
     pi = {k: [float(p) for p in (build.gembox[k].probability(j) for j in range(3))] for k in (3, 4, 5)}
     V = [0.0] * 4
@@ -198,48 +250,46 @@ def estimate(st: Strata, build: Build) -> dict[str, Any]:
         V[ci] = sum(pi[k][j] * (GEMBOX_REWARDS[k][j][0] + (fbar[mark_of[GEMBOX_REWARDS[k][j][1]]] / U
                                                            if GEMBOX_REWARDS[k][j][1] else 0.0))
                     for j in range(3))
-    N = st.spins
-    n = st.n_cls.astype(np.float64)
-    sb = st.sum_b[:4]
+    paid = paid or PaidSpins(st)
+    N = paid.spins
     dv = np.array([[V[f] - V[i] for f in range(4)] for i in range(4)])
-    sum_d = sb.sum() / U + (n * dv).sum()
-    sum_d2 = st.sum_b[4, 0] / U**2 + 2.0 / U * (sb * dv).sum() + (n * dv * dv).sum()
+    sum_d, sum_d2 = paid.d_sums(dv, U)
     base = mean_estimate(sum_d, sum_d2, N)
     base = Estimate(base.value + sum(p0[k] * V[k] for k in range(1, 4)), base.var)
     # Effective final-class probabilities (control variate) and the feature coefficients.
-    c = [p0[k] + n[:, k].sum() / N - n[k, :].sum() / N for k in range(4)]
+    c = [p0[k] + shift for k, shift in enumerate(paid.class_shift())]
     a = np.zeros(len(MARKS))
     for ci, k in enumerate((3, 4, 5), start=1):
         for j in range(3):
             spins = GEMBOX_REWARDS[k][j][1]
             if spins:
                 a[mark_of[spins]] += c[ci] * pi[k][j]
-    cov = (st.cross / m - np.outer(fbar, fbar)) * m / (m - 1)
-    feat_var = float(a @ cov @ a) / m / U**2
+    feat_var = values.variance(a) / U**2
     rtp = Estimate(base.value, base.var + feat_var)
     # Cap: E[(B + prize + F - cap)+] for GEMBOX rounds, B between 0 and the largest seen.
     pmax = max(p for r in GEMBOX_REWARDS.values() for p, _ in r) * U
     # Largest paid-spin win that was followed by a GEMBOX (upper edge of its bin).
     b_trig = 0
     for ci in (1, 2, 3):
-        nz = np.nonzero(st.hist_b[ci])[0]
+        nz = np.nonzero(paid.hist_b[ci])[0]
         if len(nz):
-            b_trig = max(b_trig, st.max_b if nz[-1] == HIST_BINS - 1 else int(nz[-1] + 1) * HIST_WIDTH)
+            b_trig = max(b_trig, paid.max_b if nz[-1] == HIST_BINS - 1 else int(nz[-1] + 1) * HIST_WIDTH)
     if st.tail_threshold > cap - pmax - b_trig:
         raise ValueError(f"tail threshold {st.tail_threshold} too high for unit {U}: features below it could "
                          f"reach the cap after a paid-spin win of {b_trig} units")
-    if st.max_b >= cap:
+    if paid.max_b >= cap:
         raise ValueError("a paid spin alone reached the cap in the sample: the estimator needs that handled")
     lo = hi = 0.0
     tail = np.array(st.tail, dtype=np.float64).reshape(-1, len(MARKS))
+    scores = np.zeros(len(tail))  # each kept feature's share of the correction (mid of low and high)
     for ci, k in enumerate((3, 4, 5), start=1):
-        counts = st.hist_b[ci].astype(np.float64)
+        counts = paid.hist_b[ci].astype(np.float64)
         if counts.sum() == 0 or not len(tail):
             continue
         prob = counts / counts.sum()
         low_edge = np.arange(HIST_BINS, dtype=np.float64) * HIST_WIDTH
-        high_edge = np.minimum(low_edge + HIST_WIDTH, float(st.max_b))
-        high_edge[-1] = float(st.max_b)
+        high_edge = np.minimum(low_edge + HIST_WIDTH, float(paid.max_b))
+        high_edge[-1] = float(paid.max_b)
         for j in range(3):
             prize, spins = GEMBOX_REWARDS[k][j]
             if not spins:
@@ -253,13 +303,16 @@ def estimate(st: Strata, build: Build) -> dict[str, Any]:
                 idx = np.searchsorted(edges, t, side="right")
                 excess = s1[idx] - t * s0[idx]
                 value = c[ci] * pi[k][j] * float(excess.sum()) / m / U
+                scores += c[ci] * pi[k][j] * excess / U / 2
                 if acc == "lo":
                     lo += value
                 else:
                     hi += value
-    rtp = Estimate(rtp.value - (lo + hi) / 2, rtp.var)
+    # Whole features below the threshold add nothing to the correction: its variance from the kept ones.
+    corr_var = max(float((scores**2).sum() / m) - ((lo + hi) / 2) ** 2, 0.0) / (m - 1)
+    rtp = Estimate(rtp.value - (lo + hi) / 2, rtp.var + (corr_var if values.separate else 0.0))
     bound = (hi - lo) / 2
-    cap_p = _cap_probability(st, tail, c, pi, mark_of, cap, U)
+    cap_p = _cap_probability(st, paid, tail, c, pi, mark_of, cap, U)
     freq = {}
     for ci, k in enumerate((3, 4, 5), start=1):
         freq[f"gembox_{k}"] = c[ci]
@@ -269,7 +322,7 @@ def estimate(st: Strata, build: Build) -> dict[str, Any]:
              if GEMBOX_REWARDS[k][j][1])
     lo99, hi99 = rtp.ci99(bound)
     # Round SD (x bet), ignoring the (positive) paid-spin x feature cross term: a lower bound.
-    second = st.sum_b[4, 0] / N / U**2
+    second = paid.win_square_sum() / N / U**2
     for ci, k in enumerate((3, 4, 5), start=1):
         for j in range(3):
             prize, spins = GEMBOX_REWARDS[k][j]
@@ -280,18 +333,20 @@ def estimate(st: Strata, build: Build) -> dict[str, Any]:
     return {
         "build": build.name, "unit": U, "gembox_weights": {k: list(build.gembox[k].weights) for k in (3, 4, 5)},
         "rtp": rtp.value, "ci99": [lo99, hi99], "half_width": rtp.half_width99 + bound,
-        "sd_of_estimate": rtp.sd, "sd_paid_spin_part": base.sd, "sd_feature_part": math.sqrt(feat_var), "cap_correction": (lo + hi) / 2, "cap_bound": bound,
-        "paid_spin_rtp": st.sum_b[:4].sum() / N / U,
-        # the paid spins' own mean and its normal interval (their win sums and sums of squares)
-        "paid_spin_rtp_ci99": list(mean_estimate(sb.sum() / U, st.sum_b[4, 0] / U**2, N).ci99()),
-        "gembox_rtp": rtp.value - st.sum_b[:4].sum() / N / U,
+        "sd_of_estimate": rtp.sd, "sd_paid_spin_part": base.sd, "sd_feature_part": math.sqrt(feat_var),
+        "cap_correction": (lo + hi) / 2, "cap_bound": bound, "sd_cap_correction": math.sqrt(corr_var),
+        "paid_spin_rtp": paid.win_sum() / N / U,
+        # the paid spins' own mean and its normal interval (their win sums and sums of squares, continuations of
+        # one first board counted as one observation, as in the RTP's own variance)
+        "paid_spin_rtp_ci99": list(mean_estimate(*paid.d_sums(np.zeros((4, 4)), U), N).ci99()),
+        "gembox_rtp": rtp.value - paid.win_sum() / N / U,
         "round_sd_x_lower_bound": round_sd, "frequencies": freq, "free_spin_frequency": fs,
         "feature_means_x": {n: float(fbar[mark_of[n]] / U) for n in MARKS},
         "paid_spins": N, "features": m, "tail_features": len(st.tail), **cap_p,
     }
 
 
-def _cap_probability(st: Strata, tail: np.ndarray, c: list[float], pi: dict[int, list[float]],
+def _cap_probability(st: Strata, paid: PaidSpins, tail: np.ndarray, c: list[float], pi: dict[int, list[float]],
                      mark_of: dict[int, int], cap: int, U: int) -> dict[str, Any]:
     """P(a paid round reaches the cap), stratified: sum over GEMBOX rewards with free spins of
     P(reward) x P(B + prize + F >= cap), F from the kept tail features, B (the paid spin's win, independent
@@ -301,12 +356,12 @@ def _cap_probability(st: Strata, tail: np.ndarray, c: list[float], pi: dict[int,
     spins alone never reach the cap in the sample (checked by the estimator)."""
     m = st.features
     lo_edge = np.arange(HIST_BINS, dtype=np.float64) * HIST_WIDTH
-    hi_edge = np.minimum(lo_edge + HIST_WIDTH, float(st.max_b))
-    hi_edge[-1] = float(st.max_b)
+    hi_edge = np.minimum(lo_edge + HIST_WIDTH, float(paid.max_b))
+    hi_edge[-1] = float(paid.max_b)
     scores = {"lo": np.zeros(len(tail)), "hi": np.zeros(len(tail))}
     capped = 0
     for ci, k in enumerate((3, 4, 5), start=1):
-        counts = st.hist_b[ci].astype(np.float64)
+        counts = paid.hist_b[ci].astype(np.float64)
         if counts.sum() == 0 or not len(tail):
             continue
         prob = counts / counts.sum()
@@ -339,10 +394,11 @@ def _gembox_ci99(e: dict[str, Any]) -> tuple[float, float]:
     return (e["gembox_rtp"] - half, e["gembox_rtp"] + half)
 
 
-def estimate_of(st: Strata, build: Build) -> StratifiedEstimate:
+def estimate_of(st: Strata, build: Build, values: FeatureValues | None = None,
+                paid: PaidSpins | None = None) -> StratifiedEstimate:
     """:func:`estimate` in the common shape: parts, frequencies and the cap correction under ``extra``."""
-    e = estimate(st, build)
-    n = st.spins
+    e = estimate(st, build, values, paid)
+    n = e["paid_spins"]
     freq = e["frequencies"]
     gembox = sum(freq[f"gembox_{k}"] for k in (3, 4, 5))
     extra = {k: v for k, v in e.items() if k not in ("rtp", "ci99", "paid_spins", "features", "frequencies")}
@@ -357,26 +413,3 @@ def estimate_of(st: Strata, build: Build) -> StratifiedEstimate:
         sd=e["round_sd_x_lower_bound"], sd_is_lower_bound=True, max_win_probability=e["cap_probability"],
         extra=extra)
 
-
-class ForgeOfGemsEstimator(StratifiedEstimator):
-    """Paid spins alone plus 20-spin features alone, in paytable units: one sample estimates any build."""
-
-    game = GAME_ID
-    kind = KIND
-    legacy = legacy_strata
-
-    def feature_rounds(self, rounds: int) -> int:
-        """rounds // 20 features, at least 50,000."""
-        return max(rounds // 20, 50_000)
-
-    def sample(self, build: Build | None, rounds: int, feature_rounds: int, seed: int, workers: int | None = None,
-               log: bool = False) -> Sample:
-        """The strata of ``seed`` (``build`` is not needed: the sample is in paytable units)."""
-        return simulate_strata(rounds, feature_rounds, seed, TAIL_THRESHOLD, workers=workers, log=log).to_sample()
-
-    def estimate(self, sample: Sample, build: Build) -> StratifiedEstimate:
-        return estimate_of(Strata.from_sample(sample), build)
-
-    def merge(self, first: Sample, second: Sample) -> Sample:
-        """:meth:`Strata.merge` of the two samples."""
-        return Strata.from_sample(first).merge(Strata.from_sample(second)).to_sample()

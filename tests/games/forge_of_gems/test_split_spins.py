@@ -1,0 +1,67 @@
+"""The split-spins estimator's parts: a whole feature is the sum of its spins split into multiplier x pays +
+the rest; one continuation per first board is exactly the strata's paid-spin tally; the feature means'
+unbiased product (pairs of different spins only)."""
+
+from itertools import permutations
+
+import numpy as np
+
+from reelforge.games.forge_of_gems import kernel
+from reelforge.games.forge_of_gems.split_spins import FreeSpins, SplitFeatureValues
+from reelforge.games.forge_of_gems.stratified import HIST_BINS, HIST_WIDTH, MARKS, Strata
+from reelforge.games.forge_of_gems.template import sampling_build
+
+T = kernel.tables(sampling_build())
+
+
+def _feature(seed: int, spins: int) -> int:
+    """A whole uncapped feature of ``spins`` free spins (the strata's kernel)."""
+    sums, cross = np.zeros(1, dtype=np.int64), np.zeros((1, 1))
+    tail, n_tail = np.zeros((1, 1), dtype=np.int64), np.zeros(1, dtype=np.int64)
+    kernel.run_features(np.random.default_rng(seed), T.cell_code, T.cell_total, T.forge_free, T.targets, T.paytable,
+                        T.limits, T.cap_units, 1, np.array([spins]), sums, cross, tail, 2**62, n_tail)
+    return int(sums[0])
+
+
+def test_a_feature_is_its_free_spins_split_into_multiplier_times_pays_plus_the_rest():
+    grown = 0
+    for seed in range(40):
+        rng = np.random.default_rng(seed)   # the same stream, spin by spin, each started at multiplier 1
+        total, multiplier = 0.0, 1
+        for _ in range(10):
+            sums, cross = np.zeros(3), np.zeros((3, 3))
+            kernel.run_free_spin_parts(rng, T.cell_code, T.cell_total, T.forge_free, T.targets, T.paytable, T.limits,
+                                       T.cap_units, 1, 1, sums, cross)
+            win, pays, landed = (int(v) for v in sums)
+            total += win + (multiplier - 1) * pays
+            grown += multiplier > 1 and pays > 0
+            multiplier += landed
+        assert total == _feature(seed, 10), seed
+    assert grown > 20   # decisive: many spins paid at a multiplier the single spin never had
+
+
+def test_one_continuation_per_first_board_is_the_strata_paid_spin_tally():
+    n = 3_000
+    n_cls, sum_b = np.zeros((4, 4), dtype=np.int64), np.zeros((5, 4))
+    max_b, hist_b = np.zeros(1, dtype=np.int64), np.zeros((4, HIST_BINS), dtype=np.int64)
+    kernel.run_base_spins(np.random.default_rng(5), T.cell_code, T.cell_total, T.forge_base, T.targets, T.paytable,
+                          T.limits, T.cap_units, n, n_cls, sum_b, max_b, hist_b, HIST_WIDTH)
+    counts, first, second = np.zeros(4, dtype=np.int64), np.zeros((4, 5)), np.zeros((4, 5, 5))
+    squares, max_r, hist_r = np.zeros(1), np.zeros(1, dtype=np.int64), np.zeros((4, HIST_BINS))
+    kernel.run_repeated_paid_spins(np.random.default_rng(5), T.cell_code, T.cell_total, T.forge_base, T.targets,
+                                   T.paytable, T.limits, T.cap_units, n, np.ones(5, dtype=np.int64), counts, first,
+                                   second, squares, max_r, hist_r, HIST_WIDTH)
+    assert (counts == n_cls.sum(axis=1)).all() and (first[:, 1:] == n_cls).all()
+    assert (first[:, 0] == sum_b[:4].sum(axis=1)).all() and squares[0] == sum_b[4, 0]
+    assert max_r[0] == max_b[0] > 0 and (hist_r == hist_b).all()
+    assert sum_b[:4].sum() > 0 and n_cls[:, 1:].sum() > 0   # decisive: wins and GEMBOX classes were tallied
+
+
+def test_the_feature_means_take_the_product_of_means_over_pairs_of_different_spins():
+    spins = np.array([[30.0, 10.0, 2.0], [0.0, 0.0, 0.0], [12.0, 4.0, 1.0], [5.0, 5.0, 0.0]])  # (W, A, D)
+    free = FreeSpins(len(spins), spins.sum(axis=0), spins.T @ spins)
+    pairs = list(permutations(range(len(spins)), 2))
+    product = sum(spins[i, 1] * spins[j, 2] for i, j in pairs) / len(pairs)
+    means = SplitFeatureValues(Strata(features=2), free).means()
+    for n, got in zip(MARKS, means, strict=True):
+        assert got == n * spins[:, 0].mean() + n * (n - 1) / 2 * product

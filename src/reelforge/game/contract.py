@@ -40,7 +40,7 @@ import numpy as np
 from reelforge.core.draws import DrawSource, RecordedDraws, RecordingDraws
 from reelforge.core.stats import Accumulator
 from reelforge.game.help import VOLATILITY_WORDS, GameHelp, volatility_bolts
-from reelforge.game.reporting import Reporting
+from reelforge.game.reporting import Reporting, RulesDocument
 from reelforge.game.results import (
     ExactFigures,
     MaxWin,
@@ -135,14 +135,6 @@ _EXACT_RECORDS: dict[Path, dict[str, Any]] = {}
 _PUBLISHED_MAX_WIN: dict[tuple[str, str], MaxWin] = {}
 """Each build's :meth:`Game.published_max_win` by game and content hash (a build's content never changes)."""
 
-
-
-@dataclass(frozen=True)
-class RulesDocument:
-    """A game's published rules document: how to find it and the SHA-256 of the text the game implements."""
-
-    reference: str
-    sha256: str
 
 
 class Game(ABC):

@@ -22,6 +22,14 @@ DESIGN_DOCUMENT = "design document GAMES.md"
 
 
 @dataclass(frozen=True)
+class RulesDocument:
+    """A game's published rules document: how to find it and the SHA-256 of the text the game implements."""
+
+    reference: str
+    sha256: str
+
+
+@dataclass(frozen=True)
 class CertificationTarget:
     """A figure a certification package measures against a target (``reelforge certify``'s table)."""
 

@@ -6,7 +6,7 @@ from itertools import permutations
 
 import numpy as np
 
-from reelforge.games.forge_of_gems import kernel
+from reelforge.games.forge_of_gems import kernel, stratified_kernel
 from reelforge.games.forge_of_gems.split_spins import FreeSpins, SplitFeatureValues
 from reelforge.games.forge_of_gems.stratified import HIST_BINS, HIST_WIDTH, MARKS, Strata
 from reelforge.games.forge_of_gems.template import sampling_build
@@ -18,7 +18,7 @@ def _feature(seed: int, spins: int) -> int:
     """A whole uncapped feature of ``spins`` free spins (the strata's kernel)."""
     sums, cross = np.zeros(1, dtype=np.int64), np.zeros((1, 1))
     tail, n_tail = np.zeros((1, 1), dtype=np.int64), np.zeros(1, dtype=np.int64)
-    kernel.run_features(np.random.default_rng(seed), T.cell_code, T.cell_total, T.forge_free, T.targets, T.paytable,
+    stratified_kernel.run_features(np.random.default_rng(seed), T.cell_code, T.cell_total, T.forge_free, T.targets, T.paytable,
                         T.limits, T.cap_units, 1, np.array([spins]), sums, cross, tail, 2**62, n_tail)
     return int(sums[0])
 
@@ -30,7 +30,7 @@ def test_a_feature_is_its_free_spins_split_into_multiplier_times_pays_plus_the_r
         total, multiplier = 0.0, 1
         for _ in range(10):
             sums, cross = np.zeros(3), np.zeros((3, 3))
-            kernel.run_free_spin_parts(rng, T.cell_code, T.cell_total, T.forge_free, T.targets, T.paytable, T.limits,
+            stratified_kernel.run_free_spin_parts(rng, T.cell_code, T.cell_total, T.forge_free, T.targets, T.paytable, T.limits,
                                        T.cap_units, 1, 1, sums, cross)
             win, pays, landed = (int(v) for v in sums)
             total += win + (multiplier - 1) * pays
@@ -44,11 +44,11 @@ def test_one_continuation_per_first_board_is_the_strata_paid_spin_tally():
     n = 3_000
     n_cls, sum_b = np.zeros((4, 4), dtype=np.int64), np.zeros((5, 4))
     max_b, hist_b = np.zeros(1, dtype=np.int64), np.zeros((4, HIST_BINS), dtype=np.int64)
-    kernel.run_base_spins(np.random.default_rng(5), T.cell_code, T.cell_total, T.forge_base, T.targets, T.paytable,
+    stratified_kernel.run_base_spins(np.random.default_rng(5), T.cell_code, T.cell_total, T.forge_base, T.targets, T.paytable,
                           T.limits, T.cap_units, n, n_cls, sum_b, max_b, hist_b, HIST_WIDTH)
     counts, first, second = np.zeros(4, dtype=np.int64), np.zeros((4, 5)), np.zeros((4, 5, 5))
     squares, max_r, hist_r = np.zeros(1), np.zeros(1, dtype=np.int64), np.zeros((4, HIST_BINS))
-    kernel.run_repeated_paid_spins(np.random.default_rng(5), T.cell_code, T.cell_total, T.forge_base, T.targets,
+    stratified_kernel.run_repeated_paid_spins(np.random.default_rng(5), T.cell_code, T.cell_total, T.forge_base, T.targets,
                                    T.paytable, T.limits, T.cap_units, n, np.ones(5, dtype=np.int64), counts, first,
                                    second, squares, max_r, hist_r, HIST_WIDTH)
     assert (counts == n_cls.sum(axis=1)).all() and (first[:, 1:] == n_cls).all()

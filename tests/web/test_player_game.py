@@ -41,6 +41,8 @@ VIEWS = {g: view for g in DEMO.games if (view := client_view(g)) is not None}
 GAMES = list(VIEWS)
 BOARD = {g: view.BOARD for g, view in VIEWS.items()}
 COUNTERS = {g: list(view.COUNTERS) for g, view in VIEWS.items()}
+GENERIC_BOARD, GENERIC_COUNTERS = "[data-testid='board']", ["event-log"]
+"""What the generic renderer shows (a game without a client of its own): the board and the event log."""
 # What a player must never read: internal keys (GOLD_NUGGET, s3_prize20, "s3 fs8") and "1 ways".
 INTERNAL = re.compile(r"\b[A-Z]{2,}_[A-Z_]+\b|\bs\d[ _](prize|fs)|\b1 ways\b|\bundefined\b|\bNaN\b|\[object")
 
@@ -139,7 +141,8 @@ LAYOUT_JS = """([board, counters, vw, vh]) => {
 def check_table(page, game_id: str, when: str) -> None:
     """The board, the feature counters and the controls inside the screen, no scrolling, no internal ids."""
     size = page.viewport_size
-    out = page.evaluate(LAYOUT_JS, [BOARD[game_id], COUNTERS[game_id], size["width"], size["height"]])
+    out = page.evaluate(LAYOUT_JS, [BOARD.get(game_id, GENERIC_BOARD), COUNTERS.get(game_id, GENERIC_COUNTERS),
+                                    size["width"], size["height"]])
     assert not out["problems"], f"{game_id} {when}: {out['problems']}"
     bad = INTERNAL.search(out["text"])
     assert not bad, f"{game_id} {when}: the player reads {bad.group(0)!r}"
@@ -427,4 +430,38 @@ def test_history_replays_a_round_board_by_board(new_page, web_server, game_id):
     expect(page.get_by_test_id("round-steps")).to_be_hidden()
     page.get_by_test_id("verify").click()
     expect(page.get_by_test_id("verify-result")).to_have_attribute("data-ok", "true")
+    assert not page.js_errors
+
+
+class _TallThenSeeded:
+    """Draws for a paid spin whose six reels are all 7 rows high (the tallest board), then a seeded stream."""
+
+    def __init__(self, first: list[int], seed: int) -> None:
+        self.first, self.rest = list(first), SeededDraws(seed)
+
+    def draw(self, n: int) -> int:
+        return self.first.pop(0) if self.first else self.rest.draw(n)
+
+
+@pytest.mark.parametrize("phone", [False, True], ids=["desktop", "phone"])
+def test_a_board_of_reels_2_to_7_rows_high_fits_the_screen_and_pads_no_reel(new_page, web_server, phone):
+    """Canyon Ways on the generic renderer: a board of six 7-row reels, then boards of mixed heights, stay inside
+    the screen with every control in view, and each reel shows exactly its own height of symbols."""
+    game = get_game("canyon-ways")
+    tables = game.make_tables(game.load_build(DEMO.games["canyon-ways"].build))
+    tall = int(tables.height_cum[0, 6])                     # the draw picking 7 rows
+    page = new_page(phone=phone)
+    token = session(page, web_server, unique_player("tall"))
+    open_game(page, "canyon-ways")
+    for first, seed in (([tall] * 6 + [2, 56, 65, 25, 50, 19], 3), ([], 9)):   # a 7-row board paying nothing
+        web_server.draws.source = _TallThenSeeded(first, seed)
+        assert press_spin(page) == "idle"
+        check_table(page, "canyon-ways", "after a round")
+        events = last_round(web_server, token)["steps"][-1]["events"]
+        board = next(ev["board"] for ev in reversed(events) if "board" in ev)
+        heights = page.evaluate("[...document.querySelectorAll('[data-testid=board] .reel')].map((r) => r.children.length)")
+        assert heights == [len(reel) for reel in board]
+        assert heights == [7] * 6 if first else len(set(heights)) > 1
+        screenshot(page, f"{'tall' if first else 'ragged'}-board-{'phone' if phone else 'desktop'}")
+        expect(page.locator("[data-testid=board] .cell[data-symbol='']")).to_have_count(0)
     assert not page.js_errors

@@ -51,7 +51,8 @@ export function boardGrid(cells, { columns = true, className = "" } = {}) {
 
 export function describeEvent(ev) {
   const parts = Object.entries(ev)
-    .filter(([k]) => k !== "type" && k !== "stops") // reel stops belong to the audit record, not to the player
+    // reel stops belong to the audit record, not to the player; each reel's height is what the board shows
+    .filter(([k]) => k !== "type" && k !== "stops" && k !== "heights")
     .filter(([, v]) => !(Array.isArray(v) && v.length && v.every((c) => Array.isArray(c))))
     .map(([k, v]) => `${k.replace(/_x$/, "")}=${k.endsWith("_x") ? formatX(v) : compact(v)}`);
   return `${words(ev.type)}${parts.length ? ": " + parts.join(", ") : ""}`;

@@ -158,7 +158,9 @@ def sample_accumulator(s: Sample) -> Accumulator:
     return Accumulator(**v)
 
 
-def _write_json(path: Path, data: Any) -> None:
+def write_json(path: Path, data: Any) -> None:
+    """Write ``data`` to ``path`` whole or not at all (a temporary file renamed over it): a killed run never
+    leaves a half-written state or tally."""
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
     tmp.replace(path)
@@ -357,7 +359,7 @@ def run(out: Path, plan: Plan | None, resume: bool, workers: int | None = None,
                                f"({progress.plan.mode}), not of {plan.game} build {plan.build} ({plan.mode})")
         progress.resumes.append({"at": utc_now(), "main_pieces_done": len(progress.main),
                                  "sample_pieces_done": len(progress.sample), "finished_before": progress.finished})
-        _write_json(state, progress.to_json())
+        write_json(state, progress.to_json())
     else:
         if plan is None:
             raise CertifyError("a new run needs a plan")
@@ -365,7 +367,7 @@ def run(out: Path, plan: Plan | None, resume: bool, workers: int | None = None,
             raise CertifyError(f"{out} is not empty: resume it with --resume, or choose a new folder")
         (out / TALLIES).mkdir(parents=True, exist_ok=True)
         progress = Progress(plan)
-        _write_json(state, progress.to_json())
+        write_json(state, progress.to_json())
     plan = progress.plan
     game = get_game(plan.game)
     build = game.load_build(plan.build)
@@ -395,7 +397,7 @@ def run(out: Path, plan: Plan | None, resume: bool, workers: int | None = None,
             run_flows(out, progress, flows, LocalPieces(), log)
     if not progress.finished:
         progress.finished, progress.finished_at = True, utc_now()
-    _write_json(state, progress.to_json())
+    write_json(state, progress.to_json())
     return progress
 
 

@@ -19,13 +19,13 @@ from reelforge.analysis.certify import (
     Plan,
     Progress,
     Stream,
-    _write_json,
     half_width_pp,
     piece_seed,
     pilot_piece_rounds,
     sample_piece_rounds,
     stratified_piece,
     tally_path,
+    write_json,
 )
 from reelforge.game.estimation import Sample
 
@@ -154,7 +154,7 @@ def _absorb(out: Path, progress: Progress, flow: Flow, log: Log) -> None:
         flow.pieces.append(piece)
         if piece in flow.early:
             flow.early.remove(piece)
-        _write_json(out / STATE, progress.to_json())  # the checkpoint: everything before it is on disk
+        write_json(out / STATE, progress.to_json())  # the checkpoint: everything before it is on disk
         flow.last = flow.stream.point(flow.merged)
         n = flow.last[0]
         log(f"{flow.name} piece {i + 1}: {piece.rounds:,} -> {n:,} rounds, RTP {flow.last[1] * 100:.4f}% "
@@ -189,7 +189,7 @@ def run_flows(out: Path, progress: Progress, flows: list[Flow], runner: LocalPie
             flow.ready[index] = (sample, piece)
             if index != len(flow.pieces):  # finished before an earlier piece: say so, so a resume keeps it
                 flow.early[:] = [p for p in flow.early if p.index != index] + [piece]
-                _write_json(out / STATE, progress.to_json())
+                write_json(out / STATE, progress.to_json())
             _absorb(out, progress, flow, log)
 
 

@@ -509,3 +509,14 @@ def test_verify_fails_a_piece_seed_the_runs_seed_does_not_give(fog_package, tmp_
     (out / cert.STATE).write_text(json.dumps(state))
     _rehash(out, signing_key)
     assert "state.json: main piece 0's seed is not the one the run's seed gives" in verify(out, resimulate=0)
+
+
+def test_record_verifies_the_package_first_and_refuses_an_exploratory_one(fog_package, tmp_path):
+    from reelforge.analysis.certified_record import RecordError, record_package
+
+    with pytest.raises(RecordError, match="exploratory package"):
+        record_package(fog_package, allow_dirty_engine=True)
+    bad = _copy(fog_package, tmp_path / "altered")
+    _alter_one_count(next((bad / "tallies").glob("main-*.npz")))
+    with pytest.raises(RecordError, match="does not verify"):
+        record_package(bad, allow_dirty_engine=True)

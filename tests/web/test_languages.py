@@ -103,6 +103,9 @@ def test_lobby_game_help_buy_card_history_and_replay_speak_de_ja_ar(new_page, we
         help_part = "[data-testid=help]" if games_domain else "[data-testid=help] .help-head"
         checks["help"] = english_left(page, help_part, vocabulary) + english_left(
             page, "[data-testid=help-rtp]", vocabulary) + english_left(page, "[data-testid=help-game-id]", vocabulary)
+        # how the RTP is known (exact, certified with its interval, or the design value), in the language too
+        expect(page.get_by_test_id("help-rtp-proof")).to_have_attribute("data-method", help_["rtp_proof"]["method"])
+        checks["help"] += english_left(page, "[data-testid=help-rtp-proof]", vocabulary)
         assert page.evaluate(OVERFLOW) == [], (lang, size, "help")
         screenshot(page, f"lang-{lang}-{size}-help")
         page.get_by_test_id("help-close").click()

@@ -48,6 +48,9 @@ def certify(
     verify: str = typer.Option(None, "--verify", metavar="DIR", help="Verify a package: its signature, every hash, its "
                                "identity, every figure and the report recomputed, pieces re-simulated (exit 1 on any "
                                "problem)."),
+    record: str = typer.Option(None, "--record", metavar="DIR", help="Verify a package and record its RTP interval "
+                               "beside its game (certified_figures.toml), so the help and the lobby show it; refused "
+                               "unless run for certification and its 99% interval lies within +-0.05 pp of the build's RTP."),
     resimulate: int = typer.Option(1, "--resimulate", metavar="K", help="With --verify: re-simulate K randomly chosen "
                                    "pieces from their seeds (default 1; 0: none)."),
     unsigned: bool = typer.Option(False, "--unsigned", help="With --verify: accept a package without a signature "
@@ -78,7 +81,8 @@ def certify(
                                    "RNG report (by default a report without them says why)."),
 ) -> None:
     """A certification package a test lab signs: a build run to a stated precision (resumable), its report,
-    tallies and manifest, signed with --key; --verify DIR checks one; keygen --out DIR makes a signing key.
+    tallies and manifest, signed with --key; --verify DIR checks one; --record DIR records a verified package's RTP
+    interval beside its game for the help and the lobby; keygen --out DIR makes a signing key.
 
     The package folder holds report.html (and report.pdf where Chromium is installed), figures.json, the
     piece and merged tallies under tallies/, state.json (the run's plan and checkpoints) and manifest.json.
@@ -90,6 +94,11 @@ def certify(
     from reelforge.analysis.signing import SigningKeyError, load_private_key
     from reelforge.game.estimation import SampleError
 
+    if record is not None:
+        if verify is not None or game is not None or out is not None or resume or key or resimulate != 1:
+            fail("--record DIR records a package: give it alone (with --unsigned, --allow-dirty-engine)")
+        _record(Path(record), unsigned, allow_dirty_engine)
+        return
     if verify is not None:
         if game is not None or out is not None or resume or backend != "local" or address is not None or key:
             fail("--verify DIR checks a package: give it alone (with --resimulate, --unsigned, --allow-dirty-engine)")
@@ -219,6 +228,21 @@ def _finish(out: Path, plan, resume: bool, workers: int | None, par_rounds: int 
     console.print(f"package written to {out} (report {html.name}{', ' + pdf_path.name if pdf_path else ''}, "
                   f"manifest.json{', signed' if key is not None else ', NOT signed (give --key)'})"
                   + ("; EXPLORATORY: not for certification" if plan.exploratory else ""))
+
+
+def _record(folder: Path, unsigned: bool, allow_dirty_engine: bool) -> None:
+    from reelforge.analysis.certified_record import RecordError, record_package
+
+    if not folder.is_dir():
+        fail(f"{folder}: no such package folder")
+    try:
+        path, entry = record_package(folder, unsigned=unsigned, allow_dirty_engine=allow_dirty_engine)
+    except RecordError as exc:
+        fail(str(exc))
+    low, high = (float(entry[k]) * 100 for k in ("rtp_low", "rtp_high"))
+    console.print(f"{entry['build']} v{entry['version']}: certified RTP {float(entry['rtp']) * 100:.4f}% "
+                  f"[{low:.4f}%, {high:.4f}%] at 99% ({int(entry['paid_spins']):,} paid spins) recorded in {path}",
+                  markup=False, highlight=False)
 
 
 def _verify(folder: Path, resimulate: int, unsigned: bool, allow_dirty_engine: bool, fingerprint: str | None) -> None:

@@ -50,6 +50,7 @@ from reelforge.game.results import (
     TuneResult,
     x_text,
 )
+from reelforge.game.rtp_proof import rtp_proof
 from reelforge.game.texts import DEFAULT_LANGUAGE, ENGLISH, Words
 
 if TYPE_CHECKING:
@@ -315,7 +316,8 @@ class Game(ABC):
             rules=tuple(rules), paytable=page["paytable"],
             symbol_names=dict(symbol_names), page=page, feature_buy_price_x=self.feature_buy_price_x(build),
             extra=dict(extra or {}), build_version=build.identity.version, build_hash=build.identity.content_hash,
-            max_win=self.published_max_win(build).to_json(), language=words.lang)
+            max_win=self.published_max_win(build).to_json(), language=words.lang,
+            rtp_proof=rtp_proof(self, build).to_json() if rtp is None else {"method": "declared", "rtp": str(Fraction(rtp))})
 
     # -- mathematics ------------------------------------------------------------
     @abstractmethod
@@ -365,16 +367,9 @@ class Game(ABC):
         return None if entry is None else {k: Fraction(entry[k]) for k in ("rtp", "max_win_x", "max_win_probability")}
 
     def proven_rtp(self, build: Build) -> Fraction:
-        """The RTP the help and the lobby show: the exact RTP where the game is enumerable (computed where
-        :attr:`quick_exact`, else :meth:`recorded_exact` for this build's content), else the build's declared RTP
-        (held to a simulation by check_game's ``rtp_declared``; its certification run is the decision)."""
-        if self.capabilities.exact:
-            if self.quick_exact:
-                return self.exact(build).rtp
-            recorded = self.recorded_exact(build)
-            if recorded is not None:
-                return recorded["rtp"]
-        return Fraction(build.rtp)
+        """The RTP the help and the lobby show: exact, certified or declared (:func:`reelforge.game.rtp_proof.rtp_proof`
+        says which and how it is known)."""
+        return rtp_proof(self, build).value
 
     def cap_x(self, build: Build) -> int:
         """The stated maximum win of a round of ``build`` (x total bet): :attr:`max_win_x`, where the rules stop

@@ -110,6 +110,9 @@ class GameHelp:
     max_win: dict[str, Any] = field(default_factory=dict)
     """The largest win a round can reach and how it is known (:meth:`MaxWin.to_json`: ``x``, ``method``, ``text``,
     ``probability`` where exact), from :meth:`Game.published_max_win`."""
+    rtp_proof: dict[str, Any] = field(default_factory=dict)
+    """How :attr:`rtp` is known (:meth:`reelforge.game.rtp_proof.RtpProof.to_json`): ``method`` exact, certified (with
+    its 99% ``interval`` and the package it came from) or declared."""
     language: str = DEFAULT_LANGUAGE
     """The language of the help's texts (ISO 639-1); names of the game and its symbols stay as the game keeps them."""
 

@@ -191,7 +191,7 @@ class ForgeOfGems(KernelGame):
         paytable = {p: {str(k): str(build.pay_x(s, k)) for k in (3, 4, 5)} for s, p in enumerate(PAYING)}
         return self.make_help(
             build, volatility=VOLATILITY, symbol_names=SYMBOL_WORDS, page=help_page(build, words), words=words,
-            rules=words.all(RULES_TEXT, ways=words.number(MAX_WAYS), top=words.number(CAP_X)), rtp=build.rtp,
+            rules=words.all(RULES_TEXT, ways=words.number(MAX_WAYS), top=words.number(CAP_X)),
             extra={"paytable_x_per_way": paytable, "max_ways": MAX_WAYS, "copy_limits": list(COPY_LIMITS),
                    "forge_symbols": list(FORGE),
                    "gembox": {str(k): [reward_name(k, j) for j in range(3)] for k in GEMBOX_REWARDS}})

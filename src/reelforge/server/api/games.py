@@ -35,7 +35,7 @@ def game_entry(active: ActiveGame, config: ServerConfig) -> dict[str, Any]:
     return {
         "id": active.id, "title": game.title, "version": game.version, "build": active.config.build,
         "build_version": build.identity.version, "build_hash": build.identity.content_hash,
-        "rtp": float(help_.rtp), "bet_ladder": list(active.config.bet_ladder),
+        "rtp": float(help_.rtp), "rtp_proof": {k: v for k, v in help_.rtp_proof.items() if k != "rtp"}, "bet_ladder": list(active.config.bet_ladder),
         "volatility": help_.volatility, "volatility_bolts": help_.volatility_bolts,
         "art": {kind: f"/api/v1/games/{active.id}/art/{kind}.svg" for kind in ART if art_file(game, kind)},
         # the renderer and stylesheet the game ships in its folder (absent: its genre's, else the generic board)

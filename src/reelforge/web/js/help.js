@@ -18,6 +18,19 @@ export function formatRtp(rtp) {
   return new Intl.NumberFormat(locale(), { style: "percent", maximumFractionDigits: 3 }).format(v);
 }
 
+/** How the help's RTP is known (game/rtp_proof.py): exact, certified with its 99% interval, or the design value. */
+function rtpProofText(proof) {
+  if (!proof) return "";
+  if (proof.method === "exact") return t("This figure is exact: it is computed from every possible outcome of the game.");
+  if (proof.method === "certified") {
+    return t("This figure is measured: with 99% confidence the return lies between {low} and {high} " +
+      "({rounds} simulated rounds, in a certification package anyone can verify).",
+    { low: formatRtp(proof.interval[0]), high: formatRtp(proof.interval[1]),
+      rounds: new Intl.NumberFormat(locale()).format(proof.rounds) });
+  }
+  return t("This figure is the game's design value; its certified measurement is not yet published.");
+}
+
 const BOLT = '<svg viewBox="0 0 12 16" aria-hidden="true"><path d="M7 0 L1 9 H5.5 L4 16 L11 6 H6.5 Z"/></svg>';
 
 /** The one volatility scale's words (game/help.py VOLATILITY_WORDS), in the player's language. */
@@ -106,6 +119,8 @@ export function renderHelp(help, gameId, bet) {
   body.append(el("h3", { text: t("Return to player (RTP)") }), el("p", { "data-testid": "help-rtp",
     text: t("The theoretical return to player of this game is {rtp}: over a very large number of rounds it pays back " +
       "that share of all stakes. Single sessions vary widely.", { rtp: formatRtp(help.rtp) }) }));
+  const proof = rtpProofText(help.rtp_proof);
+  if (proof) body.append(el("p", { "data-testid": "help-rtp-proof", "data-method": help.rtp_proof.method, text: proof }));
   const published = help.published_id || help.game_id;
   body.append(el("p.help-id", { "data-testid": "help-game-id" },
     el("span", { text: t("Game ID {id}", { id: published }) }), el("span", { text: t("Version {version}", { version: help.version }) })));

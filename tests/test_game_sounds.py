@@ -2,6 +2,7 @@
 
 import inspect
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -57,3 +58,24 @@ def test_a_sound_the_client_cannot_play_is_refused_in_one_line(tmp_path, text, s
     with pytest.raises(SoundsError, match=re.escape(says)) as caught:
         load_sounds(_sounds(tmp_path, text))
     assert "\n" not in str(caught.value) and str(tmp_path) in str(caught.value)
+
+
+def test_a_game_whose_sounds_cannot_play_is_refused_when_the_server_lists_it(tmp_path, monkeypatch):
+    """The games list the server writes at its start checks each game's sounds: a wrong file stops it there, in
+    one line naming the file, the effect and what is wrong (a game without the file is listed without sounds)."""
+    import importlib.util
+
+    from reelforge.server.api.games import client_file
+
+    (tmp_path / "noisy.py").write_text("from tests.toy_game.game import ToyLine\n\n\nclass Noisy(ToyLine):\n    pass\n")
+    spec = importlib.util.spec_from_file_location("noisy_toy", tmp_path / "noisy.py")
+    module = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "noisy_toy", module)  # a class's file is found through its module
+    spec.loader.exec_module(module)
+    game = module.Noisy()
+    assert client_file(game, "sounds.json") is None
+    _sounds(tmp_path, '[effects]\nwinSmall = [{ voice = "bell", freq = 880, length = 0.5 }]\n')
+    assert client_file(game, "sounds.json") == tmp_path / "sounds.toml"
+    _sounds(tmp_path, '[effects]\nwinSmall = [{ voice = "bell", freq = 880, length = 50 }]\n')
+    with pytest.raises(SoundsError, match=r"sounds.toml: effect 'winSmall', voice 1: length 50 is not a number"):
+        client_file(game, "sounds.json")

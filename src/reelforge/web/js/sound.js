@@ -146,7 +146,7 @@ export function useSounds(effects) {
 }
 
 /** One declared voice drawn with the voices ``v``: a tone's or a bell's notes ``step`` s apart, a brass chord,
- * a noise. The defaults are the generic voices' own. */
+ * a noise. A field left out takes the generic voices' default (a noise: 0.2 loud, its filter's frequency held). */
 function declared(v, d) {
   const at = d.at ?? 0;
   const freqs = [].concat(d.freq ?? []);

@@ -3,6 +3,7 @@ the layers below it (imports inside functions included), so the server and the C
 through the contract and the registry, and a game knows nothing of the server."""
 
 import ast
+import re
 from pathlib import Path
 
 import reelforge
@@ -112,6 +113,46 @@ def test_the_client_check_sees_an_id_in_a_stylesheet(tmp_path):
     sheet.write_text('.game-art[data-game="gemstones-gold"] { background: #000; }\n.fog-gembox { gap: 1px; }\n')
     assert _names_a_game(sheet, _game_ids()) == ["names 'gemstones-gold'"]
 
+
+
+# A game's styles live in its folder (its client.css) even where they name no game: a class that only one game's
+# own renderer (games/<game>/client.js) makes, styled in a generic stylesheet of web/, is that game's knowledge
+# (a class two games' renderers share, such as the cascade games' .cascade-top, is a generic style).
+CSS_CLASS = re.compile(r"\.(-?[A-Za-z_][\w-]*)")
+
+
+def _token(name: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<![\w-]){re.escape(name)}(?![\w-])")
+
+
+def _game_only_classes(sheet: Path, generic: str, games: dict[str, str]) -> list[str]:
+    """The classes ``sheet`` styles that one game's renderer (``games``: its name -> its code) makes and no
+    other game's nor the generic client code (``generic``) does."""
+    rules = re.sub(r"/\*.*?\*/", "", sheet.read_text(), flags=re.S)
+    selectors = " ".join(re.findall(r"([^{}]*)\{", rules))
+    found = []
+    for name in sorted(set(CSS_CLASS.findall(selectors))):
+        owners = sorted(g for g, code in games.items() if _token(name).search(code))
+        if len(owners) == 1 and not _token(name).search(generic):
+            found.append(f".{name} (made only by {owners[0]})")
+    return found
+
+
+def test_no_generic_stylesheet_styles_a_games_own_classes():
+    games = {p.parent.name: p.read_text() for p in sorted((ROOT / "games").glob("*/client.js"))}
+    assert games, "no game ships a renderer: the check would see nothing"
+    generic = "\n".join(p.read_text() for p in sorted((ROOT / "web").rglob("*")) if p.suffix in (".js", ".html"))
+    styled = {p.name: found for p in sorted((ROOT / "web").glob("*.css"))
+              if (found := _game_only_classes(p, generic, games))}
+    assert not styled, styled
+
+
+def test_the_stylesheet_check_sees_a_class_only_a_game_makes(tmp_path):
+    """The check above cannot pass by seeing nothing: a game's class is seen, a shared one is not."""
+    sheet = tmp_path / "style.css"
+    sheet.write_text("/* .gg-lane in a comment */\n.cascade-top, .gg-frame > .gem { gap: 1px; }\n")
+    games = {"gems": 'el("div.gg-frame.cascade-top", {}, el("span.gem"))', "fog": 'el("div.cascade-top")'}
+    assert _game_only_classes(sheet, 'el("span.gem")', games) == [".gg-frame (made only by gems)"]
 
 def test_the_game_knowledge_check_sees_an_import_an_id_and_a_package_string(tmp_path):
     """The check above cannot pass by seeing nothing."""

@@ -9,6 +9,7 @@ from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
 
+from reelforge.game.sounds import load_sounds
 from reelforge.games.registry import get_game
 
 from .conftest import demo_config
@@ -102,21 +103,28 @@ def test_games_list_shows_build_rtp_ladder_and_max_win(server):
 
 
 def test_a_games_own_client_is_served_from_its_folder(server):
-    """A game's renderer and stylesheet live in its folder; the games list names them, the server serves them."""
+    """A game's renderer, stylesheet and sounds live in its folder; the games list names them, the server serves
+    them (the sounds as JSON, from its sounds.toml)."""
     games = server.client.get("/api/v1/games").json()
     own = {g["id"]: g["client"] for g in games}
-    assert own["seven-lines"] == {}  # a genre game draws with its genre's renderer
+    assert own["seven-lines"] == {}  # a genre game draws with its genre's renderer and sounds like every game
     for game_id, client in own.items():
         folder = Path(inspect.getfile(type(get_game(game_id)))).parent
-        assert set(client) == {part for part, name in (("renderer", "client.js"), ("style", "client.css"))
-                               if (folder / name).is_file()}
+        parts = (("renderer", "client.js"), ("style", "client.css"), ("sounds", "sounds.toml"))
+        assert set(client) == {part for part, name in parts if (folder / name).is_file()}
         for part, url in client.items():
             r = server.client.get(url)
-            assert r.status_code == 200 and r.content == (folder / url.rsplit("/", 1)[1]).read_bytes()
+            assert r.status_code == 200
+            if part == "sounds":
+                assert r.json() == {"effects": load_sounds(folder / "sounds.toml")}
+                continue
+            assert r.content == (folder / url.rsplit("/", 1)[1]).read_bytes()
             assert r.headers["content-type"].startswith("text/javascript" if part == "renderer" else "text/css")
     assert own["forge-of-gems"] == {"renderer": "/api/v1/games/forge-of-gems/client/client.js",
-                                    "style": "/api/v1/games/forge-of-gems/client/client.css"}
-    for wrong in ("/api/v1/games/seven-lines/client/client.js", "/api/v1/games/forge-of-gems/client/game.py"):
+                                    "style": "/api/v1/games/forge-of-gems/client/client.css",
+                                    "sounds": "/api/v1/games/forge-of-gems/client/sounds.json"}
+    for wrong in ("/api/v1/games/seven-lines/client/client.js", "/api/v1/games/seven-lines/client/sounds.json",
+                  "/api/v1/games/forge-of-gems/client/game.py", "/api/v1/games/forge-of-gems/client/sounds.toml"):
         r = server.client.get(wrong)
         assert r.status_code == 404 and "ships no client file" in r.json()["detail"], wrong
 

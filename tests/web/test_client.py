@@ -370,12 +370,19 @@ def test_cascades_play_out_one_board_at_a_time(new_page, web_server, game_id):
 
 
 def render_steps(page, module: str, steps: list, round_: dict | None = None, fast: bool = True) -> None:
-    """Load a renderer module (its URL) in the page and play ``steps`` (step dicts as the server sends them)."""
+    """Load a renderer module (its URL; a game's own with its stylesheet, as the client does) in the page and
+    play ``steps`` (step dicts as the server sends them)."""
     page.goto("/#/render-test")
     page.evaluate("""async ({module, steps, round, fast}) => {
         const m = await import(module);
+        if (module.endsWith('/client/client.js')) await new Promise((done) => {
+            const link = Object.assign(document.createElement('link'), {rel: 'stylesheet', href: module.replace(/js$/, 'css')});
+            link.onload = link.onerror = done;
+            document.head.append(link);
+        });
         const holder = document.createElement('div');
         holder.className = 'stage';
+        holder.style.height = '70vh';  // the table's stage has a height: the boards fit it (container units)
         holder.dataset.testid = 'render-test';
         document.querySelector('main').replaceChildren(holder);
         const r = m.create(holder, {game: {}, help: {}, money: (v) => String(v)});

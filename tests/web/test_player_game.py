@@ -433,6 +433,14 @@ def test_history_replays_a_round_board_by_board(new_page, web_server, game_id):
     assert not page.js_errors
 
 
+# Each board cell's symbol, the name it shows, the name's size against the cell's (px) and its font size.
+NAMES_JS = """() => [...document.querySelectorAll('[data-testid=board] .cell')].map((cell) => {
+    const span = cell.querySelector('span'), box = span.getBoundingClientRect();
+    return {symbol: cell.dataset.symbol, text: span.textContent, w: Math.max(box.width, span.scrollWidth), h: box.height,
+            cw: cell.clientWidth, ch: cell.clientHeight, px: parseFloat(getComputedStyle(span).fontSize),
+            height: Number(cell.parentElement.dataset.height)};
+})"""
+
 class _TallThenSeeded:
     """Draws for a paid spin whose six reels are all 7 rows high (the tallest board), then a seeded stream."""
 
@@ -464,4 +472,14 @@ def test_a_board_of_reels_2_to_7_rows_high_fits_the_screen_and_pads_no_reel(new_
         assert heights == [7] * 6 if first else len(set(heights)) > 1
         screenshot(page, f"{'tall' if first else 'ragged'}-board-{'phone' if phone else 'desktop'}")
         expect(page.locator("[data-testid=board] .cell[data-symbol='']")).to_have_count(0)
+        # Every symbol's whole name, inside its cell and readable; a short reel's taller cells write it larger.
+        names = page.evaluate(NAMES_JS)
+        assert all(n["text"] == n["symbol"] for n in names), [n for n in names if n["text"] != n["symbol"]]
+        assert all(n["w"] <= n["cw"] + 1 and n["h"] <= n["ch"] + 1 for n in names), [n for n in names if n["w"] > n["cw"] + 1 or n["h"] > n["ch"] + 1]
+        assert min(n["px"] for n in names) >= 7
+        if not first:
+            by_height = {}
+            for n in names:
+                by_height.setdefault(n["height"], []).append(n["px"])
+            assert max(by_height[min(by_height)]) > min(by_height[max(by_height)]), by_height
     assert not page.js_errors

@@ -406,11 +406,32 @@ SOUNDS_JS = """async () => {
 }"""
 
 
+# How far each effect, as the open game plays it, is from the generic one (the largest difference of a sample;
+# rendering the same voices twice differs by float rounding, under 1e-6).
+GENERIC_JS = """async (names) => {
+    const m = await import('/js/sound.js');
+    const out = {};
+    for (const name of names) {
+        const own = await m.render(name, 2), generic = await m.render(name, 2, true);
+        out[name] = Math.max(...own.map((x, i) => Math.abs(x - generic[i])));
+    }
+    return out;
+}"""
+
+
 def test_sounds_are_layered_distinct_and_the_mute_is_remembered(new_page, web_server):
     page = new_page()
     page.add_init_script(VOICES_JS)
     session(page, web_server, unique_player("sound"))
+    fetched = []
+    page.on("response", lambda r: fetched.append((r.url.split("/api/v1/", 1)[-1], r.status)))
     open_game(page, "forge-of-fortunes")
+    # The game's own sounds (sounds.toml in its folder) are fetched and played; what it does not declare is generic.
+    assert ("games/forge-of-fortunes/client/sounds.json", 200) in fetched, fetched
+    declared = web_server.http.get("/api/v1/games/forge-of-fortunes/client/sounds.json").json()["effects"]
+    generic = page.evaluate(GENERIC_JS, ["winSmall", "winMedium", "winLarge", "feature", "spin", "stop", "bigwin"])
+    assert {name for name, apart in generic.items() if apart > 0.01} == set(declared) & set(generic), generic
+    assert all(apart < 1e-4 for name, apart in generic.items() if name not in declared), generic
     sounds = page.evaluate(SOUNDS_JS)
     for name, s in sounds.items():
         assert 0.01 < s["peak"] <= 1.0, f"{name}: silent or clipping ({s['peak']})"

@@ -72,16 +72,16 @@ export function create(root, ctx = {}) {
   const words = (key) => nameOf(symbolNames, key);
   const grid = makeGrid(5, 3, "fog-board", symbolNames);
   const forgeRow = el("div.fog-forge-reel", { "data-testid": "fog-forge-reel" });
-  const multBox = el("div.fog-counter", { "data-testid": "fog-multiplier" });
-  const spinsBox = el("div.fog-counter", { "data-testid": "fog-free-spins" });
+  const multBox = el("div.fog-counter.cascade-counter", { "data-testid": "fog-multiplier" });
+  const spinsBox = el("div.fog-counter.cascade-counter", { "data-testid": "fog-free-spins" });
   const waysBox = el("div.fog-ways", { "data-testid": "fog-ways" });
-  const banner = el("div.fog-banner", { "data-testid": "fog-banner" });
-  const winsList = el("ul.fog-wins", { "data-testid": "fog-wins", "aria-label": t("Wins of this spin") });
+  const banner = el("div.fog-banner.cascade-banner", { "data-testid": "fog-banner" });
+  const winsList = el("ul.fog-wins.cascade-wins", { "data-testid": "fog-wins", "aria-label": t("Wins of this spin") });
   const gembox = el("div.fog-gembox", { "data-testid": "fog-gembox", hidden: true });
-  root.append(el("div.fog", {},
-    el("div.fog-top", {}, multBox, spinsBox),
+  root.append(el("div.fog.cascade", {},
+    el("div.fog-top.cascade-top", {}, multBox, spinsBox),
     el("div.fit", {}, el("div.fog-frame", {}, el("div.fog-forge-label", { text: t("FORGE REEL") }), forgeRow, grid.root, waysBox)),
-    el("div.fog-info", {}, gembox, banner),
+    el("div.fog-info.cascade-info", {}, gembox, banner),
     winsList));
 
   let multiplier = 1;
@@ -103,7 +103,7 @@ export function create(root, ctx = {}) {
     forgeRow.dataset.forge = reel.join(",");
   }
 
-  function say(text, tone = "") { banner.textContent = text; banner.className = `fog-banner ${tone}`; }
+  function say(text, tone = "") { banner.textContent = text; banner.className = `fog-banner cascade-banner ${tone}`; }
 
   // Wins and prizes read in money at the round's bet, the multiple of the bet beside it.
   const money = (x) => (ctx.atBet ? ctx.atBet(x) : t("{x} the bet", { x: formatX(x) }));

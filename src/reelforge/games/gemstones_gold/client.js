@@ -40,15 +40,15 @@ export function create(root, ctx = {}) {
   const grid = makeGrid(REELS, 6, "gg-board", ctx.help && ctx.help.symbol_names);
   const lanes = Array.from({ length: REELS }, (_, i) => el("div.gg-lane", { "data-lane": i + 1, "data-testid": `gg-lane-${i + 1}` }));
   const laneRow = el("div.gg-lanes", { "data-testid": "gg-lanes" }, ...lanes);
-  const spinsBox = el("div.gg-counter", { "data-testid": "gg-free-spins" });
-  const multBox = el("div.gg-counter", { "data-testid": "gg-total-multiplier" });
+  const spinsBox = el("div.gg-counter.cascade-counter", { "data-testid": "gg-free-spins" });
+  const multBox = el("div.gg-counter.cascade-counter", { "data-testid": "gg-total-multiplier" });
   const sumBox = el("div.gg-sum", { "data-testid": "gg-sum" });
-  const banner = el("div.gg-banner", { "data-testid": "gg-banner" });
-  const winsList = el("ul.gg-wins", { "data-testid": "gg-wins", "aria-label": t("Wins of this spin") });
-  root.append(el("div.gg", {},
-    el("div.gg-top", {}, spinsBox, multBox),
+  const banner = el("div.gg-banner.cascade-banner", { "data-testid": "gg-banner" });
+  const winsList = el("ul.gg-wins.cascade-wins", { "data-testid": "gg-wins", "aria-label": t("Wins of this spin") });
+  root.append(el("div.gg.cascade", {},
+    el("div.gg-top.cascade-top", {}, spinsBox, multBox),
     el("div.fit", {}, el("div.gg-frame", {}, grid.root, laneRow)),
-    el("div.gg-info", {}, sumBox, banner),
+    el("div.gg-info.cascade-info", {}, sumBox, banner),
     winsList));
 
   let spinsLeft = 0;
@@ -101,7 +101,7 @@ export function create(root, ctx = {}) {
     }
   }
 
-  function say(text, tone = "") { banner.textContent = text; banner.className = `gg-banner ${tone}`; }
+  function say(text, tone = "") { banner.textContent = text; banner.className = `gg-banner cascade-banner ${tone}`; }
   const many = (name) => (name.endsWith("y") ? `${name.slice(0, -1)}ies` : `${name}s`); // "8 Rubies", "9 Pink Stones"
   // Wins read in money at the round's bet, the multiple of the bet beside it.
   const pay = (x) => (ctx.winWords ? ctx.winWords(x) : formatX(x));

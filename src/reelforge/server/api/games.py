@@ -15,6 +15,7 @@ from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from reelforge.core.i18n import DEFAULT_LANGUAGE, format_decimal, negotiate, translate
+from reelforge.game.sounds import SOUNDS_FILE, load_sounds
 from reelforge.server.api.common import Auth, Context, GameId
 from reelforge.server.auth import bearer
 from reelforge.server.config import ServerConfig
@@ -38,9 +39,10 @@ def game_entry(active: ActiveGame, config: ServerConfig) -> dict[str, Any]:
         "rtp": float(help_.rtp), "rtp_proof": {k: v for k, v in help_.rtp_proof.items() if k != "rtp"}, "bet_ladder": list(active.config.bet_ladder),
         "volatility": help_.volatility, "volatility_bolts": help_.volatility_bolts,
         "art": {kind: f"/api/v1/games/{active.id}/art/{kind}.svg" for kind in ART if art_file(game, kind)},
-        # the renderer and stylesheet the game ships in its folder (absent: its genre's, else the generic board)
+        # the renderer, stylesheet and sounds the game ships in its folder (absent: its genre's renderer, else
+        # the generic board; the generic sounds)
         "client": {part: f"/api/v1/games/{active.id}/client/{name}" for part, name in CLIENT_PARTS.items()
-                   if game_file(game, name)},
+                   if client_file(game, name)},
         "max_win_x": game.cap_x(build), "max_win": game.published_max_win(build).to_json(),
         "modes": list(game.modes), "step_actions": list(game.step_actions),
         "presentation": game.presentation,
@@ -54,17 +56,28 @@ ART = ("logo", "keyart")
 """The pictures a game may ship in its own folder (``logo.svg``, ``keyart.svg``), drawn in the project."""
 
 
-CLIENT_PARTS = {"renderer": "client.js", "style": "client.css"}
+CLIENT_PARTS = {"renderer": "client.js", "style": "client.css", "sounds": "sounds.json"}
 """What of the browser client a game may ship in its folder: its renderer (an ES module the client imports:
-``create``, and optionally ``describe``, ``stepNames``, ``art``, ``helpArt``, as ``web/js/games/generic.js``)
-and its stylesheet."""
+``create``, and optionally ``describe``, ``stepNames``, ``art``, ``helpArt``, as ``web/js/games/generic.js``),
+its stylesheet and its own sounds (``sounds.toml``, served as JSON: see reelforge.game.sounds)."""
 MEDIA_TYPES = {".svg": "image/svg+xml", ".js": "text/javascript", ".css": "text/css"}
+SERVED_FROM = {"sounds.json": SOUNDS_FILE}
+"""Client files the server writes from a file of the folder (checked when the server starts)."""
 
 
 def game_file(game: Any, name: str) -> Path | None:
     """The file ``name`` in the game's package folder (beside its class's module), or None."""
     path = Path(inspect.getfile(type(game))).parent / name
     return path if path.is_file() else None
+
+
+def client_file(game: Any, name: str) -> Path | None:
+    """The file of the game's folder that serves the client file ``name`` (``sounds.json``: its ``sounds.toml``,
+    checked here, so a game whose sounds cannot play stops the server at its start, naming what is wrong)."""
+    path = game_file(game, SERVED_FROM.get(name, name)) if name in CLIENT_PARTS.values() else None
+    if path is not None and name == "sounds.json":
+        load_sounds(path)
+    return path
 
 
 def art_file(game: Any, kind: str) -> Path | None:
@@ -135,11 +148,13 @@ def add_routes(app: FastAPI, ctx: Context) -> None:
     @app.get("/api/v1/games/{game}/client/{name}", tags=["games"])
     def game_client(game: GameId, name: str) -> Response:
         """The game's own part of the browser client, kept in its folder: its renderer (``client.js``, an ES
-        module) or its stylesheet (``client.css``)."""
-        path = game_file(ctx.service.active(game).game, name) if name in CLIENT_PARTS.values() else None
+        module), its stylesheet (``client.css``) or its own sounds (``sounds.json``, from its ``sounds.toml``)."""
+        path = client_file(ctx.service.active(game).game, name)
         if path is None:
             raise StarletteHTTPException(404, f"{game} ships no client file {name!r}; client files: "
                                               f"{', '.join(CLIENT_PARTS.values())}")
+        if name == "sounds.json":
+            return JSONResponse({"effects": load_sounds(path)})
         return Response(path.read_bytes(), media_type=MEDIA_TYPES[path.suffix])
 
     @app.get("/api/v1/settings", tags=["games"])

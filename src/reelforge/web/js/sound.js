@@ -1,7 +1,9 @@
-// Sound effects and a quiet music loop, synthesised with the Web Audio API: nothing is fetched. Each effect
-// is layered (a body, a transient, a shimmer) so that a reel stop, a small win, a big win, a feature intro,
-// the count-up and the anticipation each sound like themselves. Sound starts only after the player's first
-// press (browsers require a gesture) and the choices (effects on/off, music on/off) are remembered.
+// Sound effects and a quiet music loop, synthesised with the Web Audio API: no sound file is fetched. Each
+// effect is layered (a body, a transient, a shimmer) so that a reel stop, a small win, a big win, a feature
+// intro, the count-up and the anticipation each sound like themselves. A game may give any effect its own
+// sound, declared as voices in its folder (sounds.toml, served as JSON: useSounds); the others stay these
+// generic ones. Sound starts only after the player's first press (browsers require a gesture) and the choices
+// (effects on/off, music on/off) are remembered.
 
 const KEY_SOUND = "rf.sound";
 const KEY_MUSIC = "rf.music";
@@ -134,25 +136,52 @@ export const EFFECTS = {
   click: (v) => { v.tone(1200, 0, 0.03, "square", 0.12); },
 };
 
+let own = {};
+
+/** The open game's own effects: ``effects`` as its sounds.toml declares them (effect name -> voices; see
+ * reelforge/game/sounds.py), or null for none (the generic effects). */
+export function useSounds(effects) {
+  own = {};
+  for (const [name, list] of Object.entries(effects || {})) own[name] = (v) => list.forEach((d) => declared(v, d));
+}
+
+/** One declared voice drawn with the voices ``v``: a tone's or a bell's notes ``step`` s apart, a brass chord,
+ * a noise. A field left out takes the generic voices' default (a noise: 0.2 loud, its filter's frequency held). */
+function declared(v, d) {
+  const at = d.at ?? 0;
+  const freqs = [].concat(d.freq ?? []);
+  if (d.voice === "brass") v.brass(freqs, at, d.length, d.peak ?? 0.25);
+  else if (d.voice === "hiss") v.hiss(at, d.length, d.peak ?? 0.2, d.filter, d.from, d.to ?? d.from, d.q ?? 1, d.attack ?? 0.004);
+  else {
+    freqs.forEach((f, i) => (d.voice === "bell"
+      ? v.bell(f, at + i * (d.step ?? 0), d.length, d.peak ?? 0.4)
+      : v.tone(f, at + i * (d.step ?? 0), d.length, d.wave ?? "triangle", d.peak ?? 0.5, d.slide_to ?? null, d.attack ?? 0.008)));
+  }
+}
+
+/** The effect ``name``: the open game's own, else the generic one (``generic``: the generic one regardless). */
+const effect = (name, generic = false) => (!generic && own[name]) || EFFECTS[name];
+
 /** The win effect for a win of ``x`` times the bet. */
 export const winSound = (x) => (x >= 5 ? "winLarge" : x >= 1 ? "winMedium" : "winSmall");
 
 /** Play a named effect unless sound is off. */
 export function play(name) {
-  if (!soundOn() || !EFFECTS[name]) return;
+  if (!soundOn() || !effect(name)) return;
   try {
     const a = audio();
     if (!a) return;
     if (a.state === "suspended") a.resume();
-    EFFECTS[name](voices(a, master, a.currentTime + 0.01));
+    effect(name)(voices(a, master, a.currentTime + 0.01));
   } catch { /* sound is a nicety: never an error for the player */ }
 }
 
-/** An effect drawn offline (the tests listen to it): its samples at 22,050 Hz. */
-export async function render(name, seconds = 2.5) {
+/** An effect drawn offline (the tests listen to it): its samples at 22,050 Hz; the open game's own unless
+ * ``generic``. */
+export async function render(name, seconds = 2.5, generic = false) {
   const rate = 22050;
   const off = new OfflineAudioContext(1, Math.round(rate * seconds), rate);
-  EFFECTS[name](voices(off, makeMaster(off), 0));
+  effect(name, generic)(voices(off, makeMaster(off), 0));
   return (await off.startRendering()).getChannelData(0);
 }
 

@@ -10,7 +10,7 @@ import { BIG_WIN_X, endMomentNow, moment, turboOn, winTitle } from "./moments.js
 import { freeRoundEnded } from "./freerounds.js";
 import { countRound, realityCheckDue, showRealityCheck, updateSessionBar } from "./session.js";
 import { formatNumber, t, tn } from "./i18n.js";
-import { music, play, winSound } from "./sound.js";
+import { music, play, useSounds, winSound } from "./sound.js";
 import { $, ApiError, S, api, explain, notice, setBalance, touchDevice } from "./state.js";
 import { QUICK, el, formatX, parseFraction, settled, sleep, times } from "./util.js";
 
@@ -75,9 +75,21 @@ export function leaveGame() {
   FEATURE.on = false;
   endMomentNow();
   music(false);
+  useSounds(null);
   $("stage").replaceChildren();
   delete $("stage").dataset.resumed;
 }
+
+/** The game's own sounds (its folder's sounds.toml, as the games list names it), or null: a game without them,
+ * or whose file cannot be fetched now, sounds like every other (sound is a nicety: never an error). */
+async function gameSounds(game) {
+  const url = game.client && game.client.sounds;
+  if (!url) return null;
+  SOUNDS[url] ||= fetch(url).then((r) => (r.ok ? r.json() : null)).then((body) => (body && body.effects) || null)
+    .catch(() => { delete SOUNDS[url]; return null; });  // tried again at the next opening
+  return SOUNDS[url];
+}
+const SOUNDS = {};
 
 const idleHint = () => (touchDevice() ? t("Press SPIN to play.") : t("Press SPIN or the space bar to play."));
 
@@ -98,8 +110,9 @@ export async function openGame(gameId, token) {
   S.betIndex = defaultBetIndex(game);
   setBetIndex(S.betIndex);
   try {
-    const [help, unfinished] = await Promise.all([gameHelp(gameId), api.unfinished(gameId)]);
+    const [help, unfinished, sounds] = await Promise.all([gameHelp(gameId), api.unfinished(gameId), gameSounds(game)]);
     if (token !== S.viewToken) return;
+    useSounds(sounds);
     S.help = help;
     const stage = el("div.stage-inner");
     $("stage").replaceChildren(stage);

@@ -24,6 +24,19 @@ function label(cell) {
   return String(cell);
 }
 
+/** A symbol's whole name (never cut short) with what the stylesheet needs to fit it to its cell: its length, its
+ * longest word and its words (the name on one line, or a word a line); a single long word may break in its middle
+ * (a tall cell writes it over two lines rather than shrink it). */
+function nameSpan(name) {
+  const words = name.split(/\s+/).filter(Boolean);
+  const n = Math.max(1, name.length);
+  const half = words.length === 1 && n >= LONG_WORD ? Math.ceil(n / 2) : n;
+  const style = `--n1: ${n}; --n2: ${half}; --word: ${Math.max(1, ...words.map((w) => w.length))}; ` +
+    `--words: ${Math.max(1, words.length)}`;
+  return half < n ? el("span", { style }, name.slice(0, half), el("wbr"), name.slice(half)) : el("span", { style, text: name });
+}
+const LONG_WORD = 8;
+
 /** A board as reels side by side; ``cells`` is a list of columns (reels), top to bottom. Reels may differ
  * in height (a board of 2 to 7 rows a reel): each reel's cells share the board's height, so a short reel
  * shows fewer, taller symbols and never blank cells that look like symbols. The board keeps the shape of
@@ -41,7 +54,7 @@ export function boardGrid(cells, { columns = true, className = "" } = {}) {
       const base = name.split("+")[0].split("x")[0];
       const cell = el("div.cell", { "data-symbol": name, "data-row": r, "data-col": c, title: name });
       cell.style.setProperty("--hue", symbolHue(base));
-      cell.append(el("span", { text: name.length > 6 ? name.slice(0, 5) + "…" : name }));
+      cell.append(nameSpan(name));
       reel.append(cell);
     });
     grid.append(reel);

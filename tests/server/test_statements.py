@@ -101,3 +101,46 @@ def test_sqlite_writes_each_tables_rows_of_a_request_in_one_statement(server):
         rows = conn.execute(select(ledger.c.kind, ledger.c.amount, ledger.c.balance_after).where(
             ledger.c.player_id == player_id).order_by(ledger.c.id)).all()
     assert [tuple(r) for r in rows[-2:]] == [("deposit", 2, balance + 2), ("deposit", 3, balance + 5)]
+
+
+def _kind(sql: str) -> str:
+    """A statement's kind and the table it writes (``INSERT ledger``, ``UPDATE steps``, ``SELECT``)."""
+    words = sql.split()
+    if words[0] in ("INSERT", "UPDATE"):
+        return f"{words[0]} {words[2] if words[0] == 'INSERT' else words[1]}"
+    return "BEGIN IMMEDIATE" if words[:2] == ["BEGIN", "IMMEDIATE"] else words[0]
+
+
+def test_a_money_request_on_sqlite_is_one_statement_per_table_it_writes(server):
+    """SQLite's statements of a round with re-spins and a win, pinned (issue 33: so they cannot creep back
+    up): a start is BEGIN IMMEDIATE, the session's read, the round's reads, one write per table (the round,
+    the balance, the stake's entry, every step, the stored answer) and COMMIT, whatever its steps; a step is
+    7, 9 when it pays (the balance and the win's entry). (The test server draws from a seeded source, so
+    there is no seed pair's nonce: a provably fair start adds ``UPDATE fair_seeds``, see
+    ``bench/server_statements.py``.)"""
+    if not server.url.startswith("sqlite"):
+        pytest.skip("SQLite's statements (PostgreSQL's: above)")
+    from reelforge.server.db import sqlite_writer
+
+    game_id = "forge-of-fortunes"
+    scenario = feature_scenario(game_id)
+    player = server.session()
+    server.draws.source = SeededDraws(scenario.seed)
+    log: list[str] = []
+    writer = sqlite_writer(server.engine)
+    writer.set_trace_callback(lambda sql: log.append(_kind(sql)))
+    try:
+        rnd = player.start(game_id, server.config.games[game_id].bet_ladder[0], key="start")
+        requests = [list(log)]
+        while rnd["status"] == "open":
+            log.clear()
+            rnd = player.step(rnd["id"], key=f"step-{len(requests)}")
+            requests.append(list(log))
+    finally:
+        writer.set_trace_callback(None)
+    assert len(requests) == len(scenario.kinds) > 2 and rnd["paid"] > 0
+    assert requests[0] == ["BEGIN IMMEDIATE", "SELECT", "SELECT", "INSERT rounds", "UPDATE players", "INSERT ledger",
+                           "INSERT steps", "INSERT idempotency", "COMMIT"]
+    step = ["BEGIN IMMEDIATE", "SELECT", "WITH", "UPDATE steps", "UPDATE rounds", "INSERT idempotency", "COMMIT"]
+    assert requests[1:-1] == [step] * (len(requests) - 2)
+    assert requests[-1] == step[:5] + ["UPDATE players", "INSERT ledger"] + step[5:]  # the last step pays

@@ -81,7 +81,8 @@ class _PassThrough:
 
 
 TRACED: list[str] = []
-"""With ``--statements``: every SQL statement SQLite ran since the last request began."""
+"""With ``--statements``: every SQL statement the database driver ran since the last request began (SQLite's
+or psycopg's, COMMIT included)."""
 STATEMENTS: list[tuple[str, tuple[str, ...]]] = []
 """With ``--statements``: per measured request, its kind (start, step) and its statements."""
 
@@ -101,12 +102,43 @@ def _traced_sqlite() -> None:
     sqlite3.connect = sqlite3.dbapi2.connect = traced
 
 
+def _traced_postgresql() -> None:
+    """Make psycopg report every statement (an ``executemany`` once, as ``MANY ...``) and COMMIT into
+    :data:`TRACED` (its cursor and connection methods wrapped, for the rest of the process)."""
+    try:
+        import psycopg
+    except ImportError:  # no PostgreSQL driver: nothing to trace
+        return
+    execute, executemany, commit = psycopg.Cursor.execute, psycopg.Cursor.executemany, psycopg.Connection.commit
+
+    def traced_execute(self, query, params=None, **kwargs):
+        TRACED.append(str(query))
+        return execute(self, query, params, **kwargs)
+
+    def traced_executemany(self, query, params_seq, **kwargs):
+        TRACED.append("MANY " + str(query))
+        return executemany(self, query, params_seq, **kwargs)
+
+    def traced_commit(self):
+        TRACED.append("COMMIT")
+        return commit(self)
+
+    psycopg.Cursor.execute, psycopg.Cursor.executemany = traced_execute, traced_executemany
+    psycopg.Connection.commit = traced_commit
+
+
 def _statement(sql: str) -> str:
-    """A statement's kind and table (``INSERT INTO ledger``, ``SELECT``, ``BEGIN IMMEDIATE``)."""
+    """A statement's kind and table (``INSERT INTO ledger``, ``SELECT``, ``BEGIN IMMEDIATE``); a statement
+    with a ``WITH`` clause also names the tables it writes (``WITH: INSERT INTO rounds + UPDATE players``)."""
     sql = " ".join(sql.split())
-    found = re.match(r"(INSERT INTO \w+|UPDATE \w+|DELETE FROM \w+|BEGIN IMMEDIATE|BEGIN|COMMIT|ROLLBACK|"
+    found = re.match(r"(MANY |)(INSERT INTO \w+|UPDATE \w+|DELETE FROM \w+|BEGIN IMMEDIATE|BEGIN|COMMIT|ROLLBACK|"
                      r"WITH|SELECT|PRAGMA)", sql, re.I)
-    return found.group(1) if found else sql.split(None, 1)[0]
+    if not found:
+        return sql.split(None, 1)[0]
+    writes = re.findall(r"\b(INSERT INTO \w+|UPDATE \w+ SET|DELETE FROM \w+)", sql, re.I)
+    if found.group(2).upper() == "WITH" and writes:
+        return found.group(0) + ": " + " + ".join(w.removesuffix(" SET") for w in writes)
+    return found.group(0)
 
 
 def switched_off(config, without: tuple[str, ...] | list[str]):
@@ -147,6 +179,7 @@ def play(rounds: int, warmup: int, db: str | None, log_format: str | None, game:
     config = switched_off(load_config(None), without)
     if statements:
         _traced_sqlite()
+        _traced_postgresql()
     game = game or game_ids()[0]
     bet = config.games[game].bet_ladder[0]
     measured = [False]
@@ -227,7 +260,7 @@ def main() -> None:
     parser.add_argument("--game", default=None, help="default: the registry's first game")
     parser.add_argument("--without", default="", help="comma-separated: " + ", ".join(WITHOUT))
     parser.add_argument("--statements", action="store_true",
-                        help="instead of timing anything: print the SQLite statements of a start and of a step, "
+                        help="instead of timing anything: print the statements of a start and of a step, "
                              "with how often each sequence occurred")
     parser.add_argument("--out", type=Path, default=None, help="write the rounds' request counts here (JSON)")
     parser.add_argument("--summarise", type=Path, default=None, metavar="FOLDER",

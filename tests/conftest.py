@@ -49,3 +49,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         first.setdefault(name, index)
     # a stable sort on whole files: each file's tests stay together and in their own order
     items.sort(key=lambda item: (-slow[_file(item)], -tests[_file(item)], first[_file(item)]))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    import os
+
+    if os.environ.get("REELFORGE_TEST_COSTS"):
+        from tests.cost_log import ENV, CostLog
+
+        config.pluginmanager.register(CostLog(os.environ[ENV]), "reelforge-cost-log")

@@ -11,7 +11,7 @@ from collections import Counter
 import pytest
 
 SHARED_EXACT = ("tests/games/test_problab_demos.py", "tests/test_conformance.py", "tests/games/test_exact_games.py",
-                "tests/analysis/test_stake.py")
+                "tests/analysis/test_stake.py", "tests/test_game_contract.py")
 """Files that enumerate the same builds exactly (Seven Lines 96.0 and 94.0, Golden Vault's, problab's demo_normal:
 seconds to a minute of CPU each). ``make test`` hands them to one worker together, so each build is enumerated
 once there and read from the process's cache of exact figures (``once_per_build``) after, rather than once

@@ -1,8 +1,9 @@
 """Per-test cost log, on when ``REELFORGE_TEST_COSTS`` names a folder (off otherwise: nothing is recorded).
 
 Each test process appends one JSON line per test to ``<folder>/<worker>.jsonl``: the test's CPU seconds
-(this process, user + system, all its threads; ``children``: processes it started and reaped, such as
-Chromium or a server), its wall seconds, and the numba compilations it triggered (CPU seconds of the
+(this process, user + system, all its threads; ``children``: processes it started, such as Chromium or a
+server, counted when they are reaped, so a browser kept for a package lands on the test it ends after), its
+wall seconds, and the numba compilations it triggered (CPU seconds of the
 compiling thread, per kernel). Setup and teardown count with the test, so a module fixture's cost lands on
 the module's first test: sum per file (``python bench/suite_costs.py <folder>``). CPU rather than wall,
 because the suite is measured on machines shared with other work."""

@@ -25,7 +25,10 @@ run: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check src tests
 
+# The kernels are compiled once, two games at a time, before pytest starts: otherwise each worker compiles
+# every kernel it reaches on a fresh checkout (tests/warm_kernels.py; on a warm cache it takes seconds).
 test: $(STAMP) lint
+	$(BIN)/python -m tests.warm_kernels
 	$(BIN)/python -m pytest -n 3 --dist loadfile --no-loadscope-reorder
 
 bench: $(STAMP)

@@ -11,7 +11,7 @@ from collections import Counter
 import pytest
 
 SHARED_EXACT = ("tests/games/test_problab_demos.py", "tests/test_conformance.py", "tests/games/test_exact_games.py",
-                "tests/analysis/test_stake.py")
+                "tests/analysis/test_stake.py", "tests/test_game_contract.py")
 """Files that enumerate the same builds exactly (Seven Lines 96.0 and 94.0, Golden Vault's, problab's demo_normal:
 seconds to a minute of CPU each). ``make test`` hands them to one worker together, so each build is enumerated
 once there and read from the process's cache of exact figures (``once_per_build``) after, rather than once
@@ -49,3 +49,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         first.setdefault(name, index)
     # a stable sort on whole files: each file's tests stay together and in their own order
     items.sort(key=lambda item: (-slow[_file(item)], -tests[_file(item)], first[_file(item)]))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    import os
+
+    if os.environ.get("REELFORGE_TEST_COSTS"):
+        from tests.cost_log import ENV, CostLog
+
+        config.pluginmanager.register(CostLog(os.environ[ENV]), "reelforge-cost-log")

@@ -73,12 +73,22 @@ def test_seven_lines_exact_pays_read_line_by_line_add_up_to_the_enumerated_rtp()
 
 
 def test_each_rule_cites_its_document_and_section():
-    for game in ("forge-of-fortunes", "gemstones-gold", "forge-of-gems", "seven-lines"):
+    for game in ("forge-of-fortunes", "gemstones-gold", "forge-of-gems", "seven-lines", "golden-vault"):
         g = get_game(game)
         rows = g.report().rule_sources(g.load_build(g.default_build()))
         assert rows and all(rule and "document" in doc and where for rule, doc, where in rows), game
     sheet, _ = _sheet("forge-of-fortunes", "96.2")
     assert "001_80ae9de499b28a2c.txt" in sheet["The rules and where each comes from"]["rows"][0][1]
+
+
+def test_golden_vault_rules_cite_its_design_data_and_the_sheet_says_it_has_no_rules_document():
+    sheet, b = _sheet("golden-vault", "96.0")
+    rules = sheet["The rules and where each comes from"]
+    assert len(rules["rows"]) >= 5 and all("design document" in doc and where for _, doc, where in rules["rows"])
+    assert "no published rules document" in rules["note"]
+    assert any(f"{b.grand_x:,}x" in rule for rule, _, _ in rules["rows"])  # the build's own figures, not prose
+    other = _sheet("forge-of-fortunes", "96.2")[0]["The rules and where each comes from"]["note"]
+    assert "no published rules document" not in other
 
 
 def test_golden_vault_gem_pays_are_binomial_and_add_up_to_the_convolved_paid_spin():

@@ -36,9 +36,13 @@ def par_sheet(game: Game, build: Any, summary: dict[str, Any], rounds: int = PAR
             sheet["sections"].append(params)
     rules = game.report().rule_sources(build)
     if rules:
+        note = ("Every rule the engine plays, with the document and section it is read from; where the rules are "
+                "silent, the design document decides." if game.rules_document is not None else
+                f"{game.title} has no published rules document: every rule the engine plays is read from the design "
+                "document the supplier declares (the game's reference rules, help text and build file, and its "
+                "declared targets), named with its section.")
         sheet["sections"].insert(1, section("The rules and where each comes from", ["rule", "document", "section"], rules,
-                                            "Every rule the engine plays, with the document and section it is read "
-                                            "from; where the rules are silent, the design document decides."))
+                                            note))
     return sheet
 
 

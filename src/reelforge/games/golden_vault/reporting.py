@@ -23,6 +23,27 @@ class GoldenVaultReporting(Reporting):
         "respin": "weight of an empty cell's outcome in a respin (probability = weight / total weight)",
     }
 
+    def rule_sources(self, build: Any) -> list[list[str]]:
+        # no published rules document: the rules are the design's, read from the game's package (its reference rules,
+        # its help text, its build file) and its declared targets
+        design = ("design document (no published rules document): Golden Vault's rules as the engine plays them "
+                  "(golden_vault/rules.py), its help text and its build file")
+        targets = "design document: Golden Vault's declared design targets (golden_vault/targets.toml)"
+        return [["5 reels x 3 rows; each cell an independent weighted draw: blank, a gem or a gold coin", design,
+                 "rules.py, 'Draw order'; the build file's [base] weights"],
+                ["5, 6, 7, 8, 9 or more of one gem anywhere pay the paytable (x total bet)", design,
+                 "help, 'How wins pay'; the build file's [pays]"],
+                [f"{build.trigger} or more coins start Hold and Respin; a coin shows its value "
+                 f"({', '.join(f'{Fraction(v, UNIT)}x' for v in build.coin_values)} total bet)", design,
+                 "help, the feature; the build file's trigger and coin_values"],
+                [f"the coins stay, the other cells respin; a new coin stays and resets the respins to {build.respins}",
+                 design, "rules.py, 'Draw order'; the build file's respins and [respin] weights"],
+                [f"the feature pays the coins' values when no respin is left or the board is full; a full board "
+                 f"adds the Grand prize of {build.grand_x:,}x total bet", design, "help, the feature; the build "
+                 "file's grand_x"],
+                [f"the cap {self.game.max_win_x:,}x total bet stops the round (the largest round the rules can pay)",
+                 targets, "'maximum win reachable'"]]
+
     def exact_pays(self, build: Any, summary: dict[str, Any]) -> list[tuple[str, str, Fraction, Fraction]] | None:
         """The paid spin's gem pays exactly (each of the 15 cells is an independent weighted draw, so a gem's count
         is binomial), then Hold and Respin as one row (its exact share, from its Markov chain) and the cap's

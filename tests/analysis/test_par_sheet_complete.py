@@ -91,22 +91,31 @@ def test_golden_vault_rules_cite_its_design_data_and_the_sheet_says_it_has_no_ru
     assert "no published rules document" not in other
 
 
-def test_golden_vault_gem_pays_are_binomial_and_add_up_to_the_convolved_paid_spin():
+def test_golden_vault_gem_pays_are_binomial_and_hold_and_respin_splits_exactly_by_coin_value():
     from reelforge.games.golden_vault.build import GEMS, UNIT
     from reelforge.mechanics.enumeration import anywhere_cells
 
     g = get_game("golden-vault")
     b = g.load_build("96.0")
-    feature = Fraction(1, 2)  # the summary's Hold and Respin share; its row is taken as given
-    summary = {"method": "exact", "rtp_exact": str(Fraction(b.rtp)), "rtp_split_exact": {"hold_and_respin": str(feature)}}
-    rows = g.report().exact_pays(b, summary)
     spin = anywhere_cells(15, {"blank": b.base["blank"], **b.base["gems"], "coin": sum(b.base["coins"])},
                           {gem: b.pays[gem] for gem in GEMS}, 5, "coin")
     weight = sum(spin.values())
     convolved = sum(Fraction(win * w, weight * UNIT) for (win, _), w in spin.items())
+    feature = Fraction(b.rtp) - convolved  # the build file's exact RTP less the paid spin: Hold and Respin's share
+    summary = {"method": "exact", "rtp_exact": b.rtp, "rtp_split_exact": {"hold_and_respin": str(feature)}}
+    rows = g.report().exact_pays(b, summary)
     assert sum(r[3] for r in rows if r[1] == "paid spin") == convolved  # the cells convolved outcome by outcome
-    assert next(r for r in rows if r[1] == "feature")[3] == feature
-    assert sum(r[3] for r in rows) == Fraction(b.rtp)  # the cap's row closes the sum to the exact RTP
+    coins = [r for r in rows if r[1] == "feature"]
+    # one row per coin value and the Grand, each its expected count times its value, adding up to the exact share
+    assert [r[0] for r in coins] == [f"coins of {Fraction(v, UNIT)}x (held and landed)" for v in sorted(b.coin_values)] \
+        + [f"Grand {b.grand_x:,}x (a full board)"]
+    assert all(r[3] == r[2] * v / UNIT for r, v in zip(coins, sorted(b.coin_values)))
+    assert coins[-1][3] == coins[-1][2] * b.grand_x
+    assert sum(r[3] for r in coins) == feature
+    assert next(r for r in rows if r[1] == "cap")[3] == 0  # 2,600x is the most a round can pay: the cap takes nothing
+    by_value, ends = g.report().exact_sections(b, summary)
+    assert by_value["rows"][-1][4] == "54.862219 pp" and len(by_value["rows"]) == len(b.coin_values) + 2
+    assert [r[0] for r in ends["rows"]] == [str(n) for n in range(b.trigger, 16)]
 
 
 def test_games_with_their_own_sheet_list_every_build_file_parameter_with_its_unit():

@@ -82,6 +82,11 @@ class Reporting:
         gives none (its PAR sheet's pays then come from the reference sample)."""
         return None
 
+    def exact_sections(self, build: Build, summary: dict[str, Any]) -> list[dict[str, Any]]:
+        """The PAR sheet's further exact tables of an exact summary, after its exact pays (a feature split by what
+        it pays, its outcome distribution); none by default."""
+        return []
+
     def rule_sources(self, build: Build) -> list[list[str]]:
         """Each rule the game plays, in words, with the document and section it comes from (``[rule, document,
         section]``): the PAR sheet's reference from every rule to its source; none by default."""

@@ -130,6 +130,11 @@ class Reporting:
         return {"enumerable": False, "combinations": None, "lengths": None,
                 "text": "Not enumerated: the game states no finite cycle of equally likely outcomes for a round."}
 
+    def stratified_details(self, build: Build, sample: Any) -> dict[str, Any]:
+        """Figures of a stratified sample that its estimate leaves out (the intervals of :meth:`feature_breakdown`'s
+        cells), added to the summary's ``extra`` by a certification package; none by default."""
+        return {}
+
     def feature_breakdown(self, build: Build, summary: dict[str, Any]) -> dict[str, Any]:
         """Each feature award's frequency, mean win and share of RTP (``{"title", "columns", "rows",
         "formats", "note"}``), or ``{}``."""

@@ -133,6 +133,8 @@ class GemstonesGold(KernelGame):
 
     components, counters, unit = kernel.COMPONENTS, kernel.COUNTERS, COINS_PER_BET
     rules, loop, make_tables, scratch = rules, kernel.LOOP, staticmethod(kernel.tables), kernel.SCRATCH
+    pay_loop, make_pay_tables = kernel.LOOP_BY_PAY, staticmethod(kernel.pay_tables)
+    pay_components, pay_counters = kernel.PAY_COMPONENTS, kernel.PAY_COUNTERS
 
     # -- builds -------------------------------------------------------------
     # -- step machine ---------------------------------------------------------

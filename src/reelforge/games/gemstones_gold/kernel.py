@@ -53,9 +53,12 @@ from reelforge.games.gemstones_gold.build import (
     RETRIGGER_SPINS,
     ROWS,
     SCATTER,
+    SYMBOL_NAMES,
+    TIER_FROM,
     TRIGGER_SCATTERS,
     VALUE_MAX,
     Build,
+    tier_of,
 )
 from reelforge.mechanics.features import capped
 from reelforge.mechanics.rng import draw, draw_pcg, pcg_state, store_pcg_state
@@ -88,6 +91,15 @@ COUNTERS = (("triggers", "trigger_hits", "cap_hits", "free_spins_played", "retri
 C_TRIG, C_TRIG_HIT, C_CAP, C_FS, C_RETRIG, C_PMULT, C_MTOT = range(7)
 C_PSUM = 7
 C_FM = C_PSUM + N_PAID_SUM_BINS
+
+N_TIERS = len(TIER_FROM)
+N_PAY_KEYS = N_PAYING * N_TIERS
+"""Pays of the per-pay kernel: one key per paying symbol and count tier (symbol x N_TIERS + tier)."""
+KEY_BITS = 8
+KEY_MASK = (1 << KEY_BITS) - 1
+KEYS_PER_REPLAY = 2 * N_TIERS
+"""Keys one replay of a spin's cascades counts: two symbols' tiers, an 8-bit field each (a spin would need
+256 wins of one symbol in one tier to overflow one; :func:`play_round_by_pay` checks every round adds up)."""
 
 FIELD = 7
 """Bits per symbol in packed counts (a board holds at most 36 of a symbol)."""
@@ -249,12 +261,28 @@ def paid_spin(st, strips, lens, packed, pay, values, base_cum, rules, stops, boa
 
 
 @njit(cache=True, inline="always")
+def add_pays(strips, lens, packed, rules, stops, board, q, above, keys, coins, mult, rec, offset) -> None:
+    """Add the pays of the spin at ``stops`` (its cascades replayed: they draw nothing) to ``rec[offset + key]``,
+    each times ``mult``; ``key`` = symbol x :data:`N_TIERS` + tier. Each replay pays by the key tables ``keys``
+    (:func:`pay_key_tables`): a win of a key adds 1 to its own :data:`KEY_BITS`-bit field, so one replay counts
+    the wins of :data:`KEYS_PER_REPLAY` keys."""
+    for g in range(keys.shape[0]):
+        packed_wins, _ = cascades(strips, lens, packed, keys[g], rules[R_ADD], rules[R_HIGH], stops, board, q, above)
+        for f in range(KEYS_PER_REPLAY):
+            n = (packed_wins >> (KEY_BITS * f)) & KEY_MASK
+            if n:
+                key = g * KEYS_PER_REPLAY + f
+                rec[offset + key] += n * coins[key] * mult
+
+
+@njit(cache=True, inline="always")
 def play_free_spins(st, strips, lens, packed, pay, values, free_cum, rules, stops, board, q, above, xs,
-                    spins, start_units, cap, out):
+                    spins, start_units, cap, out, keys, coins, rec):
     """Play a feature of ``spins`` free spins; the round already holds ``start_units``.
 
     Returns the units the feature adds (capped) and fills ``out`` with
-    ``[spins played, retriggers, cap reached, final total multiplier M]``.
+    ``[spins played, retriggers, cap reached, final total multiplier M]``. Where ``rec`` has slots (the
+    per-pay kernel, :func:`play_round_by_pay`), each spin's pays are added to its free-spin keys (:func:`add_pays`).
     """
     m = 0
     total = start_units
@@ -280,6 +308,9 @@ def play_free_spins(st, strips, lens, packed, pay, values, free_cum, rules, stop
             win = w * m
         else:
             win = w
+        if rec.shape[0] > 0 and w > 0:
+            add_pays(strips, lens, packed, rules, stops, board, q, above, keys, coins, m if s > 0 else 1, rec,
+                     N_PAY_KEYS)
         played += 1
         left -= 1
         if sc >= rules[R_RETRIGGER]:
@@ -303,8 +334,9 @@ def free_spins(rng: np.random.Generator, strips: np.ndarray, lens: np.ndarray, p
     """:func:`play_free_spins` with the shipped rules, drawing from ``rng`` (which advances past the
     draws used), on :func:`make_bufs` buffers: for callers outside the kernels (tests, tools)."""
     st = pcg_state(rng)
+    none = np.zeros(0, dtype=np.int64)
     won = play_free_spins(st, strips, lens, packed, pay, values, free_cum, RULES, stops, board, q, work[:REELS],
-                          vals, spins, start_units, cap, out)
+                          vals, spins, start_units, cap, out, np.zeros((0, N_PAYING, 37), dtype=np.int64), none, none)
     store_pcg_state(rng, st)
     return int(won)
 
@@ -367,18 +399,47 @@ class Tables(NamedTuple):
     picks: np.ndarray
     xs: np.ndarray
     fout: np.ndarray
+    keys: np.ndarray
+    coins: np.ndarray
+    rec: np.ndarray
+    """The per-pay kernel's key tables (:func:`pay_key_tables`), each key's coins and the round's pays per key
+    (paid spin, then free spins); empty in the plain kernel's tables."""
 
 
-SCRATCH = ("stops", "board", "q", "above", "picks", "xs", "fout")
+SCRATCH = ("stops", "board", "q", "above", "picks", "xs", "fout", "rec")
 """The fields of :class:`Tables` a round writes: stops, board, q, refill pointers, lane picks, value
-draws, feature results."""
+draws, feature results, pays per key."""
 
 
-def tables(build: Build, rules: np.ndarray = RULES) -> Tables:
-    """The build's :class:`Tables` under ``rules`` (default the shipped :data:`RULES`)."""
+def pay_key_tables() -> np.ndarray:
+    """``[replay, symbol, count]``: what a win of ``count`` of ``symbol`` adds in each replay of
+    :func:`add_pays`: 1 in its key's field in the replay that counts its symbol, else nothing."""
+    keys = np.zeros((N_PAY_KEYS // KEYS_PER_REPLAY, N_PAYING, 37), dtype=np.int64)
+    for sym in range(N_PAYING):
+        for cnt in range(MIN_COUNT, 37):
+            key = sym * N_TIERS + tier_of(cnt)
+            keys[key // KEYS_PER_REPLAY, sym, cnt] = 1 << (KEY_BITS * (key % KEYS_PER_REPLAY))
+    return keys
+
+
+def tables(build: Build, rules: np.ndarray = RULES, by_pay: bool = False) -> Tables:
+    """The build's :class:`Tables` under ``rules`` (default the shipped :data:`RULES`); ``by_pay``: with the
+    per-pay kernel's keys (:func:`play_round_by_pay`)."""
     a = build.arrays
+    if by_pay:
+        coins = np.array([a["pay"][sym, next(c for c in range(37) if tier_of(c) == t)]
+                          for sym in range(N_PAYING) for t in range(N_TIERS)], dtype=np.int64)
+        keys, rec = pay_key_tables(), np.zeros(2 * N_PAY_KEYS, dtype=np.int64)
+    else:
+        keys, coins, rec = (np.zeros((0, N_PAYING, 37), dtype=np.int64), np.zeros(0, dtype=np.int64),
+                            np.zeros(0, dtype=np.int64))
     return Tables(a["strips"], a["lens"], a["packed"], a["pay"], a["values"], a["base_cum"], a["free_cum"], rules,
-                  *workspace())
+                  *workspace(), keys, coins, rec)
+
+
+def pay_tables(build: Build) -> Tables:
+    """The per-pay kernel's tables of ``build`` (the shipped rules)."""
+    return tables(build, by_pay=True)
 
 
 @round_function
@@ -387,7 +448,7 @@ def play_round(st, t, mode, cap, parts, counters):
     :data:`COUNTERS`."""
     if mode == 1:
         f = play_free_spins(st, t.strips, t.lens, t.packed, t.pay, t.values, t.free_cum, t.rules, t.stops, t.board,
-                            t.q, t.above, t.xs, t.rules[R_AWARD], 0, cap, t.fout)
+                            t.q, t.above, t.xs, t.rules[R_AWARD], 0, cap, t.fout, t.keys, t.coins, t.rec)
         parts[1] = f
         _count_feature(counters, t.fout, f > 0)
     else:
@@ -401,7 +462,7 @@ def play_round(st, t, mode, cap, parts, counters):
             spins = feature_spins(t.rules, sc)
             if spins:
                 f = play_free_spins(st, t.strips, t.lens, t.packed, t.pay, t.values, t.free_cum, t.rules, t.stops,
-                                    t.board, t.q, t.above, t.xs, spins, p, cap, t.fout)
+                                    t.board, t.q, t.above, t.xs, spins, p, cap, t.fout, t.keys, t.coins, t.rec)
                 parts[1] = f
                 _count_feature(counters, t.fout, p + f > 0)
         if s > 0:
@@ -413,12 +474,65 @@ LOOP = kernel_loop(play_round)
 """The harness's chunk loop around :func:`play_round` (what :class:`.game.GemstonesGold` runs)."""
 
 
+@round_function
+def play_round_by_pay(st, t, mode, cap, parts, counters):
+    """:func:`play_round`, the same draws and round wins, with the round's win split by pay (on
+    :func:`pay_tables`): parts: each key's win in the paid spin (symbol x N_TIERS + tier), then in free spins,
+    then the cap's reduction (zero or less), adding up to the round's win; counters: the rounds each key pays in,
+    the capped rounds, and the rounds whose keys paid less than the round (none: the replays add up)."""
+    n = N_PAY_KEYS
+    rec = t.rec
+    for k in range(2 * n):
+        rec[k] = 0
+    total = 0
+    if mode == 1:
+        total = play_free_spins(st, t.strips, t.lens, t.packed, t.pay, t.values, t.free_cum, t.rules, t.stops,
+                                t.board, t.q, t.above, t.xs, t.rules[R_AWARD], 0, cap, t.fout, t.keys, t.coins, rec)
+    else:
+        p, sc, s = paid_spin(st, t.strips, t.lens, t.packed, t.pay, t.values, t.base_cum, t.rules, t.stops, t.board,
+                             t.q, t.above, t.picks, t.xs)
+        if p > 0:
+            add_pays(t.strips, t.lens, t.packed, t.rules, t.stops, t.board, t.q, t.above, t.keys, t.coins,
+                     s if s > 0 else 1, rec, 0)
+        if p >= cap:
+            total = cap
+        else:
+            total = p
+            spins = feature_spins(t.rules, sc)
+            if spins:
+                total += play_free_spins(st, t.strips, t.lens, t.packed, t.pay, t.values, t.free_cum, t.rules,
+                                         t.stops, t.board, t.q, t.above, t.xs, spins, p, cap, t.fout, t.keys,
+                                         t.coins, rec)
+    paid = 0
+    for k in range(2 * n):
+        parts[k] = rec[k]
+        paid += rec[k]
+        if rec[k] > 0:
+            counters[k] += 1
+    parts[2 * n] = total - paid
+    if total < paid:
+        counters[2 * n] += 1
+    elif total > paid:
+        counters[2 * n + 1] += 1
+
+
+LOOP_BY_PAY = kernel_loop(play_round_by_pay)
+"""The harness's chunk loop around :func:`play_round_by_pay` (the PAR sheet's per-pay run)."""
+PAY_COMPONENTS = tuple(f"{sym}|{t + 1}|{part}" for part in ("paid spin", "free spins") for sym in SYMBOL_NAMES[:N_PAYING]
+                       for t in range(N_TIERS)) + ("cap|reduction",)
+"""The per-pay kernel's parts: ``symbol|tier|part`` (tier 1 = 8-9 ... 4 = 15+; the reference engine's keys,
+:func:`.reporting.attribute`) and the cap's reduction."""
+PAY_COUNTERS = tuple(f"hits {c}" for c in PAY_COMPONENTS[:-1]) + ("capped rounds", "rounds whose pays fell short")
+
+
 def round_wins(st: np.ndarray, rounds: int, buy: bool, strips: np.ndarray, lens: np.ndarray, packed: np.ndarray,
                pay: np.ndarray, values: np.ndarray, base_cum: np.ndarray, free_cum: np.ndarray, rules: np.ndarray,
                cap: int) -> np.ndarray:
     """Per-round total wins (units) of :data:`LOOP` on these tables and ``rules`` from PCG64 state ``st``
     (advanced): for tests and tools that play other rule numbers than the shipped ones."""
-    t = Tables(strips, lens, packed, pay, values, base_cum, free_cum, rules, *workspace())
+    none = np.zeros(0, dtype=np.int64)
+    t = Tables(strips, lens, packed, pay, values, base_cum, free_cum, rules, *workspace(),
+               np.zeros((0, N_PAYING, 37), dtype=np.int64), none, none)
     tally = Tally.empty(len(COMPONENTS), len(COUNTERS))
     wins = np.zeros(rounds, dtype=np.int64)
     LOOP(st, t, rounds, int(buy), cap, bucket_edges_units(COINS_PER_BET), wins, tally.totals, tally.components,

@@ -141,3 +141,25 @@ def test_gemstones_gold_free_spins_by_award_give_each_mean_win_its_interval():
     for row in table["rows"]:
         n = s["extra"]["features"][row[0].split()[0]]["n"]
         assert row[3] == pytest.approx([row[2] - Z99 * 40 / math.sqrt(n), row[2] + Z99 * 40 / math.sqrt(n)])
+
+
+def test_gemstones_gold_per_pay_tables_are_kernel_tallies_adding_up_to_their_total_beside_the_certified_rtp():
+    from reelforge.analysis.par import default_par_rounds
+    from reelforge.game.parsheet import kernel_pay_rounds, kernel_pay_sample
+
+    g = get_game("gemstones-gold")
+    b = g.load_build("96.71")
+    summary = GOLDEN["summaries"]["gemstones-gold/stratified"]
+    sheet = {s["title"]: s for s in par_sheet(g, b, summary, rounds=30_000, seed=4)["sections"]}
+    tally, acc = kernel_pay_sample(g, b, 30_000, 4, workers=1)
+    assert sum(tally.total.values()) == acc.win  # integer cells: the round wins exactly, the cap's reduction included
+    totals = {r[0]: r for r in sheet["Per-pay tables: totals"]["rows"]}
+    lo, hi = acc.rtp_ci99()
+    assert totals["the per-pay sample's RTP (all tables)"][1].endswith(f"= {acc.rtp * 100:.3f}%")
+    assert totals["the per-pay sample's RTP (all tables)"][2] == f"[{lo * 100:.3f}%, {hi * 100:.3f}%]"
+    assert totals["the certified RTP (the package's estimate)"][1] == f"{summary['rtp'] * 100:.3f}%"
+    assert "30,000 paid rounds" in sheet["Pays in the paid spin: hit frequency and RTP contribution"]["note"]
+    # the default run is sized from the SD for a 0.25 pp half-width: (2.5758 x 15 / 0.0025)^2 rounds for an SD of 15
+    figures = {"build": "96.71", "mode": "paid", "summary": {"sd": 15.0}, "sample_summary": {"sd": 14.0}}
+    assert default_par_rounds(g, figures) == kernel_pay_rounds(15.0) == 238_856_278
+    assert default_par_rounds(get_game("forge-of-gems"), {**figures, "build": "96.2"}) == 200_000

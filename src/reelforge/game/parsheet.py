@@ -242,8 +242,9 @@ def pay_sections(tally: PayTally, keys: list[tuple[str, str, str]], unit: int, s
     totals.append(["their difference", pp(diff), f"+-{half * 100:.3f} pp: {agree} it"])
     out.append(section("Per-pay tables: totals", ["part of the round", "RTP contribution", "99% interval"], totals,
                        f"The cells are integer tallies of one plain simulation ({tally.rounds:,} rounds, seed {seed}), "
-                       "so they add up exactly to that sample's RTP; it is sized from the round's SD for a 99% "
-                       f"half-width of about {KERNEL_PAY_HALF_WIDTH_PP} pp. The certified RTP is the package's own "
+                       f"so they add up exactly to that sample's RTP, whose 99% half-width is {(ci[1] - ci[0]) / 2 * 100:.3f} "
+                       f"pp (certify sizes the run from the round's SD for about {KERNEL_PAY_HALF_WIDTH_PP} pp unless "
+                       "--par-rounds says otherwise). The certified RTP is the package's own "
                        "estimate from its own samples; both estimate the same RTP, independently, so their difference "
                        "is sampling error, within its 99% interval (the two half-widths combined) when they agree."))
     return out

@@ -224,7 +224,8 @@ class ForgeOfGemsReporting(Reporting):
                     sd_m = mean_sd.get(str(spins))
                     sd_p = pi * math.sqrt(cls * (1 - cls) / n) if n else math.nan
                     half = None if sd_m is None else Z99 * math.hypot((prize + fmean) * sd_p, p * sd_m)
-                    share_ci = None if half is None else [p * (prize + fmean) - half, p * (prize + fmean) + half]
+                    # a share is never negative: the normal interval is cut at zero
+                    share_ci = None if half is None else [max(p * (prize + fmean) - half, 0.0), p * (prize + fmean) + half]
                 else:  # an instant prize is exact: its share's interval is the probability's, times the prize
                     m_ci, share_ci = "exact", [prize * p_ci[0], prize * p_ci[1]]
                 rows.append([f"{k}{'+' if k == 5 else ''} scatters: {label}", p, p_ci, prize + fmean, m_ci,
@@ -232,7 +233,7 @@ class ForgeOfGemsReporting(Reporting):
         corr = x.get("cap_correction", 0.0)
         corr_half = Z99 * x.get("sd_cap_correction", math.nan) + x.get("cap_bound", 0.0)
         rows.append(["the cap's correction (rounds that reach 20,000x pay exactly that)", None, None, None, None,
-                     -corr, [-corr - corr_half, -corr + corr_half] if math.isfinite(corr_half) else None])
+                     -corr, [-corr - corr_half, min(-corr + corr_half, 0.0)] if math.isfinite(corr_half) else None])
         spins_note = f", {x['single_free_spins']:,} single free spins" if x.get("single_free_spins") else ""
         return {"title": "GEMBOX rewards", "columns": ["reward", "probability per paid round", "99% interval",
                 "mean reward win (x bet)", "99% interval", "share of RTP", "99% interval"], "rows": rows,
@@ -244,5 +245,5 @@ class ForgeOfGemsReporting(Reporting):
                         "continuations only narrow it) times the weight; free-spin means from the feature stratum "
                         "with the estimator's delta-method interval; an instant prize is exact and its share's "
                         "interval is its probability's; a share with free spins combines both (normal, delta "
-                        "method); the cap's correction is its own row, its interval the estimator's (normal plus "
-                        "the bound of its histogram). The rows add up to the GEMBOX part of the RTP."}
+                        "method), cut at zero; the cap's correction is its own row, its interval the estimator's "
+                        "(normal plus the bound of its histogram), cut at zero (it never adds). The rows add up to the GEMBOX part of the RTP."}

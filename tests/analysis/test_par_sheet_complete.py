@@ -163,3 +163,20 @@ def test_gemstones_gold_per_pay_tables_are_kernel_tallies_adding_up_to_their_tot
     figures = {"build": "96.71", "mode": "paid", "summary": {"sd": 15.0}, "sample_summary": {"sd": 14.0}}
     assert default_par_rounds(g, figures) == kernel_pay_rounds(15.0) == 238_856_278
     assert default_par_rounds(get_game("forge-of-gems"), {**figures, "build": "96.2"}) == 200_000
+
+
+def test_a_reference_sample_per_pay_total_is_shown_with_its_interval_beside_the_certified_rtp():
+    from reelforge.core.stats import mean_ci99
+    from reelforge.game.parsheet import reference_sample
+    from reelforge.games.forge_of_gems.reporting import attribute
+
+    g = get_game("forge-of-gems")
+    b = g.load_build("96.2")
+    summary = GOLDEN["summaries"]["forge-of-gems"]
+    totals = {r[0]: r for r in _sheet("forge-of-gems", "96.2")[0]["Per-pay tables: totals"]["rows"]}
+    tally = reference_sample(g, b, 20, 1, attribute(b.unit))  # the same 20 rounds, seed 1
+    lo, hi = mean_ci99(sum(tally.total.values()), tally.win_sq, 20)
+    assert totals["the reference sample's RTP (all tables)"][2] == f"[{lo / b.unit * 100:.3f}%, {hi / b.unit * 100:.3f}%]"
+    assert totals["the certified RTP (the package's estimate)"][1:] == [
+        f"{summary['rtp'] * 100:.3f}%", f"[{summary['rtp_ci99'][0] * 100:.3f}%, {summary['rtp_ci99'][1] * 100:.3f}%]"]
+    assert totals["their difference"][2].endswith(("within it", "OUTSIDE it"))

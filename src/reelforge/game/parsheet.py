@@ -88,9 +88,12 @@ class PayTally:
     feature_wins: list[int] = field(default_factory=list)
     feature_capped: list[bool] = field(default_factory=list)
     """Per feature: its round reached the cap (counted in the cap's row of the feature-win table)."""
+    win_sq: int = 0
+    """The sum over rounds of the squared round win (the interval of the tables' total)."""
 
     def add(self, per_round: dict[str, int], feature_win: int | None, capped: bool = False) -> None:
         self.rounds += 1
+        self.win_sq += sum(per_round.values()) ** 2
         for key, units in per_round.items():
             if units:
                 self.hits[key] += 1
@@ -158,7 +161,7 @@ def kernel_pay_sample(game: Any, build: Any, rounds: int, seed: int, mode: str =
     assert total is not None
     if total.counter("rounds whose pays fell short"):  # the replays missed a win: never a table that misstates
         raise RuntimeError(f"{game.id}: the per-pay kernel's pays fell short of the round win")
-    tally = PayTally(rounds=total.rounds)
+    tally = PayTally(rounds=total.rounds, win_sq=total.win_sq)
     for name, units, squares in zip(total.component_names, total.components, total.component_sq):
         if units:
             tally.total[name], tally.total_sq[name] = units, squares
@@ -199,12 +202,12 @@ PART_TITLES = {
 
 def pay_sections(tally: PayTally, keys: list[tuple[str, str, str]], unit: int, seed: int, note: str,
                  parts: dict[str, tuple[str, str]] | None = None, per: str = "paid round",
-                 kernel: tuple[Accumulator, dict[str, Any]] | None = None) -> list[dict]:
+                 certified: dict[str, Any] | None = None, kernel: bool = False) -> list[dict]:
     """One pays table per part of the round (paid spin, free spins, the cap, and a game's own ``parts``:
     part -> (table title, its words in the totals)), in ``keys`` order; ``unit`` is the stake's units (the win
-    unit of a total bet; of the price for bought features, ``per="purchase"``). ``kernel``: the tally is a
-    per-pay kernel run (:func:`kernel_pay_sample`: its accumulator) and the summary whose RTP the package
-    certifies, shown beside the tables' total with both intervals."""
+    unit of a total bet; of the price for bought features, ``per="purchase"``). The tables' total is shown with
+    its 99% interval beside the RTP of ``certified`` (the summary the package certifies) with its own;
+    ``kernel``: the tally is a per-pay kernel run (:func:`kernel_pay_sample`), else the reference engine's."""
     titles = {**PART_TITLES, **{p: title for p, (title, _) in (parts or {}).items()}}
     part_words = {**PART_WORDS, **{p: w for p, (_, w) in (parts or {}).items()}}
     parts: list[str] = []
@@ -223,30 +226,27 @@ def pay_sections(tally: PayTally, keys: list[tuple[str, str, str]], unit: int, s
         out.append(section(titles.get(part, part), [c.replace("paid round", per) for c in PAY_COLUMNS], rows,
                            first if i == 0 else ""))
     rtp = part_total(tally, keys, unit)
-    if kernel is None:
-        totals.append(["the reference sample's RTP (all tables)", pp(rtp) + f" = {pct(rtp, 3)}"])
-        out.append(section("Per-pay tables: totals", ["part of the round", "RTP contribution"], totals,
-                           f"The tables add up to the RTP of the reference sample ({tally.rounds:,} rounds, seed "
-                           f"{seed}); the summary's RTP rests on a larger sample, so the two differ by sampling error."))
-        return out
-    acc, certified = kernel
-    ci = acc.rtp_ci99()
+    lo, hi = mean_ci99(sum(tally.total.values()), tally.win_sq, tally.rounds)
+    ci = [lo / unit, hi / unit]
+    what = "the per-pay sample" if kernel else "the reference sample"
     totals = [[*row, ""] for row in totals]
-    totals.append(["the per-pay sample's RTP (all tables)", pp(rtp) + f" = {pct(rtp, 3)}", pct_ci(ci, 3)])
-    cert_ci = certified.get("rtp_ci99")
-    totals.append(["the certified RTP (the package's estimate)", pct(certified["rtp"], 3),
-                   pct_ci(cert_ci, 3) if cert_ci else "exact"])
-    diff = rtp - certified["rtp"]
-    half = math.hypot((ci[1] - ci[0]) / 2, (cert_ci[1] - cert_ci[0]) / 2 if cert_ci else 0.0)
-    agree = "within" if abs(diff) <= half else "OUTSIDE"
-    totals.append(["their difference", pp(diff), f"+-{half * 100:.3f} pp: {agree} it"])
+    totals.append([f"{what}'s RTP (all tables)", pp(rtp) + f" = {pct(rtp, 3)}", pct_ci(ci, 3)])
+    if certified is not None:
+        cert_ci = certified.get("rtp_ci99")
+        totals.append(["the certified RTP (the package's estimate)", pct(certified["rtp"], 3),
+                       pct_ci(cert_ci, 3) if cert_ci else "exact"])
+        diff = rtp - certified["rtp"]
+        half = math.hypot((ci[1] - ci[0]) / 2, (cert_ci[1] - cert_ci[0]) / 2 if cert_ci else 0.0)
+        totals.append(["their difference", pp(diff),
+                       f"+-{half * 100:.3f} pp: {'within' if abs(diff) <= half else 'OUTSIDE'} it"])
+    sized = (f"; certify sizes it from the round's SD for about {KERNEL_PAY_HALF_WIDTH_PP} pp unless --par-rounds says "
+             "otherwise" if kernel else "; the reference engine plays the readable rules, too slow for more")
     out.append(section("Per-pay tables: totals", ["part of the round", "RTP contribution", "99% interval"], totals,
                        f"The cells are integer tallies of one plain simulation ({tally.rounds:,} rounds, seed {seed}), "
                        f"so they add up exactly to that sample's RTP, whose 99% half-width is {(ci[1] - ci[0]) / 2 * 100:.3f} "
-                       f"pp (certify sizes the run from the round's SD for about {KERNEL_PAY_HALF_WIDTH_PP} pp unless "
-                       "--par-rounds says otherwise). The certified RTP is the package's own "
-                       "estimate from its own samples; both estimate the same RTP, independently, so their difference "
-                       "is sampling error, within its 99% interval (the two half-widths combined) when they agree."))
+                       f"pp{sized}. The certified RTP is the package's own estimate from its own samples; both estimate "
+                       "the same RTP, independently, so their difference is sampling error, within its 99% interval "
+                       "(the two half-widths combined) when they agree."))
     return out
 
 

@@ -53,7 +53,6 @@ from reelforge.games.gemstones_gold.build import (
     RETRIGGER_SPINS,
     ROWS,
     SCATTER,
-    SYMBOL_NAMES,
     TIER_FROM,
     TRIGGER_SCATTERS,
     VALUE_MAX,
@@ -99,7 +98,7 @@ KEY_BITS = 8
 KEY_MASK = (1 << KEY_BITS) - 1
 KEYS_PER_REPLAY = 2 * N_TIERS
 """Keys one replay of a spin's cascades counts: two symbols' tiers, an 8-bit field each (a spin would need
-256 wins of one symbol in one tier to overflow one; :func:`play_round_by_pay` checks every round adds up)."""
+256 wins of one symbol in one tier to overflow one; :func:`.pay_kernel.play_round_by_pay` checks every round adds up)."""
 
 FIELD = 7
 """Bits per symbol in packed counts (a board holds at most 36 of a symbol)."""
@@ -264,7 +263,7 @@ def paid_spin(st, strips, lens, packed, pay, values, base_cum, rules, stops, boa
 def add_pays(strips, lens, packed, rules, stops, board, q, above, keys, coins, mult, rec, offset) -> None:
     """Add the pays of the spin at ``stops`` (its cascades replayed: they draw nothing) to ``rec[offset + key]``,
     each times ``mult``; ``key`` = symbol x :data:`N_TIERS` + tier. Each replay pays by the key tables ``keys``
-    (:func:`pay_key_tables`): a win of a key adds 1 to its own :data:`KEY_BITS`-bit field, so one replay counts
+    (:func:`.pay_kernel.pay_key_tables`): a win of a key adds 1 to its own :data:`KEY_BITS`-bit field, so one replay counts
     the wins of :data:`KEYS_PER_REPLAY` keys."""
     for g in range(keys.shape[0]):
         packed_wins, _ = cascades(strips, lens, packed, keys[g], rules[R_ADD], rules[R_HIGH], stops, board, q, above)
@@ -402,7 +401,7 @@ class Tables(NamedTuple):
     keys: np.ndarray
     coins: np.ndarray
     rec: np.ndarray
-    """The per-pay kernel's key tables (:func:`pay_key_tables`), each key's coins and the round's pays per key
+    """The per-pay kernel's key tables (:func:`.pay_kernel.pay_key_tables`), each key's coins and the round's pays per key
     (paid spin, then free spins); empty in the plain kernel's tables."""
 
 
@@ -411,35 +410,21 @@ SCRATCH = ("stops", "board", "q", "above", "picks", "xs", "fout", "rec")
 draws, feature results, pays per key."""
 
 
-def pay_key_tables() -> np.ndarray:
-    """``[replay, symbol, count]``: what a win of ``count`` of ``symbol`` adds in each replay of
-    :func:`add_pays`: 1 in its key's field in the replay that counts its symbol, else nothing."""
-    keys = np.zeros((N_PAY_KEYS // KEYS_PER_REPLAY, N_PAYING, 37), dtype=np.int64)
-    for sym in range(N_PAYING):
-        for cnt in range(MIN_COUNT, 37):
-            key = sym * N_TIERS + tier_of(cnt)
-            keys[key // KEYS_PER_REPLAY, sym, cnt] = 1 << (KEY_BITS * (key % KEYS_PER_REPLAY))
-    return keys
-
-
 def tables(build: Build, rules: np.ndarray = RULES, by_pay: bool = False) -> Tables:
     """The build's :class:`Tables` under ``rules`` (default the shipped :data:`RULES`); ``by_pay``: with the
-    per-pay kernel's keys (:func:`play_round_by_pay`)."""
+    per-pay kernel's keys (:func:`.pay_kernel.play_round_by_pay`)."""
     a = build.arrays
     if by_pay:
         coins = np.array([a["pay"][sym, next(c for c in range(37) if tier_of(c) == t)]
                           for sym in range(N_PAYING) for t in range(N_TIERS)], dtype=np.int64)
+        from .pay_kernel import pay_key_tables
+
         keys, rec = pay_key_tables(), np.zeros(2 * N_PAY_KEYS, dtype=np.int64)
     else:
         keys, coins, rec = (np.zeros((0, N_PAYING, 37), dtype=np.int64), np.zeros(0, dtype=np.int64),
                             np.zeros(0, dtype=np.int64))
     return Tables(a["strips"], a["lens"], a["packed"], a["pay"], a["values"], a["base_cum"], a["free_cum"], rules,
                   *workspace(), keys, coins, rec)
-
-
-def pay_tables(build: Build) -> Tables:
-    """The per-pay kernel's tables of ``build`` (the shipped rules)."""
-    return tables(build, by_pay=True)
 
 
 @round_function
@@ -472,57 +457,6 @@ def play_round(st, t, mode, cap, parts, counters):
 
 LOOP = kernel_loop(play_round)
 """The harness's chunk loop around :func:`play_round` (what :class:`.game.GemstonesGold` runs)."""
-
-
-@round_function
-def play_round_by_pay(st, t, mode, cap, parts, counters):
-    """:func:`play_round`, the same draws and round wins, with the round's win split by pay (on
-    :func:`pay_tables`): parts: each key's win in the paid spin (symbol x N_TIERS + tier), then in free spins,
-    then the cap's reduction (zero or less), adding up to the round's win; counters: the rounds each key pays in,
-    the capped rounds, and the rounds whose keys paid less than the round (none: the replays add up)."""
-    n = N_PAY_KEYS
-    rec = t.rec
-    for k in range(2 * n):
-        rec[k] = 0
-    total = 0
-    if mode == 1:
-        total = play_free_spins(st, t.strips, t.lens, t.packed, t.pay, t.values, t.free_cum, t.rules, t.stops,
-                                t.board, t.q, t.above, t.xs, t.rules[R_AWARD], 0, cap, t.fout, t.keys, t.coins, rec)
-    else:
-        p, sc, s = paid_spin(st, t.strips, t.lens, t.packed, t.pay, t.values, t.base_cum, t.rules, t.stops, t.board,
-                             t.q, t.above, t.picks, t.xs)
-        if p > 0:
-            add_pays(t.strips, t.lens, t.packed, t.rules, t.stops, t.board, t.q, t.above, t.keys, t.coins,
-                     s if s > 0 else 1, rec, 0)
-        if p >= cap:
-            total = cap
-        else:
-            total = p
-            spins = feature_spins(t.rules, sc)
-            if spins:
-                total += play_free_spins(st, t.strips, t.lens, t.packed, t.pay, t.values, t.free_cum, t.rules,
-                                         t.stops, t.board, t.q, t.above, t.xs, spins, p, cap, t.fout, t.keys,
-                                         t.coins, rec)
-    paid = 0
-    for k in range(2 * n):
-        parts[k] = rec[k]
-        paid += rec[k]
-        if rec[k] > 0:
-            counters[k] += 1
-    parts[2 * n] = total - paid
-    if total < paid:
-        counters[2 * n] += 1
-    elif total > paid:
-        counters[2 * n + 1] += 1
-
-
-LOOP_BY_PAY = kernel_loop(play_round_by_pay)
-"""The harness's chunk loop around :func:`play_round_by_pay` (the PAR sheet's per-pay run)."""
-PAY_COMPONENTS = tuple(f"{sym}|{t + 1}|{part}" for part in ("paid spin", "free spins") for sym in SYMBOL_NAMES[:N_PAYING]
-                       for t in range(N_TIERS)) + ("cap|reduction",)
-"""The per-pay kernel's parts: ``symbol|tier|part`` (tier 1 = 8-9 ... 4 = 15+; the reference engine's keys,
-:func:`.reporting.attribute`) and the cap's reduction."""
-PAY_COUNTERS = tuple(f"hits {c}" for c in PAY_COMPONENTS[:-1]) + ("capped rounds", "rounds whose pays fell short")
 
 
 def round_wins(st: np.ndarray, rounds: int, buy: bool, strips: np.ndarray, lens: np.ndarray, packed: np.ndarray,

@@ -76,7 +76,7 @@ def gemstones_gold() -> dict[str, Callable[[np.ndarray, int], object]]:
             if p < cap and spins:
                 p += k.play_free_spins(st, t.strips, t.lens, t.packed, t.pay, t.values, t.free_cum, t.rules,
                                        t.stops, t.board, t.q, t.above, t.xs, spins, p, cap, t.fout,
-                                       t.keys, t.coins, t.rec)
+                                       k.NO_KEYS, k.NO_PAYS, k.NO_PAYS)
             acc += p + s
         return acc
 

@@ -56,6 +56,8 @@ class KernelGame(Game):
     pay_components: ClassVar[tuple[str, ...]] = ()
     pay_counters: ClassVar[tuple[str, ...]] = ()
     make_pay_tables: ClassVar[Callable[[Any], Any] | None] = None
+    pay_scratch: ClassVar[tuple[str, ...]] = ()
+    """:attr:`scratch` of the per-pay kernel's tables."""
 
     def counter_names(self, build: Build) -> tuple[str, ...]:
         return self.counters
@@ -124,18 +126,18 @@ class KernelGame(Game):
         """Rounds from ``seed`` (or a PCG64 Generator, advanced past the draws used): the tally and,
         with ``keep``, each round's win; ``by_pay``: on the per-pay kernel (:attr:`pay_loop`)."""
         acc = self.new_accumulator(build, mode)     # refuses an undeclared or unpriced mode first
-        loop, make = type(self).loop, self.make_tables
+        loop, make, scratch = type(self).loop, self.make_tables, self.scratch
         if by_pay:
             if self.pay_loop is None:
                 raise ValueError(f"{self.id} has no per-pay kernel")
             acc = Accumulator(unit=acc.unit, cap_units=acc.cap_units, stake_units=acc.stake_units,
                               component_names=self.pay_components, counter_names=self.pay_counters)
-            loop, make = type(self).pay_loop, self.make_pay_tables
+            loop, make, scratch = type(self).pay_loop, self.make_pay_tables, self.pay_scratch
         tally = Tally.empty(len(acc.component_names), len(acc.counter_names))
         wins = np.zeros(rounds if keep else 0, dtype=np.int64)
         rng = seed if isinstance(seed, np.random.Generator) else np.random.Generator(np.random.PCG64(seed))
         st = pcg_state(rng)
-        t = round_tables(build, make, self.scratch)
+        t = round_tables(build, make, scratch)
         loop(st, t, rounds, self.modes.index(mode), acc.cap_units,
              bucket_edges_units(acc.unit), wins, tally.totals, tally.components, tally.hist, tally.counters)
         store_pcg_state(rng, st)

@@ -134,7 +134,7 @@ class GemstonesGold(KernelGame):
     components, counters, unit = kernel.COMPONENTS, kernel.COUNTERS, COINS_PER_BET
     rules, loop, make_tables, scratch = rules, kernel.LOOP, staticmethod(kernel.tables), kernel.SCRATCH
     pay_loop, make_pay_tables = pay_kernel.LOOP_BY_PAY, staticmethod(pay_kernel.pay_tables)
-    pay_components, pay_counters = pay_kernel.PAY_COMPONENTS, pay_kernel.PAY_COUNTERS
+    pay_components, pay_counters, pay_scratch = pay_kernel.PAY_COMPONENTS, pay_kernel.PAY_COUNTERS, pay_kernel.PAY_SCRATCH
 
     # -- builds -------------------------------------------------------------
     # -- step machine ---------------------------------------------------------

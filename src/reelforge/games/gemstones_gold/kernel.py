@@ -36,6 +36,7 @@ from typing import NamedTuple
 
 import numpy as np
 from numba import njit
+from numba.extending import overload
 
 from reelforge.core.stats import Tally, bucket_edges_units
 from reelforge.game.loop import kernel_loop, round_function
@@ -57,7 +58,6 @@ from reelforge.games.gemstones_gold.build import (
     TRIGGER_SCATTERS,
     VALUE_MAX,
     Build,
-    tier_of,
 )
 from reelforge.mechanics.features import capped
 from reelforge.mechanics.rng import draw, draw_pcg, pcg_state, store_pcg_state
@@ -259,6 +259,27 @@ def paid_spin(st, strips, lens, packed, pay, values, base_cum, rules, stops, boa
     return w, sc, 0
 
 
+NO_KEYS = np.zeros((0, N_PAYING, 37), dtype=np.int64)
+NO_PAYS = np.zeros(0, dtype=np.int64)
+"""What the plain kernel hands :func:`play_free_spins` for the per-pay kernel's keys, coins and pays: empty
+globals, so read-only constants to numba. Their records are no-ops (:func:`record`) and the test whether to record
+is constant (their length is 0): the plain kernel compiles to what it was before the per-pay kernel."""
+
+
+def record(rec: np.ndarray, i: int, units: int) -> None:
+    """``rec[i] += units`` (compiled by :func:`_record`)."""
+    rec[i] += units
+
+
+@overload(record, inline="always")
+def _record(rec, i, units):
+    if not rec.mutable:  # the plain kernel's NO_PAYS: nothing to record into
+        return lambda rec, i, units: None
+    def impl(rec, i, units):
+        rec[i] += units
+    return impl
+
+
 @njit(cache=True, inline="always")
 def add_pays(strips, lens, packed, rules, stops, board, q, above, keys, coins, mult, rec, offset) -> None:
     """Add the pays of the spin at ``stops`` (its cascades replayed: they draw nothing) to ``rec[offset + key]``,
@@ -271,7 +292,7 @@ def add_pays(strips, lens, packed, rules, stops, board, q, above, keys, coins, m
             n = (packed_wins >> (KEY_BITS * f)) & KEY_MASK
             if n:
                 key = g * KEYS_PER_REPLAY + f
-                rec[offset + key] += n * coins[key] * mult
+                record(rec, offset + key, n * coins[key] * mult)
 
 
 @njit(cache=True, inline="always")
@@ -333,9 +354,8 @@ def free_spins(rng: np.random.Generator, strips: np.ndarray, lens: np.ndarray, p
     """:func:`play_free_spins` with the shipped rules, drawing from ``rng`` (which advances past the
     draws used), on :func:`make_bufs` buffers: for callers outside the kernels (tests, tools)."""
     st = pcg_state(rng)
-    none = np.zeros(0, dtype=np.int64)
     won = play_free_spins(st, strips, lens, packed, pay, values, free_cum, RULES, stops, board, q, work[:REELS],
-                          vals, spins, start_units, cap, out, np.zeros((0, N_PAYING, 37), dtype=np.int64), none, none)
+                          vals, spins, start_units, cap, out, NO_KEYS, NO_PAYS, NO_PAYS)
     store_pcg_state(rng, st)
     return int(won)
 
@@ -398,33 +418,18 @@ class Tables(NamedTuple):
     picks: np.ndarray
     xs: np.ndarray
     fout: np.ndarray
-    keys: np.ndarray
-    coins: np.ndarray
-    rec: np.ndarray
-    """The per-pay kernel's key tables (:func:`.pay_kernel.pay_key_tables`), each key's coins and the round's pays per key
-    (paid spin, then free spins); empty in the plain kernel's tables."""
 
 
-SCRATCH = ("stops", "board", "q", "above", "picks", "xs", "fout", "rec")
+SCRATCH = ("stops", "board", "q", "above", "picks", "xs", "fout")
 """The fields of :class:`Tables` a round writes: stops, board, q, refill pointers, lane picks, value
-draws, feature results, pays per key."""
+draws, feature results."""
 
 
-def tables(build: Build, rules: np.ndarray = RULES, by_pay: bool = False) -> Tables:
-    """The build's :class:`Tables` under ``rules`` (default the shipped :data:`RULES`); ``by_pay``: with the
-    per-pay kernel's keys (:func:`.pay_kernel.play_round_by_pay`)."""
+def tables(build: Build, rules: np.ndarray = RULES) -> Tables:
+    """The build's :class:`Tables` under ``rules`` (default the shipped :data:`RULES`)."""
     a = build.arrays
-    if by_pay:
-        coins = np.array([a["pay"][sym, next(c for c in range(37) if tier_of(c) == t)]
-                          for sym in range(N_PAYING) for t in range(N_TIERS)], dtype=np.int64)
-        from .pay_kernel import pay_key_tables
-
-        keys, rec = pay_key_tables(), np.zeros(2 * N_PAY_KEYS, dtype=np.int64)
-    else:
-        keys, coins, rec = (np.zeros((0, N_PAYING, 37), dtype=np.int64), np.zeros(0, dtype=np.int64),
-                            np.zeros(0, dtype=np.int64))
     return Tables(a["strips"], a["lens"], a["packed"], a["pay"], a["values"], a["base_cum"], a["free_cum"], rules,
-                  *workspace(), keys, coins, rec)
+                  *workspace())
 
 
 @round_function
@@ -433,7 +438,7 @@ def play_round(st, t, mode, cap, parts, counters):
     :data:`COUNTERS`."""
     if mode == 1:
         f = play_free_spins(st, t.strips, t.lens, t.packed, t.pay, t.values, t.free_cum, t.rules, t.stops, t.board,
-                            t.q, t.above, t.xs, t.rules[R_AWARD], 0, cap, t.fout, t.keys, t.coins, t.rec)
+                            t.q, t.above, t.xs, t.rules[R_AWARD], 0, cap, t.fout, NO_KEYS, NO_PAYS, NO_PAYS)
         parts[1] = f
         _count_feature(counters, t.fout, f > 0)
     else:
@@ -447,7 +452,7 @@ def play_round(st, t, mode, cap, parts, counters):
             spins = feature_spins(t.rules, sc)
             if spins:
                 f = play_free_spins(st, t.strips, t.lens, t.packed, t.pay, t.values, t.free_cum, t.rules, t.stops,
-                                    t.board, t.q, t.above, t.xs, spins, p, cap, t.fout, t.keys, t.coins, t.rec)
+                                    t.board, t.q, t.above, t.xs, spins, p, cap, t.fout, NO_KEYS, NO_PAYS, NO_PAYS)
                 parts[1] = f
                 _count_feature(counters, t.fout, p + f > 0)
         if s > 0:
@@ -464,9 +469,7 @@ def round_wins(st: np.ndarray, rounds: int, buy: bool, strips: np.ndarray, lens:
                cap: int) -> np.ndarray:
     """Per-round total wins (units) of :data:`LOOP` on these tables and ``rules`` from PCG64 state ``st``
     (advanced): for tests and tools that play other rule numbers than the shipped ones."""
-    none = np.zeros(0, dtype=np.int64)
-    t = Tables(strips, lens, packed, pay, values, base_cum, free_cum, rules, *workspace(),
-               np.zeros((0, N_PAYING, 37), dtype=np.int64), none, none)
+    t = Tables(strips, lens, packed, pay, values, base_cum, free_cum, rules, *workspace())
     tally = Tally.empty(len(COMPONENTS), len(COUNTERS))
     wins = np.zeros(rounds, dtype=np.int64)
     LOOP(st, t, rounds, int(buy), cap, bucket_edges_units(COINS_PER_BET), wins, tally.totals, tally.components,

@@ -6,6 +6,8 @@ rounds are untouched."""
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from reelforge.game.loop import kernel_loop, round_function
@@ -16,7 +18,7 @@ from reelforge.games.gemstones_gold.kernel import (
     N_PAY_KEYS,
     N_TIERS,
     R_AWARD,
-    Tables,
+    SCRATCH,
     add_pays,
     feature_spins,
     paid_spin,
@@ -36,9 +38,39 @@ def pay_key_tables() -> np.ndarray:
     return keys
 
 
-def pay_tables(build: Build) -> Tables:
+class PayTables(NamedTuple):
+    """:class:`.kernel.Tables` with the per-pay kernel's key tables (:func:`pay_key_tables`), each key's coins and
+    the round's pays per key (paid spin, then free spins)."""
+
+    strips: np.ndarray
+    lens: np.ndarray
+    packed: np.ndarray
+    pay: np.ndarray
+    values: np.ndarray
+    base_cum: np.ndarray
+    free_cum: np.ndarray
+    rules: np.ndarray
+    stops: np.ndarray
+    board: np.ndarray
+    q: np.ndarray
+    above: np.ndarray
+    picks: np.ndarray
+    xs: np.ndarray
+    fout: np.ndarray
+    keys: np.ndarray
+    coins: np.ndarray
+    rec: np.ndarray
+
+
+PAY_SCRATCH = (*SCRATCH, "rec")
+
+
+def pay_tables(build: Build) -> PayTables:
     """The per-pay kernel's tables of ``build`` (the shipped rules)."""
-    return tables(build, by_pay=True)
+    pay = build.arrays["pay"]
+    coins = np.array([pay[sym, next(c for c in range(37) if tier_of(c) == t)] for sym in range(N_PAYING)
+                      for t in range(N_TIERS)], dtype=np.int64)
+    return PayTables(*tables(build), pay_key_tables(), coins, np.zeros(2 * N_PAY_KEYS, dtype=np.int64))
 
 
 @round_function

@@ -19,6 +19,7 @@ from reelforge.games.gemstones_gold.kernel import (
     N_TIERS,
     R_AWARD,
     SCRATCH,
+    Tables,
     add_pays,
     feature_spins,
     paid_spin,
@@ -38,28 +39,10 @@ def pay_key_tables() -> np.ndarray:
     return keys
 
 
-class PayTables(NamedTuple):
-    """:class:`.kernel.Tables` with the per-pay kernel's key tables (:func:`pay_key_tables`), each key's coins and
-    the round's pays per key (paid spin, then free spins)."""
-
-    strips: np.ndarray
-    lens: np.ndarray
-    packed: np.ndarray
-    pay: np.ndarray
-    values: np.ndarray
-    base_cum: np.ndarray
-    free_cum: np.ndarray
-    rules: np.ndarray
-    stops: np.ndarray
-    board: np.ndarray
-    q: np.ndarray
-    above: np.ndarray
-    picks: np.ndarray
-    xs: np.ndarray
-    fout: np.ndarray
-    keys: np.ndarray
-    coins: np.ndarray
-    rec: np.ndarray
+PayTables = NamedTuple("PayTables", [*((f, np.ndarray) for f in Tables._fields),
+                                     ("keys", np.ndarray), ("coins", np.ndarray), ("rec", np.ndarray)])
+PayTables.__doc__ = """:class:`.kernel.Tables` with the per-pay kernel's key tables (:func:`pay_key_tables`), each
+key's coins and the round's pays per key (paid spin, then free spins)."""
 
 
 PAY_SCRATCH = (*SCRATCH, "rec")

@@ -75,7 +75,8 @@ def gemstones_gold() -> dict[str, Callable[[np.ndarray, int], object]]:
             spins = k.feature_spins(t.rules, sc)
             if p < cap and spins:
                 p += k.play_free_spins(st, t.strips, t.lens, t.packed, t.pay, t.values, t.free_cum, t.rules,
-                                       t.stops, t.board, t.q, t.above, t.xs, spins, p, cap, t.fout)
+                                       t.stops, t.board, t.q, t.above, t.xs, spins, p, cap, t.fout,
+                                       k.NO_KEYS, k.NO_PAYS, k.NO_PAYS)
             acc += p + s
         return acc
 

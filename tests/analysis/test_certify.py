@@ -171,12 +171,22 @@ def test_the_package_names_each_targets_source_and_passes_or_fails_it(fog_packag
 
 def test_gembox_rewards_add_up_and_bet_levels_are_whole_cents(fog_package):
     f = json.loads((fog_package / "figures.json").read_text())
-    rows = f["feature_breakdown"]["rows"]
+    table = f["feature_breakdown"]
+    rows = table["rows"]
     assert len(rows) == 10  # nine rewards and the cap's correction
     s = f["summary"]
+    share = table["formats"].index("pp")
     # the rows add up to the GEMBOX part of the RTP
-    assert sum(r[3] for r in rows) == pytest.approx(s["rtp_split"]["gembox"], rel=1e-9)
-    assert rows[-1][3] == -s["extra"]["cap_correction"] <= 0
+    assert sum(r[share] for r in rows) == pytest.approx(s["rtp_split"]["gembox"], rel=1e-9)
+    assert rows[-1][share] == -s["extra"]["cap_correction"] <= 0
+    # every simulated cell has its 99% interval around it (an instant prize's mean is exact), and the note says the
+    # sample sizes the intervals rest on
+    for row in rows:
+        for col, fmt in enumerate(table["formats"]):
+            if fmt.endswith("_ci") and row[col - 1] is not None:
+                ci = row[col]
+                assert ci == "exact" if col == 4 and "free spins" not in row[0] else ci[0] <= row[col - 1] <= ci[1], row
+    assert f"{s['rounds']:,} paid spins" in table["note"] and "single free spins" in table["note"]
     levels = f["bet_levels"]
     assert [r["bet_cents"] for r in levels][0] == 20 and all(r["exact_cents"] for r in levels)
 

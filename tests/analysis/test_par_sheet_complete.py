@@ -73,7 +73,7 @@ def test_seven_lines_exact_pays_read_line_by_line_add_up_to_the_enumerated_rtp()
 
 
 def test_each_rule_cites_its_document_and_section():
-    for game in ("forge-of-fortunes", "gemstones-gold", "forge-of-gems", "seven-lines"):
+    for game in ("forge-of-fortunes", "gemstones-gold", "forge-of-gems", "seven-lines", "golden-vault"):
         g = get_game(game)
         rows = g.report().rule_sources(g.load_build(g.default_build()))
         assert rows and all(rule and "document" in doc and where for rule, doc, where in rows), game
@@ -81,22 +81,41 @@ def test_each_rule_cites_its_document_and_section():
     assert "001_80ae9de499b28a2c.txt" in sheet["The rules and where each comes from"]["rows"][0][1]
 
 
-def test_golden_vault_gem_pays_are_binomial_and_add_up_to_the_convolved_paid_spin():
+def test_golden_vault_rules_cite_its_design_data_and_the_sheet_says_it_has_no_rules_document():
+    sheet, b = _sheet("golden-vault", "96.0")
+    rules = sheet["The rules and where each comes from"]
+    assert len(rules["rows"]) >= 5 and all("design document" in doc and where for _, doc, where in rules["rows"])
+    assert "no published rules document" in rules["note"]
+    assert any(f"{b.grand_x:,}x" in rule for rule, _, _ in rules["rows"])  # the build's own figures, not prose
+    other = _sheet("forge-of-fortunes", "96.2")[0]["The rules and where each comes from"]["note"]
+    assert "no published rules document" not in other
+
+
+def test_golden_vault_gem_pays_are_binomial_and_hold_and_respin_splits_exactly_by_coin_value():
     from reelforge.games.golden_vault.build import GEMS, UNIT
     from reelforge.mechanics.enumeration import anywhere_cells
 
     g = get_game("golden-vault")
     b = g.load_build("96.0")
-    feature = Fraction(1, 2)  # the summary's Hold and Respin share; its row is taken as given
-    summary = {"method": "exact", "rtp_exact": str(Fraction(b.rtp)), "rtp_split_exact": {"hold_and_respin": str(feature)}}
-    rows = g.report().exact_pays(b, summary)
     spin = anywhere_cells(15, {"blank": b.base["blank"], **b.base["gems"], "coin": sum(b.base["coins"])},
                           {gem: b.pays[gem] for gem in GEMS}, 5, "coin")
     weight = sum(spin.values())
     convolved = sum(Fraction(win * w, weight * UNIT) for (win, _), w in spin.items())
+    feature = Fraction(b.rtp) - convolved  # the build file's exact RTP less the paid spin: Hold and Respin's share
+    summary = {"method": "exact", "rtp_exact": b.rtp, "rtp_split_exact": {"hold_and_respin": str(feature)}}
+    rows = g.report().exact_pays(b, summary)
     assert sum(r[3] for r in rows if r[1] == "paid spin") == convolved  # the cells convolved outcome by outcome
-    assert next(r for r in rows if r[1] == "feature")[3] == feature
-    assert sum(r[3] for r in rows) == Fraction(b.rtp)  # the cap's row closes the sum to the exact RTP
+    coins = [r for r in rows if r[1] == "feature"]
+    # one row per coin value and the Grand, each its expected count times its value, adding up to the exact share
+    assert [r[0] for r in coins] == [f"coins of {Fraction(v, UNIT)}x (held and landed)" for v in sorted(b.coin_values)] \
+        + [f"Grand {b.grand_x:,}x (a full board)"]
+    assert all(r[3] == r[2] * v / UNIT for r, v in zip(coins, sorted(b.coin_values)))
+    assert coins[-1][3] == coins[-1][2] * b.grand_x
+    assert sum(r[3] for r in coins) == feature
+    assert next(r for r in rows if r[1] == "cap")[3] == 0  # 2,600x is the most a round can pay: the cap takes nothing
+    by_value, ends = g.report().exact_sections(b, summary)
+    assert by_value["rows"][-1][4] == "54.862219 pp" and len(by_value["rows"]) == len(b.coin_values) + 2
+    assert [r[0] for r in ends["rows"]] == [str(n) for n in range(b.trigger, 16)]
 
 
 def test_games_with_their_own_sheet_list_every_build_file_parameter_with_its_unit():
@@ -122,3 +141,42 @@ def test_gemstones_gold_free_spins_by_award_give_each_mean_win_its_interval():
     for row in table["rows"]:
         n = s["extra"]["features"][row[0].split()[0]]["n"]
         assert row[3] == pytest.approx([row[2] - Z99 * 40 / math.sqrt(n), row[2] + Z99 * 40 / math.sqrt(n)])
+
+
+def test_gemstones_gold_per_pay_tables_are_kernel_tallies_adding_up_to_their_total_beside_the_certified_rtp():
+    from reelforge.analysis.par import default_par_rounds
+    from reelforge.game.parsheet import kernel_pay_rounds, kernel_pay_sample
+
+    g = get_game("gemstones-gold")
+    b = g.load_build("96.71")
+    summary = GOLDEN["summaries"]["gemstones-gold/stratified"]
+    sheet = {s["title"]: s for s in par_sheet(g, b, summary, rounds=30_000, seed=4)["sections"]}
+    tally, acc = kernel_pay_sample(g, b, 30_000, 4, workers=1)
+    assert sum(tally.total.values()) == acc.win  # integer cells: the round wins exactly, the cap's reduction included
+    totals = {r[0]: r for r in sheet["Per-pay tables: totals"]["rows"]}
+    lo, hi = acc.rtp_ci99()
+    assert totals["the per-pay sample's RTP (all tables)"][1].endswith(f"= {acc.rtp * 100:.3f}%")
+    assert totals["the per-pay sample's RTP (all tables)"][2] == f"[{lo * 100:.3f}%, {hi * 100:.3f}%]"
+    assert totals["the certified RTP (the package's estimate)"][1] == f"{summary['rtp'] * 100:.3f}%"
+    assert "30,000 paid rounds" in sheet["Pays in the paid spin: hit frequency and RTP contribution"]["note"]
+    # the default run is sized from the SD for a 0.25 pp half-width: (2.5758 x 15 / 0.0025)^2 rounds for an SD of 15
+    figures = {"build": "96.71", "mode": "paid", "summary": {"sd": 15.0}, "sample_summary": {"sd": 14.0}}
+    assert default_par_rounds(g, figures) == kernel_pay_rounds(15.0) == 238_856_278
+    assert default_par_rounds(get_game("forge-of-gems"), {**figures, "build": "96.2"}) == 200_000
+
+
+def test_a_reference_sample_per_pay_total_is_shown_with_its_interval_beside_the_certified_rtp():
+    from reelforge.core.stats import mean_ci99
+    from reelforge.game.parsheet import reference_sample
+    from reelforge.games.forge_of_gems.reporting import attribute
+
+    g = get_game("forge-of-gems")
+    b = g.load_build("96.2")
+    summary = GOLDEN["summaries"]["forge-of-gems"]
+    totals = {r[0]: r for r in _sheet("forge-of-gems", "96.2")[0]["Per-pay tables: totals"]["rows"]}
+    tally = reference_sample(g, b, 20, 1, attribute(b.unit))  # the same 20 rounds, seed 1
+    lo, hi = mean_ci99(sum(tally.total.values()), tally.win_sq, 20)
+    assert totals["the reference sample's RTP (all tables)"][2] == f"[{lo / b.unit * 100:.3f}%, {hi / b.unit * 100:.3f}%]"
+    assert totals["the certified RTP (the package's estimate)"][1:] == [
+        f"{summary['rtp'] * 100:.3f}%", f"[{summary['rtp_ci99'][0] * 100:.3f}%, {summary['rtp_ci99'][1] * 100:.3f}%]"]
+    assert totals["their difference"][2].endswith(("within it", "OUTSIDE it"))

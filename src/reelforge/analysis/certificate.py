@@ -258,6 +258,7 @@ def figures_of(game: Game, build: Build, plan: Any, main: Sample | None, sample:
     elif plan.estimator == "stratified":
         est = game.stratified_estimator().estimate(main, build)
         s = stratified_summary_of(game, build, est, None)
+        s["extra"].update(game.report().stratified_details(build, main))
         s["sample"]["description"] = (f"stratified estimate: {est.rounds:,} paid spins + {est.feature_rounds:,} "
                                       f"features simulated apart, in {len(main_pieces)} seeded pieces")
     else:

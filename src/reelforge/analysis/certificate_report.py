@@ -363,8 +363,14 @@ def _cell(c: Any, fmt: str) -> str:
         return f"{pct(c, 6 if c < 1e-4 else 4)} = {one_in(c)}"  # a rare award keeps its digits
     if fmt == "x":
         return f"{c:,.3f}x"
+    if isinstance(c, str):  # "exact": a cell without an interval because it has no error
+        return c
     if fmt == "x_ci":
         return f"[{c[0]:,.3f}, {c[1]:,.3f}]x"
+    if fmt == "probability_ci":
+        return pct_ci(c, 6 if c[1] < 1e-4 else 4)
+    if fmt == "pp_ci":
+        return f"[{c[0] * 100:.3f}, {c[1] * 100:.3f}] pp"
     if fmt == "pp":
         return f"{c * 100:.3f} pp"
     if fmt == "number":

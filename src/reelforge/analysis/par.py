@@ -13,16 +13,14 @@ from __future__ import annotations
 from typing import Any
 
 from reelforge.game.contract import Game
-from reelforge.game.parsheet import section
-
-PAR_SAMPLE_ROUNDS = 200_000
-"""Default reference-engine rounds behind a simulated game's per-pay figures (about 20 s per game)."""
+from reelforge.game.parsheet import PAR_SAMPLE_ROUNDS, kernel_pay_rounds, section
 
 
 def par_sheet(game: Game, build: Any, summary: dict[str, Any], rounds: int = PAR_SAMPLE_ROUNDS,
               seed: int = 2026) -> dict[str, Any]:
     """The PAR-sheet content of ``build`` (``{"sample", "sections"}``, see :mod:`reelforge.game.parsheet`);
-    ``rounds`` reference-engine rounds back the per-pay figures of simulated games."""
+    ``rounds`` rounds back the per-pay figures of simulated games (the per-pay kernel's where the game has one,
+    else the reference engine's)."""
     if rounds < 1:
         raise ValueError("the PAR sample needs at least one round")
     sheet = game.report().par_sheet(build, summary, rounds, seed)
@@ -36,10 +34,26 @@ def par_sheet(game: Game, build: Any, summary: dict[str, Any], rounds: int = PAR
             sheet["sections"].append(params)
     rules = game.report().rule_sources(build)
     if rules:
+        note = ("Every rule the engine plays, with the document and section it is read from; where the rules are "
+                "silent, the design document decides." if game.rules_document is not None else
+                f"{game.title} has no published rules document: every rule the engine plays is read from the design "
+                "document the supplier declares (the game's reference rules, help text and build file, and its "
+                "declared targets), named with its section.")
         sheet["sections"].insert(1, section("The rules and where each comes from", ["rule", "document", "section"], rules,
-                                            "Every rule the engine plays, with the document and section it is read "
-                                            "from; where the rules are silent, the design document decides."))
+                                            note))
     return sheet
+
+
+def default_par_rounds(game: Game, figures: dict[str, Any]) -> int:
+    """Rounds behind a package's per-pay figures: for a game with a per-pay kernel, sized from the round's SD (the
+    larger of the certified summary's and its plain sample's) for a 99% half-width of
+    :data:`~reelforge.game.parsheet.KERNEL_PAY_HALF_WIDTH_PP` on the tables' total; else :data:`PAR_SAMPLE_ROUNDS`
+    reference-engine rounds."""
+    if getattr(game, "pay_loop", None) is None:
+        return PAR_SAMPLE_ROUNDS
+    sd = max(s["sd"] for s in (figures["summary"], figures.get("sample_summary") or figures["summary"]))
+    stake = float(game.stake_x(game.load_build(figures["build"]), figures["mode"]))
+    return max(PAR_SAMPLE_ROUNDS, kernel_pay_rounds(sd, stake))
 
 
 def build_parameter_section(game: Game, build: Any) -> dict[str, Any] | None:

@@ -126,7 +126,7 @@ def event_par_sheet(game: Game, build: Any, summary: dict[str, Any], rounds: int
                                 "The row each payline crosses on each reel; a line pays its longest run from reel 1."))
     exact_rows = report.exact_pays(build, summary)
     if exact_rows is not None:
-        sections += _exact_pay_sections(exact_rows, feature)
+        sections += _exact_pay_sections(exact_rows, feature) + report.exact_sections(build, summary)
         parts = {}  # the pays are exact: the reference sample keeps only the feature's distribution below
     first = True
     for part, pays in parts.items():

@@ -104,8 +104,9 @@ def summary(
     address: str = ADDRESS_OPT,
     out: str = typer.Option(None, "--out", "-o", metavar="FILE", help="Also write a report with plots and the PAR "
                             "sheet (.html or .md)."),
-    par_rounds: int = typer.Option(None, "--par-rounds", metavar="N", parser=PAR_ROUNDS, help="With --out: reference-engine rounds "
-                                   "behind the PAR sheet's per-pay figures of simulated games (default 200,000)."),
+    par_rounds: int = typer.Option(None, "--par-rounds", metavar="N", parser=PAR_ROUNDS, help="With --out: rounds behind the PAR "
+                                   "sheet's per-pay figures of simulated games, on the game's per-pay kernel where it "
+                                   "has one, else on the reference engine (default 200,000)."),
     stratified: bool = typer.Option(False, "--stratified", help="Use the game's stratified estimate "
                                     "(paid spins + trigger rate x feature value); --rounds = paid spins; with "
                                     "--precision, paid spins grow until the target is met."),

@@ -72,7 +72,9 @@ def certify(
     features_per_piece: int = typer.Option(None, "--features-per-piece", metavar="N", parser=FEATURES,
                                            help="Features beside each stratified piece (default: the estimator's share)."),
     par_rounds: int = typer.Option(None, "--par-rounds", metavar="N", parser=PAR_ROUNDS,
-                                   help="Reference-engine rounds behind the PAR sheet's per-pay figures (default 200,000)."),
+                                   help="Rounds behind the PAR sheet's per-pay figures: the per-pay kernel's where "
+                                   "the game has one (default: sized from the SD for a 0.25 pp half-width), else the "
+                                   "reference engine's (default 200,000)."),
     pdf: bool = typer.Option(True, "--pdf/--no-pdf", help="Print the report to PDF with headless Chromium where present."),
     lang: str = LANG_OPT,
     rng_report: str = typer.Option(None, "--rng-report", metavar="DIR", help="The RNG test report to include (made by "
@@ -184,7 +186,7 @@ def _finish(out: Path, plan, resume: bool, workers: int | None, par_rounds: int 
     from reelforge.analysis import certify as cert
     from reelforge.analysis.certificate_report import print_pdf, write_certificate
     from reelforge.analysis.manifest import FIGURES, identity, write_manifest
-    from reelforge.analysis.par import PAR_SAMPLE_ROUNDS
+    from reelforge.analysis.par import default_par_rounds
     from reelforge.analysis.signing import signer
     from reelforge.games.registry import get_game
 
@@ -195,7 +197,7 @@ def _finish(out: Path, plan, resume: bool, workers: int | None, par_rounds: int 
     b = g.load_build(plan.build)
     (out / FIGURES).write_text(json.dumps(cert.figures(out), indent=1, sort_keys=True) + "\n")
     figures = json.loads((out / FIGURES).read_text())  # the report is a function of the file (verify re-renders it)
-    par_rounds = par_rounds or PAR_SAMPLE_ROUNDS
+    par_rounds = par_rounds or default_par_rounds(g, figures)
     attested = list(attested or [])
     if rng is not None:  # before the identity, so that the manifest attests it and the report cites it
         from reelforge.ops import rng_report

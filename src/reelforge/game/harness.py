@@ -49,6 +49,15 @@ class KernelGame(Game):
     make_tables: ClassVar[Callable[[Any], Any]]
     """The build flattened for the round function (a NamedTuple of arrays and ints), declared as
     ``staticmethod(kernel.tables)``; made once per build."""
+    pay_loop: ClassVar[Callable | None] = None
+    """The per-pay kernel where the game has one (the PAR sheet's per-pay run): the same draws and round wins as
+    :attr:`loop`, its parts the round's win split by pay (:attr:`pay_components`, adding up to the round's win) and
+    its counters :attr:`pay_counters`, on :attr:`make_pay_tables`' tables."""
+    pay_components: ClassVar[tuple[str, ...]] = ()
+    pay_counters: ClassVar[tuple[str, ...]] = ()
+    make_pay_tables: ClassVar[Callable[[Any], Any] | None] = None
+    pay_scratch: ClassVar[tuple[str, ...]] = ()
+    """:attr:`scratch` of the per-pay kernel's tables."""
 
     def counter_names(self, build: Build) -> tuple[str, ...]:
         return self.counters
@@ -113,17 +122,24 @@ class KernelGame(Game):
                            component_names=self.components, counter_names=self.counter_names(build))
 
     def _run(self, build: Build, rounds: int, seed: int | np.random.SeedSequence | np.random.Generator, mode: str,
-             keep: bool) -> tuple[Accumulator, np.ndarray]:
+             keep: bool, by_pay: bool = False) -> tuple[Accumulator, np.ndarray]:
         """Rounds from ``seed`` (or a PCG64 Generator, advanced past the draws used): the tally and,
-        with ``keep``, each round's win."""
+        with ``keep``, each round's win; ``by_pay``: on the per-pay kernel (:attr:`pay_loop`)."""
         acc = self.new_accumulator(build, mode)     # refuses an undeclared or unpriced mode first
-        tally = Tally.empty(len(self.components), len(acc.counter_names))
+        loop, make, scratch = type(self).loop, self.make_tables, self.scratch
+        if by_pay:
+            if self.pay_loop is None:
+                raise ValueError(f"{self.id} has no per-pay kernel")
+            acc = Accumulator(unit=acc.unit, cap_units=acc.cap_units, stake_units=acc.stake_units,
+                              component_names=self.pay_components, counter_names=self.pay_counters)
+            loop, make, scratch = type(self).pay_loop, self.make_pay_tables, self.pay_scratch
+        tally = Tally.empty(len(acc.component_names), len(acc.counter_names))
         wins = np.zeros(rounds if keep else 0, dtype=np.int64)
         rng = seed if isinstance(seed, np.random.Generator) else np.random.Generator(np.random.PCG64(seed))
         st = pcg_state(rng)
-        t = round_tables(build, self.make_tables, self.scratch)
-        type(self).loop(st, t, rounds, self.modes.index(mode), acc.cap_units,
-                  bucket_edges_units(acc.unit), wins, tally.totals, tally.components, tally.hist, tally.counters)
+        t = round_tables(build, make, scratch)
+        loop(st, t, rounds, self.modes.index(mode), acc.cap_units,
+             bucket_edges_units(acc.unit), wins, tally.totals, tally.components, tally.hist, tally.counters)
         store_pcg_state(rng, st)
         acc.add_tally(tally)
         return acc, wins
@@ -135,3 +151,13 @@ class KernelGame(Game):
     def kernel_round_wins(self, build: Build, rounds: int, seed: int | np.random.SeedSequence,
                           mode: str = "paid") -> np.ndarray:
         return self._run(build, rounds, seed, mode, keep=True)[1]
+
+    def simulate_pays_chunk(self, build: Build, rounds: int, seed: int | np.random.SeedSequence,
+                            mode: str = "paid") -> Accumulator:
+        """:meth:`simulate_chunk` on the per-pay kernel: the same rounds, the components each pay's win."""
+        return self._run(build, rounds, seed, mode, keep=False, by_pay=True)[0]
+
+    def kernel_pay_round_wins(self, build: Build, rounds: int, seed: int | np.random.SeedSequence,
+                              mode: str = "paid") -> np.ndarray:
+        """:meth:`kernel_round_wins` of the per-pay kernel (its parity with the plain kernel)."""
+        return self._run(build, rounds, seed, mode, keep=True, by_pay=True)[1]

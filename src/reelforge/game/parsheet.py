@@ -11,15 +11,17 @@ has them.
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+from reelforge.core.chunks import ChunkRun, chunk_sizes
 from reelforge.core.draws import SeededDraws
 from reelforge.core.numbers import one_in, pct, pct_ci, pp, pp_ci, x_bet
-from reelforge.core.stats import clopper_pearson, mean_ci99, wilson_ci
+from reelforge.core.stats import Z99, Accumulator, clopper_pearson, mean_ci99, wilson_ci
 from reelforge.game.contract import Game
 from reelforge.game.results import RoundResult
 
@@ -86,9 +88,12 @@ class PayTally:
     feature_wins: list[int] = field(default_factory=list)
     feature_capped: list[bool] = field(default_factory=list)
     """Per feature: its round reached the cap (counted in the cap's row of the feature-win table)."""
+    win_sq: int = 0
+    """The sum over rounds of the squared round win (the interval of the tables' total)."""
 
     def add(self, per_round: dict[str, int], feature_win: int | None, capped: bool = False) -> None:
         self.rounds += 1
+        self.win_sq += sum(per_round.values()) ** 2
         for key, units in per_round.items():
             if units:
                 self.hits[key] += 1
@@ -113,6 +118,55 @@ def reference_sample(game: Game, build: Any, rounds: int, seed: int,
         per_round, feature_win = attribute(game.play_round(build, draws, mode))
         tally.add(per_round, feature_win, sum(per_round.values()) >= cap)
     return tally
+
+
+PAR_SAMPLE_ROUNDS = 200_000
+"""Default reference-engine rounds behind a simulated game's per-pay figures (about 20 s per game); the most a
+game with a per-pay kernel plays on the reference engine (for its features' wins one by one)."""
+KERNEL_PAY_HALF_WIDTH_PP = 0.25
+"""The 99% half-width of the RTP (pp) a per-pay kernel run is sized for from the game's SD (:func:`kernel_pay_rounds`)."""
+PAY_CHUNK = 1 << 20
+
+
+def kernel_pay_rounds(sd_x: float, stake_x: float = 1.0, half_width_pp: float = KERNEL_PAY_HALF_WIDTH_PP) -> int:
+    """Rounds of a per-pay kernel run whose RTP (the per-pay tables' total) has a 99% half-width of
+    ``half_width_pp`` for a round SD of ``sd_x`` total bets (per unit of ``stake_x``)."""
+    return math.ceil((Z99 * sd_x / stake_x / (half_width_pp / 100)) ** 2)
+
+
+@dataclass(frozen=True)
+class _PayChunk:
+    """One chunk of a per-pay kernel run (:meth:`reelforge.game.harness.KernelGame.simulate_pays_chunk`)."""
+
+    game: Any
+    build: Any
+    mode: str
+
+    def __call__(self, rounds: int, stream: Any) -> Accumulator:
+        return self.game.simulate_pays_chunk(self.build, rounds, stream, self.mode)
+
+
+def kernel_pay_sample(game: Any, build: Any, rounds: int, seed: int, mode: str = "paid",
+                      workers: int | None = None) -> tuple[PayTally, Accumulator]:
+    """``rounds`` rounds of ``mode`` on the game's per-pay kernel (the plain kernel's rounds, each win split by
+    pay; seeded chunks, the same totals on any number of workers): its :class:`PayTally` (integer sums per pay,
+    adding up exactly to the sample's total win) and the run's accumulator (its RTP and interval)."""
+    chunks = -(-rounds // PAY_CHUNK)
+    total: Accumulator | None = None
+    for _, acc in ChunkRun(_PayChunk(game, build, mode), chunk_sizes(rounds, PAY_CHUNK), seed, workers, chunks=chunks):
+        if total is None:
+            total = acc
+        else:
+            total.merge_in(acc)
+    assert total is not None
+    if total.counter("rounds whose pays fell short"):  # the replays missed a win: never a table that misstates
+        raise RuntimeError(f"{game.id}: the per-pay kernel's pays fell short of the round win")
+    tally = PayTally(rounds=total.rounds, win_sq=total.win_sq)
+    for name, units, squares in zip(total.component_names, total.components, total.component_sq):
+        if units:
+            tally.total[name], tally.total_sq[name] = units, squares
+            tally.hits[name] = total.counter("capped rounds") if name == "cap|reduction" else total.counter(f"hits {name}")
+    return tally, total
 
 
 def pay_rows(tally: PayTally, keys: list[tuple[str, str, str]], unit: int) -> list[list[str]]:
@@ -147,10 +201,13 @@ PART_TITLES = {
 
 
 def pay_sections(tally: PayTally, keys: list[tuple[str, str, str]], unit: int, seed: int, note: str,
-                 parts: dict[str, tuple[str, str]] | None = None, per: str = "paid round") -> list[dict]:
+                 parts: dict[str, tuple[str, str]] | None = None, per: str = "paid round",
+                 certified: dict[str, Any] | None = None, kernel: bool = False) -> list[dict]:
     """One pays table per part of the round (paid spin, free spins, the cap, and a game's own ``parts``:
     part -> (table title, its words in the totals)), in ``keys`` order; ``unit`` is the stake's units (the win
-    unit of a total bet; of the price for bought features, ``per="purchase"``)."""
+    unit of a total bet; of the price for bought features, ``per="purchase"``). The tables' total is shown with
+    its 99% interval beside the RTP of ``certified`` (the summary the package certifies) with its own;
+    ``kernel``: the tally is a per-pay kernel run (:func:`kernel_pay_sample`), else the reference engine's."""
     titles = {**PART_TITLES, **{p: title for p, (title, _) in (parts or {}).items()}}
     part_words = {**PART_WORDS, **{p: w for p, (_, w) in (parts or {}).items()}}
     parts: list[str] = []
@@ -165,13 +222,31 @@ def pay_sections(tally: PayTally, keys: list[tuple[str, str, str]], unit: int, s
         total = part_total(tally, part_keys, unit)
         totals.append([part_words.get(part, part), pp(total)])
         rows.append([f"total of this table ({part_words.get(part, part)})", "", "", "", pp(total), ""])
+        first = (kernel_sample_note(tally, seed, per) if kernel else sample_note(tally, seed, per)) + " " + note
         out.append(section(titles.get(part, part), [c.replace("paid round", per) for c in PAY_COLUMNS], rows,
-                           (sample_note(tally, seed, per) + " " + note) if i == 0 else ""))
+                           first if i == 0 else ""))
     rtp = part_total(tally, keys, unit)
-    totals.append(["the reference sample's RTP (all tables)", pp(rtp) + f" = {pct(rtp, 3)}"])
-    out.append(section("Per-pay tables: totals", ["part of the round", "RTP contribution"], totals,
-                       f"The tables add up to the RTP of the reference sample ({tally.rounds:,} rounds, seed {seed}); "
-                       "the summary's RTP rests on a larger sample, so the two differ by sampling error."))
+    lo, hi = mean_ci99(sum(tally.total.values()), tally.win_sq, tally.rounds)
+    ci = [lo / unit, hi / unit]
+    what = "the per-pay sample" if kernel else "the reference sample"
+    totals = [[*row, ""] for row in totals]
+    totals.append([f"{what}'s RTP (all tables)", pp(rtp) + f" = {pct(rtp, 3)}", pct_ci(ci, 3)])
+    if certified is not None:
+        cert_ci = certified.get("rtp_ci99")
+        totals.append(["the certified RTP (the package's estimate)", pct(certified["rtp"], 3),
+                       pct_ci(cert_ci, 3) if cert_ci else "exact"])
+        diff = rtp - certified["rtp"]
+        half = math.hypot((ci[1] - ci[0]) / 2, (cert_ci[1] - cert_ci[0]) / 2 if cert_ci else 0.0)
+        totals.append(["their difference", pp(diff),
+                       f"+-{half * 100:.3f} pp: {'within' if abs(diff) <= half else 'OUTSIDE'} it"])
+    sized = (f"; certify sizes it from the round's SD for about {KERNEL_PAY_HALF_WIDTH_PP} pp unless --par-rounds says "
+             "otherwise" if kernel else "; the reference engine plays the readable rules, too slow for more")
+    out.append(section("Per-pay tables: totals", ["part of the round", "RTP contribution", "99% interval"], totals,
+                       f"The cells are integer tallies of one plain simulation ({tally.rounds:,} rounds, seed {seed}), "
+                       f"so they add up exactly to that sample's RTP, whose 99% half-width is {(ci[1] - ci[0]) / 2 * 100:.3f} "
+                       f"pp{sized}. The certified RTP is the package's own estimate from its own samples; both estimate "
+                       "the same RTP, independently, so their difference is sampling error, within its 99% interval "
+                       "(the two half-widths combined) when they agree."))
     return out
 
 
@@ -241,6 +316,14 @@ def sample_note(tally: PayTally, seed: int, per: str = "paid round") -> str:
     return (f"Per-pay figures from the reference engine (the readable rules) on {tally.rounds:,} {what}, "
             f"seed {seed}; intervals are 99% (Wilson for frequencies, normal for RTP contributions). "
             f"Pays that land inside a capped round count before the cap; what the cap takes off is its own table, so all rows add up to the sample's RTP.")
+
+
+def kernel_sample_note(tally: PayTally, seed: int, per: str = "paid round") -> str:
+    what = "bought features, each one purchase" if per == "purchase" else "paid rounds"
+    return (f"Per-pay figures from a plain simulation of {tally.rounds:,} {what} (seed {seed}) on the per-pay kernel: "
+            "the fast kernel's rounds, each win split by pay, checked against the readable rules' pays; intervals are "
+            "99% (Wilson for frequencies, normal for RTP contributions). Pays that land inside a capped round count "
+            "before the cap; what the cap takes off is its own table, so all rows add up to the sample's RTP.")
 
 
 def attribute_round(result: RoundResult, unit: int,

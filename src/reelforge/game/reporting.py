@@ -82,6 +82,11 @@ class Reporting:
         gives none (its PAR sheet's pays then come from the reference sample)."""
         return None
 
+    def exact_sections(self, build: Build, summary: dict[str, Any]) -> list[dict[str, Any]]:
+        """The PAR sheet's further exact tables of an exact summary, after its exact pays (a feature split by what
+        it pays, its outcome distribution); none by default."""
+        return []
+
     def rule_sources(self, build: Build) -> list[list[str]]:
         """Each rule the game plays, in words, with the document and section it comes from (``[rule, document,
         section]``): the PAR sheet's reference from every rule to its source; none by default."""
@@ -124,6 +129,11 @@ class Reporting:
                             "over every stop or cell combination, the feature as its Markov chain; no sample."}
         return {"enumerable": False, "combinations": None, "lengths": None,
                 "text": "Not enumerated: the game states no finite cycle of equally likely outcomes for a round."}
+
+    def stratified_details(self, build: Build, sample: Any) -> dict[str, Any]:
+        """Figures of a stratified sample that its estimate leaves out (the intervals of :meth:`feature_breakdown`'s
+        cells), added to the summary's ``extra`` by a certification package; none by default."""
+        return {}
 
     def feature_breakdown(self, build: Build, summary: dict[str, Any]) -> dict[str, Any]:
         """Each feature award's frequency, mean win and share of RTP (``{"title", "columns", "rows",

@@ -122,3 +122,21 @@ def test_the_generator_entry_to_free_spins_plays_the_kernels_features_and_advanc
     wins = [kernel.free_spins(rng, a["strips"], a["lens"], a["packed"], a["pay"], a["values"], a["free_cum"], stops,
                               board, q, counts, work, vals, 10, 0, build.cap_units, fout) for _ in range(200)]
     assert wins == GAME.kernel_round_wins(build, 200, 8, "buy").tolist()
+
+
+def test_the_per_pay_kernel_plays_the_same_rounds_and_splits_each_win_as_the_reference_engine_does():
+    from reelforge.game.parsheet import reference_sample
+    from reelforge.games.gemstones_gold.reporting import attribute
+
+    from .scenario import scenario_build
+    build = scenario_build()
+    for mode, n in (("paid", 2000), ("buy", 150)):
+        wins = GAME.kernel_round_wins(build, n, 99, mode)
+        assert np.array_equal(GAME.kernel_pay_round_wins(build, n, 99, mode), wins)
+        acc = GAME.simulate_pays_chunk(build, n, 99, mode)
+        tally = reference_sample(GAME, build, n, 99, attribute, mode)  # the rules' events on the same stream
+        got = dict(zip(acc.component_names, acc.components))
+        assert sum(got.values()) == int(wins.sum()) and acc.counter("rounds whose pays fell short") == 0
+        assert {k: v for k, v in got.items() if v} == {k: v for k, v in tally.total.items() if v}
+        assert {k: acc.counter(f"hits {k}") for k in acc.component_names[:-1] if got[k]} == \
+            {k: h for k, h in tally.hits.items() if k != "cap|reduction" and h}

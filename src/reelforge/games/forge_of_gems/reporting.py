@@ -4,11 +4,13 @@ and game cycle, and the GEMBOX rewards of its stratified estimate."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable
 from fractions import Fraction
 from typing import Any
 
 from reelforge.core.numbers import one_in, pct, pct_ci, x_bet
+from reelforge.core.stats import Z99, wilson_ci
 from reelforge.game.parsheet import (
     FEATURE_DIST_COLUMNS,
     attribute_round,
@@ -109,7 +111,8 @@ class ForgeOfGemsReporting(Reporting):
                 section("GEMBOX reward weights", ["scatters", "reward", "weight", "probability"], gembox,
                         "Drawn once when 3 or more scatters remain after the paid spin's last cascade."),
                 *pay_sections(tally, keys, unit, seed,
-                              "A way win's contribution includes the win multiplier it was paid with.", PARTS),
+                              "A way win's contribution includes the win multiplier it was paid with.", PARTS,
+                              certified=summary),
                 section("GEMBOX and free spins: trigger and average win", ["figure", "value", "99% interval", "sample"], feat,
                         "The feature win is everything the round paid after its paid spin (GEMBOX prize and free spins)."),
                 section("GEMBOX and free spins: win distribution (per GEMBOX, x total bet)", FEATURE_DIST_COLUMNS,
@@ -177,25 +180,71 @@ class ForgeOfGemsReporting(Reporting):
                         "redraws a FORGE REEL position, and cascades and free spins have no fixed number, so a round "
                         "has no finite cycle of equally likely outcomes."}
 
+    def stratified_details(self, build: Any, sample: Any) -> dict[str, Any]:
+        """The 99% interval of each feature length's mean win (x total bet) of a split-spins sample: the delta
+        method on the single free spins, as the estimator's own variance (:class:`.split_spins.SplitFeatureValues`)."""
+        import numpy as np
+
+        from reelforge.games.forge_of_gems import split_spins
+        from reelforge.games.forge_of_gems.stratified import MARKS
+
+        if sample is None or sample.kind != split_spins.KIND:
+            return {}
+        st, _, spins = split_spins.from_sample(sample)
+        values = split_spins.SplitFeatureValues(st, spins)
+        means = values.means()
+        out = {}
+        for i, n in enumerate(MARKS):
+            half = Z99 * math.sqrt(values.variance(np.eye(len(MARKS))[i])) / build.unit
+            out[str(n)] = [float(means[i] / build.unit - half), float(means[i] / build.unit + half)]
+        return {"feature_means_x_ci99": out, "feature_means_sd_x": {n: (hi - lo) / 2 / Z99 for n, (lo, hi) in out.items()}}
+
     def feature_breakdown(self, build: Any, summary: dict[str, Any]) -> dict[str, Any]:
         if summary["method"] != "stratified":
             return {}
         x = summary.get("extra") or {}
         means = x.get("feature_means_x", {})
+        mean_ci = x.get("feature_means_x_ci99") or {}
+        mean_sd = x.get("feature_means_sd_x") or {}
         freq = x.get("gembox_frequencies", {})
+        n = summary["rounds"]
         rows = []
         for k, rewards in GEMBOX_REWARDS.items():
+            # the scatter class's probability from the paid-spin stratum (its rewards' probabilities add up to it)
+            cls = sum(freq.get(reward_name(k, j), 0.0) for j in range(len(rewards)))
+            cls_ci = wilson_ci(round(cls * n), n)
             for j, (prize, spins) in enumerate(rewards):
+                pi = float(build.gembox[k].probability(j))  # the build's exact weight share of this reward
                 p = freq.get(reward_name(k, j), 0.0)
+                p_ci = [pi * cls_ci[0], pi * cls_ci[1]]
                 fmean = means.get(str(spins), means.get(spins, 0.0)) if spins else 0.0
                 label = " + ".join(t for t in (f"{prize}x" if prize else "", f"{spins} free spins" if spins else "") if t)
-                rows.append([f"{k}{'+' if k == 5 else ''} scatters: {label}", p, prize + fmean, p * (prize + fmean)])
-        rows.append(["the cap's correction (rounds that reach 20,000x pay exactly that)", None, None,
-                     -x.get("cap_correction", 0.0)])
-        return {"title": "GEMBOX rewards", "columns": ["reward", "probability per paid round",
-                "mean reward win (x bet)", "share of RTP"], "rows": rows,
-                "formats": ["text", "probability", "x", "pp"],
-                "note": "From the stratified estimate: reward probabilities from the paid-spin stratum (control "
-                        "variate on the first board) times the build's GEMBOX weights; free-spin means from the "
-                        "feature stratum; the cap's correction is its own row, so the rows add up to the GEMBOX "
-                        "part of the RTP."}
+                if spins:  # the two strata are independent samples: the product's variance by the delta method
+                    lo, hi = mean_ci.get(str(spins)) or (None, None)
+                    m_ci = None if lo is None else [prize + lo, prize + hi]
+                    sd_m = mean_sd.get(str(spins))
+                    sd_p = pi * math.sqrt(cls * (1 - cls) / n) if n else math.nan
+                    half = None if sd_m is None else Z99 * math.hypot((prize + fmean) * sd_p, p * sd_m)
+                    # a share is never negative: the normal interval is cut at zero
+                    share_ci = None if half is None else [max(p * (prize + fmean) - half, 0.0), p * (prize + fmean) + half]
+                else:  # an instant prize is exact: its share's interval is the probability's, times the prize
+                    m_ci, share_ci = "exact", [prize * p_ci[0], prize * p_ci[1]]
+                rows.append([f"{k}{'+' if k == 5 else ''} scatters: {label}", p, p_ci, prize + fmean, m_ci,
+                             p * (prize + fmean), share_ci])
+        corr = x.get("cap_correction", 0.0)
+        corr_half = Z99 * x.get("sd_cap_correction", math.nan) + x.get("cap_bound", 0.0)
+        rows.append(["the cap's correction (rounds that reach 20,000x pay exactly that)", None, None, None, None,
+                     -corr, [-corr - corr_half, min(-corr + corr_half, 0.0)] if math.isfinite(corr_half) else None])
+        spins_note = f", {x['single_free_spins']:,} single free spins" if x.get("single_free_spins") else ""
+        return {"title": "GEMBOX rewards", "columns": ["reward", "probability per paid round", "99% interval",
+                "mean reward win (x bet)", "99% interval", "share of RTP", "99% interval"], "rows": rows,
+                "formats": ["text", "probability", "probability_ci", "x", "x_ci", "pp", "pp_ci"],
+                "note": f"From the stratified estimate ({n:,} paid spins{spins_note}, "
+                        f"{summary.get('feature_rounds') or 0:,} whole features): reward probabilities from the "
+                        "paid-spin stratum (control variate on the first board) times the build's GEMBOX weights, "
+                        "their intervals Wilson on the paid spins' scatter class (the control variate and the "
+                        "continuations only narrow it) times the weight; free-spin means from the feature stratum "
+                        "with the estimator's delta-method interval; an instant prize is exact and its share's "
+                        "interval is its probability's; a share with free spins combines both (normal, delta "
+                        "method), cut at zero; the cap's correction is its own row, its interval the estimator's "
+                        "(normal plus the bound of its histogram), cut at zero (it never adds). The rows add up to the GEMBOX part of the RTP."}

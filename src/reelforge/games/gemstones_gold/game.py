@@ -14,7 +14,7 @@ from reelforge.game.harness import KernelGame
 from reelforge.game.help import GameHelp
 from reelforge.game.results import StepResult, StratifiedEstimate, TuneResult
 from reelforge.game.texts import DEFAULT_LANGUAGE, ENGLISH, N_, Words
-from reelforge.games.gemstones_gold import kernel, rules
+from reelforge.games.gemstones_gold import kernel, pay_kernel, rules
 from reelforge.games.gemstones_gold.build import (
     COINS_PER_BET,
     FILES,
@@ -133,6 +133,8 @@ class GemstonesGold(KernelGame):
 
     components, counters, unit = kernel.COMPONENTS, kernel.COUNTERS, COINS_PER_BET
     rules, loop, make_tables, scratch = rules, kernel.LOOP, staticmethod(kernel.tables), kernel.SCRATCH
+    pay_loop, make_pay_tables = pay_kernel.LOOP_BY_PAY, staticmethod(pay_kernel.pay_tables)
+    pay_components, pay_counters, pay_scratch = pay_kernel.PAY_COMPONENTS, pay_kernel.PAY_COUNTERS, pay_kernel.PAY_SCRATCH
 
     # -- builds -------------------------------------------------------------
     # -- step machine ---------------------------------------------------------

@@ -36,6 +36,7 @@ from typing import NamedTuple
 
 import numpy as np
 from numba import njit
+from numba.extending import overload
 
 from reelforge.core.stats import Tally, bucket_edges_units
 from reelforge.game.loop import kernel_loop, round_function
@@ -53,6 +54,7 @@ from reelforge.games.gemstones_gold.build import (
     RETRIGGER_SPINS,
     ROWS,
     SCATTER,
+    TIER_FROM,
     TRIGGER_SCATTERS,
     VALUE_MAX,
     Build,
@@ -88,6 +90,15 @@ COUNTERS = (("triggers", "trigger_hits", "cap_hits", "free_spins_played", "retri
 C_TRIG, C_TRIG_HIT, C_CAP, C_FS, C_RETRIG, C_PMULT, C_MTOT = range(7)
 C_PSUM = 7
 C_FM = C_PSUM + N_PAID_SUM_BINS
+
+N_TIERS = len(TIER_FROM)
+N_PAY_KEYS = N_PAYING * N_TIERS
+"""Pays of the per-pay kernel: one key per paying symbol and count tier (symbol x N_TIERS + tier)."""
+KEY_BITS = 8
+KEY_MASK = (1 << KEY_BITS) - 1
+KEYS_PER_REPLAY = 2 * N_TIERS
+"""Keys one replay of a spin's cascades counts: two symbols' tiers, an 8-bit field each (a spin would need
+256 wins of one symbol in one tier to overflow one; :func:`.pay_kernel.play_round_by_pay` checks every round adds up)."""
 
 FIELD = 7
 """Bits per symbol in packed counts (a board holds at most 36 of a symbol)."""
@@ -248,13 +259,50 @@ def paid_spin(st, strips, lens, packed, pay, values, base_cum, rules, stops, boa
     return w, sc, 0
 
 
+NO_KEYS = np.zeros((0, N_PAYING, 37), dtype=np.int64)
+NO_PAYS = np.zeros(0, dtype=np.int64)
+"""What the plain kernel hands :func:`play_free_spins` for the per-pay kernel's keys, coins and pays: empty
+globals, so read-only constants to numba. Their records are no-ops (:func:`record`) and the test whether to record
+is constant (their length is 0): the plain kernel compiles to what it was before the per-pay kernel."""
+
+
+def record(rec: np.ndarray, i: int, units: int) -> None:
+    """``rec[i] += units`` (compiled by :func:`_record`)."""
+    rec[i] += units
+
+
+@overload(record, inline="always")
+def _record(rec, i, units):
+    if not rec.mutable:  # the plain kernel's NO_PAYS: nothing to record into
+        return lambda rec, i, units: None
+    def impl(rec, i, units):
+        rec[i] += units
+    return impl
+
+
+@njit(cache=True, inline="always")
+def add_pays(strips, lens, packed, rules, stops, board, q, above, keys, coins, mult, rec, offset) -> None:
+    """Add the pays of the spin at ``stops`` (its cascades replayed: they draw nothing) to ``rec[offset + key]``,
+    each times ``mult``; ``key`` = symbol x :data:`N_TIERS` + tier. Each replay pays by the key tables ``keys``
+    (:func:`.pay_kernel.pay_key_tables`): a win of a key adds 1 to its own :data:`KEY_BITS`-bit field, so one replay counts
+    the wins of :data:`KEYS_PER_REPLAY` keys."""
+    for g in range(keys.shape[0]):
+        packed_wins, _ = cascades(strips, lens, packed, keys[g], rules[R_ADD], rules[R_HIGH], stops, board, q, above)
+        for f in range(KEYS_PER_REPLAY):
+            n = (packed_wins >> (KEY_BITS * f)) & KEY_MASK
+            if n:
+                key = g * KEYS_PER_REPLAY + f
+                record(rec, offset + key, n * coins[key] * mult)
+
+
 @njit(cache=True, inline="always")
 def play_free_spins(st, strips, lens, packed, pay, values, free_cum, rules, stops, board, q, above, xs,
-                    spins, start_units, cap, out):
+                    spins, start_units, cap, out, keys, coins, rec):
     """Play a feature of ``spins`` free spins; the round already holds ``start_units``.
 
     Returns the units the feature adds (capped) and fills ``out`` with
-    ``[spins played, retriggers, cap reached, final total multiplier M]``.
+    ``[spins played, retriggers, cap reached, final total multiplier M]``. Where ``rec`` has slots (the
+    per-pay kernel, :func:`play_round_by_pay`), each spin's pays are added to its free-spin keys (:func:`add_pays`).
     """
     m = 0
     total = start_units
@@ -280,6 +328,9 @@ def play_free_spins(st, strips, lens, packed, pay, values, free_cum, rules, stop
             win = w * m
         else:
             win = w
+        if rec.shape[0] > 0 and w > 0:
+            add_pays(strips, lens, packed, rules, stops, board, q, above, keys, coins, m if s > 0 else 1, rec,
+                     N_PAY_KEYS)
         played += 1
         left -= 1
         if sc >= rules[R_RETRIGGER]:
@@ -304,7 +355,7 @@ def free_spins(rng: np.random.Generator, strips: np.ndarray, lens: np.ndarray, p
     draws used), on :func:`make_bufs` buffers: for callers outside the kernels (tests, tools)."""
     st = pcg_state(rng)
     won = play_free_spins(st, strips, lens, packed, pay, values, free_cum, RULES, stops, board, q, work[:REELS],
-                          vals, spins, start_units, cap, out)
+                          vals, spins, start_units, cap, out, NO_KEYS, NO_PAYS, NO_PAYS)
     store_pcg_state(rng, st)
     return int(won)
 
@@ -387,7 +438,7 @@ def play_round(st, t, mode, cap, parts, counters):
     :data:`COUNTERS`."""
     if mode == 1:
         f = play_free_spins(st, t.strips, t.lens, t.packed, t.pay, t.values, t.free_cum, t.rules, t.stops, t.board,
-                            t.q, t.above, t.xs, t.rules[R_AWARD], 0, cap, t.fout)
+                            t.q, t.above, t.xs, t.rules[R_AWARD], 0, cap, t.fout, NO_KEYS, NO_PAYS, NO_PAYS)
         parts[1] = f
         _count_feature(counters, t.fout, f > 0)
     else:
@@ -401,7 +452,7 @@ def play_round(st, t, mode, cap, parts, counters):
             spins = feature_spins(t.rules, sc)
             if spins:
                 f = play_free_spins(st, t.strips, t.lens, t.packed, t.pay, t.values, t.free_cum, t.rules, t.stops,
-                                    t.board, t.q, t.above, t.xs, spins, p, cap, t.fout)
+                                    t.board, t.q, t.above, t.xs, spins, p, cap, t.fout, NO_KEYS, NO_PAYS, NO_PAYS)
                 parts[1] = f
                 _count_feature(counters, t.fout, p + f > 0)
         if s > 0:

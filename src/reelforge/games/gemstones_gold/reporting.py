@@ -13,11 +13,13 @@ from reelforge.core.numbers import pct, pct_ci, x_bet
 from reelforge.core.stats import Z99
 from reelforge.game.parsheet import (
     FEATURE_DIST_COLUMNS,
+    PAR_SAMPLE_ROUNDS,
     attribute_round,
     cap_section,
     feature_distribution_rows,
     feature_rows,
     help_names,
+    kernel_pay_sample,
     ordered_strip_section,
     pay_sections,
     reference_sample,
@@ -78,7 +80,11 @@ class GemstonesGoldReporting(Reporting):
                 for v, wb, wf in zip(build.values, build.base_weights, build.free_weights)]
         mult.append(["mean value", f"{float(build.mean_value(False)):.4f}x", "", f"{float(build.mean_value(True)):.4f}x", ""])
         buy = summary.get("mode") == "buy"  # bought features: one purchase each, their pays per unit of price
-        tally = reference_sample(self.game, build, rounds, seed, attribute, "buy" if buy else "paid")
+        mode = "buy" if buy else "paid"
+        # the pays from the per-pay kernel (``rounds``, sized from the SD by certify); the features' wins one by
+        # one from the readable rules on at most PAR_SAMPLE_ROUNDS of the same seed
+        pays, acc = kernel_pay_sample(self.game, build, rounds, seed, mode)
+        tally = reference_sample(self.game, build, min(rounds, PAR_SAMPLE_ROUNDS), seed, attribute, mode)
         keys = [(f"{sym}|{t + 1}|{part}", f"{name(sym)} {tiers[t]}", part)
                 for part in (("free spins",) if buy else ("paid spin", "free spins"))
                 for sym in PUBLISHED_PAYTABLE for t in range(len(TIER_FROM))]
@@ -101,11 +107,12 @@ class GemstonesGoldReporting(Reporting):
                         ["value", "paid-spin weight", "probability", "free-spin weight", "probability"], mult,
                         "A paid spin places 3 values under 3 columns (3 blockers each); a free spin one under each "
                         "column (2 blockers each)."),
-                *(pay_sections(tally, keys, int(COINS_PER_BET * self.game.stake_x(build, "buy")), seed,
+                *(pay_sections(pays, keys, int(COINS_PER_BET * self.game.stake_x(build, "buy")), seed,
                                "A pay's contribution is per unit of the price and includes the multiplier applied "
-                               "to its spin.", per="purchase") if buy else
-                  pay_sections(tally, keys, COINS_PER_BET, seed,
-                               "A pay's contribution includes the multiplier applied to its spin.")),
+                               "to its spin.", per="purchase", certified=summary, kernel=True) if buy else
+                  pay_sections(pays, keys, COINS_PER_BET, seed,
+                               "A pay's contribution includes the multiplier applied to its spin.",
+                               certified=summary, kernel=True)),
                 *([] if buy else [
                     section("Free Spins: trigger and average win", ["figure", "value", "99% interval", "sample"], feat),
                     section("Free Spins: win distribution (per feature, x total bet)", FEATURE_DIST_COLUMNS,

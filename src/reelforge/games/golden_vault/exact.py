@@ -2,7 +2,9 @@
 count anywhere; the coins' number decides the feature, their values are what it starts with), composed
 with Hold and Respin as its Markov chain over (coins held, respins left)."""
 
-from math import lcm
+from fractions import Fraction
+from math import comb, lcm
+from typing import Any
 
 from flint import fmpz_poly
 
@@ -41,3 +43,51 @@ def exact_distribution(b, cap: int) -> ExactFigures:
     dist = round_distribution({n: poly(w) for n, w in paid.items()},
                               {n: fmpz_poly((f * scale).numer()) for n, f in features.items()}, scale, 1, cap)
     return figures_of(dist, UNIT, ("paid_spins", "hold_and_respin"))
+
+
+def coins_by_value(b) -> dict[str, Any]:
+    """Hold and Respin split by coin value, exactly: per paid round, the expected coins of each value a feature
+    pays (held from the paid spin and landed in respins) and the chance of a full board (the Grand); the chance,
+    per feature, that it ends holding each number of coins.
+
+    A coin's value never changes what happens next (only coin or blank does), so each coin's value is an
+    independent draw by its weights: the expected coins of a value are the expected coins held (and landed)
+    times that value's share of the paid-spin (respin) coin weights. The count of coins follows the chain over
+    (coins held, respins left) of :func:`reelforge.mechanics.exact_features.hold_and_respin_feature`."""
+    coin_weight = sum(b.base["coins"])
+    spin = anywhere_cells(CELLS, {"blank": b.base["blank"], **b.base["gems"], "coin": coin_weight},
+                          {g: b.pays[g] for g in GEMS}, 5, "coin")
+    weight = sum(spin.values())
+    start: dict[int, Fraction] = {}  # coins held at the trigger -> probability per paid round
+    for (_, coins), w in spin.items():
+        if coins >= b.trigger:
+            start[coins] = start.get(coins, Fraction(0)) + Fraction(w, weight)
+    p = Fraction(sum(b.respin["coins"]), b.respin["blank"] + sum(b.respin["coins"]))  # an empty cell lands a coin
+    # ends[(held, left)]: the distribution of the coins held at the end, from that state
+    ends: dict[tuple[int, int], dict[int, Fraction]] = {}
+    for held in range(CELLS, -1, -1):
+        for left in range(b.respins + 1):
+            if held == CELLS or left == 0:
+                ends[(held, left)] = {held: Fraction(1)}
+                continue
+            out: dict[int, Fraction] = {}
+            empty = CELLS - held
+            for k in range(empty + 1):
+                step = comb(empty, k) * p**k * (1 - p) ** (empty - k)
+                for final, q in ends[(held + k, b.respins if k else left - 1)].items():
+                    out[final] = out.get(final, Fraction(0)) + step * q
+            ends[(held, left)] = out
+    trigger = sum(start.values(), Fraction(0))
+    final: dict[int, Fraction] = {}
+    for held, q in start.items():
+        for n, r in ends[(held, b.respins)].items():
+            final[n] = final.get(n, Fraction(0)) + q * r
+    held_coins = sum((n * q for n, q in start.items()), Fraction(0))
+    landed = sum((n * q for n, q in final.items()), Fraction(0)) - held_coins
+    base_share = {v: Fraction(w, coin_weight) for v, w in _by_value(b.coin_values, b.base["coins"]).items()}
+    respin_total = sum(b.respin["coins"])
+    respin_share = {v: Fraction(w, respin_total) for v, w in _by_value(b.coin_values, b.respin["coins"]).items()}
+    per_value = {v: (held_coins * base_share.get(v, Fraction(0)), landed * respin_share.get(v, Fraction(0)))
+                 for v in sorted(set(b.coin_values))}
+    return {"trigger": trigger, "per_value": per_value, "full_board": final.get(CELLS, Fraction(0)),
+            "final_coins": {n: q / trigger for n, q in sorted(final.items())}}

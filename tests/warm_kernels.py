@@ -58,6 +58,8 @@ def warm_game(target: str) -> float:
             game.play_round(build, SeededDraws(seed), mode)
         game.simulate_chunk(build, 50, np.random.SeedSequence(1), mode)
         game.kernel_round_wins(build, 50, 1, mode)
+        if getattr(game, "pay_loop", None) is not None:  # the per-pay kernel behind a PAR sheet's per-pay tables
+            game.simulate_pays_chunk(build, 50, np.random.SeedSequence(1), mode)
     estimator = game.best_estimator(build)
     if estimator is not None:
         estimator.warm_up()

@@ -103,7 +103,7 @@ def test_the_tuning_samples_features_play_the_kernels_free_spins_draw_for_draw()
     for i, spins in enumerate((10, 12, 14) * 200):
         out = np.zeros(14)
         sampling._features(pcg_state(np.random.Generator(np.random.PCG64([11, i]))), 1, spins, *sampling.board_arrays(build),
-                           a["values"], a["free_cum"], cap, out)
+                           a["values"], a["free_cum"], cap, False, out)
         win = kernel.free_spins(np.random.Generator(np.random.PCG64([11, i])), *sampling.board_arrays(build),
                                 a["values"], a["free_cum"], stops, board, q, counts, work, vals, spins, 0, cap, fout)
         assert (out[9], out[12]) == (win, fout[2])
@@ -111,3 +111,48 @@ def test_the_tuning_samples_features_play_the_kernels_free_spins_draw_for_draw()
             assert out[11] == fout[0] and out[5] == 0     # uncapped: same spins, nothing cut off
         capped += int(fout[2])
     assert capped > 0
+
+
+def test_the_estimators_features_draw_only_the_revealed_values_in_column_order():
+    # the verify estimator's features (lazy values) against a readable replay of the same stream: each spin
+    # draws its six stops, plays its cascades, then draws one value per revealed lane, left to right
+    import numpy as np
+
+    from reelforge.games.gemstones_gold import kernel
+    from reelforge.games.gemstones_gold.build import FREE_BLOCKERS, RETRIGGER_SCATTERS, RETRIGGER_SPINS
+    from reelforge.mechanics.rng import draw, pcg_state
+
+    build = load_build("96.71")
+    a = build.arrays
+    strips, lens, packed, pay = sampling.board_arrays(build)
+    stops, board, q, counts, work, _, _, _ = kernel.make_bufs()
+    cap = 2_000    # 100x: capped features among them
+    capped = multiplied = 0
+    for i, spins in enumerate((10, 12) * 60):
+        out = np.zeros(14)
+        sampling._features(pcg_state(np.random.Generator(np.random.PCG64([12, i]))), 1, spins, strips, lens, packed,
+                           pay, a["values"], a["free_cum"], cap, True, out)
+        rng = np.random.Generator(np.random.PCG64([12, i]))
+        a_sum = b_sum = revealed = total_m = uncapped = played = 0
+        left = spins
+        while left > 0:
+            for r in range(6):
+                stops[r] = draw(rng, lens[r])
+            w, scatters = kernel.spin_core(strips, lens, packed, pay, stops, board, q, counts, work)
+            lanes = [r for r in range(6) if w > 0 and q[r] >= FREE_BLOCKERS]
+            drawn = [kernel.weighted(rng, a["values"], a["free_cum"]) for _ in lanes]
+            if lanes:
+                revealed += len(lanes)
+                b_sum += w * revealed
+                total_m += sum(drawn)
+                uncapped += w * total_m
+            else:
+                a_sum += w
+                uncapped += w
+            played += 1
+            left += -1 + (RETRIGGER_SPINS if scatters >= RETRIGGER_SCATTERS else 0)
+        assert (out[0], out[1], out[11]) == (a_sum, b_sum, played)
+        assert out[9] == min(uncapped, cap) and out[5] == uncapped - min(uncapped, cap)
+        capped += int(out[12])
+        multiplied += int(revealed > 0)
+    assert capped > 0 and multiplied > 0

@@ -103,9 +103,13 @@ def _paid_boards(rng, n, strips, lens, packed, pay, cap, sums, trans):
 
 
 @njit(cache=True)
-def _features(st, n, spins0, strips, lens, packed, pay, values, free_cum, cap, out):
+def _features(st, n, spins0, strips, lens, packed, pay, values, free_cum, cap, lazy, out):
     """``n`` features of ``spins0`` initial spins, boards and values played, drawn from the PCG64 state ``st``
     stepped inline (the values :func:`reelforge.mechanics.rng.draw` gives on the same stream, faster).
+    ``lazy`` False: every spin draws its six values before its stops, the kernel's order (the tuning sample
+    plays the kernel's features draw for draw); True: after its cascades, only the revealed lanes' values,
+    in column order (the values are independent of the boards, so the features' law is the same; a lane never
+    revealed is never drawn: 1.6 -> 1.1 us a 10-spin feature).
 
     Per feature: A = sum W_t over spins with nothing revealed, B = sum W_t * C_t
     over spins with a reveal (C_t = revealed lanes so far), the actual win with the
@@ -125,14 +129,17 @@ def _features(st, n, spins0, strips, lens, packed, pay, values, free_cum, cap, o
         while left > 0:
             for r in range(REELS):
                 stops[r] = draw_pcg(st, lens[r])
-            for r in range(REELS):
-                vals[r] = kernel.value_of(draw_pcg(st, free_cum[free_cum.shape[0] - 1]), values, free_cum)
+            if not lazy:
+                for r in range(REELS):
+                    vals[r] = kernel.value_of(draw_pcg(st, free_cum[free_cum.shape[0] - 1]), values, free_cum)
             w, sc = kernel.spin_core(strips, lens, packed, pay, stops, board, q, counts, work)
             s = 0
             mr = 0
             if w > 0:
                 for r in range(REELS):
                     if q[r] >= FREE_BLOCKERS:
+                        if lazy:
+                            vals[r] = kernel.value_of(draw_pcg(st, free_cum[free_cum.shape[0] - 1]), values, free_cum)
                         s += vals[r]
                         mr += 1
             if mr > 0:
@@ -185,11 +192,13 @@ def _features_chunk(rng, n, *args) -> None:
     _features(pcg_state(rng), n, *args)
 
 
-def feature_sums(build: Build, spins: int, n: int, seed, workers: int | None, log: bool) -> np.ndarray:
-    """Accumulated :func:`_features` sums of ``n`` features of ``spins`` initial spins (chunked, parallel)."""
+def feature_sums(build: Build, spins: int, n: int, seed, workers: int | None, log: bool,
+                 lazy: bool = False) -> np.ndarray:
+    """Accumulated :func:`_features` sums of ``n`` features of ``spins`` initial spins (chunked, parallel);
+    ``lazy``: only the revealed lanes' values drawn (:func:`_features`)."""
     A = build.arrays
     (out,) = chunked_sums(_features_chunk, n, seed, (spins, *board_arrays(build), A["values"], A["free_cum"],
-                                                build.cap_units), [((14,), np.float64)], FEATURE_CHUNK, workers,
+                                                build.cap_units, lazy), [((14,), np.float64)], FEATURE_CHUNK, workers,
                           f"{spins}-spin features", log)
     return out
 

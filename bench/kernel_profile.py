@@ -168,7 +168,70 @@ def forge_of_fortunes() -> dict[str, Callable[[np.ndarray, int], object]]:
             "re-spins, tally and counters (shipped)": full}
 
 
-PROFILES = {"gemstones-gold": gemstones_gold, "forge-of-gems": forge_of_gems, "forge-of-fortunes": forge_of_fortunes}
+def canyon_ways() -> dict[str, Callable[[np.ndarray, int], object]]:
+    from reelforge.games.canyon_ways import kernel as k
+    from reelforge.mechanics.reels import count_symbol, spin_by_heights
+
+    game = get_game("canyon-ways")
+    build = game.load_build(game.default_build())
+    t = round_tables(build, game.make_tables)
+    cap = game.cap_units(build)
+
+    @round_function
+    def spin(st, n, t):
+        acc = 0
+        for _ in range(n):
+            spin_by_heights(st, t.codes, t.lens, t.height_cum, t.heights, t.stops, t.board)
+            acc += t.board[0, 0]
+        return acc
+
+    @round_function
+    def first_tumble(st, n, t):
+        acc = 0
+        for _ in range(n):
+            spin_by_heights(st, t.codes, t.lens, t.height_cum, t.heights, t.stops, t.board)
+            w, win = k.tumble(t)
+            acc += win
+        return acc
+
+    @round_function
+    def all_tumbles(st, n, t):
+        acc = 0
+        for _ in range(n):
+            spin_by_heights(st, t.codes, t.lens, t.height_cum, t.heights, t.stops, t.board)
+            w, win = k.tumble(t)
+            while w:
+                acc += win
+                w, win = k.tumble(t)
+        return acc
+
+    @round_function
+    def suns(st, n, t):
+        acc = 0
+        for _ in range(n):
+            spin_by_heights(st, t.codes, t.lens, t.height_cum, t.heights, t.stops, t.board)
+            w, win = k.tumble(t)
+            while w:
+                acc += win
+                w, win = k.tumble(t)
+            acc += count_symbol(t.board, k.SUN) >= t.trigger
+        return acc
+
+    def full(st, n):
+        tally = Tally.empty(len(game.components), len(game.counters))
+        k.LOOP(st, t, n, 0, cap, bucket_edges_units(game.win_unit(build)), np.zeros(0, np.int64),
+               tally.totals, tally.components, tally.hist, tally.counters)
+
+    return {
+        "paid spin: 6 heights, 6 stops, the board": lambda st, n: spin(st, n, t),
+        "first evaluation (and its tumble where it pays)": lambda st, n: first_tumble(st, n, t),
+        "every further tumble": lambda st, n: all_tumbles(st, n, t),
+        "Sun count": lambda st, n: suns(st, n, t),
+        "free spins, tally and counters (the shipped kernel)": full,
+    }
+
+
+PROFILES = {"canyon-ways": canyon_ways, "gemstones-gold": gemstones_gold, "forge-of-gems": forge_of_gems, "forge-of-fortunes": forge_of_fortunes}
 
 
 def main() -> None:

@@ -59,13 +59,13 @@ def refill_from_weights(board: np.ndarray, empties: np.ndarray, cum: np.ndarray,
 
 @njit(cache=True, inline="always")
 def tumble_ways(board: np.ndarray, heights: np.ndarray, stops: np.ndarray, codes: np.ndarray, lengths: np.ndarray,
-                pays: np.ndarray, wild: int, copies: np.ndarray, counts: np.ndarray, removed: np.ndarray,
+                pays: np.ndarray, wild: int, copies: np.ndarray, masks: np.ndarray, removed: np.ndarray,
                 empties: np.ndarray, out: np.ndarray) -> tuple[int, int]:
     """One tumble of a ways game on a board of any shape (reel ``r`` of ``heights[r]`` rows): the ways the
     board pays (:func:`reelforge.mechanics.pays.ways_wins`, rows in ``out``) and their total; where it pays,
     the paid cells are cleared, the rest fall (:func:`reelforge.mechanics.tumble.fall`) and each reel's strip
     refills it from above (:func:`refill_from_strips`, ``stops`` the stop at each reel's top row). No draws."""
-    n = ways_wins(board, heights, pays, wild, copies, counts, removed, out)
+    n = ways_wins(board, heights, pays, wild, copies, masks, removed, out)
     win = 0
     for i in range(n):
         win += out[i, 3]

@@ -23,7 +23,7 @@ FILES = plain_files("canyon-ways", __file__, (
     reel_counts_check("reels", ROWS))
 SCHEMA = FILES.schema
 Tables = tables_type("Tables", "codes lens height_cum pays copies trigger free_spins",
-                     "heights stops board counts removed empties out")
+                     "heights stops board masks removed empties out")
 
 
 def tables(b) -> Tables:
@@ -31,6 +31,6 @@ def tables(b) -> Tables:
     board, per_reel = np.zeros((REELS, ROWS), np.int64), np.zeros(REELS, np.int64)
     return Tables(codes, lens, np.array([cumulative([0, 0, *b.heights])] * REELS), paytable(b.pays, SYMBOLS, REELS),
                   np.ones_like(board), b.trigger, b.free_spins, per_reel, per_reel.copy(), board,
-                  np.zeros((REELS, len(SYMBOLS)), np.int64), board.astype(bool), per_reel.copy(),
+                  per_reel.copy(), board.astype(bool), per_reel.copy(),
                   np.zeros((len(SYMBOLS), 4), np.int64))
 

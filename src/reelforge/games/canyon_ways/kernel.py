@@ -13,7 +13,7 @@ from .build import SUN, WILD
 @njit(cache=True, inline="always")
 def tumble(t):
     """One tumble of ``t.board`` (the rules call it too): (ways paid, their coins before the multiplier)."""
-    return tumble_ways(t.board, t.heights, t.stops, t.codes, t.lens, t.pays, WILD, t.copies, t.counts, t.removed,
+    return tumble_ways(t.board, t.heights, t.stops, t.codes, t.lens, t.pays, WILD, t.copies, t.masks, t.removed,
                        t.empties, t.out)
 
 

@@ -57,7 +57,7 @@ Inputs = namedtuple("Inputs", "codes lens heights stops boards pays height_cum c
 def inputs(seed: int = 1) -> Inputs:
     """Strips, pays, boards with their heights and stops, and the scratch the mechanics write."""
     rng = np.random.default_rng(seed)
-    codes, lens = strip_codes([strip_from_counts(COUNTS)] * REELS, "WSEBCHAKQJTN")
+    codes, lens = strip_codes([strip_from_counts(COUNTS)] * REELS, "WSEBCHAKQJTN", ROWS)
     heights = rng.integers(2, ROWS + 1, size=(BOARDS, REELS)).astype(np.int64)
     stops = rng.integers(0, lens[0], size=(BOARDS, REELS)).astype(np.int64)
     boards = np.zeros((BOARDS, REELS, ROWS), np.int64)

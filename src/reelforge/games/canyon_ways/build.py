@@ -27,7 +27,8 @@ Tables = tables_type("Tables", "codes lens height_cum pays copies trigger free_s
 
 
 def tables(b) -> Tables:
-    codes, lens = strip_codes([strip_from_counts({s: b.reels[s][r] for s in SYMBOLS}) for r in range(REELS)], SYMBOLS)
+    codes, lens = strip_codes([strip_from_counts({s: b.reels[s][r] for s in SYMBOLS}) for r in range(REELS)], SYMBOLS,
+                              ROWS)
     board, per_reel = np.zeros((REELS, ROWS), np.int64), np.zeros(REELS, np.int64)
     return Tables(codes, lens, np.array([cumulative([0, 0, *b.heights])] * REELS), paytable(b.pays, SYMBOLS, REELS),
                   np.ones_like(board), b.trigger, b.free_spins, per_reel, per_reel.copy(), board,

@@ -14,7 +14,7 @@ WILD, SUN, EAGLE = (SYMBOLS.index(s) for s in "WSE")
 REELS, ROWS = 6, 7
 UNIT = 10  # coins per total bet, the win unit: it divides the smallest reference stake (10 cents) into whole cents
 SIX = Array(Integer(low=0, high=99_999), length=6, noun="values (reels 1-6, or 2-7 rows)")
-FILES = plain_files("canyon-ways", __file__, (
+FILES = plain_files(__file__, (
     Field("heights", SIX, note="weight of each height, 2 to 7 rows, every reel every spin"),
     Field("trigger", Integer(low=3, high=REELS * ROWS)), Field("free_spins", Integer(low=1, high=100)),
     Field("pays", Mapping(Array(Integer(low=0), length=4, noun="pays (3-6)"), keys=tuple(SYMBOLS[2:]), complete=True,

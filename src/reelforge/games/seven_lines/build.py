@@ -19,7 +19,7 @@ THREE = Array(Integer(low=0), length=3, noun="pays (3, 4, 5)")
 COUNTS = Array(Integer(low=0, high=99), length=5, noun="counts (reels 1-5)")
 
 
-FILES = plain_files("seven-lines", __file__, (
+FILES = plain_files(__file__, (
     Field("free_spins", Array(Integer(low=1), length=3, noun="awards (3, 4, 5 Stars)")),
     Field("free_spins_limit", Integer(low=1)), Field("free_spins_multiplier", Integer(low=1)), Field("star_pays", THREE),
     Field("pays", Mapping(THREE, keys=tuple("WRBGLC"), complete=True, noun="symbol", comment="coins per line for 3, 4, 5")),

@@ -170,6 +170,7 @@ def forge_of_fortunes() -> dict[str, Callable[[np.ndarray, int], object]]:
 
 def canyon_ways() -> dict[str, Callable[[np.ndarray, int], object]]:
     from reelforge.games.canyon_ways import kernel as k
+    from reelforge.mechanics.cascade import tumble_tables
     from reelforge.mechanics.reels import count_symbol, spin_by_heights
 
     game = get_game("canyon-ways")
@@ -190,7 +191,7 @@ def canyon_ways() -> dict[str, Callable[[np.ndarray, int], object]]:
         acc = 0
         for _ in range(n):
             spin_by_heights(st, t.codes, t.lens, t.height_cum, t.heights, t.stops, t.board)
-            w, win = k.tumble(t)
+            w, win = tumble_tables(t, k.WILD)
             acc += win
         return acc
 
@@ -199,10 +200,10 @@ def canyon_ways() -> dict[str, Callable[[np.ndarray, int], object]]:
         acc = 0
         for _ in range(n):
             spin_by_heights(st, t.codes, t.lens, t.height_cum, t.heights, t.stops, t.board)
-            w, win = k.tumble(t)
+            w, win = tumble_tables(t, k.WILD)
             while w:
                 acc += win
-                w, win = k.tumble(t)
+                w, win = tumble_tables(t, k.WILD)
         return acc
 
     @round_function
@@ -210,10 +211,10 @@ def canyon_ways() -> dict[str, Callable[[np.ndarray, int], object]]:
         acc = 0
         for _ in range(n):
             spin_by_heights(st, t.codes, t.lens, t.height_cum, t.heights, t.stops, t.board)
-            w, win = k.tumble(t)
+            w, win = tumble_tables(t, k.WILD)
             while w:
                 acc += win
-                w, win = k.tumble(t)
+                w, win = tumble_tables(t, k.WILD)
             acc += count_symbol(t.board, k.SUN) >= t.trigger
         return acc
 

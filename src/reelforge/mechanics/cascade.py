@@ -9,6 +9,8 @@ Boards are ``int64`` arrays ``[reel, row]``, row 0 at the top; empty cells are
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numba import njit
 
@@ -55,6 +57,27 @@ def refill_from_weights(board: np.ndarray, empties: np.ndarray, cum: np.ndarray,
         for row in range(empties[r]):
             board[r, row] = pick_weighted(cum[r], draws[k])
             k += 1
+
+
+WAYS_SCRATCH = "heights stops board masks removed empties out"
+"""The scratch a tumbling ways game's tables hold (:func:`ways_scratch`, read by :func:`tumble_tables`)."""
+
+
+def ways_scratch(reels: int, rows: int, symbols: int) -> tuple[np.ndarray, ...]:
+    """Zeroed scratch, in the order of :data:`WAYS_SCRATCH`, for a board of ``reels`` reels up to ``rows``
+    high and ``symbols`` symbols: what a spin (:func:`reelforge.mechanics.reels.spin_by_heights`) and
+    :func:`tumble_ways` write."""
+    per_reel = np.zeros(reels, np.int64)
+    return (per_reel, per_reel.copy(), np.zeros((reels, rows), np.int64), per_reel.copy(),
+            np.zeros((reels, rows), np.bool_), per_reel.copy(), np.zeros((symbols, 4), np.int64))
+
+
+@njit(cache=True, inline="always")
+def tumble_tables(t: Any, wild: int) -> tuple[int, int]:
+    """:func:`tumble_ways` on a game's tables ``t`` holding :data:`WAYS_SCRATCH` beside its strips (``codes``,
+    ``lens``, wrapped), ``pays`` and ``copies``: the call a game's rules and kernel share."""
+    return tumble_ways(t.board, t.heights, t.stops, t.codes, t.lens, t.pays, wild, t.copies, t.masks, t.removed,
+                       t.empties, t.out)
 
 
 @njit(cache=True, inline="always")

@@ -55,6 +55,13 @@ def strip_from_counts(counts: dict[str, int]) -> list[str]:
     return strip
 
 
+def counted_strips(copies: dict[str, Sequence[int]], alphabet: Sequence[str], reels: int,
+                   wrap: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`strip_codes` of reels given as ``copies[symbol][reel]`` (each by :func:`strip_from_counts`, the
+    symbols in the order of ``alphabet``), each strip wrapped by ``wrap`` stops."""
+    return strip_codes([strip_from_counts({s: copies[s][r] for s in alphabet}) for r in range(reels)], alphabet, wrap)
+
+
 @njit(cache=True, inline="always")
 def window_from_stops(codes: np.ndarray, lengths: np.ndarray, stops: np.ndarray, rows: int,
                       window: np.ndarray) -> None:

@@ -5,8 +5,9 @@ import numpy as np
 from reelforge.game.buildfile import plain_files
 from reelforge.game.buildschema import Array, Field, Integer, Mapping
 from reelforge.game.loop import tables_type
+from reelforge.mechanics.cascade import WAYS_SCRATCH, ways_scratch
 from reelforge.mechanics.pays import paytable
-from reelforge.mechanics.reels import cumulative, reel_counts_check, strip_codes, strip_from_counts
+from reelforge.mechanics.reels import counted_strips, cumulative, reel_counts_check
 
 SYMBOLS = "WSEBCHAKQJTN"
 NAMES = dict(zip(SYMBOLS, "Wild Sun Eagle Bison Cactus Horseshoe Ace King Queen Jack Ten Nine".split()))
@@ -22,16 +23,10 @@ FILES = plain_files(__file__, (
     Field("reels", Mapping(SIX, keys=tuple(SYMBOLS), complete=True, noun="symbol", comment="copies per reel"))),
     reel_counts_check("reels", ROWS))
 SCHEMA = FILES.schema
-Tables = tables_type("Tables", "codes lens height_cum pays copies trigger free_spins",
-                     "heights stops board masks removed empties out")
+Tables = tables_type("Tables", "codes lens height_cum pays copies trigger free_spins", WAYS_SCRATCH)
 
 
 def tables(b) -> Tables:
-    codes, lens = strip_codes([strip_from_counts({s: b.reels[s][r] for s in SYMBOLS}) for r in range(REELS)], SYMBOLS,
-                              ROWS)
-    board, per_reel = np.zeros((REELS, ROWS), np.int64), np.zeros(REELS, np.int64)
+    codes, lens = counted_strips(b.reels, SYMBOLS, REELS, ROWS)
     return Tables(codes, lens, np.array([cumulative([0, 0, *b.heights])] * REELS), paytable(b.pays, SYMBOLS, REELS),
-                  np.ones_like(board), b.trigger, b.free_spins, per_reel, per_reel.copy(), board,
-                  per_reel.copy(), board.astype(bool), per_reel.copy(),
-                  np.zeros((len(SYMBOLS), 4), np.int64))
-
+                  np.ones((REELS, ROWS), np.int64), b.trigger, b.free_spins, *ways_scratch(REELS, ROWS, len(SYMBOLS)))

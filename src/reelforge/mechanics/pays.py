@@ -14,6 +14,10 @@ Kernels inline these functions (``inline="always"``; :mod:`reelforge.mechanics.r
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from fractions import Fraction
+from typing import Any
+
 import numpy as np
 from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros
@@ -173,6 +177,14 @@ def anywhere_wins(window: np.ndarray, pays: np.ndarray, out: np.ndarray) -> int:
             out[k, 0], out[k, 1], out[k, 2] = symbol, count, pay
             k += 1
     return k
+
+
+def ways_events(rows: np.ndarray, names: Sequence[str], multiplier: int, unit: int) -> list[dict[str, Any]]:
+    """The audit events of ways wins, one per row ``(symbol, count, ways, pay)`` of :func:`ways_wins`' ``out``:
+    what paid (``"4 Eagle"``, ``names`` by symbol code), its ways, the ``multiplier`` it was paid times and the
+    win as an exact multiple of the bet (``unit`` win units per bet)."""
+    return [{"type": "win", "pay": f"{count} {names[s]}", "ways": ways, "multiplier": multiplier,
+             "win_x": str(Fraction(pay * multiplier, unit))} for s, count, ways, pay in rows.tolist()]
 
 
 def paytable(pays: dict[str, list[int] | tuple[int, ...]], alphabet: str | list[str], reels: int,

@@ -120,6 +120,12 @@ def spin_by_heights(st: np.ndarray, codes: np.ndarray, lengths: np.ndarray, heig
     window_by_heights(codes, lengths, stops, heights, window)
 
 
+def shown_by_heights(window: np.ndarray, heights: np.ndarray, labels: Sequence[str]) -> list[list[str]]:
+    """A board of any shape as the player sees it (audit events): each reel's ``heights[reel]`` rows, top to
+    bottom, by ``labels[code]``; the padding below is not shown."""
+    return [[labels[c] for c in reel[:h]] for reel, h in zip(window.tolist(), heights.tolist(), strict=True)]
+
+
 def draw_by_heights(draws: Any, codes: np.ndarray, lengths: np.ndarray, height_cum: np.ndarray, heights: np.ndarray,
                     stops: np.ndarray, window: np.ndarray) -> None:
     """The reference engine's :func:`spin_by_heights`: the same heights and stops, drawn from ``draws``

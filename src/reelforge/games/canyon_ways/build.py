@@ -11,6 +11,7 @@ from reelforge.mechanics.reels import counted_strips, cumulative, reel_counts_ch
 
 SYMBOLS = "WSEBCHAKQJTN"
 NAMES = dict(zip(SYMBOLS, "Wild Sun Eagle Bison Cactus Horseshoe Ace King Queen Jack Ten Nine".split()))
+LABELS = list(NAMES.values())  # the names by symbol code
 WILD, SUN, EAGLE = (SYMBOLS.index(s) for s in "WSE")
 REELS, ROWS = 6, 7
 UNIT = 10  # coins per total bet, the win unit: it divides the smallest reference stake (10 cents) into whole cents

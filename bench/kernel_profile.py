@@ -30,6 +30,15 @@ from reelforge.games.registry import get_game  # noqa: E402
 from reelforge.mechanics.rng import draw_pcg, pcg_state  # noqa: E402
 
 
+def shipped_loop(game, build, t, loop, cap: int) -> Callable[[np.ndarray, int], object]:
+    """``n`` paid rounds of the game's shipped harness loop on tables ``t`` (its tally and counters included)."""
+    def full(st: np.ndarray, n: int) -> None:
+        tally = Tally.empty(len(game.components), len(game.counters))
+        loop(st, t, n, 0, cap, bucket_edges_units(game.win_unit(build)), np.zeros(0, np.int64),
+             tally.totals, tally.components, tally.hist, tally.counters)
+    return full
+
+
 def gemstones_gold() -> dict[str, Callable[[np.ndarray, int], object]]:
     from reelforge.games.gemstones_gold import kernel as k
 
@@ -80,10 +89,7 @@ def gemstones_gold() -> dict[str, Callable[[np.ndarray, int], object]]:
             acc += p + s
         return acc
 
-    def full(st, n):
-        tally = Tally.empty(len(k.COMPONENTS), len(k.COUNTERS))
-        k.LOOP(st, t, n, 0, cap, bucket_edges_units(game.win_unit(build)), np.zeros(0, np.int64),
-               tally.totals, tally.components, tally.hist, tally.counters)
+    full = shipped_loop(game, build, t, k.LOOP, cap)
 
     return {
         "draws: 6 stops, 3 lanes, 3 values": lambda st, n: draws(st, n, t),
@@ -169,7 +175,72 @@ def forge_of_fortunes() -> dict[str, Callable[[np.ndarray, int], object]]:
             "re-spins, tally and counters (shipped)": full}
 
 
-PROFILES = {"gemstones-gold": gemstones_gold, "forge-of-gems": forge_of_gems, "forge-of-fortunes": forge_of_fortunes}
+def canyon_ways() -> dict[str, Callable[[np.ndarray, int], object]]:
+    from numba import njit
+
+    from reelforge.games.canyon_ways import kernel as k
+    from reelforge.mechanics.cascade import tumble_tables
+    from reelforge.mechanics.reels import count_symbol, spin_by_heights
+
+    game = get_game("canyon-ways")
+    build = game.load_build(game.default_build())
+    t = round_tables(build, game.make_tables)
+    cap = game.cap_units(build)
+
+    @round_function
+    def spin(st, n, t):
+        acc = 0
+        for _ in range(n):
+            spin_by_heights(st, t.codes, t.lens, t.height_cum, t.heights, t.stops, t.board)
+            acc += t.board[0, 0]
+        return acc
+
+    @round_function
+    def first_tumble(st, n, t):
+        acc = 0
+        for _ in range(n):
+            spin_by_heights(st, t.codes, t.lens, t.height_cum, t.heights, t.stops, t.board)
+            w, win = tumble_tables(t, k.WILD)
+            acc += win
+        return acc
+
+    @njit(inline="always")
+    def tumbled_spin(st, t):
+        """A paid spin tumbled until its board pays nothing: what its tumbles paid."""
+        spin_by_heights(st, t.codes, t.lens, t.height_cum, t.heights, t.stops, t.board)
+        paid = 0
+        w, win = tumble_tables(t, k.WILD)
+        while w:
+            paid += win
+            w, win = tumble_tables(t, k.WILD)
+        return paid
+
+    @round_function
+    def all_tumbles(st, n, t):
+        acc = 0
+        for _ in range(n):
+            acc += tumbled_spin(st, t)
+        return acc
+
+    @round_function
+    def suns(st, n, t):
+        acc = 0
+        for _ in range(n):
+            acc += tumbled_spin(st, t) + (count_symbol(t.board, k.SUN) >= t.trigger)
+        return acc
+
+    full = shipped_loop(game, build, t, k.LOOP, cap)
+
+    return {
+        "paid spin: 6 heights, 6 stops, the board": lambda st, n: spin(st, n, t),
+        "first evaluation (and its tumble where it pays)": lambda st, n: first_tumble(st, n, t),
+        "every further tumble": lambda st, n: all_tumbles(st, n, t),
+        "Sun count": lambda st, n: suns(st, n, t),
+        "free spins, tally and counters (the shipped kernel)": full,
+    }
+
+
+PROFILES = {"canyon-ways": canyon_ways, "gemstones-gold": gemstones_gold, "forge-of-gems": forge_of_gems, "forge-of-fortunes": forge_of_fortunes}
 
 
 def main() -> None:

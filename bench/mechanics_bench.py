@@ -50,14 +50,14 @@ REELS, ROWS, SYMBOLS, WILD, BOARDS = 6, 7, 12, 0, 1024
 COUNTS = dict(zip("WSEBCHAKQJTN", (1, 1, 3, 4, 5, 6, 7, 7, 8, 8, 9, 9), strict=True))
 
 
-Inputs = namedtuple("Inputs", "codes lens heights stops boards pays height_cum cum board tops copies counts removed "
+Inputs = namedtuple("Inputs", "codes lens heights stops boards pays height_cum cum board tops copies masks removed "
                                "empties out seen stack members mults reel_mults sticky draws")
 
 
 def inputs(seed: int = 1) -> Inputs:
     """Strips, pays, boards with their heights and stops, and the scratch the mechanics write."""
     rng = np.random.default_rng(seed)
-    codes, lens = strip_codes([strip_from_counts(COUNTS)] * REELS, "WSEBCHAKQJTN")
+    codes, lens = strip_codes([strip_from_counts(COUNTS)] * REELS, "WSEBCHAKQJTN", ROWS)
     heights = rng.integers(2, ROWS + 1, size=(BOARDS, REELS)).astype(np.int64)
     stops = rng.integers(0, lens[0], size=(BOARDS, REELS)).astype(np.int64)
     boards = np.zeros((BOARDS, REELS, ROWS), np.int64)
@@ -66,7 +66,7 @@ def inputs(seed: int = 1) -> Inputs:
     pays = paytable({s: [1, 2, 4, 8] for s in "EBCHAKQJTN"}, "WSEBCHAKQJTN", REELS)
     return Inputs(codes, lens, heights, stops, boards, pays, np.array([cumulative([0, 0, 4, 3, 2, 1, 1, 1])] * REELS),
                   np.array([cumulative(list(COUNTS.values()))] * REELS), np.zeros((REELS, ROWS), np.int64),
-                  np.zeros(REELS, np.int64), np.ones((REELS, ROWS), np.int64), np.zeros((REELS, SYMBOLS), np.int64),
+                  np.zeros(REELS, np.int64), np.ones((REELS, ROWS), np.int64), np.zeros(REELS, np.int64),
                   np.zeros((REELS, ROWS), np.bool_), np.zeros(REELS, np.int64), np.zeros((REELS * ROWS, 4), np.int64),
                   np.zeros((REELS, ROWS), np.bool_), np.zeros(REELS * ROWS, np.int64),
                   np.zeros(REELS * ROWS, np.int64), np.full((REELS, ROWS), 2, np.int64),
@@ -123,7 +123,7 @@ def c_count_symbol(st, d, i):
 @case
 def c_ways_wins(st, d, i):
     j = i & (BOARDS - 1)
-    return ways_wins(d.boards[j], d.heights[j], d.pays, WILD, d.copies, d.counts, d.removed, d.out)
+    return ways_wins(d.boards[j], d.heights[j], d.pays, WILD, d.copies, d.masks, d.removed, d.out)
 
 
 @case
@@ -159,7 +159,7 @@ def c_refill_from_weights(st, d, i):
 @case
 def c_tumble_ways(st, d, i):
     heights = _copy(d, i)
-    n, win = tumble_ways(d.board, heights, d.tops, d.codes, d.lens, d.pays, WILD, d.copies, d.counts, d.removed,
+    n, win = tumble_ways(d.board, heights, d.tops, d.codes, d.lens, d.pays, WILD, d.copies, d.masks, d.removed,
                          d.empties, d.out)
     return n + win
 

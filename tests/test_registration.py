@@ -39,3 +39,29 @@ def test_a_registration_naming_another_games_class_is_refused_at_load(monkeypatc
     monkeypatch.setitem(registry.GAME_CLASSES, "wrong-id", registry.GAME_CLASSES["seven-lines"])
     with pytest.raises(RuntimeError, match="'wrong-id' is registered as .*SevenLines, whose id is 'seven-lines'"):
         registry.get_game("wrong-id")
+
+
+def test_a_game_in_the_package_writes_its_id_once_in_its_registration():
+    """The id is read from game.toml by the game's class, its build files and its reference id (issue 37)."""
+    from reelforge.game.contract import Game
+
+    for game_id, target in registry.GAME_CLASSES.items():
+        cls = registry._load_class(target)
+        assert not any("id" in vars(c) for c in cls.__mro__[:cls.__mro__.index(Game)]), target
+        game = registry.get_game(game_id)
+        assert game.id == cls.id == game_id and game.build_files.game_id == game_id
+        folder = registry.GAMES_DIR / target.split(".")[2]
+        for path in folder.rglob("*.py"):
+            assert f'"{game_id}"' not in path.read_text(), f"{path} writes the id its {registry.REGISTRATION} gives"
+
+
+def test_a_class_outside_a_registered_folder_has_no_id_until_it_declares_one():
+    from reelforge.game.contract import Game
+
+    class Unregistered(Game):   # this test's folder has no game.toml
+        pass
+
+    assert getattr(Unregistered, "id", None) is None
+    with pytest.raises(AttributeError, match="Unregistered declares no id and no game.toml lies beside its module"):
+        Unregistered.id  # noqa: B018
+    assert type("Declared", (Unregistered,), {"id": "declared"}).id == "declared"

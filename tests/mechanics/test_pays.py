@@ -67,9 +67,9 @@ def test_both_ways_pays_right_to_left_too_and_a_full_line_once():
 def ways(window, copies, heights=None):
     heights = np.full(window.shape[0], window.shape[1], np.int64) if heights is None else np.array(heights)
     out = np.zeros((len(ALPHA), 4), dtype=np.int64)
-    counts = np.zeros((window.shape[0], len(ALPHA)), dtype=np.int64)
+    masks = np.zeros(window.shape[0], dtype=np.int64)
     removed = np.zeros(window.shape, dtype=np.bool_)
-    n = ways_wins(window, heights, PAYS, W, copies, counts, removed, out)
+    n = ways_wins(window, heights, PAYS, W, copies, masks, removed, out)
     return [tuple(int(v) for v in out[i]) for i in range(n)], removed
 
 

@@ -2,6 +2,7 @@
 the rows below are padding (EMPTY) that nothing counts, moves or fills."""
 
 import numpy as np
+import pytest
 
 from reelforge.core.draws import SeededDraws
 from reelforge.mechanics.cascade import refill_from_strips
@@ -32,7 +33,8 @@ def board(*reels: str) -> np.ndarray:
 
 
 def test_a_window_by_heights_shows_each_reels_height_from_its_stop_and_pads_below():
-    codes, lens = strip_codes(["ABCWS", "SSA", "CB"], ALPHA)
+    codes, lens = strip_codes(["ABCWS", "SSA", "CB"], ALPHA, wrap=4)   # "CB" is shorter than the window
+    assert codes[2, :6].tolist() == [C, B, C, B, C, B]
     window = np.full((3, 4), 9, dtype=np.int64)
     window_by_heights(codes, lens, np.array([3, 1, 1]), np.array([4, 2, 3]), window)
     assert window.tolist() == board("WSAB", "SA", "BCB").tolist()
@@ -41,7 +43,7 @@ def test_a_window_by_heights_shows_each_reels_height_from_its_stop_and_pads_belo
 
 
 def test_the_kernel_draws_heights_then_stops_as_the_reference_does():
-    codes, lens = strip_codes(["ABCWSABC", "SSABCA", "ABWCC"], ALPHA)
+    codes, lens = strip_codes(["ABCWSABC", "SSABCA", "ABWCC"], ALPHA, wrap=5)
     cum = np.array([cumulative([0, 0, 1, 2, 3, 1])] * 3)   # heights 2-5 by weights 1, 2, 3, 1
     kernel = [np.zeros(3, np.int64), np.zeros(3, np.int64), np.zeros((3, 5), np.int64)]
     reference = [np.zeros(3, np.int64), np.zeros(3, np.int64), np.zeros((3, 5), np.int64)]
@@ -55,6 +57,9 @@ def test_the_kernel_draws_heights_then_stops_as_the_reference_does():
         seen |= set(kernel[0].tolist())
         assert all((kernel[2][r, kernel[0][r]:] == EMPTY).all() for r in range(3))
     assert seen == {2, 3, 4, 5}
+    bare, _ = strip_codes(["ABCWSABC", "SSABCA", "ABWCC"], ALPHA, wrap=4)   # wrapped by fewer stops than rows
+    with pytest.raises(ValueError, match=r"reel 1's strip is not wrapped by 5 stops: .*wrap=5"):
+        draw_by_heights(draws, bare, lens, cum, *reference)
 
 
 def test_a_tumble_falls_within_each_reels_height_and_the_padding_never_drops_into_play():

@@ -27,6 +27,7 @@ from typing import Any, Generic, TypeVar
 
 from reelforge.game.buildschema import RTP, Array, At, Field, Table, Text, dump, fraction_text, is_int, read_toml
 from reelforge.game.contract import UNPUBLISHED, BuildError, BuildIdentity
+from reelforge.game.registration import id_beside
 
 B = TypeVar("B")
 
@@ -275,12 +276,15 @@ def with_values(data: dict[str, Any], values: dict[str, int]) -> dict[str, Any]:
     return out
 
 
-def plain_files(game_id: str, package_file: str, fields: tuple[Field, ...],
-                check: Callable[[dict[str, Any], At], None] | None = None) -> BuildFiles[PlainBuild]:
+def plain_files(package_file: str, fields: tuple[Field, ...], check: Callable[[dict[str, Any], At], None] | None = None,
+                game_id: str | None = None) -> BuildFiles[PlainBuild]:
     """The build files of a game whose Build is its checked data (:class:`PlainBuild`), in the
     ``builds/`` folder beside ``package_file``: ``game``, ``name``, ``rtp`` (a fraction of the stake),
     then ``fields``, then an optional ``tunable`` (:data:`TUNABLE`, whose paths must name integers or
-    lists of them in the file); ``check`` raises ``at.error(...)`` for problems across keys."""
+    lists of them in the file); ``check`` raises ``at.error(...)`` for problems across keys. The game's id
+    is the one its registration beside ``package_file`` gives (``game.toml``), or ``game_id`` for a game
+    without one."""
+    game_id = game_id or id_beside(package_file)
 
     def from_data(d: dict[str, Any], name: str, at: At) -> PlainBuild:
         for i, path in enumerate(d.get("tunable", ())):

@@ -40,6 +40,7 @@ import numpy as np
 from reelforge.core.draws import DrawSource, RecordedDraws, RecordingDraws
 from reelforge.core.stats import Accumulator
 from reelforge.game.help import VOLATILITY_WORDS, GameHelp, volatility_bolts
+from reelforge.game.registration import IdByDefault, RegisteredId
 from reelforge.game.reporting import Reporting, RulesDocument
 from reelforge.game.results import (
     ExactFigures,
@@ -141,11 +142,12 @@ _PUBLISHED_MAX_WIN: dict[tuple[str, str], MaxWin] = {}
 class Game(ABC):
     """Base class every game implements."""
 
-    id: ClassVar[str]
-    """Registry id (``gemstones-gold``)."""
+    id: ClassVar[str] = RegisteredId()  # type: ignore[assignment]
+    """Registry id (``gemstones-gold``): a game in the package reads it from its folder's ``game.toml``
+    (declared there once); a game kept elsewhere declares it here."""
     title: ClassVar[str]
-    reference_id: ClassVar[str]
-    """Our reference id for the game (reports' ``game_id``)."""
+    reference_id: ClassVar[str] = IdByDefault()  # type: ignore[assignment]
+    """Our reference id for the game (reports' ``game_id``); by default its :attr:`id`."""
     published_id: ClassVar[str | None] = None
     """The game id its publisher gives (what reports and ``reelforge games`` show), or None."""
     feature_name: ClassVar[str] = "feature"

@@ -14,10 +14,9 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from reelforge.game.contract import Game
+from reelforge.game.registration import REGISTRATION
 
 GAMES_DIR = Path(__file__).resolve().parent
-REGISTRATION = "game.toml"
-"""The file in a game's folder that registers it (``id``, ``class``, ``order``) and locks its builds."""
 
 
 def read_registrations(games_dir: Path = GAMES_DIR) -> dict[str, str]:

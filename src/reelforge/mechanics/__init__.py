@@ -3,13 +3,15 @@ compiles unchanged, called the same way by a game's reference engine and by its 
 
 * :mod:`.rng` - draws inside kernels (``draw_pcg``, bit-identical to the reference engine's);
 * :mod:`.tally` - a round's win into the chunk tally (the harness loop, :mod:`reelforge.game.loop`, calls it);
-* :mod:`.reels` - strips as codes, windows from strip stops or weighted cells, reels of their own
-  height every spin (``heights``: ``spin_by_heights``, ``window_by_heights``), scatter counts;
-* :mod:`.pays` - paylines from a line table (both ways, wild substitution), ways (marking the cells
-  they paid), pay anywhere;
+* :mod:`.reels` - strips as codes (wrapped by a window's rows, given as copies per reel:
+  ``counted_strips``), windows from strip stops or weighted cells, reels of their own height every spin
+  (``heights``: ``spin_by_heights``, ``window_by_heights``, ``shown_by_heights``), scatter counts;
+* :mod:`.pays` - paylines from a line table (both ways, wild substitution), ways (each reel's symbols as
+  bits, marking the cells they paid; their audit events, ``ways_events``), pay anywhere;
 * :mod:`.clusters` - cluster pays (4-adjacency, minimum size, wilds in several clusters);
 * :mod:`.tumble`, :mod:`.cascade` - clear, gravity within each reel's height, refill from the strip or
-  by weights, one tumble of a ways game (``tumble_ways``);
+  by weights, one tumble of a ways game (``tumble_ways``; on a game's tables holding ``ways_scratch``:
+  ``tumble_tables``);
 * :mod:`.features` - free spins (award, retrigger, limit), the cap with forfeit, multipliers (global,
   per cell, per reel), sticky cells, expanding and walking wilds;
 * :mod:`.holdspin` - hold and respin (sticky coins, respins reset by a new coin, full board).

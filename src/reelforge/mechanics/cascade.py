@@ -9,6 +9,8 @@ Boards are ``int64`` arrays ``[reel, row]``, row 0 at the top; empty cells are
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numba import njit
 
@@ -57,15 +59,36 @@ def refill_from_weights(board: np.ndarray, empties: np.ndarray, cum: np.ndarray,
             k += 1
 
 
+WAYS_SCRATCH = "heights stops board masks removed empties out"
+"""The scratch a tumbling ways game's tables hold (:func:`ways_scratch`, read by :func:`tumble_tables`)."""
+
+
+def ways_scratch(reels: int, rows: int, symbols: int) -> tuple[np.ndarray, ...]:
+    """Zeroed scratch, in the order of :data:`WAYS_SCRATCH`, for a board of ``reels`` reels up to ``rows``
+    high and ``symbols`` symbols: what a spin (:func:`reelforge.mechanics.reels.spin_by_heights`) and
+    :func:`tumble_ways` write."""
+    per_reel = np.zeros(reels, np.int64)
+    return (per_reel, per_reel.copy(), np.zeros((reels, rows), np.int64), per_reel.copy(),
+            np.zeros((reels, rows), np.bool_), per_reel.copy(), np.zeros((symbols, 4), np.int64))
+
+
+@njit(cache=True, inline="always")
+def tumble_tables(t: Any, wild: int) -> tuple[int, int]:
+    """:func:`tumble_ways` on a game's tables ``t`` holding :data:`WAYS_SCRATCH` beside its strips (``codes``,
+    ``lens``, wrapped), ``pays`` and ``copies``: the call a game's rules and kernel share."""
+    return tumble_ways(t.board, t.heights, t.stops, t.codes, t.lens, t.pays, wild, t.copies, t.masks, t.removed,
+                       t.empties, t.out)
+
+
 @njit(cache=True, inline="always")
 def tumble_ways(board: np.ndarray, heights: np.ndarray, stops: np.ndarray, codes: np.ndarray, lengths: np.ndarray,
-                pays: np.ndarray, wild: int, copies: np.ndarray, counts: np.ndarray, removed: np.ndarray,
+                pays: np.ndarray, wild: int, copies: np.ndarray, masks: np.ndarray, removed: np.ndarray,
                 empties: np.ndarray, out: np.ndarray) -> tuple[int, int]:
     """One tumble of a ways game on a board of any shape (reel ``r`` of ``heights[r]`` rows): the ways the
     board pays (:func:`reelforge.mechanics.pays.ways_wins`, rows in ``out``) and their total; where it pays,
     the paid cells are cleared, the rest fall (:func:`reelforge.mechanics.tumble.fall`) and each reel's strip
     refills it from above (:func:`refill_from_strips`, ``stops`` the stop at each reel's top row). No draws."""
-    n = ways_wins(board, heights, pays, wild, copies, counts, removed, out)
+    n = ways_wins(board, heights, pays, wild, copies, masks, removed, out)
     win = 0
     for i in range(n):
         win += out[i, 3]

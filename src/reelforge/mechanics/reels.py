@@ -24,14 +24,18 @@ from reelforge.mechanics.rng import draw_pcg
 from reelforge.mechanics.tumble import EMPTY
 
 
-def strip_codes(strips: Sequence[str] | Sequence[Sequence[str]], alphabet: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+def strip_codes(strips: Sequence[str] | Sequence[Sequence[str]], alphabet: Sequence[str],
+                wrap: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """Strips (strings of one-letter symbols, or lists of symbol keys) as codes: ``(codes[reel, stop],
-    lengths[reel])``, each code the symbol's index in ``alphabet``."""
+    lengths[reel])``, each code the symbol's index in ``alphabet``. With ``wrap``, each strip is followed by
+    its first ``wrap`` stops again (round and round where it is shorter), so a window of up to ``wrap``
+    rows reads its rows from any stop without wrapping (what :func:`window_by_heights` needs)."""
     index = {s: i for i, s in enumerate(alphabet)}
-    width = max(len(s) for s in strips)
+    width = max(len(s) for s in strips) + wrap
     codes = np.zeros((len(strips), width), dtype=np.int64)
     for r, strip in enumerate(strips):
-        codes[r, : len(strip)] = [index[s] for s in strip]
+        row = [index[s] for s in strip]
+        codes[r, : len(row) + wrap] = [row[i % len(row)] for i in range(len(row) + wrap)]
     return codes, np.array([len(s) for s in strips], dtype=np.int64)
 
 
@@ -49,6 +53,13 @@ def strip_from_counts(counts: dict[str, int]) -> list[str]:
         credit[pick] -= total
         strip.append(pick)
     return strip
+
+
+def counted_strips(copies: dict[str, Sequence[int]], alphabet: Sequence[str], reels: int,
+                   wrap: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`strip_codes` of reels given as ``copies[symbol][reel]`` (each by :func:`strip_from_counts`, the
+    symbols in the order of ``alphabet``), each strip wrapped by ``wrap`` stops."""
+    return strip_codes([strip_from_counts({s: copies[s][r] for s in alphabet}) for r in range(reels)], alphabet, wrap)
 
 
 @njit(cache=True, inline="always")
@@ -73,18 +84,27 @@ def window_from_stops(codes: np.ndarray, lengths: np.ndarray, stops: np.ndarray,
 def window_by_heights(codes: np.ndarray, lengths: np.ndarray, stops: np.ndarray, heights: np.ndarray,
                       window: np.ndarray) -> None:
     """A board of any shape: reel ``r`` shows ``heights[r]`` consecutive symbols of its strip from its
-    stop in rows ``0 .. heights[r] - 1`` (wrapping round the strip's end); the rows below hold
-    :data:`~reelforge.mechanics.tumble.EMPTY`, which no symbol, wild or scatter count ever matches."""
+    stop in rows ``0 .. heights[r] - 1`` (round the strip's end); the rows below hold
+    :data:`~reelforge.mechanics.tumble.EMPTY`, which no symbol, wild or scatter count ever matches.
+    ``codes`` are wrapped by the window's rows (``strip_codes(..., wrap=rows)``, :func:`check_wrapped`).
+
+    Every row is written, the padding chosen by a select, with no wrap test: no loop as long as the height a
+    spin just drew (1,579 -> 1,283 instructions a kernel spin; no CPU-time gain measurable on the shared
+    machine, docs/performance.md)."""
     for r in range(codes.shape[0]):
-        n = lengths[r]
         i = stops[r]
-        for k in range(heights[r]):
-            window[r, k] = codes[r, i]
-            i += 1
-            if i == n:
-                i = 0
-        for k in range(heights[r], window.shape[1]):
-            window[r, k] = EMPTY
+        h = heights[r]
+        for k in range(window.shape[1]):
+            window[r, k] = codes[r, i + k] if k < h else EMPTY
+
+
+def check_wrapped(codes: np.ndarray, lengths: np.ndarray, rows: int) -> None:
+    """Refuse strips not wrapped by ``rows`` stops (``strip_codes(..., wrap=rows)``): a window would read
+    past a strip's end."""
+    for r, n in enumerate(lengths.tolist()):
+        if codes.shape[1] < n + rows or any(codes[r, n + k] != codes[r, k % n] for k in range(rows)):
+            raise ValueError(f"reel {r + 1}'s strip is not wrapped by {rows} stops: make it with "
+                             f"strip_codes(..., wrap={rows})")
 
 
 @njit(cache=True, inline="always")
@@ -100,10 +120,17 @@ def spin_by_heights(st: np.ndarray, codes: np.ndarray, lengths: np.ndarray, heig
     window_by_heights(codes, lengths, stops, heights, window)
 
 
+def shown_by_heights(window: np.ndarray, heights: np.ndarray, labels: Sequence[str]) -> list[list[str]]:
+    """A board of any shape as the player sees it (audit events): each reel's ``heights[reel]`` rows, top to
+    bottom, by ``labels[code]``; the padding below is not shown."""
+    return [[labels[c] for c in reel[:h]] for reel, h in zip(window.tolist(), heights.tolist(), strict=True)]
+
+
 def draw_by_heights(draws: Any, codes: np.ndarray, lengths: np.ndarray, height_cum: np.ndarray, heights: np.ndarray,
                     stops: np.ndarray, window: np.ndarray) -> None:
     """The reference engine's :func:`spin_by_heights`: the same heights and stops, drawn from ``draws``
     in the same order, and the board they show."""
+    check_wrapped(codes, lengths, window.shape[1])
     for r in range(codes.shape[0]):
         heights[r] = pick_weighted(height_cum[r], draws.draw(int(height_cum[r, -1])))
     for r in range(codes.shape[0]):

@@ -31,11 +31,11 @@ def fall(board: np.ndarray, heights: np.ndarray, removed: np.ndarray, empties: n
     for r in range(board.shape[0]):
         write = heights[r] - 1
         for read in range(heights[r] - 1, -1, -1):
-            if removed[r, read]:
-                removed[r, read] = False
-            else:
-                board[r, write] = board[r, read]
-                write -= 1
+            # every cell is copied down and the write row moves only past a survivor: no branch on a
+            # removed cell, a coin toss the branch predictor missed about once a tumble per reel
+            board[r, write] = board[r, read]
+            write -= 1 - removed[r, read]
+            removed[r, read] = False
         for row in range(write + 1):
             board[r, row] = EMPTY
         empties[r] = write + 1

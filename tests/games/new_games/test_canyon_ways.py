@@ -90,4 +90,16 @@ def test_the_tables_class_is_found_again_by_name_so_the_compiled_kernel_is_reuse
     from reelforge.games.canyon_ways.build import Tables
 
     assert pickle.loads(pickle.dumps(Tables)) is Tables is type(TABLES)
-    assert Tables.SCRATCH == ("heights", "stops", "board", "counts", "removed", "empties", "out")
+    assert Tables.SCRATCH == ("heights", "stops", "board", "masks", "removed", "empties", "out")
+
+
+def test_the_folder_stays_within_150_lines_of_python():
+    """Issue 37: a Megaways-style game is one folder of at most 150 lines of Python, everything it needs
+    included (what any ways game needs lives in the engine)."""
+    from pathlib import Path
+
+    import reelforge.games.canyon_ways as package
+
+    folder = Path(package.__file__).parent
+    lines = sum(len(path.read_text().splitlines()) for path in folder.rglob("*.py"))
+    assert lines <= 150, f"{folder.name} holds {lines} lines of Python"

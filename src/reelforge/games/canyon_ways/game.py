@@ -14,7 +14,6 @@ from .build import EAGLE, NAMES, REELS, ROWS, SUN, UNIT, WILD
 
 
 class CanyonWays(DataTuning, KernelGame):
-    id = reference_id = "canyon-ways"
     title, version, max_win_x, feature_name, unit = "Canyon Ways", "1.0", 5000, "Free Spins", UNIT
     build_files, capabilities = builds.FILES, Capabilities(tunable=True)
     components, counters = ("paid_spins", "free_spins"), ("triggers", "winning_tumbles", "free_spins_played")

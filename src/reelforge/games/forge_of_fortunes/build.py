@@ -15,9 +15,10 @@ import numpy as np
 
 from reelforge.game.buildfile import BuildFiles, build_dir
 from reelforge.game.buildschema import RTP, Array, At, Field, Integer, Mapping, Table, Text, fraction_text
+from reelforge.game.registration import id_beside
 from reelforge.mechanics.reels import strip_codes
 
-GAME_ID = "forge-of-fortunes"
+GAME_ID = id_beside(__file__)  # from the game.toml beside it
 GOLD, SLAG, COAL, BLANK = "G", "S", "C", "-"
 SYMBOL_NAMES = {GOLD: "GOLD", SLAG: "SLAG", COAL: "COAL", BLANK: "BLANK"}
 REFERENCE_LADDER = (2, 3, 5, 8, 10, 15, 20, 30, 50, 75, 100, 200, 500, 1000, 2500)

@@ -84,7 +84,6 @@ def help_page(build: Build, words: Words = ENGLISH) -> dict[str, Any]:
 
 
 class ForgeOfFortunes(KernelGame):
-    id = "forge-of-fortunes"
     title = "Forge of Fortunes"
     reference_id = "622"
     published_id = "622"

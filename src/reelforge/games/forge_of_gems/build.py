@@ -39,8 +39,9 @@ import numpy as np
 
 from reelforge.game.buildfile import BuildFiles, build_dir
 from reelforge.game.buildschema import RTP, Array, At, Either, Field, Integer, Mapping, Table, Text, fraction_text
+from reelforge.game.registration import id_beside
 
-GAME_ID = "forge-of-gems"
+GAME_ID = id_beside(__file__)  # from the game.toml beside it
 BUILDS_DIR: Path = build_dir(__file__)
 
 REELS = 5

@@ -108,12 +108,13 @@ def gems_simulate(
     import numpy as np
 
     from reelforge.core.stats import volatility_level
+    from reelforge.games.forge_of_gems.build import GAME_ID
     from reelforge.games.forge_of_gems.template import BUILD_NAMES
     from reelforge.games.registry import get_game
 
     n = count(rounds, "--rounds")
     s = seed_of(seed, 9620842)
-    game = get_game("forge-of-gems")
+    game = get_game(GAME_ID)
     out = []
     for i, name in enumerate(BUILD_NAMES):
         build = game.load_build(name)

@@ -146,7 +146,6 @@ def help_page(build: Build, words: Words = ENGLISH) -> dict[str, Any]:
 
 
 class ForgeOfGems(KernelGame):
-    id = "forge-of-gems"
     title = "Forge of Gems"
     reference_id = "none published"
     published_id = None

@@ -27,8 +27,9 @@ import numpy as np
 
 from reelforge.game.buildfile import BuildFiles, build_dir, kernel_tables
 from reelforge.game.buildschema import RTP, Array, At, Field, Integer, Mapping, Number, Table, Text, fraction_text
+from reelforge.game.registration import id_beside
 
-GAME_ID = "gemstones-gold"
+GAME_ID = id_beside(__file__)  # from the game.toml beside it
 ROWS = 6
 REELS = 6
 N_PAYING = 8

@@ -109,7 +109,6 @@ def help_page(build: Build, words: Words = ENGLISH) -> dict[str, Any]:
 
 
 class GemstonesGold(KernelGame):
-    id = "gemstones-gold"
     title = "Gemstones Gold"
     reference_id = "1671262"
     published_id = "1671262"

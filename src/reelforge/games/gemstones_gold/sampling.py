@@ -46,7 +46,7 @@ KIND = "coefficients"
 
 def build_from(strips: list[str], base_w: tuple[int, ...], free_w: tuple[int, ...], price: str = "50",
                name: str = "design", rtp: str = "0.9671") -> Build:
-    data = {"game": "gemstones-gold", "name": name, "rtp": rtp, "feature_buy_price_x": price,
+    data = {"game": GAME_ID, "name": name, "rtp": rtp, "feature_buy_price_x": price,
             "paytable": {k: list(v) for k, v in PUBLISHED_PAYTABLE.items()},
             "reels": {"strips": strips},
             "multipliers": {"values": list(VALUES), "base_weights": list(base_w), "free_weights": list(free_w)}}

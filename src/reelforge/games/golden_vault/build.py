@@ -21,7 +21,7 @@ def _check(d: dict, at) -> None:
             raise (at / part / "coins").error("must give the coins a weight")
 
 
-FILES = plain_files("golden-vault", __file__, (
+FILES = plain_files(__file__, (
     Field("trigger", Integer(low=1, high=15)), Field("respins", Integer(low=1)), Field("grand_x", Integer(low=1)),
     Field("coin_values", Array(Integer(low=1), length=6, noun="values (tenths of the total bet)")),
     Field("pays", Mapping(Array(Integer(low=0), length=5, noun="pays (5, 6, 7, 8, 9+)"), keys=GEMS, complete=True,

@@ -18,7 +18,6 @@ from .reporting import GoldenVaultReporting
 
 
 class GoldenVault(DataTuning, KernelGame):
-    id = reference_id = "golden-vault"
     title, version, max_win_x, feature_name, unit = "Golden Vault", "1.0", 2600, "Hold and Respin", UNIT
     # the largest round the rules can pay (15 coins of 100x, the 1,000x Grand, 100x of gems; `reelforge exact`
     # finds no larger): 5,000x, claimed before, could not be reached

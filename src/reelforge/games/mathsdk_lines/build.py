@@ -52,14 +52,14 @@ def _check(d: dict[str, Any], at: At) -> None:
             raise (at / "lines" / (i + 1)).error(f"must give a row 0-{ROWS - 1} for each of the 5 reels")
 
 
-FILES = plain_files("mathsdk-lines", __file__, (
+FILES = plain_files(__file__, (
     Field("cap_x", Integer(low=1), note="the round's maximum win, a multiple of the total bet (wincap)"),
     Field("lines", Array(Array(Integer(low=0), length=5, noun="rows"), min_length=1, noun="lines", multiline=True)),
     Field("pays", Mapping(_THREE, keys=tuple(s for s in SYMBOLS if s != "S"), complete=True, noun="symbol",
                           comment="tenths of the total bet for 3, 4, 5 on a line")),
     Field("base_awards", _AWARDS), Field("free_awards", _AWARDS), Field("free_wild_multipliers", _WEIGHTS),
     Field("reels", Mapping(_SET, keys=REEL_SETS, complete=True, noun="reel set", comment="strips, top stop first"))),
-    _check)
+    _check, game_id="mathsdk-lines")   # not registered by a game.toml (a benchmark game): its id is declared here
 SCHEMA = FILES.schema
 
 # strips as codes [set, reel, stop] and lengths [set, reel]; pays [symbol, count]; free spins by scatter count;

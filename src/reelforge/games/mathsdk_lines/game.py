@@ -14,7 +14,7 @@ PEER = "StakeEngine/math-sdk (MIT), games/0_0_lines at 63e9cc6"
 
 
 class MathSdkLines(KernelGame):
-    id = "mathsdk-lines"
+    id = builds.FILES.game_id
     reference_id = "mathsdk-0_0_lines"
     title, version, feature_name, unit = "math-sdk Sample Lines", "63e9cc6", "Free Spins", TENTHS
     max_win_x = 5000

@@ -7,7 +7,7 @@ import numpy as np
 from reelforge.game.buildfile import plain_files
 from reelforge.game.buildschema import Array, Field, Integer, Mapping
 from reelforge.mechanics.pays import paytable
-from reelforge.mechanics.reels import reel_counts_check, strip_codes, strip_from_counts
+from reelforge.mechanics.reels import counted_strips, reel_counts_check
 
 SYMBOLS = "WSRBGLC"
 NAMES = {"W": "Wild", "S": "Star", "R": "Seven", "B": "Bell", "G": "Grapes", "L": "Lemon", "C": "Cherry"}
@@ -19,7 +19,7 @@ THREE = Array(Integer(low=0), length=3, noun="pays (3, 4, 5)")
 COUNTS = Array(Integer(low=0, high=99), length=5, noun="counts (reels 1-5)")
 
 
-FILES = plain_files("seven-lines", __file__, (
+FILES = plain_files(__file__, (
     Field("free_spins", Array(Integer(low=1), length=3, noun="awards (3, 4, 5 Stars)")),
     Field("free_spins_limit", Integer(low=1)), Field("free_spins_multiplier", Integer(low=1)), Field("star_pays", THREE),
     Field("pays", Mapping(THREE, keys=tuple("WRBGLC"), complete=True, noun="symbol", comment="coins per line for 3, 4, 5")),
@@ -31,7 +31,7 @@ Tables = namedtuple("Tables", "codes lens pays star_pays awards limit multiplier
 
 
 def tables(b) -> Tables:
-    codes, lens = strip_codes([strip_from_counts({s: b.reels[s][r] for s in SYMBOLS}) for r in range(5)], SYMBOLS)
+    codes, lens = counted_strips(b.reels, SYMBOLS, 5)
     by_stars = paytable({"pays": b.star_pays, "spins": b.free_spins}, ["pays", "spins"], 5)  # read by_count
     return Tables(codes, lens, paytable(b.pays, SYMBOLS, 5), by_stars[0], by_stars[1], b.free_spins_limit,
                   b.free_spins_multiplier, np.zeros(5, np.int64), np.zeros((5, 3), np.int64),

@@ -18,7 +18,6 @@ from .reporting import SevenLinesReporting
 
 
 class SevenLines(DataTuning, KernelGame):
-    id = reference_id = "seven-lines"
     title, version, max_win_x, feature_name, unit = "Seven Lines", "1.0", 2000, "Free Spins", COINS
     max_win_source = "design document: Seven Lines' declared design targets (targets.toml; no rules document)"
     build_files, presentation = builds.FILES, "lines"

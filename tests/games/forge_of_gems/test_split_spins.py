@@ -1,7 +1,8 @@
 """The split-spins estimator's parts: a whole feature is the sum of its spins split into multiplier x pays +
 the rest; one continuation per first board is exactly the strata's paid-spin tally; the feature means'
-unbiased product (pairs of different spins only)."""
+unbiased product (pairs of different spins only); the cascades' SCATTER draws tallied for the control variate."""
 
+import copy
 from itertools import permutations
 
 import numpy as np
@@ -10,11 +11,13 @@ from reelforge.games.forge_of_gems import kernel, stratified_kernel
 from reelforge.games.forge_of_gems.split_spins import (
     FreeSpins,
     SplitFeatureValues,
+    SplitSpinsEstimator,
     scatter_probabilities,
     scatter_values,
 )
 from reelforge.games.forge_of_gems.stratified import HIST_BINS, HIST_WIDTH, MARKS, Strata
 from reelforge.games.forge_of_gems.template import sampling_build
+from reelforge.games.registry import get_game
 from reelforge.mechanics.rng import pcg_state
 
 T = kernel.tables(sampling_build())
@@ -103,3 +106,19 @@ def test_a_scatter_is_worth_the_step_to_the_next_class_value():
     assert 0 < beta[0] < beta[1] < beta[2]
     p = scatter_probabilities(sampling_build())
     assert p.tolist() == [4 / 107, 11 / 851, 11 / 857]
+
+
+def test_a_sample_kept_before_the_scatter_surprises_estimates_as_without_the_control_variate():
+    est = SplitSpinsEstimator()
+    build = get_game("forge-of-gems").load_build("96.2")
+    sample = est.sample(build, 20_000, 200, 4, workers=1)
+    old = copy.deepcopy(sample)
+    old.arrays["paid_first"] = sample.arrays["paid_first"][:, :5]
+    old.arrays["paid_second"] = sample.arrays["paid_second"][:, :5, :5]
+    zeroed = copy.deepcopy(sample)
+    zeroed.arrays["paid_first"][:, 5:] = 0.0
+    zeroed.arrays["paid_second"][:, 5:, :] = 0.0
+    zeroed.arrays["paid_second"][:, :, 5:] = 0.0
+    new, kept, plain = (est.estimate(s, build) for s in (sample, old, zeroed))
+    assert kept.rtp == plain.rtp and kept.rtp_ci99 == plain.rtp_ci99
+    assert new.rtp != kept.rtp   # decisive: the surprises moved this sample's estimate

@@ -22,7 +22,11 @@ variance is added (it is independent of the single spins). The paid spins are si
 several times (:data:`PAID_REPEATS`, by its SCATTERs; each free-spin board :data:`FREE_SPIN_REPEATS`
 times): the mean of a board's continuations is unbiased for its expected outcome, and most of a spin's
 variance is in its cascades, so repeating them buys more precision per CPU second than fresh boards do
-(1.6x for the paid spins, measured). Each stratum's share of the paid
+(1.6x for the paid spins, measured). The SCATTERs the cascades land less their expected number, by the
+SCATTERs on the board before each cascade, are a second control variate on the paid spins, of mean exactly 0
+(a cascade's draws are independent of all the spin has shown), its fixed coefficients what one more SCATTER
+is worth there (:func:`scatter_values`): it takes out most of the cascades' GEMBOX lottery after a first board
+with two SCATTERs, less after one or none (docs/maths.md gives the figures). Each stratum's share of the paid
 spins is fixed (:data:`FREE_SPINS_PER_PAID_SPIN`, :data:`PAID_SPINS_PER_FEATURE`), chosen from the
 strata's variances and CPU costs (Neyman allocation; docs/performance.md gives the figures).
 """
@@ -30,11 +34,12 @@ strata's variances and CPU costs (Neyman allocation; docs/performance.md gives t
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from reelforge.core.calibration import map_chunks
+from reelforge.core.calibration import Estimate, map_chunks, mean_estimate
 from reelforge.core.chunks import chunk_stream
 from reelforge.game.estimation import Sample, StratifiedEstimator
 from reelforge.game.results import StratifiedEstimate
@@ -297,3 +302,26 @@ class SplitSpinsEstimator(StratifiedEstimator):
         (a, pa, fa), (b, pb, fb) = from_sample(first), from_sample(second)
         return to_sample(a.merge(b), pa.merge(pb), fa.merge(fb))
 
+
+
+def control_variate_mean(paid: RepeatedPaidSpins, values: list[float]) -> Estimate:
+    """The SCATTER control variate per paid spin, ``sum_s beta_s z_s`` (``beta`` from the GEMBOX values ``values``
+    of final class 0..3), with its variance: its mean is exactly 0, what the coverage proof holds it to."""
+    beta = scatter_values(np.asarray(values, dtype=np.float64))
+    total = float((paid.first[:, 5:] @ beta).sum())
+    square = float(sum(beta @ paid.second[i, 5:, 5:] @ beta for i in range(4)))
+    return mean_estimate(total, square, int(paid.counts.sum()))
+
+
+def coverage_intervals(build: Build, rounds: int) -> Callable[[int], dict[str, tuple[float, float]]]:
+    """One run of the estimator (``rounds`` paid spins, one worker): the 99% intervals of the RTP and of the
+    SCATTER control variate's mean (exactly 0), for the coverage proof (:mod:`reelforge.analysis.coverage`)."""
+    est = SplitSpinsEstimator()
+
+    def run(seed: int) -> dict[str, tuple[float, float]]:
+        sample = est.sample(build, rounds, est.feature_rounds(rounds), seed, workers=1)
+        got = est.estimate(sample, build)
+        cv = control_variate_mean(from_sample(sample)[1], got.extra["gembox_values_x"])
+        return {"RTP": got.rtp_ci99, "SCATTER control variate": cv.ci99()}
+
+    return run

@@ -349,7 +349,7 @@ def estimate(st: Strata, build: Build, values: FeatureValues | None = None,
         "gembox_rtp": rtp.value - paid.win_sum() / N / U,
         "round_sd_x_lower_bound": round_sd, "frequencies": freq, "free_spin_frequency": fs,
         "feature_means_x": {n: float(fbar[mark_of[n]] / U) for n in MARKS},
-        "paid_spins": N, "features": m, "tail_features": len(st.tail), **cap_p,
+        "paid_spins": N, "features": m, "tail_features": len(st.tail), "gembox_values_x": V, **cap_p,
     }
 
 

@@ -104,13 +104,7 @@ K_FEATURE = K_WAYS_PEAK_WIN + N_WAYS_BINS
 # Spin result slots.
 (R_MULT, R_SCAT, R_CAPPED, R_WAYS, R_CASC, R_MULT_LANDINGS, R_FIRST_SCAT, R_PEAK_WAYS, R_PAYS, R_REFILL_FIRST,
  R_REFILL_OTHER, R_FORGE_SCAT_LANDINGS, R_FORGE_DRAWS, R_FORGE_SCAT_DRAWS) = range(14)
-R_SCAT_DRAWS = 14
-SCAT_COUNTS = 5
-"""The cascades' draws by the SCATTERs on the board before them (0 to 4; none kept from 5 on), four slots each
-from ``R_SCAT_DRAWS + 4 s``: SCATTERs landed, FORGE REEL landings, cells refilled on reel 1 and on reels 2-5.
-A cascade's draws are independent of everything the spin has shown, so the SCATTERs landed less their
-expected number is a control variate of known mean 0 (:mod:`.split_spins`)."""
-N_RES = R_SCAT_DRAWS + 4 * SCAT_COUNTS
+N_RES = 14
 """``R_PAYS``: the spin's wins as if the multiplier were 1 throughout (the estimator splits a free spin's win
 into multiplier x pays + the rest). The draws a spin made, for importance sampling's likelihood ratio:
 cells refilled on reel 1 and on reels 2-5 (``R_REFILL_*``, after the first board's 15), FORGE REEL SCATTERs
@@ -301,9 +295,6 @@ def _spin(st, cell_code, cell_total, forge_tab, targets, paytable, limits, cap_u
     refill_other = 0
     forge_scat_landings = 0
     forge_draws = REELS
-    for i in range(R_SCAT_DRAWS, N_RES):
-        res[i] = 0
-    scat_now = first_scat
     while True:
         pay = _evaluate(board, paytable, 1, packs, remove)
         if pay == 0:
@@ -334,19 +325,15 @@ def _spin(st, cell_code, cell_total, forge_tab, targets, paytable, limits, cap_u
                 land[n_land, 2] = forge[c]
                 land[n_land, 3] = -1
                 n_land += 1
-        landed = 0
         for i in range(n_land):
             c = land[i, 0]
             if land[i, 2] == F_SCATTER:
                 board[c, land[i, 1]] = SCATTER * 4 + 1
                 forge_scat_landings += 1
-                landed += 1
             else:
                 t = targets[draw_pcg(st, nt)]
                 land[i, 3] = t
                 board[c, land[i, 1]] = t * 4 + 1
-        step_first = refill_first
-        step_other = refill_other
         for i in range(n_land):  # the other empty cells: above the landing cell, top to bottom
             c = land[i, 0]
             if c == 0:
@@ -354,16 +341,7 @@ def _spin(st, cell_code, cell_total, forge_tab, targets, paytable, limits, cap_u
             else:
                 refill_other += land[i, 1]
             for r in range(land[i, 1]):
-                x = _draw_cell(st, cell_code, cell_total, c)
-                board[c, r] = x
-                landed += np.int64((x >> 2) == SCATTER)
-        if scat_now < SCAT_COUNTS:
-            k = R_SCAT_DRAWS + 4 * scat_now
-            res[k] += landed
-            res[k + 1] += n_land
-            res[k + 2] += refill_first - step_first
-            res[k + 3] += refill_other - step_other
-        scat_now += landed
+                board[c, r] = _draw_cell(st, cell_code, cell_total, c)
         for i in range(n_land):
             c = land[i, 0]
             r = land[i, 1]

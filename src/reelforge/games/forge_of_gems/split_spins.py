@@ -22,11 +22,7 @@ variance is added (it is independent of the single spins). The paid spins are si
 several times (:data:`PAID_REPEATS`, by its SCATTERs; each free-spin board :data:`FREE_SPIN_REPEATS`
 times): the mean of a board's continuations is unbiased for its expected outcome, and most of a spin's
 variance is in its cascades, so repeating them buys more precision per CPU second than fresh boards do
-(1.6x for the paid spins, measured). The SCATTERs the cascades land less their expected number, by the
-SCATTERs on the board before each cascade, are a second control variate on the paid spins, of mean exactly 0
-(a cascade's draws are independent of all the spin has shown), its fixed coefficients what one more SCATTER
-is worth there (:func:`scatter_values`): it takes out most of the cascades' GEMBOX lottery after a first board
-with two SCATTERs, less after one or none (docs/maths.md gives the figures). Each stratum's share of the paid
+(1.6x for the paid spins, measured). Each stratum's share of the paid
 spins is fixed (:data:`FREE_SPINS_PER_PAID_SPIN`, :data:`PAID_SPINS_PER_FEATURE`), chosen from the
 strata's variances and CPU costs (Neyman allocation; docs/performance.md gives the figures).
 """
@@ -39,12 +35,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from reelforge.core.calibration import Estimate, map_chunks, mean_estimate
+from reelforge.core.calibration import map_chunks
 from reelforge.core.chunks import chunk_stream
 from reelforge.game.estimation import Sample, StratifiedEstimator
 from reelforge.game.results import StratifiedEstimate
 from reelforge.games.forge_of_gems import kernel, stratified_kernel
-from reelforge.games.forge_of_gems.build import F_SCATTER, GAME_ID, REELS, SCATTER, Build
+from reelforge.games.forge_of_gems.build import GAME_ID, Build
 from reelforge.games.forge_of_gems.stratified import (
     HIST_BINS,
     HIST_WIDTH,
@@ -56,7 +52,6 @@ from reelforge.games.forge_of_gems.stratified import (
     estimate_of,
     simulate_strata,
 )
-from reelforge.games.forge_of_gems.stratified_kernel import PAID_PARTS
 from reelforge.games.forge_of_gems.template import sampling_build
 
 KIND = "split-spins"
@@ -76,28 +71,14 @@ PAID_REPEATS = (3, 8, 16, 8, 8)
 cascades most often decide the GEMBOX (2 SCATTERs: one more triggers it)."""
 
 
-SCATTER_VALUE_SHARE = (0.012, 0.15)
-"""The control variate's coefficient of a SCATTER landed with 0 or 1 SCATTERs on the board, as a share of the
-3-SCATTER GEMBOX value (with 2, 3 or 4 on it a SCATTER is worth the step to the next class's value, exactly).
-Fixed numbers, so the estimate stays unbiased whatever they are; these are the least-squares coefficients
-of a paid spin's outcome on its SCATTER surprises (10^6 first boards, 4 continuations each, build 96.2)."""
-
-
-def scatter_values(values: np.ndarray) -> np.ndarray:
-    """The control variate's coefficients ``beta_s`` (s = 0..4 SCATTERs on the board before a cascade) from the
-    GEMBOX values ``V`` of final scatter class 0..3 (``V[0] = 0``): what one more SCATTER is worth there."""
-    v1, v2, v3 = values[1] - values[0], values[2] - values[1], values[3] - values[2]
-    return np.array([SCATTER_VALUE_SHARE[0] * v1, SCATTER_VALUE_SHARE[1] * v1, v1, v2, v3])
-
-
 @dataclass
 class RepeatedPaidSpins:
     """The sums of :func:`stratified_kernel.run_repeated_paid_spins`: per first-board scatter class ``i``, paid spins,
-    sums of ``x = (mean B, shares ending in class 0..3, SCATTER surprises z_0..z_4)`` and of ``x x^T``."""
+    sums of ``x = (mean B, shares ending in class 0..3)`` and of ``x x^T``."""
 
     counts: np.ndarray = field(default_factory=lambda: np.zeros(4, dtype=np.int64))
-    first: np.ndarray = field(default_factory=lambda: np.zeros((4, PAID_PARTS), dtype=np.float64))
-    second: np.ndarray = field(default_factory=lambda: np.zeros((4, PAID_PARTS, PAID_PARTS), dtype=np.float64))
+    first: np.ndarray = field(default_factory=lambda: np.zeros((4, 5), dtype=np.float64))
+    second: np.ndarray = field(default_factory=lambda: np.zeros((4, 5, 5), dtype=np.float64))
     win_squares: float = 0.0
     max_b: int = 0
     hist_b: np.ndarray = field(default_factory=lambda: np.zeros((4, HIST_BINS), dtype=np.float64))
@@ -109,8 +90,7 @@ class RepeatedPaidSpins:
 
 
 class RepeatedPaid(PaidSpins):
-    """The paid-spin stratum from repeated continuations: D = x . (1 / unit, dv[i, 0..3], -beta) per paid spin,
-    ``beta`` the SCATTER surprises' coefficients (:func:`scatter_values`): a control variate of mean 0."""
+    """The paid-spin stratum from repeated continuations: D = x . (1 / unit, dv[i, 0..3]) per paid spin."""
 
     def __init__(self, r: RepeatedPaidSpins) -> None:
         self.r = r
@@ -118,18 +98,11 @@ class RepeatedPaid(PaidSpins):
 
     def d_sums(self, dv: np.ndarray, unit: int) -> tuple[float, float]:
         total = square = 0.0
-        beta = scatter_values(dv[0])
         for i in range(4):
-            v = np.concatenate(([1.0 / unit], dv[i], -beta))
+            v = np.concatenate(([1.0 / unit], dv[i]))
             total += float(self.r.first[i] @ v)
             square += float(v @ self.r.second[i] @ v)
         return total, square
-
-    def value_shift(self) -> list[float]:
-        # -sum_s beta_s mean(z_s), beta linear in V: its derivative by V_1, V_2, V_3
-        z = self.r.first[:, 5:].sum(axis=0) / self.spins
-        share0, share1 = SCATTER_VALUE_SHARE
-        return [0.0, -(share0 * z[0] + share1 * z[1] + z[2] - z[3]), -(z[3] - z[4]), -z[4]]
 
     def class_shift(self) -> list[float]:
         return [(self.r.first[:, 1 + k].sum() - self.r.counts[k]) / self.spins for k in range(4)]
@@ -141,19 +114,10 @@ class RepeatedPaid(PaidSpins):
         return self.r.win_squares
 
 
-def _paid_chunk(rng, n, t, repeats, scatter_p, counts, first, second, squares, max_b, hist_b) -> None:
-    stratified_kernel.run_repeated_paid_spins(rng, t.cell_code, t.cell_total, t.forge_base, t.targets, t.paytable,
-                                              t.limits, t.cap_units, n, repeats, scatter_p, counts, first, second,
-                                              squares, max_b, hist_b, HIST_WIDTH)
-
-
-def scatter_probabilities(build: Build) -> np.ndarray:
-    """A SCATTER's probability on a base-game FORGE REEL landing, in a fresh reel-1 cell and in a fresh reel 2-5 cell
-    (the kernel tallies reels 2-5 together: their cells must share it)."""
-    cells = [build.cells[r].probability(SCATTER) for r in range(REELS)]
-    if len(set(cells[1:])) != 1:
-        raise ValueError("the SCATTER control variate needs reels 2-5 to land SCATTERs equally often")
-    return np.array([float(build.forge_base.probability(F_SCATTER)), float(cells[0]), float(cells[1])])
+def _paid_chunk(rng, n, t, repeats, counts, first, second, squares, max_b, hist_b) -> None:
+    stratified_kernel.run_repeated_paid_spins(rng, t.cell_code, t.cell_total, t.forge_base, t.targets, t.paytable, t.limits,
+                                   t.cap_units, n, repeats, counts, first, second, squares, max_b, hist_b,
+                                   HIST_WIDTH)
 
 
 def simulate_paid_spins(count: int, seed: np.random.SeedSequence, workers: int | None = None,
@@ -162,11 +126,10 @@ def simulate_paid_spins(count: int, seed: np.random.SeedSequence, workers: int |
     for any number of workers)."""
     t = kernel.tables(sampling_build())
     out = RepeatedPaidSpins()
-    outs = [((4,), np.int64), ((4, PAID_PARTS), np.float64), ((4, PAID_PARTS, PAID_PARTS), np.float64),
-            ((1,), np.float64), ((1,), np.int64), ((4, HIST_BINS), np.float64)]
+    outs = [((4,), np.int64), ((4, 5), np.float64), ((4, 5, 5), np.float64), ((1,), np.float64), ((1,), np.int64),
+            ((4, HIST_BINS), np.float64)]
     repeats = np.array(PAID_REPEATS, dtype=np.int64)
-    args = (t, repeats, scatter_probabilities(sampling_build()))
-    for counts, first, second, squares, max_b, hist_b in map_chunks(_paid_chunk, count, seed, args, outs,
+    for counts, first, second, squares, max_b, hist_b in map_chunks(_paid_chunk, count, seed, (t, repeats), outs,
                                                                     PAID_CHUNK, workers, "paid spins", log):
         out = out.merge(RepeatedPaidSpins(counts, first, second, float(squares[0]), int(max_b[0]), hist_b))
     return out
@@ -246,12 +209,8 @@ def to_sample(st: Strata, paid: RepeatedPaidSpins, spins: FreeSpins) -> Sample:
 
 def from_sample(s: Sample) -> tuple[Strata, RepeatedPaidSpins, FreeSpins]:
     v, a = s.values, s.arrays
-    first, second = a["paid_first"], a["paid_second"]
-    if first.shape[1] < PAID_PARTS:  # kept before the SCATTER surprises: theirs are 0 (no control variate)
-        gap = PAID_PARTS - first.shape[1]
-        first, second = np.pad(first, ((0, 0), (0, gap))), np.pad(second, ((0, 0), (0, gap), (0, gap)))
-    paid = RepeatedPaidSpins(a["paid_counts"], first, second, float(v["paid_win_squares"]), int(v["paid_max_b"]),
-                             a["paid_hist_b"])
+    paid = RepeatedPaidSpins(a["paid_counts"], a["paid_first"], a["paid_second"], float(v["paid_win_squares"]),
+                             int(v["paid_max_b"]), a["paid_hist_b"])
     return Strata.from_sample(s), paid, FreeSpins(int(v["free_spins"]), a["free_spin_sums"], a["free_spin_cross"])
 
 
@@ -304,24 +263,12 @@ class SplitSpinsEstimator(StratifiedEstimator):
 
 
 
-def control_variate_mean(paid: RepeatedPaidSpins, values: list[float]) -> Estimate:
-    """The SCATTER control variate per paid spin, ``sum_s beta_s z_s`` (``beta`` from the GEMBOX values ``values``
-    of final class 0..3), with its variance: its mean is exactly 0, what the coverage proof holds it to."""
-    beta = scatter_values(np.asarray(values, dtype=np.float64))
-    total = float((paid.first[:, 5:] @ beta).sum())
-    square = float(sum(beta @ paid.second[i, 5:, 5:] @ beta for i in range(4)))
-    return mean_estimate(total, square, int(paid.counts.sum()))
-
-
 def coverage_intervals(build: Build, rounds: int) -> Callable[[int], dict[str, tuple[float, float]]]:
-    """One run of the estimator (``rounds`` paid spins, one worker): the 99% intervals of the RTP and of the
-    SCATTER control variate's mean (exactly 0), for the coverage proof (:mod:`reelforge.analysis.coverage`)."""
+    """One run of the estimator (``rounds`` paid spins, one worker): its 99% RTP interval, for the coverage proof
+    (:mod:`reelforge.analysis.coverage`)."""
     est = SplitSpinsEstimator()
 
     def run(seed: int) -> dict[str, tuple[float, float]]:
-        sample = est.sample(build, rounds, est.feature_rounds(rounds), seed, workers=1)
-        got = est.estimate(sample, build)
-        cv = control_variate_mean(from_sample(sample)[1], got.extra["gembox_values_x"])
-        return {"RTP": got.rtp_ci99, "SCATTER control variate": cv.ci99()}
+        return {"RTP": est.run(build, rounds, seed, workers=1).rtp_ci99}
 
     return run

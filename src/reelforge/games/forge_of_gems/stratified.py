@@ -226,12 +226,6 @@ class PaidSpins:
         n, N = self.n, self.spins
         return [n[:, k].sum() / N - n[k, :].sum() / N for k in range(4)]
 
-    def value_shift(self) -> list[float]:
-        """Per final scatter class, what the paid-spin part adds to the derivative of the estimate by that
-        class's GEMBOX value besides the class's probability (a control variate whose coefficients are
-        the values': :mod:`.split_spins`); none here."""
-        return [0.0] * 4
-
     def win_sum(self) -> float:
         return float(self.sum_b.sum())
 
@@ -264,13 +258,12 @@ def estimate(st: Strata, build: Build, values: FeatureValues | None = None,
     base = Estimate(base.value + sum(p0[k] * V[k] for k in range(1, 4)), base.var)
     # Effective final-class probabilities (control variate) and the feature coefficients.
     c = [p0[k] + shift for k, shift in enumerate(paid.class_shift())]
-    grad = [ck + shift for ck, shift in zip(c, paid.value_shift(), strict=True)]
     a = np.zeros(len(MARKS))
     for ci, k in enumerate((3, 4, 5), start=1):
         for j in range(3):
             spins = GEMBOX_REWARDS[k][j][1]
             if spins:
-                a[mark_of[spins]] += grad[ci] * pi[k][j]
+                a[mark_of[spins]] += c[ci] * pi[k][j]
     feat_var = values.variance(a) / U**2
     rtp = Estimate(base.value, base.var + feat_var)
     # Cap: E[(B + prize + F - cap)+] for GEMBOX rounds, B between 0 and the largest seen.
@@ -349,7 +342,7 @@ def estimate(st: Strata, build: Build, values: FeatureValues | None = None,
         "gembox_rtp": rtp.value - paid.win_sum() / N / U,
         "round_sd_x_lower_bound": round_sd, "frequencies": freq, "free_spin_frequency": fs,
         "feature_means_x": {n: float(fbar[mark_of[n]] / U) for n in MARKS},
-        "paid_spins": N, "features": m, "tail_features": len(st.tail), "gembox_values_x": V, **cap_p,
+        "paid_spins": N, "features": m, "tail_features": len(st.tail), **cap_p,
     }
 
 

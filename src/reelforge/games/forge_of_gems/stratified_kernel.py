@@ -9,21 +9,7 @@ from numba import njit
 
 from reelforge.mechanics.rng import pcg_state, store_pcg_state
 
-from .kernel import (
-    R_CASC,
-    R_FIRST_SCAT,
-    R_MULT,
-    R_PAYS,
-    R_SCAT,
-    R_SCAT_DRAWS,
-    REELS,
-    ROWS,
-    SCAT_COUNTS,
-    SCATTER,
-    _draw_cell,
-    _spin,
-    _workspace,
-)
+from .kernel import R_CASC, R_FIRST_SCAT, R_MULT, R_PAYS, R_SCAT, REELS, ROWS, SCATTER, _draw_cell, _spin, _workspace
 
 
 @njit(cache=True)
@@ -166,29 +152,14 @@ def _scatter_class(scatters):
     return 0 if k < 0 else (3 if k > 3 else k)
 
 
-PAID_PARTS = 5 + SCAT_COUNTS
-"""A paid spin's figures: its win, the shares of its continuations ending in scatter class 0..3 and its
-SCATTERs' surprise (landed less expected) by the SCATTERs on the board before the cascade landed them."""
-
-
-@njit(cache=True, inline="always")
-def _scatter_surprise(res, scatter_p, z):
-    """Adds to ``z[s]`` the SCATTERs a spin's cascades landed with ``s`` on the board less their expected
-    number (``scatter_p``: a FORGE REEL landing's, a reel-1 cell's and a reel 2-5 cell's SCATTER probability)."""
-    for s in range(SCAT_COUNTS):
-        k = R_SCAT_DRAWS + 4 * s
-        z[s] += res[k] - scatter_p[0] * res[k + 1] - scatter_p[1] * res[k + 2] - scatter_p[2] * res[k + 3]
-
-
 @njit(cache=True)
 def _run_repeated_paid_spins(st, cell_code, cell_total, forge_base, targets, paytable, limits, cap_units, rounds,
-                             repeats, scatter_p, counts, first_moments, second_moments, win_squares, max_b, hist_b,
-                             bin_width):
+                             repeats, counts, first_moments, second_moments, win_squares, max_b, hist_b, bin_width):
     board, forge, packs, remove, land, res = _workspace()
     first = np.empty((REELS, ROWS), dtype=np.int64)
     wins = np.zeros(MAX_REPEATS, dtype=np.int64)
     classes = np.zeros(MAX_REPEATS, dtype=np.int64)
-    x = np.zeros(PAID_PARTS, dtype=np.float64)
+    x = np.zeros(5, dtype=np.float64)
     no_win = np.zeros(4, dtype=np.int64)
     nb = hist_b.shape[1]
     for _ in range(rounds):
@@ -200,19 +171,18 @@ def _run_repeated_paid_spins(st, cell_code, cell_total, forge_base, targets, pay
         ci = _scatter_class(scatters)
         k_max = repeats[min(scatters, repeats.shape[0] - 1)]
         done = 0
-        x[:] = 0.0
         for _k in range(k_max):
             board[:, :] = first
             wins[done] = _spin(st, cell_code, cell_total, forge_base, targets, paytable, limits, cap_units,
                                False, 1, 0, board, forge, packs, remove, land, res, False)
             classes[done] = _scatter_class(res[R_SCAT])
-            _scatter_surprise(res, scatter_p, x[5:])
             done += 1
             if res[R_CASC] == 0:  # no win on the first board: every continuation is this one
                 break
         if wins[0] == 0 and done == 1:  # B = 0 and the class unchanged: tallied once per chunk
             no_win[ci] += 1
             continue
+        x[:] = 0.0
         sq = 0.0
         for k in range(done):
             b = wins[k]
@@ -225,9 +195,9 @@ def _run_repeated_paid_spins(st, cell_code, cell_total, forge_base, targets, pay
                 max_b[0] = b
         counts[ci] += 1
         win_squares[0] += sq / done
-        for a in range(PAID_PARTS):
+        for a in range(5):
             first_moments[ci, a] += x[a] / done
-            for a2 in range(PAID_PARTS):
+            for a2 in range(5):
                 second_moments[ci, a, a2] += (x[a] / done) * (x[a2] / done)
     for ci in range(4):
         counts[ci] += no_win[ci]
@@ -238,23 +208,20 @@ def _run_repeated_paid_spins(st, cell_code, cell_total, forge_base, targets, pay
 
 def run_repeated_paid_spins(rng: np.random.Generator, cell_code: np.ndarray, cell_total: np.ndarray,
                             forge_base: np.ndarray, targets: np.ndarray, paytable: np.ndarray, limits: np.ndarray,
-                            cap_units: int, rounds: int, repeats: np.ndarray, scatter_p: np.ndarray,
-                            counts: np.ndarray, first_moments: np.ndarray, second_moments: np.ndarray,
-                            win_squares: np.ndarray, max_b: np.ndarray, hist_b: np.ndarray, bin_width: int) -> None:
+                            cap_units: int, rounds: int, repeats: np.ndarray, counts: np.ndarray,
+                            first_moments: np.ndarray, second_moments: np.ndarray, win_squares: np.ndarray,
+                            max_b: np.ndarray, hist_b: np.ndarray, bin_width: int) -> None:
     """``rounds`` paid spins alone, each first board played on ``repeats[min(s, len - 1)]`` times (``s`` its
     SCATTERs): the continuations (FORGE REEL, cascades) drawn afresh each time, so their mean is an unbiased
     estimate of the board's expected outcome with less variance (one continuation where the first board
     does not win: all would be the same).
 
-    Per paid spin ``x = (mean B, share of continuations ending in scatter class 0..3, mean SCATTER surprise
-    z_0..z_4)`` (:data:`PAID_PARTS`; ``z_s``: the SCATTERs the cascades landed with ``s`` on the board less
-    their expected number, from ``scatter_p`` = the SCATTER probability of a FORGE REEL landing, of a reel-1
-    cell and of a reel 2-5 cell; mean 0) by the first board's scatter class ``i``: ``counts[i]``, ``first_moments[i, :] += x``, ``second_moments[i, :, :] += x x^T``;
+    Per paid spin ``x = (mean B, share of continuations ending in scatter class 0..3)`` by the first board's
+    scatter class ``i``: ``counts[i]``, ``first_moments[i, :] += x``, ``second_moments[i, :, :] += x x^T``;
     ``win_squares[0]`` the sum of the spins' mean B squared over continuations (unbiased for E[B^2]);
     ``max_b[0]`` the largest B; ``hist_b[f, B // bin_width]`` each continuation's share (last bin: the rest).
     ``rng`` advances past the draws used."""
     st = pcg_state(rng)
     _run_repeated_paid_spins(st, cell_code, cell_total, forge_base, targets, paytable, limits, cap_units, rounds,
-                             repeats, scatter_p, counts, first_moments, second_moments, win_squares, max_b, hist_b,
-                             bin_width)
+                             repeats, counts, first_moments, second_moments, win_squares, max_b, hist_b, bin_width)
     store_pcg_state(rng, st)

@@ -30,6 +30,7 @@ strata's variances and CPU costs (Neyman allocation; docs/performance.md gives t
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -260,3 +261,14 @@ class SplitSpinsEstimator(StratifiedEstimator):
         (a, pa, fa), (b, pb, fb) = from_sample(first), from_sample(second)
         return to_sample(a.merge(b), pa.merge(pb), fa.merge(fb))
 
+
+
+def coverage_intervals(build: Build, rounds: int) -> Callable[[int], dict[str, tuple[float, float]]]:
+    """One run of the estimator (``rounds`` paid spins, one worker): its 99% RTP interval, for the coverage proof
+    (:mod:`reelforge.analysis.coverage`)."""
+    est = SplitSpinsEstimator()
+
+    def run(seed: int) -> dict[str, tuple[float, float]]:
+        return {"RTP": est.run(build, rounds, seed, workers=1).rtp_ci99}
+
+    return run

@@ -17,14 +17,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 
-# bench/coverage.py has the coverage package's name (numba imports it): keep bench/ off the import path
-sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != os.path.dirname(os.path.abspath(__file__))]
-
-from reelforge.analysis.efficiency import efficiency, measure  # noqa: E402
-from reelforge.games.registry import all_games, get_game  # noqa: E402
+from reelforge.analysis.efficiency import efficiency, measure
+from reelforge.games.registry import all_games, get_game
 
 PLAIN_ROUNDS = {"forge-of-gems": 10**8, "gemstones-gold": 2 * 10**7}
 """Plain rounds per game (default 2e7)."""

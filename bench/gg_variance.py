@@ -24,19 +24,14 @@ pilot and its variance measured on the second half, so no figure is flattered by
 from __future__ import annotations
 
 import argparse
-import os
-import sys
 import time
 
-# bench/coverage.py would shadow the coverage package numba imports: keep bench/ off the import path
-sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != os.path.dirname(os.path.abspath(__file__))]
+import numpy as np
+from numba import njit
 
-import numpy as np  # noqa: E402
-from numba import njit  # noqa: E402
-
-from reelforge.games.gemstones_gold import kernel  # noqa: E402
-from reelforge.games.gemstones_gold.board import _reel_windows  # noqa: E402
-from reelforge.games.gemstones_gold.build import (  # noqa: E402
+from reelforge.games.gemstones_gold import kernel
+from reelforge.games.gemstones_gold.board import _reel_windows
+from reelforge.games.gemstones_gold.build import (
     COINS_PER_BET,
     FREE_BLOCKERS,
     MIN_COUNT,
@@ -46,9 +41,9 @@ from reelforge.games.gemstones_gold.build import (  # noqa: E402
     RETRIGGER_SPINS,
     load_build,
 )
-from reelforge.games.gemstones_gold.sampling import board_arrays, feature_sums, play_board  # noqa: E402
-from reelforge.games.gemstones_gold.stratified import DEFENSIVE, TILT, _board_score, _moments  # noqa: E402
-from reelforge.mechanics.rng import draw_pcg, pcg_state  # noqa: E402
+from reelforge.games.gemstones_gold.sampling import board_arrays, feature_sums, play_board
+from reelforge.games.gemstones_gold.stratified import DEFENSIVE, TILT, _board_score, _moments
+from reelforge.mechanics.rng import draw_pcg, pcg_state
 
 
 @njit(cache=True)

@@ -169,13 +169,13 @@ def _fog_kernel(boards, paytable, packs, remove, wins):
 
 
 @njit(cache=True)
-def _fog_library(boards, pays, window, copies, out, wins):
+def _fog_library(boards, pays, window, copies, heights, masks, removed, out, wins):
     for i in range(boards.shape[0]):
         for c in range(boards.shape[1]):
             for r in range(boards.shape[2]):
                 window[c, r] = boards[i, c, r] >> 2
                 copies[c, r] = boards[i, c, r] & 3
-        k = ways_wins(window, pays, WILD, copies, out)
+        k = ways_wins(window, heights, pays, WILD, copies, masks, removed, out)
         total = 0
         for j in range(k):
             total += out[j, 3]
@@ -195,14 +195,16 @@ def forge_of_gems(spins: int, wild: bool) -> dict:
     pays[:N_PAY] = t.paytable
     packs, remove = np.zeros(REELS, np.int64), np.zeros(REELS, np.int64)
     window, copies = np.zeros((REELS, 3), np.int64), np.zeros((REELS, 3), np.int64)
+    heights, masks = np.full(REELS, 3, np.int64), np.zeros(REELS, np.int64)
+    removed = np.zeros((REELS, 3), np.bool_)
     out = np.zeros((pays.shape[0], 4), np.int64)
     mine, lib = np.zeros(spins, np.int64), np.zeros(spins, np.int64)
     _fog_kernel(boards[:10], t.paytable, packs, remove, mine)                              # compile
-    _fog_library(boards[:10], pays, window, copies, out, lib)
+    _fog_library(boards[:10], pays, window, copies, heights, masks, removed, out, lib)
     t0 = time.process_time()
     _fog_kernel(boards, t.paytable, packs, remove, mine)
     t1 = time.process_time()
-    _fog_library(boards, pays, window, copies, out, lib)
+    _fog_library(boards, pays, window, copies, heights, masks, removed, out, lib)
     t2 = time.process_time()
     return {"game": "forge-of-gems", "boards": "a column turned WILD" if wild else "first boards", "spins": spins,
             "same_wins": bool((mine == lib).all()), "boards_paying_differently": int((mine != lib).sum()),

@@ -15,14 +15,11 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
-import sys
 import uuid
 from collections import Counter
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-# bench/coverage.py would stand in for the coverage package numba imports: load the driver by its path instead
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != HERE]
 _spec = importlib.util.spec_from_file_location("server_instructions", HERE / "server_instructions.py")
 instructions = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(instructions)

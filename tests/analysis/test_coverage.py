@@ -1,4 +1,4 @@
-"""The coverage proof's short version (bench/coverage.py runs 200): independent seeded runs of an estimator,
+"""The coverage proof's short version (bench/interval_coverage.py runs 200): independent seeded runs of an estimator,
 the 99% interval held to a figure known exactly; the pass mark is the binomial's, never tuned to the seeds."""
 
 from reelforge.analysis.coverage import binomial_cdf, coverage, min_covered, plain_interval

@@ -1,5 +1,5 @@
 """Are the 99% intervals honest? Independent seeded runs of an estimator on a figure known exactly,
-counting how often the interval covers it (bench/coverage.py; a short version in the test suite).
+counting how often the interval covers it (bench/interval_coverage.py; a short version in the test suite).
 
 An honest 99% interval covers the exact value in each run with probability 0.99 (near enough: the
 intervals are normal approximations), so the count of covering runs is Binomial(runs, 0.99). The pass

@@ -2,7 +2,7 @@
 on figures known exactly, counting how often the interval covers the exact value (pass: 195 of 200, the least
 count an honest 99% interval falls short of with probability under 2%: Binomial(200, 0.99)).
 
-    .venv/bin/python bench/coverage.py [--runs 200] [--json out.json]
+    .venv/bin/python bench/interval_coverage.py [--runs 200] [--json out.json]
 
 Estimators and exact figures:
 
@@ -25,15 +25,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 
-# this file's name is the coverage package's (numba imports it): keep bench/ off the import path
-sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != os.path.dirname(os.path.abspath(__file__))]
-
-from reelforge.analysis.coverage import Coverage, coverage, min_covered, plain_interval  # noqa: E402
-from reelforge.game.exact import exact_figures  # noqa: E402
-from reelforge.games.registry import get_game, register  # noqa: E402
+from reelforge.analysis.coverage import Coverage, coverage, min_covered, plain_interval
+from reelforge.game.exact import exact_figures
+from reelforge.games.registry import get_game, register
 
 EXACT_GAMES = (("forge-of-fortunes", "96.2", None, 100_000), ("seven-lines", "96.0", None, 20_000),
                ("problab-demo-normal", None, "reelforge.games.problab.game:DemoNormal", 20_000))

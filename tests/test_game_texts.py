@@ -46,7 +46,7 @@ def helps(lang: str) -> dict[str, list[dict]]:
 def _texts(value, key: str = "") -> list[str]:
     """Every text a player reads in a help's JSON (not keys, art, amounts or ids)."""
     if key in ("art", "pays_x", "amount_x", "x", "game", "game_id", "build", "build_hash", "build_version", "version",
-               "rtp", "published_id", "extra", "max_win", "language", "volatility", "symbol_names", "title_id"):
+               "rtp", "rtp_proof", "published_id", "extra", "max_win", "language", "volatility", "symbol_names", "title_id"):
         return []
     if isinstance(value, str):
         return [value]

@@ -369,8 +369,9 @@ def test_every_game_has_a_logo_key_art_and_volatility_on_one_scale(new_page, web
         card = page.get_by_test_id(f"game-card-{g['id']}")
         logo = card.get_by_test_id("lobby-logo")
         expect(logo).to_be_visible()
-        assert card.locator("img.keyart").evaluate("(i) => i.complete && i.naturalWidth > 0")
-        assert logo.evaluate("(i) => i.complete && i.naturalWidth > 0")
+        # decode() waits for the picture to load (a broken one rejects): no race with the lobby's drawing
+        assert card.locator("img.keyart").evaluate("(i) => i.decode().then(() => i.naturalWidth > 0)")
+        assert logo.evaluate("(i) => i.decode().then(() => i.naturalWidth > 0)")
         expect(card.get_by_test_id("volatility")).to_have_attribute("data-bolts", str(g["volatility_bolts"]))
         expect(card.get_by_test_id("volatility")).to_contain_text(g["volatility"])
         expect(card.locator(".volatility .bolts i.on")).to_have_count(g["volatility_bolts"])

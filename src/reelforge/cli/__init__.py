@@ -34,8 +34,9 @@ COMMANDS: tuple[LazyCommand, ...] = (
                 "All builds of a game side by side (exact where the game allows, else simulated)."),
     LazyCommand("certify", "reelforge.cli.certify:certify",
                 "A certification package a test lab signs: a build run to a stated precision (resumable), its "
-                "report, tallies and manifest, signed with --key; --verify DIR checks one; keygen --out DIR makes "
-                "a signing key."),
+                "report, tallies and manifest, signed with --key; --verify DIR checks one; --record DIR records a "
+                "verified package's RTP interval beside its game for the help and the lobby; keygen --out DIR "
+                "makes a signing key."),
     LazyCommand("rng-report", "reelforge.cli.rng_report:rng_report",
                 "The RNG description and test report (the engine's battery and dieharder, every p-value) that a "
                 "certification package carries."),

@@ -114,14 +114,12 @@ class _Refused(Exception):
 class _HeadWithBody:
     """A connection's transport as one answer's cycle writes on it: the answer's head (the first write
     once the response has started) is held and written with the next write (the body, or its first part
-    when streamed; uvicorn writes one for every answer but HEAD's, even an empty one), one send instead of
-    two; closing writes a head still held. Anything else goes straight through."""
+    when streamed), one send instead of two. Anything else goes straight through."""
 
     __slots__ = ("_cycle", "_head", "_transport")
 
     def __init__(self, transport: asyncio.Transport, cycle: Any) -> None:
-        # A HEAD answer's head is all of it (uvicorn writes no body for HEAD): nothing to hold it for.
-        self._transport, self._cycle, self._head = transport, None if cycle.scope["method"] == "HEAD" else cycle, None
+        self._transport, self._cycle, self._head = transport, cycle, None
 
     def write(self, data: bytes) -> None:
         if self._head is not None:

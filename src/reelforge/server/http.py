@@ -30,11 +30,6 @@ and idle or slow connections stayed open for as long as their clients liked.
   a request's headers are in, which a half-sent request never gets to, and
   it keeps the connection's descriptor.)
 
-Besides the limits, each answer's head (status line and headers) goes out in one write with its
-body's first part (:class:`_HeadWithBody`): uvicorn writes them apart, two sends on the socket per answer,
-and the first of them, a small packet the client is woken for, cost about a quarter of the server's
-time on the event loop in the bench's profile (py-spy ``--gil``, 16 clients on the same machine).
-
 (h11, uvicorn's other protocol, limits only the header size; hypercorn and
 granian were not needed for three limits this small.)
 """
@@ -109,34 +104,6 @@ BUSY = _answer(503, b"Service Unavailable", "too_many_connections",
 
 class _Refused(Exception):
     """Stops the parser: the request was refused and answered."""
-
-
-class _HeadWithBody:
-    """A connection's transport as one answer's cycle writes on it: the answer's head (the first write
-    once the response has started) is held and written with the next write (the body, or its first part
-    when streamed), one send instead of two. Anything else goes straight through."""
-
-    __slots__ = ("_cycle", "_head", "_transport")
-
-    def __init__(self, transport: asyncio.Transport, cycle: Any) -> None:
-        self._transport, self._cycle, self._head = transport, cycle, None
-
-    def write(self, data: bytes) -> None:
-        if self._head is not None:
-            data, self._head = self._head + data, None
-        elif self._cycle is not None and self._cycle.response_started:
-            self._head, self._cycle = data, None  # the head: held for the body (the 100 Continue came before)
-            return
-        self._transport.write(data)
-
-    def close(self) -> None:
-        if self._head is not None:  # a head without a body (the app failed after starting its answer)
-            self._transport.write(self._head)
-            self._head = None
-        self._transport.close()
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._transport, name)
 
 
 class GuardedHttpTools(HttpToolsProtocol):
@@ -265,8 +232,6 @@ class GuardedHttpTools(HttpToolsProtocol):
     def on_headers_complete(self) -> None:
         self._in_headers = False
         super().on_headers_complete()
-        if self.cycle is not None and self.cycle.transport is self.transport:
-            self.cycle.transport = _HeadWithBody(self.transport, self.cycle)
 
     def on_message_complete(self) -> None:
         self._disarm()

@@ -31,6 +31,7 @@ def id_beside(module_file: str) -> str:
     return folder_id(Path(module_file).resolve().parent)
 
 
+@functools.cache  # Game.id is read many times per round on the server: look it up once per class
 def registered_id(cls: type) -> str:
     """The id of game class ``cls`` from the registration beside its module, or beside the module of the
     game it extends (a subclass of a shipped game, kept elsewhere, is that game)."""

@@ -311,15 +311,16 @@ class Game(ABC):
         :meth:`feature_buy_price_x`; ``volatility`` the game's level on the project's 1-10 SD scale, shown
         as bolts on the one scale (:data:`VOLATILITY_WORDS`); ``words`` the language the texts are written in."""
         bolts = volatility_bolts(volatility)
+        proof = rtp_proof(self, build).to_json() if rtp is None else {"method": "declared", "rtp": str(Fraction(rtp))}
         return GameHelp(
             game=self.id, title=self.title, game_id=self.reference_id, published_id=self.published_id,
-            version=self.version, build=build.name, rtp=self.proven_rtp(build) if rtp is None else Fraction(rtp),
+            version=self.version, build=build.name, rtp=Fraction(proof["rtp"]),
             volatility=VOLATILITY_WORDS[bolts - 1], volatility_bolts=bolts, max_win_x=self.cap_x(build),
             rules=tuple(rules), paytable=page["paytable"],
             symbol_names=dict(symbol_names), page=page, feature_buy_price_x=self.feature_buy_price_x(build),
             extra=dict(extra or {}), build_version=build.identity.version, build_hash=build.identity.content_hash,
             max_win=self.published_max_win(build).to_json(), language=words.lang,
-            rtp_proof=rtp_proof(self, build).to_json() if rtp is None else {"method": "declared", "rtp": str(Fraction(rtp))})
+            rtp_proof=proof)
 
     # -- mathematics ------------------------------------------------------------
     @abstractmethod

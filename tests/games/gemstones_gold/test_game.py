@@ -14,7 +14,10 @@ def test_help_names_the_game_build_paytable_and_max_win():
     h = GAME.help(build)
     assert h.title == "Gemstones Gold" and h.game_id == h.published_id == "1671262" and h.version == "1.0 r2"
     assert h.game == "gemstones-gold" and h.volatility == "High"
-    assert h.build == "96.71" and h.rtp == Fraction(9671, 10000) and h.rtp_percent == "96.71"
+    # the RTP shown is the certified centre, its whole 99% interval within 0.05 pp of the name (certified_figures.toml)
+    assert h.build == "96.71" and h.rtp_percent == "96.71" and h.rtp_proof["method"] == "certified"
+    low, high = (Fraction(x) for x in h.rtp_proof["interval"])
+    assert Fraction(9666, 10000) <= low < h.rtp < high <= Fraction(9676, 10000)
     assert h.max_win_x == 7500
     assert h.extra["paytable_coins"]["GOLD_NUGGET"] == {"8-9": 20, "10-11": 40, "12-14": 80, "15+": 200}
     assert h.paytable["rows"][0] == {"art": ["GOLD_NUGGET"], "name": "Gold Nugget", "pays_x": ["1", "2", "4", "10"]}

@@ -15,7 +15,7 @@ import pytest
 
 from reelforge.cli import main
 from reelforge.conformance import CHECKS, ConformanceError, Context
-from reelforge.game import contract
+from reelforge.game import rtp_proof
 from reelforge.games.registry import get_game
 from reelforge.games.seven_lines.exact import search_figures
 from reelforge.games.seven_lines.game import SevenLines
@@ -152,7 +152,7 @@ def test_recorded_exact_figures_are_what_the_lobby_shows_and_check_game_holds_th
     assert "recorded for this build's content" in shown.text
     record.write_text(f'["{b.identity.content_hash}"]\nrtp = "{ex.rtp}"\nmax_win_x = "{ex.max_win_x}"\n'
                       f'max_win_probability = "{ex.max_win_probability * 2}"\n')
-    contract._EXACT_RECORDS.pop(record, None)             # records are read once per file
+    rtp_proof.forget_records(record)  # records are read once per file
     with pytest.raises(ConformanceError, match=r"the exact figures recorded in exact_figures\.toml \(shown in the lobby "
                                                r"and the help\) are not the build's: max_win_probability \d+/\d+ "
                                                r"\(exact \d+/\d+\)$"):

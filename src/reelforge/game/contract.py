@@ -27,8 +27,6 @@ from __future__ import annotations
 
 import copy
 import math
-import sys
-import tomllib
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from fractions import Fraction
@@ -51,7 +49,7 @@ from reelforge.game.results import (
     TuneResult,
     x_text,
 )
-from reelforge.game.rtp_proof import rtp_proof
+from reelforge.game.rtp_proof import beside_game, load_records, rtp_proof
 from reelforge.game.texts import DEFAULT_LANGUAGE, ENGLISH, Words
 
 if TYPE_CHECKING:
@@ -132,7 +130,6 @@ class Capabilities:
 
 
 
-_EXACT_RECORDS: dict[Path, dict[str, Any]] = {}
 """Each game's recorded exact figures (:meth:`Game.recorded_exact`), read once."""
 _PUBLISHED_MAX_WIN: dict[tuple[str, str], MaxWin] = {}
 """Each build's :meth:`Game.published_max_win` by game and content hash (a build's content never changes)."""
@@ -356,17 +353,14 @@ class Game(ABC):
 
     def exact_record_path(self) -> Path:
         """Where this game's recorded exact figures are (:meth:`recorded_exact`)."""
-        return Path(sys.modules[type(self).__module__].__file__ or ".").parent / self.EXACT_RECORD
+        return beside_game(self, self.EXACT_RECORD)
 
     def recorded_exact(self, build: Build) -> dict[str, Fraction] | None:
         """The exact ``rtp``, ``max_win_x`` and ``max_win_probability`` recorded for this build's content (written by
         ``bench/exact_games.py --record`` from ``reelforge exact``), or None: what the lobby, the help and ``reelforge
         games`` show of a game whose enumeration takes seconds. check_game's ``max_win_reachable`` holds every
         record to :meth:`exact`."""
-        path = self.exact_record_path()
-        if path not in _EXACT_RECORDS:
-            _EXACT_RECORDS[path] = tomllib.loads(path.read_text()) if path.exists() else {}
-        entry = _EXACT_RECORDS[path].get(build.identity.content_hash)
+        entry = load_records(self.exact_record_path()).get(build.identity.content_hash)
         return None if entry is None else {k: Fraction(entry[k]) for k in ("rtp", "max_win_x", "max_win_probability")}
 
     def proven_rtp(self, build: Build) -> Fraction:

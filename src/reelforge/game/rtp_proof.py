@@ -56,13 +56,19 @@ class RtpProof:
         return out
 
 
+def beside_game(game: Game, name: str) -> Path:
+    """The file ``name`` beside ``game``'s module (where its recorded figures are kept)."""
+    return Path(sys.modules[type(game).__module__].__file__ or ".").parent / name
+
+
 def certified_record_path(game: Game) -> Path:
     """Where ``game``'s certified records are (beside its module, like its exact figures)."""
-    return Path(sys.modules[type(game).__module__].__file__ or ".").parent / CERTIFIED_RECORD
+    return beside_game(game, CERTIFIED_RECORD)
 
 
 def load_records(path: Path) -> dict[str, Any]:
-    """The certified records of one file by content hash (empty where there is none); read once per process."""
+    """The records of one file by content hash, exact or certified (empty where there is none); read once per
+    process."""
     if path not in _RECORDS:
         _RECORDS[path] = tomllib.loads(path.read_text()) if path.exists() else {}
     return _RECORDS[path]

@@ -43,19 +43,20 @@ def wallets(tmp_path_factory) -> Iterator[tuple[WalletProcess, WalletProcess]]:
 
 def two_brand_config(url_a: str | None, url_b: str | None, default_brand: str = "default") -> Any:
     """A seamless server whose default brand is on ``url_a`` and whose ``[brands.b]`` is on ``url_b`` (None:
-    that brand is not configured here): brand b has its own secret, key, ladder and a stricter stake limit."""
+    that brand is not configured here): brand b has its own secret, key, ladder and a stricter stake limit. The
+    wallet time limits are generous: no test here waits on one, and a loaded machine must not trip them."""
     data: dict[str, Any] = {
         "server": {"mode": "operator", "api_key_sha256": hashlib.sha256(API_KEY.encode()).hexdigest(),
                    "expiry_check_seconds": 0, "round_start_quantum_ms": 0, "provably_fair": False},
         "games": {GAME: {"bet_ladder": [10, 20, 50]}, "gemstones-gold": {"bet_ladder": [20]}},
         "operator": {"wallet": "seamless", "secret": SECRET, "wallet_url": url_a or "http://127.0.0.1:9/unused",
-                     "wallet_timeout_seconds": 0.5, "start_limit_seconds": 1, "brand": default_brand},
+                     "wallet_timeout_seconds": 5, "start_limit_seconds": 10, "brand": default_brand},
     }
     if url_b is not None:
         data["brands"] = {"b": {
             "api_key_sha256": hashlib.sha256(KEY_B.encode()).hexdigest(),
             "operator": {"wallet": "seamless", "secret": SECRET_B, "wallet_url": url_b,
-                         "wallet_timeout_seconds": 0.5, "start_limit_seconds": 1},
+                         "wallet_timeout_seconds": 5, "start_limit_seconds": 10},
             "responsible_play": {"max_bet": 20},
             "games": {GAME: {"bet_ladder": [20, 40]}},
         }}

@@ -373,6 +373,9 @@ def render_steps(page, module: str, steps: list, round_: dict | None = None, fas
     """Load a renderer module (its URL; a game's own with its stylesheet, as the client does) in the page and
     play ``steps`` (step dicts as the server sends them)."""
     page.goto("/#/render-test")
+    # The client starts (its language, then its route) before the test takes the page over: replacing the view
+    # while it starts would leave its start-up writing to elements that are gone.
+    page.wait_for_function("document.body.dataset.view === 'login'")
     page.evaluate("""async ({module, steps, round, fast}) => {
         const m = await import(module);
         if (module.endsWith('/client/client.js')) await new Promise((done) => {

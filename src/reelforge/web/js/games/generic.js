@@ -1,9 +1,15 @@
-// Generic renderer for a game without its own module: draws any board an
-// event carries (a list of columns or rows of symbols), lists the wins and
-// narrates every other event, one event at a time so cascades stay visible.
+// Generic renderer for a game without its own module: draws any board an event carries (a list of columns or
+// rows of symbols) as finished tiles, lights the cells a win pays, lets a tumble's survivors fall and new symbols
+// drop in, lists the wins and narrates every other event, one event at a time so cascades stay visible.
+//
+// A game gives its symbols their look in its folder's client.js without writing a renderer: a module with no
+// ``create`` that exports ``symbols`` (a symbol's name in words -> {color: a CSS colour, art: SVG markup drawn
+// in a 100x100 box, or glyph: a short text such as "A" or "10"; wild: true for a symbol that stands in for the
+// others in a win, scatter: true for one that pays anywhere}). A symbol it does not describe gets a tile in a
+// colour of its name with its initial.
 
 import { t } from "../i18n.js";
-import { compact, el, formatX, stepsRenderer, symbolHue, words } from "../util.js";
+import { compact, el, formatX, landed, stepsRenderer, symbolHue, words } from "../util.js";
 
 /** The first 2-D array of symbols in an event (its "board"), with its field name. */
 export function findBoard(ev) {
@@ -24,70 +30,147 @@ function label(cell) {
   return String(cell);
 }
 
-/** A symbol's whole name (never cut short) with what the stylesheet needs to fit it to its cell: its length, its
- * longest word and its words (the name on one line, or a word a line); a single long word may break in its middle
- * (a tall cell writes it over two lines rather than shrink it). */
+/** A symbol's whole name, with what the stylesheet needs to fit it to its tile without ever breaking a word:
+ * its longest word (sized to fit the tile's width on one line) and how many words (a word a line at most). */
 function nameSpan(name) {
-  const words = name.split(/\s+/).filter(Boolean);
-  const n = Math.max(1, name.length);
-  const half = words.length === 1 && n >= LONG_WORD ? Math.ceil(n / 2) : n;
-  const style = `--n1: ${n}; --n2: ${half}; --word: ${Math.max(1, ...words.map((w) => w.length))}; ` +
-    `--words: ${Math.max(1, words.length)}`;
-  return half < n ? el("span", { style }, name.slice(0, half), el("wbr"), name.slice(half)) : el("span", { style, text: name });
+  const parts = name.split(/\s+/).filter(Boolean);
+  const style = `--word: ${Math.max(1, ...parts.map((w) => w.length))}; --words: ${Math.max(1, parts.length)}`;
+  return el("span.label", { style, text: name });
 }
-const LONG_WORD = 8;
+
+/** The picture of a tile: the game's art for the symbol, else its glyph, else its initial on a medallion. */
+function glyph(name, look) {
+  if (look.art) return el("span.glyph.art", { "aria-hidden": "true", html: look.art });
+  const text = look.glyph || Array.from(name.trim())[0] || "?";
+  return el(`span.glyph${look.glyph ? "" : ".initial"}`, { "aria-hidden": "true", style: `--g: ${Array.from(text).length}`, text });
+}
+
+/** A symbol's tile contents and colour, on ``node`` (a board cell or a paytable picture). */
+function dressTile(node, name, looks) {
+  const base = name.split("+")[0];
+  const look = looks[base] || {};
+  node.style.setProperty("--tile", look.color || `hsl(${symbolHue(base)} 52% 38%)`);
+  node.append(glyph(base, look), nameSpan(name));
+  return node;
+}
+
+/** A symbol's tile for the help's paytable (the same tile the board draws). */
+export function tile(name, looks = {}) {
+  return dressTile(el("span.tile", { "data-symbol": name }), name, looks);
+}
 
 /** A board as reels side by side; ``cells`` is a list of columns (reels), top to bottom. Reels may differ
  * in height (a board of 2 to 7 rows a reel): each reel's cells share the board's height, so a short reel
  * shows fewer, taller symbols and never blank cells that look like symbols. The board keeps the shape of
  * its tallest reel's square cells and fits its box (container units), so it never covers the controls. */
-export function boardGrid(cells, { columns = true, className = "" } = {}) {
+export function boardGrid(cells, { columns = true, className = "", looks = {} } = {}) {
   const cols = columns ? cells : cells[0].map((_, c) => cells.map((row) => row[c]));
   const nRows = Math.max(...cols.map((c) => c.length));
   const grid = el(`div.board${className ? "." + className : ""}`, { "data-testid": "board" });
   grid.style.setProperty("--cols", cols.length);
   grid.style.setProperty("--rows", nRows);
   cols.forEach((col, c) => {
-    const reel = el("div.reel", { "data-col": c, "data-height": col.length });
+    const reel = el("div.reel", { "data-col": c, "data-height": col.length, style: `--c: ${c}` });
     col.forEach((symbol, r) => {
       const name = label(symbol);
-      const base = name.split("+")[0].split("x")[0];
-      const cell = el("div.cell", { "data-symbol": name, "data-row": r, "data-col": c, title: name });
-      cell.style.setProperty("--hue", symbolHue(base));
-      cell.append(nameSpan(name));
-      reel.append(cell);
+      reel.append(dressTile(el("div.cell", { "data-symbol": name, "data-row": r, "data-col": c, title: name }), name, looks));
     });
     grid.append(reel);
   });
   return grid;
 }
 
+/** The cells a win event pays, as "col,row" keys of ``cols`` (the board shown): the positions it names, else
+ * for a pay such as "3 Ten" the Tens (and wilds) on the first 3 reels, or anywhere for a scatter. */
+export function winCells(ev, cols, looks = {}) {
+  const listed = Object.values(ev).find((v) => Array.isArray(v) && v.length &&
+    v.every((p) => Array.isArray(p) && p.length === 2 && p.every(Number.isInteger)));
+  if (listed) return new Set(listed.map(([c, r]) => `${c},${r}`));
+  const m = /^(\d+)\+?\s+(.+)$/.exec(String(ev.pay ?? (ev.count && ev.symbol ? `${ev.count} ${ev.symbol}` : "")));
+  const found = new Set();
+  if (!m || ev.line !== undefined) return found;
+  const [count, symbol] = [Number(m[1]), m[2]];
+  const scatter = (looks[symbol] || {}).scatter;
+  cols.forEach((col, c) => col.forEach((name, r) => {
+    const base = label(name).split("+")[0];
+    if ((base === symbol || (!scatter && (looks[base] || {}).wild)) && (scatter || c < count)) found.add(`${c},${r}`);
+  }));
+  return found;
+}
+
+/** Whether ``next`` is ``prev`` after a tumble: a win took cells and the board keeps its shape. */
+const tumbles = (prev, next, gone) => gone.size > 0 && !!prev && prev.length === next.length &&
+  prev.every((col, c) => col.length === next[c].length);
+
+/** How far (in cells) each cell of the new board ``next`` falls from: after a win took ``gone`` ("col,row")
+ * from ``prev`` of the same shape, a reel's survivors fall by the gaps below them and new symbols drop in from
+ * above; any other board drops in whole, reel by reel. */
+export function falls(prev, next, gone) {
+  const tumble = tumbles(prev, next, gone);
+  return next.map((col, c) => {
+    if (!tumble) return col.map(() => col.length);
+    const kept = prev[c].map((_, r) => r).filter((r) => !gone.has(`${c},${r}`));
+    const fresh = col.length - kept.length;
+    return col.map((_, r) => (r < fresh ? fresh : r - kept[r - fresh]));
+  });
+}
+
+const reducedMotion = () => typeof matchMedia === "function" && matchMedia("(prefers-reduced-motion: reduce)").matches;
+
 export function describeEvent(ev) {
   const parts = Object.entries(ev)
     // reel stops belong to the audit record, not to the player; each reel's height is what the board shows
     .filter(([k]) => k !== "type" && k !== "stops" && k !== "heights")
     .filter(([, v]) => !(Array.isArray(v) && v.length && v.every((c) => Array.isArray(c))))
-    .map(([k, v]) => `${k.replace(/_x$/, "")}=${k.endsWith("_x") ? formatX(v) : compact(v)}`);
+    // "pay 3 Ten" reads as the pay itself; every other field as its name and value ("ways 2", "win 0.2x")
+    .map(([k, v]) => `${k === "pay" ? "" : words(k.replace(/_x$/, "")).toLowerCase() + " "}${k.endsWith("_x") ? formatX(v) : compact(v)}`);
   return `${words(ev.type)}${parts.length ? ": " + parts.join(", ") : ""}`;
 }
 
-export function create(root, _ctx) {
+/** What the history says of an event: its board or its win, in words. */
+export const describe = (ev) => (findBoard(ev) || /win/.test(ev.type || "") ? describeEvent(ev) : null);
+
+export function create(root, ctx = {}) {
+  const looks = (ctx.look && ctx.look.symbols) || {};
   const boardBox = el("div.generic-board", { "data-testid": "generic-board" }, el("p.muted", { text: t("Press SPIN to play.") }));
   const log = el("ol.generic-log", { "data-testid": "event-log" });
   root.append(el("div.generic", {}, boardBox, el("div.generic-side", {}, el("h3", { text: t("Events") }), log)));
+  let shown = null;         // the board drawn (columns), its grid, and the cells its wins took
+  let grid = null;
+  let gone = new Set();
+
+  function draw(ev, cells, anim) {
+    const from = falls(shown, cells, gone);
+    const kind = [tumbles(shown, cells, gone) ? "tumbling" : "landing", anim.fast() ? "quick" : ""].filter(Boolean).join(".");
+    grid = boardGrid(cells, { looks, className: kind });
+    if (!anim.quiet && !reducedMotion()) {
+      grid.querySelectorAll(".cell").forEach((cell) => {
+        const drop = from[cell.dataset.col][cell.dataset.row];
+        if (drop) { cell.style.setProperty("--from", drop); cell.classList.add("drop"); }
+      });
+    }
+    boardBox.replaceChildren(el("div.board-caption", { text: words(ev.type) }), el("div.fit", {}, grid));
+    shown = cells;
+    gone = new Set();
+    return landed(anim, grid);
+  }
 
   async function apply(step, anim) {
     log.append(el("li.step-head", { text: words(step.kind) }));
     for (const ev of step.events) {
       const board = findBoard(ev);
-      if (board) {
-        boardBox.replaceChildren(el("div.board-caption", { text: words(ev.type) }),
-          el("div.fit", {}, boardGrid(board.cells)));
-      }
+      if (board) await draw(ev, board.cells, anim);
       const isWin = /win/.test(ev.type || "") && ev.type !== "round_end";
+      if (isWin && grid) {
+        for (const key of winCells(ev, shown, looks)) {
+          gone.add(key);
+          const [c, r] = key.split(",");
+          grid.querySelector(`.cell[data-col="${c}"][data-row="${r}"]`)?.classList.add("win");
+        }
+      }
       log.append(el(`li${isWin ? ".win" : ""}`, { text: describeEvent(ev) }));
       log.scrollTop = log.scrollHeight;
-      await anim.wait(board ? 450 : 120);
+      await anim.wait(board || isWin ? 450 : 120);
       if (anim.frame) await anim.frame(ev, step);
     }
   }
@@ -96,8 +179,16 @@ export function create(root, _ctx) {
     newRound() { log.replaceChildren(); },
     showcase() {},
     ...stepsRenderer(apply),
-    describe: (ev) => (findBoard(ev) || /win/.test(ev.type || "") ? describeEvent(ev) : null),
+    describe,
     nextLabel(round) { return round.next_step ? words(round.next_step).toUpperCase() : t("CONTINUE"); },
     status() { return ""; },
   };
+}
+
+export function helpArt(key) { return tile(key); }
+
+/** The generic renderer dressed in a game's look (its client.js with ``symbols`` and no ``create``). */
+export function withLook(look) {
+  return { ...look, create: (root, ctx = {}) => create(root, { ...ctx, look }), describe,
+    helpArt: (key) => tile(key, look.symbols || {}) };
 }

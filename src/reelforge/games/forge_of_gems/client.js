@@ -11,7 +11,7 @@
 
 import { formatNumber, locale, t, tn } from "/js/i18n.js";
 import { play } from "/js/sound.js";
-import { el, formatX, landed, replaySteps } from "/js/util.js";
+import { el, formatX, landed, replaySteps, showNewest } from "/js/util.js";
 import { addX, makeGrid, nameOf, symbolSvg, teaseColumn } from "/js/games/gems.js";
 
 // The FORGE REEL symbols: arrow, word on the tile, name, what it does (translated when shown).
@@ -180,7 +180,7 @@ export function create(root, ctx = {}) {
         spinSum = addX(spinSum, ev.win_x);
         spinTotal();
         winsList.append(el("li", { text: winText(ev) }));
-        winsList.scrollTop = winsList.scrollHeight;
+        showNewest(winsList);
         say(t("{symbol} pays {amount}", { symbol: words(ev.symbol), amount: money(ev.win_x) }), "win");
         await anim.wait(350);
       } else if (ev.type === "multiplier") {

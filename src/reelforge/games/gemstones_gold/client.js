@@ -12,7 +12,7 @@
 
 import { lang, locale, t, tn } from "/js/i18n.js";
 import { play } from "/js/sound.js";
-import { el, formatX, landed, replaySteps } from "/js/util.js";
+import { el, formatX, landed, replaySteps, showNewest } from "/js/util.js";
 import { addX, makeGrid, nameOf, symbolSvg, teaseColumn } from "/js/games/gems.js";
 
 const CHARS = { G: "GOLD_NUGGET", R: "RUBY", A: "AMETHYST", S: "SAPPHIRE", E: "EMERALD", B: "BRONZE_ORE",
@@ -148,7 +148,7 @@ export function create(root, ctx = {}) {
         spinSum = addX(spinSum, ev.cascade_win_x);
         spinTotal(spinSum);
         winsList.append(...ev.wins.map((w) => el("li", { text: t("Cascade {n}: {win}", { n: ev.index, win: winText(w) }) })));
-        winsList.scrollTop = winsList.scrollHeight;
+        showNewest(winsList);
         say(t("Cascade {n}: {win}", { n: ev.index, win: money(ev.cascade_win_x) }), "win");
         await anim.wait(500);
         if (!anim.still) grid.mark("boom", (_c, _r, sym) => winners.has(sym));

@@ -110,6 +110,22 @@ export function stepsRenderer(apply) {
   };
 }
 
+/** Scrolls a list of wins to its newest line. Its first line (``li.total``, the spin's total) stays in view over
+ * the others (sticky): no line may sit half under it, so the list gains at its end the little room that lets
+ * the line in view at the top start where the total ends. */
+export function showNewest(list) {
+  list.style.paddingBottom = "";
+  list.scrollTop = list.scrollHeight;
+  const head = list.querySelector(":scope > li.total");
+  if (!head) return;
+  const edge = head.getBoundingClientRect().bottom;
+  const cut = [...list.children].find((li) => li !== head && li.getBoundingClientRect().top < edge - 0.5 &&
+    li.getBoundingClientRect().bottom > edge + 0.5);
+  if (!cut) return;
+  list.style.paddingBottom = `calc(${getComputedStyle(list).paddingBottom} + ${Math.ceil(cut.getBoundingClientRect().bottom - edge) + 1}px)`;
+  list.scrollTop = list.scrollHeight;
+}
+
 /** Whether an animation ends by itself (a win's pulse or a GEMBOX wobble loops until the next spin). */
 const finite = (a) => a.effect && a.effect.getComputedTiming().iterations !== Infinity;
 

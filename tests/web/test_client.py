@@ -371,13 +371,15 @@ def test_cascades_play_out_one_board_at_a_time(new_page, web_server, game_id):
 
 def render_steps(page, module: str, steps: list, round_: dict | None = None, fast: bool = True) -> None:
     """Load a renderer module (its URL; a game's own with its stylesheet, as the client does) in the page and
-    play ``steps`` (step dicts as the server sends them)."""
+    play ``steps`` (step dicts as the server sends them); ``fast``: as with Quick spin, no pauses."""
     page.goto("/#/render-test")
     # The client starts (its language, then its route) before the test takes the page over: replacing the view
     # while it starts would leave its start-up writing to elements that are gone.
     page.wait_for_function("document.body.dataset.view === 'login'")
     page.evaluate("""async ({module, steps, round, fast}) => {
-        const m = await import(module);
+        // a game's client.js without create gives its symbols' look to the generic renderer, as the client does
+        const own = await import(module);
+        const m = own.create ? own : (await import('/js/games/generic.js')).withLook(own);
         if (module.endsWith('/client/client.js')) await new Promise((done) => {
             const link = Object.assign(document.createElement('link'), {rel: 'stylesheet', href: module.replace(/js$/, 'css')});
             link.onload = link.onerror = done;
@@ -479,4 +481,95 @@ def test_a_game_without_its_own_renderer_gets_the_generic_one(new_page, web_serv
             expect(grid.locator(f".cell[data-col='{c}'][data-row='{r}']")).to_have_attribute("data-symbol", name)
     wins = [ev for ev in steps[0]["events"] if ev["type"] == "win"]
     expect(page.get_by_test_id("event-log").locator("li.win")).to_have_count(len(wins))
+    assert not page.js_errors
+
+
+def _tumble_round() -> tuple[list[dict], list[list[str]], dict, list[list[str]]]:
+    """The events of the first seeded Canyon Ways paid spin that wins and tumbles, up to that tumble: the
+    events, the board won on, the win and the board after the tumble."""
+    game = get_game("canyon-ways")
+    build = game.load_build(DEMO.games["canyon-ways"].build)
+    for seed in range(200):
+        events = json.loads(dumps(game.play_round(build, SeededDraws(seed)).steps[0].events))
+        if len(events) > 2 and events[1]["type"] == "win" and events[2]["type"] == "tumble":
+            return events[:3], events[0]["board"], events[1], events[2]["board"]
+    raise AssertionError("no Canyon Ways spin that wins and tumbles in 200 seeds")
+
+
+# Each label of a board: its words, and whether each word sits on one line (a word broken in its middle has
+# two line boxes), inside its cell, with the label's font size.
+LABELS_JS = """() => [...document.querySelectorAll('[data-testid=board] .cell .label')].map((label) => {
+    const text = label.firstChild, cell = label.parentElement.getBoundingClientRect(), box = label.getBoundingClientRect();
+    const broken = [];
+    for (const m of text.textContent.matchAll(/\\S+/g)) {
+        const range = document.createRange();
+        range.setStart(text, m.index); range.setEnd(text, m.index + m[0].length);
+        if (new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size > 1) broken.push(m[0]);
+    }
+    return {name: text.textContent, broken, px: parseFloat(getComputedStyle(label).fontSize),
+            inside: box.left >= cell.left - 0.5 && box.right <= cell.right + 0.5 && box.bottom <= cell.bottom + 0.5};
+})"""
+
+
+def test_the_generic_board_draws_a_games_tiles_lights_its_wins_and_lets_a_tumble_fall(new_page, web_server):
+    """Canyon Ways on the generic renderer with the look its client.js gives: every cell a tile with its picture
+    and its whole name (never broken in a word, also a long name on a 2-row reel beside 7-row ones); a win lights
+    the cells it pays (the symbol and the Wilds on the reels it counts); after the tumble the survivors fall by
+    the cells taken below them and new symbols drop into the top; with reduced motion nothing moves. Then a wins
+    list of a cascade game (Gemstones Gold) on the phone: its newest line in view, none half under its total."""
+    events, board, win, after = _tumble_round()
+    page = new_page(phone=True)
+    module = game_url("canyon-ways")
+    render_steps(page, module, [{"kind": "paid_spin", "events": events[:2]}])
+    count, symbol = win["pay"].split(" ", 1)
+    lit = {(c, r) for c, col in enumerate(board[:int(count)]) for r, name in enumerate(col) if name in (symbol, "Wild")}
+    cells = page.locator("[data-testid=board] .cell")
+    shown = {(int(c.get_attribute("data-col")), int(c.get_attribute("data-row"))) for c in cells.all()
+             if "win" in c.get_attribute("class").split()}
+    assert shown == lit
+    # the game's pictures: a drawing for its high symbols, a letter for the royals; a lit tile, not a flat one
+    looks = page.evaluate("""() => [...document.querySelectorAll('[data-testid=board] .cell')].map((c) => ({
+        symbol: c.dataset.symbol, svg: !!c.querySelector('.glyph svg'), glyph: c.querySelector('.glyph').textContent,
+        background: getComputedStyle(c).backgroundImage}))""")
+    assert all("gradient" in cell["background"] for cell in looks)
+    for cell in looks:
+        royal = {"Ace": "A", "King": "K", "Queen": "Q", "Jack": "J", "Ten": "10", "Nine": "9"}.get(cell["symbol"])
+        assert (cell["glyph"] == royal) if royal else cell["svg"], cell
+
+    render_steps(page, module, [{"kind": "paid_spin", "events": events}], fast=False)
+    for c, col in enumerate(after):
+        kept = [r for r in range(len(board[c])) if (c, r) not in lit]
+        fresh = len(col) - len(kept)
+        for r in range(len(col)):
+            fall = fresh if r < fresh else r - kept[r - fresh]
+            cell = page.locator(f"[data-testid=board] .cell[data-col='{c}'][data-row='{r}']")
+            expect(cell).to_have_attribute("data-symbol", col[r])
+            assert cell.evaluate("(n) => n.style.getPropertyValue('--from') || '0'") == str(fall), (c, r)
+            assert ("drop" in cell.get_attribute("class").split()) == (fall > 0)
+    page.emulate_media(reduced_motion="reduce")
+    render_steps(page, module, [{"kind": "paid_spin", "events": events}], fast=False)
+    assert page.evaluate("document.querySelector('[data-testid=board]').getAnimations({subtree: true}).length") == 0
+    expect(page.locator("[data-testid=board] .cell.drop")).to_have_count(0)
+
+    # A long name on a 2-row reel (tall, narrow cells) beside 7-row reels: whole words, inside the cell, readable.
+    tall = [["Horseshoe", "Horseshoe"]] + [["Horseshoe", "Eagle", "Cactus", "Queen", "Bison", "Sun", "Wild"]] * 5
+    render_steps(page, module, [{"kind": "paid_spin", "events": [{"type": "reels", "board": tall}]}])
+    labels = page.evaluate(LABELS_JS)
+    assert len(labels) == 37 and all(lb["name"] in ("Horseshoe", "Eagle", "Cactus", "Queen", "Bison", "Sun", "Wild")
+                                     for lb in labels)
+    assert not [lb for lb in labels if lb["broken"] or not lb["inside"] or lb["px"] < 7], labels
+    screenshot(page, "generic-board-tall-and-short-reels-phone")
+
+    seed, result = cascade_seed("gemstones-gold", cascades=4)
+    render_steps(page, game_url("gemstones-gold"), [{"kind": s.kind, "events": json.loads(dumps(s.events))}
+                                                   for s in result.steps[:1]])
+    lines = page.evaluate("""() => { const list = document.querySelector('[data-testid=gg-wins]');
+        const head = list.querySelector('li.total').getBoundingClientRect(), box = list.getBoundingClientRect();
+        return {scrolled: list.scrollTop, bottom: box.bottom - list.clientTop, head: [head.top, head.bottom],
+                lines: [...list.querySelectorAll('li:not(.total)')].map((li) => { const r = li.getBoundingClientRect();
+                    return [r.top, r.bottom, li.textContent]; })}; }""")
+    assert lines["scrolled"] > 0, "the spin's wins fit the list: the check would see nothing"
+    top, bottom = lines["head"]
+    assert not [ln for ln in lines["lines"] if ln[0] < bottom - 0.5 and ln[1] > bottom + 0.5], lines
+    assert lines["lines"][-1][1] <= lines["bottom"] + 0.5, lines
     assert not page.js_errors

@@ -122,8 +122,9 @@ export function showNewest(list) {
   const cut = [...list.children].find((li) => li !== head && li.getBoundingClientRect().top < edge - 0.5 &&
     li.getBoundingClientRect().bottom > edge + 0.5);
   if (!cut) return;
-  list.style.paddingBottom = `calc(${getComputedStyle(list).paddingBottom} + ${Math.ceil(cut.getBoundingClientRect().bottom - edge) + 1}px)`;
-  list.scrollTop = list.scrollHeight;
+  const more = cut.getBoundingClientRect().bottom - edge;  // scrolled by this much more, the cut line is hidden
+  list.style.paddingBottom = `calc(${getComputedStyle(list).paddingBottom} + ${Math.ceil(more) + 1}px)`;
+  list.scrollTop += more;
 }
 
 /** Whether an animation ends by itself (a win's pulse or a GEMBOX wobble loops until the next spin). */

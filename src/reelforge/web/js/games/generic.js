@@ -175,9 +175,25 @@ export function create(root, ctx = {}) {
     }
   }
 
+  /** The table on open: the game's symbols at rest on a board as wide as its longest pay (its paytable's highest
+   * "of a kind"), so the frame never stands empty before the first spin. */
+  function showcase() {
+    const help = ctx.help || {};
+    const pool = Object.values(help.symbol_names || {});
+    if (!pool.length) return;
+    const tiers = ((help.page && help.page.paytable && help.page.paytable.tiers) || []).map(Number).filter(Number.isInteger);
+    const nCols = Math.max(3, ...tiers.filter((n) => n <= 8));
+    const nRows = nCols > 5 ? 4 : 3;
+    const cells = Array.from({ length: nCols }, (_, c) => Array.from({ length: nRows }, (_, r) =>
+      pool[(c * 5 + r * 3 + 1) % pool.length]));
+    draw({ type: "" }, cells, { fast: () => true, quiet: true });
+    boardBox.firstChild.textContent = t("Press SPIN to play.");
+    shown = null;
+  }
+
   return {
     newRound() { log.replaceChildren(); },
-    showcase() {},
+    showcase,
     ...stepsRenderer(apply),
     describe,
     nextLabel(round) { return round.next_step ? words(round.next_step).toUpperCase() : t("CONTINUE"); },

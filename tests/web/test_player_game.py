@@ -435,11 +435,24 @@ def test_history_replays_a_round_board_by_board(new_page, web_server, game_id):
 
 # Each board cell's symbol, the name it shows, the name's size against the cell's (px) and its font size.
 NAMES_JS = """() => [...document.querySelectorAll('[data-testid=board] .cell')].map((cell) => {
-    const span = cell.querySelector('span'), box = span.getBoundingClientRect();
+    const span = cell.querySelector('.label'), box = span.getBoundingClientRect();
     return {symbol: cell.dataset.symbol, text: span.textContent, w: Math.max(box.width, span.scrollWidth), h: box.height,
             cw: cell.clientWidth, ch: cell.clientHeight, px: parseFloat(getComputedStyle(span).fontSize),
             height: Number(cell.parentElement.dataset.height)};
 })"""
+
+# Where the board sits: its centre against its frame's (the box it fits, .fit), and the controls it overlaps.
+PLACE_JS = """() => {
+    const rect = (n) => n.getBoundingClientRect(), board = rect(document.querySelector('[data-testid=board]'));
+    const frame = rect(document.querySelector('[data-testid=board]').parentElement);
+    const covered = ['spin', 'bet-minus', 'bet-plus', 'bet', 'turbo-label', 'controls'].filter((id) => {
+        const r = rect(document.querySelector(`[data-testid='${id}']`));
+        return r.width && board.left < r.right && r.left < board.right && board.top < r.bottom && r.top < board.bottom;
+    });
+    return {dx: (board.left + board.right - frame.left - frame.right) / 2,
+            dy: (board.top + board.bottom - frame.top - frame.bottom) / 2, covered};
+}"""
+
 
 class _TallThenSeeded:
     """Draws for a paid spin whose six reels are all 7 rows high (the tallest board), then a seeded stream."""
@@ -477,6 +490,10 @@ def test_a_board_of_reels_2_to_7_rows_high_fits_the_screen_and_pads_no_reel(new_
         assert all(n["text"] == n["symbol"] for n in names), [n for n in names if n["text"] != n["symbol"]]
         assert all(n["w"] <= n["cw"] + 1 and n["h"] <= n["ch"] + 1 for n in names), [n for n in names if n["w"] > n["cw"] + 1 or n["h"] > n["ch"] + 1]
         assert min(n["px"] for n in names) >= 7
+        # The board is centred in its frame and covers no control.
+        place = page.evaluate(PLACE_JS)
+        assert abs(place["dx"]) <= 1.5 and abs(place["dy"]) <= 1.5, place
+        assert not place["covered"], place
         if not first:
             by_height = {}
             for n in names:

@@ -38,9 +38,14 @@ function nameSpan(name) {
   return el("span.label", { style, text: name });
 }
 
-/** The picture of a tile: the game's art for the symbol, else its glyph, else its initial on a medallion. */
+/** The picture of a tile: the game's art for the symbol, else its glyph, else its initial on a medallion. A
+ * drawing is parsed once and copied after (a board draws dozens of tiles at every tumble). */
+const drawn = new Map();
 function glyph(name, look) {
-  if (look.art) return el("span.glyph.art", { "aria-hidden": "true", html: look.art });
+  if (look.art) {
+    if (!drawn.has(look.art)) drawn.set(look.art, el("span.glyph.art", { "aria-hidden": "true", html: look.art }));
+    return drawn.get(look.art).cloneNode(true);
+  }
   const text = look.glyph || Array.from(name.trim())[0] || "?";
   return el(`span.glyph${look.glyph ? "" : ".initial"}`, { "aria-hidden": "true", style: `--g: ${Array.from(text).length}`, text });
 }
@@ -135,43 +140,71 @@ export function create(root, ctx = {}) {
   const boardBox = el("div.generic-board", { "data-testid": "generic-board" }, el("p.muted", { text: t("Press SPIN to play.") }));
   const log = el("ol.generic-log", { "data-testid": "event-log" });
   root.append(el("div.generic", {}, boardBox, el("div.generic-side", {}, el("h3", { text: t("Events") }), log)));
-  let shown = null;         // the board drawn (columns), its grid, and the cells its wins took
+  let shown = null;         // the board shown (columns), its grid, and the cells its wins took (lit)
   let grid = null;
   let gone = new Set();
+  let unseen = null;        // the caption of a board kept but not drawn yet (drawn without animation: see flush)
+
+  function drawGrid(caption, className = "") {
+    grid = boardGrid(shown, { looks, className });
+    boardBox.replaceChildren(el("div.board-caption", { text: caption }), el("div.fit", {}, grid));
+    unseen = null;
+  }
 
   function draw(ev, cells, anim) {
     const from = falls(shown, cells, gone);
     const kind = [tumbles(shown, cells, gone) ? "tumbling" : "landing", anim.fast() ? "quick" : ""].filter(Boolean).join(".");
-    grid = boardGrid(cells, { looks, className: kind });
-    if (!anim.quiet && !reducedMotion()) {
+    shown = cells;
+    gone = new Set();
+    // A round redrawn without animation (a reload, a replay) draws only the boards it shows, not every tumble's.
+    if (anim.quiet) { unseen = words(ev.type); return null; }
+    drawGrid(words(ev.type), kind);
+    if (!reducedMotion()) {
       grid.querySelectorAll(".cell").forEach((cell) => {
         const drop = from[cell.dataset.col][cell.dataset.row];
         if (drop) { cell.style.setProperty("--from", drop); cell.classList.add("drop"); }
       });
     }
-    boardBox.replaceChildren(el("div.board-caption", { text: words(ev.type) }), el("div.fit", {}, grid));
-    shown = cells;
-    gone = new Set();
-    return landed(anim, grid);
+    // Quick spin does not wait for the (short) fall: the next win lights while it ends
+    return anim.fast() ? null : landed(anim, grid);
+  }
+
+  /** Draws the board kept by a redraw without animation, with its wins lit. */
+  function flush() {
+    if (unseen === null) return;
+    drawGrid(unseen);
+    light(gone);
+  }
+
+  function light(keys) {
+    for (const key of keys) {
+      const [c, r] = key.split(",");
+      grid.querySelector(`.cell[data-col="${c}"][data-row="${r}"]`)?.classList.add("win");
+    }
   }
 
   async function apply(step, anim) {
     log.append(el("li.step-head", { text: words(step.kind) }));
-    for (const ev of step.events) {
-      const board = findBoard(ev);
-      if (board) await draw(ev, board.cells, anim);
-      const isWin = /win/.test(ev.type || "") && ev.type !== "round_end";
-      if (isWin && grid) {
-        for (const key of winCells(ev, shown, looks)) {
-          gone.add(key);
-          const [c, r] = key.split(",");
-          grid.querySelector(`.cell[data-col="${c}"][data-row="${r}"]`)?.classList.add("win");
+    gone = new Set();  // a step's first board lands whole (a new spin), whatever the last step's wins took
+    try {
+      for (const ev of step.events) {
+        const board = findBoard(ev);
+        // the cells a win took stay lit a moment before the tumble; a board takes the time of its own fall
+        if (board && gone.size) await anim.wait(200);
+        if (board) await draw(ev, board.cells, anim);
+        const isWin = /win/.test(ev.type || "") && ev.type !== "round_end";
+        if (isWin && shown) {
+          const keys = winCells(ev, shown, looks);
+          keys.forEach((key) => gone.add(key));
+          if (unseen === null) light(keys);
         }
+        log.append(el(`li${isWin ? ".win" : ""}`, { text: describeEvent(ev) }));
+        log.scrollTop = log.scrollHeight;
+        if (!board && !isWin) await anim.wait(120);
+        if (anim.frame) { flush(); await anim.frame(ev, step); }
       }
-      log.append(el(`li${isWin ? ".win" : ""}`, { text: describeEvent(ev) }));
-      log.scrollTop = log.scrollHeight;
-      await anim.wait(board || isWin ? 450 : 120);
-      if (anim.frame) await anim.frame(ev, step);
+    } finally {
+      flush();
     }
   }
 
@@ -186,8 +219,8 @@ export function create(root, ctx = {}) {
     const nRows = nCols > 5 ? 4 : 3;
     const cells = Array.from({ length: nCols }, (_, c) => Array.from({ length: nRows }, (_, r) =>
       pool[(c * 5 + r * 3 + 1) % pool.length]));
-    draw({ type: "" }, cells, { fast: () => true, quiet: true });
-    boardBox.firstChild.textContent = t("Press SPIN to play.");
+    shown = cells;
+    drawGrid(t("Press SPIN to play."));
     shown = null;
   }
 

@@ -122,13 +122,14 @@ export function falls(prev, next, gone) {
 
 const reducedMotion = () => typeof matchMedia === "function" && matchMedia("(prefers-reduced-motion: reduce)").matches;
 
-export function describeEvent(ev) {
+/** An event in words; ``amount`` writes a multiple of the bet (the table's: in money, the multiple beside it). */
+export function describeEvent(ev, amount = formatX) {
   const parts = Object.entries(ev)
     // reel stops belong to the audit record, not to the player; each reel's height is what the board shows
     .filter(([k]) => k !== "type" && k !== "stops" && k !== "heights")
     .filter(([, v]) => !(Array.isArray(v) && v.length && v.every((c) => Array.isArray(c))))
     // "pay 3 Ten" reads as the pay itself; every other field as its name and value ("ways 2", "win 0.2x")
-    .map(([k, v]) => `${k === "pay" ? "" : words(k.replace(/_x$/, "")).toLowerCase() + " "}${k.endsWith("_x") ? formatX(v) : compact(v)}`);
+    .map(([k, v]) => `${k === "pay" ? "" : words(k.replace(/_x$/, "")).toLowerCase() + " "}${k.endsWith("_x") ? amount(v) : compact(v)}`);
   return `${words(ev.type)}${parts.length ? ": " + parts.join(", ") : ""}`;
 }
 
@@ -198,7 +199,7 @@ export function create(root, ctx = {}) {
           keys.forEach((key) => gone.add(key));
           if (unseen === null) light(keys);
         }
-        log.append(el(`li${isWin ? ".win" : ""}`, { text: describeEvent(ev) }));
+        log.append(el(`li${isWin ? ".win" : ""}`, { text: describeEvent(ev, ctx.winWords) }));
         log.scrollTop = log.scrollHeight;
         if (!board && !isWin) await anim.wait(120);
         if (anim.frame) { flush(); await anim.frame(ev, step); }

@@ -127,7 +127,7 @@ def test_seven_lines_draws_reels_win_lines_and_free_spins_with_a_retrigger(new_p
     screenshot(page, f"seven-lines-free-spins-{view}")
     page.get_by_test_id("spin").click()
     if phone:  # the phone sees the rest at once (SKIP); the desktop watches every spin and card
-        expect(page.locator("body")).to_have_attribute("data-feature", "playing", timeout=20_000)
+        expect(page.locator("body")).to_have_attribute("data-feature", "playing", timeout=60_000)
         page.get_by_test_id("feature-skip").click()
     assert played_out(page) == "idle"
     check_table(page, LINES, "after the round")
@@ -221,7 +221,7 @@ def test_the_help_and_a_replay_read_in_words_and_money(new_page, web_server, gam
     open_game(page, game_id)
     web_server.draws.source = SeededDraws(seed)
     page.get_by_test_id("spin").click()
-    expect(page.locator("body")).to_have_attribute("data-feature", "playing", timeout=20_000)
+    expect(page.locator("body")).to_have_attribute("data-feature", "playing", timeout=60_000)
     page.get_by_test_id("feature-skip").click()  # the rest at once: the replay is what this test reads
     assert played_out(page) == "idle"
     rnd = last_round(web_server, token)

@@ -170,7 +170,7 @@ def test_every_game_fits_the_screen_from_the_first_board_to_the_end_of_a_feature
         assert idle(page) == "open"
         check_table(page, game_id, "with the feature waiting for the player")
         page.get_by_test_id("spin").click()
-    expect(page.locator("body")).to_have_attribute("data-feature", "playing", timeout=20_000)
+    expect(page.locator("body")).to_have_attribute("data-feature", "playing", timeout=60_000)
     check_table(page, game_id, "while the feature plays itself")
     assert stop_feature(page) == "open"
     check_table(page, game_id, "with the feature paused")

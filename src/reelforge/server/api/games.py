@@ -58,7 +58,8 @@ ART = ("logo", "keyart")
 
 CLIENT_PARTS = {"renderer": "client.js", "style": "client.css", "sounds": "sounds.json"}
 """What of the browser client a game may ship in its folder: its renderer (an ES module the client imports:
-``create``, and optionally ``describe``, ``stepNames``, ``art``, ``helpArt``, as ``web/js/games/generic.js``),
+``create``, and optionally ``describe``, ``stepNames``, ``art``, ``helpArt``, as ``web/js/games/generic.js``; or only
+``symbols``, the look of its symbols that the generic board then draws),
 its stylesheet and its own sounds (``sounds.toml``, served as JSON: see reelforge.game.sounds)."""
 MEDIA_TYPES = {".svg": "image/svg+xml", ".js": "text/javascript", ".css": "text/css"}
 SERVED_FROM = {"sounds.json": SOUNDS_FILE}

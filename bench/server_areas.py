@@ -127,20 +127,18 @@ class AreaClock:
         """Every SQLite connection opened from now on times its statements as :data:`SQLITE`."""
         clock = self
 
-        class Cursor(sqlite3.Cursor):
-            def execute(self, *args: Any) -> Any:
+        def timed(name: str) -> Any:
+            def run(cursor: sqlite3.Cursor, *args: Any) -> Any:
                 clock.enter(SQLITE)
                 try:
-                    return super().execute(*args)
+                    return getattr(sqlite3.Cursor, name)(cursor, *args)
                 finally:
                     clock.leave()
+            return run
 
-            def executemany(self, *args: Any) -> Any:
-                clock.enter(SQLITE)
-                try:
-                    return super().executemany(*args)
-                finally:
-                    clock.leave()
+        class Cursor(sqlite3.Cursor):
+            execute = timed("execute")
+            executemany = timed("executemany")
 
         class Connection(sqlite3.Connection):
             def cursor(self, factory: Any = Cursor) -> Any:

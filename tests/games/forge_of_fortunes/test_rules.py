@@ -113,3 +113,20 @@ def test_invalid_builds_are_refused_with_a_clear_message(over, message):
     with pytest.raises(BuildError, match=message):
         make_build(**over)
 
+
+
+def test_a_spin_reads_the_strip_codes_without_numpy(monkeypatch):
+    """The server plays these rules a spin at a time, where numpy array calls (and a numba call) cost more
+    than the spin itself (issue 33): a spin reads the kernel's strip codes as lists."""
+    import numpy as np
+
+    play([[G, G, B]])  # the build's tables, made once (with numpy)
+
+    def refused(*args, **kwargs):
+        raise AssertionError("a spin called numpy")
+
+    monkeypatch.setattr(np, "array", refused)
+    monkeypatch.setattr(np, "zeros", refused)
+    steps = play([[G, G, G], [G, G, G], [B, B, C], [S, B, B]])
+    assert moves(steps) == ["advance", "coal_back", "slag_end"]  # runner 1 is not safe: back to 0
+    assert [e["symbols"] for e in steps[0].events if e["type"] == "reels"] == [["GOLD", "GOLD", "GOLD"]]

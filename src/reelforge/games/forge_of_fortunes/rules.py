@@ -3,7 +3,8 @@
 Draw order (the kernel consumes draws in exactly this order):
 every spin, paid or re-spin, draws one stop per reel: reel 1, reel 2, reel 3,
 each uniform over its strip's length; each reel shows the symbol at its stop
-(:func:`reelforge.mechanics.reels.window_from_stops`, as in the kernel).
+(the kernel's strip codes, :func:`.build.tables`, read as :func:`reelforge.mechanics.reels.window_from_stops`
+reads them for a one-row window).
 
 Paid spin: ``GOLD GOLD GOLD`` triggers Forging Re-Spins on the first runner;
 exactly two GOLD on reels 1-2 (reel 3 not GOLD) pays the two-of-a-kind award.
@@ -16,16 +17,13 @@ else nothing changes.
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any
-
-import numpy as np
+from typing import Any, NamedTuple
 
 from reelforge.core.draws import DrawSource
 from reelforge.game.buildfile import kernel_tables
 from reelforge.game.contract import RulesError
 from reelforge.game.results import StepResult
 from reelforge.games.forge_of_fortunes.build import ALPHABET, COAL, GOLD, SLAG, SYMBOL_NAMES, Build, tables
-from reelforge.mechanics.reels import window_from_stops
 
 PAID, FEATURE, DONE = "paid", "feature", "done"
 
@@ -34,13 +32,30 @@ def new_state(build: Build, mode: str = "paid") -> dict[str, Any]:
     return {"phase": PAID, "runner": None, "respins": 0, "total_win_x": "0"}
 
 
-def spin_reels(codes: np.ndarray, lengths: np.ndarray, draws: DrawSource) -> tuple[list[int], str]:
-    """Draw one stop per reel of the strips ``codes`` (as codes, :func:`.build.tables`); return the
-    stops and the three symbols shown."""
-    stops = np.array([draws.draw(int(n)) for n in lengths], dtype=np.int64)
-    window = np.zeros((3, 1), dtype=np.int64)
-    window_from_stops(codes, lengths, stops, 1, window)
-    return stops.tolist(), "".join(ALPHABET[c] for c in window[:, 0])
+class ReelCodes(NamedTuple):
+    """The kernel's strip codes (:func:`.build.tables`) as lists, for the rules' one spin at a time: three
+    reads of numpy arrays and a numba call cost a spin more than the spin itself, and on a busy server each
+    request has to bring numpy's and numba's code back into the processor's caches (issue 33)."""
+
+    base: list[list[int]]          # [reel][position]: symbol codes (an index of ALPHABET)
+    base_len: list[int]            # [reel]: strip lengths
+    feature: list[list[list[int]]]  # [strip set][reel][position]
+    feature_len: list[list[int]]   # [strip set][reel]
+    runner_set: list[int]          # [runner]: its strip set
+
+
+def reel_codes(build: Build) -> ReelCodes:
+    """``build``'s kernel tables (made once per build) as :class:`ReelCodes`."""
+    t = kernel_tables(build, tables)
+    return ReelCodes(t.base.tolist(), t.base_len.tolist(), t.feature.tolist(), t.feature_len.tolist(),
+                     t.runner_set.tolist())
+
+
+def spin_reels(codes: list[list[int]], lengths: list[int], draws: DrawSource) -> tuple[list[int], str]:
+    """Draw one stop per reel of the strips ``codes`` (:class:`ReelCodes`); return the stops and the
+    three symbols shown (each reel's symbol at its stop)."""
+    stops = [draws.draw(n) for n in lengths]
+    return stops, "".join([ALPHABET[strip[stop]] for strip, stop in zip(codes, stops, strict=True)])
 
 
 def _reels_event(stops: list[int], symbols: str, strip_set: str) -> dict[str, Any]:
@@ -50,7 +65,7 @@ def _reels_event(stops: list[int], symbols: str, strip_set: str) -> dict[str, An
 
 def play_paid_spin(build: Build, draws: DrawSource) -> tuple[list[dict[str, Any]], Fraction, int | None]:
     """The paid spin: events, its win (x bet) and the starting runner if triggered."""
-    t = kernel_tables(build, tables)
+    t = kernel_tables(build, reel_codes)
     stops, symbols = spin_reels(t.base, t.base_len, draws)
     events = [_reels_event(stops, symbols, "base")]
     if symbols == GOLD * 3:
@@ -68,7 +83,7 @@ def play_paid_spin(build: Build, draws: DrawSource) -> tuple[list[dict[str, Any]
 def play_respin(build: Build, runner: int, draws: DrawSource) -> tuple[list[dict[str, Any]], int, bool]:
     """One re-spin from ``runner``: events, the new runner, and whether the feature ended."""
     set_name = build.runner_sets[runner]
-    t = kernel_tables(build, tables)
+    t = kernel_tables(build, reel_codes)
     k = t.runner_set[runner]
     stops, symbols = spin_reels(t.feature[k], t.feature_len[k], draws)
     events = [_reels_event(stops, symbols, set_name)]

@@ -415,7 +415,7 @@ def test_verify_re_simulates_a_piece_from_its_seed_and_finds_an_altered_one(fog_
     s.arrays[key].flat[0] += 1
     s.save(path)
     # everything downstream made consistent with the altered piece: merged tally, figures, report, hashes, signature
-    merged, _ = cert._merged_points(stream, out, name, getattr(progress, name))
+    merged, _, _ = cert._merged_points(stream, out, name, getattr(progress, name))
     merged.save(cert.tally_path(out, name))
     (out / "figures.json").write_text(json.dumps(cert.figures(out), indent=1, sort_keys=True) + "\n")
     m = json.loads((out / MANIFEST).read_text())

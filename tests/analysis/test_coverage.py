@@ -75,3 +75,26 @@ def test_forge_of_gems_split_spins_intervals_cover_the_long_verify_run():
                    "100,000 paid spins", min_covered(RUNS, ALPHA))
     assert got[0].passed, got[0]
     assert not got[1].passed, got[1]
+
+
+def test_the_delete_a_piece_jackknife_sd_interval_covers_forge_of_fortunes_exact_sd():
+    """The interval a stratified package gives its SD (the jackknife over its pieces, sized as certify grows them),
+    here on plain pieces of a game whose SD is exact: 30 runs of 4,000,000 rounds in 12 pieces. An interval a third
+    as wide misses the mark on the same runs: the test can fail."""
+    import math
+
+    from reelforge.analysis.coverage import jackknife_sd_interval
+
+    game = get_game("forge-of-fortunes")
+    build = game.load_build("96.2")
+    exact = math.sqrt(float(exact_figures(game, build).variance))
+    honest = jackknife_sd_interval(game, build, 100_000)
+
+    def run(seed: int) -> dict[str, tuple[float, float]]:
+        got = honest(seed)["SD"]
+        return {"SD": got, "SD (a third as wide)": _shrunk(got, 1 / 3)}
+
+    got = coverage("forge-of-fortunes", {"SD": exact, "SD (a third as wide)": exact}, run, RUNS, 3600,
+                   "4,000,000 rounds in 12 pieces", min_covered(RUNS, ALPHA))
+    assert got[0].passed, got[0]
+    assert not got[1].passed, got[1]

@@ -95,7 +95,7 @@ def method_text(f: dict[str, Any], ident: dict[str, Any]) -> list[str]:
                      f"({s['sample']['description']}); the RTP's 99% interval is normal (z = 2.5758) on the "
                      "round wins' exact integer sums and sums of squares.")
     if est != "plain":
-        paras.append("The win distribution, the observed top award and the SD's interval come from a plain simulation "
+        paras.append("The win distribution and the observed top award come from a plain simulation "
                      f"of whole rounds ({(f.get('sample_summary') or {}).get('sample', {}).get('description', '-')}).")
     if est != "exact":
         paras.append(f"The run grew piece by piece until the 99% half-width of the RTP was at most "

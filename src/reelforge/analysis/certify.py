@@ -9,9 +9,10 @@ from the integer seed :func:`piece_seed` ``(seed, s, i)``), merged in piece orde
   each piece is sized from the merged half-width h as ``done (h/P)^2`` with a margin, at most doubling
   what is done (so the convergence checkpoints spread evenly on a log axis), until h <= P;
 * the **sample** stream is a plain simulation of whole rounds (:data:`SAMPLE_ROUNDS`, in
-  :data:`MIN_CHECKPOINTS` pieces) behind the win distribution, the top award's observed count, the
-  SD's interval and the game's own counters (exact and stratified estimators; for the plain
-  estimator the main stream is that sample).
+  :data:`MIN_CHECKPOINTS` pieces) behind the win distribution, the top award's observed count and the
+  game's own counters (exact and stratified estimators; for the plain estimator the main stream is that
+  sample). A stratified estimate's SD gets its interval from the main stream's pieces
+  (:func:`piece_sd_interval`: the delete-a-piece jackknife).
 
 After every piece the piece's tally, the merged tally and ``state.json`` are written (each file
 replaced atomically): a run killed at any moment and started again with ``--resume`` redoes at most
@@ -54,7 +55,7 @@ DEFAULT_PRECISION_PP = 0.05
 MIN_CHECKPOINTS = 10
 """Pieces of the pilot and of the plain sample: the convergence plots have at least this many points."""
 SAMPLE_ROUNDS = 10_000_000
-"""Plain rounds behind the distribution, the observed top award and the SD's interval (default)."""
+"""Plain rounds behind the distribution and the observed top award (default)."""
 PLAIN_PILOT_ROUNDS = 2_000_000
 """The plain estimator's pilot (its first ten pieces together)."""
 GROWTH_MARGIN = 1.15
@@ -424,14 +425,12 @@ def _merged_points(stream: Stream, out: Path, name: str,
 def piece_sd_interval(stream: Stream, merged: Sample, own: list[Sample], pieces: list[Piece]) -> dict[str, Any] | None:
     """The 99% interval of a stratified estimate's round SD (the estimator gives none): the SD recomputed with
     each piece left out, :mod:`reelforge.analysis.jackknife`; None with too few pieces."""
-    from reelforge.analysis.jackknife import METHOD, leave_one_out, piece_interval
+    from reelforge.analysis.jackknife import METHOD, statistic_interval
 
-    assert stream.estimator is not None
-    if len(own) < 2:
-        return None
-    sd = stream.estimator.estimate(merged, stream.build).sd
-    without = [stream.estimator.estimate(s, stream.build).sd for s in leave_one_out(own, stream.merge)]
-    found = piece_interval(sd, without, [p.rounds for p in pieces])
+    estimator = stream.estimator
+    assert estimator is not None
+    found = statistic_interval(own, [p.rounds for p in pieces], stream.merge,
+                               lambda s: estimator.estimate(s, stream.build).sd, merged)
     if found is None:
         return None
     lo, hi = found["ci99"]

@@ -85,3 +85,16 @@ def piece_interval(full: float, without: Sequence[float], sizes: Sequence[int]) 
     df = len(sizes) - 1
     half = t99(df) * se
     return {"ci99": [full - half, full + half], "se": se, "df": df}
+
+
+def statistic_interval(pieces: Sequence[S], sizes: Sequence[int], merge: Callable[[S, S], S],
+                       statistic: Callable[[S], float], merged: S | None = None) -> dict | None:
+    """The 99% interval of ``statistic`` of the merged ``pieces`` (``merged``, where already made):
+    :func:`piece_interval` on the statistic of every piece's complement (:func:`leave_one_out`)."""
+    if len(pieces) < MIN_PIECES:
+        return None
+    if merged is None:
+        merged = pieces[0]
+        for p in pieces[1:]:
+            merged = merge(merged, p)
+    return piece_interval(statistic(merged), [statistic(s) for s in leave_one_out(pieces, merge)], sizes)

@@ -190,3 +190,34 @@ def test_a_stratified_sd_has_its_interval_from_the_runs_pieces_on_every_page(pac
     target_row = _rows(tables, "Measured against target")[row["figure"]]
     assert target_row[3] == ("level " if len(levels) == 1 else "levels ") + ", ".join(map(str, levels))
     assert target_row[4] == {"pass": "PASS", "fail": "FAIL", "undecided": "UNDECIDED"}[row["status"]]
+
+
+def test_the_per_pay_tables_are_the_per_pay_kernels_cells_each_with_its_interval_beside_the_certified_rtp(package):
+    """Gemstones Gold's and Forge of Gems' PAR sheets: every pay a cell of the per-pay kernel's run (once Forge of
+    Gems' came from 200,000 reference-engine rounds), each with its own interval, the tables' total with its interval
+    beside the certified RTP the summary gives (one value, one interval, the same as the Game Rules Summary's)."""
+    kind, f, html, tables = package
+    if kind == "exact":
+        return
+    s = f["summary"]
+    totals = _rows(tables, "Per-pay tables: totals")
+    kernel = totals["the per-pay sample's RTP (all tables)"]
+    assert re.fullmatch(r"[\d.]+ pp = [\d.]+%", kernel[0]) and kernel[1].startswith("[")
+    if kind != "buy":  # a Feature Buy package certifies per unit of price: its own sheet says so above
+        assert totals["the certified RTP (the package's estimate)"] == [pct(s["rtp"], 3), pct_ci(s["rtp_ci99"], 3)]
+    assert totals["their difference"][1].endswith(("within it", "OUTSIDE it"))
+    parts = [k for k in totals if k.startswith(("pays in", "GEMBOX", "the cap's"))]
+    pay_tables = [h for h in tables if h.endswith("hit frequency and RTP contribution") or h.startswith("The cap's reduction")]
+    assert parts and len(pay_tables) == len(parts)
+    for heading in pay_tables:
+        rows = tables[heading][1:]
+        assert "per-pay kernel" in html and rows
+        for label, _hits, hits_ci, _one_in, rtp, rtp_ci in (r for r in rows if not r[0].startswith("total of this")):
+            # an observed pay: its contribution and the contribution's interval; never a bare figure
+            assert rtp == "not observed" and rtp_ci == "-" or re.fullmatch(r"\[-?[\d.]+, -?[\d.]+\] pp", rtp_ci), \
+                (heading, label, rtp, rtp_ci)
+            assert hits_ci.startswith("["), (heading, label)
+        # each table's total is the sum of its rows' cells (each shown to 0.001 pp: rounding apart)
+        cells = [float(r[4].removesuffix(" pp")) for r in rows if not r[0].startswith("total of this") and r[4] != "not observed"]
+        total = float([r for r in rows if r[0].startswith("total of this")][0][4].removesuffix(" pp"))
+        assert abs(total - sum(cells)) <= 0.0005 * (len(cells) + 1), heading

@@ -143,20 +143,29 @@ def test_gemstones_gold_free_spins_by_award_give_each_mean_win_its_interval():
         assert row[3] == pytest.approx([row[2] - Z99 * 40 / math.sqrt(n), row[2] + Z99 * 40 / math.sqrt(n)])
 
 
-def test_gemstones_gold_per_pay_tables_are_kernel_tallies_adding_up_to_their_total_beside_the_certified_rtp():
-    from reelforge.analysis.par import default_par_rounds
-    from reelforge.game.parsheet import kernel_pay_rounds, kernel_pay_sample
+def _kernel_sheet(g, b, summary: dict, rounds: int) -> tuple[dict, object, dict]:
+    """The PAR sheet on ``rounds`` per-pay kernel rounds (seed 4) by title, the run's tally, and the totals table's
+    rows, checked: the integer cells add up to the run's total win exactly, and the total is the run's RTP with its
+    interval."""
+    from reelforge.game.parsheet import kernel_pay_sample
 
-    g = get_game("gemstones-gold")
-    b = g.load_build("96.71")
-    summary = GOLDEN["summaries"]["gemstones-gold/stratified"]
-    sheet = {s["title"]: s for s in par_sheet(g, b, summary, rounds=30_000, seed=4)["sections"]}
-    tally, acc = kernel_pay_sample(g, b, 30_000, 4, workers=1)
+    sheet = {s["title"]: s for s in par_sheet(g, b, summary, rounds=rounds, seed=4)["sections"]}
+    tally, acc = kernel_pay_sample(g, b, rounds, 4, workers=1)
     assert sum(tally.total.values()) == acc.win  # integer cells: the round wins exactly, the cap's reduction included
     totals = {r[0]: r for r in sheet["Per-pay tables: totals"]["rows"]}
     lo, hi = acc.rtp_ci99()
     assert totals["the per-pay sample's RTP (all tables)"][1].endswith(f"= {acc.rtp * 100:.3f}%")
     assert totals["the per-pay sample's RTP (all tables)"][2] == f"[{lo * 100:.3f}%, {hi * 100:.3f}%]"
+    return sheet, tally, totals
+
+
+def test_gemstones_gold_per_pay_tables_are_kernel_tallies_adding_up_to_their_total_beside_the_certified_rtp():
+    from reelforge.analysis.par import default_par_rounds
+    from reelforge.game.parsheet import kernel_pay_rounds
+
+    g = get_game("gemstones-gold")
+    summary = GOLDEN["summaries"]["gemstones-gold/stratified"]
+    sheet, _, totals = _kernel_sheet(g, g.load_build("96.71"), summary, 30_000)
     assert totals["the certified RTP (the package's estimate)"][1] == f"{summary['rtp'] * 100:.3f}%"
     assert "30,000 paid rounds" in sheet["Pays in the paid spin: hit frequency and RTP contribution"]["note"]
     # the default run is sized from the SD for a 0.25 pp half-width: (2.5758 x 15 / 0.0025)^2 rounds for an SD of 15
@@ -173,18 +182,11 @@ def test_forge_of_gems_per_pay_and_prize_cells_are_kernel_tallies_adding_up_to_t
     integer tally of it with its interval, the tables adding up exactly to its RTP, shown beside the certified one."""
     from reelforge.core.numbers import pp
     from reelforge.core.stats import mean_ci99
-    from reelforge.game.parsheet import kernel_pay_sample
 
     g = get_game("forge-of-gems")
     b = g.load_build("96.2")
     summary = GOLDEN["summaries"]["forge-of-gems"]
-    sheet = {s["title"]: s for s in par_sheet(g, b, summary, rounds=4_000, seed=4)["sections"]}
-    tally, acc = kernel_pay_sample(g, b, 4_000, 4, workers=1)
-    assert sum(tally.total.values()) == acc.win  # integer cells: the round wins exactly, the cap's reduction included
-    totals = {r[0]: r for r in sheet["Per-pay tables: totals"]["rows"]}
-    lo, hi = acc.rtp_ci99()
-    assert totals["the per-pay sample's RTP (all tables)"][1].endswith(f"= {acc.rtp * 100:.3f}%")
-    assert totals["the per-pay sample's RTP (all tables)"][2] == f"[{lo * 100:.3f}%, {hi * 100:.3f}%]"
+    sheet, tally, totals = _kernel_sheet(g, b, summary, 4_000)
     assert totals["the certified RTP (the package's estimate)"][1:] == [
         f"{summary['rtp'] * 100:.3f}%", f"[{summary['rtp_ci99'][0] * 100:.3f}%, {summary['rtp_ci99'][1] * 100:.3f}%]"]
     assert totals["their difference"][2].endswith(("within it", "OUTSIDE it"))

@@ -289,6 +289,15 @@ def test_a_target_passes_only_when_its_whole_interval_lies_inside_the_band():
     spans = {"method": "stratified", "volatility_level": 8, "volatility_levels_ci99": [7, 8, 9]}
     assert target_rows([level], spans, {})[0]["passed"] is False
     assert target_rows([level], {**spans, "volatility_levels_ci99": [8, 9]}, {})[0]["passed"] is True
+    # PASS, FAIL or UNDECIDED: straddling the band's edge, or spanning levels on both sides, decides nothing
+    status = {name: target_rows([t], summary, {})[0]["status"] for name, t, summary in (
+        ("straddles", band, simulated), ("inside", band, {**simulated, "rtp_ci99": [0.9667, 0.9675]}),
+        ("outside", band, {**simulated, "rtp_ci99": [0.9600, 0.9660]}), ("no interval", band, {"method": "stratified", "rtp": 0.9671}),
+        ("levels 7-9", level, spans), ("levels 6-7", level, {**spans, "volatility_levels_ci99": [6, 7]}),
+        ("no SD interval", level, {"method": "stratified", "volatility_level": 8}))}
+    assert status == {"straddles": "undecided", "inside": "pass", "outside": "fail", "no interval": "undecided",
+                      "levels 7-9": "undecided", "levels 6-7": "fail", "no SD interval": "undecided"}
+    assert "unknown" not in target_rows([level], {"method": "stratified", "volatility_level": 8}, {})[0]["verdict"]
     # Gemstones Gold's targets (once judged on the point) follow the same rule
     game = get_game("gemstones-gold")
     assert {t.kind for t in game.report().certification_targets(game.load_build("96.71"))} == {

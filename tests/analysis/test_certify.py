@@ -298,6 +298,9 @@ def test_a_target_passes_only_when_its_whole_interval_lies_inside_the_band():
     assert status == {"straddles": "undecided", "inside": "pass", "outside": "fail", "no interval": "undecided",
                       "levels 7-9": "undecided", "levels 6-7": "fail", "no SD interval": "undecided"}
     assert "unknown" not in target_rows([level], {"method": "stratified", "volatility_level": 8}, {})[0]["verdict"]
+    reachable = {**band, "figure": "maximum win reachable", "key": "max_win_reachable", "kind": "reachable"}
+    assert [target_rows([reachable], {"method": "stratified"}, {"observed_count": n})[0]["status"] for n in (0, 2)] == [
+        "undecided", "pass"]
     # Gemstones Gold's targets (once judged on the point) follow the same rule
     game = get_game("gemstones-gold")
     assert {t.kind for t in game.report().certification_targets(game.load_build("96.71"))} == {

@@ -82,8 +82,8 @@ def target_rows(tlist: list[dict[str, Any]], s: dict[str, Any], top: dict[str, A
             verdict = "; ".join(v for v in (f"{rounds:,} simulated round(s) reached it" if rounds else "",
                                             f"{feats:,} simulated feature(s) reached it" if feats else "",
                                             f"shown: {found['text']}" if shown else "") if v)
-            row.update(value=top.get("statement"), ci99=None, passed=reached,
-                       verdict=verdict or "not observed in the samples")
+            row.update(value=top.get("statement"), ci99=None, passed=reached, status="pass" if reached else "undecided",
+                       verdict=verdict or "undecided: not observed in the samples (nor shown by a constructed round)")
             rows.append(row)
             continue
         value, ci = _lookup(s, t["key"])

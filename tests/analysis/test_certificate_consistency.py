@@ -55,8 +55,13 @@ class Tables(HTMLParser):
             self._text += data
 
 
+@pytest.fixture(scope="module")
+def packages(tmp_path_factory):
+    return {}
+
+
 @pytest.fixture(scope="module", params=list(PACKAGES))
-def package(request, tmp_path_factory):
+def package(request, tmp_path_factory, packages):
     gid, name, mode, sizes = PACKAGES[request.param]
     game = get_game(gid)
     out = tmp_path_factory.mktemp("consistency") / request.param
@@ -65,6 +70,7 @@ def package(request, tmp_path_factory):
     html = (out / "report.html").read_text()
     parser = Tables()
     parser.feed(html)
+    packages[request.param] = out
     return request.param, json.loads((out / "figures.json").read_text()), html, parser.tables
 
 
@@ -100,7 +106,7 @@ def test_the_cap_sd_and_hit_rate_are_one_value_with_one_interval_on_every_page(p
         sd_value, sd_interval = summary["standard deviation of the round win"]
         assert sd_row[0] == sd_value
         # the SD's own interval, or the same "none"/"exact", never a second sample's interval
-        assert sd_row[1] == sd_interval.replace(" (delta method, fourth moment)", "")
+        assert sd_row[1] == re.sub(r" \(.*\)$", "", sd_interval)
         for label, (_, ci) in summary.items():
             if label.startswith("hit rate") or label.startswith("RTP from"):
                 assert ci == "exact" if kind == "exact" else ci.startswith("["), (label, ci)
@@ -141,3 +147,77 @@ def test_every_label_says_the_confidence_the_bounds_and_the_unit_right(package):
         assert "Pays in the paid spin: hit frequency and RTP contribution" not in tables
     if kind == "stratified":  # the reused feature stratum is never called bought features
         assert "bought features" not in text
+
+
+def test_a_stratified_sd_has_its_interval_from_the_runs_pieces_on_every_page(package, packages):
+    """The stratified estimator gives the SD no interval: the package's is the jackknife over its main pieces, here
+    recomputed the slow way (each piece left out by merging all the others), and the volatility target is judged
+    on the levels it spans (once "exact" with levels "unknown")."""
+    import math
+
+    from reelforge.analysis.jackknife import t99
+
+    kind, f, html, tables = package
+    if kind != "stratified":
+        return
+    s, out = f["summary"], packages[kind]
+    progress = cert.load_progress(out)
+    game = get_game(progress.plan.game)
+    build = game.load_build(progress.plan.build)
+    est = game.stratified_estimator()
+    own = [cert.Sample.load(cert.tally_path(out, "main", p.index), game.id, est.kind) for p in progress.main]
+    without = []
+    for j in range(len(own)):
+        rest = [p for i, p in enumerate(own) if i != j]
+        merged = rest[0]
+        for p in rest[1:]:
+            merged = est.merge(merged, p)
+        without.append(est.estimate(merged, build).sd)
+    sizes = [p.rounds for p in progress.main]
+    n, g = sum(sizes), len(sizes)
+    centre = g * s["sd"] - sum((1 - m / n) * t for m, t in zip(sizes, without))
+    var = sum((n / m * s["sd"] - (n / m - 1) * t - centre) ** 2 / (n / m - 1) for m, t in zip(sizes, without)) / g
+    half = t99(g - 1) * math.sqrt(var)
+    assert s["sd_ci99"] == pytest.approx([max(s["sd"] - half, 0.0), s["sd"] + half], rel=1e-9)
+    assert f["volatility"]["sd_ci99"] == s["sd_ci99"] and s["sd_jackknife"]["pieces"] == g
+    summary_row = _rows(tables, "Game Rules Summary")["standard deviation of the round win"]
+    assert summary_row[1].startswith(f"[{s['sd_ci99'][0]:.3f}, {s['sd_ci99'][1]:.3f}]x (delete-a-piece jackknife")
+    levels = s["volatility_levels_ci99"]
+    assert levels and levels[-1] == 10  # the estimate is a lower bound: its interval reaches every level above it
+    row = next(t for t in f["targets"] if t["key"] == "volatility_level")
+    assert row["ci99"] == levels and "unknown" not in row["verdict"] and "jackknife" in row["verdict"]
+    assert row["status"] == ("pass" if min(levels) == 10 else "fail" if 10 not in levels else "undecided")
+    target_row = _rows(tables, "Measured against target")[row["figure"]]
+    assert target_row[3] == ("level " if len(levels) == 1 else "levels ") + ", ".join(map(str, levels))
+    assert target_row[4] == {"pass": "PASS", "fail": "FAIL", "undecided": "UNDECIDED"}[row["status"]]
+
+
+def test_the_per_pay_tables_are_the_per_pay_kernels_cells_each_with_its_interval_beside_the_certified_rtp(package):
+    """Gemstones Gold's and Forge of Gems' PAR sheets: every pay a cell of the per-pay kernel's run (once Forge of
+    Gems' came from 200,000 reference-engine rounds), each with its own interval, the tables' total with its interval
+    beside the certified RTP the summary gives (one value, one interval, the same as the Game Rules Summary's)."""
+    kind, f, html, tables = package
+    if kind == "exact":
+        return
+    s = f["summary"]
+    totals = _rows(tables, "Per-pay tables: totals")
+    kernel = totals["the per-pay sample's RTP (all tables)"]
+    assert re.fullmatch(r"[\d.]+ pp = [\d.]+%", kernel[0]) and kernel[1].startswith("[")
+    if kind != "buy":  # a Feature Buy package certifies per unit of price: its own sheet says so above
+        assert totals["the certified RTP (the package's estimate)"] == [pct(s["rtp"], 3), pct_ci(s["rtp_ci99"], 3)]
+    assert totals["their difference"][1].endswith(("within it", "OUTSIDE it"))
+    parts = [k for k in totals if k.startswith(("pays in", "GEMBOX", "the cap's"))]
+    pay_tables = [h for h in tables if h.endswith("hit frequency and RTP contribution") or h.startswith("The cap's reduction")]
+    assert parts and len(pay_tables) == len(parts)
+    for heading in pay_tables:
+        rows = tables[heading][1:]
+        assert "per-pay kernel" in html and rows
+        for label, _hits, hits_ci, _one_in, rtp, rtp_ci in (r for r in rows if not r[0].startswith("total of this")):
+            # an observed pay: its contribution and the contribution's interval; never a bare figure
+            assert rtp == "not observed" and rtp_ci == "-" or re.fullmatch(r"\[-?[\d.]+, -?[\d.]+\] pp", rtp_ci), \
+                (heading, label, rtp, rtp_ci)
+            assert hits_ci.startswith("["), (heading, label)
+        # each table's total is the sum of its rows' cells (each shown to 0.001 pp: rounding apart)
+        cells = [float(r[4].removesuffix(" pp")) for r in rows if not r[0].startswith("total of this") and r[4] != "not observed"]
+        total = float([r for r in rows if r[0].startswith("total of this")][0][4].removesuffix(" pp"))
+        assert abs(total - sum(cells)) <= 0.0005 * (len(cells) + 1), heading

@@ -289,6 +289,18 @@ def test_a_target_passes_only_when_its_whole_interval_lies_inside_the_band():
     spans = {"method": "stratified", "volatility_level": 8, "volatility_levels_ci99": [7, 8, 9]}
     assert target_rows([level], spans, {})[0]["passed"] is False
     assert target_rows([level], {**spans, "volatility_levels_ci99": [8, 9]}, {})[0]["passed"] is True
+    # PASS, FAIL or UNDECIDED: straddling the band's edge, or spanning levels on both sides, decides nothing
+    status = {name: target_rows([t], summary, {})[0]["status"] for name, t, summary in (
+        ("straddles", band, simulated), ("inside", band, {**simulated, "rtp_ci99": [0.9667, 0.9675]}),
+        ("outside", band, {**simulated, "rtp_ci99": [0.9600, 0.9660]}), ("no interval", band, {"method": "stratified", "rtp": 0.9671}),
+        ("levels 7-9", level, spans), ("levels 6-7", level, {**spans, "volatility_levels_ci99": [6, 7]}),
+        ("no SD interval", level, {"method": "stratified", "volatility_level": 8}))}
+    assert status == {"straddles": "undecided", "inside": "pass", "outside": "fail", "no interval": "undecided",
+                      "levels 7-9": "undecided", "levels 6-7": "fail", "no SD interval": "undecided"}
+    assert "unknown" not in target_rows([level], {"method": "stratified", "volatility_level": 8}, {})[0]["verdict"]
+    reachable = {**band, "figure": "maximum win reachable", "key": "max_win_reachable", "kind": "reachable"}
+    assert [target_rows([reachable], {"method": "stratified"}, {"observed_count": n})[0]["status"] for n in (0, 2)] == [
+        "undecided", "pass"]
     # Gemstones Gold's targets (once judged on the point) follow the same rule
     game = get_game("gemstones-gold")
     assert {t.kind for t in game.report().certification_targets(game.load_build("96.71"))} == {
@@ -415,7 +427,7 @@ def test_verify_re_simulates_a_piece_from_its_seed_and_finds_an_altered_one(fog_
     s.arrays[key].flat[0] += 1
     s.save(path)
     # everything downstream made consistent with the altered piece: merged tally, figures, report, hashes, signature
-    merged, _ = cert._merged_points(stream, out, name, getattr(progress, name))
+    merged, _, _ = cert._merged_points(stream, out, name, getattr(progress, name))
     merged.save(cert.tally_path(out, name))
     (out / "figures.json").write_text(json.dumps(cert.figures(out), indent=1, sort_keys=True) + "\n")
     m = json.loads((out / MANIFEST).read_text())

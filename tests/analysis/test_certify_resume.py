@@ -55,7 +55,7 @@ def cut_back_to(out: Path, main_pieces: int) -> None:
     progress = cert.Progress.from_json(state)
     game = get_game(progress.plan.game)
     stream = cert.Stream(game, game.load_build(progress.plan.build), progress.plan, progress.plan.estimator, None)
-    merged, _ = cert._merged_points(stream, out, "main", progress.main)
+    merged, _, _ = cert._merged_points(stream, out, "main", progress.main)
     merged.save(cert.tally_path(out, "main"))
     for f in (out / cert.TALLIES).glob("*.npz"):
         if f.name != "main.npz" and (f.name.startswith("sample") or int(f.stem.split("-")[1]) >= main_pieces):

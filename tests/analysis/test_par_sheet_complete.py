@@ -143,40 +143,69 @@ def test_gemstones_gold_free_spins_by_award_give_each_mean_win_its_interval():
         assert row[3] == pytest.approx([row[2] - Z99 * 40 / math.sqrt(n), row[2] + Z99 * 40 / math.sqrt(n)])
 
 
-def test_gemstones_gold_per_pay_tables_are_kernel_tallies_adding_up_to_their_total_beside_the_certified_rtp():
-    from reelforge.analysis.par import default_par_rounds
-    from reelforge.game.parsheet import kernel_pay_rounds, kernel_pay_sample
+def _kernel_sheet(g, b, summary: dict, rounds: int) -> tuple[dict, object, dict]:
+    """The PAR sheet on ``rounds`` per-pay kernel rounds (seed 4) by title, the run's tally, and the totals table's
+    rows, checked: the integer cells add up to the run's total win exactly, and the total is the run's RTP with its
+    interval."""
+    from reelforge.game.parsheet import kernel_pay_sample
 
-    g = get_game("gemstones-gold")
-    b = g.load_build("96.71")
-    summary = GOLDEN["summaries"]["gemstones-gold/stratified"]
-    sheet = {s["title"]: s for s in par_sheet(g, b, summary, rounds=30_000, seed=4)["sections"]}
-    tally, acc = kernel_pay_sample(g, b, 30_000, 4, workers=1)
+    sheet = {s["title"]: s for s in par_sheet(g, b, summary, rounds=rounds, seed=4)["sections"]}
+    tally, acc = kernel_pay_sample(g, b, rounds, 4, workers=1)
     assert sum(tally.total.values()) == acc.win  # integer cells: the round wins exactly, the cap's reduction included
     totals = {r[0]: r for r in sheet["Per-pay tables: totals"]["rows"]}
     lo, hi = acc.rtp_ci99()
     assert totals["the per-pay sample's RTP (all tables)"][1].endswith(f"= {acc.rtp * 100:.3f}%")
     assert totals["the per-pay sample's RTP (all tables)"][2] == f"[{lo * 100:.3f}%, {hi * 100:.3f}%]"
+    return sheet, tally, totals
+
+
+def test_gemstones_gold_per_pay_tables_are_kernel_tallies_adding_up_to_their_total_beside_the_certified_rtp():
+    from reelforge.analysis.par import default_par_rounds
+    from reelforge.game.parsheet import kernel_pay_rounds
+
+    g = get_game("gemstones-gold")
+    summary = GOLDEN["summaries"]["gemstones-gold/stratified"]
+    sheet, _, totals = _kernel_sheet(g, g.load_build("96.71"), summary, 30_000)
     assert totals["the certified RTP (the package's estimate)"][1] == f"{summary['rtp'] * 100:.3f}%"
     assert "30,000 paid rounds" in sheet["Pays in the paid spin: hit frequency and RTP contribution"]["note"]
     # the default run is sized from the SD for a 0.25 pp half-width: (2.5758 x 15 / 0.0025)^2 rounds for an SD of 15
     figures = {"build": "96.71", "mode": "paid", "summary": {"sd": 15.0}, "sample_summary": {"sd": 14.0}}
     assert default_par_rounds(g, figures) == kernel_pay_rounds(15.0) == 238_856_278
-    assert default_par_rounds(get_game("forge-of-gems"), {**figures, "build": "96.2"}) == 200_000
+    # Forge of Gems has its per-pay kernel too; a game without one plays the reference engine's 200,000 rounds
+    assert default_par_rounds(get_game("forge-of-gems"), {**figures, "build": "96.2"}) == 238_856_278
+    assert default_par_rounds(get_game("golden-vault"), {**figures, "build": "96.0"}) == 200_000
 
 
-def test_a_reference_sample_per_pay_total_is_shown_with_its_interval_beside_the_certified_rtp():
+def test_forge_of_gems_per_pay_and_prize_cells_are_kernel_tallies_adding_up_to_their_total_beside_the_certified_rtp():
+    """Once 200,000 reference-engine rounds (cells like Emerald x5 in free spins 14.9 pp [0, 39.0], tables adding up
+    to 91.3% beside a certified 96.7%): now the per-pay kernel's run, sized by certify from the SD, every cell an
+    integer tally of it with its interval, the tables adding up exactly to its RTP, shown beside the certified one."""
+    from reelforge.core.numbers import pp
     from reelforge.core.stats import mean_ci99
-    from reelforge.game.parsheet import reference_sample
-    from reelforge.games.forge_of_gems.reporting import attribute
 
     g = get_game("forge-of-gems")
     b = g.load_build("96.2")
     summary = GOLDEN["summaries"]["forge-of-gems"]
-    totals = {r[0]: r for r in _sheet("forge-of-gems", "96.2")[0]["Per-pay tables: totals"]["rows"]}
-    tally = reference_sample(g, b, 20, 1, attribute(b.unit))  # the same 20 rounds, seed 1
-    lo, hi = mean_ci99(sum(tally.total.values()), tally.win_sq, 20)
-    assert totals["the reference sample's RTP (all tables)"][2] == f"[{lo / b.unit * 100:.3f}%, {hi / b.unit * 100:.3f}%]"
+    sheet, tally, totals = _kernel_sheet(g, b, summary, 4_000)
     assert totals["the certified RTP (the package's estimate)"][1:] == [
         f"{summary['rtp'] * 100:.3f}%", f"[{summary['rtp_ci99'][0] * 100:.3f}%, {summary['rtp_ci99'][1] * 100:.3f}%]"]
     assert totals["their difference"][2].endswith(("within it", "OUTSIDE it"))
+    paid = sheet["Pays in the paid spin: hit frequency and RTP contribution"]
+    assert "4,000 paid rounds (seed 4) on the per-pay kernel" in paid["note"]
+    # each cell is its key's tally, with its own interval: the paid spin's Diamond x5 and the GEMBOX's 3-scatter prize
+    for label, key, table in (("Diamond x5", "DIAMOND|5|paid spin", paid),
+                              ("3 scatters: instant prize", "gembox|3|prize",
+                               sheet["GEMBOX instant prizes: hit frequency and RTP contribution"])):
+        row = {r[0]: r for r in table["rows"]}[label]
+        units = tally.total.get(key, 0)
+        if units:
+            clo, chi = mean_ci99(units, tally.total_sq[key], tally.rounds)
+            assert row[4] == pp(units / tally.rounds / b.unit) and row[5] == pp_ci_of(clo / b.unit, chi / b.unit)
+        else:
+            assert row[4] == "not observed"
+
+
+def pp_ci_of(lo: float, hi: float) -> str:
+    from reelforge.core.numbers import pp_ci
+
+    return pp_ci([max(lo, 0.0), hi])

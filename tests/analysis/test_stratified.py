@@ -101,3 +101,28 @@ def test_plain_overrides_the_choice_and_bad_combinations_exit_2(monkeypatch, cap
                           (["--stratified", "--backend", "ray"], "runs in this process")):
         code, _, err = run_summary(monkeypatch, capsys, "gemstones-gold", *args)
         assert code == 2 and message in err, (args, err)
+
+
+def test_gemstones_gold_second_moment_has_the_paid_spins_cross_term_with_its_feature():
+    """The round SD is sqrt(E[X^2] - E[X]^2) with E[X^2] = E[P^2] + E[F^2] + 2 E[P F] (P the paid win, F the
+    feature's): the cross term from the paid win by final scatter class (once left out: an SD 0.45x too low on
+    96.71, a jackknife interval around the wrong figure). A sample without those sums (drawn before them, or
+    merged with one) says its SD is a lower bound."""
+    import math
+
+    from reelforge.game.estimation import Sample
+    from reelforge.games.gemstones_gold.stratified import PAID_BY_FINAL, merge_samples, verify_estimate, verify_sample
+    from reelforge.games.registry import get_game
+
+    build = get_game("gemstones-gold").load_build("96.71")
+    sample = verify_sample(build, 20_000, 1_000, seed=3, workers=1)
+    by_final = sample.arrays[PAID_BY_FINAL]
+    assert math.isclose(by_final.sum(), sample.arrays["paid_sums"][0], rel_tol=1e-12)  # every winning board's z
+    full = verify_estimate(sample, build)
+    older = Sample(sample.game, sample.kind, settings=sample.settings, values=sample.values,
+                   arrays={k: v for k, v in sample.arrays.items() if k != PAID_BY_FINAL})
+    bound = verify_estimate(older, build)
+    assert full["paid_feature_cross_x2"] > 0 and not full["sd_is_lower_bound"] and bound["sd_is_lower_bound"]
+    assert math.isclose(full["sd"] ** 2 - bound["sd"] ** 2, 2 * full["paid_feature_cross_x2"], rel_tol=1e-9)
+    assert PAID_BY_FINAL not in merge_samples(sample, older).arrays
+    assert PAID_BY_FINAL in merge_samples(sample, sample).arrays

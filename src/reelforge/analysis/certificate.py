@@ -16,8 +16,9 @@ from typing import Any
 
 import numpy as np
 
+from reelforge.analysis.figures import sd_interval_words
 from reelforge.analysis.summary import exact_summary, simulation_summary, stratified_summary_of
-from reelforge.core.stats import Z99, clopper_pearson, never_observed_upper99, volatility_level
+from reelforge.core.stats import Z99, clopper_pearson, never_observed_upper99, volatility_level, volatility_levels
 from reelforge.game.contract import Build, Game
 from reelforge.game.estimation import Sample
 from reelforge.game.reporting import DESIGN_DOCUMENT, SOURCE_DESIGN, CertificationTarget
@@ -81,19 +82,13 @@ def target_rows(tlist: list[dict[str, Any]], s: dict[str, Any], top: dict[str, A
             verdict = "; ".join(v for v in (f"{rounds:,} simulated round(s) reached it" if rounds else "",
                                             f"{feats:,} simulated feature(s) reached it" if feats else "",
                                             f"shown: {found['text']}" if shown else "") if v)
-            row.update(value=top.get("statement"), ci99=None, passed=reached,
-                       verdict=verdict or "not observed in the samples")
+            row.update(value=top.get("statement"), ci99=None, passed=reached, status="pass" if reached else "undecided",
+                       verdict=verdict or "undecided: not observed in the samples (nor shown by a constructed round)")
             rows.append(row)
             continue
         value, ci = _lookup(s, t["key"])
         if t["kind"] in ("equal", "at_least"):
-            # the same rule on a level: every level the SD's 99% interval touches must meet it
-            levels = [value] if exact else (s.get("volatility_levels_ci99") or [])
-            ok = bool(levels) and None not in levels and all(
-                lv == t["target"] if t["kind"] == "equal" else lv >= t["target"] for lv in levels)
-            row.update(value=value, ci99=None if exact else levels, passed=ok,
-                       verdict=f"level {value}" + ("" if exact else
-                                                   f"; the SD's 99% interval spans levels {levels or 'unknown'}"))
+            row.update(_level_verdict(t, value, s, exact))
             rows.append(row)
             continue
         row.update(_band_verdict(value, None if exact else ci, exact, t["target"] - t["tolerance"],
@@ -102,24 +97,55 @@ def target_rows(tlist: list[dict[str, Any]], s: dict[str, Any], top: dict[str, A
     return rows
 
 
+STATUS_WORDS = {"pass": "PASS", "fail": "FAIL", "undecided": "UNDECIDED"}
+"""A target row's status in the report: passed, failed (the whole interval, or the exact value, misses the
+target) or undecided (the interval straddles the band's edge, or the figure has no interval: not a pass)."""
+
+
+def _level_verdict(t: dict[str, Any], value: Any, s: dict[str, Any], exact: bool) -> dict[str, Any]:
+    """A volatility-level target: the same rule as a band, on the levels the SD's 99% interval spans (every one
+    must meet the target to pass; none meeting it fails)."""
+    levels = [value] if exact else [lv for lv in (s.get("volatility_levels_ci99") or []) if lv is not None]
+    meets = [lv == t["target"] if t["kind"] == "equal" else lv >= t["target"] for lv in levels]
+    if exact:
+        return {"value": value, "ci99": None, "passed": all(meets), "status": "pass" if all(meets) else "fail",
+                "verdict": f"level {value} (exact SD)"}
+    if not levels:
+        return {"value": value, "ci99": None, "passed": False, "status": "undecided",
+                "verdict": f"level {value}; undecided: the SD has no 99% interval, so the level cannot be judged"}
+    how = s.get("sd_interval_method") or sd_interval_words(s)
+    spans = f"level {value}; the SD's 99% interval ({how}) spans level{'s' if len(levels) > 1 else ''} " + \
+        ", ".join(map(str, levels))
+    if all(meets):
+        return {"value": value, "ci99": levels, "passed": True, "status": "pass", "verdict": spans + ": all meet it"}
+    if not any(meets):
+        return {"value": value, "ci99": levels, "passed": False, "status": "fail", "verdict": spans + ": none meets it"}
+    return {"value": value, "ci99": levels, "passed": False, "status": "undecided",
+            "verdict": f"undecided: {spans}, not all of which meet it"}
+
+
 def _band_verdict(value: float | None, ci: list[float] | None, exact: bool, lo_band: float,
                   hi_band: float) -> dict[str, Any]:
     """A ranged target's value, interval, pass/fail and why (see :func:`target_rows`)."""
     if value is None:
-        return {"value": None, "ci99": None, "passed": False, "verdict": "not measured"}
+        return {"value": None, "ci99": None, "passed": False, "status": "undecided", "verdict": "not measured"}
     if exact:
         ok = lo_band <= value <= hi_band
-        return {"value": value, "ci99": None, "passed": ok,
+        return {"value": value, "ci99": None, "passed": ok, "status": "pass" if ok else "fail",
                 "verdict": "exact value " + ("inside" if ok else "outside") + " the band"}
     if not ci:
-        return {"value": value, "ci99": None, "passed": False,
+        return {"value": value, "ci99": None, "passed": False, "status": "undecided",
                 "verdict": "no 99% interval for this simulated figure: it cannot be judged"}
     inside = lo_band <= ci[0] and ci[1] <= hi_band
+    missed = ci[1] < lo_band or ci[0] > hi_band
     out_by = max(lo_band - ci[0], ci[1] - hi_band, 0.0) * 100
     where = "inside" if lo_band <= value <= hi_band else "outside"
     return {"value": value, "ci99": list(ci), "passed": inside,
+            "status": "pass" if inside else "fail" if missed else "undecided",
             "verdict": "99% interval inside the band" if inside else
-            f"the 99% interval reaches {out_by:.4f} pp outside the band (the estimate is {where} it)"}
+            ("the whole 99% interval lies outside the band" if missed else "undecided: ")
+            + ("" if inside or missed else
+               f"the 99% interval reaches {out_by:.4f} pp outside the band (the estimate is {where} it)")}
 
 
 # -- the top award ---------------------------------------------------------------------------------------
@@ -184,8 +210,8 @@ def volatility(s: dict[str, Any], sample: dict[str, Any] | None, price_x: float 
     sd = s["sd"] / price_x
     ci = s.get("sd_ci99")
     # one SD and its own interval: never another sample's interval beside this estimate
-    source = {"exact": "exact", "simulation": "simulation (delta method, fourth moment)"}.get(
-        s["method"], f"{s['method']}: the estimator gives no interval for the SD")
+    source = sd_interval_words(s)
+    source = f"simulation ({source})" if s["method"] == "simulation" else source
     ci = [v / price_x for v in ci] if ci else None
     out = {"sd": sd, "sd_ci99": ci, "sd_source": source, "sd_is_lower_bound": bool(s.get("sd_is_lower_bound")),
            "per": "total bet" if price_x == 1 else "unit of price",
@@ -243,8 +269,11 @@ def feature_buy_sheet(game: Game, build: Build, s: dict[str, Any]) -> dict[str, 
 
 # -- all figures ---------------------------------------------------------------------------------------------
 def figures_of(game: Game, build: Build, plan: Any, main: Sample | None, sample: Sample | None,
-               points: dict[str, list], main_pieces: list[dict], sample_pieces: list[dict]) -> dict[str, Any]:
-    """Every figure of a certification package (see the module docstring); a pure function of its inputs."""
+               points: dict[str, list], main_pieces: list[dict], sample_pieces: list[dict],
+               sd_interval: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Every figure of a certification package (see the module docstring); a pure function of its inputs.
+    ``sd_interval``: the stratified SD's interval from the main stream's pieces
+    (:func:`reelforge.analysis.certify.piece_sd_interval`), the estimator giving none."""
     from reelforge.analysis.certify import sample_accumulator
 
     sample_s = None
@@ -261,6 +290,8 @@ def figures_of(game: Game, build: Build, plan: Any, main: Sample | None, sample:
         s["extra"].update(game.report().stratified_details(build, main))
         s["sample"]["description"] = (f"stratified estimate: {est.rounds:,} paid spins + {est.feature_rounds:,} "
                                       f"features simulated apart, in {len(main_pieces)} seeded pieces")
+        if sd_interval is not None:
+            _piece_sd_interval(s, sd_interval)
     else:
         s = simulation_summary(game, build, sample_accumulator(main), plan.mode, None)
         s["sample"]["description"] = (f"{s['rounds']:,} simulated {'bought features' if plan.mode == 'buy' else 'rounds'} "
@@ -290,6 +321,16 @@ def figures_of(game: Game, build: Build, plan: Any, main: Sample | None, sample:
     if plan.mode != "paid":
         out["feature_buy_sheet"] = feature_buy_sheet(game, build, s)
     return plain(out)
+
+
+def _piece_sd_interval(s: dict[str, Any], found: dict[str, Any]) -> None:
+    """A stratified summary's SD with its interval from the run's pieces, and the volatility levels that interval
+    spans (a lower bound's interval: every level from its low end up)."""
+    lo, hi = found["sd_ci99"]
+    s["sd_ci99"] = [lo, hi]
+    s["sd_jackknife"] = {k: found[k] for k in ("pieces", "df", "se", "method")}
+    s["sd_interval_method"] = sd_interval_words(s)
+    s["volatility_levels_ci99"] = volatility_levels(lo, math.inf if s.get("sd_is_lower_bound") else hi)
 
 
 def _from_plain_sample(s: dict[str, Any], sample_s: dict[str, Any]) -> None:

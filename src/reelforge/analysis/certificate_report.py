@@ -16,6 +16,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from reelforge.analysis.certificate import STATUS_WORDS
 from reelforge.analysis.figures import NO_INTERVAL, bucket_words, figure_rows, glossary, interval_text, max_win_how
 from reelforge.analysis.manifest import NOT_FOR_CERTIFICATION
 from reelforge.analysis.par import PAR_SAMPLE_ROUNDS, par_sheet
@@ -50,19 +51,22 @@ def _fmt_target(t: dict[str, Any]) -> str:
     return f"{t['target'] * 100:.2f}% +-{t['tolerance'] * 100:.3g} pp"
 
 
-def _fmt_value(t: dict[str, Any]) -> tuple[str, str]:
+def _fmt_value(t: dict[str, Any], exact: bool) -> tuple[str, str]:
+    """A target row's measured value and its interval in words (``exact``: the package's figures are exact; a
+    simulated figure without an interval says it has none)."""
     v, ci = t.get("value"), t.get("ci99")
+    none = "exact" if exact else "none"
     if t["kind"] == "reachable":
         return str(v or "-"), "-"
     if t["kind"] in ("equal", "at_least"):
-        return f"level {v}", ("levels " + ", ".join(map(str, ci))) if ci else "exact"
+        return f"level {v}", (("level " if len(ci) == 1 else "levels ") + ", ".join(map(str, ci))) if ci else none
     if v is None:
         return "-", "-"
     if t["unit"] == "per round":
-        return f"{v:.4g} (1 in {1 / v:,.0f})" if v else "0", (f"[{ci[0]:.4g}, {ci[1]:.4g}]" if ci else "exact")
+        return f"{v:.4g} (1 in {1 / v:,.0f})" if v else "0", (f"[{ci[0]:.4g}, {ci[1]:.4g}]" if ci else none)
     if t["unit"] == "pp":
-        return f"{v * 100:.3f} pp", (f"[{ci[0] * 100:.3f}, {ci[1] * 100:.3f}] pp" if ci else "exact")
-    return f"{v * 100:.4f}%", (pct_ci(ci, 4) if ci else "exact")
+        return f"{v * 100:.3f} pp", (f"[{ci[0] * 100:.3f}, {ci[1] * 100:.3f}] pp" if ci else none)
+    return f"{v * 100:.4f}%", (pct_ci(ci, 4) if ci else none)
 
 
 def method_text(f: dict[str, Any], ident: dict[str, Any]) -> list[str]:
@@ -91,7 +95,7 @@ def method_text(f: dict[str, Any], ident: dict[str, Any]) -> list[str]:
                      f"({s['sample']['description']}); the RTP's 99% interval is normal (z = 2.5758) on the "
                      "round wins' exact integer sums and sums of squares.")
     if est != "plain":
-        paras.append("The win distribution, the observed top award and the SD's interval come from a plain simulation "
+        paras.append("The win distribution and the observed top award come from a plain simulation "
                      f"of whole rounds ({(f.get('sample_summary') or {}).get('sample', {}).get('description', '-')}).")
     if est != "exact":
         paras.append(f"The run grew piece by piece until the 99% half-width of the RTP was at most "
@@ -99,9 +103,12 @@ def method_text(f: dict[str, Any], ident: dict[str, Any]) -> list[str]:
                      f"({'met' if f['precision_met'] else 'NOT met'}). Each piece is an independent seeded sample; "
                      "its tally and the merged tally were kept after it, so the run could be stopped and resumed "
                      "with identical totals.")
+    sd_how = ("the delete-a-piece jackknife over the run's independent pieces (the estimator gives the SD no interval "
+              "of its own: each piece left out in turn, the pieces weighted by their size, Student's t on pieces - 1 "
+              "degrees of freedom)" if s.get("sd_jackknife") else "the delta method with the fourth moment")
     paras.append("Intervals, one method per figure: RTP and RTP shares normal; frequencies Wilson; win-distribution "
-                  "bands and an observed cap count exact binomial (Clopper-Pearson); the SD's interval the delta method "
-                  "with the fourth moment. Exact figures carry none.")
+                 f"bands and an observed cap count exact binomial (Clopper-Pearson); the SD's interval {sd_how}. Exact "
+                 "figures carry none.")
     return paras
 
 
@@ -157,14 +164,15 @@ def write_certificate(out: Path, game: Game, build: Build, f: dict[str, Any], id
     h(2, "Measured against target")
     rows = []
     for t in f["targets"]:
-        value, ci = _fmt_value(t)
-        rows.append([t["figure"], _fmt_target(t), t["source"], value, ci, "PASS" if t["passed"] else "FAIL",
-                     t["verdict"]])
+        value, ci = _fmt_value(t, f["estimator"] == "exact")
+        status = t.get("status") or ("pass" if t["passed"] else "fail")
+        rows.append([t["figure"], _fmt_target(t), t["source"], value, ci, STATUS_WORDS[status], t["verdict"]])
     table(["figure", "target", "source", "measured", "99% interval", "result", "why"], rows, "targets")
     para("Sources: rules text = the published rules document; provider's published figure = a figure the provider "
          "publishes beyond the rules (GAMES.md); our decision = a tolerance or reading the project set. One rule, "
          "in every mode: a ranged target passes only when the whole 99% interval lies inside it (an exact figure: "
-         "when its value does); a simulated figure without an interval does not pass. "
+         "when its value does); FAIL where the whole interval (or the exact value) misses it; UNDECIDED, not a pass, where "
+         "the interval straddles the band's edge or a simulated figure has no interval. "
          + " ".join(f"{t['figure']}: {t['note']}." for t in f["targets"] if t.get("note")), "note")
 
     h(3, "Where each target is cited from")

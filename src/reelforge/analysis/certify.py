@@ -9,9 +9,10 @@ from the integer seed :func:`piece_seed` ``(seed, s, i)``), merged in piece orde
   each piece is sized from the merged half-width h as ``done (h/P)^2`` with a margin, at most doubling
   what is done (so the convergence checkpoints spread evenly on a log axis), until h <= P;
 * the **sample** stream is a plain simulation of whole rounds (:data:`SAMPLE_ROUNDS`, in
-  :data:`MIN_CHECKPOINTS` pieces) behind the win distribution, the top award's observed count, the
-  SD's interval and the game's own counters (exact and stratified estimators; for the plain
-  estimator the main stream is that sample).
+  :data:`MIN_CHECKPOINTS` pieces) behind the win distribution, the top award's observed count and the
+  game's own counters (exact and stratified estimators; for the plain estimator the main stream is that
+  sample). A stratified estimate's SD gets its interval from the main stream's pieces
+  (:func:`piece_sd_interval`: the delete-a-piece jackknife).
 
 After every piece the piece's tally, the merged tally and ``state.json`` are written (each file
 replaced atomically): a run killed at any moment and started again with ``--resume`` redoes at most
@@ -54,7 +55,7 @@ DEFAULT_PRECISION_PP = 0.05
 MIN_CHECKPOINTS = 10
 """Pieces of the pilot and of the plain sample: the convergence plots have at least this many points."""
 SAMPLE_ROUNDS = 10_000_000
-"""Plain rounds behind the distribution, the observed top award and the SD's interval (default)."""
+"""Plain rounds behind the distribution and the observed top award (default)."""
 PLAIN_PILOT_ROUNDS = 2_000_000
 """The plain estimator's pilot (its first ten pieces together)."""
 GROWTH_MARGIN = 1.15
@@ -407,14 +408,34 @@ def utc_now() -> str:
 
 
 # -- figures from the tallies ---------------------------------------------------------------------------
-def _merged_points(stream: Stream, out: Path, name: str, pieces: list[Piece]) -> tuple[Sample | None, list]:
-    """The merged tally rebuilt from the piece files, and the convergence checkpoint after each piece."""
+def _merged_points(stream: Stream, out: Path, name: str,
+                   pieces: list[Piece]) -> tuple[Sample | None, list, list[Sample]]:
+    """The merged tally rebuilt from the piece files, the convergence checkpoint after each piece, and the pieces'
+    own tallies."""
     merged = None
     points = []
+    own = []
     for p in pieces:
-        merged = stream.merge(merged, stream.load(tally_path(out, name, p.index)))
+        own.append(stream.load(tally_path(out, name, p.index)))
+        merged = stream.merge(merged, own[-1])
         points.append(list(stream.point(merged)))
-    return merged, points
+    return merged, points, own
+
+
+def piece_sd_interval(stream: Stream, merged: Sample, own: list[Sample], pieces: list[Piece]) -> dict[str, Any] | None:
+    """The 99% interval of a stratified estimate's round SD (the estimator gives none): the SD recomputed with
+    each piece left out, :mod:`reelforge.analysis.jackknife`; None with too few pieces."""
+    from reelforge.analysis.jackknife import METHOD, statistic_interval
+
+    estimator = stream.estimator
+    assert estimator is not None
+    found = statistic_interval(own, [p.rounds for p in pieces], stream.merge,
+                               lambda s: estimator.estimate(s, stream.build).sd, merged)
+    if found is None:
+        return None
+    lo, hi = found["ci99"]
+    return {"sd_ci99": [max(lo, 0.0), hi], "se": found["se"], "df": found["df"], "pieces": len(own),
+            "method": METHOD}
 
 
 def figures(out: Path) -> dict[str, Any]:
@@ -432,17 +453,20 @@ def figures(out: Path) -> dict[str, Any]:
     build = game.load_build(plan.build)
     merged: dict[str, Sample | None] = {"main": None, "sample": None}
     points: dict[str, list] = {"main": [], "sample": []}
+    sd_interval = None
     for name, kind in (("main", plan.estimator), ("sample", "plain")):
         pieces = getattr(progress, name)
         if not pieces:
             continue
         stream = Stream(game, build, plan, kind, None)
-        merged[name], points[name] = _merged_points(stream, out, name, pieces)
+        merged[name], points[name], own = _merged_points(stream, out, name, pieces)
         stored = stream.load(tally_path(out, name))
         if not same_sample(stored, merged[name]):
             raise CertifyError(f"{tally_path(out, name)} is not the merge of its {len(pieces)} pieces")
+        if kind == "stratified":
+            sd_interval = piece_sd_interval(stream, merged[name], own, pieces)
     return certificate.figures_of(game, build, plan, merged["main"], merged["sample"], points,
-                                  [asdict(p) for p in progress.main], [asdict(p) for p in progress.sample])
+                                  [asdict(p) for p in progress.main], [asdict(p) for p in progress.sample], sd_interval)
 
 
 def same_sample(a: Sample, b: Sample) -> bool:

@@ -97,3 +97,42 @@ def plain_interval(game: Any, build: Any, rounds: int) -> Callable[[int], dict[s
         return {"RTP": simulate(game, build, rounds=rounds, seed=seed, workers=1).accumulator.rtp_ci99()}
 
     return run
+
+
+PIECE_UNITS = (1,) * 10 + (10, 20)
+"""Piece sizes of a run in units, as certify grows them: ten pilot pieces, then pieces at most doubling what is
+done (twelve pieces, 40 units)."""
+
+
+def piece_seeds(seed: int) -> list[int]:
+    """The seeds of a run's pieces, as certify draws them from the run's seed (its main stream)."""
+    from reelforge.analysis.certify import piece_seed
+
+    return [piece_seed(seed, "main", j) for j in range(len(PIECE_UNITS))]
+
+
+def _merged(a: Any, b: Any) -> Any:
+    """Two accumulators as one, neither changed."""
+    import copy
+
+    out = copy.deepcopy(a)
+    out.merge_in(b)
+    return out
+
+
+def jackknife_sd_interval(game: Any, build: Any, unit: int) -> Callable[[int], dict[str, Interval]]:
+    """One run of plain pieces sized as :data:`PIECE_UNITS` (``unit`` rounds a unit, one worker): the 99% interval of
+    the round SD by the delete-a-piece jackknife, the same code as a stratified package's SD
+    (:func:`reelforge.analysis.jackknife.statistic_interval`)."""
+    import numpy as np
+
+    from reelforge.analysis.jackknife import statistic_interval
+
+    sizes = [u * unit for u in PIECE_UNITS]
+
+    def run(seed: int) -> dict[str, Interval]:
+        pieces = [game.simulate_chunk(build, n, np.random.SeedSequence(s)) for n, s in zip(sizes, piece_seeds(seed))]
+        found = statistic_interval(pieces, sizes, _merged, lambda a: a.sd)
+        return {"SD": (found["ci99"][0], found["ci99"][1])}
+
+    return run

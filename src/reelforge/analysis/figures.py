@@ -79,6 +79,21 @@ MAX_WIN_HOW = {"exact": "reachable, exactly (every outcome enumerated)",
 """How a maximum win is known (:class:`reelforge.game.results.MaxWin`'s method), in a report's words."""
 
 
+def sd_interval_words(s: dict[str, Any]) -> str:
+    """How a summary's SD interval was found, in a reader's words (the summary table, the volatility section, the
+    target's verdict)."""
+    if s["method"] == "exact":
+        return "exact"
+    jk = s.get("sd_jackknife")
+    if jk:
+        bound = "; the SD is a lower bound, so is the interval's" if s.get("sd_is_lower_bound") else ""
+        return (f"delete-a-piece jackknife over the run's {jk['pieces']} independent pieces, Student's t with "
+                f"{jk['df']} degrees of freedom{bound}")
+    if s.get("sd_ci99"):  # a plain simulation's
+        return "delta method, fourth moment"
+    return f"{s['method']}: the estimator gives no interval for the SD"
+
+
 def max_win_how(s: dict[str, Any]) -> str:
     """Where a summary's maximum win comes from and how it is known (its ``max_win``, where the summary has one)."""
     source = s.get("max_win_source", "rules text")
@@ -130,7 +145,7 @@ def figure_rows(s: dict[str, Any]) -> list[tuple[str, str, str]]:
     sd_ci = s.get("sd_ci99")
     lower = " (a lower bound)" if s.get("sd_is_lower_bound") else ""
     add("standard deviation of the round win", f"{s['sd']:.3f}x total bet{lower}",
-        f"[{sd_ci[0]:.3f}, {sd_ci[1]:.3f}]x (delta method, fourth moment)" if sd_ci else NO_INTERVAL)
+        f"[{sd_ci[0]:.3f}, {sd_ci[1]:.3f}]x ({sd_interval_words(s)})" if sd_ci else NO_INTERVAL)
     levels = s.get("volatility_levels_ci99")
     add("volatility level (1 to 10)", f"{s['volatility_level']}",
         (("level " if len(levels) == 1 else "levels ") + ", ".join(map(str, levels)) + " (spanned by the SD interval)")
@@ -190,7 +205,11 @@ def glossary(s: dict[str, Any]) -> list[tuple[str, str]]:
         (f"{feature} frequency", f"Share of paid rounds that trigger the {feature}, whether or not it pays; "
                                  f"\"1 in N\" is its reciprocal. This is the report's one feature-frequency figure."),
         ("standard deviation", "SD of one round's total win, in multiples of the total bet; its 99% interval is "
-                               "the delta method on the sample's fourth central moment, Var(s^2) = (m4 - s^4)/n."),
+                               + ("the delete-a-piece jackknife: the SD recomputed with each of the run's independent "
+                                  "pieces left out, the pieces weighted by their size (the stratified estimator gives "
+                                  "the SD no interval of its own), with Student's t on pieces - 1 degrees of freedom."
+                                  if s.get("sd_jackknife") else
+                                  "the delta method on the sample's fourth central moment, Var(s^2) = (m4 - s^4)/n.")),
         ("volatility level", "The project's 1-10 scale on the SD: level k starts at SD 0, 1, 1.5, 2.5, 4, 6, 9, "
                              "14, 20, 30 (x total bet) for k = 1..10. The interval lists every level the SD's "
                              "interval touches."),

@@ -40,12 +40,32 @@ import numpy as np
 from numba import njit
 from numba import types as nb_types
 from numba.core import cgutils
-from numba.extending import intrinsic
+from numba.extending import intrinsic, overload
 from numba.np.arrayobj import make_array
 
 from reelforge.game.buildfile import kernel_tables
 from reelforge.game.contract import Build
 from reelforge.mechanics.tally import close_tally, tally_win
+
+NO_PAYS = np.zeros(0, dtype=np.int64)
+"""What a plain kernel hands the functions it shares with its game's per-pay kernel for the pays to record: an
+empty global, so a read-only constant to numba, whose records are no-ops (:func:`record`): the plain kernel
+compiles to what it was without the per-pay kernel."""
+
+
+def record(rec: np.ndarray, i: int, units: int) -> None:
+    """``rec[i] += units``: a per-pay kernel's record of one pay (compiled by :func:`_record`)."""
+    rec[i] += units
+
+
+@overload(record, inline="always")
+def _record(rec, i, units):
+    if not rec.mutable:  # a plain kernel's NO_PAYS: nothing to record into
+        return lambda rec, i, units: None
+
+    def impl(rec, i, units):
+        rec[i] += units
+    return impl
 
 
 class WinOverCap(RuntimeError):

@@ -3,9 +3,10 @@
 figures as text, the reference-engine sample and its tables per pay, the feature-win distribution, the cap.
 
 A sheet is ``{"sample": {...}, "sections": [{"title", "note", "columns", "rows"}]}``; every cell is
-already text, so the report renders any game's sheet the same way. Per-pay figures come from the
-readable reference engine (the rules) on a seeded sample of whole rounds, each with its 99% interval and
-the sample size; trigger, feature and cap frequencies come from the summary (the larger sample) where it
+already text, so the report renders any game's sheet the same way. A game's own per-pay tables come from its
+per-pay kernel (the fast kernel's rounds, each win split by pay: :func:`kernel_pay_sample`), the generic sheet's
+from the readable reference engine (the rules) on a seeded sample of whole rounds, each cell with its 99% interval
+and the sample size; trigger, feature and cap frequencies come from the summary (the larger sample) where it
 has them.
 """
 
@@ -202,12 +203,12 @@ PART_TITLES = {
 
 def pay_sections(tally: PayTally, keys: list[tuple[str, str, str]], unit: int, seed: int, note: str,
                  parts: dict[str, tuple[str, str]] | None = None, per: str = "paid round",
-                 certified: dict[str, Any] | None = None, kernel: bool = False) -> list[dict]:
+                 certified: dict[str, Any] | None = None) -> list[dict]:
     """One pays table per part of the round (paid spin, free spins, the cap, and a game's own ``parts``:
     part -> (table title, its words in the totals)), in ``keys`` order; ``unit`` is the stake's units (the win
     unit of a total bet; of the price for bought features, ``per="purchase"``). The tables' total is shown with
-    its 99% interval beside the RTP of ``certified`` (the summary the package certifies) with its own;
-    ``kernel``: the tally is a per-pay kernel run (:func:`kernel_pay_sample`), else the reference engine's."""
+    its 99% interval beside the RTP of ``certified`` (the summary the package certifies) with its own; the tally is a
+    per-pay kernel run (:func:`kernel_pay_sample`)."""
     titles = {**PART_TITLES, **{p: title for p, (title, _) in (parts or {}).items()}}
     part_words = {**PART_WORDS, **{p: w for p, (_, w) in (parts or {}).items()}}
     parts: list[str] = []
@@ -222,13 +223,13 @@ def pay_sections(tally: PayTally, keys: list[tuple[str, str, str]], unit: int, s
         total = part_total(tally, part_keys, unit)
         totals.append([part_words.get(part, part), pp(total)])
         rows.append([f"total of this table ({part_words.get(part, part)})", "", "", "", pp(total), ""])
-        first = (kernel_sample_note(tally, seed, per) if kernel else sample_note(tally, seed, per)) + " " + note
+        first = kernel_sample_note(tally, seed, per) + " " + note
         out.append(section(titles.get(part, part), [c.replace("paid round", per) for c in PAY_COLUMNS], rows,
                            first if i == 0 else ""))
     rtp = part_total(tally, keys, unit)
     lo, hi = mean_ci99(sum(tally.total.values()), tally.win_sq, tally.rounds)
     ci = [lo / unit, hi / unit]
-    what = "the per-pay sample" if kernel else "the reference sample"
+    what = "the per-pay sample"
     totals = [[*row, ""] for row in totals]
     totals.append([f"{what}'s RTP (all tables)", pp(rtp) + f" = {pct(rtp, 3)}", pct_ci(ci, 3)])
     if certified is not None:
@@ -240,7 +241,7 @@ def pay_sections(tally: PayTally, keys: list[tuple[str, str, str]], unit: int, s
         totals.append(["their difference", pp(diff),
                        f"+-{half * 100:.3f} pp: {'within' if abs(diff) <= half else 'OUTSIDE'} it"])
     sized = (f"; certify sizes it from the round's SD for about {KERNEL_PAY_HALF_WIDTH_PP} pp unless --par-rounds says "
-             "otherwise" if kernel else "; the reference engine plays the readable rules, too slow for more")
+             "otherwise")
     out.append(section("Per-pay tables: totals", ["part of the round", "RTP contribution", "99% interval"], totals,
                        f"The cells are integer tallies of one plain simulation ({tally.rounds:,} rounds, seed {seed}), "
                        f"so they add up exactly to that sample's RTP, whose 99% half-width is {(ci[1] - ci[0]) / 2 * 100:.3f} "

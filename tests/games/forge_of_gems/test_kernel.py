@@ -80,3 +80,31 @@ def test_the_round_function_alone_plays_the_harness_loops_rounds():
         alone[i] = parts.sum()
     assert np.array_equal(alone, wins) and wins.sum() > 0
     assert counters[kernel.COUNTERS.index("triggers")] == GAME.simulate_chunk(build, rounds, seed).counter("triggers")
+
+
+def test_the_per_pay_kernel_plays_the_same_rounds_and_splits_each_win_as_the_reference_engine_does():
+    """The per-pay kernel (the PAR sheet's) draws and wins exactly as the plain kernel, and splits each round's win
+    into the same keys and units as the readable rules' win events: every way win by symbol, length and part, each
+    GEMBOX prize, and (the cap lowered to 60x so that many rounds reach it) the cap's reduction."""
+    import dataclasses
+
+    import numpy as np
+
+    from reelforge.game.parsheet import reference_sample
+    from reelforge.games.forge_of_gems.reporting import attribute
+
+    shipped = load_build("96.2")
+    assert np.array_equal(GAME.kernel_pay_round_wins(shipped, 100_000, 5), GAME.kernel_round_wins(shipped, 100_000, 5))
+    build = dataclasses.replace(shipped, cap_x=60)
+    n, seed = 12_000, 99  # GEMBOX prizes come 0.87 times per 1,000 rounds: about 10 expected, P(none) 3e-5
+    wins = GAME.kernel_round_wins(build, n, seed)
+    assert np.array_equal(GAME.kernel_pay_round_wins(build, n, seed), wins)
+    acc = GAME.simulate_pays_chunk(build, n, seed)
+    tally = reference_sample(GAME, build, n, seed, attribute(build.unit))  # the rules' events on the same stream
+    got = dict(zip(acc.component_names, acc.components))
+    assert sum(got.values()) == int(wins.sum()) and acc.counter("rounds whose pays fell short") == 0
+    assert {k: v for k, v in got.items() if v} == {k: v for k, v in tally.total.items() if v}
+    assert {k: acc.counter(f"hits {k}") for k in acc.component_names[:-1] if got[k]} == \
+        {k: h for k, h in tally.hits.items() if k != "cap|reduction" and h}
+    assert acc.counter("capped rounds") == tally.hits["cap|reduction"] > 0 and got["cap|reduction"] < 0
+    assert any(got[k] for k in got if k.endswith("|free spins")) and any(got[k] for k in got if k.startswith("gembox"))

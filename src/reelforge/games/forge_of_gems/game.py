@@ -13,7 +13,7 @@ from reelforge.game.help import GameHelp
 from reelforge.game.results import StepResult, StratifiedEstimate, TuneResult
 from reelforge.game.texts import DEFAULT_LANGUAGE, ENGLISH, N_, Words
 from reelforge.games.forge_of_gems import build as build_mod
-from reelforge.games.forge_of_gems import kernel, rules
+from reelforge.games.forge_of_gems import kernel, pay_kernel, rules
 from reelforge.games.forge_of_gems.build import (
     CAP_X,
     COPY_LIMITS,
@@ -174,6 +174,8 @@ class ForgeOfGems(KernelGame):
     components, counters = rules.COMPONENTS, kernel.COUNTERS
     feature_counter = "triggers"  # GEMBOX awards, not the first of the kernel's counters (see kernel.COUNTERS)
     rules, loop, make_tables, scratch = rules, kernel.LOOP, staticmethod(kernel.make_tables), kernel.SCRATCH
+    pay_loop, make_pay_tables = pay_kernel.LOOP_BY_PAY, staticmethod(pay_kernel.pay_tables)
+    pay_components, pay_counters, pay_scratch = pay_kernel.PAY_COMPONENTS, pay_kernel.PAY_COUNTERS, pay_kernel.PAY_SCRATCH
 
     # the reference rules take no mode and play the GEMBOX step's action (``open``)
     def start_round(self, build: Build, mode: str = "paid") -> dict[str, Any]:

@@ -10,22 +10,18 @@ entry as the reference's cumulative search. A paid round is one round function
 board, forge reel and scratch buffers are the tables' scratch fields
 (:data:`SCRATCH`, fresh copies per simulation).
 
-Speed (profile in docs/performance.md): draws step PCG64 in the
-kernel (:func:`reelforge.mechanics.rng.draw_pcg`, the same stream as
-``Generator.random()``); a board is evaluated from per-reel copy counts packed
-4 bits per symbol in one int64, and a symbol is only looked at when reels 1-3
-all show it or a WILD (one AND of presence masks rejects most boards); the
-spin and the free spins are inlined into the round, and the round into the
-harness loop over borrowed tables, so no array is reference-counted per round
-(the same round under numba's reference counting ran at half the speed:
-7,100 against 14,000 rounds per million raw draws); zero-win rounds are
-tallied once per chunk.
+Speed (profile in docs/performance.md): draws step PCG64 in the kernel (:func:`reelforge.mechanics.rng.draw_pcg`, the
+same stream as ``Generator.random()``); a board is evaluated from per-reel copy counts packed 4 bits per symbol in one
+int64, and a symbol is only looked at when reels 1-3 all show it or a WILD (one AND of presence masks rejects most
+boards); the spin and the free spins are inlined into the round, and the round into the harness loop over borrowed
+tables, so no array is reference-counted per round (the same round under numba's reference counting ran at half the
+speed: 7,100 against 14,000 rounds per million raw draws); zero-win rounds are tallied once per chunk.
 
-Why its own ways and not the mechanics library's :func:`~reelforge.mechanics.pays.ways_wins`: the
-library's would not pay the same rounds, for it pays ways made only of WILDs, which these rules do not
-(of 10^6 boards of build 96.2 with one column turned WILD, as the Vertical WILD does, 84 pay differently);
-on the first boards, where both pay the same, it costs 218 CPU ns a board against 28 ns here, 7.8x
-(the window and copies decoded from the cell codes; ``bench/library_kernels.py``, one run).
+Why its own ways and not the mechanics library's :func:`~reelforge.mechanics.pays.ways_wins`: the library's would not
+pay the same rounds, for it pays ways made only of WILDs, which these rules do not (of 10^6 boards of build 96.2 with
+one column turned WILD, as the Vertical WILD does, 84 pay differently); on the first boards, where both pay the same,
+it costs 218 CPU ns a board against 28 ns here, 7.8x (the window and copies decoded from the cell codes;
+``bench/library_kernels.py``, one run).
 """
 
 from __future__ import annotations
@@ -37,7 +33,7 @@ from numba import njit
 
 from reelforge.game.buildfile import kernel_tables
 from reelforge.game.contract import RulesError
-from reelforge.game.loop import kernel_loop, round_function
+from reelforge.game.loop import NO_PAYS, kernel_loop, record, round_function
 from reelforge.games.forge_of_gems.build import (
     COPY_LIMITS,
     F_HSPLIT,
@@ -208,10 +204,15 @@ def _gain(board, limits, c, r):
     board[c, r] = cell + 1
 
 
+PAY_LENGTHS = REELS - MIN_LENGTH + 1
+"""A way win's lengths (3-5 reels): a per-pay key is symbol x PAY_LENGTHS + length - 3 (paid spin; free spins next)."""
+
+
 @njit(cache=True, inline="always")
-def _evaluate(board, paytable, multiplier, packs, remove):
+def _evaluate(board, paytable, multiplier, packs, remove, rec, offset, paid_with):
     """The units every paying symbol's longest way win adds on ``board`` (0: no win); ``remove[c]``
-    gets the symbol bits whose cells reel ``c`` loses (the winners and WILD on their reels)."""
+    gets the symbol bits whose cells reel ``c`` loses (the winners and WILD on their reels). Each win times
+    ``paid_with`` is recorded at ``rec[offset + key]`` (``NO_PAYS``, the plain kernel's: nothing recorded)."""
     allowed = PAY_MASK
     for c in range(REELS):
         pk = 0
@@ -246,6 +247,7 @@ def _evaluate(board, paytable, multiplier, packs, remove):
             pay = paytable[s, k]
             if pay > 0:
                 amount += pay * (ways - wild_ways) * multiplier
+                record(rec, offset + s * PAY_LENGTHS + k - MIN_LENGTH, pay * (ways - wild_ways) * paid_with)
                 for c in range(k):
                     remove[c] |= (1 << s) | WILD_BIT
     return amount
@@ -271,6 +273,14 @@ def _spin(st, cell_code, cell_total, forge_tab, targets, paytable, limits, cap_u
           free, multiplier, total_before, board, forge, packs, remove, land, res, fresh):
     """One spin and its cascades; returns the units it adds (capped). Fills ``res``. Not ``fresh``: the spin
     starts from the cells already on ``board`` (the estimator's repeated continuations of one first board)."""
+    return _spin_recorded(st, cell_code, cell_total, forge_tab, targets, paytable, limits, cap_units, free, multiplier,
+                          total_before, board, forge, packs, remove, land, res, fresh, NO_PAYS, 0)
+
+
+@njit(cache=True, inline="always")
+def _spin_recorded(st, cell_code, cell_total, forge_tab, targets, paytable, limits, cap_units,
+                   free, multiplier, total_before, board, forge, packs, remove, land, res, fresh, rec, offset):
+    """:func:`_spin`, each way win recorded at ``rec[offset + key]`` (before the cap, which is its own row)."""
     has_mult = _first_board(st, cell_code, cell_total, forge_tab, board, forge, fresh)
     nf = forge_tab.shape[0]
     forge_scat_draws = 0
@@ -296,7 +306,7 @@ def _spin(st, cell_code, cell_total, forge_tab, targets, paytable, limits, cap_u
     forge_scat_landings = 0
     forge_draws = REELS
     while True:
-        pay = _evaluate(board, paytable, 1, packs, remove)
+        pay = _evaluate(board, paytable, 1, packs, remove, rec, offset, multiplier)
         if pay == 0:
             break
         amount = pay * multiplier
@@ -405,14 +415,15 @@ def _spin(st, cell_code, cell_total, forge_tab, targets, paytable, limits, cap_u
 
 @njit(cache=True, inline="always")
 def _free_spins(st, cell_code, cell_total, forge_free, targets, paytable, limits, cap_units,
-                n_spins, total_before, board, forge, packs, remove, land, res, counters):
-    """Play a free-spin feature of ``n_spins``; returns its units (capped with the round)."""
+                n_spins, total_before, board, forge, packs, remove, land, res, counters, rec):
+    """Play a free-spin feature of ``n_spins``; returns its units (capped with the round); way wins in ``rec``."""
     mult = 1
     total = 0
     for _ in range(n_spins):
         counters[K_FS_PLAYED] += 1
-        w = _spin(st, cell_code, cell_total, forge_free, targets, paytable, limits, cap_units,
-                  True, mult, total_before + total, board, forge, packs, remove, land, res, True)
+        w = _spin_recorded(st, cell_code, cell_total, forge_free, targets, paytable, limits, cap_units,
+                           True, mult, total_before + total, board, forge, packs, remove, land, res, True, rec,
+                           N_PAY * PAY_LENGTHS)
         total += w
         mult = res[R_MULT]
         counters[K_MULT] += res[R_MULT_LANDINGS]
@@ -435,9 +446,19 @@ def play_round(st, t, mode, cap, parts, counters):
     """One paid round (the harness's round function): the paid spin and its cascades, then, on 3+
     scatters, the GEMBOX draw, its prize and its free spins. Parts: paid spin, GEMBOX prize, free
     spins (each capped with the round at ``cap``)."""
+    play_paid_round(st, t, cap, parts, counters, NO_PAYS)
+
+
+GEMBOX_KEYS = 2 * N_PAY * PAY_LENGTHS
+"""The per-pay keys of the GEMBOX prizes (one per scatter class 3, 4, 5+), after the way wins'."""
+
+
+@njit(cache=True, inline="always")
+def play_paid_round(st, t, cap, parts, counters, rec):
+    """:func:`play_round`'s round, way wins and GEMBOX prizes recorded in ``rec`` before the cap (:mod:`.pay_kernel`)."""
     res = t.res
-    base = _spin(st, t.cell_code, t.cell_total, t.forge_base, t.targets, t.paytable, t.limits, cap,
-                 False, 1, 0, t.board, t.forge, t.packs, t.remove, t.land, res, True)
+    base = _spin_recorded(st, t.cell_code, t.cell_total, t.forge_base, t.targets, t.paytable, t.limits, cap,
+                          False, 1, 0, t.board, t.forge, t.packs, t.remove, t.land, res, True, rec, 0)
     parts[0] = base
     counters[K_MULT] += res[R_MULT_LANDINGS]
     counters[K_PAID_CASCADES] += res[R_CASC]
@@ -458,6 +479,7 @@ def play_round(st, t, mode, cap, parts, counters):
         j = t.gembox[k, draw_pcg(st, t.gembox_total[k])]
         counters[K_REWARD + 3 * k + j] += 1
         prize = t.prize_units[k, j]
+        record(rec, GEMBOX_KEYS + k, prize)
         if base + prize >= cap:
             parts[1] = cap - base
             counters[K_CAP] += 1
@@ -468,7 +490,7 @@ def play_round(st, t, mode, cap, parts, counters):
                 counters[K_TRIGGERS] += 1
                 total = base + prize
                 f_won = _free_spins(st, t.cell_code, t.cell_total, t.forge_free, t.targets, t.paytable, t.limits,
-                                    cap, n, total, t.board, t.forge, t.packs, t.remove, t.land, res, counters)
+                                    cap, n, total, t.board, t.forge, t.packs, t.remove, t.land, res, counters, rec)
                 parts[2] = f_won
                 if total + f_won >= cap:
                     counters[K_CAP] += 1

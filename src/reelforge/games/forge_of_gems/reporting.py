@@ -13,11 +13,13 @@ from reelforge.core.numbers import one_in, pct, pct_ci, x_bet
 from reelforge.core.stats import Z99, wilson_ci
 from reelforge.game.parsheet import (
     FEATURE_DIST_COLUMNS,
+    PAR_SAMPLE_ROUNDS,
     attribute_round,
     cap_section,
     feature_distribution_rows,
     feature_rows,
     help_names,
+    kernel_pay_sample,
     pay_sections,
     reference_sample,
     section,
@@ -67,7 +69,9 @@ class ForgeOfGemsReporting(Reporting):
     """The demo operator's ladder (server/demo.toml): bet sizes 1, 10, 50 cents x levels 1-10 x 20 coins."""
 
     def par_sheet(self, build: Any, summary: dict[str, Any], rounds: int, seed: int) -> dict[str, Any]:
-        """Paytable, cell and FORGE REEL weights, GEMBOX rewards, every way win and prize from the reference sample."""
+        """Paytable, cell and FORGE REEL weights, GEMBOX rewards, every way win and prize from the per-pay kernel's
+        ``rounds`` (sized from the SD by certify); the GEMBOX rounds' wins one by one from the readable rules on at
+        most :data:`~reelforge.game.parsheet.PAR_SAMPLE_ROUNDS` of the same seed."""
         name = help_names(self.game, build)
         paytable = [[name(sym), *[x_bet(build.pay_x(s, k)) for k in (3, 4, 5)]] for s, sym in enumerate(PAYING)]
         # symbols land single (copies come only from the FORGE REEL's Splitters): one weight per symbol
@@ -85,7 +89,8 @@ class ForgeOfGemsReporting(Reporting):
                 reward = " + ".join(p for p in (f"{prize}x prize" if prize else "", f"{spins} free spins" if spins else "") if p)
                 gembox.append([f"{k}+" if k == 5 else str(k), reward, f"{w:,}", pct(table.probability(j), 2)])
         unit = build.unit
-        tally = reference_sample(self.game, build, rounds, seed, attribute(unit))
+        pays, _ = kernel_pay_sample(self.game, build, rounds, seed)
+        tally = reference_sample(self.game, build, min(rounds, PAR_SAMPLE_ROUNDS), seed, attribute(unit))
         keys = [(f"{sym}|{k}|{part}", f"{name(sym)} x{k}", part)
                 for part in ("paid spin", "free spins") for sym in PAYING for k in (3, 4, 5)]
         keys += [(f"gembox|{k}|prize", f"{k}{'+' if k == 5 else ''} scatters: instant prize", "GEMBOX")
@@ -110,7 +115,7 @@ class ForgeOfGemsReporting(Reporting):
                 section("FORGE REEL target symbol weights", ["symbol", "weight", "probability"], targets),
                 section("GEMBOX reward weights", ["scatters", "reward", "weight", "probability"], gembox,
                         "Drawn once when 3 or more scatters remain after the paid spin's last cascade."),
-                *pay_sections(tally, keys, unit, seed,
+                *pay_sections(pays, keys, unit, seed,
                               "A way win's contribution includes the win multiplier it was paid with.", PARTS,
                               certified=summary),
                 section("GEMBOX and free spins: trigger and average win", ["figure", "value", "99% interval", "sample"], feat,

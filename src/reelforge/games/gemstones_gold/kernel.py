@@ -36,10 +36,9 @@ from typing import NamedTuple
 
 import numpy as np
 from numba import njit
-from numba.extending import overload
 
 from reelforge.core.stats import Tally, bucket_edges_units
-from reelforge.game.loop import kernel_loop, round_function
+from reelforge.game.loop import NO_PAYS, kernel_loop, record, round_function
 from reelforge.games.gemstones_gold.build import (
     BASE_BLOCKERS,
     BASE_LANES,
@@ -260,24 +259,9 @@ def paid_spin(st, strips, lens, packed, pay, values, base_cum, rules, stops, boa
 
 
 NO_KEYS = np.zeros((0, N_PAYING, 37), dtype=np.int64)
-NO_PAYS = np.zeros(0, dtype=np.int64)
-"""What the plain kernel hands :func:`play_free_spins` for the per-pay kernel's keys, coins and pays: empty
-globals, so read-only constants to numba. Their records are no-ops (:func:`record`) and the test whether to record
-is constant (their length is 0): the plain kernel compiles to what it was before the per-pay kernel."""
-
-
-def record(rec: np.ndarray, i: int, units: int) -> None:
-    """``rec[i] += units`` (compiled by :func:`_record`)."""
-    rec[i] += units
-
-
-@overload(record, inline="always")
-def _record(rec, i, units):
-    if not rec.mutable:  # the plain kernel's NO_PAYS: nothing to record into
-        return lambda rec, i, units: None
-    def impl(rec, i, units):
-        rec[i] += units
-    return impl
+"""What the plain kernel hands :func:`play_free_spins` for the per-pay kernel's keys (its coins and pays: the
+harness's :data:`~reelforge.game.loop.NO_PAYS`): empty globals, so read-only constants to numba; their records are
+no-ops (:func:`~reelforge.game.loop.record`): the plain kernel compiles to what it was before the per-pay kernel."""
 
 
 @njit(cache=True, inline="always")

@@ -109,10 +109,10 @@ class GemstonesGoldReporting(Reporting):
                         "column (2 blockers each)."),
                 *(pay_sections(pays, keys, int(COINS_PER_BET * self.game.stake_x(build, "buy")), seed,
                                "A pay's contribution is per unit of the price and includes the multiplier applied "
-                               "to its spin.", per="purchase", certified=summary, kernel=True) if buy else
+                               "to its spin.", per="purchase", certified=summary) if buy else
                   pay_sections(pays, keys, COINS_PER_BET, seed,
                                "A pay's contribution includes the multiplier applied to its spin.",
-                               certified=summary, kernel=True)),
+                               certified=summary)),
                 *([] if buy else [
                     section("Free Spins: trigger and average win", ["figure", "value", "99% interval", "sample"], feat),
                     section("Free Spins: win distribution (per feature, x total bet)", FEATURE_DIST_COLUMNS,

@@ -99,7 +99,7 @@ def _stop_second_moments(rng, n, strips, lens, packed, pay, mu, var_v, feature, 
 
 
 @njit(cache=True)
-def _paid_importance(st, n, strips, lens, packed, pay, mu, var_v, lookup, ratio, sums, trans, trans2):
+def _paid_importance(st, n, strips, lens, packed, pay, mu, var_v, lookup, ratio, sums, trans, trans2, z_final):
     """Paid spins, conditional on the board (Rao-Blackwell over lanes and values), the reel stops drawn
     from the proposal (``lookup[r]``: a uniform draw over its length gives reel r's stop) and each board
     weighted by its likelihood ratio ``prod ratio[r, stop]`` (uniform over proposal probability).
@@ -107,7 +107,9 @@ def _paid_importance(st, n, strips, lens, packed, pay, mu, var_v, lookup, ratio,
     ``sums``: [sum wt z, sum (wt z)^2, sum wt z2, sum wt over winning boards, near-cap boards drawn
     (a count of the proposal's boards, unweighted)]
     (z = E[win | board], z2 = E[win^2 | board], coins); ``trans[i, j]`` / ``trans2[i, j]``: the sums
-    of wt / wt^2 over boards with initial scatters i and final scatters j."""
+    of wt / wt^2 over boards with initial scatters i and final scatters j; ``z_final[j]``: the sum of wt z over
+    boards with final scatters j (the paid win of a triggering board, for the round's second moment: its cross
+    term with the feature)."""
     stops, board, q, counts, work, _, _, _ = kernel.make_bufs()
     t = lookup.shape[1]
     for _ in range(n):
@@ -131,6 +133,7 @@ def _paid_importance(st, n, strips, lens, packed, pay, mu, var_v, lookup, ratio,
             sums[1] += (wt * z) ** 2
             sums[2] += wt * z2
             sums[3] += wt
+            z_final[sc] += wt * z
             if m > 0 and w * 500 * m >= 150000:
                 sums[4] += 1
 
@@ -217,13 +220,19 @@ SCATTER_CLASSES = (7, REELS * ROWS + 1)
 
 def paid_sample(build: Build, n: int, seed: int, workers: int | None = None, log: bool = False) -> dict[str, np.ndarray]:
     """The paid boards' weighted sums (:func:`_paid_importance`) of ``n`` boards: ``paid_sums``, ``trans``,
-    ``trans2`` (the same for any worker count)."""
+    ``trans2``, ``paid_by_final_scatters`` (the same for any worker count)."""
     mu_b, var_b = _moments(build.base_weights, build.values)
     lookup, ratio = paid_proposal(build)
-    sums, trans, trans2 = chunked_sums(_paid_chunk, n, [seed, 0], (*board_arrays(build), mu_b, var_b, lookup, ratio),
-                                       [((5,), np.float64), (SCATTER_CLASSES, np.float64),
-                                        (SCATTER_CLASSES, np.float64)], PAID_CHUNK, workers, "boards", log)
-    return {"paid_sums": sums, "trans": trans, "trans2": trans2}
+    sums, trans, trans2, z_final = chunked_sums(
+        _paid_chunk, n, [seed, 0], (*board_arrays(build), mu_b, var_b, lookup, ratio),
+        [((5,), np.float64), (SCATTER_CLASSES, np.float64), (SCATTER_CLASSES, np.float64),
+         ((SCATTER_CLASSES[1],), np.float64)], PAID_CHUNK, workers, "boards", log)
+    return {"paid_sums": sums, "trans": trans, "trans2": trans2, PAID_BY_FINAL: z_final}
+
+
+PAID_BY_FINAL = "paid_by_final_scatters"
+"""A sample's sums of the weighted paid win by final scatter count (samples drawn before it lack them: their SD
+leaves out the paid spin's cross term with the feature, a lower bound)."""
 
 
 def initial_scatter_classes(ex: dict[str, float]) -> dict[int, float]:
@@ -267,9 +276,9 @@ def verify_sample(build: Build, paid_n: int = 100_000_000, feature_n: int = 2_00
     initial spin count simulated with the revealed lanes' values drawn, each feature scored by E[win | boards] minus its
     simulated cap excess
     (unbiased, low variance). Hit rate = exact P(initial win) + P(no win, 3+ scatters) x P(feature wins).
-    The cross term between a trigger round's paid spin and its feature (cap sharing) is neglected
-    in the second moment; the cap itself is applied per feature from 0 (the paid part of a
-    trigger round is at most a few x bet)."""
+    The second moment has the cross term of a trigger round's paid spin and its feature (E[P F], the paid win by
+    final scatter class times its feature mean); the cap coupling them is neglected there, and the cap itself is
+    applied per feature from 0."""
     ex = exact or _initial(tuple(build.strips))
     arrays = paid_sample(build, paid_n, seed, workers, log)
     final = final_scatter_distribution(ex, arrays["trans"])
@@ -352,7 +361,12 @@ def verify_estimate(sample: Sample, build: Build) -> dict:
     p_feature_hit = f10["hits"] if f10 else 1.0
     hit = ex["win"] + ex["nowin_trigger"] * p_feature_hit
     hit_hw = Z99 * ex["nowin_trigger"] * math.sqrt(p_feature_hit * (1 - p_feature_hit) / f10["n"]) if f10 else 0.0
-    m2 = paid_m2 + fs_m2
+    # a triggering round's paid win P and feature win F: E[X^2] = E[P^2] + E[F^2] + 2 E[P F], and given the board
+    # the feature's win does not depend on the paid spin's (its multiplier values stay in the paid spin), so
+    # E[P F] = sum_j E[P; final scatters j] x the mean feature of class j (the cap coupling them neglected)
+    by_final = sample.arrays.get(PAID_BY_FINAL)
+    cross = float((by_final / paid_n / u * means).sum()) if by_final is not None else 0.0
+    m2 = paid_m2 + fs_m2 + 2 * cross
     sd = math.sqrt(max(m2 - rtp**2, 0.0))
     price = float(build.feature_buy_price_x)
     buy = {"price_x": str(build.feature_buy_price_x), "rtp": f10["mean_x"] / price if f10 else None,
@@ -372,7 +386,8 @@ def verify_estimate(sample: Sample, build: Build) -> dict:
                                                 trig_hit + Z99 * math.sqrt(trig_hit_var)],
                       "win_without_trigger_ci99": [hit - trig_hit - hit_hw - Z99 * math.sqrt(trig_hit_var),
                                                    hit - trig_hit + hit_hw + Z99 * math.sqrt(trig_hit_var)]},
-        "sd": sd, "cap_probability": cap_p, "caps_observed": {k: v["caps"] for k, v in feats.items()},
+        "sd": sd, "sd_is_lower_bound": by_final is None, "paid_feature_cross_x2": cross,
+        "cap_probability": cap_p, "caps_observed": {k: v["caps"] for k, v in feats.items()},
         "paid_boards_that_could_cap": int(sums[4]),
         "feature_buy": buy, "features": feats, "exact_initial": ex,
     }
@@ -387,7 +402,7 @@ def verify(build: Build, paid_n: int = 100_000_000, feature_n: int = 2_000_000, 
 def estimate_of(report: dict, seed: int) -> StratifiedEstimate:
     """A :func:`verify_estimate` report in the common shape (what only this game has under ``extra``)."""
     common = ("paid_boards", "rtp", "rtp_ci99", "rtp_paid", "rtp_paid_ci99", "rtp_free", "rtp_free_ci99",
-              "hit_rate", "hit_rate_ci99", "trigger_rate", "trigger_rate_ci99", "sd", "cap_probability",
+              "hit_rate", "hit_rate_ci99", "trigger_rate", "trigger_rate_ci99", "sd", "sd_is_lower_bound", "cap_probability",
               "feature_buy", "hit_split")
     return StratifiedEstimate(
         rounds=report["paid_boards"], feature_rounds=sum(report["feature_counts"].values()), seed=seed,
@@ -395,7 +410,7 @@ def estimate_of(report: dict, seed: int) -> StratifiedEstimate:
         rtp_split={"paid_spins": report["rtp_paid"], "free_spins": report["rtp_free"]},
         rtp_split_ci99={"paid_spins": tuple(report["rtp_paid_ci99"]), "free_spins": tuple(report["rtp_free_ci99"])},
         feature_rate=report["trigger_rate"], feature_rate_ci99=tuple(report["trigger_rate_ci99"]),
-        sd=report["sd"], hit_rate=report["hit_rate"], hit_rate_ci99=tuple(report["hit_rate_ci99"]),
+        sd=report["sd"], sd_is_lower_bound=report["sd_is_lower_bound"], hit_rate=report["hit_rate"], hit_rate_ci99=tuple(report["hit_rate_ci99"]),
         max_win_probability=report["cap_probability"], feature_buy=report["feature_buy"],
         extra={"hit_rate_split": report["hit_split"], **{k: v for k, v in report.items() if k not in common}})
 
@@ -442,6 +457,8 @@ def merge_samples(first: Sample, second: Sample) -> Sample:
     arrays = {k: (first.arrays[k] + second.arrays[k]) if k in first.arrays and k in second.arrays
               else (first.arrays.get(k, second.arrays.get(k))).copy()
               for k in sorted({*first.arrays, *second.arrays})}
+    if (PAID_BY_FINAL in first.arrays) != (PAID_BY_FINAL in second.arrays):  # a sum over the boards of one only
+        del arrays[PAID_BY_FINAL]
     return Sample(GAME_ID, KIND, settings=settings, values={"exact": first.values["exact"], "feature_counts": counts},
                   arrays=arrays)
 

@@ -51,7 +51,7 @@ COUNTS = dict(zip("WSEBCHAKQJTN", (1, 1, 3, 4, 5, 6, 7, 7, 8, 8, 9, 9), strict=T
 
 
 Inputs = namedtuple("Inputs", "codes lens heights stops boards pays height_cum cum board tops copies masks removed "
-                               "empties out seen stack members mults reel_mults sticky draws")
+                               "empties leaving out seen stack members mults reel_mults sticky draws")
 
 
 def inputs(seed: int = 1) -> Inputs:
@@ -67,7 +67,8 @@ def inputs(seed: int = 1) -> Inputs:
     return Inputs(codes, lens, heights, stops, boards, pays, np.array([cumulative([0, 0, 4, 3, 2, 1, 1, 1])] * REELS),
                   np.array([cumulative(list(COUNTS.values()))] * REELS), np.zeros((REELS, ROWS), np.int64),
                   np.zeros(REELS, np.int64), np.ones((REELS, ROWS), np.int64), np.zeros(REELS, np.int64),
-                  np.zeros((REELS, ROWS), np.bool_), np.zeros(REELS, np.int64), np.zeros((REELS * ROWS, 4), np.int64),
+                  np.zeros((REELS, ROWS), np.bool_), np.zeros(REELS, np.int64), np.zeros(REELS, np.int64),
+                  np.zeros((REELS * ROWS, 4), np.int64),
                   np.zeros((REELS, ROWS), np.bool_), np.zeros(REELS * ROWS, np.int64),
                   np.zeros(REELS * ROWS, np.int64), np.full((REELS, ROWS), 2, np.int64),
                   np.array([1, 2, 1, 3, 1, 2], np.int64), np.full((REELS, ROWS), -1, np.int64),
@@ -159,7 +160,7 @@ def c_refill_from_weights(st, d, i):
 @case
 def c_tumble_ways(st, d, i):
     heights = _copy(d, i)
-    n, win = tumble_ways(d.board, heights, d.tops, d.codes, d.lens, d.pays, WILD, d.copies, d.masks, d.removed,
+    n, win = tumble_ways(d.board, heights, d.tops, d.codes, d.lens, d.pays, WILD, d.copies, d.masks, d.leaving,
                          d.empties, d.out)
     return n + win
 

@@ -88,14 +88,16 @@ def window_by_heights(codes: np.ndarray, lengths: np.ndarray, stops: np.ndarray,
     :data:`~reelforge.mechanics.tumble.EMPTY`, which no symbol, wild or scatter count ever matches.
     ``codes`` are wrapped by the window's rows (``strip_codes(..., wrap=rows)``, :func:`check_wrapped`).
 
-    Every row is written, the padding chosen by a select, with no wrap test: no loop as long as the height a
-    spin just drew (1,579 -> 1,283 instructions a kernel spin; no CPU-time gain measurable on the shared
-    machine, docs/performance.md)."""
+    Every row is written, the padding by a sign mask, with no wrap test and no branch: no loop as long as the
+    height a spin just drew (docs/performance.md)."""
     for r in range(codes.shape[0]):
         i = stops[r]
         h = heights[r]
         for k in range(window.shape[1]):
-            window[r, k] = codes[r, i + k] if k < h else EMPTY
+            # a row below the height gets all bits set (EMPTY is -1) by a sign mask, not a select: LLVM turned
+            # `cell if k < h else EMPTY` into a branch round the read, missed about once a reel (129.6 -> 91.3
+            # ns a spin_by_heights, bench/mechanics_bench.py); the strip is wrapped, so the read is in bounds
+            window[r, k] = codes[r, i + k] | ((h - 1 - k) >> 63)
 
 
 def check_wrapped(codes: np.ndarray, lengths: np.ndarray, rows: int) -> None:

@@ -21,7 +21,6 @@ import numpy as np
 from numba import njit
 
 from reelforge.mechanics.rng import draw_pcg
-from reelforge.mechanics.tumble import EMPTY
 
 
 def strip_codes(strips: Sequence[str] | Sequence[Sequence[str]], alphabet: Sequence[str],

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from reelforge.mechanics.rng import draw_pcg
+from reelforge.mechanics.rng import draw_held, draw_pcg
 
 
 def strip_codes(strips: Sequence[str] | Sequence[Sequence[str]], alphabet: Sequence[str],
@@ -114,10 +114,14 @@ def spin_by_heights(st: np.ndarray, codes: np.ndarray, lengths: np.ndarray, heig
     """A kernel's spin of reels whose heights change every spin: a height per reel, reel 1 first,
     picked by the running weights ``height_cum[reel]`` (:func:`pick_weighted`: index = height), then a
     stop per reel, reel 1 first, uniform over its strip; the board they show (:func:`window_by_heights`)."""
+    hi, lo, inc_hi, inc_lo = st[0], st[1], st[2], st[3]      # the state held through the 12 draws (draw_held)
     for r in range(codes.shape[0]):
-        heights[r] = pick_weighted(height_cum[r], draw_pcg(st, height_cum[r, height_cum.shape[1] - 1]))
+        hi, lo, u = draw_held(hi, lo, inc_hi, inc_lo, height_cum[r, height_cum.shape[1] - 1])
+        heights[r] = pick_weighted(height_cum[r], u)
     for r in range(codes.shape[0]):
-        stops[r] = draw_pcg(st, lengths[r])
+        hi, lo, stops[r] = draw_held(hi, lo, inc_hi, inc_lo, lengths[r])
+    st[0] = hi
+    st[1] = lo
     window_by_heights(codes, lengths, stops, heights, window)
 
 

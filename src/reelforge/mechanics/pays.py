@@ -176,9 +176,10 @@ def ways_wins(window: np.ndarray, heights: np.ndarray, pays: np.ndarray, wild: i
     n = ways_from_symbols(window, heights, pays, wild, copies, masks, out)
     for r in range(reels):
         paid = paid_symbols(out, n, wild, r)
-        h = heights[r]
-        for row in range(rows):
-            removed[r, row] |= (((paid >> (window[r, row] & 63)) & 1) == 1) & (row < h)
+        if paid:
+            h = heights[r]
+            for row in range(rows):
+                removed[r, row] |= (((paid >> (window[r, row] & 63)) & 1) == 1) & (row < h)
     return n
 
 

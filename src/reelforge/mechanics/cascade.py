@@ -36,11 +36,9 @@ def refill_from_strips(board: np.ndarray, empties: np.ndarray, codes: np.ndarray
     ``tops[reel]`` is the stop at the top row, moved up by the cells added (the strip keeps turning)."""
     for r in range(board.shape[0]):
         n = lengths[r]
-        top = tops[r]       # held, not re-read after each cell written (the board could be any array)
         for row in range(empties[r] - 1, -1, -1):
-            top = top - 1 if top > 0 else n - 1   # a compare, not a modulo (reels.py says why)
-            board[r, row] = codes[r, top]
-        tops[r] = top
+            tops[r] = tops[r] - 1 if tops[r] > 0 else n - 1   # a compare, not a modulo (reels.py says why)
+            board[r, row] = codes[r, tops[r]]
 
 
 @njit(cache=True, inline="always")

@@ -51,7 +51,7 @@ COUNTS = dict(zip("WSEBCHAKQJTN", (1, 1, 3, 4, 5, 6, 7, 7, 8, 8, 9, 9), strict=T
 
 
 Inputs = namedtuple("Inputs", "codes lens heights stops boards pays height_cum cum board tops copies masks removed "
-                               "empties out seen stack members mults reel_mults sticky draws")
+                               "empties leaving out seen stack members mults reel_mults sticky draws")
 
 
 def inputs(seed: int = 1) -> Inputs:
@@ -67,7 +67,8 @@ def inputs(seed: int = 1) -> Inputs:
     return Inputs(codes, lens, heights, stops, boards, pays, np.array([cumulative([0, 0, 4, 3, 2, 1, 1, 1])] * REELS),
                   np.array([cumulative(list(COUNTS.values()))] * REELS), np.zeros((REELS, ROWS), np.int64),
                   np.zeros(REELS, np.int64), np.ones((REELS, ROWS), np.int64), np.zeros(REELS, np.int64),
-                  np.zeros((REELS, ROWS), np.bool_), np.zeros(REELS, np.int64), np.zeros((REELS * ROWS, 4), np.int64),
+                  np.zeros((REELS, ROWS), np.bool_), np.zeros(REELS, np.int64), np.zeros(REELS, np.int64),
+                  np.zeros((REELS * ROWS, 4), np.int64),
                   np.zeros((REELS, ROWS), np.bool_), np.zeros(REELS * ROWS, np.int64),
                   np.zeros(REELS * ROWS, np.int64), np.full((REELS, ROWS), 2, np.int64),
                   np.array([1, 2, 1, 3, 1, 2], np.int64), np.full((REELS, ROWS), -1, np.int64),
@@ -159,7 +160,7 @@ def c_refill_from_weights(st, d, i):
 @case
 def c_tumble_ways(st, d, i):
     heights = _copy(d, i)
-    n, win = tumble_ways(d.board, heights, d.tops, d.codes, d.lens, d.pays, WILD, d.copies, d.masks, d.removed,
+    n, win = tumble_ways(d.board, heights, d.tops, d.codes, d.lens, d.pays, WILD, d.copies, d.masks, d.leaving,
                          d.empties, d.out)
     return n + win
 
@@ -182,12 +183,12 @@ CASES = {
     "window_by_heights": looped(c_window_by_heights),
     "spin_by_heights (12 draws and the window)": looped(c_spin_by_heights),
     "count_symbol (scatters)": looped(c_count_symbol),
-    "ways_wins (counts, pays, marks)": looped(c_ways_wins),
+    "ways_wins (symbol sets, pays, marks)": looped(c_ways_wins),
     "anywhere_wins": looped(c_anywhere_wins),
     "clusters_into (4-adjacency, min 4)": looped(c_clusters_into),
     "fall + refill_from_strips (+ copy)": looped(c_fall_and_refill),
     "refill_from_weights, 12 cells (+ copy)": looped(c_refill_from_weights),
-    "tumble_ways (ways, fall, refill; + copy)": looped(c_tumble_ways),
+    "tumble_ways (ways, paid symbols fall, refill; + copy)": looped(c_tumble_ways),
     "cell_multiplier + reel_multiplier": looped(c_multipliers),
     "stick + apply_sticky + expand_wilds + walk_wilds (+ copy)": looped(c_sticky_and_wilds),
 }

@@ -24,6 +24,20 @@ def test_a_page_edited_by_hand_or_a_game_changed_in_its_folder_is_named(tmp_path
     assert stale(tmp_path) == [readme, maths]
 
 
+def test_the_maximum_wins_table_is_each_builds_derived_maximum_and_an_edit_is_named(tmp_path):
+    """docs/maths.md's maximum wins are written from Game.published_max_win (what the lobby shows), never by hand."""
+    maths = ROOT / "docs" / "maths.md"
+    row = next(line for line in maths.read_text().splitlines() if line.startswith("| Canyon Ways |"))
+    assert "| 5,000x, the cap | a constructed round: " in row and "every free spin" in row   # the game's own words
+    assert "| 2,600x, the cap | exact: " in maths.read_text() and "2.242e-44; 1.067e-44 (exact) |" in maths.read_text()
+    (tmp_path / "docs").mkdir()
+    for rel in ("README.md", "docs/maths.md"):
+        shutil.copy(ROOT / rel, tmp_path / rel)
+    edited = tmp_path / "docs" / "maths.md"
+    edited.write_text(edited.read_text().replace(row, row.replace("5,000x, the cap", "10,000x, the cap")))
+    assert stale(tmp_path) == [edited]
+
+
 def test_the_written_part_is_only_what_stands_between_the_markers():
     begin, end = markers("games table")
     page = f"# Games\n\nBy hand.\n{begin}\nold\n{end}\nAlso by hand.\n"

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from reelforge.core.draws import SeededDraws
-from reelforge.mechanics.rng import draw_many, draw_many_pcg, next64, pcg_state, store_pcg_state
+from reelforge.mechanics.rng import draw_held, draw_many, draw_many_pcg, next64, pcg_state, store_pcg_state
 
 
 def test_outputs_equal_random_raw_and_the_state_follows():
@@ -43,6 +43,26 @@ def test_rejections_consume_outputs_like_the_reference():
         used += 1
     assert 340 < used < 500  # rejected draws took further outputs, as in SeededDraws
     assert int(rng.bit_generator.random_raw()) >> 32 == ref.raw32()
+
+
+def test_draws_on_a_held_state_are_the_draws_on_the_array_rejections_included():
+    """A kernel may hold the state in values through a run of draws (draw_held): the same draws, the same
+    state after, with Lemire's rejections (a third of the raw values at this n) taking further outputs."""
+    from numba import njit
+
+    @njit
+    def held(st, ns):
+        hi, lo, out = st[0], st[1], np.empty(ns.shape[0], np.int64)
+        for i in range(ns.shape[0]):
+            hi, lo, out[i] = draw_held(hi, lo, st[2], st[3], ns[i])
+        st[0], st[1] = hi, lo
+        return out
+
+    ref = SeededDraws(5)
+    ns = np.array([1_431_655_766, 7, 1_431_655_766, 100] * 75, np.int64)
+    st = pcg_state(np.random.Generator(np.random.PCG64(5)))
+    assert held(st, ns).tolist() == [ref.draw(int(n)) for n in ns]
+    assert int(next64(st)) >> 32 == ref.raw32()      # the state moved on exactly as the reference's
 
 
 def test_other_bit_generators_are_refused():

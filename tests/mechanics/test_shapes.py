@@ -5,9 +5,10 @@ import numpy as np
 import pytest
 
 from reelforge.core.draws import SeededDraws
-from reelforge.mechanics.cascade import refill_from_strips
+from reelforge.mechanics.cascade import refill_from_strips, tumble_ways
 from reelforge.mechanics.clusters import clusters_into
 from reelforge.mechanics.features import apply_sticky, expand_wilds, reel_multiplier, stick, walk_wilds
+from reelforge.mechanics.pays import paid_symbols, paytable, ways_wins
 from reelforge.mechanics.reels import (
     count_symbol,
     cumulative,
@@ -18,7 +19,7 @@ from reelforge.mechanics.reels import (
     window_by_heights,
 )
 from reelforge.mechanics.rng import pcg_state
-from reelforge.mechanics.tumble import EMPTY, fall
+from reelforge.mechanics.tumble import EMPTY, fall, fall_symbols
 
 ALPHA = "ABCWS"
 A, B, C, W, S = range(5)
@@ -76,6 +77,38 @@ def test_a_tumble_falls_within_each_reels_height_and_the_padding_never_drops_int
     refill_from_strips(b, empties, codes, lens, tops)
     # each reel's strip keeps turning above its window: the stop before the top comes in first
     assert b.tolist() == board("WAB.", "SA..", "CCAC").tolist() and tops.tolist() == [3, 0, 0]
+
+
+def test_the_paid_symbols_of_each_reel_fall_out_as_the_marked_cells_would():
+    """A ways tumble marks no cells: each reel loses the symbols its paid ways crossed (and the wild where any
+    did), which must be exactly the cells ways_wins marks, within each reel's height."""
+    b = board("ACA", "WB.", "CAB", "BS.")       # A and C run 3 reels through the wild; only A pays
+    heights = np.array([3, 2, 3, 2])
+    pays = paytable({"A": [5, 9], "B": [4, 8]}, ALPHA, 4)
+    out, masks = np.zeros((5, 4), np.int64), np.zeros(4, np.int64)
+    removed = np.zeros(b.shape, np.bool_)
+    n = ways_wins(b, heights, pays, W, np.ones(b.shape, np.int64), masks, removed, out)
+    assert out[:n].tolist() == [[A, 3, 2, 10]]          # 2 x 1 (the wild) x 1 ways
+    leaving = np.array([paid_symbols(out, n, W, r) for r in range(4)])
+    assert leaving.tolist() == [(1 << A) | (1 << W)] * 3 + [0]          # no way crosses reel 4
+    empties = np.zeros(4, np.int64)
+    marked = b.copy()
+    assert fall_symbols(b, heights, leaving, empties) == fall(marked, heights, removed, np.zeros(4, np.int64)) == 4
+    assert b.tolist() == marked.tolist() == board("..C", ".B.", ".CB", "BS.").tolist()
+    assert empties.tolist() == [2, 1, 1, 0]
+
+
+def test_a_ways_tumble_pays_clears_the_paid_symbols_and_refills_from_the_strips():
+    codes, lens = strip_codes(["SSCAW", "SBCAC", "SBCCA", "BBCCS"], ALPHA, wrap=3)
+    b = board("ACA", "WB.", "CAB", "BS.")
+    heights, tops = np.array([3, 2, 3, 2]), np.array([3, 3, 3, 0])
+    pays = paytable({"A": [5, 9], "B": [4, 8]}, ALPHA, 4)
+    scratch = np.zeros(4, np.int64), np.zeros(4, np.int64), np.zeros(4, np.int64), np.zeros((5, 4), np.int64)
+    assert tumble_ways(b, heights, tops, codes, lens, pays, W, np.ones(b.shape, np.int64), *scratch) == (1, 10)
+    # reels 1-3 lost their A and Wild cells; the stops above each window came in, the nearest at the bottom
+    assert b.tolist() == board("SCC", "CB.", "CCB", "BS.").tolist() and tops.tolist() == [1, 2, 2, 0]
+    assert tumble_ways(b, heights, tops, codes, lens, pays, W, np.ones(b.shape, np.int64), *scratch) == (0, 0)
+    assert b.tolist() == board("SCC", "CB.", "CCB", "BS.").tolist()      # a board paying nothing stays
 
 
 def test_clusters_into_uses_the_scratch_given_and_padding_joins_nothing():

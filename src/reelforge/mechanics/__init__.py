@@ -7,10 +7,12 @@ compiles unchanged, called the same way by a game's reference engine and by its 
   ``counted_strips``), windows from strip stops or weighted cells, reels of their own height every spin
   (``heights``: ``spin_by_heights``, ``window_by_heights``, ``shown_by_heights``), scatter counts;
 * :mod:`.pays` - paylines from a line table (both ways, wild substitution), ways (each reel's symbols as
-  bits, marking the cells they paid; their audit events, ``ways_events``), pay anywhere;
+  bits, marking the cells they paid, or naming each reel's paid symbols: ``paid_symbols``; their audit
+  events, ``ways_events``), pay anywhere;
 * :mod:`.clusters` - cluster pays (4-adjacency, minimum size, wilds in several clusters);
-* :mod:`.tumble`, :mod:`.cascade` - clear, gravity within each reel's height, refill from the strip or
-  by weights, one tumble of a ways game (``tumble_ways``; on a game's tables holding ``ways_scratch``:
+* :mod:`.tumble`, :mod:`.cascade` - clear (marked cells, or a set of symbols per reel: ``fall_symbols``),
+  gravity within each reel's height, refill from the strip or by weights, one tumble of a ways game
+  (``tumble_ways``; on a game's tables holding ``ways_scratch``:
   ``tumble_tables``);
 * :mod:`.features` - free spins (award, retrigger, limit), the cap with forfeit, multipliers (global,
   per cell, per reel), sticky cells, expanding and walking wilds;
@@ -18,7 +20,8 @@ compiles unchanged, called the same way by a game's reference engine and by its 
 
 No function here draws, except the kernel spins (``spin_reels``, ``spin_by_heights``) beside their
 reference twins: each takes the values the caller drew (``draws.draw(n)`` in the rules,
-``draw_pcg(st, n)`` in the kernel) in the order its docstring says. A kernel's helpers are
+``draw_pcg(st, n)`` in the kernel, or ``draw_held`` on a state held in values through a run of draws) in
+the order its docstring says. A kernel's helpers are
 ``inline="always"`` and allocate nothing: scratch comes in from the game's tables (``cluster_wins``
 and ``clear_and_fall``, for reference engines, make their own and call the kernel-safe ones).
 """

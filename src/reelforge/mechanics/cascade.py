@@ -14,9 +14,9 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from reelforge.mechanics.pays import ways_wins
+from reelforge.mechanics.pays import paid_symbols, reel_symbols, ways_from_symbols
 from reelforge.mechanics.reels import pick_weighted
-from reelforge.mechanics.tumble import collapse_board_nb, fall
+from reelforge.mechanics.tumble import collapse_board_nb, fall_symbols
 
 
 @njit(cache=True)
@@ -59,7 +59,7 @@ def refill_from_weights(board: np.ndarray, empties: np.ndarray, cum: np.ndarray,
             k += 1
 
 
-WAYS_SCRATCH = "heights stops board masks removed empties out"
+WAYS_SCRATCH = "heights stops board masks leaving empties out"
 """The scratch a tumbling ways game's tables hold (:func:`ways_scratch`, read by :func:`tumble_tables`)."""
 
 
@@ -68,31 +68,40 @@ def ways_scratch(reels: int, rows: int, symbols: int) -> tuple[np.ndarray, ...]:
     high and ``symbols`` symbols: what a spin (:func:`reelforge.mechanics.reels.spin_by_heights`) and
     :func:`tumble_ways` write."""
     per_reel = np.zeros(reels, np.int64)
-    return (per_reel, per_reel.copy(), np.zeros((reels, rows), np.int64), per_reel.copy(),
-            np.zeros((reels, rows), np.bool_), per_reel.copy(), np.zeros((symbols, 4), np.int64))
+    return (per_reel, per_reel.copy(), np.zeros((reels, rows), np.int64), per_reel.copy(), per_reel.copy(),
+            per_reel.copy(), np.zeros((symbols, 4), np.int64))
 
 
 @njit(cache=True, inline="always")
 def tumble_tables(t: Any, wild: int) -> tuple[int, int]:
     """:func:`tumble_ways` on a game's tables ``t`` holding :data:`WAYS_SCRATCH` beside its strips (``codes``,
     ``lens``, wrapped), ``pays`` and ``copies``: the call a game's rules and kernel share."""
-    return tumble_ways(t.board, t.heights, t.stops, t.codes, t.lens, t.pays, wild, t.copies, t.masks, t.removed,
+    return tumble_ways(t.board, t.heights, t.stops, t.codes, t.lens, t.pays, wild, t.copies, t.masks, t.leaving,
                        t.empties, t.out)
 
 
 @njit(cache=True, inline="always")
 def tumble_ways(board: np.ndarray, heights: np.ndarray, stops: np.ndarray, codes: np.ndarray, lengths: np.ndarray,
-                pays: np.ndarray, wild: int, copies: np.ndarray, masks: np.ndarray, removed: np.ndarray,
+                pays: np.ndarray, wild: int, copies: np.ndarray, masks: np.ndarray, leaving: np.ndarray,
                 empties: np.ndarray, out: np.ndarray) -> tuple[int, int]:
     """One tumble of a ways game on a board of any shape (reel ``r`` of ``heights[r]`` rows): the ways the
     board pays (:func:`reelforge.mechanics.pays.ways_wins`, rows in ``out``) and their total; where it pays,
-    the paid cells are cleared, the rest fall (:func:`reelforge.mechanics.tumble.fall`) and each reel's strip
-    refills it from above (:func:`refill_from_strips`, ``stops`` the stop at each reel's top row). No draws."""
-    n = ways_wins(board, heights, pays, wild, copies, masks, removed, out)
+    the paid cells are cleared, the rest fall and each reel's strip refills it from above
+    (:func:`refill_from_strips`, ``stops`` the stop at each reel's top row). No draws. ``masks`` and
+    ``leaving`` are scratch of a slot per reel.
+
+    The paid cells are not marked: each reel's paid symbols (:func:`reelforge.mechanics.pays.paid_symbols`,
+    into ``leaving``) fall out (:func:`reelforge.mechanics.tumble.fall_symbols`), and a reel none left is
+    not read again (docs/performance.md has the figures)."""
+    for r in range(board.shape[0]):
+        reel_symbols(board, heights, wild, masks, r)
+    n = ways_from_symbols(board, heights, pays, wild, copies, masks, out)
     win = 0
     for i in range(n):
         win += out[i, 3]
     if n:
-        fall(board, heights, removed, empties)
+        for r in range(board.shape[0]):
+            leaving[r] = paid_symbols(out, n, wild, r)
+        fall_symbols(board, heights, leaving, empties)
         refill_from_strips(board, empties, codes, lengths, stops)
     return n, win

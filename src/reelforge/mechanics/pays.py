@@ -96,17 +96,17 @@ def reel_symbols(window: np.ndarray, heights: np.ndarray, wild: int, masks: np.n
     m = 0
     h = heights[reel]
     for row in range(window.shape[1]):
-        # every row, the padding masked out: a loop as long as the reel's height, which a spin draws, missed
-        # its exit about once a reel
-        m |= (1 << (window[reel, row] & 63)) if row < h else 0
+        # every row, the padding masked out by a sign mask (reels.window_by_heights says why not a select): a
+        # loop as long as the reel's height, which a spin draws, missed its exit about once a reel
+        m |= (1 << (window[reel, row] & 63)) & ~((h - 1 - row) >> 63)
     masks[reel] = -1 if wild >= 0 and (m >> wild) & 1 else m
 
 
 @njit(cache=True, inline="always")
 def ways_from_symbols(window: np.ndarray, heights: np.ndarray, pays: np.ndarray, wild: int, copies: np.ndarray,
-                      masks: np.ndarray, removed: np.ndarray, out: np.ndarray) -> int:
-    """:func:`ways_wins` once ``masks`` holds every reel's symbols (:func:`reel_symbols`): a tumble
-    refreshes only the reels it changed."""
+                      masks: np.ndarray, out: np.ndarray) -> int:
+    """:func:`ways_wins`' rows once ``masks`` holds every reel's symbols (:func:`reel_symbols`), no cell
+    marked: :func:`paid_symbols` says, reel by reel, which symbols the paid ways cross."""
     reels, rows = window.shape
     # the symbols on reel 1 (the wild never runs: it pays only through the symbols it stands in for), taken
     # lowest first; a symbol not on reel 1, most of them, costs nothing
@@ -122,20 +122,35 @@ def ways_from_symbols(window: np.ndarray, heights: np.ndarray, pays: np.ndarray,
         for r in range(1, reels):       # every reel, no early exit: the run's length is a coin toss
             alive &= masks[r] >> symbol
             run += alive & 1
-        if pays[symbol, run] > 0:
+        pay = pays[symbol, run]
+        if pay > 0:
             ways = 1
             for r in range(run):
                 m = 0
                 h = heights[r]
                 for row in range(rows):
                     cell = window[r, row]
-                    match = (cell == symbol or cell == wild) and row < h
-                    m += copies[r, row] if match else 0
-                    removed[r, row] |= match
+                    # bitwise, not `or`/`and`: no branch per cell on what it shows
+                    match = ((cell == symbol) | (cell == wild)) & (row < h)
+                    m += copies[r, row] * match
                 ways *= m
-            out[k, 0], out[k, 1], out[k, 2], out[k, 3] = symbol, run, ways, pays[symbol, run] * ways
+            out[k, 0], out[k, 1], out[k, 2], out[k, 3] = symbol, run, ways, pay * ways
             k += 1
     return k
+
+
+@njit(cache=True, inline="always")
+def paid_symbols(out: np.ndarray, n: int, wild: int, reel: int) -> int:
+    """The symbols whose cells on reel ``reel`` (from 0) the ``n`` ways rows of ``out`` paid, as bits (bit ``s``
+    for symbol ``s``), the wild's bit with them where any did: a way of count ``c`` crosses reels ``0 .. c - 1``.
+    A tumble removes exactly these cells of the reel (:func:`reelforge.mechanics.tumble.fall_symbols`)."""
+    paid = 0
+    for i in range(n):
+        bit = 1 << out[i, 0]
+        paid |= bit if out[i, 1] > reel else 0
+    if paid and wild >= 0:
+        paid |= 1 << wild
+    return paid
 
 
 @njit(cache=True, inline="always")
@@ -150,12 +165,22 @@ def ways_wins(window: np.ndarray, heights: np.ndarray, pays: np.ndarray, wild: i
     (:func:`reel_symbols`); at most :data:`MAX_WAYS_SYMBOLS` symbols.
 
     Each reel is read once into the set of symbols it shows, a bit each, and a symbol's run is then a
-    few bit tests; only a run that pays reads its cells again, for its ways and marks. (Counts per reel
-    and symbol, which this replaced, cost more inside Canyon Ways' round: its evaluations and tumbles
-    393.6 -> 307.4 ns a paid round with the branch-free ``fall``, docs/performance.md.)"""
-    for r in range(window.shape[0]):
+    few bit tests; only a run that pays reads its cells again, for its ways. The cells are marked
+    afterwards, a reel at a time, from the set of symbols paid on it (:func:`paid_symbols`): marking
+    inside the ways loop, a read and a write of ``removed`` per cell read, cost a third of the call
+    (93.6 -> 60.3 ns without it, ``bench/mechanics_bench.py``). A tumble
+    (:func:`reelforge.mechanics.cascade.tumble_ways`) skips the marks and lets the paid symbols fall out."""
+    reels, rows = window.shape
+    for r in range(reels):
         reel_symbols(window, heights, wild, masks, r)
-    return ways_from_symbols(window, heights, pays, wild, copies, masks, removed, out)
+    n = ways_from_symbols(window, heights, pays, wild, copies, masks, out)
+    for r in range(reels):
+        paid = paid_symbols(out, n, wild, r)
+        if paid:
+            h = heights[r]
+            for row in range(rows):
+                removed[r, row] |= (((paid >> (window[r, row] & 63)) & 1) == 1) & (row < h)
+    return n
 
 
 @njit(cache=True, inline="always")

@@ -107,14 +107,22 @@ def store_pcg_state(rng: np.random.Generator, st: np.ndarray) -> None:
 
 
 @njit(cache=True, inline="always")
-def next64(st: np.ndarray) -> int:
-    """The next 64-bit output of the PCG64 state ``st`` (numpy's ``random_raw``), advancing it."""
-    hi, lo = _lcg128(st[0], st[1], st[2], st[3])
-    st[0] = hi
-    st[1] = lo
+def step64(hi: int, lo: int, inc_hi: int, inc_lo: int) -> tuple[int, int, int]:
+    """One PCG64 step on a state held in values (high and low halves of the state and the increment): the
+    new state's halves and its 64-bit output (numpy's ``random_raw``)."""
+    hi, lo = _lcg128(hi, lo, inc_hi, inc_lo)
     x = hi ^ lo
     rot = hi >> np.uint64(58)
-    return (x >> rot) | (x << ((np.uint64(64) - rot) & np.uint64(63)))
+    return hi, lo, (x >> rot) | (x << ((np.uint64(64) - rot) & np.uint64(63)))
+
+
+@njit(cache=True, inline="always")
+def next64(st: np.ndarray) -> int:
+    """The next 64-bit output of the PCG64 state ``st`` (numpy's ``random_raw``), advancing it."""
+    hi, lo, x = step64(st[0], st[1], st[2], st[3])
+    st[0] = hi
+    st[1] = lo
+    return x
 
 
 @njit(cache=True, inline="always")
@@ -124,6 +132,18 @@ def draw_pcg(st: np.ndarray, n: int) -> int:
         value, ok = _lemire(np.int64(next64(st) >> np.uint64(32)), n)
         if ok:
             return value
+
+
+@njit(cache=True, inline="always")
+def draw_held(hi: int, lo: int, inc_hi: int, inc_lo: int, n: int) -> tuple[int, int, int]:
+    """:func:`draw_pcg` on a state held in values (:func:`step64`): the state's new halves and the draw. A
+    kernel drawing several values in a row holds the state so: stepped through the array, each draw waited
+    for the last one's state to be written and read back (the array may be any other array the kernel writes)."""
+    while True:
+        hi, lo, x = step64(hi, lo, inc_hi, inc_lo)
+        value, ok = _lemire(np.int64(x >> np.uint64(32)), n)
+        if ok:
+            return hi, lo, value
 
 
 @njit(cache=True)

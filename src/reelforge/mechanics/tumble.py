@@ -7,7 +7,8 @@ fills them is the game's business (strip continuation, a forge symbol, new
 draws); these functions only move cells and say how many are empty.
 
 :func:`fall` is the kernel-safe one for a board of any shape (a reel ``r`` of ``heights[r]`` rows,
-the padding below never moving), allocating nothing and inlined where it is called;
+the padding below never moving), allocating nothing and inlined where it is called (:func:`fall_symbols`
+the same, the cells leaving given as a set of symbols per reel);
 ``collapse_column`` is plain Python-on-numpy that numba compiles unchanged
 (``collapse_column_nb``), so the reference engines and kernels share it.
 """
@@ -18,6 +19,8 @@ import numpy as np
 from numba import njit
 
 EMPTY = -1
+"""An empty cell (or a short reel's padding): -1, every bit set, so a window writes it by a mask
+(:func:`reelforge.mechanics.reels.window_by_heights`) and no symbol's bit test ever matches it."""
 
 
 @njit(cache=True, inline="always")
@@ -38,6 +41,28 @@ def fall(board: np.ndarray, heights: np.ndarray, removed: np.ndarray, empties: n
             removed[r, read] = False
         for row in range(write + 1):
             board[r, row] = EMPTY
+        empties[r] = write + 1
+        total += write + 1
+    return total
+
+
+@njit(cache=True, inline="always")
+def fall_symbols(board: np.ndarray, heights: np.ndarray, leaving: np.ndarray, empties: np.ndarray) -> int:
+    """:func:`fall` of every cell of reel ``r`` showing a symbol of the set ``leaving[r]`` (bit ``s`` for
+    symbol ``s``; :func:`reelforge.mechanics.pays.paid_symbols`, what a ways tumble removes): no marks to
+    write, read and clear, and a reel losing nothing is not read."""
+    total = 0
+    for r in range(board.shape[0]):
+        gone = leaving[r]
+        write = -1
+        if gone:
+            write = heights[r] - 1
+            for read in range(heights[r] - 1, -1, -1):
+                cell = board[r, read]
+                board[r, write] = cell                  # as in fall: no branch on a leaving cell
+                write -= 1 - ((gone >> (cell & 63)) & 1)
+            for row in range(write + 1):
+                board[r, row] = EMPTY
         empties[r] = write + 1
         total += write + 1
     return total

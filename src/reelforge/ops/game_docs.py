@@ -3,8 +3,10 @@
 README.md's games table is a row per lobby game, in the games' order: its id, title, published reference, the
 ``summary`` of its ``game.toml`` ``[docs]`` table, its builds and their versions (read from its build files) and
 its ``first_build_rtp`` (the figure the first build's RTP rests on, with its command and sample). docs/maths.md's
-"The games' figures" is each game's ``maths.md`` (its figures and how they are reproduced), in the same order.
-Each part stands between two marker lines in its page; the rest of the page is written by hand.
+"The games' figures" is each game's ``maths.md`` (its figures and how they are reproduced), in the same order, and
+its table of maximum wins is each game's derived maximum (``Game.published_max_win``, what the lobby and the help
+show) for every build. Each part stands between two marker lines in its page; the rest of the page is written by
+hand.
 
 ``python -m reelforge.ops.game_docs`` writes both parts; ``--check`` only says which page is out of date, exit 1
 (a test runs the check: CONTRIBUTING.md, "Adding a game").
@@ -19,6 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from reelforge.game.results import x_text
 from reelforge.games.registry import REGISTRATION, all_games
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -75,11 +78,54 @@ def figures_sections(games: list[Any]) -> str:
     return "\n\n".join((folder(g) / FIGURES).read_text().strip() for g in games if (folder(g) / FIGURES).is_file())
 
 
-PARTS: dict[str, tuple[str, Callable[[list[Any]], str]]] = {
-    "README.md": ("games table", games_table),
-    "docs/maths.md": ("games' figures", figures_sections),
-}
-"""Each page, the name of its written part and what writes it."""
+def odds_text(p: Any) -> str:
+    """A probability per round for the table: ``1 in 100,848``, or ``1.251e-30`` where that is too rare to say so."""
+    return f"1 in {round(1 / p):,}" if p >= 1e-9 else f"{float(p):.4g}"
+
+
+HOW = {"exact": "exact", "constructed round": "a constructed round", "bound": "an upper bound, not shown reachable"}
+"""The table's words for each way a maximum win is known (``MaxWin.method``)."""
+
+
+def per_build(values: dict[str, str]) -> str:
+    """One text where every build has the same, else each build's: ``96.0: ...; 94.0: ...``."""
+    return next(iter(values.values())) if len(set(values.values())) == 1 else "; ".join(
+        f"{name}: {text}" for name, text in values.items())
+
+
+def round_design(game: Any) -> str:
+    """What the game's constructed round of its largest win shows: the first sentence of its ``max_win_round``'s
+    docstring, in the game's own words."""
+    doc = " ".join((inspect.getdoc(type(game).max_win_round) or "").split())
+    return doc.split(". ")[0].rstrip(".")
+
+
+def max_win_table(games: list[Any]) -> str:
+    """docs/maths.md's maximum win of every build, derived (``Game.published_max_win``): the game, its builds, the
+    maximum against the cap, how it is found and, where the game is enumerated, its probability per paid round."""
+    rows = ["| game | builds | maximum win | how it is found | probability per paid round |", "|---|---|---|---|---|"]
+    for g in games:
+        builds = {name: g.load_build(name) for name in g.build_names()}
+        found = {name: g.published_max_win(b) for name, b in builds.items()}
+        most = per_build({name: f"{x_text(m.x)}x, " + ("the cap" if m.x == g.cap_x(builds[name]) else
+                                                      f"below the {x_text(g.cap_x(builds[name]))}x cap")
+                          for name, m in found.items()})
+        how = per_build({name: f"{HOW[m.method]}: {m.text.replace(f'--build {name}', '--build B')}"
+                         + (f". The round: {round_design(g)}" if m.method == "constructed round" else "")
+                         for name, m in found.items()})
+        odds = ("; ".join(odds_text(m.probability) for m in found.values()) + " (exact)"
+                if all(m.probability for m in found.values()) else
+                f"not enumerated: `reelforge summary {g.id} --build B` simulates it (count and 99% interval)")
+        rows.append(f"| {g.title} | {builds_text(g)} | {most} | {how} | {odds} |")
+    return "\n".join(rows)
+
+
+PARTS: tuple[tuple[str, str, Callable[[list[Any]], str]], ...] = (
+    ("README.md", "games table", games_table),
+    ("docs/maths.md", "games' figures", figures_sections),
+    ("docs/maths.md", "maximum wins", max_win_table),
+)
+"""Each page, the name of a written part of it and what writes that part."""
 
 
 def markers(part: str) -> tuple[str, str]:
@@ -97,13 +143,13 @@ def written(page: str, part: str, body: str) -> str:
 
 
 def pages(root: Path = ROOT, games: list[Any] | None = None) -> dict[Path, str]:
-    """Every page under ``root`` with its written part as the games' folders say it now."""
+    """Every page under ``root`` with its written parts as the games' folders say them now."""
     games = all_games() if games is None else games
-    out = {}
-    for rel, (part, write) in PARTS.items():
+    out: dict[Path, str] = {}
+    for rel, part, write in PARTS:
         path = root / rel
         try:
-            out[path] = written(path.read_text(), part, write(games))
+            out[path] = written(out[path] if path in out else path.read_text(), part, write(games))
         except GameDocsError as exc:
             raise GameDocsError(f"{rel}: {exc}") from None
     return out

@@ -2,11 +2,14 @@
 the rest; one continuation per first board is exactly the strata's paid-spin tally; the feature means'
 unbiased product (pairs of different spins only)."""
 
+import dataclasses
 from itertools import permutations
 
 import numpy as np
+import pytest
 
-from reelforge.games.forge_of_gems import kernel, stratified_kernel
+from reelforge.games.forge_of_gems import kernel, stratified, stratified_kernel, template
+from reelforge.games.forge_of_gems.build import load_build
 from reelforge.games.forge_of_gems.split_spins import FreeSpins, SplitFeatureValues
 from reelforge.games.forge_of_gems.stratified import HIST_BINS, HIST_WIDTH, MARKS, Strata
 from reelforge.games.forge_of_gems.template import sampling_build
@@ -19,7 +22,8 @@ def _feature(seed: int, spins: int) -> int:
     sums, cross = np.zeros(1, dtype=np.int64), np.zeros((1, 1))
     tail, n_tail = np.zeros((1, 1), dtype=np.int64), np.zeros(1, dtype=np.int64)
     stratified_kernel.run_features(np.random.default_rng(seed), T.cell_code, T.cell_total, T.forge_free, T.targets, T.paytable,
-                        T.limits, T.cap_units, 1, np.array([spins]), sums, cross, tail, 2**62, n_tail)
+                        T.limits, T.cap_units, 1, np.array([spins]), sums, cross, tail, 0, n_tail,
+                        np.zeros((1, 0), dtype=np.int64), 1)
     return int(sums[0])
 
 
@@ -65,3 +69,26 @@ def test_the_feature_means_take_the_product_of_means_over_pairs_of_different_spi
     means = SplitFeatureValues(Strata(features=2), free).means()
     for n, got in zip(MARKS, means, strict=True):
         assert got == n * spins[:, 0].mean() + n * (n - 1) / 2 * product
+
+
+def test_the_cap_correction_counts_the_features_below_the_tail_threshold_after_a_large_paid_spin():
+    """A cap in reach of a feature below the tail threshold after the sample's largest paid spin (the 96.2
+    certification met one: a GEMBOX after a paid-spin win of 19,611x, 388x under the cap). The former rule
+    refused such a sample; the histogram of the other features gives the correction that keeping every
+    feature whole gives (the same draws), within its bins' bound."""
+    run = {"chunk": 100_000, "workers": 1, "log": False}
+    binned = stratified.simulate_strata(100_000, 5_000, seed=4, tail_threshold=stratified.TAIL_THRESHOLD, **run)
+    whole = stratified.simulate_strata(100_000, 5_000, seed=4, tail_threshold=0, **run)
+    assert len(whole.tail) == 5_000 and (binned.hist_f.sum(axis=1) == 5_000 - len(binned.tail)).all()
+    build = dataclasses.replace(load_build("96.2"), cap_x=binned.max_b // template.UNIT + 1)  # above every paid spin
+    got, exact = stratified.estimate(binned, build), stratified.estimate(whole, build)
+    low, high = got["cap_correction"] - got["cap_bound"], got["cap_correction"] + got["cap_bound"]
+    assert low <= exact["cap_correction"] - exact["cap_bound"] <= exact["cap_correction"] + exact["cap_bound"] <= high
+    assert got["cap_bound"] < 1e-3 * got["cap_correction"]
+    assert abs(got["rtp"] - exact["rtp"]) <= got["cap_bound"] + exact["cap_bound"]
+    assert got["ci99"][0] < exact["rtp"] < got["ci99"][1]
+    # decisive: the kept features alone give barely half the correction, which the former rule had to refuse
+    kept_only = stratified.estimate(dataclasses.replace(binned, hist_f=np.zeros_like(binned.hist_f)), build)
+    assert kept_only["cap_correction"] < 0.7 * got["cap_correction"]
+    with pytest.raises(ValueError, match="tail threshold 100000 too high"):
+        stratified.estimate(dataclasses.replace(binned, hist_f=None), build)

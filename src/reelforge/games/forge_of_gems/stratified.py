@@ -14,9 +14,12 @@ RTP is estimated by stratification with a control variate, all parts honest and 
 * features are simulated alone; one 20-spin feature gives the 8, 10, 15 and 20
   spin features as prefixes (the same process), so one sample serves all;
 * the feature is independent of the paid spin that triggered it, and wins
-  are never negative, so the cap is E[min(B + prize + F, cap)]: features near
-  the cap are kept and the correction is bounded between B = 0 and B = the
-  largest paid-spin win seen; the interval is widened by half that gap;
+  are never negative, so the cap is E[min(B + prize + F, cap)]: features from
+  the tail threshold up are kept whole and every other feature is counted in a
+  histogram of its wins, so the correction sums over every feature whatever
+  paid-spin win B triggered it; B and the histogram's F are known to their
+  bins, so the correction is bounded between the bins' low and high edges
+  and the interval is widened by half that gap;
 * every sample is in paytable units, independent of the GEMBOX weights (the
   draws never depend on amounts, and the feature is simulated apart from the
   GEMBOX draw), so one sample estimates all five builds.
@@ -48,10 +51,17 @@ MARKS = (8, 10, 15, 20)
 HIST_BINS = 20000
 HIST_WIDTH = 5
 TAIL_THRESHOLD = 5000 * UNIT
-"""Features at least this many units are kept for the cap correction. The estimator refuses a sample
-where a paid spin followed by a GEMBOX won more than cap - prize - threshold (then a feature below the
-threshold could reach the cap); a 4e8-spin sample had such a paid spin of 7,913x, too much for the
-former 15,000x threshold. Lowering the threshold keeps more rows but never changes an estimate."""
+"""Features whose 20-spin win is at least this many units are kept whole for the cap correction; every
+other feature is counted in :attr:`Strata.hist_f`, so the correction sees every feature whatever the paid
+spin before it won (a 4.6e9-spin sample had a GEMBOX after a paid-spin win of 19,612x: the cap was then in
+reach of a feature of 388x)."""
+FEATURE_HIST_WIDTH = UNIT
+"""Width (units) of the bins of the features below the tail threshold: 1 x bet."""
+
+
+def feature_bins(tail_threshold: int) -> int:
+    """Bins of :attr:`Strata.hist_f` for a tail threshold (every win below it has one)."""
+    return -(-tail_threshold // FEATURE_HIST_WIDTH)
 
 
 LEGACY_STRATA = ("spins", "n_cls", "sum_b", "max_b", "hist_b", "features", "sums", "cross", "tail",
@@ -85,6 +95,9 @@ class Strata:
     cross: np.ndarray = field(default_factory=lambda: np.zeros((len(MARKS), len(MARKS)), dtype=np.float64))
     tail: list[list[int]] = field(default_factory=list)
     tail_threshold: int = 0
+    hist_f: np.ndarray | None = None
+    """Features below the tail threshold: ``hist_f[j, F // FEATURE_HIST_WIDTH]`` counts those whose win after
+    ``MARKS[j]`` spins is F (None in samples kept before it: those estimate only where the threshold allows)."""
     seconds: float = 0.0
     seed: int = 0
     merged_seeds: list[int] = field(default_factory=list)
@@ -101,9 +114,13 @@ class Strata:
                   "seeds": self.seeds}
         arrays = {"n_cls": self.n_cls, "sum_b": self.sum_b, "hist_b": self.hist_b, "sums": self.sums,
                   "cross": self.cross, "tail": np.array(self.tail, dtype=np.int64).reshape(-1, len(MARKS))}
+        if self.hist_f is not None:
+            arrays["hist_f"] = self.hist_f
         return Sample(game=GAME_ID, kind=KIND, settings={"seeds": self.seeds, "paid_spins": self.spins,
                                                          "features": self.features, "marks": list(MARKS),
-                                                         "hist_width": HIST_WIDTH}, values=values, arrays=arrays)
+                                                         "hist_width": HIST_WIDTH,
+                                                         "feature_hist_width": FEATURE_HIST_WIDTH},
+                      values=values, arrays=arrays)
 
     @classmethod
     def from_sample(cls, s: Sample) -> "Strata":
@@ -111,7 +128,8 @@ class Strata:
         seeds = [int(x) for x in v.get("seeds", [])]
         return cls(spins=int(v["spins"]), n_cls=a["n_cls"], sum_b=a["sum_b"], max_b=int(v["max_b"]),
                    hist_b=a["hist_b"], features=int(v["features"]), sums=a["sums"], cross=a["cross"],
-                   tail=a["tail"].tolist(), tail_threshold=int(v["tail_threshold"]), seconds=float(v["seconds"]),
+                   tail=a["tail"].tolist(), tail_threshold=int(v["tail_threshold"]), hist_f=a.get("hist_f"),
+                   seconds=float(v["seconds"]),
                    seed=int(v["seed"]), merged_seeds=seeds if seeds != [int(v["seed"])] else [])
 
     def save(self, path: Path) -> Path:
@@ -126,11 +144,16 @@ class Strata:
         """Two independent samples as one (e.g. tune on everything simulated so far)."""
         if other.tail_threshold != self.tail_threshold:
             raise ValueError("samples with different tail thresholds cannot be merged")
+        if (self.hist_f is None) != (other.hist_f is None):
+            raise ValueError("a sample kept without the histogram of features below the tail threshold cannot be "
+                             "merged with one that has it")
+        hist_f = None if self.hist_f is None or other.hist_f is None else self.hist_f + other.hist_f
         return Strata(spins=self.spins + other.spins, n_cls=self.n_cls + other.n_cls, sum_b=self.sum_b + other.sum_b,
                       max_b=max(self.max_b, other.max_b), hist_b=self.hist_b + other.hist_b,
                       features=self.features + other.features, sums=self.sums + other.sums,
                       cross=self.cross + other.cross, tail=self.tail + other.tail,
-                      tail_threshold=self.tail_threshold, seconds=self.seconds + other.seconds, seed=self.seed,
+                      tail_threshold=self.tail_threshold, hist_f=hist_f, seconds=self.seconds + other.seconds,
+                      seed=self.seed,
                       merged_seeds=self.seeds + other.seeds)
 
 
@@ -140,9 +163,10 @@ def _base_chunk(rng, n, t, n_cls, aux, max_b, hist_b) -> None:
                           t.cap_units, n, n_cls, aux, max_b, hist_b, HIST_WIDTH)
 
 
-def _feature_chunk(rng, n, t, marks, tail_threshold, sums, cross, tail, n_tail) -> None:
+def _feature_chunk(rng, n, t, marks, tail_threshold, sums, cross, tail, n_tail, hist_f) -> None:
     stratified_kernel.run_features(rng, t.cell_code, t.cell_total, t.forge_free, t.targets, t.paytable, t.limits,
-                        t.cap_units, n, marks, sums, cross, tail, tail_threshold, n_tail)
+                        t.cap_units, n, marks, sums, cross, tail, tail_threshold, n_tail, hist_f,
+                        FEATURE_HIST_WIDTH)
 
 
 TAIL_ROWS = 10_000
@@ -155,7 +179,8 @@ def simulate_strata(n_spins: int, n_features: int, seed: int, tail_threshold: in
     and sizes, not on the number of workers)."""
     t = kernel.tables(sampling_build())
     base_seq, feat_seq = np.random.SeedSequence(seed).spawn(2)
-    st = Strata(tail_threshold=tail_threshold, seed=seed)
+    st = Strata(tail_threshold=tail_threshold, seed=seed,
+                hist_f=np.zeros((len(MARKS), feature_bins(tail_threshold)), dtype=np.int64))
     start = time.time()
     sum_b = np.zeros((4, 4), dtype=np.int64)
     base_outs = [((4, 4), np.int64), ((5, 4), np.float64), ((1,), np.int64), ((4, HIST_BINS), np.int64)]
@@ -170,14 +195,16 @@ def simulate_strata(n_spins: int, n_features: int, seed: int, tail_threshold: in
     st.spins = n_spins
     marks = np.array(MARKS, dtype=np.int64)
     feat_outs = [((len(MARKS),), np.int64), ((len(MARKS), len(MARKS)), np.float64),
-                 ((TAIL_ROWS, len(MARKS)), np.int64), ((1,), np.int64)]
-    for sums, cross, tail, n_tail in map_chunks(_feature_chunk, n_features, feat_seq, (t, marks, tail_threshold),
+                 ((TAIL_ROWS, len(MARKS)), np.int64), ((1,), np.int64),
+                 ((len(MARKS), feature_bins(tail_threshold)), np.int64)]
+    for sums, cross, tail, n_tail, hist_f in map_chunks(_feature_chunk, n_features, feat_seq, (t, marks, tail_threshold),
                                                 feat_outs, max(1, chunk // 20), workers, "features", log):
         if n_tail[0] >= TAIL_ROWS:
             raise RuntimeError("tail buffer full: raise TAIL_ROWS or the threshold")
         st.sums += sums
         st.cross += cross
         st.tail += tail[: n_tail[0]].tolist()
+        st.hist_f += hist_f
     st.features = n_features
     st.seconds = time.time() - start
     return st
@@ -266,53 +293,23 @@ def estimate(st: Strata, build: Build, values: FeatureValues | None = None,
                 a[mark_of[spins]] += c[ci] * pi[k][j]
     feat_var = values.variance(a) / U**2
     rtp = Estimate(base.value, base.var + feat_var)
-    # Cap: E[(B + prize + F - cap)+] for GEMBOX rounds, B between 0 and the largest seen.
-    pmax = max(p for r in GEMBOX_REWARDS.values() for p, _ in r) * U
-    # Largest paid-spin win that was followed by a GEMBOX (upper edge of its bin).
-    b_trig = 0
-    for ci in (1, 2, 3):
-        nz = np.nonzero(paid.hist_b[ci])[0]
-        if len(nz):
-            b_trig = max(b_trig, paid.max_b if nz[-1] == HIST_BINS - 1 else int(nz[-1] + 1) * HIST_WIDTH)
-    if st.tail_threshold > cap - pmax - b_trig:
-        raise ValueError(f"tail threshold {st.tail_threshold} too high for unit {U}: features below it could "
-                         f"reach the cap after a paid-spin win of {b_trig} units")
+    # Cap: E[(B + prize + F - cap)+] for GEMBOX rounds, over every feature (kept whole or in the histogram).
+    if st.hist_f is None:  # a sample kept before the histogram: only the kept features, where they suffice
+        pmax = max(p for r in GEMBOX_REWARDS.values() for p, _ in r) * U
+        b_trig = _largest_triggering_win(paid)
+        if st.tail_threshold > cap - pmax - b_trig:
+            raise ValueError(f"tail threshold {st.tail_threshold} too high for unit {U}: features below it could "
+                             f"reach the cap after a paid-spin win of {b_trig} units (a sample kept without the "
+                             "histogram of features below the threshold: simulate it again)")
     if paid.max_b >= cap:
         raise ValueError("a paid spin alone reached the cap in the sample: the estimator needs that handled")
-    lo = hi = 0.0
     tail = np.array(st.tail, dtype=np.float64).reshape(-1, len(MARKS))
-    scores = np.zeros(len(tail))  # each kept feature's share of the correction (mid of low and high)
-    for ci, k in enumerate((3, 4, 5), start=1):
-        counts = paid.hist_b[ci].astype(np.float64)
-        if counts.sum() == 0 or not len(tail):
-            continue
-        prob = counts / counts.sum()
-        low_edge = np.arange(HIST_BINS, dtype=np.float64) * HIST_WIDTH
-        high_edge = np.minimum(low_edge + HIST_WIDTH, float(paid.max_b))
-        high_edge[-1] = float(paid.max_b)
-        for j in range(3):
-            prize, spins = GEMBOX_REWARDS[k][j]
-            if not spins:
-                continue
-            f = tail[:, mark_of[spins]]
-            t = cap - prize * U - f          # the cap is passed when B > t
-            for edges, acc in ((low_edge, "lo"), (high_edge, "hi")):
-                # E over B of (B - t)+ with B at the bins' low (or high) edges, by suffix sums.
-                s0 = np.concatenate((np.cumsum(prob[::-1])[::-1], [0.0]))
-                s1 = np.concatenate((np.cumsum((prob * edges)[::-1])[::-1], [0.0]))
-                idx = np.searchsorted(edges, t, side="right")
-                excess = s1[idx] - t * s0[idx]
-                value = c[ci] * pi[k][j] * float(excess.sum()) / m / U
-                scores += c[ci] * pi[k][j] * excess / U / 2
-                if acc == "lo":
-                    lo += value
-                else:
-                    hi += value
-    # Whole features below the threshold add nothing to the correction: its variance from the kept ones.
-    corr_var = max(float((scores**2).sum() / m) - ((lo + hi) / 2) ** 2, 0.0) / (m - 1)
+    weights = GemboxWeights(c, pi, mark_of, cap, U)
+    corr = _over_features(_excess, st, paid, tail, weights).scaled(1 / U)
+    lo, hi, corr_var = corr.low, corr.high, corr.variance
     rtp = Estimate(rtp.value - (lo + hi) / 2, rtp.var + (corr_var if values.separate else 0.0))
     bound = (hi - lo) / 2
-    cap_p = _cap_probability(st, paid, tail, c, pi, mark_of, cap, U)
+    cap_p = _cap_probability(st, paid, tail, weights)
     freq = {}
     for ci, k in enumerate((3, 4, 5), start=1):
         freq[f"gembox_{k}"] = c[ci]
@@ -346,41 +343,108 @@ def estimate(st: Strata, build: Build, values: FeatureValues | None = None,
     }
 
 
-def _cap_probability(st: Strata, paid: PaidSpins, tail: np.ndarray, c: list[float], pi: dict[int, list[float]],
-                     mark_of: dict[int, int], cap: int, U: int) -> dict[str, Any]:
-    """P(a paid round reaches the cap), stratified: sum over GEMBOX rewards with free spins of
-    P(reward) x P(B + prize + F >= cap), F from the kept tail features, B (the paid spin's win, independent
-    of the feature) from its histogram per scatter class, at its bins' low and high edges (the point is
-    the middle, the gap widens the interval as for the RTP's cap correction). The 99% interval is normal
-    on the per-feature score (the rewards share the same simulated features), plus half the gap. Paid
-    spins alone never reach the cap in the sample (checked by the estimator)."""
+def _largest_triggering_win(paid: PaidSpins) -> int:
+    """The largest paid-spin win followed by a GEMBOX (upper edge of its bin)."""
+    b_trig = 0
+    for ci in (1, 2, 3):
+        nz = np.nonzero(paid.hist_b[ci])[0]
+        if len(nz):
+            b_trig = max(b_trig, paid.max_b if nz[-1] == HIST_BINS - 1 else int(nz[-1] + 1) * HIST_WIDTH)
+    return b_trig
+
+
+def _excess(prob: np.ndarray, edges: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """E[(B - t)+] for each t, B at ``edges`` (ascending) with probabilities ``prob`` (by suffix sums)."""
+    s0 = np.concatenate((np.cumsum(prob[::-1])[::-1], [0.0]))
+    s1 = np.concatenate((np.cumsum((prob * edges)[::-1])[::-1], [0.0]))
+    idx = np.searchsorted(edges, t, side="right")
+    return s1[idx] - t * s0[idx]
+
+
+def _reaching(prob: np.ndarray, edges: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """P(B >= t) for each t, B at ``edges`` (ascending) with probabilities ``prob``."""
+    suffix = np.concatenate((np.cumsum(prob[::-1])[::-1], [0.0]))
+    return suffix[np.searchsorted(edges, t, side="left")]
+
+
+@dataclass
+class GemboxWeights:
+    """What weighs a feature's part in the cap figures: the final scatter classes' (effective) probabilities
+    ``c``, the rewards' ``pi``, the feature length of each mark, the cap and the unit."""
+
+    c: list[float]
+    pi: dict[int, list[float]]
+    mark_of: dict[int, int]
+    cap: int
+    unit: int
+
+
+@dataclass
+class CapFigure:
+    """A mean over GEMBOX rounds that involves the cap, bounded by the bins' low and high edges, with the
+    variance of its estimate (from the features; the paid spins' histogram is taken as known)."""
+
+    low: float
+    high: float
+    variance: float
+
+    def scaled(self, k: float) -> "CapFigure":
+        return CapFigure(self.low * k, self.high * k, self.variance * k * k)
+
+
+def _over_features(stat, st: Strata, paid: PaidSpins, tail: np.ndarray, w: GemboxWeights) -> CapFigure:
+    """Sum over GEMBOX rewards of P(reward) x E[stat(B, cap - prize - F)], B (the paid spin's win, independent
+    of the feature) from its histogram per final scatter class, F over every feature (the kept ones exactly,
+    the others from their histogram; F = 0 for a reward without free spins). ``stat(prob, edges, t)`` is increasing in B and in
+    F, so B and F at their bins' low edges bound it from below and at their high edges from above.
+
+    The variance is that of the mean of each feature's score (its part, mid of low and high); a feature in
+    the histogram scores the sum of its marks' parts, whose second moment is bounded by Minkowski's
+    inequality (the histogram does not pair a feature's marks)."""
     m = st.features
-    lo_edge = np.arange(HIST_BINS, dtype=np.float64) * HIST_WIDTH
-    hi_edge = np.minimum(lo_edge + HIST_WIDTH, float(paid.max_b))
-    hi_edge[-1] = float(paid.max_b)
-    scores = {"lo": np.zeros(len(tail)), "hi": np.zeros(len(tail))}
-    capped = 0
+    low_b = np.arange(HIST_BINS, dtype=np.float64) * HIST_WIDTH
+    high_b = np.minimum(low_b + HIST_WIDTH, float(paid.max_b))
+    high_b[-1] = float(paid.max_b)
+    hist = st.hist_f if st.hist_f is not None else np.zeros((len(MARKS), 0), dtype=np.int64)
+    low_f = np.arange(hist.shape[1], dtype=np.float64) * FEATURE_HIST_WIDTH
+    high_f = np.minimum(low_f + FEATURE_HIST_WIDTH - 1, st.tail_threshold - 1)
+    parts = {side: (np.zeros(len(tail)), np.zeros(hist.shape)) for side in ("low", "high")}
+    fixed = {"low": 0.0, "high": 0.0}  # rewards without free spins
     for ci, k in enumerate((3, 4, 5), start=1):
         counts = paid.hist_b[ci].astype(np.float64)
-        if counts.sum() == 0 or not len(tail):
+        if counts.sum() == 0:
             continue
         prob = counts / counts.sum()
         for j in range(3):
             prize, spins = GEMBOX_REWARDS[k][j]
+            weight, room = w.c[ci] * w.pi[k][j], w.cap - prize * w.unit
             if not spins:
+                for side, edges_b in (("low", low_b), ("high", high_b)):
+                    fixed[side] += weight * float(stat(prob, edges_b, np.array([float(room)]))[0])
                 continue
-            t = cap - prize * U - tail[:, mark_of[spins]]  # the cap is reached when B >= t
-            for edges, key in ((lo_edge, "lo"), (hi_edge, "hi")):
-                order = np.argsort(edges, kind="stable")
-                suffix = np.concatenate((np.cumsum(prob[order][::-1])[::-1], [0.0]))
-                scores[key] += c[ci] * pi[k][j] * suffix[np.searchsorted(edges[order], t, side="left")]
-    if len(tail):
-        capped = int((tail.max(axis=1) >= cap).sum())
-    mid = (scores["lo"] + scores["hi"]) / 2
-    point = float(mid.sum() / m)
-    var = max(float((mid**2).sum() / m) - point**2, 0.0) / m
-    gap = float((scores["hi"].sum() - scores["lo"].sum()) / m) / 2
-    half = Z99 * math.sqrt(var) + gap
+            a = w.mark_of[spins]
+            for side, edges_b, edges_f in (("low", low_b, low_f), ("high", high_b, high_f)):
+                kept, binned = parts[side]
+                if len(tail):
+                    kept += weight * stat(prob, edges_b, room - tail[:, a])
+                binned[a] += weight * stat(prob, edges_b, room - edges_f)
+    low, high = ((parts[s][0].sum() + (hist * parts[s][1]).sum()) / m for s in ("low", "high"))
+    kept_mid, binned_mid = ((parts["low"][i] + parts["high"][i]) / 2 for i in (0, 1))
+    second = float((kept_mid**2).sum()) + float(np.sqrt((hist * binned_mid**2).sum(axis=1)).sum()) ** 2
+    variance = max(second / m - ((low + high) / 2) ** 2, 0.0) / (m - 1)
+    return CapFigure(float(low) + fixed["low"], float(high) + fixed["high"], variance)
+
+
+def _cap_probability(st: Strata, paid: PaidSpins, tail: np.ndarray, w: GemboxWeights) -> dict[str, Any]:
+    """P(a paid round reaches the cap), stratified (:func:`_over_features` of P(B >= cap - prize - F)): the
+    point is the middle of the bins' bounds, the 99% interval normal on the per-feature score (the rewards
+    share the same simulated features) plus half the gap. Paid spins alone never reach the cap in the sample
+    (checked by the estimator)."""
+    p = _over_features(_reaching, st, paid, tail, w)
+    point, half = (p.low + p.high) / 2, Z99 * math.sqrt(p.variance) + (p.high - p.low) / 2
+    capped = int((tail.max(axis=1) >= w.cap).sum()) if len(tail) else 0
+    if st.hist_f is not None:  # features below the threshold whose whole bin is at the cap (a lower count)
+        capped += int(st.hist_f[-1, np.arange(st.hist_f.shape[1]) * FEATURE_HIST_WIDTH >= w.cap].sum())
     return {"cap_probability": point, "cap_probability_ci99": [max(point - half, 0.0), point + half],
             "features_reaching_cap_alone": capped}
 

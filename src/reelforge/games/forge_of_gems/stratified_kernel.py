@@ -53,7 +53,7 @@ def run_base_spins(rng: np.random.Generator, cell_code: np.ndarray, cell_total: 
 
 @njit(cache=True)
 def _run_features(st, cell_code, cell_total, forge_free, targets, paytable, limits, cap_units, count,
-                  marks, sums, cross, tail, tail_threshold, n_tail):
+                  marks, sums, cross, tail, tail_threshold, n_tail, hist_f, hist_width):
     board, forge, packs, remove, land, res = _workspace()
     nm = marks.shape[0]
     vals = np.zeros(nm, dtype=np.int64)
@@ -72,7 +72,10 @@ def _run_features(st, cell_code, cell_total, forge_free, targets, paytable, limi
             sums[a] += vals[a]
             for b2 in range(nm):
                 cross[a, b2] += float(vals[a]) * float(vals[b2])
-        if vals[nm - 1] >= tail_threshold and n_tail[0] < tail.shape[0]:
+        if vals[nm - 1] < tail_threshold:  # every mark below the threshold too (wins never decrease)
+            for a in range(nm):
+                hist_f[a, vals[a] // hist_width] += 1
+        elif n_tail[0] < tail.shape[0]:
             for a in range(nm):
                 tail[n_tail[0], a] = vals[a]
             n_tail[0] += 1
@@ -81,17 +84,19 @@ def _run_features(st, cell_code, cell_total, forge_free, targets, paytable, limi
 def run_features(rng: np.random.Generator, cell_code: np.ndarray, cell_total: np.ndarray,
                  forge_free: np.ndarray, targets: np.ndarray, paytable: np.ndarray, limits: np.ndarray,
                  cap_units: int, count: int, marks: np.ndarray, sums: np.ndarray, cross: np.ndarray,
-                 tail: np.ndarray, tail_threshold: int, n_tail: np.ndarray) -> None:
+                 tail: np.ndarray, tail_threshold: int, n_tail: np.ndarray, hist_f: np.ndarray,
+                 hist_width: int) -> None:
     """``count`` free-spin features of ``marks[-1]`` spins, started alone (multiplier 1).
 
     The win after ``marks[j]`` spins is a feature of ``marks[j]`` spins (same process, prefix),
     so one run estimates every feature length. Fills ``sums[j]`` (int), ``cross[j, l]`` (float
-    sums of products), and keeps features whose longest win reaches ``tail_threshold`` in ``tail``.
-    ``rng`` advances past the draws used.
+    sums of products), keeps features whose longest win reaches ``tail_threshold`` in ``tail`` (``n_tail[0]``
+    rows) and counts every other feature in ``hist_f[j, win // hist_width]`` (its win after ``marks[j]``
+    spins; ``hist_f`` needs ``ceil(tail_threshold / hist_width)`` bins). ``rng`` advances past the draws used.
     """
     st = pcg_state(rng)
     _run_features(st, cell_code, cell_total, forge_free, targets, paytable, limits, cap_units, count,
-                  marks, sums, cross, tail, tail_threshold, n_tail)
+                  marks, sums, cross, tail, tail_threshold, n_tail, hist_f, hist_width)
     store_pcg_state(rng, st)
 
 

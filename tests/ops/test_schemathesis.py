@@ -40,6 +40,10 @@ CHECKS = [not_a_server_error, status_code_conformance, response_schema_conforman
 # unfinished round or a used key (409), a round that does not exist (404). A 422 never.
 CONFIG = SchemathesisConfig.from_str(
     '[checks.positive_data_acceptance]\nexpected-statuses = ["2xx", "401", "402", "403", "404", "409"]\n')
+NOTHING_INVALID: set[str] = set()
+"""Operations for which no invalid request can be generated (hypothesis says Unsatisfiable, after most of a
+second of trying each: about half of a run's CPU). The generation is derandomized and the same on both
+databases, so the second database's run skips what the first found, checking exactly what it checked."""
 
 
 @pytest.mark.slow
@@ -62,6 +66,8 @@ def test_api_never_fails_and_answers_match_the_schema(backend, tmp_path):
             assert len(operations) >= 10
             for operation in operations:
                 for mode in (GenerationMode.POSITIVE, GenerationMode.NEGATIVE):
+                    if mode is GenerationMode.NEGATIVE and operation.label in NOTHING_INVALID:
+                        continue
                     @given(case=operation.as_strategy(generation_mode=mode))
                     @settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None,
                               suppress_health_check=list(HealthCheck))
@@ -74,6 +80,7 @@ def test_api_never_fails_and_answers_match_the_schema(backend, tmp_path):
                     except Unsatisfiable:
                         # An operation without parameters or body has no invalid request to generate.
                         assert mode is GenerationMode.NEGATIVE, operation.label
+                        NOTHING_INVALID.add(operation.label)
     finally:
         app.state.engine.dispose()
     check_database(url)

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import time
 import uuid
 from collections.abc import Iterator
 from typing import Any
@@ -22,7 +21,7 @@ from reelforge.server.config_values import ConfigError
 from reelforge.server.reconcile import reconcile
 from reelforge.server.signing import signed_headers
 
-from .seamless_support import API_KEY, GAME, SECRET, fresh_second, seamless_config, signed_call
+from .seamless_support import API_KEY, GAME, SECRET, drain_outbox, fresh_second, seamless_config, signed_call
 
 SECRET_B = "brand-b-operator-secret-0123456789"
 KEY_B = "brand-b-operator-key"
@@ -161,10 +160,7 @@ def test_two_servers_of_two_brands_on_one_database_deliver_each_credit_to_its_ow
         assert server_b.service.wallet.deliver_due() == 0
     assert [t for t in wallet_b.ledger() if t["player"] == alice] == []
     wallet_a.set_faults()
-    deadline = time.monotonic() + 10
-    while server_a.service.wallet.outbox_depth() and time.monotonic() < deadline:
-        server_a.service.wallet.deliver_due()
-        time.sleep(0.3)
+    drain_outbox(server_a)
     credits = [t for t in wallet_a.ledger() if t["player"] == alice and t["kind"] == "credit"]
     assert sum(t["amount"] for t in credits if t["round_id"] == won["id"]) == won["paid"]
     assert reconcile(server_a.engine, [t for t in wallet_a.ledger() if t["player"] == alice], "a")["clean"]

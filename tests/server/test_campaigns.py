@@ -144,11 +144,9 @@ def test_campaign_played_and_credited_once_at_the_end_on_the_internal_wallet(mak
 
 def test_free_rounds_on_the_seamless_wallet_credit_each_win_with_the_campaign_id_through_a_wallet_outage(
         make_server, tmp_path_factory) -> None:
-    from sqlalchemy import text
-
     from reelforge.server.reconcile import reconcile
     from tests.server.conftest import Player
-    from tests.server.seamless_support import API_KEY, launch, reference_wallet, seamless_config
+    from tests.server.seamless_support import API_KEY, launch, outbox_due_now, reference_wallet, seamless_config
 
     for wallet in reference_wallet(tmp_path_factory, seed=11):
         server = make_server(seamless_config(wallet.url))
@@ -166,8 +164,7 @@ def test_free_rounds_on_the_seamless_wallet_credit_each_win_with_the_campaign_id
         seen = progress_of(server, body["campaign_id"], API_KEY)["sam"]
         assert (seen["played"], seen["won"], seen["paid"]) == (4, sum(wins), sum(wins))  # written to the outbox
         wallet.set_faults()
-        with server.engine.begin() as conn:  # due now (their backoff has not passed yet): no waiting in a test
-            conn.execute(text("UPDATE wallet_transactions SET next_attempt_at = created_at"))
+        outbox_due_now(server)  # their backoff has not passed yet: no waiting in a test
         server.service.wallet.deliver_due()
         assert wallet.balance("sam") == 10_000 + sum(wins)  # every win once, nothing debited
         theirs = wallet.ledger()

@@ -76,7 +76,11 @@ def test_a_held_write_lock_neither_stalls_other_requests_nor_one_session_the_oth
 
     with ThreadPoolExecutor(MAX_WAITING + 4) as pool:
         pending = [pool.submit(start) for _ in range(MAX_WAITING + 4)]
-        time.sleep(1.0)  # every request is in: one waits for the lock, the rest for their turn or refused
+        # every request is in: one waits for the lock, MAX_WAITING - 1 for their turn, the 4 beyond them refused
+        deadline = time.monotonic() + 20  # well inside the 30 s the lock's waiter may wait
+        while sum(f.done() for f in pending) < 4:
+            assert time.monotonic() < deadline, "the requests beyond the session's MAX_WAITING were not refused"
+            time.sleep(0.02)
         t0 = time.monotonic()
         assert server.client.get("/api/v1/games").status_code == 200
         assert other.get("/api/v1/wallet").status_code == 200

@@ -118,7 +118,8 @@ def test_wallet_warnings_are_json_lines_with_their_transaction_and_round(make_se
     out = io.StringIO()
     handler = configure_logging("json", out)
     try:
-        server = make_server(seamless_config(wallet.url))
+        # the failing rollback is retried until the start limit: a short one (the wallet answers at once, with 500)
+        server = make_server(seamless_config(wallet.url, wallet_timeout_seconds=0.5, start_limit_seconds=2))
         wallet.open_account("logged", "EUR", 1_000)
         api = ApiClient(server.client, launch(server.client, "logged"))
         wallet.set_faults(kinds=("debit", "rollback"), error_before=1.0)

@@ -17,9 +17,12 @@ from reelforge.ops.refwallet_process import WalletProcess
 from reelforge.server.clock import utcnow
 from tests.server.seamless_support import (
     API_KEY,
+    FAULT_LIMITS,
     GAME,
     SECRET,
+    drain_outbox,
     launch,
+    outbox_due_now,
     reference_wallet,
     seamless_config,
     signed_call,
@@ -34,8 +37,13 @@ def wallet(tmp_path_factory) -> Iterator[WalletProcess]:
 @pytest.fixture
 def seamless(make_server, wallet):
     """A seamless server on the reference wallet (faults off) and a new funded player's API client."""
+    return seamless_server(make_server, wallet)
+
+
+def seamless_server(make_server, wallet, **limits) -> tuple:
+    """The server, wallet, player and API client of :func:`seamless`; ``limits``: the wallet's time limits."""
     wallet.set_faults()
-    server = make_server(seamless_config(wallet.url))
+    server = make_server(seamless_config(wallet.url, **limits))
     server.draws.source = SeededDraws(2026)  # the same rounds every run
     name = f"p{uuid.uuid4().hex[:10]}"
     wallet.open_account(name, "EUR", 10_000)
@@ -109,9 +117,9 @@ def test_a_refused_debit_is_a_402_and_stores_no_round(seamless):
 
 
 @pytest.mark.parametrize("fault", ["timeout_before", "timeout_after", "error_after", "nonsense"])
-def test_a_debit_without_a_usable_answer_is_rolled_back_and_the_round_never_shown(seamless, fault, caplog):
-    server, wallet, name, api = seamless
-    wallet.set_faults(hang_seconds=1.0, kinds=("debit",), **{fault: 1.0})
+def test_a_debit_without_a_usable_answer_is_rolled_back_and_the_round_never_shown(make_server, wallet, fault, caplog):
+    server, wallet, name, api = seamless_server(make_server, wallet, **FAULT_LIMITS)  # it waits a hang out
+    wallet.set_faults(hang_seconds=5.0, kinds=("debit",), **{fault: 1.0})
     with caplog.at_level(logging.WARNING, logger="reelforge.server"):
         r = api.start_round(GAME, 20)
     assert r.status_code == 503 and r.json()["error"] == "wallet_unavailable", r.text
@@ -149,15 +157,12 @@ def test_credits_go_through_the_outbox_until_acknowledged_even_across_a_restart(
     assert server.service.wallet.outbox_depth() >= 1
     # another server process (a restart) finds the credit in the database and delivers it once the wallet answers
     other = make_server(seamless_config(wallet.url), own_engine=True)
-    time.sleep(0.4)  # past the first backoff (at most 0.31 s): due again
+    outbox_due_now(other)  # due again (not waiting out its backoff)
     other.service.wallet.deliver_due()  # the wallet still fails: it stays pending, with a longer backoff
     assert wallet.balance(name) == owed
     wallet.set_faults()
-    deadline = time.monotonic() + 10
-    while get_round(api, winning["id"])["wallet_settlement"]["status"] != "done":
-        assert time.monotonic() < deadline, "the outbox did not deliver the credit"
-        other.service.wallet.deliver_due()
-        time.sleep(0.2)
+    drain_outbox(other)
+    assert get_round(api, winning["id"])["wallet_settlement"]["status"] == "done"
     assert wallet.balance(name) == owed + winning["paid"]
     credits = [c for c in transactions(server, winning["id"]) if c["kind"] == "credit"]
     assert len(credits) == 1 and credits[0]["attempts"] >= 2
@@ -306,7 +311,8 @@ def test_reconciliation_is_clean_after_faults_and_names_every_difference(make_se
     wallet = WalletProcess(f"sqlite:///{tmp_path / 'own-wallet.db'}", SECRET, seed=11)
     wallet.start()
     try:
-        server = make_server(seamless_config(wallet.url))
+        # short limits, waited on by the hanging answers; a healthy answer slower than them is one more fault
+        server = make_server(seamless_config(wallet.url, wallet_timeout_seconds=0.5, start_limit_seconds=2))
         server.draws.source = SeededDraws(2027)
         name = "reconciled"
         wallet.open_account(name, "EUR", 10_000)
@@ -325,11 +331,7 @@ def _reconcile(server, wallet, name, api, tmp_path, CliRunner, app, update, wall
         else:
             assert r.status_code == 503, r.text
     wallet.set_faults()
-    deadline = time.monotonic() + 20
-    while server.service.wallet.outbox_depth():
-        assert time.monotonic() < deadline, "the outbox did not drain"
-        server.service.wallet.deliver_due()
-        time.sleep(0.2)
+    drain_outbox(server)
     if server.url.startswith("sqlite"):  # the command on the same database, through the configuration file
         config = tmp_path / "server.toml"
         config.write_text(f'[server]\nmode = "operator"\napi_key_sha256 = "{"0" * 64}"\ndatabase = "{server.url}"\n'

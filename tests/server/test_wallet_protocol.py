@@ -24,6 +24,7 @@ from tests.server.seamless_support import (
     API_KEY,
     GAME,
     SECRET,
+    drain_outbox,
     launch,
     reference_wallet,
     seamless_config,
@@ -111,7 +112,7 @@ def test_an_unsigned_answer_is_not_taken_when_answers_must_be_signed(make_server
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     try:
         server = make_server(seamless_config(f"http://127.0.0.1:{httpd.server_port}", signed_answers=True,
-                                             start_limit_seconds=1))
+                                             wallet_timeout_seconds=0.5, start_limit_seconds=1))
         r = ApiClient(server.client, launch(server.client, "unsigned")).start_round(GAME, 20)
         assert (r.status_code, r.json()["error"]) == (503, "wallet_unavailable"), r.text
         assert _debit_rows(server, "unsigned")[0] == ("debit", "rolled_back")
@@ -122,10 +123,12 @@ def test_an_unsigned_answer_is_not_taken_when_answers_must_be_signed(make_server
 
 @pytest.mark.parametrize("fault", ["timeout_before", "dribble"])
 def test_a_player_gets_the_503_within_the_start_limit(make_server, wallet, fault):
-    # finding 18: a hanging wallet (debit and rollback) or one that dribbles its answer held a start 13-19.6 s
+    # finding 18: a hanging wallet (debit and rollback) or one that dribbles its answer held a start 13-19.6 s.
+    # A start that waits out the 30 s hang, or one wallet call after another, takes far longer than the limit
+    # and the 3.5 s a loaded machine's writes around it are given (2.2 s seen on load 17 against 0.5 before).
     server = make_server(seamless_config(wallet.url, wallet_timeout_seconds=0.5, start_limit_seconds=1.5))
     name, api = _player(server, wallet)
-    wallet.set_faults(hang_seconds=5.0, slow_seconds=0.1, kinds=("debit", "rollback"), **{fault: 1.0})
+    wallet.set_faults(hang_seconds=30.0, slow_seconds=0.1, kinds=("debit", "rollback"), **{fault: 1.0})
     try:
         started = time.monotonic()
         r = api.start_round(GAME, 20)
@@ -133,33 +136,31 @@ def test_a_player_gets_the_503_within_the_start_limit(make_server, wallet, fault
     finally:
         wallet.set_faults()
     assert (r.status_code, r.json()["error"]) == (503, "wallet_unavailable"), r.text
-    assert took < 1.5 + 0.5, f"the start took {took:.2f} s against a limit of 1.5 s"
-    deadline = time.monotonic() + 15
-    while server.service.wallet.outbox_depth():  # the rollback is the outbox's now, delivered once it answers
-        assert time.monotonic() < deadline
-        server.service.wallet.deliver_due()
-        time.sleep(0.2)
+    assert took < 1.5 + 3.5, f"the start took {took:.2f} s against a limit of 1.5 s"
+    drain_outbox(server)  # the rollback is the outbox's now, delivered once the wallet answers
     assert wallet.balance(name) == 10_000
 
 
 def test_a_debit_left_by_a_killed_process_blocks_the_player_no_longer_than_the_start_limit(make_server, wallet):
-    server = make_server(seamless_config(wallet.url, start_limit_seconds=2))
+    server = make_server(seamless_config(wallet.url))
     name, api = _player(server, wallet)
     service = server.service
     with transaction(server.engine) as tx:
         player_id = tx.player_by_name(name).id
-        planted = utcnow() - timedelta(seconds=3.2)  # older than the start limit (2 s) and its 1 s margin
+        planted = utcnow() - timedelta(seconds=11.2)  # older than the start limit (10 s) and its 1 s margin
         service.wallet.new_tx(tx, "debit", player_id, 10**6, 30, "EUR", planted, due=planted)
     r = api.start_round(GAME, 20)
     assert r.status_code == 201, r.text
     rnd = r.json()
     while rnd["status"] == "open":
         rnd = api.step(rnd["id"]).json()
-    with transaction(server.engine) as tx:
-        service.wallet.new_tx(tx, "debit", player_id, 10**6 + 1, 30, "EUR", utcnow(), due=utcnow())
+    with transaction(server.engine) as tx:  # in flight, so due when stale (as the server writes one), on a round
+        # no other uses: due at once, the outbox could roll it back before the start below, onto a played round
+        service.wallet.new_tx(tx, "debit", player_id, 2 * 10**6, 30, "EUR", utcnow(),
+                              due=utcnow() + timedelta(seconds=service.wallet.stale_after))
     r = api.start_round(GAME, 20)
     assert (r.status_code, r.json()["error"]) == (409, "round_starting")
-    assert "try again in 3 s" in r.json()["detail"]
+    assert "try again in 11 s" in r.json()["detail"]
 
 
 def test_an_older_configuration_still_loads_with_its_bound() -> None:

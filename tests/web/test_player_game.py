@@ -68,7 +68,8 @@ MOMENTS_JS = """window.__moments = [];
             if (!box.hidden) shown = performance.now();
             else if (shown) window.__moments.push({title: document.getElementById('moment-title').textContent,
                 amount: document.getElementById('moment-amount').textContent,
-                sub: document.getElementById('moment-sub').textContent, ms: performance.now() - shown});
+                sub: document.getElementById('moment-sub').textContent, ms: performance.now() - shown,
+                planned: Number(box.dataset.ms)});
         }).observe(box, {attributes: true, attributeFilter: ['hidden']});
     });"""
 
@@ -337,7 +338,10 @@ def test_a_feature_is_announced_and_a_big_win_celebrated_shorter_with_turbo(new_
     money = page.evaluate("(m) => new Intl.NumberFormat(undefined, {style: 'currency', currency: 'EUR'}).format(m / 100)", win)
     big = [m for m in moments if m["title"].endswith("WIN")]
     assert len(big) == 2 and all(m["amount"] == money for m in big), moments
-    assert big[0]["ms"] >= 3000 and big[1]["ms"] <= 1500, moments  # Turbo shortens the celebration
+    # Turbo shortens the celebration: as planned, and as shown (a loaded machine only makes a timer late, so the
+    # plain card stays its 3.6 s; the turbo one, planned 2.6 s shorter, is behind it unless its timer is later still)
+    assert big[0]["planned"] >= 3000 and big[1]["planned"] <= 1500, moments
+    assert big[0]["ms"] >= 3000 and big[1]["ms"] < big[0]["ms"], moments
 
 
 @pytest.mark.parametrize("phone", [False, True], ids=["desktop", "phone"])

@@ -286,12 +286,15 @@ def _wallet_db(db: str, workdir: Path, suffix: str = "") -> tuple[str, Any]:
 
 
 def run_wallet_soak(db: str | None = None, players: int = 8, seconds: float = 60.0, kill_every: float = 4.0,
-                    seed: int = 1, faults: bool = True, brands: int = 1, campaign_players: int = 0) -> dict[str, Any]:
+                    seed: int = 1, faults: bool = True, brands: int = 1, campaign_players: int = 0,
+                    min_kills: int = 0) -> dict[str, Any]:
     """Run the soak; the figures and the checks' results (``reconciled``: every check passed). ``brands`` > 1:
     that many brands on the one database, each with its own wallet and its own game server processes (the
     players shared out among them); the kills go round every brand's server and wallet, and every brand is
     reconciled against its own wallet. ``campaign_players`` of the ``players`` play free rounds of
-    campaigns (see the module docstring); with any, each kill waits for a free round first."""
+    campaigns (see the module docstring); with any, each kill waits for a free round first. ``min_kills``: play
+    goes on past ``seconds`` until that many kills (servers' and wallets' together, in their turn) were made, so
+    a loaded machine's slow restarts cannot leave a short run with fewer."""
     rng = random.Random(seed)
     workdir = Path(tempfile.mkdtemp(prefix="reelforge-wallet-soak-"))
     db = db or f"sqlite:///{workdir / 'server.db'}"
@@ -332,11 +335,12 @@ def run_wallet_soak(db: str | None = None, players: int = 8, seconds: float = 60
             t.start()
         ends = time.monotonic() + seconds
         turn = 0
-        while kill_every and time.monotonic() + kill_every < ends:
+        while kill_every and (time.monotonic() + kill_every < ends or turn < min_kills):
             time.sleep(kill_every * rng.uniform(0.5, 1.5))
             if campaign_players:  # the kill falls among free rounds: after one was played
                 tally.free_played.clear()
-                tally.free_played.wait(timeout=max(0.0, ends - time.monotonic()))
+                tally.free_played.wait(timeout=max(0.0, (ends if turn >= min_kills else hard_deadline)
+                                                   - time.monotonic()))
             unit = units[turn % brands]  # every brand's server in turn, then every brand's wallet
             if (turn // brands) % 2 == 0:
                 server_downtimes.append(unit.supervisor.restart())

@@ -25,6 +25,7 @@ export function moment({ title, amount = "", text = "", sub = "", big = false, c
   box.hidden = false;
   play(sound || (big ? "bigwin" : kind === "intro" || kind === "resume" ? "feature" : kind === "summary" ? "winLarge" : "winMedium"));
   const length = ms ?? (turboOn() ? (big ? 1000 : 700) : (big ? 3600 : 2200));
+  box.dataset.ms = length;  // its length as planned, for the browser tests: a loaded machine's timers run late
   const startedAt = performance.now();
   return new Promise((resolve) => {
     let ticker = null;

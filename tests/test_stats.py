@@ -145,3 +145,15 @@ def test_the_distribution_shows_only_bands_a_round_can_fall_in(cap_x, last_bands
     inner = [(d["from"], d["to"]) for d in dist[1:-1]]
     assert all(lo < hi <= cap_x for lo, hi in inner) and inner[-1][1] == cap_x
     assert [b[1] for b in buckets(cap_x)] == [d["bucket"] for d in dist]
+
+
+def test_a_narrow_interval_prints_with_the_decimals_that_tell_its_ends_apart():
+    """An interval narrower than its printed precision reads as a point ([35.0842%, 35.0842%] in a package): the
+    ends get as many more decimals as they need; a wide one, an exact point and no interval print as before."""
+    from reelforge.core.numbers import pct_ci
+
+    assert pct_ci([0.35084152, 0.35084168]) == "[35.08415%, 35.08417%]"  # four places read [35.0842%, 35.0842%]
+    assert pct_ci([0.35, 0.36]) == "[35.0000%, 36.0000%]"
+    assert pct_ci([0.5, 0.5]) == "[50.0000%, 50.0000%]"
+    assert pct_ci([0.96118, 0.96212], 3) == "[96.118%, 96.212%]"
+    assert pct_ci(None) == "-"

@@ -25,11 +25,14 @@ def one_in(p: float | Fraction | None) -> str:
 
 
 def pct_ci(ci: Iterable[float] | None, places: int = 4) -> str:
-    """A 99% interval of a share as ``[lo, hi]`` in percent."""
+    """A 99% interval of a share as ``[lo, hi]`` in percent, with ``places`` decimals or as many more (up to 8) as
+    it takes for two different ends to print differently: a narrow interval must not read as a point."""
     if not ci:
         return "-"
-    lo, hi = ci
-    return f"[{float(lo) * 100:.{places}f}%, {float(hi) * 100:.{places}f}%]"
+    lo, hi = float(ci[0]) * 100, float(ci[1]) * 100
+    while lo != hi and places < 8 and f"{lo:.{places}f}" == f"{hi:.{places}f}":
+        places += 1
+    return f"[{lo:.{places}f}%, {hi:.{places}f}%]"
 
 
 def x_bet(v: float | Fraction) -> str:

@@ -131,6 +131,8 @@ class Context:
         # SQLite: one thread, for the requests that would wait for the write lock (see call).
         self.threads = ThreadPoolExecutor(1 if self.inline else self.config.db_pool_size + self.config.db_max_overflow,
                                           thread_name_prefix="reelforge-db")
+        self.sqlite_thread_work: asyncio.Future | None = None
+        """SQLite: the last request handed to the SQLite thread (see :meth:`call`)."""
 
     def close(self) -> None:
         """Stop the database threads (the app is shutting down)."""
@@ -177,8 +179,21 @@ class Context:
             try:
                 return run_inline(fn, *args)
             except WriterBusy:
-                return await loop.run_in_executor(self.threads, self.bounded, now, CURRENT.get(), deadline, fn,
-                                                  *args)
+                pass
+            # Held by a request already on the SQLite thread: wait for the thread's work, then run inline.
+            # Handing this one to the thread too would keep the lock busy with the thread's queue, so every
+            # later request would find it held as well and the whole load would stay on the thread, paying
+            # a hand-off and the GIL's ping-pong each (1.2 ms of server CPU per round instead of 0.6 ms).
+            work = self.sqlite_thread_work
+            if work is not None and not work.done():
+                await asyncio.wait((work,), timeout=max(0.0, deadline - time.monotonic()))
+                try:
+                    return run_inline(fn, *args)
+                except WriterBusy:
+                    pass
+            work = self.sqlite_thread_work = loop.run_in_executor(self.threads, self.bounded, now, CURRENT.get(),
+                                                                  deadline, fn, *args)
+            return await work
         return await loop.run_in_executor(self.threads, self.retry_transient, now, CURRENT.get(), deadline, fn, *args)
 
     def _on_thread(self, queued: float, request: Any) -> None:

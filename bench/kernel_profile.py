@@ -1,6 +1,6 @@
 """Where a kernel's cycles go per paid round: variants of the kernel with parts removed, timed.
 
-    python bench/kernel_profile.py [gemstones-gold|forge-of-gems|forge-of-fortunes] [--rounds 5e5] [--repeats 9]
+    python bench/kernel_profile.py [canyon-ways|gemstones-gold|forge-of-gems|forge-of-fortunes] [--rounds 5e5] [--repeats 9]
 
 Each variant is the shipped kernel's own code (the same inlined helpers) cut after one more
 stage; every stage row adds one part (draws, first-board count, board and cascades, features,
@@ -179,8 +179,7 @@ def canyon_ways() -> dict[str, Callable[[np.ndarray, int], object]]:
     from numba import njit
 
     from reelforge.games.canyon_ways import kernel as k
-    from reelforge.mechanics.cascade import tumble_tables
-    from reelforge.mechanics.reels import count_symbol, spin_by_heights
+    from reelforge.mechanics.counts import spin_tables_counted, symbol_count, tumble_tables_counted
 
     game = get_game("canyon-ways")
     build = game.load_build(game.default_build())
@@ -191,28 +190,28 @@ def canyon_ways() -> dict[str, Callable[[np.ndarray, int], object]]:
     def spin(st, n, t):
         acc = 0
         for _ in range(n):
-            spin_by_heights(st, t.codes, t.lens, t.height_cum, t.heights, t.stops, t.board)
-            acc += t.board[0, 0]
+            spin_tables_counted(st, t)
+            acc += t.counts[0]
         return acc
 
     @round_function
     def first_tumble(st, n, t):
         acc = 0
         for _ in range(n):
-            spin_by_heights(st, t.codes, t.lens, t.height_cum, t.heights, t.stops, t.board)
-            w, win = tumble_tables(t, k.WILD)
+            spin_tables_counted(st, t)
+            w, win = tumble_tables_counted(t, k.WILD)
             acc += win
         return acc
 
     @njit(inline="always")
     def tumbled_spin(st, t):
         """A paid spin tumbled until its board pays nothing: what its tumbles paid."""
-        spin_by_heights(st, t.codes, t.lens, t.height_cum, t.heights, t.stops, t.board)
+        spin_tables_counted(st, t)
         paid = 0
-        w, win = tumble_tables(t, k.WILD)
+        w, win = tumble_tables_counted(t, k.WILD)
         while w:
             paid += win
-            w, win = tumble_tables(t, k.WILD)
+            w, win = tumble_tables_counted(t, k.WILD)
         return paid
 
     @round_function
@@ -226,13 +225,13 @@ def canyon_ways() -> dict[str, Callable[[np.ndarray, int], object]]:
     def suns(st, n, t):
         acc = 0
         for _ in range(n):
-            acc += tumbled_spin(st, t) + (count_symbol(t.board, k.SUN) >= t.trigger)
+            acc += tumbled_spin(st, t) + (symbol_count(t.counts, k.SUN) >= t.trigger)
         return acc
 
     full = shipped_loop(game, build, t, k.LOOP, cap)
 
     return {
-        "paid spin: 6 heights, 6 stops, the board": lambda st, n: spin(st, n, t),
+        "paid spin: 6 heights, 6 stops, the board's counts": lambda st, n: spin(st, n, t),
         "first evaluation (and its tumble where it pays)": lambda st, n: first_tumble(st, n, t),
         "every further tumble": lambda st, n: all_tumbles(st, n, t),
         "Sun count": lambda st, n: suns(st, n, t),

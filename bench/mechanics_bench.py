@@ -5,9 +5,10 @@
 Each mechanic runs in a loop compiled as a game's round is (``round_function``: no reference counting,
 the helper inlined), over 1,024 boards of 6 reels of 2-7 rows (Canyon Ways' shape: 12 symbols, a wild,
 heights drawn 2-7) taken in turn, so no branch is learnt from one board. A mechanic that changes its board
-(fall, refills, tumbles, wilds) works on a copy made in the loop; the ``copy`` row is that copy alone, to
-subtract. Times are thread CPU time, best of ``--repeats`` runs, beside numpy's PCG64 float fill measured
-in the same process (what ``reelforge bench`` compares kernels with).
+(fall, refills, tumbles, wilds) works on a copy made in the loop; the ``copy`` rows are those copies alone, to
+subtract. The count functions (:mod:`reelforge.mechanics.counts`) play the same boards held as counts. Times
+are thread CPU time, best of ``--repeats`` runs, beside numpy's PCG64 float fill measured in the same process
+(what ``reelforge bench`` compares kernels with).
 """
 
 from __future__ import annotations
@@ -26,6 +27,13 @@ from numba import njit  # noqa: E402
 
 from reelforge.mechanics.cascade import refill_from_strips, refill_from_weights, tumble_ways  # noqa: E402
 from reelforge.mechanics.clusters import clusters_into  # noqa: E402
+from reelforge.mechanics.counts import (  # noqa: E402
+    counted_ways,
+    spin_counted,
+    strip_counts,
+    symbol_count,
+    tumble_counted,
+)
 from reelforge.mechanics.features import (  # noqa: E402
     apply_sticky,
     cell_multiplier,
@@ -51,7 +59,8 @@ COUNTS = dict(zip("WSEBCHAKQJTN", (1, 1, 3, 4, 5, 6, 7, 7, 8, 8, 9, 9), strict=T
 
 
 Inputs = namedtuple("Inputs", "codes lens heights stops boards pays height_cum cum board tops copies masks removed "
-                               "empties leaving out seen stack members mults reel_mults sticky draws")
+                               "empties leaving out seen stack members mults reel_mults sticky draws running board_counts "
+                               "counts shown")
 
 
 def inputs(seed: int = 1) -> Inputs:
@@ -64,6 +73,9 @@ def inputs(seed: int = 1) -> Inputs:
     for b in range(BOARDS):
         window_by_heights(codes, lens, stops[b], heights[b], boards[b])
     pays = paytable({s: [1, 2, 4, 8] for s in "EBCHAKQJTN"}, "WSEBCHAKQJTN", REELS)
+    running = strip_counts(codes, lens, ROWS)
+    board_counts = np.array([[running[r, s[r] + h[r]] - running[r, s[r]] for r in range(REELS)]
+                             for s, h in zip(stops, heights, strict=True)], np.int64)
     return Inputs(codes, lens, heights, stops, boards, pays, np.array([cumulative([0, 0, 4, 3, 2, 1, 1, 1])] * REELS),
                   np.array([cumulative(list(COUNTS.values()))] * REELS), np.zeros((REELS, ROWS), np.int64),
                   np.zeros(REELS, np.int64), np.ones((REELS, ROWS), np.int64), np.zeros(REELS, np.int64),
@@ -72,7 +84,8 @@ def inputs(seed: int = 1) -> Inputs:
                   np.zeros((REELS, ROWS), np.bool_), np.zeros(REELS * ROWS, np.int64),
                   np.zeros(REELS * ROWS, np.int64), np.full((REELS, ROWS), 2, np.int64),
                   np.array([1, 2, 1, 3, 1, 2], np.int64), np.full((REELS, ROWS), -1, np.int64),
-                  np.zeros(REELS * ROWS, np.int64))
+                  np.zeros(REELS * ROWS, np.int64), running, board_counts, np.zeros(REELS, np.int64),
+                  np.zeros(REELS, np.int64))
 
 
 @njit(inline="always")
@@ -166,6 +179,38 @@ def c_tumble_ways(st, d, i):
 
 
 @case
+def c_copy_counts(st, d, i):
+    j = i & (BOARDS - 1)
+    for r in range(REELS):
+        d.counts[r] = d.board_counts[j, r]
+        d.tops[r] = d.stops[j, r]
+    return d.counts[0]
+
+
+@case
+def c_spin_counted(st, d, i):
+    spin_counted(st, d.lens, d.height_cum, d.running, d.empties, d.tops, d.counts)
+    return d.counts[0]
+
+
+@case
+def c_counted_ways(st, d, i):
+    return counted_ways(d.board_counts[i & (BOARDS - 1)], d.pays, WILD, d.shown, d.out)
+
+
+@case
+def c_symbol_count(st, d, i):
+    return symbol_count(d.board_counts[i & (BOARDS - 1)], 1)
+
+
+@case
+def c_tumble_counted(st, d, i):
+    c_copy_counts(st, d, i)
+    n, win = tumble_counted(d.counts, d.tops, d.lens, d.running, d.pays, WILD, d.shown, d.out)
+    return n + win
+
+
+@case
 def c_multipliers(st, d, i):
     return cell_multiplier(d.removed, d.mults, True) + reel_multiplier(d.removed, d.heights[i & (BOARDS - 1)],
                                                                        d.reel_mults, False)
@@ -189,6 +234,11 @@ CASES = {
     "fall + refill_from_strips (+ copy)": looped(c_fall_and_refill),
     "refill_from_weights, 12 cells (+ copy)": looped(c_refill_from_weights),
     "tumble_ways (ways, paid symbols fall, refill; + copy)": looped(c_tumble_ways),
+    "copy of counts and stops (to subtract)": looped(c_copy_counts),
+    "spin_counted (12 draws and the counts)": looped(c_spin_counted),
+    "symbol_count (scatters, on counts)": looped(c_symbol_count),
+    "counted_ways (ways on counts)": looped(c_counted_ways),
+    "tumble_counted (ways, paid counts leave, refill; + copy of counts)": looped(c_tumble_counted),
     "cell_multiplier + reel_multiplier": looped(c_multipliers),
     "stick + apply_sticky + expand_wilds + walk_wilds (+ copy)": looped(c_sticky_and_wilds),
 }

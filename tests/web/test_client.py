@@ -6,6 +6,7 @@ bet controls and the space bar, on phone and desktop viewports."""
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 from fractions import Fraction
@@ -439,6 +440,11 @@ def test_the_gembox_waits_for_the_player_across_a_reload(new_page, web_server):
     page = new_page(phone=True)
     token = session(page, web_server, unique_player("gembox"))
     open_game(page, "forge-of-gems")
+    # on the phone the board's box is as tall as the board: no empty band above or under it
+    gaps = page.evaluate("""() => { const fit = document.querySelector('.fog.cascade > .fit').getBoundingClientRect(),
+        frame = document.querySelector('.fog-frame').getBoundingClientRect();
+        return [frame.top - fit.top, fit.bottom - frame.bottom]; }""")
+    assert max(gaps) <= 6, gaps
     web_server.draws.source = SeededDraws(seed)
     assert press_spin(page) == "open"
     # The closed GEMBOX waits for the player: after a reload, and when the client is opened afresh.
@@ -546,6 +552,13 @@ def test_the_generic_board_draws_a_games_tiles_lights_its_wins_and_lets_a_tumble
             expect(cell).to_have_attribute("data-symbol", col[r])
             assert cell.evaluate("(n) => n.style.getPropertyValue('--from') || '0'") == str(fall), (c, r)
             assert ("drop" in cell.get_attribute("class").split()) == (fall > 0)
+    # the narration in a player's words: the ways the reels land on, what paid and what it paid, the tumble
+    ways = math.prod(events[0]["heights"])
+    paid = format(float(Fraction(win["win_x"])), ",.4f").rstrip("0").rstrip(".")
+    narration = page.get_by_test_id("event-log").locator("li:not(.step-head)").all_inner_texts()
+    assert narration == [f"Reels: {ways:,} way{'s' * (ways != 1)}",
+                         f"{count} × {symbol} pays {paid}x · {win['ways']:,} way{'s' * (win['ways'] != 1)}",
+                         "Cascade 1: the winning symbols are removed and the symbols fall."], narration
     page.emulate_media(reduced_motion="reduce")
     render_steps(page, module, [{"kind": "paid_spin", "events": events}], fast=False)
     assert page.evaluate("document.querySelector('[data-testid=board]').getAnimations({subtree: true}).length") == 0

@@ -458,6 +458,12 @@ PLACE_JS = """() => {
 }"""
 
 
+# Where the board is (left, top, width, height) and how far its box reaches below it.
+FRAME_JS = """() => { const b = document.querySelector('[data-testid=board]').getBoundingClientRect(),
+    box = document.querySelector('[data-testid=generic-board]').getBoundingClientRect();
+    return {board: [b.left, b.top, b.width, b.height], below: box.bottom - b.bottom}; }"""
+
+
 class _TallThenSeeded:
     """Draws for a paid spin whose six reels are all 7 rows high (the tallest board), then a seeded stream."""
 
@@ -471,13 +477,15 @@ class _TallThenSeeded:
 @pytest.mark.parametrize("phone", [False, True], ids=["desktop", "phone"])
 def test_a_board_of_reels_2_to_7_rows_high_fits_the_screen_and_pads_no_reel(new_page, web_server, phone):
     """Canyon Ways on the generic renderer: a board of six 7-row reels, then boards of mixed heights, stay inside
-    the screen with every control in view, and each reel shows exactly its own height of symbols."""
+    the screen with every control in view, and each reel shows exactly its own height of symbols; the board's
+    frame (7 rows, its client.js says) stays where it is between spins, and on a phone its box ends with it."""
     game = get_game("canyon-ways")
     tables = game.make_tables(game.load_build(DEMO.games["canyon-ways"].build))
     tall = int(tables.height_cum[0, 6])                     # the draw picking 7 rows
     page = new_page(phone=phone)
     token = session(page, web_server, unique_player("tall"))
     open_game(page, "canyon-ways")
+    frames = []
     for first, seed in (([tall] * 6 + [2, 56, 65, 25, 50, 19], 3), ([], 9)):   # a 7-row board paying nothing
         web_server.draws.source = _TallThenSeeded(first, seed)
         assert press_spin(page) == "idle"
@@ -487,6 +495,7 @@ def test_a_board_of_reels_2_to_7_rows_high_fits_the_screen_and_pads_no_reel(new_
         heights = page.evaluate("[...document.querySelectorAll('[data-testid=board] .reel')].map((r) => r.children.length)")
         assert heights == [len(reel) for reel in board]
         assert heights == [7] * 6 if first else len(set(heights)) > 1
+        frames.append(page.evaluate(FRAME_JS))
         screenshot(page, f"{'tall' if first else 'ragged'}-board-{'phone' if phone else 'desktop'}")
         expect(page.locator("[data-testid=board] .cell[data-symbol='']")).to_have_count(0)
         # Every symbol's whole name, inside its cell and readable; a short reel's taller cells write it larger.
@@ -503,4 +512,7 @@ def test_a_board_of_reels_2_to_7_rows_high_fits_the_screen_and_pads_no_reel(new_
             for n in names:
                 by_height.setdefault(n["height"], []).append(n["px"])
             assert max(by_height[min(by_height)]) > min(by_height[max(by_height)]), by_height
+    assert max(heights) < 7 and max(abs(a - b) for a, b in zip(*(f["board"] for f in frames))) <= 0.5, frames
+    if phone:
+        assert all(f["below"] <= 16 for f in frames), frames
     assert not page.js_errors

@@ -14,11 +14,14 @@ compiles unchanged, called the same way by a game's reference engine and by its 
   gravity within each reel's height, refill from the strip or by weights, one tumble of a ways game
   (``tumble_ways``; on a game's tables holding ``ways_scratch``:
   ``tumble_tables``);
+* :mod:`.counts` - a ways board held as each reel's count of each symbol (four bits a symbol): a kernel's
+  spins, ways and tumbles on counts (``spin_counted``, ``tumble_counted``; on a game's tables:
+  ``spin_tables_counted``, ``tumble_tables_counted``), the same rounds as the cells give, far faster;
 * :mod:`.features` - free spins (award, retrigger, limit), the cap with forfeit, multipliers (global,
   per cell, per reel), sticky cells, expanding and walking wilds;
 * :mod:`.holdspin` - hold and respin (sticky coins, respins reset by a new coin, full board).
 
-No function here draws, except the kernel spins (``spin_reels``, ``spin_by_heights``) beside their
+No function here draws, except the kernel spins (``spin_reels``, ``spin_by_heights``, ``spin_counted``) beside their
 reference twins: each takes the values the caller drew (``draws.draw(n)`` in the rules,
 ``draw_pcg(st, n)`` in the kernel, or ``draw_held`` on a state held in values through a run of draws) in
 the order its docstring says. A kernel's helpers are

@@ -59,8 +59,9 @@ def refill_from_weights(board: np.ndarray, empties: np.ndarray, cum: np.ndarray,
             k += 1
 
 
-WAYS_SCRATCH = "heights stops board masks leaving empties out"
-"""The scratch a tumbling ways game's tables hold (:func:`ways_scratch`, read by :func:`tumble_tables`)."""
+WAYS_SCRATCH = "heights stops board masks leaving empties out counts shown"
+"""The scratch a tumbling ways game's tables hold (:func:`ways_scratch`, read by :func:`tumble_tables`, and
+``counts`` and ``shown`` by :mod:`reelforge.mechanics.counts`' twins, which play on counts)."""
 
 
 def ways_scratch(reels: int, rows: int, symbols: int) -> tuple[np.ndarray, ...]:
@@ -69,7 +70,7 @@ def ways_scratch(reels: int, rows: int, symbols: int) -> tuple[np.ndarray, ...]:
     :func:`tumble_ways` write."""
     per_reel = np.zeros(reels, np.int64)
     return (per_reel, per_reel.copy(), np.zeros((reels, rows), np.int64), per_reel.copy(), per_reel.copy(),
-            per_reel.copy(), np.zeros((symbols, 4), np.int64))
+            per_reel.copy(), np.zeros((symbols, 4), np.int64), per_reel.copy(), per_reel.copy())
 
 
 @njit(cache=True, inline="always")

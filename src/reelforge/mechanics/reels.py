@@ -113,16 +113,26 @@ def spin_by_heights(st: np.ndarray, codes: np.ndarray, lengths: np.ndarray, heig
                     heights: np.ndarray, stops: np.ndarray, window: np.ndarray) -> None:
     """A kernel's spin of reels whose heights change every spin: a height per reel, reel 1 first,
     picked by the running weights ``height_cum[reel]`` (:func:`pick_weighted`: index = height), then a
-    stop per reel, reel 1 first, uniform over its strip; the board they show (:func:`window_by_heights`)."""
+    stop per reel, reel 1 first, uniform over its strip (:func:`draw_heights_and_stops`); the board they show
+    (:func:`window_by_heights`)."""
+    draw_heights_and_stops(st, lengths, height_cum, heights, stops)
+    window_by_heights(codes, lengths, stops, heights, window)
+
+
+@njit(cache=True, inline="always")
+def draw_heights_and_stops(st: np.ndarray, lengths: np.ndarray, height_cum: np.ndarray, heights: np.ndarray,
+                           stops: np.ndarray) -> None:
+    """The draws of :func:`spin_by_heights`: a height per reel, reel 1 first, by the running weights
+    ``height_cum[reel]`` (index = height), then a stop per reel, uniform over its strip, into ``heights`` and
+    ``stops``, from the PCG64 state ``st``."""
     hi, lo, inc_hi, inc_lo = st[0], st[1], st[2], st[3]      # the state held through the 12 draws (draw_held)
-    for r in range(codes.shape[0]):
+    for r in range(lengths.shape[0]):
         hi, lo, u = draw_held(hi, lo, inc_hi, inc_lo, height_cum[r, height_cum.shape[1] - 1])
         heights[r] = pick_weighted(height_cum[r], u)
-    for r in range(codes.shape[0]):
+    for r in range(lengths.shape[0]):
         hi, lo, stops[r] = draw_held(hi, lo, inc_hi, inc_lo, lengths[r])
     st[0] = hi
     st[1] = lo
-    window_by_heights(codes, lengths, stops, heights, window)
 
 
 def shown_by_heights(window: np.ndarray, heights: np.ndarray, labels: Sequence[str]) -> list[list[str]]:

@@ -90,7 +90,7 @@ def test_the_tables_class_is_found_again_by_name_so_the_compiled_kernel_is_reuse
     from reelforge.games.canyon_ways.build import Tables
 
     assert pickle.loads(pickle.dumps(Tables)) is Tables is type(TABLES)
-    assert Tables.SCRATCH == ("heights", "stops", "board", "masks", "leaving", "empties", "out")
+    assert Tables.SCRATCH == ("heights", "stops", "board", "masks", "leaving", "empties", "out", "counts", "shown")
 
 
 def test_the_folder_stays_within_150_lines_of_python():

@@ -6,6 +6,7 @@ from reelforge.game.buildfile import plain_files
 from reelforge.game.buildschema import Array, Field, Integer, Mapping
 from reelforge.game.loop import tables_type
 from reelforge.mechanics.cascade import WAYS_SCRATCH, ways_scratch
+from reelforge.mechanics.counts import strip_counts
 from reelforge.mechanics.pays import paytable
 from reelforge.mechanics.reels import counted_strips, cumulative, reel_counts_check
 
@@ -24,10 +25,11 @@ FILES = plain_files(__file__, (
     Field("reels", Mapping(SIX, keys=tuple(SYMBOLS), complete=True, noun="symbol", comment="copies per reel"))),
     reel_counts_check("reels", ROWS))
 SCHEMA = FILES.schema
-Tables = tables_type("Tables", "codes lens height_cum pays copies trigger free_spins", WAYS_SCRATCH)
+Tables = tables_type("Tables", "codes lens height_cum pays copies trigger free_spins running", WAYS_SCRATCH)
 
 
 def tables(b) -> Tables:
     codes, lens = counted_strips(b.reels, SYMBOLS, REELS, ROWS)
     return Tables(codes, lens, np.array([cumulative([0, 0, *b.heights])] * REELS), paytable(b.pays, SYMBOLS, REELS),
-                  np.ones((REELS, ROWS), np.int64), b.trigger, b.free_spins, *ways_scratch(REELS, ROWS, len(SYMBOLS)))
+                  np.ones((REELS, ROWS), np.int64), b.trigger, b.free_spins, strip_counts(codes, lens, ROWS),
+                  *ways_scratch(REELS, ROWS, len(SYMBOLS)))

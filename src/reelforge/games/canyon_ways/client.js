@@ -42,6 +42,9 @@ const wild = `<svg viewBox="0 0 100 100"><path d="M50 6 L62 30 L88 30 L68 48 L76
   <text x="50" y="61" text-anchor="middle" font-size="27" font-weight="900" fill="#ffd23f" font-family="sans-serif"
   letter-spacing="1">WILD</text></svg>`;
 
+/** The most rows a reel shows (2 to 7 a spin): the board keeps a frame of 7 rows, so the table never moves. */
+export const rows = 7;
+
 /** A symbol's name in words (as the game's events carry it) -> its look. */
 export const symbols = {
   Wild: { color: "#6a2fb0", art: wild, wild: true },

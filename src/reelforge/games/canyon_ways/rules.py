@@ -1,9 +1,8 @@
 """Canyon Ways reference rules, step by step, with audit events. Draws, every spin: a height per reel (reels 1-6,
 2-7 rows by the build's weights), then a stop per reel (reels 1-6, uniform; the reel shows its stop and the symbols
-below). Ways pay from reel 1, the Wild standing in for all but the Sun; paid cells tumble until the board pays
-nothing (:func:`~reelforge.mechanics.cascade.tumble_tables`, the kernel's too). Suns on the paid spin's last board
-award free spins, each winning tumble there paid x the multiplier (x1, then +1 after each). The cap ends the round
-(free spins left are forfeit)."""
+below). Ways pay from reel 1, the Wild standing in for all but the Sun; paid cells tumble until the board pays nothing
+(:func:`~reelforge.mechanics.cascade.tumble_tables`; the kernel plays the same on counts). Suns on the paid spin's last
+board award free spins, whose winning tumbles pay x the multiplier (x1, +1 after each); the cap forfeits the rest."""
 
 from reelforge.game.contract import RulesError
 from reelforge.game.loop import round_tables

@@ -5,10 +5,11 @@
 // A game gives its symbols their look in its folder's client.js without writing a renderer: a module with no
 // ``create`` that exports ``symbols`` (a symbol's name in words -> {color: a CSS colour, art: SVG markup drawn
 // in a 100x100 box, or glyph: a short text such as "A" or "10"; wild: true for a symbol that stands in for the
-// others in a win, scatter: true for one that pays anywhere}). A symbol it does not describe gets a tile in a
-// colour of its name with its initial.
+// others in a win, scatter: true for one that pays anywhere}), and, for reels whose heights change from spin to
+// spin, ``rows``: the most rows a reel shows (the board keeps that frame whatever a spin draws, so the table never
+// moves between spins). A symbol it does not describe gets a tile in a colour of its name with its initial.
 
-import { t } from "../i18n.js";
+import { formatNumber, t, tn } from "../i18n.js";
 import { compact, el, formatX, landed, stepsRenderer, symbolHue, words } from "../util.js";
 
 /** The first 2-D array of symbols in an event (its "board"), with its field name. */
@@ -67,10 +68,11 @@ export function tile(name, looks = {}) {
 /** A board as reels side by side; ``cells`` is a list of columns (reels), top to bottom. Reels may differ
  * in height (a board of 2 to 7 rows a reel): each reel's cells share the board's height, so a short reel
  * shows fewer, taller symbols and never blank cells that look like symbols. The board keeps the shape of
- * its tallest reel's square cells and fits its box (container units), so it never covers the controls. */
-export function boardGrid(cells, { columns = true, className = "", looks = {} } = {}) {
+ * square cells in ``rows`` rows (at least its tallest reel's) and fits its box (container units), so it never
+ * covers the controls. */
+export function boardGrid(cells, { columns = true, className = "", looks = {}, rows = 0 } = {}) {
   const cols = columns ? cells : cells[0].map((_, c) => cells.map((row) => row[c]));
-  const nRows = Math.max(...cols.map((c) => c.length));
+  const nRows = Math.max(rows, ...cols.map((c) => c.length));
   const grid = el(`div.board${className ? "." + className : ""}`, { "data-testid": "board" });
   grid.style.setProperty("--cols", cols.length);
   grid.style.setProperty("--rows", nRows);
@@ -122,15 +124,57 @@ export function falls(prev, next, gone) {
 
 const reducedMotion = () => typeof matchMedia === "function" && matchMedia("(prefers-reduced-motion: reduce)").matches;
 
-/** An event in words; ``amount`` writes a multiple of the bet (the table's: in money, the multiple beside it). */
-export function describeEvent(ev, amount = formatX) {
+/** A field's value in words: a multiple of the bet through ``amount``, a number in the locale's digits. */
+const value = (k, v, amount) => (k.endsWith("_x") ? amount(v) : typeof v === "number" ? formatNumber(v) : compact(v));
+
+/** A win in a player's words: what paid ("3 × Queen": a pay such as "3 Queen", or a count and a symbol) and what
+ * it paid, then on how many ways or which line, and the multiplier where it is more than 1. */
+function describeWin(ev, amount) {
+  const m = /^(\d+)\+?\s+(.+)$/.exec(String(ev.pay ?? ""));
+  const count = ev.count ?? ev.length;
+  const what = m ? `${formatNumber(Number(m[1]))} × ${m[2]}` : ev.pay ?? (ev.symbol !== undefined
+    ? `${count !== undefined ? formatNumber(count) + " × " : ""}${compact(ev.symbol)}` : t("Win"));
+  const paid = Object.keys(ev).filter((k) => k.endsWith("_x")).pop();     // the last multiple: what it paid in all
+  const parts = [paid ? t("{symbol} pays {amount}", { symbol: what, amount: amount(ev[paid]) }) : what];
+  if (typeof ev.ways === "number") parts.push(tn("{n} way", "{n} ways", ev.ways));
+  if (ev.line !== undefined) parts.push(`${words("line").toLowerCase()} ${compact(ev.line)}`);
+  if (Number(ev.multiplier) > 1) parts.push(`${t("Win multiplier")} x${formatNumber(Number(ev.multiplier))}`);
+  return parts.join(" · ");
+}
+
+/** The ways a board pays on, in words, where its event gives each reel's height (their product); else null. */
+function waysOf(ev) {
+  const ok = Array.isArray(ev.heights) && ev.heights.length && ev.heights.every(Number.isInteger);
+  return ok ? tn("{n} way", "{n} ways", ev.heights.reduce((a, h) => a * h, 1)) : null;
+}
+
+/** What the board's caption says: the ways a board of reels of their own heights pays on, else its event. */
+const caption = (ev) => waysOf(ev) || words(ev.type);
+
+/** An event in words, as a released game narrates it; ``amount`` writes a multiple of the bet (the table's: in
+ * money, the multiple beside it); ``cascade``: the tumble's number in its spin, where the event does not say it.
+ * A win says what paid and what it paid; a board that lands says its ways where its reels' heights give them
+ * (each reel's height multiplied), a numbered tumble that the winning symbols go and the rest fall; any other
+ * event its kind, then each field as a number before its name ("10 spins") or a name and its value. */
+export function describeEvent(ev, amount = formatX, cascade = 0) {
+  const type = String(ev.type || "");
+  if (/win/.test(type) && type !== "round_end" && Object.keys(ev).some((k) => k.endsWith("_x"))) return describeWin(ev, amount);
+  const board = findBoard(ev);
+  const n = Number.isInteger(ev.number) ? ev.number : cascade;
+  if (board && /tumble|cascade/.test(type) && n) {
+    return t("Cascade {n}: the winning symbols are removed and the symbols fall.", { n: formatNumber(n) });
+  }
+  if (board && waysOf(ev)) return `${words(type)}: ${waysOf(ev)}`;
   const parts = Object.entries(ev)
-    // reel stops belong to the audit record, not to the player; each reel's height is what the board shows
-    .filter(([k]) => k !== "type" && k !== "stops" && k !== "heights")
+    // reel stops belong to the audit record, not to the player; a board is drawn, not read out
+    .filter(([k]) => k !== "type" && k !== "stops" && k !== "heights" && !(board && k === board.key))
     .filter(([, v]) => !(Array.isArray(v) && v.length && v.every((c) => Array.isArray(c))))
-    // "pay 3 Ten" reads as the pay itself; every other field as its name and value ("ways 2", "win 0.2x")
-    .map(([k, v]) => `${k === "pay" ? "" : words(k.replace(/_x$/, "")).toLowerCase() + " "}${k.endsWith("_x") ? amount(v) : compact(v)}`);
-  return `${words(ev.type)}${parts.length ? ": " + parts.join(", ") : ""}`;
+    .map(([k, v]) => {
+      const name = words(k.replace(/_x$/, "")).toLowerCase();
+      // a count reads number first ("10 spins", "4 suns"); anything else by its name ("win 2x", "from 1")
+      return typeof v === "number" && /s$/.test(k) ? `${formatNumber(v)} ${name}` : `${name} ${value(k, v, amount)}`;
+    });
+  return `${words(type)}${parts.length ? ": " + parts.join(", ") : ""}`;
 }
 
 /** What the history says of an event: its board or its win, in words. */
@@ -138,6 +182,7 @@ export const describe = (ev) => (findBoard(ev) || /win/.test(ev.type || "") ? de
 
 export function create(root, ctx = {}) {
   const looks = (ctx.look && ctx.look.symbols) || {};
+  const frameRows = (ctx.look && ctx.look.rows) || 0;     // the most rows a reel shows, where the game says
   const boardBox = el("div.generic-board", { "data-testid": "generic-board" }, el("p.muted", { text: t("Press SPIN to play.") }));
   const log = el("ol.generic-log", { "data-testid": "event-log" });
   root.append(el("div.generic", {}, boardBox, el("div.generic-side", {}, el("h3", { text: t("Events") }), log)));
@@ -147,8 +192,10 @@ export function create(root, ctx = {}) {
   let unseen = null;        // the caption of a board kept but not drawn yet (drawn without animation: see flush)
 
   function drawGrid(caption, className = "") {
-    grid = boardGrid(shown, { looks, className });
-    boardBox.replaceChildren(el("div.board-caption", { text: caption }), el("div.fit", {}, grid));
+    grid = boardGrid(shown, { looks, className, rows: frameRows });
+    // the board's shape on its box too: on a phone the box is as tall as the board (style.css)
+    const shape = `--cols: ${grid.style.getPropertyValue("--cols")}; --rows: ${grid.style.getPropertyValue("--rows")}`;
+    boardBox.replaceChildren(el("div.board-caption", { text: caption }), el("div.fit", { style: shape }, grid));
     unseen = null;
   }
 
@@ -158,8 +205,8 @@ export function create(root, ctx = {}) {
     shown = cells;
     gone = new Set();
     // A round redrawn without animation (a reload, a replay) draws only the boards it shows, not every tumble's.
-    if (anim.quiet) { unseen = words(ev.type); return null; }
-    drawGrid(words(ev.type), kind);
+    if (anim.quiet) { unseen = caption(ev); return null; }
+    drawGrid(caption(ev), kind);
     if (!reducedMotion()) {
       grid.querySelectorAll(".cell").forEach((cell) => {
         const drop = from[cell.dataset.col][cell.dataset.row];
@@ -187,9 +234,11 @@ export function create(root, ctx = {}) {
   async function apply(step, anim) {
     log.append(el("li.step-head", { text: words(step.kind) }));
     gone = new Set();  // a step's first board lands whole (a new spin), whatever the last step's wins took
+    let cascades = 0;  // the step's tumbles so far, which the narration numbers
     try {
       for (const ev of step.events) {
         const board = findBoard(ev);
+        if (board && /tumble|cascade/.test(ev.type || "")) cascades += 1;
         // the cells a win took stay lit a moment before the tumble; a board takes the time of its own fall
         if (board && gone.size) await anim.wait(200);
         if (board) await draw(ev, board.cells, anim);
@@ -199,7 +248,7 @@ export function create(root, ctx = {}) {
           keys.forEach((key) => gone.add(key));
           if (unseen === null) light(keys);
         }
-        log.append(el(`li${isWin ? ".win" : ""}`, { text: describeEvent(ev, ctx.winWords) }));
+        log.append(el(`li${isWin ? ".win" : ""}`, { text: describeEvent(ev, ctx.winWords, cascades) }));
         log.scrollTop = log.scrollHeight;
         if (!board && !isWin) await anim.wait(120);
         if (anim.frame) { flush(); await anim.frame(ev, step); }
@@ -217,7 +266,7 @@ export function create(root, ctx = {}) {
     if (!pool.length) return;
     const tiers = ((help.page && help.page.paytable && help.page.paytable.tiers) || []).map(Number).filter(Number.isInteger);
     const nCols = Math.max(3, ...tiers.filter((n) => n <= 8));
-    const nRows = nCols > 5 ? 4 : 3;
+    const nRows = frameRows || (nCols > 5 ? 4 : 3);
     const cells = Array.from({ length: nCols }, (_, c) => Array.from({ length: nRows }, (_, r) =>
       pool[(c * 5 + r * 3 + 1) % pool.length]));
     shown = cells;

@@ -140,3 +140,12 @@ def test_samples_merge_to_the_sample_of_both_and_estimate_only_their_build():
         est.estimate(both, other)
     got = est.estimate(both, BUILD)
     assert got.rounds == 5_000 and got.rtp_ci99[0] < got.rtp < got.rtp_ci99[1]
+
+
+def test_the_tuner_measures_a_game_with_a_feature_split_by_it(tmp_path):
+    """The generic tuner sizes and measures candidates with the feature split (plain rounds before it): a loose
+    tolerance, met by the shipped build as it is."""
+    got = GAME.tune("96.0", {"rtp": 0.95}, out=str(tmp_path / "t.toml"), tolerances={"rtp": 0.05})
+    assert got.method.startswith("the feature-split estimator, ") and "features per candidate" in got.method
+    lo, hi = got.figures_ci99["rtp"]
+    assert lo < got.figures["rtp"] < hi and 0.04 < (hi - lo) / 2 < 0.06      # sized to the tolerance

@@ -83,7 +83,8 @@ def _split_loop(st, t, n, mode, cap, feature, trigger, forced, counters, sums, c
         triggered = rcounters[trigger] != before
         won = parts[feature]
         paid = win - won
-        if win < 0 or win > cap or won < 0 or (won != 0 and not triggered) or (forced and not triggered):
+        # a forced round must trigger, unless its paid spin alone reached the (doubled) cap: set aside below
+        if win < 0 or win > cap or won < 0 or (won != 0 and not triggered) or (forced and not triggered and win < cap):
             sums[5] += 1
         elif forced:
             if paid <= top:

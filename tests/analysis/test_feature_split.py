@@ -149,3 +149,12 @@ def test_the_tuner_measures_a_game_with_a_feature_split_by_it(tmp_path):
     assert got.method.startswith("the feature-split estimator, ") and "features per candidate" in got.method
     lo, hi = got.figures_ci99["rtp"]
     assert lo < got.figures["rtp"] < hi and 0.04 < (hi - lo) / 2 < 0.06      # sized to the tolerance
+
+
+def test_a_certification_package_names_the_feature_split_and_its_measured_efficiency():
+    from reelforge.analysis.manifest import estimator_words
+
+    words = estimator_words(GAME, "stratified")
+    assert words["description"].startswith("conditional Monte Carlo")
+    assert words["efficiency_vs_plain"]["ratio"] == 2.72 and "bench/efficiency.py --game canyon-ways" in (
+        words["efficiency_vs_plain"]["how"])

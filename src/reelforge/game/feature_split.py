@@ -60,6 +60,8 @@ class FeatureStart:
     features_per_round: float
     """Features simulated per paid round: measured per game, for the least CPU time at a given precision (Neyman
     allocation: sqrt(features' variance x a round's cost / (rounds' variance x a feature's cost)))."""
+    efficiency_vs_plain: float | None = None
+    """Measured, not derived: this estimator's efficiency over plain simulation's (the package quotes it)."""
     min_features: int = 1_000
 
 
@@ -178,6 +180,15 @@ class FeatureSplitEstimator(StratifiedEstimator):
             raise ValueError(f"{game.id} declares no feature_start")
         self.owner, self.start = game, game.feature_start
         self.game = game.id  # type: ignore[misc]
+
+    @property
+    def efficiency_vs_plain(self) -> dict[str, object] | None:
+        """The game's measured ratio, as a certification package quotes it."""
+        if self.start.efficiency_vs_plain is None:
+            return None
+        return {"ratio": self.start.efficiency_vs_plain, "how": "1 / (99% half-width^2 x CPU seconds) of this estimator "
+                f"against plain simulation of whole rounds, `python bench/efficiency.py --game {self.game} --repeats 2` "
+                "(docs/performance.md)"}
 
     def feature_rounds(self, rounds: int) -> int:
         return max(int(rounds * self.start.features_per_round), self.start.min_features)

@@ -16,7 +16,7 @@ from .build import EAGLE, NAMES, REELS, ROWS, SUN, UNIT, WILD
 class CanyonWays(DataTuning, KernelGame):
     title, version, max_win_x, feature_name, unit = "Canyon Ways", "1.0", 5000, "Free Spins", UNIT
     build_files, capabilities = builds.FILES, Capabilities(tunable=True, stratified=True)
-    feature_start = FeatureStart("free_spins", {"trigger": 0}, 0.05)  # 0 Suns: every paid spin triggers
+    feature_start = FeatureStart("free_spins", {"trigger": 0}, 0.05, 2.72)  # 0 Suns: every paid spin triggers
     components, counters = ("paid_spins", "free_spins"), ("triggers", "winning_tumbles", "free_spins_played")
     rules, loop, make_tables = rules, kernel.LOOP, staticmethod(builds.tables)
 

@@ -158,3 +158,12 @@ def test_a_certification_package_names_the_feature_split_and_its_measured_effici
     assert words["description"].startswith("conditional Monte Carlo")
     assert words["efficiency_vs_plain"]["ratio"] == 2.72 and "bench/efficiency.py --game canyon-ways" in (
         words["efficiency_vs_plain"]["how"])
+
+
+def test_a_sample_is_the_same_for_any_number_of_workers():
+    """Chunk i of each stream draws from child i of the seed: two chunks of each, one worker or two, equal sums."""
+    est = GAME.stratified_estimator()
+    one, two = (est.sample(BUILD, feature_split.PAID_CHUNK + 1_000, feature_split.FEATURE_CHUNK + 100, 21, workers=w)
+                for w in (1, 2))
+    assert one.values == two.values and one.values["rounds"] > feature_split.PAID_CHUNK
+    assert all(np.array_equal(one.arrays[k], two.arrays[k]) for k in one.arrays)

@@ -18,7 +18,7 @@ def test_a_page_edited_by_hand_or_a_game_changed_in_its_folder_is_named(tmp_path
         shutil.copy(ROOT / rel, tmp_path / rel)
     assert stale(tmp_path) == []
     readme = tmp_path / "README.md"
-    readme.write_text(readme.read_text().replace("| 96.0 94.0 (v1.0) |", "| 96.0 (v1.0) |", 1))
+    readme.write_text(readme.read_text().replace("| 96.0 94.0 (v2.0; 1.0) |", "| 96.0 (v2.0; 1.0) |", 1))
     maths = tmp_path / "docs" / "maths.md"
     maths.write_text(maths.read_text().replace("### Golden Vault (exact)", "### Golden Vault", 1))
     assert stale(tmp_path) == [readme, maths]

@@ -88,9 +88,13 @@ class DataTuning:
             return files.parse(data, name)
 
         rounds = 0
+        # a game with a stratified estimator is measured by it (fewer rounds for the same interval)
+        split = game.stratified_estimator() if not exact and game.capabilities.stratified else None
         if not exact:
-            pilot = game.simulate_chunk(build, self.tune_pilot_rounds, self.tune_seed)
-            sds = self._sds(game, pilot)
+            if split is None:
+                sds = self._sds(game, game.simulate_chunk(build, self.tune_pilot_rounds, self.tune_seed))
+            else:
+                sds = self._estimate_sds(split.run(build, self.tune_pilot_rounds, self.tune_seed))
             need = {t.name: rounds_for(sds[t.name], float(t.tolerance)) for t in goal}
             rounds = max(need.values())
             limit = max_rounds or self.tune_max_rounds
@@ -104,13 +108,20 @@ class DataTuning:
             b = make(values)
             if exact:
                 return {k: Figure(float(v)) for k, v in self.exact_search_figures(b).items()}
-            acc = game.simulate_chunk(b, rounds, self.tune_seed)
-            sds = self._sds(game, acc)
-            return {k: Figure(v, Z99 * sds[k] / math.sqrt(rounds)) for k, v in self._figures(game, acc).items()}
+            if split is not None:
+                est = split.run(b, rounds, self.tune_seed)
+                sds, figures = self._estimate_sds(est), {"rtp": est.rtp, "hit": est.hit_rate, "feature": est.feature_rate}
+            else:
+                acc = game.simulate_chunk(b, rounds, self.tune_seed)
+                sds, figures = self._sds(game, acc), self._figures(game, acc)
+            return {k: Figure(v, Z99 * sds[k] / math.sqrt(rounds)) for k, v in figures.items()}
 
         params = [Param(k, 0, max(4 * v, v + 16)) for k, v in start.items()]
         found = newton_search(params, start, measure, goal, exact=exact)
         method = "exact" if exact else f"simulation of {rounds:,} rounds per candidate (common random numbers, seed {self.tune_seed})"
+        if split is not None:
+            method = (f"the {split.kind} estimator, {rounds:,} paid rounds and {split.feature_rounds(rounds):,} "
+                      f"features per candidate (common random numbers, seed {self.tune_seed})")
         got = ", ".join(f"{k} {f.value:.6g}" + ("" if exact else f" (99% {f.ci99[0]:.6g} to {f.ci99[1]:.6g})")
                         for k, f in found.measured.items() if k in goals)
         if not found.met:
@@ -165,6 +176,16 @@ class DataTuning:
         """Per-round SDs of each figure: the round win's, and a share's sqrt(p (1 - p))."""
         f = cls._figures(game, acc)
         return {"rtp": acc.sd, **{k: math.sqrt(max(f[k] * (1 - f[k]), 1e-12)) for k in ("hit", "feature")}}
+
+    @staticmethod
+    def _estimate_sds(est: Any) -> dict[str, float]:
+        """Per-paid-round SDs of a stratified estimate's figures (its features counted in its rounds): the RTP's
+        from its interval, a share's sqrt(p (1 - p))."""
+        from reelforge.core.stats import Z99
+
+        rtp = (est.rtp_ci99[1] - est.rtp_ci99[0]) / 2 / Z99 * math.sqrt(est.rounds)
+        return {"rtp": rtp, **{k: math.sqrt(max(f * (1 - f), 1e-12)) for k, f in (("hit", est.hit_rate),
+                                                                                ("feature", est.feature_rate))}}
 
     def _tuned_version(self, build: Any) -> str:
         """The version a tuned build is written as: the next major after the build's latest (``1.0`` -> ``2.0``);

@@ -2,7 +2,7 @@
 
 from reelforge.core.draws import RecordedDraws
 from reelforge.game.contract import Capabilities
-from reelforge.game.harness import KernelGame
+from reelforge.game.harness import FeatureStart, KernelGame
 from reelforge.game.help import paytable_rows
 from reelforge.game.texts import DEFAULT_LANGUAGE, Words
 from reelforge.game.tuning import DataTuning
@@ -15,15 +15,15 @@ from .build import EAGLE, NAMES, REELS, ROWS, SUN, UNIT, WILD
 
 class CanyonWays(DataTuning, KernelGame):
     title, version, max_win_x, feature_name, unit = "Canyon Ways", "1.0", 5000, "Free Spins", UNIT
-    build_files, capabilities = builds.FILES, Capabilities(tunable=True)
+    build_files, capabilities = builds.FILES, Capabilities(tunable=True, stratified=True)
+    feature_start = FeatureStart("free_spins", {"trigger": 0}, 0.05, 2.72)  # 0 Suns: every paid spin triggers
     components, counters = ("paid_spins", "free_spins"), ("triggers", "winning_tumbles", "free_spins_played")
     rules, loop, make_tables = rules, kernel.LOOP, staticmethod(builds.tables)
 
     def help(self, b, lang=DEFAULT_LANGUAGE):
         _ = words = Words(lang)
-        return self.standard_help(
-            b, volatility=8, tiers=["3", "4", "5", "6"], tier_label=_("Of a kind, per way"), symbol_names=NAMES,
-            rows=paytable_rows({NAMES[s]: p for s, p in b.pays.items()}, UNIT), words=words,
+        return self.standard_help(b, volatility=8, tiers=["3", "4", "5", "6"], tier_label=_("Of a kind, per way"),
+            symbol_names=NAMES, rows=paytable_rows({NAMES[s]: p for s, p in b.pays.items()}, UNIT), words=words,
             how_wins_pay=[_("6 reels of 2 to 7 symbols each spin. A symbol on adjacent reels from reel 1 pays its pay "
                             "per way times its ways: its count on each of those reels, multiplied. The Wild "
                             "substitutes for every symbol but the Sun. Winning symbols vanish and new ones fall in, "

@@ -11,11 +11,12 @@ from collections import Counter
 import pytest
 
 SHARED_EXACT = ("tests/games/test_problab_demos.py", "tests/test_conformance.py", "tests/games/test_exact_games.py",
-                "tests/analysis/test_stake.py", "tests/test_game_contract.py")
+                "tests/analysis/test_stake.py", "tests/test_game_contract.py", "tests/server/test_stake_rgs.py")
 """Files that enumerate the same builds exactly (Seven Lines 96.0 and 94.0, Golden Vault's, problab's demo_normal:
-seconds to a minute of CPU each). ``make test`` hands them to one worker together, so each build is enumerated
-once there and read from the process's cache of exact figures (``once_per_build``) after, rather than once
-per worker that happens to take one of the files."""
+seconds to a minute of CPU each; test_stake_rgs.py exports Seven Lines 96.0, whose exact figures alone take
+10.8 CPU s). ``make test`` hands them to one worker together, so each build is enumerated once there and read
+from the process's cache of exact figures (``once_per_build``) after, rather than once per worker that
+happens to take one of the files."""
 
 
 @pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist: without xdist (one process) nothing to schedule

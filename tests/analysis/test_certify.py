@@ -246,6 +246,19 @@ def test_the_pdf_is_printed_without_the_browsers_header_and_footer(fog_package, 
     assert "page 1 of" in text  # the report's own footer
 
 
+def certify_command(args: list[str], capsys, monkeypatch) -> tuple[int, str, str]:
+    """``reelforge certify ARGS`` through the command line's entry point (``reelforge.cli.main``, what ``python -m
+    reelforge`` runs) in this process: its exit status, stdout and stderr. A Python process of its own per call cost
+    about 1 CPU s of start-up; tests/test_cli.py runs the command line in processes of its own."""
+    from reelforge.cli import main
+
+    monkeypatch.setattr(sys, "argv", ["reelforge", "certify", *args])
+    with pytest.raises(SystemExit) as exited:
+        main()
+    out, err = capsys.readouterr()
+    return exited.value.code or 0, out, err
+
+
 @pytest.mark.parametrize("args, message", [
     (["forge-of-gems"], "give --out DIR"),
     (["--out", "{tmp}/x"], "give GAME"),
@@ -262,11 +275,10 @@ def test_the_pdf_is_printed_without_the_browsers_header_and_footer(fog_package, 
     (["forge-of-gems", "--out", "{tmp}/x", "--unsigned"], "go with --verify DIR"),
     (["keygen", "--out", "{tmp}/x", "--seed", "3"], "certify keygen takes --out DIR alone"),
 ])
-def test_bad_certify_requests_exit_2_with_one_line(tmp_path, args, message):
-    proc = subprocess.run([sys.executable, "-m", "reelforge", "certify", *[a.format(tmp=tmp_path) for a in args]],
-                          capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 2, (proc.stdout, proc.stderr)
-    assert message in proc.stderr and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+def test_bad_certify_requests_exit_2_with_one_line(tmp_path, args, message, capsys, monkeypatch):
+    code, out, err = certify_command([a.format(tmp=tmp_path) for a in args], capsys, monkeypatch)
+    assert code == 2, (out, err)
+    assert message in err and len(err.strip().splitlines()) == 1, err
     assert not (tmp_path / "x").exists()  # nothing written
 
 
@@ -451,32 +463,31 @@ def test_an_engine_without_a_commit_or_with_local_changes_is_refused_unless_allo
     assert engine_problem(None, True) is None and engine_problem("abc+changes", True) is None
 
 
-def test_keygen_writes_a_private_key_only_its_owner_reads_and_verify_prints_the_fingerprint(fog_package, tmp_path):
+def test_keygen_writes_a_private_key_only_its_owner_reads_and_verify_prints_the_fingerprint(fog_package, tmp_path,
+                                                                                            capsys, monkeypatch):
     import stat
 
     from reelforge.analysis.signing import SigningKeyError
 
     keys = tmp_path / "keys"
-    proc = subprocess.run([sys.executable, "-m", "reelforge", "certify", "keygen", "--out", str(keys)],
-                          capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 0, proc.stderr
+    code, out, err = certify_command(["keygen", "--out", str(keys)], capsys, monkeypatch)
+    assert code == 0, err
     private = keys / "certify-signing-key.pem"
     assert stat.S_IMODE(private.stat().st_mode) == 0o600
     fp = signer(load_private_key(private))["fingerprint_sha256"]
-    assert fp in proc.stdout.replace("\n", "")
-    again = subprocess.run([sys.executable, "-m", "reelforge", "certify", "keygen", "--out", str(keys)],
-                           capture_output=True, text=True, timeout=120)
-    assert again.returncode == 2 and "never overwritten" in again.stderr
+    assert fp in out.replace("\n", "")
+    code, _, err = certify_command(["keygen", "--out", str(keys)], capsys, monkeypatch)
+    assert code == 2 and "never overwritten" in err
     private.chmod(0o644)
     with pytest.raises(SigningKeyError, match="readable by others"):
         load_private_key(private)
     private.chmod(0o600)
     with pytest.raises(SigningKeyError, match="must not be inside the package folder"):
         load_private_key(private, keys)
-    proc = subprocess.run([sys.executable, "-m", "reelforge", "certify", "--verify", str(fog_package),
-                           "--allow-dirty-engine", "--resimulate", "0"], capture_output=True, text=True, timeout=120)
+    code, out, err = certify_command(["--verify", str(fog_package), "--allow-dirty-engine", "--resimulate", "0"],
+                                     capsys, monkeypatch)
     fingerprint = json.loads((fog_package / MANIFEST).read_text())["signer"]["fingerprint_sha256"]
-    assert proc.returncode == 0 and fingerprint in proc.stdout.replace("\n", ""), proc.stdout + proc.stderr
+    assert code == 0 and fingerprint in out.replace("\n", ""), out + err
 
 
 def test_a_resume_is_recorded_in_the_manifest_and_the_report(fog_package, tmp_path, signing_key):

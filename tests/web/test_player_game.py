@@ -316,6 +316,8 @@ def test_a_feature_is_announced_and_a_big_win_celebrated_shorter_with_turbo(new_
     session(page, web_server, unique_player("moments"))
     page.add_init_script(MOMENTS_JS)
     page.reload()
+    win = int(Fraction(expected.total_win) * 100)
+    money = page.evaluate("(m) => new Intl.NumberFormat(undefined, {style: 'currency', currency: 'EUR'}).format(m / 100)", win)
     for turbo in (False, True):
         open_game(page, "forge-of-fortunes", turbo=turbo)
         web_server.draws.source = SeededDraws(seed)
@@ -326,7 +328,7 @@ def test_a_feature_is_announced_and_a_big_win_celebrated_shorter_with_turbo(new_
             # SKIP shows the re-spins at once; the celebration at the end still plays in full.
             page.get_by_test_id("feature-skip").click()
             expect(page.get_by_test_id("moment")).to_have_attribute("data-kind", "big-win")
-            page.wait_for_timeout(2600)  # the count-up has reached the win
+            expect(page.locator("#moment-amount")).to_have_text(money)  # the count-up has reached the win
             screenshot(page, "big-win-desktop")
         assert idle(page) == "idle"
         page.get_by_test_id("nav-lobby").click()
@@ -334,8 +336,6 @@ def test_a_feature_is_announced_and_a_big_win_celebrated_shorter_with_turbo(new_
     titles = [m["title"] for m in moments]
     assert len(titles) == 4 and titles[0] == titles[2] == "FORGING RE-SPINS!", titles
     assert titles[1] == titles[3] and titles[1] in ("BIG WIN", "MEGA WIN", "EPIC WIN"), titles
-    win = int(Fraction(expected.total_win) * 100)
-    money = page.evaluate("(m) => new Intl.NumberFormat(undefined, {style: 'currency', currency: 'EUR'}).format(m / 100)", win)
     big = [m for m in moments if m["title"].endswith("WIN")]
     assert len(big) == 2 and all(m["amount"] == money for m in big), moments
     # Turbo shortens the celebration: as planned, and as shown (a loaded machine only makes a timer late, so the

@@ -246,3 +246,17 @@ def _feature_mean(sample: Sample) -> float:
     wins = sample.arrays["features"]
     return float(np.arange(wins.shape[0]) @ wins) / max(int(wins.sum()), 1)
 
+
+class FeatureSplitGame:
+    """A kernel game's stratified estimator is the feature split (its :attr:`feature_start` declared): put
+    before :class:`~reelforge.game.harness.KernelGame` in the game's bases. A mixin, so that only the games
+    that declare it have ``stratified()`` (the conformance check holds the capability to the method)."""
+
+    def stratified_estimator(self) -> FeatureSplitEstimator:
+        """The feature split (:mod:`reelforge.game.feature_split`) on the game's :attr:`feature_start`."""
+        return FeatureSplitEstimator(self)
+
+    def stratified(self, build: Build, rounds: int, seed: int) -> StratifiedEstimate:
+        """The feature split's estimate of ``build`` from ``rounds`` paid rounds (and its features apart)."""
+        return self.stratified_estimator().run(build, rounds, seed)
+

@@ -15,10 +15,10 @@ import numpy as np
 from reelforge.core.draws import DrawSource
 from reelforge.core.stats import MAX_CAP_UNITS, Accumulator, Tally, bucket_edges_units
 from reelforge.game.contract import Build, Game
-from reelforge.game.feature_split import FeatureSplitEstimator, FeatureStart
+from reelforge.game.feature_split import FeatureSplitGame, FeatureStart  # noqa: F401 - a kernel game's bases, here
 from reelforge.game.help import GameHelp
 from reelforge.game.loop import round_tables
-from reelforge.game.results import StepResult, StratifiedEstimate
+from reelforge.game.results import StepResult
 from reelforge.game.texts import ENGLISH, Words
 from reelforge.mechanics.rng import pcg_state, store_pcg_state
 
@@ -61,7 +61,8 @@ class KernelGame(Game):
     """:attr:`scratch` of the per-pay kernel's tables."""
     feature_start: ClassVar[FeatureStart | None] = None
     """Where the feature always starts in one state: how to play it apart (:mod:`reelforge.game.feature_split`);
-    the game's stratified estimator is then the feature split (declare ``stratified=True`` in its capabilities)."""
+    a game that declares it and inherits :class:`~reelforge.game.feature_split.FeatureSplitGame` has the feature
+    split as its stratified estimator (and declares ``stratified=True`` in its capabilities)."""
 
     def counter_names(self, build: Build) -> tuple[str, ...]:
         return self.counters
@@ -155,15 +156,6 @@ class KernelGame(Game):
     def kernel_round_wins(self, build: Build, rounds: int, seed: int | np.random.SeedSequence,
                           mode: str = "paid") -> np.ndarray:
         return self._run(build, rounds, seed, mode, keep=True)[1]
-
-    def stratified_estimator(self) -> FeatureSplitEstimator:
-        """The feature split (:mod:`reelforge.game.feature_split`) where the game declares :attr:`feature_start`."""
-        if self.feature_start is None:
-            return super().stratified_estimator()
-        return FeatureSplitEstimator(self)
-
-    def stratified(self, build: Build, rounds: int, seed: int) -> StratifiedEstimate:
-        return self.stratified_estimator().run(build, rounds, seed)
 
     def simulate_pays_chunk(self, build: Build, rounds: int, seed: int | np.random.SeedSequence,
                             mode: str = "paid") -> Accumulator:

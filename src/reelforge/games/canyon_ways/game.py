@@ -2,7 +2,7 @@
 
 from reelforge.core.draws import RecordedDraws
 from reelforge.game.contract import Capabilities
-from reelforge.game.harness import FeatureStart, KernelGame
+from reelforge.game.harness import FeatureSplitGame, FeatureStart, KernelGame
 from reelforge.game.help import paytable_rows
 from reelforge.game.texts import DEFAULT_LANGUAGE, Words
 from reelforge.game.tuning import DataTuning
@@ -13,7 +13,7 @@ from . import kernel, rules
 from .build import EAGLE, NAMES, REELS, ROWS, SUN, UNIT, WILD
 
 
-class CanyonWays(DataTuning, KernelGame):
+class CanyonWays(FeatureSplitGame, DataTuning, KernelGame):
     title, version, max_win_x, feature_name, unit = "Canyon Ways", "1.0", 5000, "Free Spins", UNIT
     build_files, capabilities = builds.FILES, Capabilities(tunable=True, stratified=True)
     feature_start = FeatureStart("free_spins", {"trigger": 0}, 0.05, 2.72)  # 0 Suns: every paid spin triggers

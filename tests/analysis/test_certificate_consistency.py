@@ -5,6 +5,7 @@ Gems) and a Feature Buy (Gemstones Gold), a few CPU seconds each."""
 
 import json
 import re
+from fractions import Fraction
 from html.parser import HTMLParser
 
 import pytest
@@ -221,3 +222,11 @@ def test_the_per_pay_tables_are_the_per_pay_kernels_cells_each_with_its_interval
         cells = [float(r[4].removesuffix(" pp")) for r in rows if not r[0].startswith("total of this") and r[4] != "not observed"]
         total = float([r for r in rows if r[0].startswith("total of this")][0][4].removesuffix(" pp"))
         assert abs(total - sum(cells)) <= 0.0005 * (len(cells) + 1), heading
+
+
+def test_an_exact_maximum_win_far_below_a_percentage_place_reads_with_its_exponent():
+    """Seven Lines' 2,000x (exact, 1.25e-30 a round) read "0.000000% = 1 in 799,188,227,899,545,098,336,050,610,176"."""
+    tiny = {"method": "exact", "mode": "paid", "max_win_probability": Fraction(1, 799188227899545098336050610176)}
+    assert max_win_probability_words(tiny) == ("1.251e-30 per round = 1 in 7.99e+29", "exact")
+    common = {"method": "exact", "mode": "paid", "max_win_probability": Fraction(1, 100848)}
+    assert max_win_probability_words(common) == ("0.000992% = 1 in 100,848", "exact")

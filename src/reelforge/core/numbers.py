@@ -21,6 +21,8 @@ def one_in(p: float | Fraction | None) -> str:
     if not p:
         return "-"
     n = 1 / float(p)
+    if n >= 1e15:  # thirty digits of "1 in" tell a reader nothing that three significant ones do not
+        return f"1 in {n:.3g}"
     return f"1 in {n:,.0f}" if n >= 100 else f"1 in {n:,.2f}"
 
 

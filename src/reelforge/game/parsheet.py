@@ -292,7 +292,8 @@ def max_win_probability_words(s: dict[str, Any]) -> tuple[str, str]:
     p, ci = s.get("max_win_probability"), s.get("max_win_probability_ci99")
     per = "per purchase" if s.get("mode") == "buy" else "per round"
     if s["method"] == "exact":
-        return f"{pct(p, 6)} = {one_in(p)}", "exact"
+        # a probability below the percentage's last place reads as 0.000000%: write it with its exponent
+        return f"{pct(p, 6) if p >= 5e-9 else f'{float(p):.4g} {per}'} = {one_in(p)}", "exact"
     if s["method"] == "simulation":
         how = "exact binomial" if s.get("max_win_count") else "one-sided 99% bound -ln(0.01)/N, none observed"
         return s.get("max_win_statement") or "-", (f"[{ci[0]:.3g}, {ci[1]:.3g}] {per} ({how})" if ci else "-")

@@ -376,7 +376,8 @@ def render_steps(page, module: str, steps: list, round_: dict | None = None, fas
     page.goto("/#/render-test")
     # The client starts (its language, then its route) before the test takes the page over: replacing the view
     # while it starts would leave its start-up writing to elements that are gone.
-    page.wait_for_function("document.body.dataset.view === 'login'")
+    # expect() rather than wait_for_function(): a string predicate needs eval, which the page's policy forbids
+    expect(page.locator("body")).to_have_attribute("data-view", "login")
     page.evaluate("""async ({module, steps, round, fast}) => {
         // a game's client.js without create gives its symbols' look to the generic renderer, as the client does
         const own = await import(module);

@@ -21,6 +21,7 @@ from reelforge.core.draws import SecureDraws, SeededDraws
 from .conftest import PHONE, screenshot
 from .helpers import idle, last_round, open_game, session, unique_player
 from .test_player_game import LAYOUT_JS, check_table, feature_seed
+from .test_presentation import one_step
 
 SMALL_PHONE = {**PHONE, "viewport": {"width": 360, "height": 740}}
 COAL_SEED = 166  # a Forge of Fortunes round whose re-spins go on after a Coal move (16 steps)
@@ -66,12 +67,16 @@ def test_space_on_every_control_does_its_own_job_and_never_stakes(new_page, web_
         assert idle(page) == "idle"
         assert rounds_of(web_server, token) == [], f"Space on {control} started a round"
     assert web_server.balance(token) == start
-    # Enter on SPIN plays a round and the focus stays on SPIN; Space from the page itself plays one too.
+    # Enter on SPIN plays a round and the focus stays on SPIN; Space from the page itself plays one too. Each a
+    # round of one step (seeded: a secure draw could start a feature, which plays on for a minute under load).
+    short = one_step("gemstones-gold", lambda events: True)
+    web_server.draws.source = SeededDraws(short)
     page.get_by_test_id("spin").focus()
     page.keyboard.press("Enter")
     assert idle(page) == "idle"
     expect(page.get_by_test_id("spin")).to_be_focused()
     page.get_by_test_id("spin").blur()
+    web_server.draws.source = SeededDraws(short)
     page.keyboard.press("Space")
     assert idle(page) == "idle"
     assert len(rounds_of(web_server, token)) == 2

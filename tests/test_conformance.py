@@ -558,3 +558,23 @@ def test_a_registered_game_is_served_audited_and_simulated_with_nothing_else_cha
     if run.exception:
         raise run.exception
     assert run.exit_code == 0 and json.loads(run.output)["rounds"] == 100_000
+
+
+class ExactClaimingHigh(ToyWithExact):
+    """The toy (exact SD 3.39x: level 4, 2 of 5 bolts) whose help says High."""
+
+    def help(self, build, lang="en"):
+        return dataclasses.replace(super().help(build, lang), volatility="High", volatility_bolts=4)
+
+
+def test_the_helps_volatility_is_held_to_the_exact_sd_or_to_a_simulations_sd_interval():
+    # exact: the toy's SD 3.39x is level 4 of 10, Medium (2 of 5); a help saying High fails, naming both
+    CHECKS["volatility_declared"](Context(ToyWithExact()))
+    with pytest.raises(ConformanceError, match=r"toy-line, build 96\.1: the help's volatility is High \(4 of 5\) but "
+                                               r"the exact SD 3\.388x gives level 4 of 10: Medium \(2 of 5\)$"):
+        CHECKS["volatility_declared"](Context(ExactClaimingHigh()))
+    # simulated: the calm toy (SD 0.63x, level 1) keeps the toy's help (Medium): a million rounds refute it
+    with pytest.raises(ConformanceError, match=r"toy-line, build 96\.1: the help's volatility is Medium \(2 of 5\) but "
+                                               r"a simulation of 1,000,000 rounds: SD 0\.62\d*x, 99% interval "
+                                               r"\[0\.6\d*, 0\.6\d*\] gives level 1 of 10: Low \(1 of 5\)$"):
+        CHECKS["volatility_declared"](Context(CalmToy()))

@@ -23,7 +23,8 @@ What is checked (the contract is :mod:`reelforge.game.contract`):
 * a simulated chunk's totals are those of the kernel's rounds, and simulation totals do not
   depend on the number of worker processes;
 * the published figures are the game's: the declared RTP within its tolerance of the exact RTP or of a
-  simulation sized from the build's SD to decide at 99%; the stated maximum win reached (exactly, or by a
+  simulation sized from the build's SD to decide at 99%; the help's volatility the exact SD's, or not refuted
+  by a simulation's SD interval; the stated maximum win reached (exactly, or by a
   constructed round under a bound from the rules) and never passed; the win distribution's top bucket the cap.
 """
 
@@ -53,6 +54,7 @@ from reelforge.conformance.figures import (
     check_max_win_reachable,
     check_rtp_declared,
     check_top_bucket_is_the_cap,
+    check_volatility_declared,
 )
 from reelforge.conformance.rounds import (
     check_kernel_matches_reference,
@@ -72,7 +74,7 @@ __all__ = [
     "check_declarations_typed", "check_help_typed", "check_kernel_matches_reference", "check_kernel_matches_reference_in_depth", "check_refuses_bad_steps",
     "check_replay_reproduces_rounds", "check_simulation_independent_of_workers",
     "check_simulation_matches_kernel_rounds", "check_wins_whole_units_within_cap", "check_rtp_declared",
-    "check_max_win_reachable", "check_top_bucket_is_the_cap",
+    "check_max_win_reachable", "check_top_bucket_is_the_cap", "check_volatility_declared",
 ]
 
 CHECKS: dict[str, Callable[[Game | Context], None]] = {
@@ -88,6 +90,7 @@ CHECKS: dict[str, Callable[[Game | Context], None]] = {
     "simulation_matches_kernel_rounds": check_simulation_matches_kernel_rounds,
     "simulation_independent_of_workers": check_simulation_independent_of_workers,
     "rtp_declared": check_rtp_declared,
+    "volatility_declared": check_volatility_declared,
     "max_win_reachable": check_max_win_reachable,
     "top_bucket_is_the_cap": check_top_bucket_is_the_cap,
 }

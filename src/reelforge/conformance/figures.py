@@ -1,4 +1,4 @@
-"""Checks of the figures a game publishes about a build: its RTP, its maximum win and the win
+"""Checks of the figures a game publishes about a build: its RTP, its volatility, its maximum win and the win
 distribution's top bucket, each held to the game itself (exact figures, a derived bound and a
 constructed round, or a simulation sized to decide)."""
 
@@ -15,8 +15,10 @@ from reelforge.conformance.context import (
     Context,
     context_of,
 )
+from reelforge.core.stats import volatility_level, volatility_levels
 from reelforge.core.tuning import rounds_for
 from reelforge.game.contract import Build, Game
+from reelforge.game.help import VOLATILITY_WORDS, volatility_bolts
 from reelforge.game.results import TECHNICAL_LIMIT, MaxWin
 
 
@@ -106,6 +108,33 @@ def _held_to_a_simulation(ctx: Context, build: Build, tolerance: Fraction) -> No
                    f"the budget: {text}; deciding at 99% needs {needed:,} rounds (SD {acc.sd:.3g}x), more than the "
                    f"{ctx.rtp_rounds:,} allowed{reach} (bench/check_games.py --rtp-rounds {needed})", build, "paid",
                    seed)
+
+
+def check_volatility_declared(game: Game | Context) -> None:
+    """Each build's volatility in its help (bolts on the one scale: :func:`~reelforge.game.help.volatility_bolts`)
+    is the one its round-win SD gives: the exact SD's where the game declares exact figures; else one of the levels
+    that the SD's 99% interval spans on a paid simulation (:data:`RTP_PILOT_ROUNDS` rounds), so that a claim the
+    simulation refutes fails (a claim it cannot refute is the game's to prove: docs/maths.md says how for each)."""
+    ctx = context_of(game)
+    g = ctx.game
+    for build in ctx.builds():
+        shown = g.help(build).volatility_bolts
+        exact = ctx.exact(build)
+        if exact is not None:
+            sd = math.sqrt(float(exact.variance))
+            levels, source = [volatility_level(sd)], f"the exact SD {sd:.4g}x"
+        else:
+            seed = ctx.seeds[-1] + 2
+            acc = g.simulate_chunk(build, min(RTP_PILOT_ROUNDS, ctx.rtp_rounds), seed, "paid")
+            lo, hi = acc.sd_ci99()
+            levels = volatility_levels(lo, hi)
+            source = f"a simulation of {acc.rounds:,} rounds: SD {acc.sd:.4g}x, 99% interval [{lo:.4g}, {hi:.4g}]"
+        allowed = sorted({volatility_bolts(level) for level in levels})
+        if shown not in allowed:
+            said = " or ".join(f"{VOLATILITY_WORDS[b - 1]} ({b} of 5)" for b in allowed)
+            raise ctx.fail(f"the help's volatility is {VOLATILITY_WORDS[shown - 1]} ({shown} of 5) but {source} gives "
+                           f"level{'s' * (len(levels) > 1)} {'-'.join(map(str, sorted({levels[0], levels[-1]})))} of "
+                           f"10: {said}", build)
 
 
 def _max_win(ctx: Context, build: Build) -> MaxWin:

@@ -20,6 +20,7 @@ from reelforge.game.help import GameHelp
 from reelforge.game.loop import round_tables
 from reelforge.game.results import StepResult
 from reelforge.game.texts import ENGLISH, Words
+from reelforge.game.volatility_proof import proven_volatility
 from reelforge.mechanics.rng import pcg_state, store_pcg_state
 
 
@@ -83,13 +84,17 @@ class KernelGame(Game):
         self.check_action(action)
         return self.rules.play_step(build, state, draws, self.cap_units(build))
 
-    def standard_help(self, build: Build, *, volatility: int, how_wins_pay: list[str], feature: list[str],
+    def standard_help(self, build: Build, *, volatility: int | None = None, how_wins_pay: list[str], feature: list[str],
                       rows: list[dict[str, Any]], tiers: list[str], tier_label: str, symbol_names: dict[str, str],
                       extra: dict[str, Any] | None = None, words: Words = ENGLISH) -> GameHelp:
         """A help page of the usual shape: how wins pay, the feature (titled :attr:`feature_name`),
         the maximum win (written here), and the paytable ``rows`` (:func:`paytable_rows`) by ``tiers``; the
-        texts already in ``words``' language, the headings and the maximum win put in it here."""
+        texts already in ``words``' language, the headings and the maximum win put in it here. ``volatility``: the
+        level on the project's 1-10 scale, or None for the level the build's recorded SD proves
+        (:func:`~reelforge.game.volatility_proof.proven_volatility`: a simulated game's figure)."""
         _ = words
+        if volatility is None:
+            volatility = proven_volatility(self, build)
         cap = [self.published_max_win(build).player_words(words)]
         page = {"paytable": {"title": _("Paytable"), "tiers": tiers, "tier_label": tier_label,
                              "note": _("Pays are multiples of the total bet."), "rows": rows},

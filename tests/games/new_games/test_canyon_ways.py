@@ -103,3 +103,24 @@ def test_the_folder_stays_within_150_lines_of_python():
     folder = Path(package.__file__).parent
     lines = sum(len(path.read_text().splitlines()) for path in folder.rglob("*.py"))
     assert lines <= 150, f"{folder.name} holds {lines} lines of Python"
+
+
+def test_the_help_states_the_volatility_level_its_recorded_sd_proves(monkeypatch):
+    """Issue 34: Canyon Ways' SDs sit at level 9's 20x; each build's help shows the level its recorded 10^9-round SD
+    interval lies in (96.0 v2.0 [20.05, 20.26]: level 9, Extreme; 94.0 v2.0 [19.67, 19.89]: level 8, High), and a
+    build whose interval spans two levels (96.0 v1.0, [19.92, 20.13]) or has no record states none."""
+    import pytest
+
+    from reelforge.game import volatility_proof
+
+    assert [(GAME.help(GAME.load_build(n)).volatility, volatility_proof.proven_volatility(GAME, GAME.load_build(n)))
+            for n in ("96.0", "94.0")] == [("Extreme", 9), ("High", 8)]
+    assert volatility_proof.proven_volatility(GAME, GAME.load_build("94.0", "1.0")) == 8
+    with pytest.raises(ValueError, match=r"canyon-ways 96\.0 v1\.0: no SD is recorded for this build's content in "
+                                         r"volatility_figures\.toml \(python bench/volatility_record\.py"):
+        GAME.help(GAME.load_build("96.0", "1.0"))
+    spanning = {GAME.load_build("96.0").identity.content_hash: {"sd_low": "19.917", "sd_high": "20.133"}}
+    monkeypatch.setattr(volatility_proof, "load_records", lambda path: spanning)
+    with pytest.raises(ValueError, match=r"interval \[19\.917, 20\.133\] spans levels 8-9 \(a level starts at 20x\): "
+                                         r"a larger simulation decides it"):
+        GAME.help(GAME.load_build("96.0"))

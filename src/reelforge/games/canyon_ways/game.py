@@ -22,7 +22,7 @@ class CanyonWays(FeatureSplitGame, DataTuning, KernelGame):
 
     def help(self, b, lang=DEFAULT_LANGUAGE):
         _ = words = Words(lang)
-        return self.standard_help(b, volatility=8, tiers=["3", "4", "5", "6"], tier_label=_("Of a kind, per way"),
+        return self.standard_help(b, tiers=["3", "4", "5", "6"], tier_label=_("Of a kind, per way"),
             symbol_names=NAMES, rows=paytable_rows({NAMES[s]: p for s, p in b.pays.items()}, UNIT), words=words,
             how_wins_pay=[_("6 reels of 2 to 7 symbols each spin. A symbol on adjacent reels from reel 1 pays its pay "
                             "per way times its ways: its count on each of those reels, multiplied. The Wild "

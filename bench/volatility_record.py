@@ -12,6 +12,7 @@ Plain kernel rounds (``reelforge simulate``'s), the same totals for any number o
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import sys
 from types import SimpleNamespace
@@ -31,10 +32,17 @@ def main() -> None:
     parser.add_argument("--rounds", type=float)
     parser.add_argument("--seed", type=int)
     parser.add_argument("--workers", type=int, default=None)
+    parser.add_argument("--game-class", metavar="MODULE:CLASS", help="a game outside the registry (a benchmark game)")
     parser.add_argument("--from-json", metavar="FILE", help="the output of `reelforge simulate GAME --build B --json` "
                         "of this build (plain rounds) instead of simulating here")
     args = parser.parse_args()
-    game = get_game(args.game)
+    if args.game_class:
+        module, _, name = args.game_class.partition(":")
+        game = getattr(importlib.import_module(module), name)()
+        if game.id != args.game:
+            sys.exit(f"{args.game_class} is the game {game.id!r}, not {args.game!r}")
+    else:
+        game = get_game(args.game)
     build = game.load_build(args.build, args.version)
     if args.from_json:
         run = json.loads(open(args.from_json).read())
@@ -54,6 +62,7 @@ def main() -> None:
     if len(levels) != 1:
         sys.exit("not recorded: the interval spans two levels; run more rounds")
     version = f" --version {args.version}" if args.version else ""
+    version += f" --game-class {args.game_class}" if args.game_class else ""
     command = (f"python bench/volatility_record.py {game.id} --build {build.name}{version} --rounds {acc.rounds} "
                f"--seed {args.seed}")
     path = beside_game(game, VOLATILITY_RECORD)

@@ -16,9 +16,11 @@ import pytest
 from reelforge.conformance import CHECKS, ConformanceError, Context, check_game
 from reelforge.conformance.figures import rtp_rounds_needed
 from reelforge.core.draws import RecordedDraws
+from reelforge.game import volatility_proof
 from reelforge.game.contract import BuildError, Capabilities, RulesError
 from reelforge.game.results import ExactFigures
 from reelforge.games import registry
+from reelforge.games.canyon_ways.game import CanyonWays
 from tests.toy_game import rules
 from tests.toy_game.game import ToyLine
 
@@ -578,3 +580,27 @@ def test_the_helps_volatility_is_held_to_the_exact_sd_or_to_a_simulations_sd_int
                                                r"a simulation of 1,000,000 rounds: SD 0\.62\d*x, 99% interval "
                                                r"\[0\.6\d*, 0\.6\d*\] gives level 1 of 10: Low \(1 of 5\)$"):
         CHECKS["volatility_declared"](Context(CalmToy()))
+
+
+class CanyonClaimingHigh(CanyonWays):
+    """Canyon Ways whose help states level 8, High, for every build (its 96.0 v2.0 is proven Extreme, 94.0 High)."""
+
+    def standard_help(self, build, **kwargs):
+        return super().standard_help(build, **{**kwargs, "volatility": 8})
+
+
+CanyonClaimingHigh.__module__ = CanyonWays.__module__  # its recorded figures are Canyon Ways' (beside its module)
+
+
+def test_a_simulated_sd_near_a_bolts_edge_needs_the_recorded_proof(monkeypatch):
+    # Canyon Ways' SDs sit at 20x, where level 9 (Extreme) starts: a million rounds reach both bolts, so the
+    # record of 10^9 rounds decides; a help that contradicts it fails, and without a record the check is undecided
+    CHECKS["volatility_declared"](Context(CanyonWays()))
+    with pytest.raises(ConformanceError, match=r"canyon-ways, build 96\.0: the help's volatility is High \(4 of 5\) "
+                                               r"but the recorded SD proves Extreme \(5 of 5\)$"):
+        CHECKS["volatility_declared"](Context(CanyonClaimingHigh()))
+    monkeypatch.setattr(volatility_proof, "load_records", lambda path: {})
+    with pytest.raises(ConformanceError, match=r"canyon-ways, build 96\.0: undecided: the help's volatility High "
+                                               r"\(4 of 5\) is not proven: a simulation of 1,000,000 rounds: SD .* "
+                                               r"reaches 4 and 5 bolts, and canyon-ways 96\.0 v2\.0: no SD is recorded"):
+        CHECKS["volatility_declared"](Context(CanyonClaimingHigh()))

@@ -23,8 +23,8 @@ What is checked (the contract is :mod:`reelforge.game.contract`):
 * a simulated chunk's totals are those of the kernel's rounds, and simulation totals do not
   depend on the number of worker processes;
 * the published figures are the game's: the declared RTP within its tolerance of the exact RTP or of a
-  simulation sized from the build's SD to decide at 99%; the help's volatility the exact SD's, or not refuted
-  by a simulation's SD interval; the stated maximum win reached (exactly, or by a
+  simulation sized from the build's SD to decide at 99%; the help's volatility the exact SD's, or the one a
+  simulation's SD interval proves (near a bolt's edge, a recorded larger run's); the stated maximum win reached (exactly, or by a
   constructed round under a bound from the rules) and never passed; the win distribution's top bucket the cap.
 """
 

@@ -20,6 +20,7 @@ from reelforge.core.tuning import rounds_for
 from reelforge.game.contract import Build, Game
 from reelforge.game.help import VOLATILITY_WORDS, volatility_bolts
 from reelforge.game.results import TECHNICAL_LIMIT, MaxWin
+from reelforge.game.volatility_proof import proven_volatility
 
 
 def _pp(x: Fraction | float) -> str:
@@ -111,10 +112,12 @@ def _held_to_a_simulation(ctx: Context, build: Build, tolerance: Fraction) -> No
 
 
 def check_volatility_declared(game: Game | Context) -> None:
-    """Each build's volatility in its help (bolts on the one scale: :func:`~reelforge.game.help.volatility_bolts`)
-    is the one its round-win SD gives: the exact SD's where the game declares exact figures; else one of the levels
-    that the SD's 99% interval spans on a paid simulation (:data:`RTP_PILOT_ROUNDS` rounds), so that a claim the
-    simulation refutes fails (a claim it cannot refute is the game's to prove: docs/maths.md says how for each)."""
+    """Each build's volatility in its help (bolts on the one scale: :func:`~reelforge.game.help.volatility_bolts`,
+    each bolt two levels of the SD scale) is the one its round-win SD proves: the exact SD's where the game declares
+    exact figures; else the one bolt that every level the SD's 99% interval spans on a paid simulation
+    (:data:`RTP_PILOT_ROUNDS` rounds) falls in; where that interval reaches two bolts (an SD near a bolt's edge), the
+    level recorded for the build (:mod:`reelforge.game.volatility_proof`: a larger run's interval inside one level),
+    which the simulation must not refute. A help without a proof fails as undecided, saying what would decide it."""
     ctx = context_of(game)
     g = ctx.game
     for build in ctx.builds():
@@ -135,6 +138,16 @@ def check_volatility_declared(game: Game | Context) -> None:
             raise ctx.fail(f"the help's volatility is {VOLATILITY_WORDS[shown - 1]} ({shown} of 5) but {source} gives "
                            f"level{'s' * (len(levels) > 1)} {'-'.join(map(str, sorted({levels[0], levels[-1]})))} of "
                            f"10: {said}", build)
+        if len(allowed) > 1:
+            try:
+                proven = volatility_bolts(proven_volatility(g, build))
+            except ValueError as exc:
+                raise ctx.fail(f"undecided: the help's volatility {VOLATILITY_WORDS[shown - 1]} ({shown} of 5) is not "
+                               f"proven: {source} reaches {' and '.join(map(str, allowed))} bolts, and {exc}",
+                               build) from exc
+            if proven != shown:
+                raise ctx.fail(f"the help's volatility is {VOLATILITY_WORDS[shown - 1]} ({shown} of 5) but the "
+                               f"recorded SD proves {VOLATILITY_WORDS[proven - 1]} ({proven} of 5)", build)
 
 
 def _max_win(ctx: Context, build: Build) -> MaxWin:

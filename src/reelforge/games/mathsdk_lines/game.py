@@ -33,7 +33,7 @@ class MathSdkLines(KernelGame):
         rows = paytable_rows({NAMES[s]: p for s, p in b.pays.items()}, TENTHS, 3)
         mults = words.list(f"x{words.number(k)}" for k in sorted(b.free_wild_multipliers, key=int))
         return self.standard_help(
-            b, volatility=7, tiers=["3", "4", "5"], tier_label=_("Of a kind on a line"), rows=rows, symbol_names=NAMES,
+            b, tiers=["3", "4", "5"], tier_label=_("Of a kind on a line"), rows=rows, symbol_names=NAMES,
             words=words,
             how_wins_pay=[_("5 reels, 3 rows and 20 fixed lines. Each line pays its highest win, left to right from "
                             "reel 1."), _("The Wild substitutes for every symbol but the Scatter, and pays its own row.")],

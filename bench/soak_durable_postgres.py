@@ -4,8 +4,9 @@ optionally restarted abruptly during the run (``pg_ctl stop -m immediate``, then
     python bench/soak_durable_postgres.py [--clients 32] [--seconds 60] [--kill-every 3]
                                           [--restarts 3 --restart-after 10 --restart-pause 15]
 
-Prints the soak's JSON figures (``fault``: per restart, how long PostgreSQL took to accept connections
-again and how long after that the server answered a request that needs the database).
+Prints the soak's JSON figures (``fault``: per restart, how long the server took to answer a request that needs
+the database just before it, how long PostgreSQL took to accept connections again and how long after that the
+server answered the same request).
 """
 
 from __future__ import annotations

@@ -6,7 +6,8 @@ The server is built with the test-only ``draw_source_factory`` hook of
 to reach a feature without luck); production configuration cannot reach it.
 
 Screenshots go to ``test-artifacts/web/`` (git-ignored; override with
-``REELFORGE_ARTIFACTS``). The tests skip only when Chromium is absent and
+``REELFORGE_ARTIFACTS``) when ``REELFORGE_SCREENSHOTS`` is set: no test reads them, and a full-page
+PNG costs Chromium CPU, so an ordinary run takes none. The tests skip only when Chromium is absent and
 ``CI`` is not set: in CI they must run.
 """
 
@@ -203,9 +204,16 @@ def new_page(browser, web_server):
         ctx.close()
 
 
-def screenshot(page, name: str) -> Path:
+SCREENSHOTS = bool(os.environ.get("REELFORGE_SCREENSHOTS"))
+"""Whether :func:`screenshot` writes its PNGs (for a person to look at; no test reads one)."""
+
+
+def screenshot(page, name: str) -> Path | None:
+    """The whole page as ``<ARTIFACTS>/<name>.png`` when :data:`SCREENSHOTS` is on; its path, else None."""
+    page.evaluate("window.scrollTo(0, 0)")  # a sticky header would otherwise be drawn mid-page
+    if not SCREENSHOTS:
+        return None
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     path = ARTIFACTS / f"{name}.png"
-    page.evaluate("window.scrollTo(0, 0)")  # a sticky header would otherwise be drawn mid-page
     page.screenshot(path=str(path), full_page=True)
     return path

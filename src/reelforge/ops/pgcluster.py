@@ -109,11 +109,23 @@ def new_database(cluster: PostgresCluster, name: str) -> str:
 
 def restart_fault(cluster: PostgresCluster, after: float, times: int = 1, pause: float = 5.0):
     """A soak ``fault``: ``after`` seconds in, restart PostgreSQL abruptly ``times`` times, ``pause``
-    seconds apart; returns, per restart, how long PostgreSQL took to accept connections again and how
-    long after that the server answered a request that needs the database (a new session)."""
+    seconds apart; returns, per restart, how long the server took to answer a request that needs the database
+    (a new session) just before it (``answer_before_s``: the machine's and the soak's load, the yardstick of
+    the figures after), how long PostgreSQL took to accept connections again, and how long after that the
+    server answered the same request again."""
     import uuid
 
     import httpx
+
+    def answer(base_url: str) -> float:
+        """Seconds until a new session is opened (asked again every 10 ms while it fails)."""
+        started = time.monotonic()
+        while True:
+            r = httpx.post(base_url + "/api/v1/sessions", json={"player": f"probe-{uuid.uuid4().hex[:12]}"},
+                           timeout=30)
+            if r.status_code == 201:
+                return time.monotonic() - started
+            time.sleep(0.01)
 
     def fault(base_url: str) -> list[dict[str, float]]:
         figures = []
@@ -121,16 +133,10 @@ def restart_fault(cluster: PostgresCluster, after: float, times: int = 1, pause:
         for i in range(times):
             if i:
                 time.sleep(pause)
+            before = answer(base_url)
             restart = cluster.restart_abruptly()
-            ready = time.monotonic()
-            while True:
-                r = httpx.post(base_url + "/api/v1/sessions", json={"player": f"probe-{uuid.uuid4().hex[:12]}"},
-                               timeout=30)
-                if r.status_code == 201:
-                    break
-                time.sleep(0.01)
-            figures.append({"postgres_restart_s": round(restart, 3),
-                            "serving_again_s": round(time.monotonic() - ready, 3)})
+            figures.append({"answer_before_s": round(before, 3), "postgres_restart_s": round(restart, 3),
+                            "serving_again_s": round(answer(base_url), 3)})
         return figures
 
     return fault

@@ -83,8 +83,9 @@ class OperatorCallbacks:
         self.engine = engine
         self.config = config
         self.brands = [b.id for b in config.all_brands() if b.operator.callback_url]
+        # only a server with callback brands sends any: a client costs about 20 ms of CPU (its TLS context)
         self.http = httpx.Client(timeout=timeout or max(b.operator.wallet_timeout_seconds
-                                                        for b in config.all_brands()))
+                                                        for b in config.all_brands())) if self.brands else None
 
     @property
     def enabled(self) -> bool:
@@ -92,7 +93,8 @@ class OperatorCallbacks:
         return bool(self.brands)
 
     def close(self) -> None:
-        self.http.close()
+        if self.http is not None:
+            self.http.close()
 
     def session_ended(self, token_sha256: str, reason: str) -> bool:
         """Record that a session ended for ``reason`` (its callback written once; see

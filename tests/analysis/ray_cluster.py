@@ -106,16 +106,36 @@ class Cluster:
                     os.kill(int(proc.name), signal.SIGKILL)
 
 
+PORT_TAKEN = ("already in use", "address in use", "is used by other", "failed to bind")
+"""What a node's log says when a port :func:`free_port` found free was taken before the node bound it (other
+servers of the suite's workers start meanwhile): the start is tried again on fresh ports."""
+
+
+def _logs_tail(root: Path, lines: int = 15) -> str:
+    return "\n".join(f"{log.name}: " + "\n".join(log.read_text(errors="replace").splitlines()[-lines:])
+                     for log in sorted(root.glob("node-*.log")))
+
+
 @contextlib.contextmanager
-def ray_cluster(workers: int = 1, cpus: int = 1) -> Iterator[Cluster]:
-    """A head and ``workers`` worker nodes, ``cpus`` CPUs each, all killed on exit."""
-    with tempfile.TemporaryDirectory(prefix="rf-ray-", dir="/tmp") as root:
-        cluster = Cluster(Path(root), cpus)
-        try:
-            cluster.start_head()
-            for _ in range(workers):
-                cluster.add_worker()
-            cluster.wait_for_nodes(1 + workers)
-            yield cluster
-        finally:
-            cluster.close()
+def ray_cluster(workers: int = 1, cpus: int = 1, attempts: int = 3) -> Iterator[Cluster]:
+    """A head and ``workers`` worker nodes, ``cpus`` CPUs each, all killed on exit. A start whose node exits
+    because a port was taken meanwhile is tried again (``attempts`` in all); any other failure says the nodes'
+    logs (their folder is removed on exit)."""
+    for attempt in range(1, attempts + 1):
+        with tempfile.TemporaryDirectory(prefix="rf-ray-", dir="/tmp") as root:
+            cluster = Cluster(Path(root), cpus)
+            try:
+                try:
+                    cluster.start_head()
+                    for _ in range(workers):
+                        cluster.add_worker()
+                    cluster.wait_for_nodes(1 + workers)
+                except RuntimeError as exc:
+                    logs = _logs_tail(Path(root))
+                    if attempt < attempts and any(w in logs.lower() for w in PORT_TAKEN):
+                        continue
+                    raise RuntimeError(f"{exc}\n{logs}") from exc
+                yield cluster
+                return
+            finally:
+                cluster.close()

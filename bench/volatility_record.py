@@ -19,8 +19,8 @@ from types import SimpleNamespace
 
 from reelforge.analysis.simulate import simulate
 from reelforge.core.stats import volatility_levels
-from reelforge.game.rtp_proof import beside_game, forget_records
-from reelforge.game.volatility_proof import VOLATILITY_RECORD, proven_volatility
+from reelforge.game.rtp_proof import beside_game, load_records, write_records
+from reelforge.game.volatility_proof import RECORD_KEYS, VOLATILITY_RECORD, proven_volatility
 from reelforge.games.registry import get_game
 
 
@@ -66,20 +66,19 @@ def main() -> None:
     command = (f"python bench/volatility_record.py {game.id} --build {build.name}{version} --rounds {acc.rounds} "
                f"--seed {args.seed}")
     path = beside_game(game, VOLATILITY_RECORD)
-    text = path.read_text() if path.exists() else (
-        f"# {game.id}: the round-win SD of its builds by content hash, each with its 99% interval (delta method with\n"
-        "# the fourth moment) from plain kernel rounds, written by bench/volatility_record.py: the help states the\n"
-        "# volatility level the interval lies in (reelforge.game.volatility_proof); check_game's volatility_declared\n"
-        "# holds the help to a simulation of its own.\n")
+    records = dict(load_records(path))
     key = build.identity.content_hash
-    if f'["{key}"]' in text:
+    if key in records:
         sys.exit(f"not recorded: {path.name} already has {build.identity.label} (a record is never rewritten)")
-    text += (f'\n["{key}"]\nbuild = "{build.name}"\nversion = "{build.identity.version}"\nsd = "{acc.sd:.6f}"\n'
-             f'sd_low = "{lo:.6f}"\nsd_high = "{hi:.6f}"\nconfidence = "0.99"\nrounds = {acc.rounds}\n'
-             f'seed = {args.seed}\nmethod = "plain kernel rounds; the SD interval by the delta method with the fourth '
-             f'moment"\ncommand = "{command}"\n')
-    path.write_text(text)
-    forget_records(path)
+    records[key] = {"build": build.name, "version": build.identity.version, "sd": f"{acc.sd:.6f}",
+                    "sd_low": f"{lo:.6f}", "sd_high": f"{hi:.6f}", "confidence": "0.99", "rounds": acc.rounds,
+                    "seed": args.seed, "method": "plain kernel rounds; the SD interval by the delta method with the "
+                    "fourth moment", "command": command}
+    header = [f"{game.id}: the round-win SD of its builds by content hash, each with its 99% interval (delta method "
+              "with", "the fourth moment) from plain kernel rounds, written by bench/volatility_record.py: the help "
+              "states the", "volatility level the interval lies in (reelforge.game.volatility_proof); check_game's "
+              "volatility_declared", "holds the help to a simulation of its own."]
+    write_records(path, header, records, RECORD_KEYS)
     print(f"recorded in {path}: level {proven_volatility(game, build)}")
 
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from reelforge.analysis.manifest import FIGURES, MANIFEST, check_package
 from reelforge.game.rtp_proof import RECORD_KEYS, band_problem, certified_record_path, forget_records, load_records
+from reelforge.game.rtp_proof import write_records as write_record_file
 
 
 class RecordError(ValueError):
@@ -83,11 +84,7 @@ def record_package(folder: Path, *, unsigned: bool = False, allow_dirty_engine: 
 
 def write_records(path: Path, game_id: str, records: dict[str, dict[str, str]]) -> None:
     """Write a game's certified records (sorted by build name, then content hash)."""
-    lines = [f"# {game_id}: certified RTP intervals of its builds by content hash, written by `reelforge certify "
-             "--record PACKAGE` from", "# verified certification packages (never by hand). The help and the lobby "
-             "show the interval's centre and the interval.", ""]
-    for key, entry in sorted(records.items(), key=lambda kv: (kv[1]["build"], kv[0])):
-        lines.append(f'["{key}"]')
-        lines += [f"{k} = {json.dumps(entry[k])}" for k in RECORD_KEYS]
-        lines.append("")
-    path.write_text("\n".join(lines))
+    header = [f"{game_id}: certified RTP intervals of its builds by content hash, written by `reelforge certify "
+              "--record PACKAGE` from", "verified certification packages (never by hand). The help and the lobby "
+              "show the interval's centre and the interval."]
+    write_record_file(path, header, records, RECORD_KEYS)

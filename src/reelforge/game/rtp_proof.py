@@ -8,6 +8,7 @@ it names the package (its manifest's SHA-256, signer, engine commit, seed) so a 
 
 from __future__ import annotations
 
+import json
 import sys
 import tomllib
 from dataclasses import dataclass, field
@@ -72,6 +73,18 @@ def load_records(path: Path) -> dict[str, Any]:
     if path not in _RECORDS:
         _RECORDS[path] = tomllib.loads(path.read_text()) if path.exists() else {}
     return _RECORDS[path]
+
+
+def write_records(path: Path, header: list[str], records: dict[str, dict[str, Any]], keys: tuple[str, ...]) -> None:
+    """Write a game's records file: ``header`` (comment lines, without their ``#``), then each record by content
+    hash (sorted by build name, then hash), its ``keys`` in order; read again next time (:func:`load_records`)."""
+    lines = [f"# {line}" for line in header] + [""]
+    for key, entry in sorted(records.items(), key=lambda kv: (kv[1]["build"], kv[0])):
+        lines.append(f'["{key}"]')
+        lines += [f"{k} = {json.dumps(entry[k])}" for k in keys]
+        lines.append("")
+    path.write_text("\n".join(lines))
+    forget_records(path)
 
 
 def forget_records(path: Path) -> None:

@@ -110,7 +110,7 @@ def _cells(buf, pos, frag, off, r, row):
     return _put(buf, pos, frag, off, F_SHUT)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _write_spin(buf, pos, frag, off, t, reel_set, free, n, scatters, award, total, spin_number, spins_of):
     """The events of the spin in ``t`` (its board, its line wins, its award, the running total)."""
     if free:
@@ -272,11 +272,17 @@ def _paid_board(st, t, c, ct):
     t.mults[:] = 0
 
 
+@njit(cache=True)
+def _spin(t, total, cap):
+    """The kernel's spin, compiled once for both of :func:`_book`'s calls."""
+    return spin(t, total, cap)
+
+
 @njit(cache=True, inline="always")
 def _book(st, t, c, ct, cap, buf, pos, frag, off):
     """One attempt at a book under criterion ``c`` written from ``pos``: (end, round win in units)."""
     _paid_board(st, t, c, ct)
-    added, reached, n, scatters = spin(t, 0, cap)
+    added, reached, n, scatters = _spin(t, 0, cap)
     want = ct.win[c]
     if not ct.forced[c] and not ((want < 0 and added > 0) or added == want):
         return pos, added       # an unforced round is its paid spin: one that misses is not worth writing
@@ -291,7 +297,7 @@ def _book(st, t, c, ct, cap, buf, pos, frag, off):
             return -1, 0
         reel_set = pick_weighted(ct.set_cum[c], draw_pcg(st, ct.set_cum[c, -1]))     # BASE weighs nothing
         _free_board(st, t, c, ct, reel_set)
-        added, reached, n, scatters = spin(t, total, cap)
+        added, reached, n, scatters = _spin(t, total, cap)
         total += added
         free_total += added
         played += 1

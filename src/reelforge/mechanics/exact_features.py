@@ -85,6 +85,28 @@ def free_spins_feature(classes: Sequence[tuple[fmpz_poly, int]], limit: int, sta
             for a in starts}
 
 
+def hold_and_respin_ends(cells: int, respins: int, blank: int, coin_weight: int) -> dict[int, dict[int, Fraction]]:
+    """How many coins a hold-and-respin feature ends holding, by how many start it: ``{held: {coins at the end:
+    chance}}``, exactly. The chain over (coins held, respins left) of :func:`hold_and_respin_feature`: each respin
+    draws every empty cell alone, a coin with chance ``coin_weight / (blank + coin_weight)``; a landed coin resets
+    the respins to ``respins``; no respin left or a full board ends it."""
+    weight = blank + coin_weight
+    ends: dict[tuple[int, int], dict[int, Fraction]] = {}  # (held, left): {coins at the end: chance}
+    for held in range(cells, -1, -1):
+        empty = cells - held
+        for left in range(respins + 1):
+            if held == cells or left == 0:
+                ends[(held, left)] = {held: Fraction(1)}
+                continue
+            out: dict[int, Fraction] = defaultdict(Fraction)
+            for k in range(empty + 1):  # k of the empty cells land a coin
+                p = Fraction(comb(empty, k) * blank ** (empty - k) * coin_weight ** k, weight ** empty)
+                for end, q in ends[(held + k, respins if k else left - 1)].items():
+                    out[end] += p * q
+            ends[(held, left)] = dict(out)
+    return {held: ends[(held, respins)] for held in range(cells + 1)}
+
+
 def hold_and_respin_feature(cells: int, respins: int, blank: int, coins: dict[int, int], grand: int,
                             below: int) -> dict[int, fmpq_poly]:
     """What a hold-and-respin feature adds to the coins it starts with, by how many coins start it:
@@ -101,20 +123,7 @@ def hold_and_respin_feature(cells: int, respins: int, blank: int, coins: dict[in
     plus the grand on a full board: one polynomial power per count, where a chain of polynomials multiplied
     them at every state (the same polynomials; Golden Vault 96.0: 12.8 -> 1.1 CPU s)."""
     coin_weight = sum(coins.values())
-    weight = blank + coin_weight
-    ends: dict[tuple[int, int], dict[int, Fraction]] = {}  # (held, left): {coins at the end: chance}
-    for held in range(cells, -1, -1):
-        empty = cells - held
-        for left in range(respins + 1):
-            if held == cells or left == 0:
-                ends[(held, left)] = {held: Fraction(1)}
-                continue
-            out: dict[int, Fraction] = defaultdict(Fraction)
-            for k in range(empty + 1):  # k of the empty cells land a coin
-                p = Fraction(comb(empty, k) * blank ** (empty - k) * coin_weight ** k, weight ** empty)
-                for end, q in ends[(held + k, respins if k else left - 1)].items():
-                    out[end] += p * q
-            ends[(held, left)] = dict(out)
+    ends = hold_and_respin_ends(cells, respins, blank, coin_weight)
     coin = fmpq_poly(list(poly(coins).coeffs()), coin_weight)  # one landed coin's value, as probabilities
     powers = [fmpq_poly([1])]
     for _ in range(cells):
@@ -123,7 +132,7 @@ def hold_and_respin_feature(cells: int, respins: int, blank: int, coins: dict[in
     values = {}
     for held in range(cells + 1):
         value = fmpq_poly([0])
-        for end, q in ends[(held, respins)].items():
+        for end, q in ends[held].items():
             landed = powers[end - held] * fmpq(q.numerator, q.denominator)
             value += landed.mul_low(full, below) if end == cells else landed
         values[held] = value

@@ -3,7 +3,7 @@ count anywhere; the coins' number decides the feature, their values are what it 
 with Hold and Respin as its Markov chain over (coins held, respins left)."""
 
 from fractions import Fraction
-from math import comb, lcm
+from math import lcm
 from typing import Any
 
 from flint import fmpz_poly
@@ -11,7 +11,7 @@ from flint import fmpz_poly
 from reelforge.game.exact import figures_of
 from reelforge.game.results import ExactFigures
 from reelforge.mechanics.enumeration import anywhere_cells
-from reelforge.mechanics.exact_features import hold_and_respin_feature, poly, round_distribution
+from reelforge.mechanics.exact_features import hold_and_respin_ends, hold_and_respin_feature, poly, round_distribution
 
 from .build import GEMS, UNIT
 
@@ -53,7 +53,7 @@ def coins_by_value(b) -> dict[str, Any]:
     A coin's value never changes what happens next (only coin or blank does), so each coin's value is an
     independent draw by its weights: the expected coins of a value are the expected coins held (and landed)
     times that value's share of the paid-spin (respin) coin weights. The count of coins follows the chain over
-    (coins held, respins left) of :func:`reelforge.mechanics.exact_features.hold_and_respin_feature`."""
+    (coins held, respins left) of :func:`reelforge.mechanics.exact_features.hold_and_respin_ends`."""
     coin_weight = sum(b.base["coins"])
     spin = anywhere_cells(CELLS, {"blank": b.base["blank"], **b.base["gems"], "coin": coin_weight},
                           {g: b.pays[g] for g in GEMS}, 5, "coin")
@@ -62,25 +62,11 @@ def coins_by_value(b) -> dict[str, Any]:
     for (_, coins), w in spin.items():
         if coins >= b.trigger:
             start[coins] = start.get(coins, Fraction(0)) + Fraction(w, weight)
-    p = Fraction(sum(b.respin["coins"]), b.respin["blank"] + sum(b.respin["coins"]))  # an empty cell lands a coin
-    # ends[(held, left)]: the distribution of the coins held at the end, from that state
-    ends: dict[tuple[int, int], dict[int, Fraction]] = {}
-    for held in range(CELLS, -1, -1):
-        for left in range(b.respins + 1):
-            if held == CELLS or left == 0:
-                ends[(held, left)] = {held: Fraction(1)}
-                continue
-            out: dict[int, Fraction] = {}
-            empty = CELLS - held
-            for k in range(empty + 1):
-                step = comb(empty, k) * p**k * (1 - p) ** (empty - k)
-                for final, q in ends[(held + k, b.respins if k else left - 1)].items():
-                    out[final] = out.get(final, Fraction(0)) + step * q
-            ends[(held, left)] = out
+    ends = hold_and_respin_ends(CELLS, b.respins, b.respin["blank"], sum(b.respin["coins"]))
     trigger = sum(start.values(), Fraction(0))
     final: dict[int, Fraction] = {}
     for held, q in start.items():
-        for n, r in ends[(held, b.respins)].items():
+        for n, r in ends[held].items():
             final[n] = final.get(n, Fraction(0)) + q * r
     held_coins = sum((n * q for n, q in start.items()), Fraction(0))
     landed = sum((n * q for n, q in final.items()), Fraction(0)) - held_coins

@@ -21,7 +21,7 @@ from reelforge.analysis.signing import SIGNATURE, generate_key, load_private_key
 from reelforge.cli.certify import _finish
 from reelforge.game.estimation import Sample
 from reelforge.game.reporting import SOURCE_DESIGN, SOURCE_OURS, SOURCE_PROVIDER, SOURCE_RULES
-from reelforge.games.registry import get_game
+from reelforge.games.registry import GAME_CLASSES, get_game
 
 # Forge of Gems, stratified: ten pilot pieces of 20,000 paid spins (2,000 features each), then growth to 3 pp
 FOG = {"pilot_rounds": 200_000, "sample_rounds": 100_000, "feature_rounds_per_piece": 2_000}
@@ -83,6 +83,16 @@ def test_a_fresh_package_verifies_and_has_ten_checkpoints_per_stream(fog_package
     assert "single free spins" in named["description"] and named["efficiency_vs_plain"]["ratio"] > 1
     assert f"efficiency against plain simulation: {named['efficiency_vs_plain']['ratio']:.1f}x" in \
         (fog_package / "report.html").read_text()
+
+
+@pytest.mark.parametrize("game_id", [g for g in GAME_CLASSES if get_game(g).capabilities.stratified])
+def test_every_stratified_estimator_a_package_uses_is_named_with_its_measured_efficiency(game_id):
+    # a package names the method behind its RTP and how it compares with plain simulation (issue 36)
+    from reelforge.analysis.manifest import estimator_words
+
+    named = estimator_words(get_game(game_id), "stratified")
+    assert len(named.get("description", "")) > 40, named
+    assert named["efficiency_vs_plain"]["ratio"] > 1 and "docs/performance.md" in named["efficiency_vs_plain"]["how"]
 
 
 def _copy(src: Path, dst: Path) -> Path:

@@ -170,6 +170,10 @@ def top_award(game: Game, s: dict[str, Any], sample: dict[str, Any] | None) -> d
         observed["simulated_features_at_cap"] = caps
         how = ("stratified: the features that reach the cap, simulated apart, times the exact or estimated "
                "probability of their trigger")
+        if extra.get("paid_spins_reaching_cap_alone"):
+            observed["simulated_paid_spins_at_cap"] = extra["paid_spins_reaching_cap_alone"]
+            how += (", plus the paid spins that reach it alone (their share of the paid-spin sample, exact binomial "
+                    "interval)")
         return {"method": "stratified", "estimate": p, "ci99": ci, "one_in": 1 / p,
                 "statement": f"{cap:,}x: {p:.4g} per paid round (1 in {1 / p:,.0f})", "how": how, **observed}
     n, count = plain["rounds"], plain["max_win_count"]

@@ -82,11 +82,15 @@ class RepeatedPaidSpins:
     win_squares: float = 0.0
     max_b: int = 0
     hist_b: np.ndarray = field(default_factory=lambda: np.zeros((4, HIST_BINS), dtype=np.float64))
+    capped: float | None = 0.0
+    """Paid spins that reached the cap alone (each spin's share of its continuations); None: a sample tallied
+    before they were counted."""
 
     def merge(self, other: RepeatedPaidSpins) -> RepeatedPaidSpins:
+        capped = None if self.capped is None or other.capped is None else self.capped + other.capped
         return RepeatedPaidSpins(self.counts + other.counts, self.first + other.first, self.second + other.second,
                                  self.win_squares + other.win_squares, max(self.max_b, other.max_b),
-                                 self.hist_b + other.hist_b)
+                                 self.hist_b + other.hist_b, capped)
 
 
 class RepeatedPaid(PaidSpins):
@@ -94,7 +98,7 @@ class RepeatedPaid(PaidSpins):
 
     def __init__(self, r: RepeatedPaidSpins) -> None:
         self.r = r
-        self.spins, self.hist_b, self.max_b = int(r.counts.sum()), r.hist_b, r.max_b
+        self.spins, self.hist_b, self.max_b, self.capped = int(r.counts.sum()), r.hist_b, r.max_b, r.capped
 
     def d_sums(self, dv: np.ndarray, unit: int) -> tuple[float, float]:
         total = square = 0.0
@@ -114,10 +118,10 @@ class RepeatedPaid(PaidSpins):
         return self.r.win_squares
 
 
-def _paid_chunk(rng, n, t, repeats, counts, first, second, squares, max_b, hist_b) -> None:
+def _paid_chunk(rng, n, t, repeats, counts, first, second, squares, max_b, hist_b, capped) -> None:
     stratified_kernel.run_repeated_paid_spins(rng, t.cell_code, t.cell_total, t.forge_base, t.targets, t.paytable, t.limits,
                                    t.cap_units, n, repeats, counts, first, second, squares, max_b, hist_b,
-                                   HIST_WIDTH)
+                                   HIST_WIDTH, capped)
 
 
 def simulate_paid_spins(count: int, seed: np.random.SeedSequence, workers: int | None = None,
@@ -127,11 +131,13 @@ def simulate_paid_spins(count: int, seed: np.random.SeedSequence, workers: int |
     t = kernel.tables(sampling_build())
     out = RepeatedPaidSpins()
     outs = [((4,), np.int64), ((4, 5), np.float64), ((4, 5, 5), np.float64), ((1,), np.float64), ((1,), np.int64),
-            ((4, HIST_BINS), np.float64)]
+            ((4, HIST_BINS), np.float64), ((1,), np.float64)]
     repeats = np.array(PAID_REPEATS, dtype=np.int64)
-    for counts, first, second, squares, max_b, hist_b in map_chunks(_paid_chunk, count, seed, (t, repeats), outs,
-                                                                    PAID_CHUNK, workers, "paid spins", log):
-        out = out.merge(RepeatedPaidSpins(counts, first, second, float(squares[0]), int(max_b[0]), hist_b))
+    for counts, first, second, squares, max_b, hist_b, capped in map_chunks(_paid_chunk, count, seed, (t, repeats),
+                                                                            outs, PAID_CHUNK, workers, "paid spins",
+                                                                            log):
+        out = out.merge(RepeatedPaidSpins(counts, first, second, float(squares[0]), int(max_b[0]), hist_b,
+                                          float(capped[0])))
     return out
 
 
@@ -200,6 +206,8 @@ def to_sample(st: Strata, paid: RepeatedPaidSpins, spins: FreeSpins) -> Sample:
     base.kind = KIND
     base.values |= {"free_spins": spins.count, "paid_spins": int(paid.counts.sum()), "paid_max_b": paid.max_b,
                     "paid_win_squares": paid.win_squares}
+    if paid.capped is not None:
+        base.values["paid_capped"] = paid.capped
     base.settings |= {"free_spins": spins.count, "paid_spins": int(paid.counts.sum()),
                       "paid_repeats": list(PAID_REPEATS)}
     base.arrays |= {"free_spin_sums": spins.sums, "free_spin_cross": spins.cross,
@@ -209,8 +217,9 @@ def to_sample(st: Strata, paid: RepeatedPaidSpins, spins: FreeSpins) -> Sample:
 
 def from_sample(s: Sample) -> tuple[Strata, RepeatedPaidSpins, FreeSpins]:
     v, a = s.values, s.arrays
+    capped = v.get("paid_capped")  # absent: tallied before capped paid spins were counted
     paid = RepeatedPaidSpins(a["paid_counts"], a["paid_first"], a["paid_second"], float(v["paid_win_squares"]),
-                             int(v["paid_max_b"]), a["paid_hist_b"])
+                             int(v["paid_max_b"]), a["paid_hist_b"], None if capped is None else float(capped))
     return Strata.from_sample(s), paid, FreeSpins(int(v["free_spins"]), a["free_spin_sums"], a["free_spin_cross"])
 
 

@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 
 from reelforge.core.calibration import Estimate, map_chunks, mean_estimate
-from reelforge.core.stats import Z99, wilson_ci
+from reelforge.core.stats import Z99, clopper_pearson, wilson_ci
 from reelforge.game.estimation import META, Sample, SampleError
 from reelforge.game.results import StratifiedEstimate
 from reelforge.games.forge_of_gems import kernel, stratified_kernel
@@ -237,6 +237,10 @@ class PaidSpins:
     """The paid-spin stratum's sums the estimate needs: here the strata's paid spins, one continuation
     each (:mod:`.split_spins` plays each first board on several times instead)."""
 
+    capped: float | None = None
+    """Paid spins that reached the cap alone (their share of continuations summed); None: not counted (the
+    strata's paid spins), so a sample where one did cannot be estimated."""
+
     def __init__(self, st: Strata) -> None:
         self.spins, self.hist_b, self.max_b = st.spins, st.hist_b, st.max_b
         self.n = st.n_cls.astype(np.float64)
@@ -301,8 +305,11 @@ def estimate(st: Strata, build: Build, values: FeatureValues | None = None,
             raise ValueError(f"tail threshold {st.tail_threshold} too high for unit {U}: features below it could "
                              f"reach the cap after a paid-spin win of {b_trig} units (a sample kept without the "
                              "histogram of features below the threshold: simulate it again)")
-    if paid.max_b >= cap:
-        raise ValueError("a paid spin alone reached the cap in the sample: the estimator needs that handled")
+    # A paid spin that reaches the cap ends the round there, paying exactly the cap: its B is the cap and its
+    # final class 0 (no GEMBOX), so D and the classes above already count it; the cap's probability adds it.
+    if paid.max_b >= cap and paid.capped is None:
+        raise ValueError("a paid spin alone reached the cap in a sample that does not count such spins "
+                         "(the strata's paid spins): estimate it from a split-spins sample")
     tail = np.array(st.tail, dtype=np.float64).reshape(-1, len(MARKS))
     weights = GemboxWeights(c, pi, mark_of, cap, U)
     corr = _over_features(_excess, st, paid, tail, weights).scaled(1 / U)
@@ -438,15 +445,22 @@ def _over_features(stat, st: Strata, paid: PaidSpins, tail: np.ndarray, w: Gembo
 def _cap_probability(st: Strata, paid: PaidSpins, tail: np.ndarray, w: GemboxWeights) -> dict[str, Any]:
     """P(a paid round reaches the cap), stratified (:func:`_over_features` of P(B >= cap - prize - F)): the
     point is the middle of the bins' bounds, the 99% interval normal on the per-feature score (the rewards
-    share the same simulated features) plus half the gap. Paid spins alone never reach the cap in the sample
-    (checked by the estimator)."""
+    share the same simulated features) plus half the gap; the paid spins that reach the cap alone add their
+    share and its exact binomial (Clopper-Pearson) interval, on the count rounded down and up (a sample whose
+    paid spins are not counted has none: :func:`estimate` refuses it otherwise)."""
     p = _over_features(_reaching, st, paid, tail, w)
     point, half = (p.low + p.high) / 2, Z99 * math.sqrt(p.variance) + (p.high - p.low) / 2
+    lo, hi = max(point - half, 0.0), point + half
+    if paid.capped is not None:
+        alone = float(paid.capped)
+        point += alone / paid.spins
+        lo += clopper_pearson(math.floor(alone), paid.spins)[0]
+        hi += clopper_pearson(math.ceil(alone), paid.spins)[1]
     capped = int((tail.max(axis=1) >= w.cap).sum()) if len(tail) else 0
     if st.hist_f is not None:  # features below the threshold whose whole bin is at the cap (a lower count)
         capped += int(st.hist_f[-1, np.arange(st.hist_f.shape[1]) * FEATURE_HIST_WIDTH >= w.cap].sum())
-    return {"cap_probability": point, "cap_probability_ci99": [max(point - half, 0.0), point + half],
-            "features_reaching_cap_alone": capped}
+    return {"cap_probability": point, "cap_probability_ci99": [lo, hi], "features_reaching_cap_alone": capped,
+            "paid_spins_reaching_cap_alone": 0.0 if paid.capped is None else float(paid.capped)}
 
 
 def _gembox_ci99(e: dict[str, Any]) -> tuple[float, float]:

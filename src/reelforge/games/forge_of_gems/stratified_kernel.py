@@ -9,7 +9,20 @@ from numba import njit
 
 from reelforge.mechanics.rng import pcg_state, store_pcg_state
 
-from .kernel import R_CASC, R_FIRST_SCAT, R_MULT, R_PAYS, R_SCAT, REELS, ROWS, SCATTER, _draw_cell, _spin, _workspace
+from .kernel import (
+    R_CAPPED,
+    R_CASC,
+    R_FIRST_SCAT,
+    R_MULT,
+    R_PAYS,
+    R_SCAT,
+    REELS,
+    ROWS,
+    SCATTER,
+    _draw_cell,
+    _spin,
+    _workspace,
+)
 
 
 @njit(cache=True)
@@ -23,7 +36,7 @@ def _run_base_spins(st, cell_code, cell_total, forge_base, targets, paytable, li
         ci = res[R_FIRST_SCAT] - 2
         ci = 0 if ci < 0 else (3 if ci > 3 else ci)
         cf = res[R_SCAT] - 2
-        cf = 0 if cf < 0 else (3 if cf > 3 else cf)
+        cf = 0 if cf < 0 or res[R_CAPPED] else (3 if cf > 3 else cf)  # a capped round ends: no GEMBOX
         n_cls[ci, cf] += 1
         sum_b[ci, cf] += b
         sum_b[4, 0] += float(b) * float(b)
@@ -40,7 +53,8 @@ def run_base_spins(rng: np.random.Generator, cell_code: np.ndarray, cell_total: 
     """Paid spins alone (no GEMBOX, no features), for the stratified calibration.
 
     Per spin: B (units) and the scatter class (0: fewer than 3, 1..3: 3, 4, 5+) of the first
-    board (``i``) and of the final board (``f``). Fills ``n_cls[i, f]`` (counts), ``sum_b[i, f]``
+    board (``i``) and of the final board (``f``; 0 where the spin reached the cap, which ends the round before
+    any GEMBOX). Fills ``n_cls[i, f]`` (counts), ``sum_b[i, f]``
     (sum of B) and ``sum_b[4, 0]`` (sum of B squared, float), ``max_b[0]`` the largest B, and
     ``hist_b[f, B // bin_width]`` (last bin: everything above) for the cap correction.
     ``rng`` advances past the draws used.
@@ -159,7 +173,8 @@ def _scatter_class(scatters):
 
 @njit(cache=True)
 def _run_repeated_paid_spins(st, cell_code, cell_total, forge_base, targets, paytable, limits, cap_units, rounds,
-                             repeats, counts, first_moments, second_moments, win_squares, max_b, hist_b, bin_width):
+                             repeats, counts, first_moments, second_moments, win_squares, max_b, hist_b, bin_width,
+                             capped):
     board, forge, packs, remove, land, res = _workspace()
     first = np.empty((REELS, ROWS), dtype=np.int64)
     wins = np.zeros(MAX_REPEATS, dtype=np.int64)
@@ -180,7 +195,8 @@ def _run_repeated_paid_spins(st, cell_code, cell_total, forge_base, targets, pay
             board[:, :] = first
             wins[done] = _spin(st, cell_code, cell_total, forge_base, targets, paytable, limits, cap_units,
                                False, 1, 0, board, forge, packs, remove, land, res, False)
-            classes[done] = _scatter_class(res[R_SCAT])
+            # a spin that reaches the cap ends the round there: no GEMBOX, whatever its SCATTERs
+            classes[done] = 0 if res[R_CAPPED] else _scatter_class(res[R_SCAT])
             done += 1
             if res[R_CASC] == 0:  # no win on the first board: every continuation is this one
                 break
@@ -191,6 +207,8 @@ def _run_repeated_paid_spins(st, cell_code, cell_total, forge_base, targets, pay
         sq = 0.0
         for k in range(done):
             b = wins[k]
+            if b >= cap_units:
+                capped[0] += 1.0 / done
             x[0] += b
             x[1 + classes[k]] += 1.0
             sq += float(b) * float(b)
@@ -215,7 +233,7 @@ def run_repeated_paid_spins(rng: np.random.Generator, cell_code: np.ndarray, cel
                             forge_base: np.ndarray, targets: np.ndarray, paytable: np.ndarray, limits: np.ndarray,
                             cap_units: int, rounds: int, repeats: np.ndarray, counts: np.ndarray,
                             first_moments: np.ndarray, second_moments: np.ndarray, win_squares: np.ndarray,
-                            max_b: np.ndarray, hist_b: np.ndarray, bin_width: int) -> None:
+                            max_b: np.ndarray, hist_b: np.ndarray, bin_width: int, capped: np.ndarray) -> None:
     """``rounds`` paid spins alone, each first board played on ``repeats[min(s, len - 1)]`` times (``s`` its
     SCATTERs): the continuations (FORGE REEL, cascades) drawn afresh each time, so their mean is an unbiased
     estimate of the board's expected outcome with less variance (one continuation where the first board
@@ -224,9 +242,12 @@ def run_repeated_paid_spins(rng: np.random.Generator, cell_code: np.ndarray, cel
     Per paid spin ``x = (mean B, share of continuations ending in scatter class 0..3)`` by the first board's
     scatter class ``i``: ``counts[i]``, ``first_moments[i, :] += x``, ``second_moments[i, :, :] += x x^T``;
     ``win_squares[0]`` the sum of the spins' mean B squared over continuations (unbiased for E[B^2]);
-    ``max_b[0]`` the largest B; ``hist_b[f, B // bin_width]`` each continuation's share (last bin: the rest).
-    ``rng`` advances past the draws used."""
+    ``max_b[0]`` the largest B; ``hist_b[f, B // bin_width]`` each continuation's share (last bin: the rest);
+    ``capped[0]`` the sum over paid spins of the share of their continuations that reached the cap (B = the cap:
+    the round ends there, so such a continuation ends in class 0, never a GEMBOX). ``rng`` advances past the
+    draws used."""
     st = pcg_state(rng)
     _run_repeated_paid_spins(st, cell_code, cell_total, forge_base, targets, paytable, limits, cap_units, rounds,
-                             repeats, counts, first_moments, second_moments, win_squares, max_b, hist_b, bin_width)
+                             repeats, counts, first_moments, second_moments, win_squares, max_b, hist_b, bin_width,
+                             capped)
     store_pcg_state(rng, st)

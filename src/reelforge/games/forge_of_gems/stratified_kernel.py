@@ -33,10 +33,8 @@ def _run_base_spins(st, cell_code, cell_total, forge_base, targets, paytable, li
     for _ in range(rounds):
         b = _spin(st, cell_code, cell_total, forge_base, targets, paytable, limits, cap_units,
                   False, 1, 0, board, forge, packs, remove, land, res, True)
-        ci = res[R_FIRST_SCAT] - 2
-        ci = 0 if ci < 0 else (3 if ci > 3 else ci)
-        cf = res[R_SCAT] - 2
-        cf = 0 if cf < 0 or res[R_CAPPED] else (3 if cf > 3 else cf)  # a capped round ends: no GEMBOX
+        ci = _scatter_class(res[R_FIRST_SCAT])
+        cf = 0 if res[R_CAPPED] else _scatter_class(res[R_SCAT])  # a capped round ends: no GEMBOX
         n_cls[ci, cf] += 1
         sum_b[ci, cf] += b
         sum_b[4, 0] += float(b) * float(b)

@@ -345,6 +345,7 @@ def identity_rows(game: Game, build: Build, f: dict[str, Any], ident: dict[str, 
         ["date (UTC)", ident["date"]], ["estimator", f["estimator"]], ["seed", f"{f['seed']}"],
         ["rounds", ", ".join(f"{k}: {v:,}" for k, v in ident["rounds"].items() if v) or "none (exact)"],
         ["run time", ", ".join(f"{k}: {v:,.0f} s" for k, v in ident["seconds"].items() if v) or "-"],
+        *taken_rows(ident["pieces"]["main"]),
         ["resumed", "; ".join(f"{r['at']}, after {r['main_pieces_done']} main and {r['sample_pieces_done']} sample "
                               "pieces" for r in resumes) or "no: run uninterrupted"],
         ["attested files", attested],
@@ -352,6 +353,19 @@ def identity_rows(game: Game, build: Build, f: dict[str, Any], ident: dict[str, 
          else "not signed"],
         ["for certification", "yes" if ident.get("for_certification", True) else f"NO: {NOT_FOR_CERTIFICATION}"],
     ]
+
+
+def taken_rows(pieces: list[dict[str, Any]]) -> list[list[str]]:
+    """The identity row naming the package main pieces were taken from (``certify --sample-from``), if any."""
+    taken = [p for p in pieces if p.get("taken_from")]
+    if not taken:
+        return []
+    sources = sorted({p["taken_from"] for p in taken})
+    return [["main pieces taken from another package",
+             f"{len(taken)} of {len(pieces)} ({sum(p['rounds'] for p in taken):,} paid spins), simulated for "
+             f"{'; '.join(sources)}: the same seeds and sizes, and the estimator's sample does not depend on what the "
+             "two builds differ in, so each is the tally this run would draw (--verify re-simulates pieces with this "
+             "build)"]]
 
 
 CERT_CSS = """

@@ -100,9 +100,16 @@ class Plan:
     exploratory: bool = False
     """A run at a precision too wide to judge the targets by (``--exploratory``): its package says on every
     page and in its manifest that it is not for certification."""
+    build_version: str | None = None
+    """The build's version: a package of an older version still reads and verifies with it once a newer one
+    ships (None in a plan written before this field: its manifest names the version)."""
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
+
+    def load_build(self, game: Game) -> Build:
+        """The build this plan measures, at its version (the current one where the plan names none)."""
+        return game.load_build(self.build, self.build_version)
 
 
 @dataclass
@@ -116,6 +123,9 @@ class Piece:
     of the Ray node that ran it (None: this machine, or its chunks spread over the cluster)."""
     address: str | None = None
     node: str | None = None
+    taken_from: str | None = None
+    """Where a piece taken from another package (``certify --sample-from``) was simulated: that package's build
+    and the SHA-256 of its manifest (None: simulated by this run)."""
 
 
 @dataclass
@@ -223,7 +233,7 @@ def stratified_piece(plan: Plan, rounds: int, seed: int, workers: int | None) ->
     game = get_game(plan.game)
     estimator = game.stratified_estimator()
     features = plan.feature_rounds_per_piece or estimator.feature_rounds(rounds)
-    sample = estimator.sample(game.load_build(plan.build), rounds, features, seed, workers)
+    sample = estimator.sample(plan.load_build(game), rounds, features, seed, workers)
     if "seconds" in sample.values:  # a tally holds what was drawn, not how long it took (state.json does)
         sample.values["seconds"] = 0.0
     return sample
@@ -337,21 +347,30 @@ def choose_plan(game: Game, build: Build, mode: str, precision_pp: float | None,
         raise CertifyError(f"the pilot and the sample need at least {MIN_CHECKPOINTS} rounds (one per checkpoint)")
     return Plan(game.id, build.name, mode, estimator, precision_pp, seed, pilot,
                 SAMPLE_ROUNDS if sample_rounds is None else sample_rounds, max_rounds, feature_rounds_per_piece,
-                exploratory=exploratory)
+                exploratory=exploratory, build_version=build.identity.version)
 
 
 Log = Callable[[str], None]
 
 
 def run(out: Path, plan: Plan | None, resume: bool, workers: int | None = None,
-        log: Log = lambda _: None, backend: str = "local", address: str | None = None) -> Progress:
+        log: Log = lambda _: None, backend: str = "local", address: str | None = None,
+        sample_from: Path | None = None) -> Progress:
     """Run (or resume) the pieces of ``plan`` into ``out`` on ``backend`` (``local`` or ``ray``, at
-    ``address``); returns the finished progress. The tallies are the same on either back end."""
-    from reelforge.analysis.certify_pieces import Flow, LocalPieces, RayPieces, run_flows
+    ``address``); returns the finished progress. The tallies are the same on either back end. A new run
+    ``sample_from`` a package takes the main pieces of it that it would simulate itself
+    (:func:`~reelforge.analysis.certify_pieces.take_pieces`)."""
+    from reelforge.analysis.certify_pieces import Flow, LocalPieces, RayPieces, run_flows, sample_source, take_pieces
     from reelforge.games.registry import get_game
 
     check_backend(backend, address)
     out = Path(out)
+    source = None
+    if sample_from is not None:
+        if resume or plan is None:
+            raise CertifyError("--sample-from starts a new run; a resumed run keeps the pieces it has")
+        game = get_game(plan.game)
+        source = sample_source(sample_from, plan, Stream(game, plan.load_build(game), plan, plan.estimator, workers))
     state = out / STATE
     if resume:
         if not state.exists():
@@ -374,7 +393,7 @@ def run(out: Path, plan: Plan | None, resume: bool, workers: int | None = None,
         write_json(state, progress.to_json())
     plan = progress.plan
     game = get_game(plan.game)
-    build = game.load_build(plan.build)
+    build = plan.load_build(game)
     flows = []
     if plan.estimator != "exact":
         flows.append(Flow("main", Stream(game, build, plan, plan.estimator, workers, backend, address),
@@ -388,6 +407,9 @@ def run(out: Path, plan: Plan | None, resume: bool, workers: int | None = None,
         if flow.pieces:
             flow.merged = flow.stream.load(tally_path(out, flow.name))
             flow.last = flow.stream.point(flow.merged)
+    if source is not None:
+        taken = take_pieces(out, progress, flows[0], source, log)
+        log(f"{taken} main pieces taken from {source.folder} ({source.label})")
     with ray_session(backend, address, workers):
         if backend == "ray":
             from ray.exceptions import RayError
@@ -448,12 +470,12 @@ def figures(out: Path) -> dict[str, Any]:
     from reelforge.analysis import certificate
     from reelforge.games.registry import get_game
 
-    progress = Progress.from_json(json.loads((Path(out) / STATE).read_text()))
+    progress = load_progress(out)
     plan = progress.plan
     if not progress.finished:
         raise CertifyError(f"{out}: the run is not finished; resume it with --resume")
     game = get_game(plan.game)
-    build = game.load_build(plan.build)
+    build = plan.load_build(game)
     merged: dict[str, Sample | None] = {"main": None, "sample": None}
     points: dict[str, list] = {"main": [], "sample": []}
     sd_interval = None
@@ -483,7 +505,11 @@ def load_progress(out: Path) -> Progress:
     if not path.exists():
         raise CertifyError(f"{out}: not a certification package (no {STATE})")
     try:
-        return Progress.from_json(json.loads(path.read_text()))
+        progress = Progress.from_json(json.loads(path.read_text()))
+        manifest = Path(out) / "manifest.json"
+        if progress.plan.build_version is None and manifest.exists():  # planned before plans named the version
+            progress.plan.build_version = json.loads(manifest.read_text())["build"]["version"]
+        return progress
     except (ValueError, KeyError, TypeError) as exc:
         raise CertifyError(f"{path}: unreadable: {exc}") from exc
 

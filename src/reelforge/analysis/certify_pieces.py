@@ -4,6 +4,8 @@ either (:func:`run_flows`; :func:`reelforge.analysis.certify.run` drives it)."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 import time
 from collections.abc import Callable
@@ -99,7 +101,7 @@ def piece_task(plan: Plan, kind: str, rounds: int, seed: int, workers: int | Non
     t0 = time.perf_counter()
     if kind == "plain":
         game = get_game(plan.game)
-        stream = Stream(game, game.load_build(plan.build), plan, kind, workers)
+        stream = Stream(game, plan.load_build(game), plan, kind, workers)
         sample = stream.simulate(rounds, seed)
     else:
         sample = stratified_piece(plan, rounds, seed, workers)
@@ -158,7 +160,81 @@ def _absorb(out: Path, progress: Progress, flow: Flow, log: Log) -> None:
         flow.last = flow.stream.point(flow.merged)
         n = flow.last[0]
         log(f"{flow.name} piece {i + 1}: {piece.rounds:,} -> {n:,} rounds, RTP {flow.last[1] * 100:.4f}% "
-            f"+-{half_width_pp(flow.last):.4f} pp ({piece.seconds:.1f} s{', node ' + piece.node[:8] if piece.node else ''})")
+            f"+-{half_width_pp(flow.last):.4f} pp ({piece.seconds:.1f} s{', node ' + piece.node[:8] if piece.node else ''}"
+            f"{', taken from ' + piece.taken_from if piece.taken_from else ''})")
+
+
+SHARED_PLAN = ("game", "mode", "estimator", "seed", "pilot_rounds", "feature_rounds_per_piece")
+"""What a run and the package whose pieces it takes (``certify --sample-from``) must have planned alike."""
+
+
+@dataclass
+class Source:
+    """A finished package whose main pieces a run may take (``certify --sample-from``), checked by
+    :func:`sample_source`."""
+
+    folder: Path
+    pieces: list[Piece]
+    label: str
+    """Its game and build and the SHA-256 of its manifest (each taken piece names it)."""
+    files: dict[str, str]
+    """The SHA-256 of each of its files, as its manifest lists them."""
+
+
+def sample_source(folder: Path, plan: Plan, stream: Stream) -> Source:
+    """The package ``folder`` as a source of main pieces for a run of ``plan`` (its main ``stream``): planned alike
+    (:data:`SHARED_PLAN`) and of a build whose samples are this build's (the estimator's ``sample_design``: the
+    two builds differ only in what the estimate reads). Raises :class:`CertifyError` naming what differs."""
+    from reelforge.analysis.certify import CertifyError, load_progress
+    from reelforge.analysis.manifest import MANIFEST
+
+    folder = Path(folder)
+    if not (folder / MANIFEST).exists():
+        raise CertifyError(f"--sample-from {folder}: not a finished certification package (no {MANIFEST})")
+    if plan.estimator != "stratified" or stream.estimator is None:
+        raise CertifyError(f"--sample-from takes the pieces of a stratified estimator's sample; this run's RTP comes "
+                           f"from the {plan.estimator} estimator")
+    theirs = load_progress(folder)
+    differ = [k for k in SHARED_PLAN if getattr(theirs.plan, k) != getattr(plan, k)]
+    if differ:
+        raise CertifyError(f"--sample-from {folder}: planned with another {', '.join(differ)} ("
+                           + "; ".join(f"{k} {getattr(theirs.plan, k)!r} there, {getattr(plan, k)!r} here" for k in differ)
+                           + "): its pieces are not this run's")
+    their_build = theirs.plan.load_build(stream.game)
+    if stream.estimator.sample_design(their_build) != stream.estimator.sample_design(stream.build):
+        raise CertifyError(f"--sample-from {folder}: build {their_build.identity.label} and build "
+                           f"{stream.build.identity.label} draw different samples (they differ in more than the "
+                           "estimate reads), so its pieces cannot stand for this build's")
+    raw = (folder / MANIFEST).read_bytes()
+    label = (f"{stream.game.id} build {their_build.identity.label}, manifest SHA-256 "
+             f"{hashlib.sha256(raw).hexdigest()}")
+    return Source(folder, theirs.main, label, json.loads(raw).get("files", {}))
+
+
+def take_pieces(out: Path, progress: Progress, flow: Flow, source: Source, log: Log) -> int:
+    """Take the source's main pieces that this run would simulate itself, in order while the run's own sizing
+    rule (on this build's estimate) asks for the same size: the same seed and size and a sample that does not
+    depend on the build, so each taken tally is the one this run would draw. Each file is checked against the
+    source's manifest, copied, merged and checkpointed as a simulated piece is; the run then goes on by its own
+    rule. Returns the pieces taken."""
+    import shutil
+
+    from reelforge.analysis.certify import CertifyError
+    from reelforge.analysis.manifest import sha256_file
+
+    for piece in source.pieces:
+        if flow.next_rounds(flow.pieces, flow.last) != piece.rounds:
+            break
+        path = tally_path(source.folder, "main", piece.index)
+        rel = str(path.relative_to(source.folder))
+        if source.files.get(rel) != sha256_file(path):
+            raise CertifyError(f"--sample-from {source.folder}: {rel} is not the file its manifest lists")
+        shutil.copyfile(path, tally_path(out, "main", piece.index))
+        taken = Piece(piece.index, piece.seed, piece.rounds, piece.seconds, piece.backend, piece.address, piece.node,
+                      taken_from=source.label)
+        flow.ready[piece.index] = (flow.stream.load(tally_path(out, "main", piece.index)), taken)
+        _absorb(out, progress, flow, log)
+    return len(flow.pieces)
 
 
 def run_flows(out: Path, progress: Progress, flows: list[Flow], runner: LocalPieces | RayPieces, log: Log) -> None:

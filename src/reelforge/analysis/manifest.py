@@ -169,7 +169,8 @@ def identity(game: Game, build: Build, figures: dict[str, Any], progress: Any, p
     attested files (``[{"path", "what"}]``, files of the package such as an RNG test report)."""
     plan = progress.plan
     pieces = {name: [{"index": p.index, "seed": p.seed, "rounds": p.rounds, "seconds": round(p.seconds, 3),
-                      "backend": p.backend, "address": p.address, "node": getattr(p, "node", None)}
+                      "backend": p.backend, "address": p.address, "node": getattr(p, "node", None),
+                      **({"taken_from": p.taken_from} if getattr(p, "taken_from", None) else {})}
                      for p in getattr(progress, name)] for name in ("main", "sample")}
     rules = game.rules_document
     return {
@@ -281,7 +282,7 @@ def check_package(out: Path, *, unsigned: bool = False, allow_dirty_engine: bool
     try:
         progress = load_progress(out)
         game = get_game(progress.plan.game)
-        build = game.load_build(progress.plan.build)
+        build = progress.plan.load_build(game)
         v.problems += _help_text_problems(out, game, build, progress.plan.language)
         recomputed = figures(out)
         stored = json.loads((out / FIGURES).read_text())

@@ -45,6 +45,10 @@ def certify(
     key: str = typer.Option(None, "--key", metavar="FILE", help="The supplier's Ed25519 private key (certify keygen): "
                             "signs the manifest (manifest.sig)."),
     resume: bool = typer.Option(False, "--resume", help="Continue the run kept in --out (same totals as uninterrupted)."),
+    sample_from: str = typer.Option(None, "--sample-from", metavar="DIR", help="Take the main pieces of the package DIR "
+                                    "(another build of the game, the same seed and plan) that this run would draw "
+                                    "itself: where the estimator's sample does not depend on what the builds differ "
+                                    "in (Forge of Gems' GEMBOX weights), one run's pieces certify every build."),
     verify: str = typer.Option(None, "--verify", metavar="DIR", help="Verify a package: its signature, every hash, its "
                                "identity, every figure and the report recomputed, pieces re-simulated (exit 1 on any "
                                "problem)."),
@@ -125,7 +129,7 @@ def certify(
         rng = _rng_choice(rng_report, dieharder)
         if resume:
             if (game is not None or build is not None or seed is not None or precision is not None or lang is not None
-                    or exploratory):
+                    or exploratory or sample_from is not None):
                 fail("--resume continues the run kept in --out as it was planned: give --out and --resume alone "
                      "(with --key to sign)")
             _finish(target, None, True, workers, par_rounds, pdf, backend, address, signing_key, rng=rng)
@@ -136,7 +140,8 @@ def certify(
         plan = choose_plan(g, b, mode, precision, CERTIFY_SEED if seed is None else seed, pilot_rounds, sample_rounds,
                            max_rounds, features_per_piece, exploratory)
         plan.language = lang
-        _finish(target, plan, False, workers, par_rounds, pdf, backend, address, signing_key, rng=rng)
+        _finish(target, plan, False, workers, par_rounds, pdf, backend, address, signing_key, rng=rng,
+                sample_from=None if sample_from is None else Path(sample_from))
     except (CertifyError, SampleError, SigningKeyError) as exc:
         fail(str(exc))
 
@@ -179,7 +184,7 @@ def _rng_choice(folder: str | None, dieharder: bool) -> dict | None:
 
 def _finish(out: Path, plan, resume: bool, workers: int | None, par_rounds: int | None, pdf: bool,
             backend: str = "local", address: str | None = None, key=None, rng: dict | None = None,
-            attested: list[dict[str, str]] | None = None) -> None:
+            attested: list[dict[str, str]] | None = None, sample_from: Path | None = None) -> None:
     """Run (or resume) the pieces, then write figures, the RNG report (``rng``: see :func:`_rng_choice`;
     None: none), report, PDF and manifest (signed with ``key`` where given); the manifest attests the RNG
     report's files and ``attested`` (files already in the package, ``[{"path", "what"}]``) by name and purpose."""
@@ -191,10 +196,10 @@ def _finish(out: Path, plan, resume: bool, workers: int | None, par_rounds: int 
     from reelforge.games.registry import get_game
 
     progress = cert.run(out, plan, resume, workers, log=lambda line: console.print(line), backend=backend,
-                        address=address)
+                        address=address, sample_from=sample_from)
     plan = progress.plan
     g = get_game(plan.game)
-    b = g.load_build(plan.build)
+    b = plan.load_build(g)
     (out / FIGURES).write_text(json.dumps(cert.figures(out), indent=1, sort_keys=True) + "\n")
     figures = json.loads((out / FIGURES).read_text())  # the report is a function of the file (verify re-renders it)
     par_rounds = par_rounds or default_par_rounds(g, figures)

@@ -136,6 +136,12 @@ class StratifiedEstimator(ABC):
         """Two independent samples of this kind as one (sums added in this order, so merging the same
         samples in the same order always gives the same floats: a resumed run equals an uninterrupted one)."""
 
+    def sample_design(self, build: Any) -> str:
+        """A fingerprint of what this estimator's samples depend on in ``build``: two builds with the same one
+        draw identical samples from the same seed and size, so a certification of one may take the other's
+        pieces (``certify --sample-from``). By default the build's whole content hash: only the same maths."""
+        return build.identity.content_hash
+
     def run(self, build: Any, rounds: int, seed: int, feature_rounds: int | None = None,
             workers: int | None = None, log: bool = False) -> StratifiedEstimate:
         """Simulate a sample and estimate ``build`` from it."""

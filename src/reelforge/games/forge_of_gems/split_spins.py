@@ -37,10 +37,11 @@ import numpy as np
 
 from reelforge.core.calibration import map_chunks
 from reelforge.core.chunks import chunk_stream
+from reelforge.game.buildfile import content_hash
 from reelforge.game.estimation import Sample, StratifiedEstimator
 from reelforge.game.results import StratifiedEstimate
 from reelforge.games.forge_of_gems import kernel, stratified_kernel
-from reelforge.games.forge_of_gems.build import GAME_ID, Build
+from reelforge.games.forge_of_gems.build import FILES, GAME_ID, Build
 from reelforge.games.forge_of_gems.stratified import (
     HIST_BINS,
     HIST_WIDTH,
@@ -237,6 +238,15 @@ class SplitSpinsEstimator(StratifiedEstimator):
                            "plain simulation of whole rounds, build 96.2, two alternating pairs in one run of "
                            "`python bench/efficiency.py --game forge-of-gems --repeats 2` (docs/performance.md)"}
     """Measured, not derived (the figure the certification package quotes)."""
+
+    def sample_design(self, build: Build) -> str:
+        """The build's content less its name, RTP and GEMBOX weights: the samples simulate the shared design
+        (:func:`.template.sampling_build`) in paytable units, and only the estimate reads the GEMBOX weights,
+        which are all that the shipped builds differ in (one sample certifies all five)."""
+        data = FILES.to_data(build)
+        for key in ("name", "rtp", "gembox"):
+            data.pop(key, None)
+        return content_hash(GAME_ID, build.rules, data)
 
     def feature_rounds(self, rounds: int) -> int:
         """Whole features beside ``rounds`` paid spins: one per :data:`PAID_SPINS_PER_FEATURE`, at least

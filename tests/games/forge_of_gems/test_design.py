@@ -10,7 +10,7 @@ import pytest
 from reelforge.game.estimation import Sample, SampleError
 from reelforge.game.results import StratifiedEstimate
 from reelforge.games.forge_of_gems import design, stratified, template
-from reelforge.games.forge_of_gems.build import BUILDS_DIR, FILES, build_to_toml, load_build
+from reelforge.games.forge_of_gems.build import FILES, build_to_toml, load_build
 
 
 @pytest.fixture(scope="module")

@@ -95,3 +95,19 @@ def test_a_package_of_an_older_build_version_reads_and_verifies_with_that_versio
     del state["plan"]["build_version"]
     (out / cert.STATE).write_text(json.dumps(state))
     assert cert.load_progress(out).plan.build_version == "2.0"
+
+
+def test_the_command_refuses_a_bad_source_or_a_resume_with_one_line_and_exit_2(source, tmp_path):
+    import subprocess
+    import sys
+
+    def certify(*args):
+        return subprocess.run([sys.executable, "-m", "reelforge", "certify", *args], capture_output=True, text=True,
+                              timeout=300)
+
+    out = tmp_path / "new"
+    proc = certify("forge-of-gems", "--build", "84.2", "--precision", "3", "--exploratory", "--seed", "12",
+                   "--pilot-rounds", "200000", "--sample-from", str(source), "--out", str(out))
+    assert proc.returncode == 2 and "planned with another seed" in proc.stderr and not out.exists()
+    proc = certify("--out", str(source), "--resume", "--sample-from", str(source))
+    assert proc.returncode == 2 and "--resume continues the run kept in --out as it was planned" in proc.stderr

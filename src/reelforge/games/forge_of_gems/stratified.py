@@ -93,7 +93,9 @@ class Strata:
     features: int = 0
     sums: np.ndarray = field(default_factory=lambda: np.zeros(len(MARKS), dtype=np.int64))
     cross: np.ndarray = field(default_factory=lambda: np.zeros((len(MARKS), len(MARKS)), dtype=np.float64))
-    tail: list[list[int]] = field(default_factory=list)
+    tail: np.ndarray = field(default_factory=lambda: np.zeros((0, len(MARKS)), dtype=np.int64))
+    """The features at or above the tail threshold, one row each: the win after each of :data:`MARKS` spins (kept
+    as an array: a certification's merged sample holds millions, which Python lists took minutes to convert)."""
     tail_threshold: int = 0
     hist_f: np.ndarray | None = None
     """Features below the tail threshold: ``hist_f[j, F // FEATURE_HIST_WIDTH]`` counts those whose win after
@@ -113,7 +115,7 @@ class Strata:
                   "tail_threshold": self.tail_threshold, "seconds": self.seconds, "seed": self.seed,
                   "seeds": self.seeds}
         arrays = {"n_cls": self.n_cls, "sum_b": self.sum_b, "hist_b": self.hist_b, "sums": self.sums,
-                  "cross": self.cross, "tail": np.array(self.tail, dtype=np.int64).reshape(-1, len(MARKS))}
+                  "cross": self.cross, "tail": np.asarray(self.tail, dtype=np.int64).reshape(-1, len(MARKS))}
         if self.hist_f is not None:
             arrays["hist_f"] = self.hist_f
         return Sample(game=GAME_ID, kind=KIND, settings={"seeds": self.seeds, "paid_spins": self.spins,
@@ -128,7 +130,7 @@ class Strata:
         seeds = [int(x) for x in v.get("seeds", [])]
         return cls(spins=int(v["spins"]), n_cls=a["n_cls"], sum_b=a["sum_b"], max_b=int(v["max_b"]),
                    hist_b=a["hist_b"], features=int(v["features"]), sums=a["sums"], cross=a["cross"],
-                   tail=a["tail"].tolist(), tail_threshold=int(v["tail_threshold"]), hist_f=a.get("hist_f"),
+                   tail=np.asarray(a["tail"], dtype=np.int64).reshape(-1, len(MARKS)), tail_threshold=int(v["tail_threshold"]), hist_f=a.get("hist_f"),
                    seconds=float(v["seconds"]),
                    seed=int(v["seed"]), merged_seeds=seeds if seeds != [int(v["seed"])] else [])
 
@@ -151,7 +153,7 @@ class Strata:
         return Strata(spins=self.spins + other.spins, n_cls=self.n_cls + other.n_cls, sum_b=self.sum_b + other.sum_b,
                       max_b=max(self.max_b, other.max_b), hist_b=self.hist_b + other.hist_b,
                       features=self.features + other.features, sums=self.sums + other.sums,
-                      cross=self.cross + other.cross, tail=self.tail + other.tail,
+                      cross=self.cross + other.cross, tail=np.concatenate([self.tail, other.tail]),
                       tail_threshold=self.tail_threshold, hist_f=hist_f, seconds=self.seconds + other.seconds,
                       seed=self.seed,
                       merged_seeds=self.seeds + other.seeds)
@@ -203,7 +205,7 @@ def simulate_strata(n_spins: int, n_features: int, seed: int, tail_threshold: in
             raise RuntimeError("tail buffer full: raise TAIL_ROWS or the threshold")
         st.sums += sums
         st.cross += cross
-        st.tail += tail[: n_tail[0]].tolist()
+        st.tail = np.concatenate([st.tail, tail[: n_tail[0]]])
         st.hist_f += hist_f
     st.features = n_features
     st.seconds = time.time() - start

@@ -11,7 +11,7 @@ units, independent of the GEMBOX weights: one sample serves every candidate and 
 builds are tuned on one sample (:func:`calibrate`) and reported on an independent one (``verify``),
 so the reported interval is not fitted to its own noise. The tuning is the generic tuner
 (:mod:`reelforge.core.tuning`) over one free parameter per build, the class-3 prize weight
-(:func:`tuning_space`). The builds of version 2.0 (``builds/older/NAME/2.0.toml``) are reproduced by::
+(:func:`tuning_space`). The shipped builds are reproduced byte for byte by::
 
     reelforge tune forge-of-gems --build 96.2 [--sample S.npz]   # likewise 94.2 91.2 87.2 84.2
 
@@ -24,10 +24,6 @@ commands (``D`` = ``reelforge design forge-of-gems``; samples kept as .npz)::
     D calibrate --load t.npz --load v1.npz --load v2.npz --load v3.npz --write    # the shipped builds
     D verify --seed 1201011 --spins 400000000 --features 20000000 --save w1.npz   # likewise 1201012..1201016
     D verify --load w1.npz ... --load w6.npz   # the reported figures (docs/maths.md): +-0.059..0.071 pp
-
-Version 3.0, the shipped one, moves each prize weight by 2-3 units so that every independent sample that
-measured version 2.0 (the tuning sample, the verify sample and a certification run's first pieces) reads the
-name on average: ``bench/fog_retune.py``, from those inputs alone; its certification is in docs/maths.md.
 """
 
 from __future__ import annotations

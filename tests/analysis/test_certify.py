@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from reelforge.analysis import certify as cert
+from reelforge.analysis.certify_figures import merged_points
 from reelforge.analysis.help_text import help_file
 from reelforge.analysis.manifest import MANIFEST, check_package, package_files, sha256_file, verify_package
 from reelforge.analysis.signing import SIGNATURE, generate_key, load_private_key, sign, signer
@@ -449,7 +450,7 @@ def test_verify_re_simulates_a_piece_from_its_seed_and_finds_an_altered_one(fog_
     s.arrays[key].flat[0] += 1
     s.save(path)
     # everything downstream made consistent with the altered piece: merged tally, figures, report, hashes, signature
-    merged, _, _ = cert._merged_points(stream, out, name, getattr(progress, name))
+    merged, _, _ = merged_points(stream, out, name, getattr(progress, name))
     merged.save(cert.tally_path(out, name))
     (out / "figures.json").write_text(json.dumps(cert.figures(out), indent=1, sort_keys=True) + "\n")
     m = json.loads((out / MANIFEST).read_text())

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from reelforge.analysis import certify as cert
+from reelforge.analysis.certify_figures import merged_points
 from reelforge.analysis.manifest import MANIFEST, verify_package
 from reelforge.cli.certify import _finish
 from reelforge.games.registry import get_game
@@ -55,7 +56,7 @@ def cut_back_to(out: Path, main_pieces: int) -> None:
     progress = cert.Progress.from_json(state)
     game = get_game(progress.plan.game)
     stream = cert.Stream(game, game.load_build(progress.plan.build), progress.plan, progress.plan.estimator, None)
-    merged, _, _ = cert._merged_points(stream, out, "main", progress.main)
+    merged, _, _ = merged_points(stream, out, "main", progress.main)
     merged.save(cert.tally_path(out, "main"))
     for f in (out / cert.TALLIES).glob("*.npz"):
         if f.name != "main.npz" and (f.name.startswith("sample") or int(f.stem.split("-")[1]) >= main_pieces):

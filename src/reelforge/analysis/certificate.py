@@ -277,7 +277,7 @@ def figures_of(game: Game, build: Build, plan: Any, main: Sample | None, sample:
                sd_interval: dict[str, Any] | None = None) -> dict[str, Any]:
     """Every figure of a certification package (see the module docstring); a pure function of its inputs.
     ``sd_interval``: the stratified SD's interval from the main stream's pieces
-    (:func:`reelforge.analysis.certify.piece_sd_interval`), the estimator giving none."""
+    (:func:`reelforge.analysis.certify_figures.piece_sd_interval`), the estimator giving none."""
     from reelforge.analysis.certify import sample_accumulator
 
     sample_s = None

@@ -212,18 +212,19 @@ def sample_source(folder: Path, plan: Plan, stream: Stream) -> Source:
 
 
 def take_pieces(out: Path, progress: Progress, flow: Flow, source: Source, log: Log) -> int:
-    """Take the source's main pieces that this run would simulate itself, in order while the run's own sizing
-    rule (on this build's estimate) asks for the same size: the same seed and size and a sample that does not
-    depend on the build, so each taken tally is the one this run would draw. Each file is checked against the
-    source's manifest, copied, merged and checkpointed as a simulated piece is; the run then goes on by its own
-    rule. Returns the pieces taken."""
+    """Take the source's main pieces in order while this run's own sizing rule (on this build's estimate) asks for
+    more: each has this run's seed for its index and a sample that does not depend on the build, so its tally is
+    the one this run draws for that seed and size (while the two rules ask for the same sizes, byte for byte this
+    run's own pieces; a narrower build's rule would end with a smaller last piece, and takes the source's, which
+    only narrows its interval). Each file is checked against the source's manifest, copied, merged and
+    checkpointed as a simulated piece is; the run then goes on by its own rule. Returns the pieces taken."""
     import shutil
 
     from reelforge.analysis.certify import CertifyError
     from reelforge.analysis.manifest import sha256_file
 
     for piece in source.pieces:
-        if flow.next_rounds(flow.pieces, flow.last) != piece.rounds:
+        if flow.next_rounds(flow.pieces, flow.last) is None:  # this build's precision is reached
             break
         path = tally_path(source.folder, "main", piece.index)
         rel = str(path.relative_to(source.folder))

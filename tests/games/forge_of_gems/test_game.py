@@ -62,8 +62,13 @@ def test_help_and_modes():
     assert h.game == "forge-of-gems" and h.game_id == GAME.reference_id and h.published_id is None
     assert h.extra["max_ways"] == 36288 and h.max_win_x == 20000
     assert set(h.extra["paytable_x_per_way"]) == {"DIAMOND", "EMERALD", "SAPPHIRE", "TOPAZ", "A", "K", "Q", "J"}
-    # the build file gives its RTP in percent; the help gives a fraction of the stake
-    assert h.rtp == Fraction(BUILD.name) / 100 and h.to_json()["rtp"] == str(Fraction(BUILD.name) / 100)
+    # the build file states its name's RTP; the help shows the proven one: the certified interval's centre
+    # (certify --record), the interval inside +-0.05 pp of the name
+    assert BUILD.rtp == Fraction(BUILD.name) / 100
+    proof = h.to_json()["rtp_proof"]
+    assert proof["method"] == "certified" and h.rtp == Fraction(proof["rtp"]) and proof["confidence"] == 0.99
+    low, high = (Fraction(x) for x in proof["interval"])
+    assert BUILD.rtp - Fraction(5, 10000) <= low < h.rtp < high <= BUILD.rtp + Fraction(5, 10000)
     with pytest.raises(RulesError):
         GAME.start_round(BUILD, "buy")
 

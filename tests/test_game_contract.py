@@ -22,6 +22,16 @@ from reelforge.games.registry import all_games, game_ids, get_game
 GAME_BUILDS = [(g.id, b) for g in all_games() for b in g.build_names()]
 
 
+def name_is_proven(help_json: dict, named: Fraction) -> bool:
+    """The help's RTP proves the build's name (issue 34): exact (or declared) within 0.01 pp of it, or certified
+    with its 99% interval inside it +-0.05 pp."""
+    rtp, proof = Fraction(help_json["rtp"]), help_json.get("rtp_proof") or {}
+    if proof.get("method") == "certified":
+        low, high = (Fraction(x) for x in proof["interval"])
+        return named - Fraction(5, 10_000) <= low <= rtp <= high <= named + Fraction(5, 10_000)
+    return abs(rtp - named) <= Fraction(1, 10_000)
+
+
 def _pays(row: dict, tiers: int) -> None:
     assert isinstance(row["name"], str) and row["name"] and isinstance(row["art"], list)
     if "pays_x" in row:
@@ -41,8 +51,9 @@ def test_every_help_field_has_one_type_and_meaning_in_every_game_and_build(game_
     assert h.published_id == game.published_id and h.title == game.title and h.version == game.version
     assert h.build == build_name and h.max_win_x == game.max_win_x and type(h.max_win_x) is int
     # the builds are named for their RTP in percent; the help's RTP is that figure as a fraction of the stake
-    # the proven RTP: the name's exactly, or an exact figure within 0.01 pp of the name (issue 34)
-    assert type(h.rtp) is Fraction and abs(h.rtp - Fraction(build_name) / 100) <= Fraction(1, 10_000)
+    # the proven RTP (issue 34): the name's exactly, an exact figure within 0.01 pp of the name, or a certified
+    # interval's centre whose 99% interval lies inside the name +-0.05 pp
+    assert type(h.rtp) is Fraction and name_is_proven(h.to_json(), Fraction(build_name) / 100)
     assert h.rtp_percent == f"{float(h.rtp) * 100:.2f}"
     assert isinstance(h.volatility, str) and h.volatility
     assert isinstance(h.rules, tuple) and h.rules and all(isinstance(p, str) and p for p in h.rules)

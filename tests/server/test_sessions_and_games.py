@@ -11,6 +11,7 @@ from pathlib import Path
 
 from reelforge.game.sounds import load_sounds
 from reelforge.games.registry import get_game
+from tests.test_game_contract import name_is_proven
 
 from .conftest import demo_config
 
@@ -151,7 +152,7 @@ def test_help_fields_have_one_type_in_every_game(server):
         assert body["game_id"] == game.reference_id and body["published_id"] == game.published_id
         rtp = Fraction(body["rtp_nominal"])
         assert body["rtp_exact"] == body["rtp_nominal"]  # the former name, kept for older clients
-        assert abs(rtp - Fraction(gconf.build) / 100) <= Fraction(1, 10_000)  # the proven RTP, within 0.01 pp of the name
+        assert name_is_proven({**body, "rtp": body["rtp_nominal"]}, Fraction(gconf.build) / 100)  # the proven RTP
         assert body["rtp"] == listing[game_id]["rtp"] == float(rtp)
         assert body["rtp_percent"] == f"{float(rtp) * 100:.2f}" and isinstance(body["volatility"], str)
         assert isinstance(body["rules"], list) and all(isinstance(p, str) and p for p in body["rules"])

@@ -452,8 +452,10 @@ def load_progress(out: Path) -> Progress:
     if not path.exists():
         raise CertifyError(f"{out}: not a certification package (no {STATE})")
     try:
+        from reelforge.analysis.manifest import MANIFEST
+
         progress = Progress.from_json(json.loads(path.read_text()))
-        manifest = Path(out) / "manifest.json"
+        manifest = Path(out) / MANIFEST
         if progress.plan.build_version is None and manifest.exists():  # planned before plans named the version
             progress.plan.build_version = json.loads(manifest.read_text())["build"]["version"]
         return progress

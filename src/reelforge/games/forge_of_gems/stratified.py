@@ -199,14 +199,16 @@ def simulate_strata(n_spins: int, n_features: int, seed: int, tail_threshold: in
     feat_outs = [((len(MARKS),), np.int64), ((len(MARKS), len(MARKS)), np.float64),
                  ((TAIL_ROWS, len(MARKS)), np.int64), ((1,), np.int64),
                  ((len(MARKS), feature_bins(tail_threshold)), np.int64)]
+    tails = [st.tail]  # joined once after the chunks: joining at each chunk would copy the whole tail each time
     for sums, cross, tail, n_tail, hist_f in map_chunks(_feature_chunk, n_features, feat_seq, (t, marks, tail_threshold),
                                                 feat_outs, max(1, chunk // 20), workers, "features", log):
         if n_tail[0] >= TAIL_ROWS:
             raise RuntimeError("tail buffer full: raise TAIL_ROWS or the threshold")
         st.sums += sums
         st.cross += cross
-        st.tail = np.concatenate([st.tail, tail[: n_tail[0]]])
+        tails.append(tail[: n_tail[0]].copy())
         st.hist_f += hist_f
+    st.tail = np.concatenate(tails)
     st.features = n_features
     st.seconds = time.time() - start
     return st

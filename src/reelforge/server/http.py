@@ -30,6 +30,10 @@ and idle or slow connections stayed open for as long as their clients liked.
   a request's headers are in, which a half-sent request never gets to, and
   it keeps the connection's descriptor.)
 
+Besides the limits, an answer leaves in one write on the socket (:class:`_OneWrite`): uvicorn writes an
+answer's head (status line and headers) and its body apart, two sends per answer, and on loopback or a
+local proxy each send does the receiver's TCP work and wakes it in the server's time.
+
 (h11, uvicorn's other protocol, limits only the header size; hypercorn and
 granian were not needed for three limits this small.)
 """
@@ -106,6 +110,40 @@ class _Refused(Exception):
     """Stops the parser: the request was refused and answered."""
 
 
+class _OneWrite:
+    """A connection's transport as its answers' cycles write on it: an answer's head (the cycle's first
+    write once its response has started) is held and written with the cycle's next write (the body, or a
+    streamed body's first part), one send instead of two. Anything else goes straight through; closing
+    writes a held head first. One per connection, pointed at each request's cycle in turn (not for HEAD,
+    whose head is all there is)."""
+
+    __slots__ = ("transport", "cycle", "head")
+
+    def __init__(self, transport: asyncio.Transport) -> None:
+        self.transport = transport
+        self.cycle: Any = None
+        self.head: bytes | None = None
+
+    def write(self, data: bytes) -> None:
+        head = self.head
+        if head is not None:
+            self.head = None
+            data = head + data
+        elif self.cycle is not None and self.cycle.response_started:
+            self.cycle, self.head = None, data  # the head (an earlier write, 100 Continue, went straight out)
+            return
+        self.transport.write(data)
+
+    def close(self) -> None:
+        if self.head is not None:  # a head whose body never came (the app failed after starting its answer)
+            self.transport.write(self.head)
+            self.head = None
+        self.transport.close()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.transport, name)
+
+
 class GuardedHttpTools(HttpToolsProtocol):
     """uvicorn's httptools protocol with header limits and request timeouts (see the module docstring)."""
 
@@ -122,6 +160,7 @@ class GuardedHttpTools(HttpToolsProtocol):
             transport.close()
             return
         _OPEN[self] = None
+        self._one_write = _OneWrite(transport)
         self._arm()
 
     def connection_lost(self, exc: Exception | None) -> None:
@@ -232,6 +271,14 @@ class GuardedHttpTools(HttpToolsProtocol):
     def on_headers_complete(self) -> None:
         self._in_headers = False
         super().on_headers_complete()
+        cycle = self.cycle
+        if cycle is not None and cycle.transport is self.transport and self.scope["method"] != "HEAD":
+            writer = self._one_write
+            if writer.head is not None:  # the previous answer's head, its body never written: out first
+                writer.transport.write(writer.head)
+                writer.head = None
+            writer.cycle = cycle
+            cycle.transport = writer
 
     def on_message_complete(self) -> None:
         self._disarm()

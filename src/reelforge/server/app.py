@@ -62,6 +62,25 @@ DESCRIPTION = ("Wallets, step-by-step rounds, history and audit replay. Amounts 
                "multiples of the bet are exact fractions in fields ending in _x.")
 
 
+class ServerApp(FastAPI):
+    """The FastAPI app with the server's own middleware outermost: the request id, metrics and log line
+    (:class:`Observe`), the hardening, fair share and the money routes run before FastAPI's own layers
+    (its error, telemetry and body-limit middleware), so a money request, answered by
+    :class:`~reelforge.server.api.rounds.MoneyRoutes`, never passes through them (each costs a call and a
+    wrapped ``send`` per request; the money routes answer their own errors), and every other answer, a 500
+    from FastAPI's error layer included, gets the security headers, the request id and its log line."""
+
+    def build_middleware_stack(self) -> Any:
+        own, self.user_middleware = self.user_middleware, []
+        try:
+            app = super().build_middleware_stack()
+        finally:
+            self.user_middleware = own
+        for cls, args, kwargs in reversed(own):
+            app = cls(app, *args, **kwargs)
+        return app
+
+
 def create_app(config: ServerConfig, database_url: str | None = None, *, engine: Engine | None = None,
                draw_source_factory: DrawFactory | None = None, allow_demo_players: bool = False,
                metrics_multiprocess: bool = False) -> FastAPI:
@@ -116,7 +135,7 @@ def create_app(config: ServerConfig, database_url: str | None = None, *, engine:
     # No OpenTelemetry: FastAPI's native telemetry would check for providers on every request.
     # No interactive docs unless a demo configuration asks for them (api_docs): FastAPI's pages load their
     # scripts from a CDN. /openapi.json stays.
-    app = FastAPI(title="reelforge game server", version=reelforge.__version__, description=DESCRIPTION,
+    app = ServerApp(title="reelforge game server", version=reelforge.__version__, description=DESCRIPTION,
                   lifespan=_lifespan(ctx, owns_engine), telemetry={"tracing": False, "metrics": False, "logs": False},
                   **({} if config.demo and config.api_docs else {"docs_url": None, "redoc_url": None}))
     app.state.service, app.state.engine, app.state.config = service, engine, config

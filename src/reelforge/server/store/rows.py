@@ -203,8 +203,9 @@ ROUND_COLUMNS = tuple(f.name for f in fields(RoundRow))
 STEP_COLUMNS = tuple(f.name for f in fields(StepRow))
 ANSWER_COLUMNS = tuple(f.name for f in fields(StoredAnswer))
 SEED_COLUMNS = tuple(f.name for f in fields(FairSeed))
-_ROUND_TIMES = tuple(ROUND_COLUMNS.index(c) for c in ("created_at", "updated_at", "finished_at"))
-_STEP_TIMES = tuple(STEP_COLUMNS.index(c) for c in ("created_at", "revealed_at"))
+# the timestamp columns of a round and of a step, by position (stored as text on SQLite, parsed on reading)
+ROUND_TIMES = tuple(ROUND_COLUMNS.index(c) for c in ("created_at", "updated_at", "finished_at"))
+STEP_TIMES = tuple(STEP_COLUMNS.index(c) for c in ("created_at", "revealed_at"))
 
 
 def key_digest(key: str) -> str:
@@ -214,14 +215,14 @@ def key_digest(key: str) -> str:
 
 def _round(values: Sequence[Any]) -> RoundRow:
     row = RoundRow(*values)
-    row.created_at, row.updated_at, row.finished_at = (parse_ts(values[i]) for i in _ROUND_TIMES)
+    row.created_at, row.updated_at, row.finished_at = (parse_ts(values[i]) for i in ROUND_TIMES)
     row.completed_on_expiry = bool(row.completed_on_expiry)
     return row
 
 
 def _step(values: Sequence[Any]) -> StepRow:
     row = StepRow(*values)
-    row.created_at, row.revealed_at = (parse_ts(values[i]) for i in _STEP_TIMES)
+    row.created_at, row.revealed_at = (parse_ts(values[i]) for i in STEP_TIMES)
     row.finished = bool(row.finished)
     return row
 

@@ -19,7 +19,9 @@ from reelforge.server.jsontext import encoder
 from reelforge.server.store.rows import (
     ANSWER_COLUMNS,
     ROUND_COLUMNS,
+    ROUND_TIMES,
     STEP_COLUMNS,
+    STEP_TIMES,
     AnswerRecord,
     FairSeed,
     LedgerEntry,
@@ -41,7 +43,9 @@ from reelforge.server.store.statements import POSTGRESQL, SQLITE
 
 _round_values = attrgetter(*ROUND_COLUMNS)  # a row's column values in one call (the parameters of every write)
 _step_values = attrgetter(*STEP_COLUMNS)
-_STEP_CREATED, _STEP_REVEALED = STEP_COLUMNS.index("created_at"), STEP_COLUMNS.index("revealed_at")
+_STEP_CREATED, _STEP_REVEALED = STEP_TIMES
+_ROUND_INSERT = SQLITE.insert_round.partition(" VALUES ")[0]  # INSERT INTO rounds (id, ...)
+_ANSWER_INSERT = SQLITE.put_answer.partition(" VALUES ")[0]
 _STEP_INSERT = SQLITE.insert_step.partition(" VALUES ")[0]  # INSERT INTO steps (round_id, idx, ...)
 _LEDGER_INSERT = SQLITE.insert_entry.partition(" VALUES ")[0]
 _json_ascii = encoder(separators=(", ", ": "), ensure_ascii=True)  # json.dumps, built once (PostgreSQL's rows)
@@ -170,6 +174,11 @@ class Tx:
                 "steps_shown": record.steps_shown, "keep": record.keep}
 
     def put_answer(self, record: AnswerRecord) -> None:
+        if self.sqlite:  # positional parameters: SQLite binds a name by looking it up, twice the cost
+            self.cursor.execute(_values_sql(_ANSWER_INSERT, 10, 1), (
+                record.scope, record.key, record.request_sha256, record.status_code, record.response,
+                self.ts(record.created_at), record.round_id, record.steps_at, record.steps_shown, record.keep))
+            return
         self.cursor.execute(self.sql.put_answer, self._answer_params(record))
 
     def purge_answers(self, cutoff: datetime, batch: int) -> int:
@@ -238,6 +247,12 @@ class Tx:
         return params
 
     def insert_round(self, rnd: RoundRow) -> None:
+        if self.sqlite:  # positional parameters, as put_answer
+            values = list(_round_values(rnd))
+            for i in ROUND_TIMES:
+                values[i] = self.ts(values[i])
+            self.cursor.execute(_values_sql(_ROUND_INSERT, len(values), 1), values)
+            return
         self.cursor.execute(self.sql.insert_round, self._round_params(rnd))
 
     def insert_steps(self, round_id: int, steps: Sequence[StepRow]) -> None:

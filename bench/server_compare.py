@@ -2,7 +2,7 @@
 server CPU and client CPU per round, on SQLite and on PostgreSQL.
 
     python bench/server_compare.py OLD_VENV NEW_VENV [--seconds 15] [--pairs 2] [--pg URL | --durable-pg]
-                                   [--instructions ROUNDS] [--json]
+                                   [--instructions ROUNDS] [--without PARTS] [--json]
 
 Each venv's own ``reelforge bench --server --seconds S --json`` is run, the two alternating (old, new,
 new, old, ...) so both see the same load; with ``--pg URL`` (a PostgreSQL server, ``postgresql+psycopg://
@@ -12,7 +12,9 @@ Prints a table per database (every run, then the medians) and the ratio new / ol
 server CPU per round is the figure to compare on a busy machine (its rate moves with the load, the CPU
 per round much less). ``--instructions`` adds callgrind's instructions per round of each version
 (``bench/server_instructions.py``: the ASGI app in process, SQLite, JSON logs where the version writes
-them), which do not move with the load at all.
+them), which do not move with the load at all. ``--without`` switches parts of the NEW version off (pacing,
+fair_share, provably_fair, metrics; ``bench/serve_without.py``), so ``.venv .venv --without PARTS`` measures
+through HTTP what those parts cost.
 """
 
 from __future__ import annotations
@@ -47,11 +49,13 @@ def _fresh_pg(admin_url: str, python: str, create: bool, name: str) -> None:
     subprocess.run([python, "-c", code, admin_url, sql], check=True)
 
 
-def bench_once(venv: Path, seconds: float, clients: int, pg: str | None) -> dict:
-    """One ``reelforge bench --server`` run of ``venv``'s version (on a fresh PostgreSQL database with ``pg``)."""
+def bench_once(venv: Path, seconds: float, clients: int, pg: str | None, without: str | None = None) -> dict:
+    """One ``reelforge bench --server`` run of ``venv``'s version (on a fresh PostgreSQL database with ``pg``);
+    ``without``: parts switched off, through this checkout's ``bench/server_bench.py --without``."""
     python = _python(venv)
-    command = [python, "-m", "reelforge", "bench", "--server", "--seconds", str(seconds), "--clients", str(clients),
-               "--json"]
+    command = [python, "-m", "reelforge", "bench", "--server", "--json"] if without is None else \
+        [python, str(HERE / "server_bench.py"), "--without", without]
+    command += ["--seconds", str(seconds), "--clients", str(clients)]
     name = None
     if pg:
         name = f"reelforge_compare_{uuid.uuid4().hex[:10]}"
@@ -114,6 +118,9 @@ def main() -> None:
     parser.add_argument("--no-sqlite", action="store_true", help="PostgreSQL only")
     parser.add_argument("--instructions", type=int, default=0, metavar="ROUNDS",
                         help="also count callgrind's instructions over ROUNDS rounds per version")
+    parser.add_argument("--without", default=None, metavar="PARTS",
+                        help="switch these parts of NEW off (bench/serve_without.py; NEW must be this checkout's "
+                             "venv, and the same venv given twice compares a version with and without them)")
     parser.add_argument("--json", action="store_true", help="print every run as JSON after the tables")
     args = parser.parse_args()
     versions = {"old": args.old.resolve(), "new": args.new.resolve()}  # the runs start in a temporary folder
@@ -142,12 +149,13 @@ def compare(args: argparse.Namespace, versions: dict[str, Path]) -> None:
             # alternate which goes first, so neither always follows the other
             order = list(versions.items()) if pair % 2 == 0 else list(versions.items())[::-1]
             for version, venv in order:
-                r = bench_once(venv, args.seconds, args.clients, pg)
+                r = bench_once(venv, args.seconds, args.clients, pg, args.without if version == "new" else None)
                 results[title][version].append(r)
                 print(f"{title} {version}: {r['rounds_per_s']} rounds/s, server {r['server_cpu_ms_per_round']} ms, "
                       f"client {r['client_cpu_ms_per_round']} ms per round, load {r['load_average_1min']}",
                       file=sys.stderr, flush=True)
-    lines = [f"old: {args.old}  new: {args.new}  ({args.clients} clients, {args.seconds:g} s a run)", ""]
+    lines = [f"old: {args.old}  new: {args.new}{f' without {args.without}' if args.without is not None else ''}  "
+             f"({args.clients} clients, {args.seconds:g} s a run)", ""]
     for title, runs in results.items():
         lines += table(title, runs) + [""]
     if args.instructions:

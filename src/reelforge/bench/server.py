@@ -232,24 +232,25 @@ def percentile(values: list[float], q: float) -> float:
 
 def run(clients: int = 16, seconds: float = 20.0, warmup: float = 3.0, workers: int = 1,
         game: str | None = None, bet: int | None = None, db: str | None = None,
-        transport: str = "raw", log_format: str = "json") -> dict[str, Any]:
+        transport: str = "raw", log_format: str = "json", serve: list[str] | None = None) -> dict[str, Any]:
     """Start the server on ``db`` (default: a fresh SQLite file), run the clients, stop the server,
     verify every stored round; return the figures. ``game``: default the registry's first game;
     ``transport``: the clients' HTTP, ``raw`` or ``httpx`` (see :class:`Client`); ``log_format``: the
     server's request and round-event lines (to a discarded output), ``json`` as an operator's server
-    writes them (``serve`` without ``--demo``) or ``human`` as the demo's."""
+    writes them (``serve`` without ``--demo``) or ``human`` as the demo's; ``serve``: the command that starts
+    the server, before its options (default: this Python's ``-m reelforge serve``)."""
     if transport not in TRANSPORTS:
         raise ValueError(f"unknown client transport {transport!r}; transports: {', '.join(TRANSPORTS)}")
     game = game or game_ids()[0]
     if db is None:
         with tempfile.TemporaryDirectory(prefix="reelforge-bench-") as tmp:
             return run(clients, seconds, warmup, workers, game, bet, f"sqlite:///{Path(tmp) / 'bench.db'}",
-                       transport, log_format)
+                       transport, log_format, serve)
     port = free_port()
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(SRC), os.environ.get("PYTHONPATH")]))}
     log = tempfile.TemporaryFile()  # the server's stderr (a pipe nobody read could fill and stall it)
     server = subprocess.Popen(
-        [sys.executable, "-m", "reelforge", "serve", "--demo", "--db", db, "--port", str(port),
+        [*(serve or [sys.executable, "-m", "reelforge", "serve"]), "--demo", "--db", db, "--port", str(port),
          "--workers", str(workers), "--log-format", log_format],
         env=env, stdout=subprocess.DEVNULL, stderr=log, start_new_session=True)
     players: list[Client] = []
@@ -308,7 +309,8 @@ def run(clients: int = 16, seconds: float = 20.0, warmup: float = 3.0, workers: 
     }
 
 
-def main(argv: list[str] | None = None) -> None:
+def main(argv: list[str] | None = None, serve: list[str] | None = None) -> None:
+    """The bench's command line (``serve``: see :func:`run`)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--clients", type=int, default=16)
     parser.add_argument("--seconds", type=float, default=20.0)
@@ -325,7 +327,7 @@ def main(argv: list[str] | None = None) -> None:
                         help="the server's log lines: json (an operator's server, the default) or human (the demo's)")
     args = parser.parse_args(argv)
     print(json.dumps(run(args.clients, args.seconds, args.warmup, args.workers, args.game, args.bet, args.db,
-                         args.client, args.log_format), indent=2))
+                         args.client, args.log_format, serve), indent=2))
 
 
 if __name__ == "__main__":

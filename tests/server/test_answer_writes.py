@@ -98,3 +98,17 @@ def test_an_answer_is_one_write_and_a_streamed_one_sends_its_head_with_its_first
         sock.sendall(b"7")
         answer = _answer(sock, b'{"echo":7}')
         assert writes == [b"HTTP/1.1 100 Continue\r\n\r\n", answer] and answer.startswith(b"HTTP/1.1 200 OK\r\n")
+
+
+def test_pipelined_requests_are_answered_whole_and_in_order(served):
+    """Two requests in one packet: the second waits for the first (uvicorn queues it), and each answer
+    arrives whole, in order, the second in one write."""
+    port, writes = served
+    one = b"POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1\r\n\r\n1"
+    two = b"POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1\r\n\r\n2"
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        sock.sendall(one + two)
+        both = _answer(sock, b'{"echo":2}')
+    first, _, second = both.partition(b'{"echo":1}')
+    assert first.startswith(b"HTTP/1.1 200 OK\r\n") and second.startswith(b"HTTP/1.1 200 OK\r\n")
+    assert b"".join(writes) == both and writes[-1] == second

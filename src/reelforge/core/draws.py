@@ -218,17 +218,34 @@ class FairDraws(WordDraws):
     def __repr__(self) -> str:
         return f"FairDraws(nonce={self.nonce}, server seed hidden)"
 
+    def _next_block(self) -> None:
+        mac = self._keyed.copy()
+        mac.update(self._prefix + str(self.block).encode("ascii"))
+        self._words = struct.unpack(">8I", mac.digest())
+        self.block += 1
+        self._pos = 0
+
     def raw32(self) -> int:
         """The next raw 32-bit word of the stream."""
         if self._pos >= len(self._words):
-            mac = self._keyed.copy()
-            mac.update(self._prefix + str(self.block).encode("ascii"))
-            self._words = struct.unpack(">8I", mac.digest())
-            self.block += 1
-            self._pos = 0
+            self._next_block()
         value = self._words[self._pos]
         self._pos += 1
         return value
+
+    def draw(self, n: int) -> int:
+        """:meth:`WordDraws.draw` with the words read and mapped in place (every provably fair round draws
+        through it on the server: a method call, a function call and a tuple fewer a draw); the same words,
+        accepted and rejected as :func:`lemire_map` does."""
+        _check_n(n)
+        while True:
+            if self._pos >= len(self._words):
+                self._next_block()
+            m = self._words[self._pos] * n
+            self._pos += 1
+            low = m & 0xFFFFFFFF
+            if low >= n or low >= (_TWO32 - n) % n:
+                return m >> 32
 
 
 def fair_draws(server_seed: bytes, client_seed: str, nonce: int, ranges: list[int]) -> list[int]:

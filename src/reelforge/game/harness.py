@@ -14,6 +14,7 @@ import numpy as np
 
 from reelforge.core.draws import DrawSource
 from reelforge.core.stats import MAX_CAP_UNITS, Accumulator, Tally, bucket_edges_units
+from reelforge.game.buildfile import kernel_tables
 from reelforge.game.contract import Build, Game
 from reelforge.game.feature_split import FeatureSplitGame, FeatureStart  # noqa: F401 - a kernel game's bases, here
 from reelforge.game.help import GameHelp
@@ -82,7 +83,8 @@ class KernelGame(Game):
     def play_step(self, build: Build, state: dict[str, Any], draws: DrawSource,
                   action: str | None = None) -> StepResult:
         self.check_action(action)
-        return self.rules.play_step(build, state, draws, self.cap_units(build))
+        # the cap once per build (builds are immutable): every step of every served round asks for it
+        return self.rules.play_step(build, state, draws, kernel_tables(build, self.cap_units))
 
     def standard_help(self, build: Build, *, volatility: int | None = None, how_wins_pay: list[str], feature: list[str],
                       rows: list[dict[str, Any]], tiers: list[str], tier_label: str, symbol_names: dict[str, str],

@@ -80,13 +80,16 @@ def test_an_unversioned_file_and_a_lost_version_are_refused(fof_copy):
 def test_versions_load_side_by_side_with_their_identity():
     game = get_game("forge-of-gems")
     current, old = game.load_build("96.2"), game.load_build("96.2", "1.0")
-    assert game.load_build("96.2", "2.0") is current
-    assert (current.identity.version, current.identity.rules) == ("2.0", "2")
+    assert game.load_build("96.2", "3.1") is current
+    assert (current.identity.version, current.identity.rules) == ("3.1", "2")
+    # 3.1 is 2.0's maths again (3.0, a retune, was withdrawn); every version stays loadable for its rounds
+    v2, v3 = game.load_build("96.2", "2.0"), game.load_build("96.2", "3.0")
+    assert v2.identity.content_hash == current.identity.content_hash != v3.identity.content_hash
     assert (old.identity.version, old.identity.rules, old.identity.label) == ("1.0", "1", "96.2 v1.0")
     assert old.identity.content_hash != current.identity.content_hash
-    assert game.help(current).build_version == "2.0"
-    with pytest.raises(BuildError, match=r"unknown version '3\.0' of forge-of-gems build 96\.2; versions: 1\.0, 2\.0"):
-        game.load_build("96.2", "3.0")
+    assert game.help(current).build_version == "3.1"
+    with pytest.raises(BuildError, match=r"unknown version '4\.0' of forge-of-gems build 96\.2; versions: 1\.0, 2\.0, 3\.0, 3\.1"):
+        game.load_build("96.2", "4.0")
     # The old rules play in the reference engine (fresh cells may land split); the kernel refuses them.
     boards = [s.events[0]["board"] for s in (game.play_round(old, SeededDraws(seed)).steps[0] for seed in range(40))]
     assert any("*" in cell for board in boards for col in board for cell in col)

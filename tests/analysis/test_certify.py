@@ -358,7 +358,7 @@ def test_the_manifest_and_the_report_name_the_game_its_rules_and_every_source_fi
 
     m = json.loads((fog_package / MANIFEST).read_text())
     game = get_game("forge-of-gems")
-    assert m["provider"] == game.provider and m["game"]["version"] == "1.0" and m["build"]["version"] == "2.0"
+    assert m["provider"] == game.provider and m["game"]["version"] == "1.0" and m["build"]["version"] == "3.1"
     assert m["rules_document"]["sha256"] == game.rules_document.sha256
     assert m["game_sources_sha256"]["games/forge_of_gems/game.py"] == sha256_file(
         Path(sys.modules[type(game).__module__].__file__))

@@ -38,6 +38,8 @@ def test_every_shipped_forge_of_gems_build_draws_one_sample_and_other_games_only
     est = fog.stratified_estimator()
     designs = {est.sample_design(fog.load_build(n)) for n in fog.build_names()}
     assert len(designs) == 1
+    for version in ("2.0", "3.0"):  # only the GEMBOX weights moved between versions of rules 2
+        assert est.sample_design(fog.load_build("96.2", version)) in designs
     assert est.sample_design(fog.load_build("96.2", "1.0")) not in designs    # rules 1: cells may land split
     gg = get_game("gemstones-gold")
     b = gg.load_build("96.71")
@@ -57,7 +59,7 @@ def test_a_build_taking_another_builds_pieces_has_the_tallies_of_its_own_run_and
     assert json.loads((taken / "figures.json").read_text())["precision_met"]
     marked = [p for p in state["main"] if p["taken_from"]]
     assert len(marked) >= cert.MIN_CHECKPOINTS
-    assert all(p["taken_from"].startswith("forge-of-gems build 96.2 v2.0, manifest SHA-256 ") for p in marked)
+    assert all(p["taken_from"].startswith("forge-of-gems build 96.2 v3.1, manifest SHA-256 ") for p in marked)
     for p in marked:  # copied from the source byte for byte
         assert sha256_file(cert.tally_path(taken, "main", p["index"])) == sha256_file(
             cert.tally_path(source, "main", p["index"]))
@@ -73,7 +75,7 @@ def test_a_source_planned_otherwise_of_another_design_or_altered_is_refused_and_
     out = tmp_path / "out"
     with pytest.raises(cert.CertifyError, match=r"planned with another seed \(seed 11 there, 12 here\)"):
         cert.run(out, plan_of("84.2", seed=12), False, 2, sample_from=source)
-    with pytest.raises(cert.CertifyError, match=r"build 96\.2 v2\.0 and build 96\.2 v1\.0 draw different samples"):
+    with pytest.raises(cert.CertifyError, match=r"build 96\.2 v3\.1 and build 96\.2 v1\.0 draw different samples"):
         cert.run(out, plan_of("96.2", version="1.0"), False, 2, sample_from=source)
     with pytest.raises(cert.CertifyError, match="not a finished certification package"):
         cert.run(out, plan_of("84.2"), False, 2, sample_from=tmp_path)

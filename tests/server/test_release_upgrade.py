@@ -161,10 +161,10 @@ def test_a_database_of_the_previous_release_upgrades_verifies_and_plays_on(empty
                 assert client.get(f"/api/v1/rounds/{rnd['id']}/verify", headers={"Authorization": f"Bearer {api.token}"}).json()["ok"]
             # A new round is played with the current version.
             new = apis["alice"].start_round("forge-of-gems", 20).json()
-            assert new["build_version"] == "2.0"
+            assert new["build_version"] == "3.1"
             lobby = {g["id"]: g for g in client.get("/api/v1/games").json()}
-            assert lobby["forge-of-gems"]["build_version"] == "2.0"
-            assert client.get("/api/v1/games/forge-of-gems/help").json()["build_version"] == "2.0"
+            assert lobby["forge-of-gems"]["build_version"] == "3.1"
+            assert client.get("/api/v1/games/forge-of-gems/help").json()["build_version"] == "3.1"
         completed = app.state.service.expire(now=datetime.now(UTC) + timedelta(days=91))
         assert completed == 1 + (new["status"] == "open")
         with engine.connect() as conn:
@@ -211,7 +211,7 @@ def test_migration_0003_tells_rounds_of_the_first_release_from_rounds_decided_at
     load_release(empty_url)
     migrate_to(empty_url, "0002_decided_rounds")
     game = get_game("forge-of-gems")
-    build = game.load_build("96.2")
+    build = game.load_build("96.2", "2.0")  # the version that release played (0003 gives its rounds 2.0)
     played = game.play_round(build, SeededDraws(20261202))
     bet = 20
     win = money(bet, played.total_win)

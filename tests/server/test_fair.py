@@ -251,3 +251,20 @@ def test_a_fair_round_start_is_still_lock_read_write_commit_on_postgresql(fair_s
     assert rnd["fair"]["nonce"] == 1
     assert statements == ["SELECT", "SELECT", "WITH", "COMMIT"], statements
     _finish(api, rnd, [])
+
+
+def test_fair_draws_skip_the_words_lemire_map_rejects():
+    """A range whose words are often rejected (2**32 mod n is about n: a third of the words): the draws are
+    those of lemire_map over the same stream of words, every rejected word skipped."""
+    n, key = 1431655766, bytes(range(32))
+    words = FairDraws(key, "player-seed", 3)
+    expected, rejected = [], 0
+    while len(expected) < 200:
+        value, ok = lemire_map(words.raw32(), n)
+        if ok:
+            expected.append(value)
+        else:
+            rejected += 1
+    assert rejected > 40  # the stream of this seed has its share of rejected words
+    source = FairDraws(key, "player-seed", 3)
+    assert [source.draw(n) for _ in range(200)] == expected

@@ -175,9 +175,9 @@ class Tx:
 
     def put_answer(self, record: AnswerRecord) -> None:
         if self.sqlite:  # positional parameters: SQLite binds a name by looking it up, twice the cost
-            self.cursor.execute(_values_sql(_ANSWER_INSERT, 10, 1), (
-                record.scope, record.key, record.request_sha256, record.status_code, record.response,
-                self.ts(record.created_at), record.round_id, record.steps_at, record.steps_shown, record.keep))
+            values = (record.scope, record.key, record.request_sha256, record.status_code, record.response,
+                      self.ts(record.created_at), record.round_id, record.steps_at, record.steps_shown, record.keep)
+            self.cursor.execute(_values_sql(_ANSWER_INSERT, len(values), 1), values)
             return
         self.cursor.execute(self.sql.put_answer, self._answer_params(record))
 

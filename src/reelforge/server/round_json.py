@@ -149,6 +149,12 @@ class ShownSteps:
         """``(count, text, created_at)`` of the round's first ``count`` revealed steps (None: not kept)."""
         return self._texts.get(round_id)
 
+    def clear(self) -> None:
+        """Forget every round's steps (a commit failed: what was kept may not have been committed)."""
+        with self._lock:
+            self._texts.clear()
+            self._chars = 0
+
     def keep(self, rnd: RoundRow, answer: RoundAnswer | None) -> None:
         """After the commit of a request that answered ``answer`` for ``rnd``: keep its steps' text while the
         round is open, else drop it."""

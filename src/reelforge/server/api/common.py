@@ -19,7 +19,7 @@ from sqlalchemy.exc import TimeoutError as DatabaseTimeout
 from reelforge.server.auth import PLAYER_NAME_PATTERN, Principal, authenticate
 from reelforge.server.config import ServerConfig
 from reelforge.server.config_values import MAX_BET
-from reelforge.server.db import WriterBusy, is_sqlite, request_deadline, run_inline
+from reelforge.server.db import CommitGroup, WriterBusy, is_sqlite, joined_group, request_deadline, run_inline
 from reelforge.server.errors import ApiError, database_errors
 from reelforge.server.fairshare import StartPacer
 from reelforge.server.logs import CURRENT, note_player
@@ -177,7 +177,7 @@ class Context:
         deadline = now + self.config.db_pool_timeout_seconds
         if self.inline:
             try:
-                return run_inline(fn, *args)
+                return await self.inline_call(fn, *args)
             except WriterBusy:
                 pass
             # Held by a request already on the SQLite thread: wait for the thread's work, then run inline.
@@ -188,13 +188,45 @@ class Context:
             if work is not None and not work.done():
                 await asyncio.wait((work,), timeout=max(0.0, deadline - time.monotonic()))
                 try:
-                    return run_inline(fn, *args)
+                    return await self.inline_call(fn, *args)
                 except WriterBusy:
                     pass
             work = self.sqlite_thread_work = loop.run_in_executor(self.threads, self.bounded, now, CURRENT.get(),
                                                                   deadline, fn, *args)
             return await work
         return await loop.run_in_executor(self.threads, self.retry_transient, now, CURRENT.get(), deadline, fn, *args)
+
+    async def inline_call(self, fn: Any, *args: Any) -> Any:
+        """``fn(*args)`` on the event loop (:func:`run_inline`: :class:`WriterBusy` when SQLite's write lock is
+        held elsewhere, before anything was done), its outcome given once the commit group its transactions
+        joined has committed: what it read or wrote is durable by then. A failed COMMIT is the request's
+        error, whatever its own outcome was."""
+        try:
+            result = run_inline(fn, *args)
+        except WriterBusy:
+            if joined_group() is None:
+                raise
+            # Only a group's first writer can find the lock held; one that already wrote in a group must
+            # not be run again on the thread (its writes would be made twice).
+            await self._committed(joined_group())
+            raise RuntimeError("the SQLite write lock was taken between two transactions of one request") from None
+        except BaseException:
+            await self._committed(joined_group())
+            raise
+        await self._committed(joined_group())
+        return result
+
+    async def _committed(self, group: CommitGroup | None) -> None:
+        """Wait for the COMMIT of the commit group a request took part in (None: it wrote nothing); its error
+        when it failed."""
+        if group is None:
+            return
+        try:
+            await group.done
+        except Exception:
+            # The process's cache of open rounds' shown steps may hold steps of rounds that were not committed.
+            self.service.shown.clear()
+            raise
 
     def _on_thread(self, queued: float, request: Any) -> None:
         """A database thread took the request: the wait in the metrics, the request's log details along."""

@@ -14,7 +14,15 @@ from typing import Any
 
 from sqlalchemy import Engine
 
-from reelforge.server.db import acquire_writer_lock, begin_immediate, is_sqlite, sqlite_writer
+from reelforge.server.db import (
+    CommitGroup,
+    acquire_writer_lock,
+    begin_immediate,
+    inline_writer,
+    is_sqlite,
+    open_group,
+    sqlite_writer,
+)
 from reelforge.server.jsontext import encoder
 from reelforge.server.store.rows import (
     ANSWER_COLUMNS,
@@ -369,6 +377,9 @@ def transaction(engine: Engine, write: bool = True) -> Iterator[Tx]:
     """
     sqlite = is_sqlite(engine)
     lock = getattr(engine, "info", {}).get("sqlite_write_lock") if (sqlite and write) else None
+    if lock is not None and inline_writer():
+        yield from _in_group(open_group(engine))
+        return
     if lock is not None:
         lock = acquire_writer_lock(engine)
         try:
@@ -411,6 +422,27 @@ def transaction(engine: Engine, write: bool = True) -> Iterator[Tx]:
         cursor.close()
     finally:
         conn.close()  # back to the pool
+
+
+def _in_group(group: CommitGroup) -> Iterator[Tx]:
+    """A transaction as a savepoint of the event loop's commit group: released when the block succeeds,
+    rolled back to when it fails. An error that ended the whole transaction (SQLite rolls back by itself on
+    some I/O and memory errors) fails the group at once: its other members' work went with it."""
+    cursor = group.cursor
+    cursor.execute("SAVEPOINT request")
+    try:
+        yield Tx(cursor, True)
+    except BaseException as exc:
+        try:
+            if group.writer.in_transaction:
+                cursor.execute("ROLLBACK TO request")
+                cursor.execute("RELEASE request")
+            else:
+                group.finish(exc)
+        except BaseException as undo:  # noqa: BLE001 - the savepoint could not be undone: nothing of the group stays
+            group.finish(undo)
+        raise
+    cursor.execute("RELEASE request")
 
 
 def _rollback(engine: Engine, conn: Any) -> None:

@@ -6,7 +6,6 @@ import asyncio
 import re
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Annotated, Any
 
@@ -20,6 +19,7 @@ from reelforge.server.auth import PLAYER_NAME_PATTERN, Principal, authenticate
 from reelforge.server.config import ServerConfig
 from reelforge.server.config_values import MAX_BET
 from reelforge.server.db import CommitGroup, WriterBusy, is_sqlite, joined_group, request_deadline, run_inline
+from reelforge.server.dbthreads import DatabaseThreads
 from reelforge.server.errors import ApiError, database_errors
 from reelforge.server.fairshare import StartPacer
 from reelforge.server.logs import CURRENT, note_player
@@ -125,12 +125,12 @@ class Context:
         self.pacer = StartPacer(self.config.round_start_quantum_ms / 1000)
         # A seamless wallet's calls are HTTP round trips: never on the event loop.
         self.inline = is_sqlite(self.engine) and not self.config.seamless
-        # PostgreSQL transactions run on threads of their own: asyncio's executor hand-off cost about
-        # 0.1-0.2 ms less CPU per request than Starlette's run_in_threadpool (anyio's capacity limiter
-        # and cancellation scopes) in bench/server_cpu-style runs; one thread per pooled connection.
+        # PostgreSQL transactions run on threads of their own, one per pooled connection, handed their
+        # work without an executor's concurrent futures (see DatabaseThreads; Starlette's run_in_threadpool,
+        # with anyio's capacity limiter and cancellation scopes, cost 0.1-0.2 ms more per request still).
         # SQLite: one thread, for the requests that would wait for the write lock (see call).
-        self.threads = ThreadPoolExecutor(1 if self.inline else self.config.db_pool_size + self.config.db_max_overflow,
-                                          thread_name_prefix="reelforge-db")
+        self.threads = DatabaseThreads(1 if self.inline else self.config.db_pool_size + self.config.db_max_overflow,
+                                       "reelforge-db")
         self.sqlite_thread_work: asyncio.Future | None = None
         """SQLite: the last request handed to the SQLite thread (see :meth:`call`)."""
 
@@ -172,7 +172,6 @@ class Context:
         connection, a new connection, a retry) ends ``db_pool_timeout_seconds``
         after it got here. Either way more processes (``--workers``) add capacity.
         """
-        loop = asyncio.get_running_loop()
         now = time.monotonic()
         deadline = now + self.config.db_pool_timeout_seconds
         if self.inline:
@@ -191,10 +190,9 @@ class Context:
                     return await self.inline_call(fn, *args)
                 except WriterBusy:
                     pass
-            work = self.sqlite_thread_work = loop.run_in_executor(self.threads, self.bounded, now, CURRENT.get(),
-                                                                  deadline, fn, *args)
+            work = self.sqlite_thread_work = self.threads.submit(self.bounded, now, CURRENT.get(), deadline, fn, *args)
             return await work
-        return await loop.run_in_executor(self.threads, self.retry_transient, now, CURRENT.get(), deadline, fn, *args)
+        return await self.threads.submit(self.retry_transient, now, CURRENT.get(), deadline, fn, *args)
 
     async def inline_call(self, fn: Any, *args: Any) -> Any:
         """``fn(*args)`` on the event loop (:func:`run_inline`: :class:`WriterBusy` when SQLite's write lock is

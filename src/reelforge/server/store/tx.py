@@ -373,7 +373,9 @@ def transaction(engine: Engine, write: bool = True) -> Iterator[Tx]:
 
     SQLite writers start with ``BEGIN IMMEDIATE`` behind the process-local
     writer lock (see :func:`reelforge.server.db.write_transaction`), on the
-    process's one writer connection; readers and PostgreSQL use the pool.
+    process's one writer connection; inside :func:`~reelforge.server.db.run_inline`
+    (the event loop's requests) a writer is a savepoint of the loop's commit group
+    instead (:class:`~reelforge.server.db.CommitGroup`). Readers and PostgreSQL use the pool.
     """
     sqlite = is_sqlite(engine)
     lock = getattr(engine, "info", {}).get("sqlite_write_lock") if (sqlite and write) else None

@@ -169,6 +169,10 @@ def test_bench_server_plays_rounds_through_http_and_verifies_them():
     verified = int(figures["verify"].split()[0])
     assert figures["verify"] == f"{verified} round(s) verified: {verified} ok, 0 mismatched"
     assert verified >= figures["paid_rounds"]
+    # every money request's transaction went into some COMMIT, each COMMIT held at least one (warm-up included)
+    commits = figures["sqlite_commits"]
+    assert commits["transactions"] >= figures["requests"] and 0 < commits["commits"] <= commits["transactions"]
+    assert commits["per_commit"] == round(commits["transactions"] / commits["commits"], 2)
 
 
 def test_a_wal_reset_waits_only_briefly_for_a_long_reader(tmp_path):

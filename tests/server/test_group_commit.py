@@ -66,8 +66,11 @@ def test_the_requests_of_one_turn_share_one_transaction_and_commit(served):
     statements = kinds(log)
     assert statements[0] == "BEGIN IMMEDIATE" and statements[-1] == "COMMIT"
     assert statements.count("BEGIN IMMEDIATE") == statements.count("COMMIT") == 1
-    assert statements.count("SAVEPOINT") == statements.count("RELEASE") == 5
+    assert statements.count("SAVEPOINT") == statements.count("RELEASE") == 4  # the first is the transaction
     assert not sqlite_writer(engine).in_transaction
+    exposed = ctx.metrics.exposition().decode()  # what /metrics shows an operator: five requests, one COMMIT
+    assert "reelforge_sqlite_commits_total 1.0" in exposed
+    assert "reelforge_sqlite_committed_transactions_total 5.0" in exposed
 
 
 def test_a_failed_request_undoes_only_its_own_work(served):
@@ -85,6 +88,45 @@ def test_a_failed_request_undoes_only_its_own_work(served):
     assert kinds(log).count("COMMIT") == 1 and "ROLLBACK" in kinds(log)  # ROLLBACK TO its savepoint
 
 
+def test_a_failed_first_request_closes_its_group_and_the_next_opens_one(served):
+    """The group's first transaction is the group's own (no savepoint): when it fails, the group is rolled
+    back and closed with nothing else in it, and the requests after it open a new one."""
+    engine, ctx, log = served
+
+    def refused(name: str) -> None:
+        with transaction(engine) as tx:
+            tx.insert_player(name, "EUR", True, utcnow())
+            raise ValueError("refused after its write")
+
+    results = asyncio.run(outcomes(ctx, (refused, "x"), (add_player, engine, "b"), (add_player, engine, "c")))
+    assert isinstance(results[0], ValueError) and results[1:] == ["b", "c"]
+    assert players(engine) == ["b", "c"]
+    statements = kinds(log)
+    assert statements.count("BEGIN IMMEDIATE") == 2 and statements.count("COMMIT") == 1
+    assert statements.count("ROLLBACK") == 1 and statements.count("SAVEPOINT") == 1  # c's, in b's group
+
+
+def test_a_request_answers_with_the_failure_of_an_earlier_group_it_wrote_in(served):
+    """A request whose group was committed early (its own Core write took the lock) and that then wrote in a
+    new group answers only when both committed; the first COMMIT failed here (a deferred foreign key), so the
+    request fails although its function returned, and its rows of the first group are gone."""
+    engine, ctx, _log = served
+
+    def two_groups() -> str:
+        now = utcnow()
+        with transaction(engine) as tx:
+            tx.insert_player("a", "EUR", True, now)
+            tx.cursor.execute("PRAGMA defer_foreign_keys=ON")
+            tx.insert_session("f" * 64, 987654, now, now + timedelta(hours=1))
+        with write_transaction(engine) as conn:  # commits the open group first: that COMMIT fails
+            conn.execute(text("SELECT 1"))
+        return add_player(engine, "b")
+
+    results = asyncio.run(outcomes(ctx, (two_groups,)))
+    assert isinstance(results[0], sqlite3.IntegrityError), results
+    assert players(engine) == ["b"]
+
+
 def test_a_failed_commit_fails_every_request_of_the_group_and_keeps_nothing(served):
     """A deferred foreign key is checked at COMMIT: one request's session of a player that does not exist
     makes the group's COMMIT fail, so the other requests, whose own work was sound, fail too: none of them
@@ -100,6 +142,7 @@ def test_a_failed_commit_fails_every_request_of_the_group_and_keeps_nothing(serv
     results = asyncio.run(outcomes(ctx, (add_player, engine, "a"), (orphan_session,), (add_player, engine, "c")))
     assert all(isinstance(r, sqlite3.IntegrityError) for r in results), results
     assert players(engine) == []
+    assert engine.info["sqlite_commits"].commits == 0  # a failed COMMIT is not counted
     assert not sqlite_writer(engine).in_transaction
     assert asyncio.run(outcomes(ctx, (add_player, engine, "d"))) == ["d"]  # the next group commits
     assert players(engine) == ["d"]
@@ -142,6 +185,22 @@ def test_a_writer_that_takes_the_lock_itself_commits_the_open_group_first(served
     assert not runner.is_alive(), "the event loop waited for the write lock its own group holds"
     assert done == [["a", "b", "c"]]
     assert players(engine) == ["a", "b", "c"]
+
+
+def test_a_write_transaction_inside_another_is_refused_and_undoes_the_outer_one(served):
+    """A Core write opened inside a money transaction would commit the group with the outer transaction half
+    done: it is refused, and the outer transaction's rows are rolled back with it."""
+    engine, ctx, _log = served
+
+    def nested() -> None:
+        with transaction(engine) as tx:
+            tx.insert_player("outer", "EUR", True, utcnow())
+            with write_transaction(engine):
+                pass
+
+    results = asyncio.run(outcomes(ctx, (nested,), (add_player, engine, "b")))
+    assert isinstance(results[0], RuntimeError) and "inside another" in str(results[0])
+    assert results[1] == "b" and players(engine) == ["b"]
 
 
 def test_a_writer_on_another_thread_waits_for_the_group_and_then_writes(served):

@@ -133,10 +133,10 @@ def _kind(sql: str) -> str:
 
 def test_a_money_request_on_sqlite_is_one_statement_per_table_it_writes(server):
     """SQLite's statements of a round with re-spins and a win, pinned (issue 33: so they cannot creep back
-    up): a start is the session's read, the round's reads and one write per table (the round, the balance,
-    the stake's entry, every step, the stored answer), whatever its steps, in a savepoint of its commit
-    group (BEGIN IMMEDIATE and COMMIT, here its own); a step is 5, 7 when it pays (the balance and the win's
-    entry). (The test server draws from a seeded source, so
+    up): a start is BEGIN IMMEDIATE, the session's read, the round's reads, one write per table (the round,
+    the balance, the stake's entry, every step, the stored answer) and COMMIT, whatever its steps; a step is
+    7, 9 when it pays (the balance and the win's entry). A request alone in its commit group runs these; one
+    that joins a group runs its own statements between SAVEPOINT and RELEASE instead. (The test server draws from a seeded source, so
     there is no seed pair's nonce: a provably fair start adds ``UPDATE fair_seeds``, see
     ``bench/server_statements.py``.)"""
     with sqlite_statements(server) as log:
@@ -147,11 +147,10 @@ def test_a_money_request_on_sqlite_is_one_statement_per_table_it_writes(server):
             rnd = player.step(rnd["id"], key=f"step-{len(requests)}")
             requests.append([_kind(sql) for sql in log])
     assert len(requests) == len(scenario.kinds) > 2 and rnd["paid"] > 0
-    # Each request alone in its commit group: the group's BEGIN IMMEDIATE and COMMIT around the request's
-    # savepoint (test_group_commit.py: requests of one turn of the event loop share them).
-    group, own = ["BEGIN IMMEDIATE", "SAVEPOINT"], ["RELEASE", "COMMIT"]
-    assert requests[0] == group + ["SELECT", "SELECT", "INSERT rounds", "UPDATE players", "INSERT ledger",
-                                   "INSERT steps", "INSERT idempotency"] + own
-    step = group + ["SELECT", "WITH", "UPDATE steps", "UPDATE rounds", "INSERT idempotency"] + own
+    # Each request alone in its commit group, so its transaction is the group's (test_group_commit.py: the
+    # requests of one turn of the event loop share one, the later ones in savepoints).
+    assert requests[0] == ["BEGIN IMMEDIATE", "SELECT", "SELECT", "INSERT rounds", "UPDATE players", "INSERT ledger",
+                           "INSERT steps", "INSERT idempotency", "COMMIT"]
+    step = ["BEGIN IMMEDIATE", "SELECT", "WITH", "UPDATE steps", "UPDATE rounds", "INSERT idempotency", "COMMIT"]
     assert requests[1:-1] == [step] * (len(requests) - 2)
-    assert requests[-1] == step[:6] + ["UPDATE players", "INSERT ledger"] + step[6:]  # the last step pays
+    assert requests[-1] == step[:5] + ["UPDATE players", "INSERT ledger"] + step[5:]  # the last step pays

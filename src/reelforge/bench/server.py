@@ -230,6 +230,25 @@ def percentile(values: list[float], q: float) -> float:
     return values[min(len(values) - 1, int(q * len(values)))]
 
 
+_COMMIT_COUNTERS = ("reelforge_sqlite_commits_total", "reelforge_sqlite_committed_transactions_total")
+
+
+def sqlite_commits(port: int) -> dict[str, Any] | None:
+    """The SQLite server's COMMITs of money request transactions and the transactions they held, over the
+    whole run (warm-up included), from its ``/metrics`` (open on the bench's demo server), with how many
+    transactions one COMMIT held (see ``reelforge.server.db.CommitGroup``); None where it has no such counters."""
+    try:
+        text = httpx.get(f"http://127.0.0.1:{port}/metrics", timeout=10).text
+    except httpx.HTTPError:
+        return None
+    values = {name: float(value) for name, _, value in (line.partition(" ") for line in text.splitlines())
+              if name in _COMMIT_COUNTERS}
+    if len(values) < 2 or not values[_COMMIT_COUNTERS[0]]:
+        return None
+    commits, transactions = int(values[_COMMIT_COUNTERS[0]]), int(values[_COMMIT_COUNTERS[1]])
+    return {"commits": commits, "transactions": transactions, "per_commit": round(transactions / commits, 2)}
+
+
 def run(clients: int = 16, seconds: float = 20.0, warmup: float = 3.0, workers: int = 1,
         game: str | None = None, bet: int | None = None, db: str | None = None,
         transport: str = "raw", log_format: str = "json", serve: list[str] | None = None) -> dict[str, Any]:
@@ -278,6 +297,7 @@ def run(clients: int = 16, seconds: float = 20.0, warmup: float = 3.0, workers: 
             return group_cpu_seconds(server.pid) - cpu0, time.process_time() - client0
 
         server_cpu, client_cpu = _event_loop_run(play())
+        commits = sqlite_commits(port) if db.startswith("sqlite") and workers == 1 else None
     finally:
         if server.poll() is None:
             os.killpg(server.pid, signal.SIGINT)
@@ -303,6 +323,7 @@ def run(clients: int = 16, seconds: float = 20.0, warmup: float = 3.0, workers: 
         "server_cpu_ms_per_round": round(server_cpu / rounds * 1000, 3) if rounds else None,
         "client_cpu_ms_per_round": round(client_cpu / rounds * 1000, 3) if rounds else None,
         "load_average_1min": round(os.getloadavg()[0], 2),
+        "sqlite_commits": commits,
         "errors": errors[:5], "error_count": len(errors),
         "verify": verify.stdout.strip().splitlines()[-1] if verify.stdout else verify.stderr.strip(),
         "cpus": os.cpu_count(),

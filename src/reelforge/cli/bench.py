@@ -91,6 +91,9 @@ def _bench_server(game: str, clients: int, seconds: float, workers: int, db: str
                             ("latency p50 / p99 / max (ms)", f"{lat.get('p50')} / {lat.get('p99')} / {lat.get('max')}"),
                             ("server CPU ms per round", r["server_cpu_ms_per_round"]),
                             ("client CPU ms per round", r["client_cpu_ms_per_round"]),
+                            *((("request transactions per SQLite COMMIT",
+                                f"{r['sqlite_commits']['per_commit']} ({r['sqlite_commits']['transactions']:,} in "
+                                f"{r['sqlite_commits']['commits']:,})"),) if r.get("sqlite_commits") else ()),
                             ("load average (1 min)", r["load_average_1min"]),
                             ("errors", r["error_count"]), ("verify", r["verify"])):
             t.add_row(name, str(value))

@@ -47,7 +47,14 @@ from reelforge.server.errors import database_errors
 from reelforge.server.fairshare import FairShare
 from reelforge.server.hardening import Hardening, document_errors
 from reelforge.server.launch import purge_nonces
-from reelforge.server.metrics import BuildInfoCollector, DatabaseCollector, Metrics, Observe, OutboxCollector
+from reelforge.server.metrics import (
+    BuildInfoCollector,
+    DatabaseCollector,
+    Metrics,
+    Observe,
+    OutboxCollector,
+    SqliteCommitCollector,
+)
 from reelforge.server.monitor import RtpMonitor, figures_for
 from reelforge.server.rounds import DrawFactory, RoundService
 from reelforge.server.tally import RoundTally, open_rounds, settle_seconds_for
@@ -121,6 +128,8 @@ def create_app(config: ServerConfig, database_url: str | None = None, *, engine:
                          config.monitor, figures_for(config.monitor))
     if config.database_metrics:  # one reporting process per database: a sum over instances counts it once
         metrics.add_collector(DatabaseCollector(monitor, lambda: open_rounds(engine, limit=0)[0]))
+    if is_sqlite(engine) and "sqlite_commits" in engine.info:
+        metrics.add_collector(SqliteCommitCollector(engine.info["sqlite_commits"]))
     metrics.add_collector(BuildInfoCollector([(g, a.build.identity.name, a.build.identity.version,
                                                a.build.identity.content_hash) for g, a in service.games.items()],
                                              reelforge.__version__))

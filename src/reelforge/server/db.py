@@ -13,6 +13,7 @@ The schema is created or upgraded on start by Alembic (``migrations/``).
 
 from __future__ import annotations
 
+import asyncio
 import math
 import os
 import re
@@ -164,7 +165,7 @@ def make_engine(url: str, pool: PoolSettings | None = None) -> Engine:
             release_writer(engine_)
 
         engine.info = {"sqlite_write_lock": threading.Lock(),  # type: ignore[attr-defined]
-                       "sqlite_busy_wait": pool.timeout}
+                       "sqlite_busy_wait": pool.timeout, "sqlite_commits": CommitCounts()}
         return engine
     if backend == "postgresql":
         if parsed.get_driver_name() not in ("psycopg", "psycopg2"):
@@ -324,10 +325,10 @@ _inline = threading.local()
 def run_inline(fn: Any, *args: Any) -> Any:
     """``fn(*args)`` where SQLite writers do not wait for the write lock: they raise :class:`WriterBusy`
     (the server's event loop runs SQLite requests inline; a wait there would stall every request), and
-    their transactions join the event loop's commit group (:class:`CommitGroup`; :func:`joined_group`
+    their transactions join the event loop's commit group (:class:`CommitGroup`; :func:`joined_groups`
     says which, to wait for its COMMIT before answering). A function, not a context manager: every
     SQLite money request passes here, and a generator-based context manager costs four more Python calls."""
-    _inline.active, _inline.joined = True, None
+    _inline.active, _inline.joined = True, []
     try:
         return fn(*args)
     finally:
@@ -339,9 +340,27 @@ def inline_writer() -> bool:
     return getattr(_inline, "active", False)
 
 
-def joined_group() -> CommitGroup | None:
-    """The commit group the last :func:`run_inline` call on this thread took part in (None: none)."""
-    return getattr(_inline, "joined", None)
+def joined_groups() -> list[CommitGroup]:
+    """The commit groups the last :func:`run_inline` call on this thread took part in (usually none or one; a
+    request whose group was committed early, see :func:`commit_group_now`, and that wrote again, two)."""
+    return getattr(_inline, "joined", None) or []
+
+
+class CommitCounts:
+    """The money requests' SQLite COMMITs this process made, and the transactions they held (a commit
+    group's savepoints, or one transaction run on a thread): their ratio is how many requests a COMMIT
+    served (``reelforge_sqlite_commits_total``, ``reelforge_sqlite_committed_transactions_total``).
+    Counted under the write lock."""
+
+    __slots__ = ("commits", "transactions")
+
+    def __init__(self) -> None:
+        self.commits = 0
+        self.transactions = 0
+
+    def add(self, transactions: int) -> None:
+        self.commits += 1
+        self.transactions += transactions
 
 
 class CommitGroup:
@@ -351,14 +370,16 @@ class CommitGroup:
     changes about twenty; requests served in the same turn of the event loop change many of the same
     pages (the tables' and indexes' last pages, page 1). So the first inline writer opens the group
     (``BEGIN IMMEDIATE`` under the process's write lock) and schedules its COMMIT for the end of the
-    loop's current turn; each writer's transaction is a savepoint in it (released on success, rolled back
-    to on error, so a failed request undoes only its own work), and each request answers only once the
-    group's COMMIT is done: whatever it read or wrote is then durable as a whole. A failed COMMIT fails
-    every request of the group, none of which had answered, so no answer ever depends on writes that were
-    lost. Writers on other threads (and other processes) wait for the write lock as before, a turn at most.
+    loop's current turn. Its own transaction is the group's (alone, a request runs the statements it ran
+    before groups; when it fails, the group is rolled back and closed); each later writer's transaction is
+    a savepoint in it (released on success, rolled back to on error, so a failed request undoes only its
+    own work), and each request answers only once the group's COMMIT is done: whatever it read or wrote is
+    then durable as a whole. A failed COMMIT fails every request of the group, none of which had answered,
+    so no answer ever depends on writes that were lost. Writers on other threads (and other processes) wait
+    for the write lock as before, a turn at most.
     """
 
-    __slots__ = ("engine", "lock", "writer", "cursor", "thread", "done", "members", "closed")
+    __slots__ = ("engine", "lock", "writer", "cursor", "thread", "done", "members", "closed", "busy")
 
     def __init__(self, engine: Engine, lock: Any, writer: Any, cursor: Any, done: Any) -> None:
         self.engine, self.lock, self.writer, self.cursor = engine, lock, writer, cursor
@@ -366,18 +387,28 @@ class CommitGroup:
         self.done = done  # an asyncio future: its result once committed, the error otherwise
         self.members = 0
         self.closed = False
+        self.busy = False  # a member's transaction is open (see commit_group_now)
+
+    def abandon(self) -> None:
+        """The group's first transaction, its only one so far, failed: roll it back and close the group without
+        failing anyone (that transaction's request raises its own error; the next writer opens a new group)."""
+        self._close(None, commit=False)
 
     def finish(self, error: BaseException | None = None) -> None:
         """COMMIT (or, with ``error``, roll back) and release the write lock; the future tells the members."""
+        self._close(error, commit=error is None)
+
+    def _close(self, error: BaseException | None, commit: bool) -> None:
         if self.closed:
             return
         self.closed = True
         if self.engine.info.get("sqlite_group") is self:
             del self.engine.info["sqlite_group"]
         try:
-            if error is None:
+            if commit:
                 try:
                     self.cursor.execute("COMMIT")
+                    self.engine.info["sqlite_commits"].add(self.members)
                 except BaseException as exc:  # noqa: BLE001 - every member gets it
                     error = exc
             if self.writer.in_transaction:  # whatever failed, the kept connection must not stay inside one
@@ -394,9 +425,8 @@ class CommitGroup:
 
 def open_group(engine: Engine) -> CommitGroup:
     """The event loop's open commit group, opened if there is none (the write lock taken: :class:`WriterBusy`
-    when held elsewhere). Called on the event loop's thread, inside :func:`run_inline`."""
-    import asyncio
-
+    when held elsewhere); its ``members`` counts the caller. Called on the event loop's thread, inside
+    :func:`run_inline`."""
     group = engine.info.get("sqlite_group")
     if group is None:
         loop = asyncio.get_running_loop()
@@ -415,7 +445,9 @@ def open_group(engine: Engine) -> CommitGroup:
         group = engine.info["sqlite_group"] = CommitGroup(engine, lock, writer, cursor, loop.create_future())
         loop.call_soon(group.finish)
     group.members += 1
-    _inline.joined = group
+    joined = _inline.joined
+    if not joined or joined[-1] is not group:
+        joined.append(group)
     return group
 
 
@@ -424,6 +456,8 @@ def commit_group_now(engine: Engine) -> None:
     is about to take: waiting for it would never end). Its members learn the outcome from its future."""
     group = getattr(engine, "info", {}).get("sqlite_group")
     if group is not None and group.thread == threading.get_ident():
+        if group.busy:  # a write transaction inside another would commit the outer one half done
+            raise RuntimeError("a SQLite write transaction was opened inside another on the event loop")
         group.finish()
 
 

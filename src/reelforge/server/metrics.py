@@ -280,6 +280,29 @@ class OutboxCollector:
         yield age
 
 
+class SqliteCommitCollector:
+    """SQLite: the money requests' COMMITs this process made and the request transactions they held (their
+    ratio: how many requests one COMMIT served, see :class:`reelforge.server.db.CommitGroup`)."""
+
+    def __init__(self, counts: Any) -> None:
+        self.counts = counts
+        """A :class:`reelforge.server.db.CommitCounts`."""
+
+    def describe(self) -> list:
+        return []
+
+    def collect(self) -> Iterator[Any]:
+        commits = CounterMetricFamily("reelforge_sqlite_commits",
+                                      "SQLite: COMMITs of the money requests' transactions (one per commit group)")
+        commits.add_metric([], self.counts.commits)
+        yield commits
+        held = CounterMetricFamily("reelforge_sqlite_committed_transactions",
+                                   "SQLite: money request transactions in those COMMITs' groups (savepoints; "
+                                   "one rolled back to is counted too)")
+        held.add_metric([], self.counts.transactions)
+        yield held
+
+
 class BuildInfoCollector:
     """The builds this process offers (``reelforge_build_info``: game, build, version, content hash) and the
     server's own version (``reelforge_server_info``), as gauges of 1: which maths is live, for dashboards and

@@ -18,7 +18,7 @@ from sqlalchemy.exc import TimeoutError as DatabaseTimeout
 from reelforge.server.auth import PLAYER_NAME_PATTERN, Principal, authenticate
 from reelforge.server.config import ServerConfig
 from reelforge.server.config_values import MAX_BET
-from reelforge.server.db import CommitGroup, WriterBusy, is_sqlite, joined_group, request_deadline, run_inline
+from reelforge.server.db import CommitGroup, WriterBusy, is_sqlite, joined_groups, request_deadline, run_inline
 from reelforge.server.dbthreads import DatabaseThreads
 from reelforge.server.errors import ApiError, database_errors
 from reelforge.server.fairshare import StartPacer
@@ -196,35 +196,33 @@ class Context:
 
     async def inline_call(self, fn: Any, *args: Any) -> Any:
         """``fn(*args)`` on the event loop (:func:`run_inline`: :class:`WriterBusy` when SQLite's write lock is
-        held elsewhere, before anything was done), its outcome given once the commit group its transactions
-        joined has committed: what it read or wrote is durable by then. A failed COMMIT is the request's
+        held elsewhere, before anything was done), its outcome given once the commit groups its transactions
+        joined have committed: what it read or wrote is durable by then. A failed COMMIT is the request's
         error, whatever its own outcome was."""
         try:
             result = run_inline(fn, *args)
         except WriterBusy:
-            if joined_group() is None:
+            if not joined_groups():
                 raise
             # Only a group's first writer can find the lock held; one that already wrote in a group must
             # not be run again on the thread (its writes would be made twice).
-            await self._committed(joined_group())
+            await self._committed(joined_groups())
             raise RuntimeError("the SQLite write lock was taken between two transactions of one request") from None
         except BaseException:
-            await self._committed(joined_group())
+            await self._committed(joined_groups())
             raise
-        await self._committed(joined_group())
+        await self._committed(joined_groups())
         return result
 
-    async def _committed(self, group: CommitGroup | None) -> None:
-        """Wait for the COMMIT of the commit group a request took part in (None: it wrote nothing); its error
-        when it failed."""
-        if group is None:
-            return
-        try:
-            await group.done
-        except Exception:
-            # The process's cache of open rounds' shown steps may hold steps of rounds that were not committed.
-            self.service.shown.clear()
-            raise
+    async def _committed(self, groups: list[CommitGroup]) -> None:
+        """Wait for the COMMIT of each commit group a request took part in; the error of one that failed."""
+        for group in groups:
+            try:
+                await group.done
+            except Exception:
+                # The process's cache of open rounds' shown steps may hold steps of rounds that were not committed.
+                self.service.shown.clear()
+                raise
 
     def _on_thread(self, queued: float, request: Any) -> None:
         """A database thread took the request: the wait in the metrics, the request's log details along."""

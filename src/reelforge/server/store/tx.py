@@ -391,6 +391,7 @@ def transaction(engine: Engine, write: bool = True) -> Iterator[Tx]:
                 begin_immediate(engine, cursor)
                 yield Tx(cursor, True)
                 cursor.execute("COMMIT")
+                engine.info["sqlite_commits"].add(1)
             finally:
                 # Whatever failed (the request, or even the COMMIT), the kept connection must not
                 # stay inside a transaction.
@@ -427,14 +428,28 @@ def transaction(engine: Engine, write: bool = True) -> Iterator[Tx]:
 
 
 def _in_group(group: CommitGroup) -> Iterator[Tx]:
-    """A transaction as a savepoint of the event loop's commit group: released when the block succeeds,
-    rolled back to when it fails. An error that ended the whole transaction (SQLite rolls back by itself on
-    some I/O and memory errors) fails the group at once: its other members' work went with it."""
+    """A transaction in the event loop's commit group. The group's first is the transaction itself (a lone
+    request runs the statements it ran before groups, and a failure rolls the group back and closes it); each
+    later one is a savepoint, released when the block succeeds and rolled back to when it fails. An error that
+    ended the whole transaction (SQLite rolls back by itself on some I/O and memory errors) fails the group at
+    once: its other members' work went with it."""
     cursor = group.cursor
+    if group.members == 1:
+        group.busy = True
+        try:
+            yield Tx(cursor, True)
+        except BaseException:
+            group.busy = False
+            group.abandon()
+            raise
+        group.busy = False
+        return
     cursor.execute("SAVEPOINT request")
+    group.busy = True
     try:
         yield Tx(cursor, True)
     except BaseException as exc:
+        group.busy = False
         try:
             if group.writer.in_transaction:
                 cursor.execute("ROLLBACK TO request")
@@ -444,6 +459,7 @@ def _in_group(group: CommitGroup) -> Iterator[Tx]:
         except BaseException as undo:  # noqa: BLE001 - the savepoint could not be undone: nothing of the group stays
             group.finish(undo)
         raise
+    group.busy = False
     cursor.execute("RELEASE request")
 
 

@@ -423,6 +423,25 @@ class CommitGroup:
                     self.done.set_exception(error)
 
 
+def begin_writer(engine: Engine) -> tuple[Any, Any, Any]:
+    """This process's write lock taken (:func:`acquire_writer_lock`) and ``BEGIN IMMEDIATE`` on its writer
+    connection: ``(lock, connection, cursor)``, to be committed or rolled back, the cursor closed and the lock
+    released by the caller (on failure here nothing is left held)."""
+    lock = acquire_writer_lock(engine)
+    try:
+        writer = sqlite_writer(engine)
+        cursor = writer.cursor()
+        try:
+            begin_immediate(engine, cursor)
+        except BaseException:
+            cursor.close()
+            raise
+    except BaseException:
+        lock.release()
+        raise
+    return lock, writer, cursor
+
+
 def open_group(engine: Engine) -> CommitGroup:
     """The event loop's open commit group, opened if there is none (the write lock taken: :class:`WriterBusy`
     when held elsewhere); its ``members`` counts the caller. Called on the event loop's thread, inside
@@ -430,18 +449,7 @@ def open_group(engine: Engine) -> CommitGroup:
     group = engine.info.get("sqlite_group")
     if group is None:
         loop = asyncio.get_running_loop()
-        lock = acquire_writer_lock(engine)
-        try:
-            writer = sqlite_writer(engine)
-            cursor = writer.cursor()
-            try:
-                begin_immediate(engine, cursor)
-            except BaseException:
-                cursor.close()
-                raise
-        except BaseException:
-            lock.release()
-            raise
+        lock, writer, cursor = begin_writer(engine)
         group = engine.info["sqlite_group"] = CommitGroup(engine, lock, writer, cursor, loop.create_future())
         loop.call_soon(group.finish)
     group.members += 1

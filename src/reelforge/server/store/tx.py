@@ -14,15 +14,7 @@ from typing import Any
 
 from sqlalchemy import Engine
 
-from reelforge.server.db import (
-    CommitGroup,
-    acquire_writer_lock,
-    begin_immediate,
-    inline_writer,
-    is_sqlite,
-    open_group,
-    sqlite_writer,
-)
+from reelforge.server.db import CommitGroup, begin_writer, inline_writer, is_sqlite, open_group
 from reelforge.server.jsontext import encoder
 from reelforge.server.store.rows import (
     ANSWER_COLUMNS,
@@ -383,23 +375,20 @@ def transaction(engine: Engine, write: bool = True) -> Iterator[Tx]:
         yield from _in_group(open_group(engine))
         return
     if lock is not None:
-        lock = acquire_writer_lock(engine)
+        lock, writer, cursor = begin_writer(engine)
         try:
-            writer = sqlite_writer(engine)
-            cursor = writer.cursor()
+            yield Tx(cursor, True)
+            cursor.execute("COMMIT")
+            engine.info["sqlite_commits"].add(1)
+        finally:
             try:
-                begin_immediate(engine, cursor)
-                yield Tx(cursor, True)
-                cursor.execute("COMMIT")
-                engine.info["sqlite_commits"].add(1)
-            finally:
                 # Whatever failed (the request, or even the COMMIT), the kept connection must not
                 # stay inside a transaction.
                 if writer.in_transaction:
                     cursor.execute("ROLLBACK")
                 cursor.close()
-        finally:
-            lock.release()
+            finally:
+                lock.release()
         return
     conn = engine.raw_connection()
     try:

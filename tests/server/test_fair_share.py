@@ -21,9 +21,10 @@ from sqlalchemy import func, select, update
 from reelforge.core.draws import SeededDraws
 from reelforge.server import http
 from reelforge.server.app import create_app
-from reelforge.server.db import PoolSettings, acquire_writer_lock, make_engine
+from reelforge.server.db import PoolSettings, make_engine
 from reelforge.server.fairshare import MAX_WAITING, has_unrevealed_steps
 from reelforge.server.schema import idempotency, rounds
+from reelforge.server.sqlite_writers import acquire_writer_lock
 
 from .conftest import demo_config
 from .test_sessions_and_games import OPERATOR_KEY, operator_config

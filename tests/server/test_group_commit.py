@@ -14,7 +14,8 @@ from sqlalchemy import text
 
 from reelforge.server.app import create_app
 from reelforge.server.clock import utcnow
-from reelforge.server.db import open_database, sqlite_writer, write_transaction
+from reelforge.server.db import open_database, write_transaction
+from reelforge.server.sqlite_writers import sqlite_writer
 from reelforge.server.store import transaction
 
 from .conftest import demo_config

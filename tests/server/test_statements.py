@@ -71,7 +71,7 @@ def test_a_money_request_is_lock_read_write_commit_on_postgresql(server, stateme
 @contextmanager
 def sqlite_statements(server) -> Iterator[list[str]]:
     """Every statement SQLite's writer connection runs in the block (its trace callback, removed after)."""
-    from reelforge.server.db import sqlite_writer
+    from reelforge.server.sqlite_writers import sqlite_writer
 
     if not server.url.startswith("sqlite"):
         pytest.skip("SQLite's statements (PostgreSQL's: above)")

@@ -236,7 +236,7 @@ _COMMIT_COUNTERS = ("reelforge_sqlite_commits_total", "reelforge_sqlite_committe
 def sqlite_commits(port: int) -> dict[str, Any] | None:
     """The SQLite server's COMMITs of money request transactions and the transactions they held, over the
     whole run (warm-up included), from its ``/metrics`` (open on the bench's demo server), with how many
-    transactions one COMMIT held (see ``reelforge.server.db.CommitGroup``); None where it has no such counters."""
+    transactions one COMMIT held (see ``reelforge.server.sqlite_writers.CommitGroup``); None where it has no such counters."""
     try:
         text = httpx.get(f"http://127.0.0.1:{port}/metrics", timeout=10).text
     except httpx.HTTPError:

@@ -282,11 +282,11 @@ class OutboxCollector:
 
 class SqliteCommitCollector:
     """SQLite: the money requests' COMMITs this process made and the request transactions they held (their
-    ratio: how many requests one COMMIT served, see :class:`reelforge.server.db.CommitGroup`)."""
+    ratio: how many requests one COMMIT served, see :class:`reelforge.server.sqlite_writers.CommitGroup`)."""
 
     def __init__(self, counts: Any) -> None:
         self.counts = counts
-        """A :class:`reelforge.server.db.CommitCounts`."""
+        """A :class:`reelforge.server.sqlite_writers.CommitCounts`."""
 
     def describe(self) -> list:
         return []

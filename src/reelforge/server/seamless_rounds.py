@@ -14,7 +14,7 @@ from sqlalchemy import Engine
 from reelforge.server.auth import SessionToken
 from reelforge.server.clock import utcnow
 from reelforge.server.config import ServerConfig
-from reelforge.server.db import request_deadline
+from reelforge.server.deadlines import request_deadline
 from reelforge.server.errors import ApiError, database_errors
 from reelforge.server.limits import check_loss, check_round_start
 from reelforge.server.logs import wallet_event

@@ -18,14 +18,16 @@ from sqlalchemy.exc import TimeoutError as DatabaseTimeout
 from reelforge.server.auth import PLAYER_NAME_PATTERN, Principal, authenticate
 from reelforge.server.config import ServerConfig
 from reelforge.server.config_values import MAX_BET
-from reelforge.server.db import CommitGroup, WriterBusy, is_sqlite, joined_groups, request_deadline, run_inline
+from reelforge.server.db import is_sqlite
 from reelforge.server.dbthreads import DatabaseThreads
+from reelforge.server.deadlines import request_deadline
 from reelforge.server.errors import ApiError, database_errors
 from reelforge.server.fairshare import StartPacer
 from reelforge.server.logs import CURRENT, note_player
 from reelforge.server.metrics import Metrics
 from reelforge.server.monitor import RtpMonitor
 from reelforge.server.rounds import RoundService
+from reelforge.server.sqlite_writers import CommitGroup, WriterBusy, joined_groups, run_inline
 
 MAX_BODY = 16 * 1024
 """The one limit on a request body (bytes), for every route (see :class:`reelforge.server.hardening.Hardening`)."""

@@ -23,7 +23,7 @@ committed before it began). SQLite, in process and without round trips,
 runs the same reads and writes as separate plain statements inside
 ``BEGIN IMMEDIATE`` (which already holds the database's write lock); on the
 server's event loop each request's transaction is a savepoint of the turn's
-commit group (:class:`reelforge.server.db.CommitGroup`), whose one COMMIT
+commit group (:class:`reelforge.server.sqlite_writers.CommitGroup`), whose one COMMIT
 serves every request of the turn.
 
 Timestamps are written as SQLAlchemy writes them: ISO text without offset on

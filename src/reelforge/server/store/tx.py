@@ -14,8 +14,9 @@ from typing import Any
 
 from sqlalchemy import Engine
 
-from reelforge.server.db import CommitGroup, begin_writer, inline_writer, is_sqlite, open_group
+from reelforge.server.db import is_sqlite
 from reelforge.server.jsontext import encoder
+from reelforge.server.sqlite_writers import CommitGroup, begin_writer, inline_writer, open_group
 from reelforge.server.store.rows import (
     ANSWER_COLUMNS,
     ROUND_COLUMNS,
@@ -365,9 +366,9 @@ def transaction(engine: Engine, write: bool = True) -> Iterator[Tx]:
 
     SQLite writers start with ``BEGIN IMMEDIATE`` behind the process-local
     writer lock (see :func:`reelforge.server.db.write_transaction`), on the
-    process's one writer connection; inside :func:`~reelforge.server.db.run_inline`
+    process's one writer connection; inside :func:`~reelforge.server.sqlite_writers.run_inline`
     (the event loop's requests) a writer is a savepoint of the loop's commit group
-    instead (:class:`~reelforge.server.db.CommitGroup`). Readers and PostgreSQL use the pool.
+    instead (:class:`~reelforge.server.sqlite_writers.CommitGroup`). Readers and PostgreSQL use the pool.
     """
     sqlite = is_sqlite(engine)
     lock = getattr(engine, "info", {}).get("sqlite_write_lock") if (sqlite and write) else None

@@ -424,22 +424,17 @@ def _in_group(group: CommitGroup) -> Iterator[Tx]:
     ended the whole transaction (SQLite rolls back by itself on some I/O and memory errors) fails the group at
     once: its other members' work went with it."""
     cursor = group.cursor
-    if group.members == 1:
-        group.busy = True
-        try:
-            yield Tx(cursor, True)
-        except BaseException:
-            group.busy = False
-            group.abandon()
-            raise
-        group.busy = False
-        return
-    cursor.execute("SAVEPOINT request")
+    first = group.members == 1
+    if not first:
+        cursor.execute("SAVEPOINT request")
     group.busy = True
     try:
         yield Tx(cursor, True)
     except BaseException as exc:
         group.busy = False
+        if first:
+            group.abandon()
+            raise
         try:
             if group.writer.in_transaction:
                 cursor.execute("ROLLBACK TO request")
@@ -450,7 +445,8 @@ def _in_group(group: CommitGroup) -> Iterator[Tx]:
             group.finish(undo)
         raise
     group.busy = False
-    cursor.execute("RELEASE request")
+    if not first:
+        cursor.execute("RELEASE request")
 
 
 def _rollback(engine: Engine, conn: Any) -> None:

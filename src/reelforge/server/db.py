@@ -33,6 +33,7 @@ from sqlalchemy.exc import ArgumentError, OperationalError
 from sqlalchemy.pool import QueuePool
 
 from reelforge.server.deadlines import no_deadline, wait_bound
+from reelforge.server.loop_greenlets import pause
 from reelforge.server.sqlite_writers import CommitCounts, commit_group_now, release_writer
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
@@ -146,6 +147,8 @@ def make_engine(url: str, pool: PoolSettings | None = None) -> Engine:
                        "sqlite_busy_wait": pool.timeout, "sqlite_commits": CommitCounts()}
         return engine
     if backend == "postgresql":
+        from reelforge.server import pg_loop  # psycopg: only where PostgreSQL is used
+
         if parsed.get_driver_name() not in ("psycopg", "psycopg2"):
             parsed = parsed.set(drivername="postgresql+psycopg")
         # No pool_pre_ping: its round trip on every check-out cost about a tenth of a round request's CPU.
@@ -176,11 +179,11 @@ def make_engine(url: str, pool: PoolSettings | None = None) -> Engine:
                 first = False
                 cparams["connect_timeout"] = max(_PG_LEAST_CONNECT_TIMEOUT, math.floor(left))
                 try:
-                    return dialect.loaded_dbapi.connect(*cargs, **cparams)
+                    return pg_loop.connect(*cargs, **cparams)
                 except dialect.loaded_dbapi.OperationalError as exc:
                     if time.monotonic() + delay > deadline or not any(m in str(exc).lower() for m in _PG_BUSY):
                         raise
-                time.sleep(delay)
+                pause(delay)  # on the event loop (a request's greenlet): the loop runs meanwhile
                 delay = min(delay * 2, 0.1)
 
         return engine

@@ -24,6 +24,7 @@ from reelforge.server.deadlines import request_deadline
 from reelforge.server.errors import ApiError, database_errors
 from reelforge.server.fairshare import StartPacer
 from reelforge.server.logs import CURRENT, note_player
+from reelforge.server.loop_greenlets import pause, run_on_loop
 from reelforge.server.metrics import Metrics
 from reelforge.server.monitor import RtpMonitor
 from reelforge.server.rounds import RoundService
@@ -131,6 +132,10 @@ class Context:
         # work without an executor's concurrent futures (see DatabaseThreads; Starlette's run_in_threadpool,
         # with anyio's capacity limiter and cancellation scopes, cost 0.1-0.2 ms more per request still).
         # SQLite: one thread, for the requests that would wait for the write lock (see call).
+        # PostgreSQL without a seamless wallet: each request's transaction in a greenlet on the event loop,
+        # which waits on its sockets meanwhile (see run_on_loop, pg_loop); the threads stay for the wallet's.
+        self.on_loop = not is_sqlite(self.engine) and not self.config.seamless
+        self.loop_slots = asyncio.Semaphore(self.config.db_pool_size)
         self.threads = DatabaseThreads(1 if self.inline else self.config.db_pool_size + self.config.db_max_overflow,
                                        "reelforge-db")
         self.sqlite_thread_work: asyncio.Future | None = None
@@ -160,7 +165,8 @@ class Context:
         return who
 
     async def call(self, fn: Any, *args: Any) -> Any:
-        """Run a database call: inline on SQLite unless it would wait, in the thread pool on PostgreSQL.
+        """Run a database call: inline on SQLite unless it would wait; on PostgreSQL in a greenlet on the event
+        loop, or with a seamless wallet on a database thread.
 
         SQLite serialises writers anyway and a request's transaction takes
         about a millisecond, so running it on the event loop saves the thread
@@ -169,10 +175,13 @@ class Context:
         checkpoint, or a writer already waiting) must not wait on the event
         loop, where it would stall every other request: it is run on the
         SQLite thread instead (nothing was done before the lock). On
-        PostgreSQL requests of different players proceed in parallel, so they
-        go to threads, and every wait of the request (for a thread, a pooled
-        connection, a new connection, a retry) ends ``db_pool_timeout_seconds``
-        after it got here. Either way more processes (``--workers``) add capacity.
+        PostgreSQL requests of different players proceed in parallel: each
+        runs in a greenlet on the event loop, which serves the others while it
+        waits for the database (:func:`run_on_loop`; a seamless wallet's calls
+        are blocking HTTP, so there they go to threads), and every wait of the
+        request (for a slot or a thread, a pooled connection, a new connection,
+        a retry) ends ``db_pool_timeout_seconds`` after it got here. Either way
+        more processes (``--workers``) add capacity.
         """
         now = time.monotonic()
         deadline = now + self.config.db_pool_timeout_seconds
@@ -194,7 +203,26 @@ class Context:
                     pass
             work = self.sqlite_thread_work = self.threads.submit(self.bounded, now, CURRENT.get(), deadline, fn, *args)
             return await work
+        if self.on_loop:
+            await self._slot(deadline)
+            try:
+                return await run_on_loop(self.retry_transient, now, CURRENT.get(), deadline, fn, *args)
+            finally:
+                self.loop_slots.release()
         return await self.threads.submit(self.retry_transient, now, CURRENT.get(), deadline, fn, *args)
+
+    async def _slot(self, deadline: float) -> None:
+        """One of the pool's connections for a request on the event loop (PostgreSQL): at most the pool's
+        kept size of them run at once, so their check-outs never wait for one of their own, which could only
+        come back once the loop ran again (503 when none frees up by the request's deadline)."""
+        if not self.loop_slots.locked():
+            await self.loop_slots.acquire()  # free: taken at once
+            return
+        try:
+            await asyncio.wait_for(self.loop_slots.acquire(), max(0.0, deadline - time.monotonic()))
+        except TimeoutError:
+            raise DatabaseTimeout(f"no database connection within {self.config.db_pool_timeout_seconds:g} s") \
+                from None
 
     async def inline_call(self, fn: Any, *args: Any) -> Any:
         """``fn(*args)`` on the event loop (:func:`run_inline`: :class:`WriterBusy` when SQLite's write lock is
@@ -255,5 +283,5 @@ class Context:
                     self.metrics.db_errors.labels("transient_retried").inc()
                     if time.monotonic() + delay > deadline:
                         raise
-                time.sleep(delay)
+                pause(delay)  # on the event loop (PostgreSQL's greenlets) the loop runs meanwhile
                 delay = min(delay * 2, 0.1)

@@ -1,0 +1,88 @@
+"""PostgreSQL connections whose waits give the event loop back when their code runs in
+:func:`~reelforge.server.loop_greenlets.run_on_loop`, and block as usual anywhere else.
+
+The money requests' transactions are synchronous code (:mod:`reelforge.server.store`). On database threads
+each round trip to PostgreSQL parked the thread, woke it, and made it wait for the interpreter's lock
+behind the event loop and fifteen other threads: about 30 context switches a request
+(docs/performance.md, "Seventh pass"). Run in a greenlet on the loop's own thread, the same code hands each
+wait for the socket to the loop (:meth:`LoopConnection.wait`), which serves other requests meanwhile.
+A new connection is still opened on a thread (:func:`connect`): a host that does not answer would otherwise
+hold the loop for the whole connect timeout.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import select
+from collections.abc import Generator
+from typing import Any
+
+import psycopg
+from psycopg.waiting import READY_R, READY_W, WAIT_R, WAIT_W
+
+from reelforge.server.loop_greenlets import on_loop, suspend
+
+
+class LoopConnection(psycopg.Connection):
+    """A psycopg connection that, inside :func:`~reelforge.server.loop_greenlets.run_on_loop`, waits for its
+    socket on the event loop."""
+
+    def wait(self, gen: Generator[Any, Any, Any], interval: float = 0.1, timeout: float | None = None) -> Any:
+        if timeout is None and on_loop():
+            return wait_on_loop(gen, self.pgconn.socket)
+        return super().wait(gen, interval, timeout)
+
+
+class _Wakeup:
+    """The socket's readiness for one wait: what the loop's reader and writer callbacks saw, and the future
+    they settle."""
+
+    __slots__ = ("future", "ready")
+
+    def __init__(self, future: asyncio.Future) -> None:
+        self.future = future
+        self.ready = 0
+
+    def __call__(self, flag: int) -> None:
+        self.ready |= flag
+        if not self.future.done():
+            self.future.set_result(None)
+
+
+def wait_on_loop(gen: Generator[Any, Any, Any], fileno: int) -> Any:
+    """Run psycopg's generator ``gen`` to its end, each wait for the socket ``fileno`` a future of the running
+    loop that the greenlet suspends on (what ``psycopg.waiting.wait_async`` does, without a coroutine, a
+    timer and a task-switch check per wait)."""
+    try:
+        state = next(gen)
+        loop = asyncio.get_running_loop()
+        while True:
+            if state & WAIT_W and select.select((), (fileno,), (), 0)[1]:  # a socket is nearly always writable
+                state = gen.send(READY_W)
+                continue
+            wakeup = _Wakeup(loop.create_future())
+            reading, writing = state & WAIT_R, state & WAIT_W
+            if reading:
+                loop.add_reader(fileno, wakeup, READY_R)
+            if writing:
+                loop.add_writer(fileno, wakeup, READY_W)
+            try:
+                suspend(wakeup.future)
+            finally:
+                if reading:
+                    loop.remove_reader(fileno)
+                if writing:
+                    loop.remove_writer(fileno)
+            state = gen.send(wakeup.ready)
+    except StopIteration as done:
+        return done.value
+    except OSError as exc:  # as psycopg's own waits: the connection was closed under it
+        raise psycopg.OperationalError("connection socket closed") from exc
+
+
+def connect(*args: Any, **kwargs: Any) -> LoopConnection:
+    """A new :class:`LoopConnection` (``psycopg.connect``'s arguments); inside ``run_on_loop`` opened on a
+    thread, the loop serving other requests meanwhile."""
+    if on_loop():
+        return suspend(asyncio.to_thread(LoopConnection.connect, *args, **kwargs))
+    return LoopConnection.connect(*args, **kwargs)

@@ -1,0 +1,213 @@
+"""PostgreSQL's transactions on the event loop (issue 33): synchronous code run in a greenlet whose waits give
+the loop back (``run_on_loop``), psycopg connections that wait that way there and block anywhere else, and the
+server's PostgreSQL requests run so, with no database thread."""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import time
+
+import pytest
+
+from reelforge.server.loop_greenlets import on_loop, pause, run_on_loop, suspend
+
+PG_ENV = "REELFORGE_TEST_PG_URL"
+WHO = contextvars.ContextVar("who", default="nobody")
+
+
+def test_the_result_and_the_error_of_the_function_come_back():
+    def fails() -> None:
+        suspend(asyncio.sleep(0))
+        raise LookupError("from the greenlet")
+
+    async def run() -> int:
+        with pytest.raises(LookupError, match="from the greenlet"):
+            await run_on_loop(fails)
+        return await run_on_loop(lambda a, b: a + b, 2, 3)
+
+    assert asyncio.run(run()) == 5
+
+
+def test_a_suspended_function_lets_the_loop_run_other_work_then_resumes_with_the_outcome():
+    """The first call waits for a future that only the second call settles: with a blocking wait the loop would
+    never reach the second, and the run would end by the timeout instead."""
+    order: list[str] = []
+
+    async def run() -> list[str]:
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future = loop.create_future()
+
+        def waits() -> str:
+            order.append("first waits")
+            value = suspend(future)
+            order.append("first resumed")
+            return value
+
+        def settles() -> None:
+            order.append("second runs")
+            future.set_result("settled")
+
+        first = asyncio.ensure_future(run_on_loop(waits))
+        await asyncio.sleep(0)
+        await run_on_loop(settles)
+        return [await asyncio.wait_for(first, 5)]
+
+    assert asyncio.run(run()) == ["settled"]
+    assert order == ["first waits", "second runs", "first resumed"]
+
+
+def test_an_awaitable_that_fails_raises_where_the_function_waited():
+    async def fails() -> None:
+        raise KeyError("awaited")
+
+    def waits() -> str:
+        try:
+            suspend(fails())
+        except KeyError:
+            return "caught where it waited"
+        return "not raised"
+
+    assert asyncio.run(run_on_loop(waits)) == "caught where it waited"
+
+
+def test_the_function_sees_the_callers_context_and_its_own_changes_stay_its_own():
+    def changes() -> str:
+        seen = WHO.get()
+        WHO.set("the greenlet")
+        suspend(asyncio.sleep(0))
+        return f"{seen} -> {WHO.get()}"
+
+    async def run() -> tuple[str, str]:
+        WHO.set("the request")
+        inside = await run_on_loop(changes)
+        return inside, WHO.get()
+
+    assert asyncio.run(run()) == ("the request -> the greenlet", "the request")
+
+
+def test_a_cancelled_caller_stops_the_function_where_it_waits():
+    """Cancelling the request (the server shutting down) raises in the function at its wait, so its transaction
+    is rolled back by its own error handling, not left half done."""
+    cleaned: list[str] = []
+
+    def waits_long() -> None:
+        try:
+            suspend(asyncio.sleep(30))
+        finally:
+            cleaned.append("finally ran")
+
+    async def run() -> None:
+        task = asyncio.ensure_future(run_on_loop(waits_long))
+        await asyncio.sleep(0.01)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(run())
+    assert cleaned == ["finally ran"]
+
+
+def test_outside_a_greenlet_nothing_is_on_the_loop_and_pause_sleeps():
+    assert not on_loop()
+    assert asyncio.run(run_on_loop(on_loop)) is True
+    began = time.monotonic()
+    pause(0.02)
+    assert time.monotonic() - began >= 0.02
+    with pytest.raises(RuntimeError, match="outside run_on_loop"):
+        suspend(None)
+
+
+def test_pause_on_the_loop_lets_other_work_run():
+    order: list[str] = []
+
+    async def run() -> None:
+        def pauses() -> None:
+            order.append("pauses")
+            pause(0.05)
+            order.append("resumed")
+
+        first = asyncio.ensure_future(run_on_loop(pauses))
+        await asyncio.sleep(0.01)
+        order.append("loop ran meanwhile")
+        await first
+
+    asyncio.run(run())
+    assert order == ["pauses", "loop ran meanwhile", "resumed"]
+
+
+@pytest.fixture
+def pg_url(pg_database) -> str:
+    if pg_database is None:
+        pytest.skip(f"{PG_ENV} is not set (.ci/run starts PostgreSQL and sets it)")
+    return pg_database.replace("postgresql+psycopg://", "postgresql://")
+
+
+def test_a_postgresql_wait_on_the_loop_lets_another_transaction_release_the_lock_it_waits_for(pg_url):
+    """Two transactions on the loop: the second waits for a row lock the first holds, and the first can finish
+    (and release it) only if the second's wait gave the loop back. With a blocking wait the first never commits:
+    the second's lock wait times out (``lock_timeout``) and the test fails."""
+    from reelforge.server import pg_loop
+
+    order: list[str] = []
+
+    async def run() -> None:
+        locked = asyncio.Event()
+        def holder() -> None:
+            conn = pg_loop.connect(pg_url)
+            try:
+                conn.execute("SELECT pg_advisory_xact_lock(7331)")
+                order.append("first holds the lock")
+                suspend(locked.wait())
+                pause(0.05)  # the second is waiting on its socket by now
+                order.append("first commits")
+                conn.commit()
+            finally:
+                conn.close()
+
+        def waiter() -> None:
+            conn = pg_loop.connect(pg_url)
+            try:
+                conn.execute("SET lock_timeout = '5s'")  # a wait that blocks the loop fails here, not hangs
+                locked.set()
+                conn.execute("SELECT pg_advisory_xact_lock(7331)")
+                order.append("second got the lock")
+                conn.commit()
+            finally:
+                conn.close()
+
+        first = asyncio.ensure_future(run_on_loop(holder))
+        while not order:
+            await asyncio.sleep(0.005)
+        await asyncio.wait_for(asyncio.gather(first, run_on_loop(waiter)), 10)
+
+    asyncio.run(run())
+    assert order == ["first holds the lock", "first commits", "second got the lock"]
+
+
+def test_a_postgresql_connection_off_the_loop_waits_as_psycopg_does(pg_url):
+    from reelforge.server import pg_loop
+
+    conn = pg_loop.connect(pg_url)
+    try:
+        assert isinstance(conn, pg_loop.LoopConnection)
+        assert conn.execute("SELECT 41 + 1").fetchone() == (42,)
+    finally:
+        conn.close()
+
+
+def test_the_servers_postgresql_requests_run_on_the_event_loop_without_a_database_thread(server):
+    """Rounds played on PostgreSQL (no seamless wallet) start no database thread: each request's transaction ran
+    in a greenlet on the loop. (On SQLite the requests run inline on the loop, as before.)"""
+    player = server.session()
+    game_id = "forge-of-fortunes"
+    rnd = player.start(game_id, server.config.games[game_id].bet_ladder[0], key="start")
+    steps = 0
+    while rnd["status"] == "open":
+        steps += 1
+        rnd = player.step(rnd["id"], key=f"step-{steps}")
+    context = server.app.state.context
+    assert context.on_loop is server.url.startswith("postgresql")
+    assert context.inline is server.url.startswith("sqlite")
+    if context.on_loop:
+        assert not context.threads._threads

@@ -143,45 +143,48 @@ def pg_url(pg_database) -> str:
     return pg_database.replace("postgresql+psycopg://", "postgresql://")
 
 
-def test_a_postgresql_wait_on_the_loop_lets_another_transaction_release_the_lock_it_waits_for(pg_url):
-    """Two transactions on the loop: the second waits for a row lock the first holds, and the first can finish
-    (and release it) only if the second's wait gave the loop back. With a blocking wait the first never commits:
-    the second's lock wait times out (``lock_timeout``) and the test fails."""
-    from reelforge.server import pg_loop
+def test_a_postgresql_wait_on_the_loop_lets_another_transaction_release_the_lock_it_waits_for(pg_database):
+    """Two transactions on the loop, on the server's kind of engine: the second waits for a lock the first holds,
+    and the first can finish (and release it) only if the second's wait gave the loop back. With a blocking wait
+    the first never commits: the second's lock wait times out (``lock_timeout``) and the test fails."""
+    from sqlalchemy import text
 
+    from reelforge.server.db import make_engine
+
+    if pg_database is None:
+        pytest.skip(f"{PG_ENV} is not set (.ci/run starts PostgreSQL and sets it)")
+    engine = make_engine(pg_database)
     order: list[str] = []
 
     async def run() -> None:
         locked = asyncio.Event()
+
         def holder() -> None:
-            conn = pg_loop.connect(pg_url)
-            try:
-                conn.execute("SELECT pg_advisory_xact_lock(7331)")
+            with engine.connect() as conn:
+                conn.execute(text("SELECT pg_advisory_xact_lock(7331)"))
                 order.append("first holds the lock")
                 suspend(locked.wait())
                 pause(0.05)  # the second is waiting on its socket by now
                 order.append("first commits")
                 conn.commit()
-            finally:
-                conn.close()
 
         def waiter() -> None:
-            conn = pg_loop.connect(pg_url)
-            try:
-                conn.execute("SET lock_timeout = '5s'")  # a wait that blocks the loop fails here, not hangs
+            with engine.connect() as conn:
+                conn.execute(text("SET lock_timeout = '5s'"))  # a wait that blocks the loop fails here, not hangs
                 locked.set()
-                conn.execute("SELECT pg_advisory_xact_lock(7331)")
+                conn.execute(text("SELECT pg_advisory_xact_lock(7331)"))
                 order.append("second got the lock")
                 conn.commit()
-            finally:
-                conn.close()
 
         first = asyncio.ensure_future(run_on_loop(holder))
         while not order:
             await asyncio.sleep(0.005)
         await asyncio.wait_for(asyncio.gather(first, run_on_loop(waiter)), 10)
 
-    asyncio.run(run())
+    try:
+        asyncio.run(run())
+    finally:
+        engine.dispose()
     assert order == ["first holds the lock", "first commits", "second got the lock"]
 
 
@@ -211,3 +214,45 @@ def test_the_servers_postgresql_requests_run_on_the_event_loop_without_a_databas
     assert context.inline is server.url.startswith("sqlite")
     if context.on_loop:
         assert not context.threads._threads
+
+
+_FRESH_POOL_SCRIPT = """
+import asyncio, sys
+from sqlalchemy import text
+from reelforge.server.db import make_engine
+from reelforge.server.loop_greenlets import run_on_loop
+
+engine = make_engine(sys.argv[1])
+
+def transaction(n):
+    with engine.begin() as conn:
+        return conn.execute(text("SELECT :n FROM pg_sleep(0.02)"), {"n": n}).scalar()
+
+async def main():
+    for _ in range(2):  # a new engine's pool, then the pool that replaces it (PostgreSQL restarted)
+        got = await asyncio.gather(*(run_on_loop(transaction, n) for n in range(8)))
+        assert got == list(range(8)), got
+        engine.dispose(close=False)
+    print("all transactions done")
+
+asyncio.run(main())
+"""
+
+
+def test_greenlets_opening_a_pools_first_connections_at_once_do_not_deadlock(pg_database):
+    """A new pool (at start, or after PostgreSQL restarted) runs its first connection's set-up queries under a
+    thread lock; a greenlet that gave the loop back there would leave the next one blocking the loop on that
+    lock for good. Eight transactions opening a fresh pool's connections at once, twice, must all finish (in a
+    process of their own, so a deadlock fails the test by its timeout instead of hanging the suite)."""
+    import subprocess
+    import sys
+
+    if pg_database is None:
+        pytest.skip(f"{PG_ENV} is not set (.ci/run starts PostgreSQL and sets it)")
+    try:
+        done = subprocess.run([sys.executable, "-c", _FRESH_POOL_SCRIPT, pg_database], capture_output=True,
+                              text=True, timeout=60)
+    except subprocess.TimeoutExpired:
+        pytest.fail("the transactions did not finish in 60 s: the event loop was blocked")
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "all transactions done"

@@ -157,6 +157,7 @@ def make_engine(url: str, pool: PoolSettings | None = None) -> Engine:
         # for the money requests, which are then run again: see Context.retry_transient).
         engine = create_engine(parsed, pool_size=pool.size, max_overflow=pool.overflow, pool_timeout=pool.timeout,
                                poolclass=DeadlinePool)
+        event.listen(engine, "checkout", pg_loop.mark_set_up)
 
         @event.listens_for(engine, "do_connect")
         def _pg_connect(dialect, _record, cargs, cparams):  # pragma: no cover - driver hook

@@ -25,12 +25,23 @@ from reelforge.server.loop_greenlets import on_loop, suspend
 
 class LoopConnection(psycopg.Connection):
     """A psycopg connection that, inside :func:`~reelforge.server.loop_greenlets.run_on_loop`, waits for its
-    socket on the event loop."""
+    socket on the event loop once it is :attr:`set_up`."""
+
+    set_up = False
+    """Whether the pool handed the connection out (:func:`mark_set_up`). Before that its waits block: a new
+    pool runs its first connection's set-up queries (SQLAlchemy's dialect initialisation) under a thread lock,
+    and a greenlet that gave the loop back there would leave the next greenlet blocking the loop's thread on
+    that lock for good."""
 
     def wait(self, gen: Generator[Any, Any, Any], interval: float = 0.1, timeout: float | None = None) -> Any:
-        if timeout is None and on_loop():
+        if self.set_up and timeout is None and on_loop():
             return wait_on_loop(gen, self.pgconn.socket)
         return super().wait(gen, interval, timeout)
+
+
+def mark_set_up(dbapi_connection: Any, _record: Any, _proxy: Any) -> None:
+    """The pool's ``checkout`` event: the connection's set-up is done, its waits may go to the loop."""
+    dbapi_connection.set_up = True
 
 
 class _Wakeup:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import threading
 import time
 
 import pytest
@@ -256,3 +257,57 @@ def test_greenlets_opening_a_pools_first_connections_at_once_do_not_deadlock(pg_
         pytest.fail("the transactions did not finish in 60 s: the event loop was blocked")
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == "all transactions done"
+
+
+def test_a_greenlets_checkout_waits_for_a_busy_pool_without_blocking_the_loop(pg_database):
+    """A pool of one connection, held by a thread: a greenlet's check-out waits for it while the loop goes on
+    (a ticker coroutine runs meanwhile), gets it once the thread gives it back, and a check-out that cannot get
+    one by the pool's timeout fails with the pool's timeout error, the loop free all along."""
+    from sqlalchemy import text
+    from sqlalchemy.exc import TimeoutError as PoolTimeout
+
+    from reelforge.server.db import PoolSettings, make_engine
+
+    if pg_database is None:
+        pytest.skip(f"{PG_ENV} is not set (.ci/run starts PostgreSQL and sets it)")
+    engine = make_engine(pg_database, PoolSettings(size=1, overflow=0, timeout=0.5))
+    ticks: list[float] = []
+
+    def query() -> int:
+        with engine.connect() as conn:
+            return conn.execute(text("SELECT 7")).scalar()
+
+    async def ticker(until: asyncio.Event) -> None:
+        while not until.is_set():
+            ticks.append(time.monotonic())
+            await asyncio.sleep(0.01)
+
+    async def run(hold: float) -> tuple[object, int]:
+        taken, done = threading.Event(), asyncio.Event()
+
+        def hold_it() -> None:
+            with engine.connect():
+                taken.set()
+                time.sleep(hold)
+
+        holder = asyncio.ensure_future(asyncio.to_thread(hold_it))
+        await asyncio.to_thread(taken.wait, 5)
+        ticking = asyncio.ensure_future(ticker(done))
+        began = len(ticks)
+        try:
+            outcome: object = await run_on_loop(query)
+        except PoolTimeout as exc:
+            outcome = exc
+        done.set()
+        await ticking
+        await holder
+        return outcome, len(ticks) - began
+
+    try:
+        assert query() == 7  # the pool's set-up done, off the loop
+        got, ticked = asyncio.run(run(hold=0.2))
+        assert got == 7 and ticked >= 5  # the loop ticked while the check-out waited 0.2 s
+        failed, ticked = asyncio.run(run(hold=1.0))
+        assert isinstance(failed, PoolTimeout) and "timeout 0.50" in str(failed) and ticked >= 10
+    finally:
+        engine.dispose()

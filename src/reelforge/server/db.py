@@ -30,15 +30,17 @@ from typing import Any
 from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.pool import QueuePool
 
 from reelforge.server.deadlines import no_deadline, wait_bound
-from reelforge.server.loop_greenlets import pause
+from reelforge.server.loop_greenlets import on_loop, pause
 from reelforge.server.sqlite_writers import CommitCounts, commit_group_now, release_writer
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 _PG_MIGRATION_LOCK = 0x72656C66  # advisory lock id: several processes may start at once
 _PG_LEAST_CONNECT_TIMEOUT = 2  # seconds: psycopg takes any shorter connect_timeout as 2
+_LOOP_CHECKOUT_PAUSE = 0.002  # seconds between a greenlet's tries for a pooled connection when none is free
 
 
 class DatabaseError(ValueError):
@@ -62,11 +64,28 @@ class DeadlinePool(QueuePool):
 
     @property
     def _timeout(self) -> float:  # read by QueuePool at every check-out
-        return wait_bound(self._own_timeout)
+        return 0.0 if on_loop() else wait_bound(self._own_timeout)
 
     @_timeout.setter
     def _timeout(self, value: float) -> None:
         self._own_timeout = value
+
+    def _do_get(self) -> Any:
+        if not on_loop():
+            return super()._do_get()
+        # A request's greenlet on the event loop must not block the loop's thread, which runs the greenlets that
+        # would give connections back: it takes a free connection or none (timeout 0 above), and pauses between
+        # tries, until the same bound.
+        bound = wait_bound(self._own_timeout)
+        deadline = time.monotonic() + bound
+        while True:
+            try:
+                return super()._do_get()
+            except PoolTimeout:
+                if time.monotonic() + _LOOP_CHECKOUT_PAUSE > deadline:
+                    raise PoolTimeout(f"QueuePool limit of size {self.size()} overflow {self._max_overflow} reached, "
+                                      f"connection timed out, timeout {bound:0.2f}") from None
+            pause(_LOOP_CHECKOUT_PAUSE)
 
     def recreate(self) -> QueuePool:
         with no_deadline():  # the new pool gets the full timeout

@@ -109,6 +109,37 @@ def test_a_cancelled_caller_stops_the_function_where_it_waits():
     assert cleaned == ["finally ran"]
 
 
+def test_each_greenlets_request_deadline_is_its_own_on_the_shared_thread():
+    """Requests' greenlets share the loop's thread: one that ends its deadline block (here the later, shorter one)
+    must leave the other's deadline in place. With the deadline kept per thread, the first request's waits lost
+    their bound once the second's ended (a burst of requests to a silent database then waited twice the
+    timeout: bench/outage.py)."""
+    from reelforge.server.deadlines import request_deadline, wait_bound
+
+    async def run() -> tuple[float, float]:
+        second_done = asyncio.Event()
+
+        def first() -> float:
+            with request_deadline(time.monotonic() + 5):
+                suspend(second_done.wait())
+                return wait_bound(100)
+
+        def second() -> float:
+            with request_deadline(time.monotonic() + 1):
+                bound = wait_bound(100)
+            second_done.set()
+            return bound
+
+        one = asyncio.ensure_future(run_on_loop(first))
+        await asyncio.sleep(0)
+        two = await run_on_loop(second)
+        return await one, two
+
+    first_bound, second_bound = asyncio.run(run())
+    assert 4 < first_bound <= 5 and 0 < second_bound <= 1
+    assert wait_bound(100) == 100  # outside any request
+
+
 def test_outside_a_greenlet_nothing_is_on_the_loop_and_pause_sleeps():
     assert not on_loop()
     assert asyncio.run(run_on_loop(on_loop)) is True

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import select
+import threading
 from collections.abc import Generator
 from typing import Any
 
@@ -93,7 +94,34 @@ def wait_on_loop(gen: Generator[Any, Any, Any], fileno: int) -> Any:
 
 def connect(*args: Any, **kwargs: Any) -> LoopConnection:
     """A new :class:`LoopConnection` (``psycopg.connect``'s arguments); inside ``run_on_loop`` opened on a
-    thread, the loop serving other requests meanwhile."""
-    if on_loop():
-        return suspend(asyncio.to_thread(LoopConnection.connect, *args, **kwargs))
-    return LoopConnection.connect(*args, **kwargs)
+    thread of its own, the loop serving other requests meanwhile. A thread each, not a pool's: a pool of a few
+    threads would queue the connects of a burst behind ones to a host that does not answer, each of them past
+    the deadline its ``connect_timeout`` was cut to."""
+    if not on_loop():
+        return LoopConnection.connect(*args, **kwargs)
+    loop = asyncio.get_running_loop()
+    future = loop.create_future()
+
+    def opens() -> None:
+        try:
+            outcome: tuple[Any, BaseException | None] = (LoopConnection.connect(*args, **kwargs), None)
+        except BaseException as exc:  # noqa: BLE001 - raised in the waiting greenlet
+            outcome = (None, exc)
+        try:
+            loop.call_soon_threadsafe(_opened, future, *outcome)
+        except RuntimeError:  # the loop closed meanwhile: nobody will use the connection
+            if outcome[0] is not None:
+                outcome[0].close()
+
+    threading.Thread(target=opens, name="reelforge-pg-connect", daemon=True).start()
+    return suspend(future)
+
+
+def _opened(future: asyncio.Future, connection: LoopConnection | None, error: BaseException | None) -> None:
+    if future.cancelled():  # the request went away: its connection would never reach the pool
+        if connection is not None:
+            connection.close()
+    elif error is None:
+        future.set_result(connection)
+    else:
+        future.set_exception(error)

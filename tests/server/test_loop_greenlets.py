@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import os
 import threading
 import time
 
@@ -242,9 +243,9 @@ def test_the_servers_postgresql_requests_run_on_the_event_loop_without_a_databas
         steps += 1
         rnd = player.step(rnd["id"], key=f"step-{steps}")
     context = server.app.state.context
-    assert context.on_loop is server.url.startswith("postgresql")
+    assert context.in_greenlets is server.url.startswith("postgresql")
     assert context.inline is server.url.startswith("sqlite")
-    if context.on_loop:
+    if context.in_greenlets:
         assert not context.threads._threads
 
 
@@ -342,3 +343,44 @@ def test_a_greenlets_checkout_waits_for_a_busy_pool_without_blocking_the_loop(pg
         assert isinstance(failed, PoolTimeout) and "timeout 0.50" in str(failed) and ticked >= 10
     finally:
         engine.dispose()
+
+
+def test_a_large_statement_on_a_socket_numbered_past_1024_is_sent_on_the_loop(pg_database):
+    """A statement larger than the socket's buffer makes psycopg wait for the socket to take more bytes. The
+    server's descriptors pass 1024 under load (its limit is raised to thousands of connections), where
+    ``select`` cannot look at them: the wait asks ``poll``. A 16 MiB parameter, sent with the connection's
+    socket numbered past 1024."""
+    import resource
+
+    from sqlalchemy import text
+
+    from reelforge.server.db import PoolSettings, make_engine
+
+    if pg_database is None:
+        pytest.skip(f"{PG_ENV} is not set (.ci/run starts PostgreSQL and sets it)")
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < 1200 and (hard == resource.RLIM_INFINITY or hard >= 1200):
+        resource.setrlimit(resource.RLIMIT_NOFILE, (1200, hard))
+    elif soft < 1200:
+        pytest.skip("this process may not open 1,200 descriptors")
+    fillers = []
+    engine = make_engine(pg_database, PoolSettings(size=1, overflow=0, timeout=10))
+    try:
+        with engine.connect() as conn:  # the pool's set-up, off the loop
+            conn.execute(text("SELECT 1"))
+        engine.dispose()  # its next connection opens once the descriptors below are taken
+        while not fillers or fillers[-1] < 1030:  # the lowest free descriptor each: all below it are taken
+            fillers.append(os.open(os.devnull, os.O_RDONLY))
+        value = "x" * (16 * 1024 * 1024)
+
+        def big() -> int:
+            with engine.connect() as conn:
+                assert conn.connection.dbapi_connection.pgconn.socket > 1024
+                return conn.execute(text("SELECT length(:v)"), {"v": value}).scalar()
+
+        assert asyncio.run(run_on_loop(big)) == len(value)
+    finally:
+        engine.dispose()
+        for fd in fillers:
+            os.close(fd)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
@@ -52,6 +53,4 @@ def pause(seconds: float) -> None:
     if on_loop():
         suspend(asyncio.sleep(seconds))
     else:
-        import time
-
         time.sleep(seconds)

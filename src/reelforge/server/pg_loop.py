@@ -69,7 +69,7 @@ def wait_on_loop(gen: Generator[Any, Any, Any], fileno: int) -> Any:
         state = next(gen)
         loop = asyncio.get_running_loop()
         while True:
-            if state & WAIT_W and select.select((), (fileno,), (), 0)[1]:  # a socket is nearly always writable
+            if state & WAIT_W and _writable(fileno):  # a socket asked for writing nearly always is
                 state = gen.send(READY_W)
                 continue
             wakeup = _Wakeup(loop.create_future())
@@ -90,6 +90,14 @@ def wait_on_loop(gen: Generator[Any, Any, Any], fileno: int) -> Any:
         return done.value
     except OSError as exc:  # as psycopg's own waits: the connection was closed under it
         raise psycopg.OperationalError("connection socket closed") from exc
+
+
+def _writable(fileno: int) -> bool:
+    """Whether the socket takes more bytes now (``poll``, not ``select``: a busy server's descriptors pass
+    ``select``'s limit of 1024)."""
+    poller = select.poll()
+    poller.register(fileno, select.POLLOUT)
+    return bool(poller.poll(0))
 
 
 def connect(*args: Any, **kwargs: Any) -> LoopConnection:

@@ -128,13 +128,13 @@ class Context:
         self.pacer = StartPacer(self.config.round_start_quantum_ms / 1000)
         # A seamless wallet's calls are HTTP round trips: never on the event loop.
         self.inline = is_sqlite(self.engine) and not self.config.seamless
-        # PostgreSQL transactions run on threads of their own, one per pooled connection, handed their
-        # work without an executor's concurrent futures (see DatabaseThreads; Starlette's run_in_threadpool,
-        # with anyio's capacity limiter and cancellation scopes, cost 0.1-0.2 ms more per request still).
-        # SQLite: one thread, for the requests that would wait for the write lock (see call).
         # PostgreSQL without a seamless wallet: each request's transaction in a greenlet on the event loop,
-        # which waits on its sockets meanwhile (see run_on_loop, pg_loop); the threads stay for the wallet's.
-        self.on_loop = not is_sqlite(self.engine) and not self.config.seamless
+        # which waits on its sockets meanwhile (see run_on_loop, pg_loop), at most db_pool_size at once.
+        # With a seamless wallet (blocking HTTP calls) on threads of their own, one per pooled connection,
+        # handed their work without an executor's concurrent futures (see DatabaseThreads; Starlette's
+        # run_in_threadpool cost 0.1-0.2 ms more per request still). SQLite: one thread, for the requests
+        # that would wait for the write lock (see call).
+        self.in_greenlets = not is_sqlite(self.engine) and not self.config.seamless
         self.loop_slots = asyncio.Semaphore(self.config.db_pool_size)
         self.threads = DatabaseThreads(1 if self.inline else self.config.db_pool_size + self.config.db_max_overflow,
                                        "reelforge-db")
@@ -203,7 +203,7 @@ class Context:
                     pass
             work = self.sqlite_thread_work = self.threads.submit(self.bounded, now, CURRENT.get(), deadline, fn, *args)
             return await work
-        if self.on_loop:
+        if self.in_greenlets:
             await self._slot(deadline)
             try:
                 return await run_on_loop(self.retry_transient, now, CURRENT.get(), deadline, fn, *args)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -134,7 +135,8 @@ class Context:
         # handed their work without an executor's concurrent futures (see DatabaseThreads; Starlette's
         # run_in_threadpool cost 0.1-0.2 ms more per request still). SQLite: one thread, for the requests
         # that would wait for the write lock (see call).
-        self.in_greenlets = not is_sqlite(self.engine) and not self.config.seamless
+        # (On Windows the event loop cannot watch a socket for reading, add_reader: threads there too.)
+        self.in_greenlets = not is_sqlite(self.engine) and not self.config.seamless and sys.platform != "win32"
         self.loop_slots = asyncio.Semaphore(self.config.db_pool_size)
         self.threads = DatabaseThreads(1 if self.inline else self.config.db_pool_size + self.config.db_max_overflow,
                                        "reelforge-db")

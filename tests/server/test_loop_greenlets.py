@@ -384,3 +384,48 @@ def test_a_large_statement_on_a_socket_numbered_past_1024_is_sent_on_the_loop(pg
         for fd in fillers:
             os.close(fd)
         resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+
+def test_a_pool_replaced_from_a_greenlet_keeps_its_timeout():
+    """A request's greenlet replaces the pool when PostgreSQL dropped its connection; the new pool must keep the
+    configured check-out timeout (SQLAlchemy passes on the pool's ``_timeout``, which reads 0 in a greenlet, where
+    a check-out never blocks): with 0, every thread's check-out from a busy pool failed at once from then on."""
+    from reelforge.server.db import DeadlinePool
+
+    pool = DeadlinePool(lambda: None, pool_size=1, max_overflow=0, timeout=7.0)
+    replaced = asyncio.run(run_on_loop(pool.recreate))
+    assert replaced._own_timeout == 7.0 and replaced._timeout == 7.0
+    assert asyncio.run(run_on_loop(lambda: replaced._timeout)) == 0.0  # in a greenlet: take one or none
+
+
+def test_public_round_ids_are_read_without_a_lock_that_every_service_shares(monkeypatch):
+    """On Python 3.11 ``functools.cached_property`` computes under one lock for every instance. The public ids'
+    key is a database read: a greenlet (on the event loop's thread) reading it while a thread's read waits would
+    stop the loop until that read ended. One service's read must not wait for another's."""
+    from reelforge.server import rounds as rounds_module
+    from reelforge.server.rounds import RoundService
+
+    started, release = threading.Event(), threading.Event()
+
+    def key(engine: str) -> bytes:
+        if engine == "slow":
+            started.set()
+            release.wait(5)
+        return b"k" * 32
+
+    monkeypatch.setattr(rounds_module.store, "round_ids_key", key)
+    monkeypatch.setattr(rounds_module.store, "legacy_round_ids_max", lambda engine: 0)
+    slow, fast = RoundService.__new__(RoundService), RoundService.__new__(RoundService)
+    slow._ids = fast._ids = None
+    slow.engine, fast.engine = "slow", "fast"
+    reader = threading.Thread(target=lambda: slow.ids)
+    reader.start()
+    try:
+        assert started.wait(5)
+        began = time.monotonic()
+        assert 1 <= fast.ids.public(1)
+        assert time.monotonic() - began < 1  # not after the slow read
+    finally:
+        release.set()
+        reader.join(5)
+    assert slow.ids is slow.ids  # read once, kept

@@ -89,7 +89,9 @@ class DeadlinePool(QueuePool):
 
     def recreate(self) -> QueuePool:
         with no_deadline():  # the new pool gets the full timeout
-            return super().recreate()
+            pool = super().recreate()
+        pool._own_timeout = self._own_timeout  # QueuePool passes on _timeout, which is 0 in a request's greenlet
+        return pool
 
 
 @dataclass(frozen=True)

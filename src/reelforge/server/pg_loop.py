@@ -72,13 +72,15 @@ def wait_on_loop(gen: Generator[Any, Any, Any], fileno: int) -> Any:
             if state & WAIT_W and _writable(fileno):  # a socket asked for writing nearly always is
                 state = gen.send(READY_W)
                 continue
-            wakeup = _Wakeup(loop.create_future())
             reading, writing = state & WAIT_R, state & WAIT_W
-            if reading:
-                loop.add_reader(fileno, wakeup, READY_R)
-            if writing:
-                loop.add_writer(fileno, wakeup, READY_W)
+            if not (reading or writing):
+                raise psycopg.InternalError(f"bad poll status: {state}")
+            wakeup = _Wakeup(loop.create_future())
             try:
+                if reading:
+                    loop.add_reader(fileno, wakeup, READY_R)
+                if writing:
+                    loop.add_writer(fileno, wakeup, READY_W)
                 suspend(wakeup.future)
             finally:
                 if reading:

@@ -53,7 +53,6 @@ import logging
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from fractions import Fraction
-from functools import cached_property
 from typing import Any
 
 from sqlalchemy import Engine
@@ -109,6 +108,7 @@ class RoundService(RoundReads, SeamlessRounds, CampaignRounds, Transfers, StartC
     def __init__(self, engine: Engine, config: ServerConfig, draw_factory: DrawFactory | None = None) -> None:
         self.engine = engine
         self.config = config
+        self._ids: RoundIds | None = None
         # A test's draw source replaces the live ones; live rounds are provably fair unless configured off.
         self.fair = config.provably_fair and draw_factory is None
         self.draw_factory = draw_factory or SecureDraws
@@ -129,11 +129,17 @@ class RoundService(RoundReads, SeamlessRounds, CampaignRounds, Transfers, StartC
             self.games[game_id] = ActiveGame(game, gconf, self.build(game_id, gconf.build))
 
     # -- public round ids -------------------------------------------------------
-    @cached_property
+    @property
     def ids(self) -> RoundIds:
         """Public round ids (what the API shows; the database and the operator's tools use internal ones),
-        keyed with the database's key (read once: an attribute from then on; read again while it fails)."""
-        return RoundIds(store.round_ids_key(self.engine), store.legacy_round_ids_max(self.engine))
+        keyed with the database's key (read once: kept from then on; read again while it fails)."""
+        # Kept by hand, not by functools.cached_property: on Python 3.11 that holds one lock for every instance
+        # while it computes, here a database read, and a request's greenlet on the event loop (PostgreSQL)
+        # waiting for that lock behind a thread would stop the loop. Two first reads at once read the same key.
+        ids = self._ids
+        if ids is None:
+            ids = self._ids = RoundIds(store.round_ids_key(self.engine), store.legacy_round_ids_max(self.engine))
+        return ids
 
     # -- the round lifecycle ----------------------------------------------------------
     # A round is decided when it is staked: start_round plays it through to the end (every step,

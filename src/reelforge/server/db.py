@@ -33,7 +33,7 @@ from sqlalchemy.exc import ArgumentError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.pool import QueuePool
 
-from reelforge.server.deadlines import no_deadline, wait_bound
+from reelforge.server.deadlines import wait_bound
 from reelforge.server.loop_greenlets import on_loop, pause
 from reelforge.server.sqlite_writers import CommitCounts, commit_group_now, release_writer
 
@@ -88,9 +88,10 @@ class DeadlinePool(QueuePool):
             pause(_LOOP_CHECKOUT_PAUSE)
 
     def recreate(self) -> QueuePool:
-        with no_deadline():  # the new pool gets the full timeout
-            pool = super().recreate()
-        pool._own_timeout = self._own_timeout  # QueuePool passes on _timeout, which is 0 in a request's greenlet
+        pool = super().recreate()
+        # QueuePool passes on _timeout, cut to the current request's deadline (0 in a request's greenlet): the
+        # new pool keeps the configured one.
+        pool._own_timeout = self._own_timeout
         return pool
 
 

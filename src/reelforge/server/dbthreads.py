@@ -17,8 +17,13 @@ from collections.abc import Callable
 from typing import Any
 
 
-def _settle(future: asyncio.Future, result: Any, error: BaseException | None) -> None:
-    if future.cancelled():  # the request went away (its answer is not awaited any more)
+def settle(future: asyncio.Future, result: Any, error: BaseException | None,
+           unwanted: Callable[[Any], None] | None = None) -> None:
+    """Give a thread's outcome to ``future`` (on its loop); when nobody waits for it any more (the request went
+    away), ``unwanted(result)`` disposes of what the call made, if anything."""
+    if future.cancelled():
+        if unwanted is not None and result is not None:
+            unwanted(result)
         return
     if error is None:
         future.set_result(result)
@@ -68,7 +73,7 @@ class DatabaseThreads:
                 except BaseException as exc:  # noqa: BLE001 - the caller's to handle, as with an executor
                     outcome = (None, exc)
                 try:
-                    loop.call_soon_threadsafe(_settle, future, *outcome)
+                    loop.call_soon_threadsafe(settle, future, *outcome)
                 except RuntimeError:  # the event loop closed meanwhile: nobody waits for the answer
                     pass
             with self._lock:

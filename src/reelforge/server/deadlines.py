@@ -32,14 +32,3 @@ def wait_bound(own: float) -> float:
     if deadline is None:
         return own
     return max(0.001, min(own, deadline - time.monotonic()))
-
-
-@contextmanager
-def no_deadline() -> Iterator[None]:
-    """Within this block, this context's waits have their own bounds only (the request's deadline is set aside
-    and restored after)."""
-    token = _deadline.set(None)
-    try:
-        yield
-    finally:
-        _deadline.reset(token)

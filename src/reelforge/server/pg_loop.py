@@ -21,6 +21,7 @@ from typing import Any
 import psycopg
 from psycopg.waiting import READY_R, READY_W, WAIT_R, WAIT_W
 
+from reelforge.server.dbthreads import settle
 from reelforge.server.loop_greenlets import on_loop, suspend
 
 
@@ -118,7 +119,7 @@ def connect(*args: Any, **kwargs: Any) -> LoopConnection:
         except BaseException as exc:  # noqa: BLE001 - raised in the waiting greenlet
             outcome = (None, exc)
         try:
-            loop.call_soon_threadsafe(_opened, future, *outcome)
+            loop.call_soon_threadsafe(settle, future, *outcome, _close)
         except RuntimeError:  # the loop closed meanwhile: nobody will use the connection
             if outcome[0] is not None:
                 outcome[0].close()
@@ -127,11 +128,6 @@ def connect(*args: Any, **kwargs: Any) -> LoopConnection:
     return suspend(future)
 
 
-def _opened(future: asyncio.Future, connection: LoopConnection | None, error: BaseException | None) -> None:
-    if future.cancelled():  # the request went away: its connection would never reach the pool
-        if connection is not None:
-            connection.close()
-    elif error is None:
-        future.set_result(connection)
-    else:
-        future.set_exception(error)
+def _close(connection: LoopConnection) -> None:
+    """A connection opened for a request that went away: it would never reach the pool."""
+    connection.close()

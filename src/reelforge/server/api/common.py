@@ -214,9 +214,9 @@ class Context:
         return await self.threads.submit(self.retry_transient, now, CURRENT.get(), deadline, fn, *args)
 
     async def _slot(self, deadline: float) -> None:
-        """One of the pool's connections for a request on the event loop (PostgreSQL): at most the pool's
-        kept size of them run at once, so their check-outs never wait for one of their own, which could only
-        come back once the loop ran again (503 when none frees up by the request's deadline)."""
+        """A slot for a request on the event loop (PostgreSQL): at most the pool's kept size of them run at
+        once, the others waiting here in turn, not polling the pool for a connection (a greenlet's check-out
+        never blocks: see DeadlinePool); 503 when none frees up by the request's deadline."""
         if not self.loop_slots.locked():
             await self.loop_slots.acquire()  # free: taken at once
             return

@@ -95,6 +95,8 @@ with engine.connect() as c:
         time.sleep(window)
         last = sample()
         rounds = last[0] - first[0]
+        if rounds <= 0:
+            sys.exit(f"no round was played in the {window} s window")
         wal = c.execute(sa.text("SELECT pg_wal_lsn_diff(:a, :b)"), {"a": last[1], "b": first[1]}).scalar()
         out.update(pg_cpu_ms_per_round=round((last[2] - first[2]) / rounds * 1000, 3),
                    wal_bytes_per_round=round(float(wal) / rounds), pg_window_rounds=rounds)

@@ -20,8 +20,8 @@ fair_share, provably_fair, metrics; ``bench/serve_without.py``), so ``.venv .ven
 through HTTP what those parts cost. ``--analyze ROUNDS`` analyses each PostgreSQL run's database once its
 ``rounds`` table holds that many rows (during the warm-up), as autovacuum does within a minute of a real
 server's start: PostgreSQL keeps the plan each pooled connection prepared, and a plan made on a young,
-never-analysed table can read a player's every round where one index probe would do (the start's
-start-key lookup took ``ix_rounds_player_id`` while ``uq_rounds_start_key`` was one level deeper), for the
+never-analysed table can read a player's every round where one index probe would do (in our runs the
+start's start-key lookup went through ``ix_rounds_player_id`` instead of ``uq_rounds_start_key``), for the
 whole of a short run. Analysing replaces those plans; both versions' databases get the same.
 """
 
@@ -105,7 +105,7 @@ print(json.dumps(out))
 """
 """Watch a PostgreSQL run's database (``argv``: its URL, the rounds to wait for, the postmaster's process id or
 0, the window's seconds, ``analyze`` or not): once its ``rounds`` table holds that many rows (PostgreSQL's count
-of live rows, which its statistics collector updates about twice a second), analyse it if asked, then, where
+of live rows, a second or so behind), analyse it if asked, then, where
 the postmaster is known (a cluster of this machine's), PostgreSQL's CPU (the postmaster and all its children)
 and the WAL it wrote per round over the window. Prints one JSON object."""
 
